@@ -1,0 +1,30 @@
+/** A pending request for an operator's decision, persisted before anyone is asked. */
+export interface ApprovalRequest {
+  /** Same as the tool call id; surfaces build deterministic button ids from it. */
+  readonly callId: string;
+  readonly runId: string;
+  readonly sessionId?: string;
+  readonly toolPath: string;
+  readonly description: string;
+  /** previewInput() of the tool, or truncated JSON of the input. */
+  readonly inputPreview: string;
+  /** The model's code that made the call (for the card). */
+  readonly code?: string;
+  /** Who asked the assistant (user id / name on the surface). */
+  readonly requestedBy?: string;
+  readonly requestedAt: number;
+  readonly expiresAt: number;
+}
+
+export interface ApprovalDecision {
+  readonly decision: "approved" | "denied";
+  /** Operator id, `timeout`, `rule:<id>`, `system`. */
+  readonly by: string;
+  /** For denials: reaches the model. */
+  readonly reason?: string;
+  /** "Approve always": creates a standing rule for this tool path. */
+  readonly always?: { readonly scope: "session" | "global"; readonly ttlMs?: number };
+}
+
+/** Given to the runner; resolves when decided. Must resolve (deny) on timeout or abort, never hang. */
+export type RequestApproval = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;

@@ -1,0 +1,87 @@
+/** Limits for one sandboxed run. CPU counts only time spent inside the VM. */
+export interface SandboxLimits {
+  /** CPU time inside QuickJS, summed over the run (approval waits excluded). */
+  readonly cpuMs: number;
+  /** Wall-clock bound for the whole run, approval waits included. */
+  readonly wallMs: number;
+  /** Size of the run's own WebAssembly.Memory; allocation beyond fails the run. */
+  readonly memoryBytes: number;
+  /** Max bytes of the JSON-serialized return value. */
+  readonly maxOutputBytes: number;
+  /** Max bytes of captured console output (the rest is dropped with a marker). */
+  readonly maxLogBytes: number;
+  /** Max tool calls in one run. */
+  readonly maxToolCalls: number;
+}
+
+export const defaultSandboxLimits: SandboxLimits = {
+  cpuMs: 5_000,
+  wallMs: 15 * 60_000,
+  memoryBytes: 64 * 1024 * 1024,
+  maxOutputBytes: 256 * 1024,
+  maxLogBytes: 64 * 1024,
+  maxToolCalls: 500,
+};
+
+/** A host error as it crosses into the sandbox: only these fields, scrubbed. */
+export interface CrossingError {
+  /** Becomes the error class inside the sandbox: ToolDeniedError, ToolInputError, ToolError, ... */
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}
+
+export type HostCallResult =
+  | { readonly ok: true; readonly json: string | undefined }
+  | { readonly ok: false; readonly error: CrossingError };
+
+export interface SandboxRunOptions {
+  /** Plain JavaScript: the body of an async function (top-level `await` and `return` allowed). */
+  readonly code: string;
+  /** Dotted tool paths; the sandbox builds a frozen `tools` object of this shape. */
+  readonly toolPaths: readonly string[];
+  /** Called for each `tools.a.b(input)`; input arrives as JSON text. Calls may overlap. */
+  readonly onToolCall: (path: string, inputJson: string) => Promise<HostCallResult>;
+  readonly limits?: Partial<SandboxLimits>;
+  /** Aborting kills the run (its child is replaced). */
+  readonly signal?: AbortSignal;
+}
+
+export interface LogLine {
+  readonly level: "log" | "info" | "warn" | "error" | "debug";
+  readonly text: string;
+}
+
+export type SandboxErrorName =
+  | "ScriptError" // the code threw (includes uncaught tool errors)
+  | "CpuLimitError"
+  | "WallClockError"
+  | "MemoryLimitError"
+  | "StackOverflowError"
+  | "DeadlockError" // awaiting something that can never settle
+  | "OutputLimitError"
+  | "ToolCallLimitError"
+  | "AbortedError"
+  | "SandboxCrashError"; // the child died or stopped answering
+
+export interface SandboxStats {
+  readonly cpuMs: number;
+  readonly wallMs: number;
+  readonly toolCalls: number;
+}
+
+export type SandboxResult =
+  | { readonly ok: true; readonly valueJson: string | undefined; readonly logs: LogLine[]; readonly stats: SandboxStats }
+  | {
+      readonly ok: false;
+      readonly error: { readonly name: SandboxErrorName; readonly message: string };
+      readonly logs: LogLine[];
+      readonly stats: SandboxStats;
+    };
+
+export interface SandboxPool {
+  run(options: SandboxRunOptions): Promise<SandboxResult>;
+  /** Spawns the minimum number of children now (instead of on first run). */
+  warmUp(): Promise<void>;
+  close(): Promise<void>;
+}

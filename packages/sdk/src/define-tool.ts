@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+export type ApprovalMode = "auto" | "required";
+
+/** What `defineTool()` returns and what the core runtime consumes. */
+export interface ToolDefinition<TInput = any> {
+  readonly _tag: "ToolDefinition";
+  readonly description: string;
+  readonly approval: ApprovalMode;
+  readonly args: z.ZodObject<any>;
+  readonly run: (input: TInput) => Promise<unknown>;
+  readonly previewInput?: (input: TInput) => string | undefined;
+  readonly previewOutput?: (output: unknown) => string | undefined;
+}
+
+/** Nested records of tools: `{ calendar: { create: defineTool(...) } }`. */
+export interface ToolTree {
+  readonly [name: string]: ToolDefinition | ToolTree;
+}
+
+export interface ToolOptions<TShape extends z.ZodRawShape> {
+  /** What the tool does; shown to the model. */
+  description: string;
+  /** "auto" runs at once; "required" waits for an operator's approval. */
+  approval: ApprovalMode;
+  /** Input schema; the model's input is validated against it before `run`. */
+  args: z.ZodObject<TShape>;
+  /** The implementation: throw to fail, return to succeed. */
+  run: (input: z.output<z.ZodObject<TShape>>) => Promise<unknown>;
+  /** Short text for approval cards and receipts instead of raw JSON. */
+  previewInput?: (input: z.output<z.ZodObject<TShape>>) => string | undefined;
+  /** Short text for receipts instead of raw JSON of the result. */
+  previewOutput?: (output: unknown) => string | undefined;
+}
+
+export class ToolDefinitionError extends Error {
+  override name = "ToolDefinitionError";
+}
+
+const optionalFns = ["previewInput", "previewOutput"] as const;
+
+export function defineTool<TShape extends z.ZodRawShape>(
+  options: ToolOptions<TShape>,
+): ToolDefinition<z.output<z.ZodObject<TShape>>> {
+  const fail = (field: string, what: string): never => {
+    throw new ToolDefinitionError(`defineTool: "${field}" ${what}`);
+  };
+  if (typeof options !== "object" || options === null) fail("options", "must be an object");
+  if (typeof options.description !== "string" || options.description.trim() === "")
+    fail("description", "must be a non-empty string describing what the tool does");
+  if (options.approval !== "auto" && options.approval !== "required")
+    fail("approval", `must be "auto" or "required" (got ${JSON.stringify(options.approval)})`);
+  if (!(options.args instanceof z.ZodObject))
+    fail("args", "must be a zod object schema, e.g. z.object({ city: z.string() })");
+  if (typeof options.run !== "function") fail("run", "must be an async function (input) => result");
+  for (const key of optionalFns) {
+    if (options[key] !== undefined && typeof options[key] !== "function") fail(key, "must be a function when given");
+  }
+  return Object.freeze({
+    _tag: "ToolDefinition" as const,
+    description: options.description,
+    approval: options.approval,
+    args: options.args,
+    run: options.run,
+    previewInput: options.previewInput,
+    previewOutput: options.previewOutput,
+  });
+}
+
+export function isToolDefinition(value: unknown): value is ToolDefinition {
+  return typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "ToolDefinition";
+}

@@ -1,0 +1,38 @@
+/**
+ * `bun run check`: typecheck every package, then run every test.
+ * Ends with one line `N passed, N failed[, N skipped]` (a failed typecheck counts as one failure).
+ */
+const root = new URL("..", import.meta.url).pathname;
+const extraArgs = process.argv.slice(2);
+
+console.log("» typecheck (tsc --noEmit)");
+const tsc = Bun.spawnSync(["bun", "x", "tsc", "--noEmit", "-p", "tsconfig.json"], { cwd: root, stdout: "inherit", stderr: "inherit" });
+const typecheckFailed = tsc.exitCode !== 0;
+console.log(typecheckFailed ? "✗ typecheck failed" : "✓ typecheck clean");
+
+console.log("» tests (bun test)");
+const test = Bun.spawn(["bun", "test", ...extraArgs], { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, FORCE_COLOR: "0" } });
+const counts = { pass: 0, fail: 0, skip: 0, todo: 0 };
+async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) {
+  const decoder = new TextDecoder();
+  let buf = "";
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    out.write(text);
+    buf += text;
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const m = /^\s*(\d+) (pass|fail|skip|todo)\s*$/.exec(line);
+      if (m) counts[m[2] as keyof typeof counts] = Number(m[1]);
+    }
+  }
+}
+await Promise.all([pump(test.stdout, process.stdout), pump(test.stderr, process.stderr)]);
+const testExit = await test.exited;
+
+const failed = counts.fail + (typecheckFailed ? 1 : 0) + (testExit !== 0 && counts.fail === 0 ? 1 : 0);
+const skipped = counts.skip + counts.todo;
+console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed > 0 ? 1 : 0);
