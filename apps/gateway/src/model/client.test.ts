@@ -1,0 +1,308 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { fakeAnthropicErrors, makeTempDir, startFakeAnthropic, textTurn, toolUseTurn, type FakeAnthropic } from "@openassistant/testkit";
+import { createAuthResolver } from "../auth/resolve.ts";
+import { openAuthStore, type AuthStore } from "../auth/store.ts";
+import type { AuthProfile, AuthProfileType, EnvLike, RotationEvent } from "../auth/types.ts";
+import { createModelClient, type ModelClientOptions } from "./client.ts";
+import { ModelError } from "./errors.ts";
+import { buildSdkClient, OAUTH_BETA } from "./sdk-client.ts";
+
+// The real @anthropic-ai/sdk talking to the fake server from the test kit.
+const TOKEN = `sk-ant-oat01-${"t".repeat(80)}`;
+const KEY_A = "sk-ant-api03-aaaaaaaaaaaaaaaaaaaa";
+const KEY_B = "sk-ant-api03-bbbbbbbbbbbbbbbbbbbb";
+
+// The SDK would read these if we let it; they must have no effect.
+const LEAKY_ENV = {
+  ANTHROPIC_BASE_URL: "http://127.0.0.1:9/bogus",
+  ANTHROPIC_API_KEY: "sk-ant-api03-from-process-env",
+  ANTHROPIC_AUTH_TOKEN: "from-process-env-auth-token",
+  ANTHROPIC_CUSTOM_HEADERS: "X-Leaked: yes\nanthropic-beta: leaked-beta",
+  ANTHROPIC_LOG: "debug",
+};
+const saved: Record<string, string | undefined> = {};
+
+let api: FakeAnthropic;
+beforeAll(async () => {
+  for (const [k, v] of Object.entries(LEAKY_ENV)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+  api = await startFakeAnthropic();
+});
+afterAll(async () => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  await api.close();
+});
+afterEach(() => {
+  expect(api.remaining()).toBe(0); // every scripted turn was used
+  api.requests.length = 0;
+});
+
+function storeWith(...profiles: Array<[id: string, type: AuthProfileType, secret: string]>): AuthStore {
+  const store = openAuthStore(makeTempDir());
+  for (const [id, type, secret] of profiles) {
+    const p: AuthProfile = { id, provider: "anthropic", type, secret, createdAt: new Date().toISOString() };
+    store.upsert(p);
+  }
+  return store;
+}
+
+function client(store: AuthStore, extra: Partial<ModelClientOptions> & { env?: EnvLike; onRotate?: (e: RotationEvent) => void } = {}) {
+  const { env, onRotate, ...rest } = extra;
+  const auth = createAuthResolver({ store, env: env ?? {}, onRotate });
+  return createModelClient({ auth, baseURL: api.url, model: "claude-test", maxTokens: 256, transientDelayMs: 1, ...rest });
+}
+
+const userMessage = { messages: [{ role: "user" as const, content: "hi" }] };
+
+async function expectModelError(p: Promise<unknown>): Promise<ModelError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ModelError);
+    return e as ModelError;
+  }
+  throw new Error("expected a ModelError");
+}
+
+describe("transport through the real SDK", () => {
+  test("SSE turn: streams text deltas, returns the final message with usage, sends defaults", async () => {
+    api.script([textTurn("Hello there, friend!", { usage: { input_tokens: 11, output_tokens: 4, cache_read_input_tokens: 9, cache_creation_input_tokens: 3 } })]);
+    const deltas: string[] = [];
+    const msg = await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(
+      { ...userMessage, system: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }] },
+      { onText: (d) => deltas.push(d) },
+    );
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join("")).toBe("Hello there, friend!");
+    expect(msg.content).toEqual([{ type: "text", text: "Hello there, friend!" } as never]);
+    expect(msg.stop_reason).toBe("end_turn");
+    expect(msg.usage).toMatchObject({ input_tokens: 11, output_tokens: 4, cache_read_input_tokens: 9, cache_creation_input_tokens: 3 });
+    const req = api.messageRequests()[0]!;
+    expect(req.body).toMatchObject({ model: "claude-test", max_tokens: 256, stream: true });
+    expect(req.body.system[0].cache_control).toEqual({ type: "ephemeral" }); // passed through untouched
+  });
+
+  test("tool_use blocks are parsed from input_json_delta chunks", async () => {
+    api.script([toolUseTurn({ id: "toolu_01", name: "execute", input: { code: "return tools.a.b({ x: 1 })" } }, { text: "Let me check.", chunkSize: 3 })]);
+    const msg = await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage({
+      ...userMessage,
+      tools: [{ name: "execute", description: "run code", input_schema: { type: "object", properties: { code: { type: "string" } } } }],
+    });
+    expect(msg.stop_reason).toBe("tool_use");
+    expect(msg.content[1]).toEqual({ type: "tool_use", id: "toolu_01", name: "execute", input: { code: "return tools.a.b({ x: 1 })" } } as never);
+    expect(api.messageRequests()[0]!.body.tools[0].name).toBe("execute");
+  });
+
+  test("JSON turn through an SDK client built by buildSdkClient", async () => {
+    api.script([toolUseTurn({ id: "toolu_9", name: "execute", input: { code: "1" } })]);
+    const sdk = buildSdkClient({ profileId: "anthropic:a", source: "profile", type: "api_key", secret: KEY_A }, { baseURL: api.url });
+    const msg = await sdk.messages.create({ model: "claude-test", max_tokens: 10, ...userMessage });
+    expect(msg.content[0]).toEqual({ type: "tool_use", id: "toolu_9", name: "execute", input: { code: "1" } } as never);
+    expect(api.messageRequests()[0]!.body.stream).toBeUndefined();
+  });
+
+  test("token profile: Bearer token + anthropic-beta oauth header; no impersonation", async () => {
+    api.script([textTurn("ok")]);
+    await client(storeWith(["anthropic:manual", "token", TOKEN])).streamMessage(userMessage, { betas: ["prompt-caching-2024-07-31"] });
+    const h = api.messageRequests()[0]!.headers;
+    expect(h.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(h["x-api-key"]).toBeUndefined();
+    expect(h["anthropic-beta"]).toBe(`${OAUTH_BETA},prompt-caching-2024-07-31`);
+    expect(h["user-agent"]).toMatch(/^Anthropic\/JS /);
+    expect(h["user-agent"]).not.toContain("claude-cli");
+    expect(h["x-app"]).toBeUndefined();
+    const body = api.messageRequests()[0]!.body;
+    expect(body.system).toBeUndefined(); // nothing injected
+  });
+
+  test("api_key profile: SDK 1.12 sends the key as Bearer, and no oauth beta", async () => {
+    api.script([textTurn("ok")]);
+    await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage);
+    const h = api.messageRequests()[0]!.headers;
+    expect(h.authorization).toBe(`Bearer ${KEY_A}`);
+    expect(h["x-api-key"]).toBeUndefined();
+    expect(h["anthropic-beta"]).toBeUndefined();
+  });
+
+  test("ANTHROPIC_* in process.env is ignored (base URL, key, token, custom headers)", async () => {
+    expect(process.env.ANTHROPIC_BASE_URL).toBe(LEAKY_ENV.ANTHROPIC_BASE_URL);
+    api.script([textTurn("ok"), textTurn("ok")]);
+    // Reached the fake server (not the bogus base URL) with our credential only.
+    await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage);
+    await client(storeWith(["anthropic:t", "token", TOKEN])).streamMessage(userMessage);
+    const [a, t] = api.messageRequests();
+    expect(a!.headers.authorization).toBe(`Bearer ${KEY_A}`);
+    expect(a!.headers["x-leaked"]).toBeUndefined();
+    expect(a!.headers["anthropic-beta"]).toBeUndefined();
+    expect(t!.headers["anthropic-beta"]).toBe(OAUTH_BETA);
+    expect(t!.headers["x-leaked"]).toBeUndefined();
+    // Without a baseURL the client targets the real API, not $ANTHROPIC_BASE_URL.
+    expect(buildSdkClient({ profileId: "p", source: "profile", type: "api_key", secret: KEY_A }).baseURL).toBe("https://api.anthropic.com");
+    // And the resolver does not read process.env either: no env object, no credentials.
+    const none = createModelClient({ auth: createAuthResolver({ store: storeWith() }), model: "m", maxTokens: 1, baseURL: api.url });
+    const err = await expectModelError(none.streamMessage(userMessage));
+    expect(err.kind).toBe("no_credentials");
+    expect(err.message).toContain("openassistant auth anthropic api-key");
+  });
+
+  test("an aborted call becomes kind aborted", async () => {
+    api.script([textTurn("slow", { delayMs: 300 })]);
+    const ctrl = new AbortController();
+    const p = client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage, { signal: ctrl.signal });
+    setTimeout(() => ctrl.abort(), 30);
+    expect((await expectModelError(p)).kind).toBe("aborted");
+    await Bun.sleep(300); // let the fake finish its delayed turn before the next test
+  });
+});
+
+describe("rotation through profiles", () => {
+  test("429 on the first profile: cooldown persisted, event emitted, second profile answers", async () => {
+    api.script([fakeAnthropicErrors.rateLimited(120), textTurn("from b")]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B]);
+    const events: RotationEvent[] = [];
+    const perCall: RotationEvent[] = [];
+    const msg = await client(store, { onRotate: (e) => events.push(e) }).streamMessage(userMessage, { onRotate: (e) => perCall.push(e) });
+    expect(msg.content[0]).toMatchObject({ text: "from b" });
+    expect(api.messageRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY_A}`, `Bearer ${KEY_B}`]);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ from: "anthropic:a", to: "anthropic:b", reason: "rate_limit" });
+    expect(perCall).toEqual(events);
+    const a = openAuthStore(store.configDir).get("anthropic:a")!;
+    expect(a.failures).toBe(1);
+    // retry-after 120 s beats the 1-minute first step
+    expect(Date.parse(a.cooldownUntil!) - Date.now()).toBeGreaterThan(110_000);
+    expect(openAuthStore(store.configDir).get("anthropic:b")!.lastUsedAt).toBeDefined();
+  });
+
+  test("401 on a token profile rotates to the API key; the next call starts with the API key", async () => {
+    api.script([fakeAnthropicErrors.authentication("invalid bearer token"), textTurn("ok"), textTurn("again")]);
+    const store = storeWith(["anthropic:manual", "token", TOKEN], ["anthropic:key", "api_key", KEY_A]);
+    const events: RotationEvent[] = [];
+    const c = client(store, { onRotate: (e) => events.push(e) });
+    await c.streamMessage(userMessage);
+    expect(events).toEqual([expect.objectContaining({ from: "anthropic:manual", to: "anthropic:key", reason: "auth", message: "invalid bearer token" })]);
+    expect(openAuthStore(store.configDir).get("anthropic:manual")).toMatchObject({ failures: 1, lastFailureReason: "auth" });
+    await c.streamMessage(userMessage);
+    const auths = api.messageRequests().map((r) => r.headers.authorization);
+    expect(auths).toEqual([`Bearer ${TOKEN}`, `Bearer ${KEY_A}`, `Bearer ${KEY_A}`]);
+    expect(api.messageRequests()[1]!.headers["anthropic-beta"]).toBeUndefined();
+  });
+
+  test("every profile failing: a ModelError naming what was tried, and no further requests", async () => {
+    api.script([fakeAnthropicErrors.rateLimited(5), fakeAnthropicErrors.overloaded()]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B]);
+    const c = client(store);
+    const err = await expectModelError(c.streamMessage(userMessage));
+    expect(err.kind).toBe("overloaded");
+    expect(err.message).toContain("Anthropic is overloaded, try again in a minute");
+    expect(err.message).toContain("tried anthropic:a: rate_limit, anthropic:b: overloaded");
+    expect(err.profileId).toBe("anthropic:b");
+    // Both are cooling down now: the next call fails fast without touching the network.
+    const again = await expectModelError(c.streamMessage(userMessage));
+    expect(again.kind).toBe("credentials_cooling_down");
+    expect(again.message).toContain("cooling down");
+    expect(again.retryAfterSeconds).toBeGreaterThan(0);
+    expect(api.messageRequests()).toHaveLength(2);
+  });
+
+  test("setup-token rejected for third-party use: clear message telling the user to add an API key", async () => {
+    api.script([fakeAnthropicErrors.setupTokenRejected()]);
+    const err = await expectModelError(client(storeWith(["anthropic:manual", "token", TOKEN])).streamMessage(userMessage));
+    expect(err.kind).toBe("setup_token_rejected");
+    expect(err.status).toBe(400);
+    expect(err.message).toBe(
+      "Anthropic only allows Claude setup-tokens inside Claude Code, so anthropic:manual cannot be used here; add an API key with `openassistant auth anthropic api-key`.",
+    );
+    expect(err.message).not.toContain(TOKEN);
+  });
+
+  test("setup-token rejected but an API key exists: the call continues on the key", async () => {
+    api.script([fakeAnthropicErrors.setupTokenRejected(), textTurn("via key")]);
+    const events: RotationEvent[] = [];
+    const store = storeWith(["anthropic:manual", "token", TOKEN], ["anthropic:key", "api_key", KEY_A]);
+    const msg = await client(store, { onRotate: (e) => events.push(e) }).streamMessage(userMessage);
+    expect(msg.content[0]).toMatchObject({ text: "via key" });
+    expect(events[0]).toMatchObject({ from: "anthropic:manual", to: "anthropic:key", reason: "auth" });
+  });
+
+  test("env fallback is used after profiles and rotated like one", async () => {
+    api.script([fakeAnthropicErrors.authentication(), textTurn("env ok")]);
+    const events: RotationEvent[] = [];
+    const c = client(storeWith(["anthropic:a", "api_key", KEY_A]), { env: { ANTHROPIC_OAUTH_TOKEN: TOKEN }, onRotate: (e) => events.push(e) });
+    await c.streamMessage(userMessage);
+    expect(events[0]).toMatchObject({ from: "anthropic:a", to: "env:ANTHROPIC_OAUTH_TOKEN" });
+    const second = api.messageRequests()[1]!.headers;
+    expect(second.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(second["anthropic-beta"]).toBe(OAUTH_BETA);
+  });
+
+  test("maxAttempts bounds the rotation", async () => {
+    api.script([fakeAnthropicErrors.overloaded(), fakeAnthropicErrors.overloaded()]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B], ["anthropic:c", "api_key", KEY_A]);
+    const err = await expectModelError(client(store, { maxAttempts: 2 }).streamMessage(userMessage));
+    expect(err.kind).toBe("overloaded");
+    expect(api.messageRequests()).toHaveLength(2);
+  });
+});
+
+describe("error mapping", () => {
+  test("rate limit with one profile: message carries retry-after", async () => {
+    api.script([fakeAnthropicErrors.rateLimited(42)]);
+    const err = await expectModelError(client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage));
+    expect(err.kind).toBe("rate_limited");
+    expect(err.retryAfterSeconds).toBe(42);
+    expect(err.message).toBe("Anthropic's rate limit was reached for anthropic:a; retry after 42 s.");
+  });
+
+  test("401 on an API key: names the profile and the command", async () => {
+    api.script([fakeAnthropicErrors.authentication()]);
+    const err = await expectModelError(client(storeWith(["anthropic:work", "api_key", KEY_A])).streamMessage(userMessage));
+    expect(err.kind).toBe("auth");
+    expect(err.message).toBe("The API key for profile anthropic:work was rejected (invalid x-api-key); run `openassistant auth anthropic api-key`.");
+  });
+
+  test("403 permission, expired token and billing errors cool down and map", async () => {
+    api.script([fakeAnthropicErrors.permission(), fakeAnthropicErrors.tokenExpired(), fakeAnthropicErrors.billing()]);
+    const e1 = await expectModelError(client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage));
+    expect(e1.kind).toBe("auth");
+    expect(e1.status).toBe(403);
+    const e2 = await expectModelError(client(storeWith(["anthropic:t", "token", TOKEN])).streamMessage(userMessage));
+    expect(e2.kind).toBe("token_expired");
+    expect(e2.message).toContain("claude setup-token");
+    const billingStore = storeWith(["anthropic:a", "api_key", KEY_A]);
+    const e3 = await expectModelError(client(billingStore).streamMessage(userMessage));
+    expect(e3.kind).toBe("billing");
+    expect(openAuthStore(billingStore.configDir).get("anthropic:a")!.lastFailureReason).toBe("billing");
+  });
+
+  test("prompt too long: kind context_too_long, no cooldown, no rotation", async () => {
+    api.script([fakeAnthropicErrors.promptTooLong()]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B]);
+    const err = await expectModelError(client(store).streamMessage(userMessage));
+    expect(err.kind).toBe("context_too_long");
+    expect(openAuthStore(store.configDir).get("anthropic:a")!.cooldownUntil).toBeUndefined();
+    expect(api.messageRequests()).toHaveLength(1);
+  });
+
+  test("an overload error in the middle of the stream is mapped and rotated", async () => {
+    api.script([fakeAnthropicErrors.overloaded({ midStream: true }), textTurn("recovered")]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B]);
+    const msg = await client(store).streamMessage(userMessage);
+    expect(msg.content[0]).toMatchObject({ text: "recovered" });
+    expect(openAuthStore(store.configDir).get("anthropic:a")!.lastFailureReason).toBe("overloaded");
+  });
+
+  test("a 500 is retried once on the same profile without cooldown", async () => {
+    api.script([fakeAnthropicErrors.apiError(500), textTurn("second try")]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A]);
+    const msg = await client(store).streamMessage(userMessage);
+    expect(msg.content[0]).toMatchObject({ text: "second try" });
+    expect(api.messageRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY_A}`, `Bearer ${KEY_A}`]);
+    expect(openAuthStore(store.configDir).get("anthropic:a")!.failures).toBeUndefined();
+  });
+});

@@ -1,0 +1,161 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Message, MessageCreateParamsBase } from "@anthropic-ai/sdk/resources/messages/messages";
+import { AuthError, type AuthResolver } from "../auth/resolve.ts";
+import type { FailureReason, ResolvedCredential, RotationEvent } from "../auth/types.ts";
+import { classifyModelError, ModelError } from "./errors.ts";
+import { buildSdkClient, OAUTH_BETA } from "./sdk-client.ts";
+
+/**
+ * Transport to the Anthropic Messages API with auth profiles: picks a credential, streams the
+ * call, and on auth / rate-limit / overload / billing errors cools the profile down and retries
+ * with the next one. Building the request (system prompt, cache_control, tools, history) is the
+ * agent loop's job; this only moves it and maps failures to ModelError.
+ */
+export interface ModelClientOptions {
+  auth: AuthResolver;
+  model: string;
+  maxTokens: number;
+  /** Defaults to https://api.anthropic.com; never taken from ANTHROPIC_BASE_URL. */
+  baseURL?: string;
+  fetch?: typeof globalThis.fetch;
+  timeoutMs?: number;
+  /** Upper bound on HTTP attempts per call, across rotations and transient retries (default 4). */
+  maxAttempts?: number;
+  /** Retries with the same credential after a 5xx / connection error (default 1). */
+  transientRetries?: number;
+  /** Pause before a transient retry (default 1000 ms). */
+  transientDelayMs?: number;
+}
+
+/** Message params without model / max_tokens (the client's defaults apply unless given). */
+export type StreamParams = Omit<MessageCreateParamsBase, "model" | "max_tokens" | "stream"> &
+  Partial<Pick<MessageCreateParamsBase, "model" | "max_tokens">>;
+
+export interface StreamOptions {
+  /** Each text delta as it arrives. */
+  onText?: (delta: string) => void;
+  signal?: AbortSignal;
+  /** Extra `anthropic-beta` values; merged with the OAuth beta for token profiles. */
+  betas?: string[];
+  /** Called for every rotation during this call (in addition to the resolver's onRotate). */
+  onRotate?: (event: RotationEvent) => void;
+}
+
+export interface ModelClient {
+  /** Streams one Messages API call and resolves with the final Message. Throws ModelError. */
+  streamMessage(params: StreamParams, options?: StreamOptions): Promise<Message>;
+  /** The credential the next call would start with (throws ModelError when there is none). */
+  currentCredential(): ResolvedCredential;
+}
+
+interface Attempted {
+  profileId: string;
+  reason: FailureReason;
+}
+
+export function createModelClient(options: ModelClientOptions): ModelClient {
+  const { auth, model, maxTokens } = options;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const transientRetries = options.transientRetries ?? 1;
+  const transientDelayMs = options.transientDelayMs ?? 1000;
+  const clients = new Map<string, { secret: string; client: Anthropic }>();
+
+  function clientFor(cred: ResolvedCredential): Anthropic {
+    const cached = clients.get(cred.profileId);
+    if (cached && cached.secret === cred.secret) return cached.client;
+    const client = buildSdkClient(cred, { baseURL: options.baseURL, fetch: options.fetch, timeoutMs: options.timeoutMs });
+    clients.set(cred.profileId, { secret: cred.secret, client });
+    return client;
+  }
+
+  function resolveOrThrow(): ResolvedCredential {
+    try {
+      return auth.resolve();
+    } catch (e) {
+      if (e instanceof AuthError) {
+        if (e.kind === "all_cooling_down" && e.availableAt) {
+          const retryAfterSeconds = Math.max(0, Math.ceil((e.availableAt.getTime() - Date.now()) / 1000));
+          throw new ModelError("credentials_cooling_down", e.message, { retryAfterSeconds, cause: e });
+        }
+        throw new ModelError("no_credentials", e.message, { cause: e });
+      }
+      throw e;
+    }
+  }
+
+  function betaHeader(cred: ResolvedCredential, extra: string[] = []): Record<string, string> {
+    const betas = [...(cred.type === "token" ? [OAUTH_BETA] : []), ...extra];
+    return betas.length ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
+  }
+
+  async function streamMessage(params: StreamParams, opts: StreamOptions = {}): Promise<Message> {
+    let cred = resolveOrThrow();
+    const rotatedAway: Attempted[] = [];
+    let transientLeft = transientRetries;
+
+    for (let attempt = 1; ; attempt++) {
+      let streamedText = false;
+      try {
+        const stream = clientFor(cred).messages.stream(
+          { ...params, model: params.model ?? model, max_tokens: params.max_tokens ?? maxTokens },
+          { headers: betaHeader(cred, opts.betas), ...(opts.signal ? { signal: opts.signal } : {}) },
+        );
+        stream.on("text", (delta) => {
+          streamedText = true;
+          opts.onText?.(delta);
+        });
+        const message = await stream.finalMessage();
+        auth.succeed(cred);
+        return message;
+      } catch (err) {
+        if (opts.signal?.aborted) throw new ModelError("aborted", "The model call was cancelled.", { profileId: cred.profileId, cause: err });
+        const c = classifyModelError(err, cred);
+        const details = {
+          status: c.status,
+          profileId: cred.profileId,
+          requestId: c.requestId,
+          retryAfterSeconds: c.retryAfterMs !== undefined ? Math.ceil(c.retryAfterMs / 1000) : undefined,
+          cause: err,
+        };
+
+        if (c.rotate) {
+          // Text already reached the user: a retry would repeat it, so cool down but stop here.
+          const next = auth.fail(cred, c.rotate, { retryAfterMs: c.retryAfterMs, message: c.apiMessage ?? c.message }, opts.onRotate);
+          if (next && !streamedText && attempt < maxAttempts) {
+            rotatedAway.push({ profileId: cred.profileId, reason: c.rotate });
+            cred = next;
+            transientLeft = transientRetries;
+            continue;
+          }
+          const tried = [...rotatedAway, { profileId: cred.profileId, reason: c.rotate }];
+          const suffix =
+            !next && tried.length > 1
+              ? ` No other Anthropic credential is available (tried ${tried.map((t) => `${t.profileId}: ${t.reason}`).join(", ")}).`
+              : "";
+          throw new ModelError(c.kind, c.message + suffix, details);
+        }
+        if (c.transient && transientLeft > 0 && !streamedText && attempt < maxAttempts) {
+          transientLeft--;
+          await sleep(transientDelayMs, opts.signal);
+          continue;
+        }
+        throw new ModelError(c.kind, c.message, details);
+      }
+    }
+  }
+
+  return {
+    streamMessage,
+    currentCredential: resolveOrThrow,
+  };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

@@ -1,0 +1,155 @@
+import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type { FailureReason, ResolvedCredential } from "../auth/types.ts";
+
+/**
+ * What went wrong with a model call, in terms the agent loop can act on:
+ * - context_too_long: trim/summarize history and retry
+ * - aborted: the caller's signal fired
+ * - everything else: show `message` to the user (it names the profile and the command to run)
+ */
+export type ModelErrorKind =
+  | "overloaded"
+  | "rate_limited"
+  | "auth"
+  | "setup_token_rejected"
+  | "token_expired"
+  | "billing"
+  | "context_too_long"
+  | "no_credentials"
+  | "credentials_cooling_down"
+  | "aborted"
+  | "network"
+  | "invalid_request"
+  | "api";
+
+export class ModelError extends Error {
+  readonly kind: ModelErrorKind;
+  readonly status: number | undefined;
+  readonly profileId: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  /** Anthropic's request id, for support tickets. */
+  readonly requestId: string | undefined;
+
+  constructor(
+    kind: ModelErrorKind,
+    message: string,
+    details: { status?: number; profileId?: string; retryAfterSeconds?: number; requestId?: string; cause?: unknown } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "ModelError";
+    this.kind = kind;
+    this.status = details.status;
+    this.profileId = details.profileId;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+    this.requestId = details.requestId;
+  }
+}
+
+export interface ClassifiedError {
+  kind: ModelErrorKind;
+  /** User-facing text. */
+  message: string;
+  /** Set when the credential should cool down and the call move to the next profile. */
+  rotate?: FailureReason;
+  /** Worth one more try with the same credential (5xx, connection reset). */
+  transient?: boolean;
+  retryAfterMs?: number;
+  status?: number;
+  requestId?: string;
+  /** Anthropic's own error text (no secrets in it). */
+  apiMessage?: string;
+}
+
+const API_KEY_COMMAND = "`openassistant auth anthropic api-key`";
+const SETUP_TOKEN_COMMAND = "`openassistant auth anthropic setup-token`";
+
+function parseRetryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = headers?.get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms))) return Number(ms);
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+function credentialNoun(cred: ResolvedCredential): string {
+  const what = cred.type === "token" ? "setup-token" : "API key";
+  return cred.source === "env" ? `The ${what} in ${cred.profileId.slice(4)}` : `The ${what} for profile ${cred.profileId}`;
+}
+
+export function classifyModelError(err: unknown, cred: ResolvedCredential): ClassifiedError {
+  if (err instanceof APIUserAbortError || (err instanceof Error && err.name === "AbortError")) {
+    return { kind: "aborted", message: "The model call was cancelled." };
+  }
+  if (err instanceof APIConnectionError) {
+    return { kind: "network", message: `Could not reach the Anthropic API (${err.message}). Check the network connection and try again.`, transient: true };
+  }
+  if (!(err instanceof APIError)) {
+    const text = err instanceof Error ? err.message : String(err);
+    return { kind: "api", message: `The model call failed unexpectedly: ${text}` };
+  }
+
+  const status = typeof err.status === "number" ? err.status : undefined;
+  const type = err.type ?? undefined;
+  const apiMessage = err.apiMessage ?? (typeof err.error === "object" ? undefined : String(err.error));
+  const text = apiMessage ?? err.message;
+  const base = { status, apiMessage: apiMessage ?? undefined, requestId: err.requestID ?? undefined };
+  const who = credentialNoun(cred);
+
+  if (/only authorized for use with Claude Code/i.test(text)) {
+    return {
+      ...base,
+      kind: "setup_token_rejected",
+      rotate: "auth",
+      message: `Anthropic only allows Claude setup-tokens inside Claude Code, so ${cred.profileId} cannot be used here; add an API key with ${API_KEY_COMMAND}.`,
+    };
+  }
+  if (/oauth token has expired/i.test(text)) {
+    return {
+      ...base,
+      kind: "token_expired",
+      rotate: "auth",
+      message: `${who} has expired; run \`claude setup-token\` and then ${SETUP_TOKEN_COMMAND}, or add an API key with ${API_KEY_COMMAND}.`,
+    };
+  }
+  if (type === "billing_error" || status === 402 || /credit balance/i.test(text)) {
+    return {
+      ...base,
+      kind: "billing",
+      rotate: "billing",
+      message: `Anthropic refused ${cred.profileId} for a billing reason (${text}). Check Plans & Billing at https://console.anthropic.com, or add another key with ${API_KEY_COMMAND}.`,
+    };
+  }
+  if (status === 401 || type === "authentication_error") {
+    const fix = cred.type === "token" ? `${SETUP_TOKEN_COMMAND} again, or add an API key with ${API_KEY_COMMAND}` : API_KEY_COMMAND;
+    return { ...base, kind: "auth", rotate: "auth", message: `${who} was rejected (${text}); run ${fix}.` };
+  }
+  if (status === 403 || type === "permission_error") {
+    return {
+      ...base,
+      kind: "auth",
+      rotate: "auth",
+      message: `${who} is not permitted to make this request (${text}); use a key that is, with ${API_KEY_COMMAND}.`,
+    };
+  }
+  if (status === 429 || type === "rate_limit_error") {
+    const retryAfterMs = parseRetryAfterMs(err.headers);
+    const when = retryAfterMs !== undefined ? `retry after ${Math.ceil(retryAfterMs / 1000)} s` : "try again in a minute";
+    return { ...base, kind: "rate_limited", rotate: "rate_limit", retryAfterMs, message: `Anthropic's rate limit was reached for ${cred.profileId}; ${when}.` };
+  }
+  if (status === 529 || type === "overloaded_error") {
+    return { ...base, kind: "overloaded", rotate: "overloaded", message: "Anthropic is overloaded, try again in a minute." };
+  }
+  if ((status === 400 || status === 413 || type === "invalid_request_error") && /prompt is too long|too many (input )?tokens|context (window|length)/i.test(text)) {
+    return { ...base, kind: "context_too_long", message: "The conversation is too long for the model's context window; older messages need to be trimmed." };
+  }
+  if (status !== undefined && status >= 500) {
+    return { ...base, kind: "api", transient: true, message: `The Anthropic API had an internal error (${status}${text ? `: ${text}` : ""}); try again shortly.` };
+  }
+  if (status === 400 || type === "invalid_request_error") {
+    return { ...base, kind: "invalid_request", message: `Anthropic rejected the request: ${text}` };
+  }
+  return { ...base, kind: "api", message: `The Anthropic API returned an error${status ? ` (${status})` : ""}: ${text}` };
+}

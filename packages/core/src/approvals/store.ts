@@ -1,0 +1,125 @@
+import type { Database } from "bun:sqlite";
+import type { ApprovalDecision, ApprovalRequest } from "./types.ts";
+
+export type ApprovalStatus = "pending" | "approved" | "denied";
+
+export interface ApprovalRecord {
+  readonly request: ApprovalRequest;
+  readonly status: ApprovalStatus;
+  /** Present once decided. */
+  readonly decision?: ApprovalDecision;
+  readonly decidedAt?: number;
+}
+
+/** Persistence of approval requests; a request row exists before anyone is asked. */
+export interface ApprovalStore {
+  /** Inserts a pending row; if the call id already exists, keeps the existing row. */
+  insert(request: ApprovalRequest): { inserted: boolean; record: ApprovalRecord };
+  get(callId: string): ApprovalRecord | undefined;
+  /** First decision wins: only a pending row changes. Returns whether this call changed it. */
+  decide(callId: string, decision: ApprovalDecision, at: number): boolean;
+  listPending(): ApprovalRecord[];
+  close(): void;
+}
+
+interface ApprovalRow {
+  call_id: string;
+  run_id: string;
+  session_id: string | null;
+  tool_path: string;
+  description: string;
+  input_preview: string;
+  code: string | null;
+  requested_by: string | null;
+  requested_at: number;
+  expires_at: number;
+  status: ApprovalStatus;
+  decided_by: string | null;
+  decided_at: number | null;
+  reason: string | null;
+}
+
+export function ensureApprovalSchema(db: Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS approvals (
+      call_id TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL,
+      session_id TEXT,
+      tool_path TEXT NOT NULL,
+      description TEXT NOT NULL,
+      input_preview TEXT NOT NULL,
+      code TEXT,
+      requested_by TEXT,
+      requested_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','approved','denied')),
+      decided_by TEXT,
+      decided_at INTEGER,
+      reason TEXT
+    );
+    CREATE INDEX IF NOT EXISTS approvals_pending ON approvals (status, requested_at) WHERE status = 'pending';
+    CREATE INDEX IF NOT EXISTS approvals_run ON approvals (run_id);
+  `);
+}
+
+const COLS =
+  "call_id, run_id, session_id, tool_path, description, input_preview, code, requested_by, requested_at, expires_at, status, decided_by, decided_at, reason";
+
+export function createApprovalStore(db: Database): ApprovalStore {
+  ensureApprovalSchema(db);
+  const insertStmt = db.prepare(
+    `INSERT OR IGNORE INTO approvals (call_id, run_id, session_id, tool_path, description, input_preview, code, requested_by, requested_at, expires_at, status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+  );
+  const getStmt = db.prepare(`SELECT ${COLS} FROM approvals WHERE call_id = ?`);
+  const decideStmt = db.prepare(
+    "UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, reason = ? WHERE call_id = ? AND status = 'pending'",
+  );
+  const pendingStmt = db.prepare(`SELECT ${COLS} FROM approvals WHERE status = 'pending' ORDER BY requested_at, call_id`);
+
+  const get = (callId: string): ApprovalRecord | undefined => {
+    const row = getStmt.get(callId) as ApprovalRow | null;
+    return row ? rowToRecord(row) : undefined;
+  };
+
+  return {
+    insert(r) {
+      const res = insertStmt.run(
+        r.callId, r.runId, r.sessionId ?? null, r.toolPath, r.description, r.inputPreview, r.code ?? null,
+        r.requestedBy ?? null, r.requestedAt, r.expiresAt,
+      );
+      return { inserted: res.changes === 1, record: get(r.callId)! };
+    },
+    get,
+    decide(callId, d, at) {
+      return decideStmt.run(d.decision, d.by, at, d.reason ?? null, callId).changes === 1;
+    },
+    listPending() {
+      return (pendingStmt.all() as ApprovalRow[]).map(rowToRecord);
+    },
+    close() {
+      for (const st of [insertStmt, getStmt, decideStmt, pendingStmt]) st.finalize();
+    },
+  };
+}
+
+function rowToRecord(row: ApprovalRow): ApprovalRecord {
+  const request: Record<string, unknown> = {
+    callId: row.call_id,
+    runId: row.run_id,
+    toolPath: row.tool_path,
+    description: row.description,
+    inputPreview: row.input_preview,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+  };
+  if (row.session_id !== null) request.sessionId = row.session_id;
+  if (row.code !== null) request.code = row.code;
+  if (row.requested_by !== null) request.requestedBy = row.requested_by;
+  if (row.status === "pending") return { request: request as unknown as ApprovalRequest, status: "pending" };
+  const decision: ApprovalDecision =
+    row.reason !== null
+      ? { decision: row.status, by: row.decided_by ?? "unknown", reason: row.reason }
+      : { decision: row.status, by: row.decided_by ?? "unknown" };
+  return { request: request as unknown as ApprovalRequest, status: row.status, decision, decidedAt: row.decided_at ?? undefined };
+}

@@ -1,0 +1,2 @@
+export type { PolicyRule } from "./types.ts";
+export { resolvePolicy, type ResolvedPolicy } from "./resolve.ts";
