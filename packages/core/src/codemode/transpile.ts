@@ -1,0 +1,65 @@
+/** The model's snippet could not be turned into JavaScript. The message names the line and what to change. */
+export class SnippetTranspileError extends Error {
+  override name = "SnippetTranspileError";
+}
+
+const HEAD = "async function __oa_snippet() {\n";
+const TAIL = "\n}\n";
+
+// No dead-code elimination, tree shaking, inlining or import trimming: the body must run as written.
+const transpiler = new Bun.Transpiler({
+  loader: "ts",
+  target: "browser",
+  deadCodeElimination: false,
+  treeShaking: false,
+  trimUnusedImports: false,
+  inline: false,
+  minifyWhitespace: false,
+  logLevel: "error",
+});
+
+const MODULE_STATEMENT = /^\s*(import|export)\b(?!\s*[.(])/m;
+
+/**
+ * Strips TypeScript from a snippet (an async function BODY: top-level `await` and `return` allowed)
+ * and returns the JavaScript body. The caller wraps it in its own async function to run it.
+ */
+export function transpileSnippet(code: string): string {
+  const wrapped = HEAD + code + TAIL;
+  let js: string;
+  try {
+    js = transpiler.transformSync(wrapped);
+  } catch (error) {
+    const moduleLine = MODULE_STATEMENT.exec(code);
+    if (moduleLine) {
+      const line = code.slice(0, moduleLine.index + moduleLine[0].length).split("\n").length;
+      throw new SnippetTranspileError(
+        `line ${line}: ${moduleLine[1]} statements are not allowed; the snippet is a function body. Call tools through the global \`tools\` object.`,
+      );
+    }
+    throw new SnippetTranspileError(describeBuildError(error));
+  }
+  const dynamic = transpiler.scanImports(wrapped).find((i) => i.kind === "dynamic-import" || i.kind === "import-statement");
+  if (dynamic)
+    throw new SnippetTranspileError(`import("${dynamic.path}") is not allowed: snippets cannot load modules. Call tools through the global \`tools\` object.`);
+  return unwrap(js);
+}
+
+function unwrap(js: string): string {
+  if (/^async function __oa_snippet\(\) \{\s*\}\s*$/.test(js)) return "";
+  const start = js.indexOf("{\n");
+  const end = js.lastIndexOf("}");
+  if (!js.startsWith("async function __oa_snippet()") || start < 0 || end < start)
+    throw new SnippetTranspileError("the snippet must be the body of one function; check for unbalanced braces");
+  return js.slice(start + 2, end).replace(/\n$/, "");
+}
+
+function describeBuildError(error: unknown): string {
+  const e = error as { message?: string; position?: { line: number; column: number } | null };
+  const message = e?.message ?? String(error);
+  if (e?.position) {
+    const line = Math.max(1, e.position.line - 1); // line 1 of the wrapped source is our header
+    return `line ${line}, col ${e.position.column}: ${message}`;
+  }
+  return message;
+}

@@ -1,0 +1,180 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { defineTool, z } from "@openassistant/sdk";
+import { makeFixtureToolTree } from "@openassistant/testkit/tool-fixtures.ts";
+import { generateDeclarations } from "./declarations.ts";
+import { createTypechecker, OA_DIAGNOSTIC, type TypecheckResult } from "./typecheck.ts";
+
+const declarations = generateDeclarations({
+  weather: defineTool({
+    description: "Get weather",
+    approval: "auto",
+    args: z.object({ location: z.string(), units: z.enum(["metric", "imperial"]).default("metric") }),
+    run: async () => ({ tempC: 20 }),
+  }),
+  mail: {
+    send: defineTool({
+      description: "Send an email",
+      approval: "required",
+      args: z.object({ to: z.string(), subject: z.string(), body: z.string().optional() }),
+      run: async () => null,
+    }),
+  },
+}).text;
+
+function threadCpuMs(): number {
+  const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+const checker = createTypechecker();
+beforeAll(() => checker.warmUp());
+
+const check = (code: string) => checker.check(code, declarations);
+const failures = (r: TypecheckResult) => (r.ok ? [] : r.diagnostics.map((d) => [d.line, d.column, d.code]));
+
+describe("typecheck", () => {
+  test("a correct snippet passes", () => {
+    expect(check('const w = await tools.weather({ location: "Berlin" });\nreturn w;')).toEqual({ ok: true });
+    expect(check('await tools.mail.send({ to: "a@b.c", subject: "hi", body: "x" });')).toEqual({ ok: true });
+  });
+
+  test("wrong tool name: error at the member, line/col relative to the model's code", () => {
+    const r = check('const a = 1;\nconst w = await tools.wether({ location: "x" });');
+    expect(failures(r)).toEqual([[2, 23, 2551]]);
+    if (!r.ok) {
+      expect(r.diagnostics[0]!.message).toContain("Property 'wether' does not exist");
+      expect(r.diagnostics[0]!.category).toBe("error");
+      expect(r.text).toStartWith("line 2, col 23: Property 'wether' does not exist on type");
+      expect(r.text).toEndWith("Did you mean 'weather'? (TS2551)");
+    }
+  });
+
+  test("wrong argument type", () => {
+    const r = check('\n  await tools.weather({ location: 5 });');
+    expect(failures(r)).toEqual([[2, 25, 2322]]);
+    expect(r.ok ? "" : r.text).toContain("line 2, col 25: Type 'number' is not assignable to type 'string'. (TS2322)");
+  });
+
+  test("wrong enum value", () => {
+    const r = check('await tools.weather({ location: "x", units: "kelvin" });');
+    expect(failures(r)).toEqual([[1, 38, 2322]]);
+  });
+
+  test("missing required argument", () => {
+    const r = check('await tools.mail.send({ to: "a" });');
+    expect(failures(r)).toEqual([[1, 23, 2345]]);
+    expect(r.ok ? "" : r.text).toContain("Property 'subject' is missing");
+  });
+
+  test("syntax errors are reported together with type errors", () => {
+    const r = check('const x = ;\nconst y: number = "s";');
+    expect(failures(r)).toEqual([
+      [1, 11, 1109],
+      [2, 7, 2322],
+    ]);
+    expect(r.ok ? "" : r.text).toContain("line 1, col 11: Expression expected. (TS1109)");
+  });
+
+  test("an unclosed brace is reported at the end of the model's code, not in the wrapper", () => {
+    const r = check("if (true) {\n  console.log(1);");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.diagnostics[0]).toMatchObject({ line: 2, column: 18, code: 1005 });
+  });
+
+  test("closing the wrapper early is an error", () => {
+    const r = check('}\nawait tools.weather({ location: "x" });\n{');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.diagnostics.map((d) => d.code)).toContain(OA_DIAGNOSTIC.escapesWrapper);
+  });
+
+  test("ToolDeniedError, ToolInputError and ToolError in try/catch typecheck", () => {
+    const code = [
+      "try {",
+      '  await tools.mail.send({ to: "a", subject: "b" });',
+      "} catch (e) {",
+      "  if (e instanceof ToolDeniedError) return `denied: ${e.message} ${e.code ?? ''}`;",
+      "  if (e instanceof ToolInputError) return e.message;",
+      "  if (e instanceof ToolError) return e.code;",
+      "  throw e;",
+      "}",
+    ].join("\n");
+    expect(check(code)).toEqual({ ok: true });
+    expect(failures(check("const e = new ToolDeniedError('x'); const c: number = e.code;"))).toEqual([[1, 43, 2322]]);
+  });
+
+  test("process, fetch, require, timers and Bun are errors, with a sandbox hint", () => {
+    const r = check('process.exit(1);\nfetch("x");\nrequire("fs");\nsetTimeout(() => 1, 1);\nBun.file("x");');
+    expect(failures(r).map(([line, col]) => [line, col])).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 1]]);
+    if (!r.ok) for (const d of r.diagnostics) expect(d.message).toContain("Snippets run in a sandbox without host globals");
+  });
+
+  test("import statements, import() and import.meta are errors", () => {
+    expect(failures(check('import fs from "fs";\nreturn 1;'))).toEqual([[1, 1, 1232]]);
+    const r = check('const m = await import("fs");');
+    expect(failures(r)).toEqual([[1, 17, OA_DIAGNOSTIC.moduleAccess]]);
+    expect(check("return import.meta;").ok).toBe(false);
+  });
+
+  test("top-level await and return work; no return is fine too", () => {
+    expect(check('const [a, b] = await Promise.all([tools.weather({ location: "a" }), tools.weather({ location: "b" })]);\nreturn { a, b };')).toEqual({ ok: true });
+    expect(check('await tools.weather({ location: "x" })')).toEqual({ ok: true });
+    expect(check("")).toEqual({ ok: true });
+  });
+
+  test("console methods are available; ES2022 library is there, DOM is not", () => {
+    expect(check('console.log("a", 1, {});\nconsole.info(1); console.warn(2); console.error(3); console.debug(4);')).toEqual({ ok: true });
+    expect(check("const x = [1, 2].at(-1); Object.hasOwn({}, 'a'); return x;")).toEqual({ ok: true });
+    expect(failures(check("document.title;"))).toEqual([[1, 1, 2584]]);
+  });
+
+  test("directives in the snippet cannot widen the environment or switch checking off", () => {
+    expect(failures(check('/// <reference lib="dom" />\ndocument.title;'))).toEqual([[2, 1, 2584]]);
+    expect(failures(check("// @ts-nocheck\nprocess.exit();"))).toEqual([[2, 1, 2591]]);
+  });
+
+  test("strict mode: implicit any is an error", () => {
+    expect(failures(check("function f(x) { return x; }\nreturn f(1);"))).toEqual([[1, 12, 7006]]);
+  });
+
+  test("declarations change between checks (tree reload) and the checker follows", () => {
+    const other = generateDeclarations({
+      notes: { add: defineTool({ description: "Add a note", approval: "auto", args: z.object({ text: z.string() }), run: async () => null }) },
+    }).text;
+    expect(checker.check('await tools.notes.add({ text: "x" });', other)).toEqual({ ok: true });
+    expect(check('await tools.notes.add({ text: "x" });').ok).toBe(false);
+    expect(checker.check('await tools.notes.add({ text: "x" });', other)).toEqual({ ok: true });
+  });
+
+  test("many errors are capped in the text report", () => {
+    const code = Array.from({ length: 30 }, (_, i) => `const v${i}: number = "s";`).join("\n");
+    const r = check(code);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.diagnostics.length).toBe(30);
+      expect(r.text.split("\n").length).toBe(21);
+      expect(r.text).toEndWith("… and 10 more errors");
+    }
+  });
+
+  test("fails closed when the checker itself breaks", () => {
+    const r = checker.check("return 1;", undefined as unknown as string);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.diagnostics[0]!.code).toBe(OA_DIAGNOSTIC.unavailable);
+      expect(r.text).toContain("typechecker is unavailable");
+    }
+    // and recovers on the next call
+    expect(check("return 1;")).toEqual({ ok: true });
+  });
+
+  test("warm check against 200 realistic tools stays fast", () => {
+    const big = generateDeclarations(makeFixtureToolTree(200)).text;
+    const code = (i: number) => `const r = await tools.github.issues.get({ id: "x${i}", status: "open" });\nconsole.log(r);\nreturn r;`;
+    for (let i = 0; i < 5; i++) expect(checker.check(code(i), big)).toEqual({ ok: true });
+    // CPU, not wall time: the suite shares the machine with other runs. Mean of 10, because the
+    // thread CPU clock only advances at scheduler ticks.
+    const c0 = threadCpuMs();
+    for (let i = 5; i < 15; i++) checker.check(code(i), big);
+    expect((threadCpuMs() - c0) / 10).toBeLessThan(20);
+  });
+});
