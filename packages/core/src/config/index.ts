@@ -1,0 +1,9 @@
+export { configSchema, defaultConfig, policyRuleSchema, type OpenAssistantConfig, type OpenAssistantConfigInput } from "./schema.ts";
+export { loadConfig, type LoadConfigOptions, type LoadedConfig } from "./load.ts";
+export { ConfigError } from "./errors.ts";
+export type { Diagnostic } from "./diagnostic.ts";
+export { findProjectRoot, globalConfigDir, workspaceDir, WORKSPACE_DIR } from "./paths.ts";
+export { parseJsonc } from "./jsonc.ts";
+export { interpolateEnv } from "./interpolate.ts";
+export { deepMerge } from "./merge.ts";
+export { findLiteralSecrets } from "./secrets.ts";

@@ -1,0 +1,155 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Diagnostic } from "../config/diagnostic.ts";
+import { normalizeId } from "./ids.ts";
+import { PluginManifestError, readPluginPackage, type PluginPackage } from "./manifest.ts";
+import { findInstalledPackage, parseSpecifier, versionSatisfies } from "./specifier.ts";
+import type { BundledPlugin, Origin } from "./types.ts";
+
+interface CandidateBase {
+  readonly id: string;
+  readonly origin: Origin;
+  /** 0 project, 1 global, 2 config.plugins, 3 bundled; same id in the same layer is a collision. */
+  readonly layer: number;
+  readonly source: string;
+}
+export interface ToolCandidate extends CandidateBase {
+  readonly kind: "tool";
+  readonly file: string;
+}
+export interface PluginCandidate extends CandidateBase {
+  readonly kind: "plugin";
+  readonly pkg: PluginPackage;
+  readonly specifier?: string;
+}
+export interface BundledCandidate extends CandidateBase {
+  readonly kind: "bundled";
+  readonly bundled: BundledPlugin;
+}
+/** A plugin whose package could not even be read; reported as an error entry. */
+export interface BrokenCandidate extends CandidateBase {
+  readonly kind: "broken";
+  readonly entryKind: "tool" | "plugin";
+  readonly diagnostic: Diagnostic;
+  readonly specifier?: string;
+}
+export type Candidate = ToolCandidate | PluginCandidate | BundledCandidate | BrokenCandidate;
+
+const TOOL_FILE = /^[^._][^/]*\.(ts|js|mts|mjs)$/;
+const NOT_TOOL = /\.(d\.ts|test\.[mc]?[jt]s|spec\.[mc]?[jt]s)$/;
+
+/** Top-level tool files of a tools dir: `*.ts|js`, not `_x.ts`, `.x.ts`, `*.d.ts`, `*.test.ts`. */
+export function listToolFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => TOOL_FILE.test(n) && !NOT_TOOL.test(n))
+    .sort()
+    .map((n) => join(dir, n))
+    .filter((f) => isFile(f));
+}
+
+/** Subdirectories of a plugins dir (each one plugin candidate). */
+export function listPluginDirs(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => !n.startsWith(".") && n !== "node_modules")
+    .sort()
+    .map((n) => join(dir, n))
+    .filter((d) => isDir(d));
+}
+
+export interface DiscoverInput {
+  readonly projectWorkspace: string;
+  readonly globalDir: string;
+  readonly projectRoot: string;
+  readonly homeDir: string;
+  readonly specifiers: readonly string[];
+  readonly bundled: readonly BundledPlugin[];
+}
+
+/** Every candidate in precedence order: project tools, project plugins, global tools, global plugins, config.plugins, bundled. */
+export function discover(input: DiscoverInput): Candidate[] {
+  const out: Candidate[] = [];
+  const roots: Array<[string, Origin, number]> = [[input.projectWorkspace, "project", 0]];
+  if (input.globalDir !== input.projectWorkspace) roots.push([input.globalDir, "global", 1]);
+  for (const [root, origin, layer] of roots) {
+    for (const file of listToolFiles(join(root, "tools"))) {
+      const base = file.slice(file.lastIndexOf("/") + 1).replace(/\.[^.]+$/, "");
+      out.push({ kind: "tool", id: normalizeId(base), origin, layer, source: file, file });
+    }
+    for (const dir of listPluginDirs(join(root, "plugins"))) out.push(pluginCandidate(dir, origin, layer));
+  }
+  for (const spec of input.specifiers) out.push(specifierCandidate(spec, input));
+  for (const b of input.bundled) out.push({ kind: "bundled", id: b.id, origin: "bundled", layer: 3, source: b.source ?? `bundled:${b.id}`, bundled: b });
+  return out;
+}
+
+function pluginCandidate(dir: string, origin: Origin, layer: number, specifier?: string): Candidate {
+  try {
+    const pkg = readPluginPackage(dir);
+    return { kind: "plugin", id: pkg.id, origin, layer, source: dir, pkg, specifier };
+  } catch (err) {
+    if (!(err instanceof PluginManifestError)) throw err;
+    return {
+      kind: "broken",
+      entryKind: "plugin",
+      id: err.id,
+      origin,
+      layer,
+      source: dir,
+      specifier,
+      diagnostic: { level: "error", id: err.id, source: err.file, message: err.message, hint: err.hint },
+    };
+  }
+}
+
+function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
+  const parsed = parseSpecifier(spec, input.projectRoot, input.homeDir);
+  if (parsed.kind === "path") {
+    if (!isDir(parsed.dir)) {
+      const id = normalizeId(parsed.dir.split("/").filter(Boolean).pop() ?? spec);
+      return broken(id, "path", parsed.dir, spec, `plugin path "${spec}" does not exist (${parsed.dir})`, "Fix the path in config.plugins; relative paths are resolved from the project root.");
+    }
+    return pluginCandidate(parsed.dir, "path", 2, spec);
+  }
+  const dir = findInstalledPackage(parsed.name, input.projectRoot);
+  if (!dir)
+    return broken(normalizeId(parsed.name), "npm", input.projectRoot, spec, `plugin package "${parsed.name}" is not installed in ${input.projectRoot}`, `Run \`bun add ${parsed.name}${parsed.range ? `@${parsed.range}` : ""}\` in the project root (or a tarball/path), then reload.`);
+  const cand = pluginCandidate(dir, "npm", 2, spec);
+  if (cand.kind === "plugin" && parsed.range && cand.pkg.version && !versionSatisfies(cand.pkg.version, parsed.range))
+    return broken(cand.id, "npm", join(dir, "package.json"), spec, `installed ${parsed.name}@${cand.pkg.version} does not satisfy "${parsed.range}"`, `Run \`bun add ${parsed.name}@${parsed.range}\`, or change the range in config.plugins.`);
+  return cand;
+}
+
+function broken(id: string, origin: Origin, source: string, specifier: string, message: string, hint: string): BrokenCandidate {
+  return { kind: "broken", entryKind: "plugin", id, origin, layer: 2, source, specifier, diagnostic: { level: "error", id, source, message, hint } };
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function hasWorkspaceContent(workspace: string): boolean {
+  return listToolFiles(join(workspace, "tools")).length > 0 || (existsSync(join(workspace, "plugins")) && listPluginDirs(join(workspace, "plugins")).length > 0);
+}

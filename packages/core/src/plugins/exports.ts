@@ -1,0 +1,48 @@
+import { isToolDefinition, type ToolTree } from "@openassistant/sdk";
+import type { PluginFactory } from "./types.ts";
+
+export type ModuleShape =
+  | { readonly kind: "tree"; readonly tree: ToolTree; readonly warnings: string[] }
+  | { readonly kind: "factory"; readonly factory: PluginFactory; readonly warnings: string[] }
+  | { readonly kind: "empty"; readonly exportNames: string[] };
+
+/** A plain object whose leaves are all tool definitions (at least one). */
+export function isToolTree(value: unknown): value is ToolTree {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || isToolDefinition(value)) return false;
+  const values = Object.values(value);
+  return values.length > 0 && values.every((v) => isToolDefinition(v) || isToolTree(v));
+}
+
+/**
+ * Standalone tool file: default export (tool, tree or factory) mounts at the file id; named exports
+ * that are tools or trees mount at `id.<export>`. A file with both a default tool and named tools
+ * keeps the named ones (a path cannot be both a tool and a namespace) and warns.
+ */
+export function interpretToolModule(mod: Record<string, unknown>): ModuleShape {
+  const warnings: string[] = [];
+  const named: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(mod)) if (k !== "default" && (isToolDefinition(v) || isToolTree(v))) named[k] = v;
+  const def = mod.default;
+  const namedCount = Object.keys(named).length;
+  if (typeof def === "function" && !isToolDefinition(def)) {
+    if (namedCount) warnings.push(`named tool exports (${Object.keys(named).join(", ")}) are ignored because the default export is a plugin factory`);
+    return { kind: "factory", factory: def as PluginFactory, warnings };
+  }
+  if (isToolDefinition(def)) {
+    if (!namedCount) return { kind: "tree", tree: def as unknown as ToolTree, warnings };
+    warnings.push(`the default export is ignored because the file also has named tool exports (${Object.keys(named).join(", ")}); a path cannot be both a tool and a namespace`);
+  } else if (isToolTree(def)) {
+    Object.assign(named, { ...def, ...named });
+  }
+  if (Object.keys(named).length) return { kind: "tree", tree: named as ToolTree, warnings };
+  return { kind: "empty", exportNames: Object.keys(mod) };
+}
+
+/** Plugin entry: default export (factory or tree), else a named `tools` export. */
+export function interpretPluginModule(mod: Record<string, unknown>): ModuleShape {
+  for (const candidate of [mod.default, mod.tools]) {
+    if (typeof candidate === "function" && !isToolDefinition(candidate)) return { kind: "factory", factory: candidate as PluginFactory, warnings: [] };
+    if (isToolTree(candidate)) return { kind: "tree", tree: candidate, warnings: [] };
+  }
+  return { kind: "empty", exportNames: Object.keys(mod) };
+}

@@ -1,0 +1,10 @@
+export { loadTools, loadToolsIncremental, type LoadState } from "./load-tools.ts";
+export { createToolRegistry, type LoadedSnapshot, type ToolRegistry, type ToolRegistryOptions } from "./registry.ts";
+export { ensureWorkspaceDependencies, type AutoInstallOptions, type AutoInstallResult } from "./auto-install.ts";
+export { applyInstallGuard, GUARDED_SCOPE, KNOWN_GUARDED } from "./install-guard.ts";
+export { registerSdkModule } from "./sdk-module.ts";
+export { readPluginPackage, validatePluginConfig, PluginManifestError, type PluginPackage } from "./manifest.ts";
+export { parseSpecifier, type ParsedSpecifier } from "./specifier.ts";
+export { normalizeId } from "./ids.ts";
+export { isToolEnabled } from "./enablement.ts";
+export type { BundledPlugin, Diagnostic, LoadEntry, LoadResult, LoadToolsOptions, Origin, PluginFactory, ToolInfo } from "./types.ts";

@@ -1,0 +1,301 @@
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { isToolDefinition, type PluginContext, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
+import { generateDeclarations } from "../codemode/declarations.ts";
+import type { Diagnostic } from "../config/diagnostic.ts";
+import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { workspaceDir } from "../config/paths.ts";
+import { flattenToolTree } from "../tools/flatten.ts";
+import { ensureWorkspaceDependencies } from "./auto-install.ts";
+import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
+import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
+import { isEntryDisabled, isToolEnabled } from "./enablement.ts";
+import { describeLoadError } from "./errors.ts";
+import { interpretPluginModule, interpretToolModule, type ModuleShape } from "./exports.ts";
+import { dirStamp, fileStamp } from "./fingerprint.ts";
+import { importFresh, nextGeneration } from "./import-module.ts";
+import { validatePluginConfig } from "./manifest.ts";
+import { registerSdkModule } from "./sdk-module.ts";
+import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
+
+/** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
+export interface LoadState {
+  readonly entries: ReadonlyMap<string, { readonly entry: LoadEntry; readonly subtree?: ToolTree; readonly fingerprint: string }>;
+}
+
+interface Loaded {
+  entry: LoadEntry;
+  subtree?: ToolTree;
+  fingerprint: string;
+  diagnostics: Diagnostic[];
+}
+
+/** Discovers, installs, imports and merges every tool and plugin of the project found from `cwd`. */
+export async function loadTools(opts: LoadToolsOptions = {}): Promise<LoadResult> {
+  return (await loadToolsIncremental(opts)).result;
+}
+
+/**
+ * One load pass. With `previous`, entries whose files and config did not change are reused without
+ * importing, and an entry that now fails keeps its previous version live (marked `stale`).
+ * Throws ConfigError when the config itself is invalid.
+ */
+export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: LoadState): Promise<{ result: LoadResult; state: LoadState; config: LoadedConfig }> {
+  registerSdkModule();
+  const env = opts.env ?? process.env;
+  const loadedConfig = opts.config ?? (await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir }));
+  const { config, projectRoot, globalDir } = loadedConfig;
+  const homeDir = opts.homeDir ?? env.HOME ?? homedir();
+  const projectWorkspace = workspaceDir(projectRoot);
+  const diagnostics: Diagnostic[] = [...loadedConfig.warnings];
+
+  if (opts.autoInstall !== false) {
+    for (const ws of projectWorkspace === globalDir ? [projectWorkspace] : [projectWorkspace, globalDir]) {
+      const r = await ensureWorkspaceDependencies(ws, { env, timeoutMs: opts.installTimeoutMs });
+      diagnostics.push(...r.diagnostics);
+    }
+  }
+
+  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: opts.bundled ?? [] });
+  const kept = dedupe(candidates, diagnostics);
+  for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
+  for (const c of kept) if (c.kind === "plugin" && c.origin === "path") disableRuntimeAutoInstall(c.pkg.dir);
+  const gen = nextGeneration();
+  const log = opts.log ?? defaultLog;
+  const helperStamps = new Map<string, string>();
+
+  const results = await Promise.all(
+    kept.map((c) => loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, previous: previous?.entries.get(keyOf(c)) })),
+  );
+
+  const tree: Record<string, ToolTree | ToolDefinition> = {};
+  const entries: LoadEntry[] = [];
+  const state = new Map<string, { entry: LoadEntry; subtree?: ToolTree; fingerprint: string }>();
+  const watchDirs = new Set<string>([join(projectWorkspace, "tools"), join(projectWorkspace, "plugins"), join(globalDir, "tools"), join(globalDir, "plugins")]);
+  kept.forEach((c, i) => {
+    const r = results[i]!;
+    diagnostics.push(...r.diagnostics);
+    if (c.kind === "plugin" && c.origin === "path") watchDirs.add(c.pkg.dir);
+    let entry = r.entry;
+    if (r.subtree && entry.status === "loaded") {
+      const { filtered, tools } = applyEnablement(entry.id, r.subtree, config.tools);
+      if (filtered !== undefined) tree[entry.id] = filtered;
+      entry = { ...entry, tools, status: tools.some((t) => t.enabled) ? "loaded" : "disabled" };
+    }
+    entries.push(entry);
+    state.set(keyOf(c), { entry: r.entry, subtree: r.subtree, fingerprint: r.fingerprint });
+  });
+
+  let declarations: LoadResult["declarations"];
+  if (opts.declarations !== false) {
+    try {
+      const d = generateDeclarations(tree as ToolTree);
+      declarations = { text: d.text, hash: d.hash };
+      for (const w of d.warnings) diagnostics.push({ level: "warning", id: w.split(":")[0]!.split(" ")[0]!, source: "declarations", message: w, hint: "The tool's input is typed `unknown` for the model; use plain zod types (no transforms) in args." });
+    } catch (err) {
+      diagnostics.push({ level: "error", id: "declarations", source: "declarations", message: `cannot generate tool declarations: ${(err as Error).message}`, hint: "Report this with the tool's args schema." });
+    }
+  }
+
+  const result: LoadResult = { tree: tree as ToolTree, entries, diagnostics, declarations, watchDirs: [...watchDirs] };
+  return { result, state: { entries: state }, config: loadedConfig };
+}
+
+function keyOf(c: Candidate): string {
+  return `${c.kind === "broken" ? c.entryKind : c.kind === "bundled" ? "plugin" : c.kind}:${c.id}:${c.source}`;
+}
+
+/** First found wins; the same id twice in the same layer is a collision (the first is kept). */
+function dedupe(candidates: Candidate[], diagnostics: Diagnostic[]): Candidate[] {
+  const seen = new Map<string, Candidate>();
+  const kept: Candidate[] = [];
+  for (const c of candidates) {
+    const first = seen.get(c.id);
+    if (!first) {
+      seen.set(c.id, c);
+      kept.push(c);
+      continue;
+    }
+    if (first.layer === c.layer)
+      diagnostics.push({
+        level: "error",
+        id: c.id,
+        source: c.source,
+        message: `"${c.id}" is defined twice: ${first.source} and ${c.source}; the second is not loaded`,
+        hint: `Rename one of them (file name or plugin "id" in openassistant.json) so each id is unique.`,
+      });
+    else
+      diagnostics.push({
+        level: "info",
+        id: c.id,
+        source: c.source,
+        message: `${c.origin} "${c.id}" (${c.source}) is shadowed by ${first.origin} ${first.source}`,
+        hint: "Nothing to do if intended; rename or remove one of them otherwise.",
+      });
+  }
+  return kept;
+}
+
+interface LoadContext {
+  loadedConfig: LoadedConfig;
+  projectWorkspace: string;
+  gen: number;
+  log: NonNullable<LoadToolsOptions["log"]>;
+  previous?: { entry: LoadEntry; subtree?: ToolTree; fingerprint: string };
+  /** Per load pass: stamp of the helper files (non-tool files) of each tools dir. */
+  helperStamps: Map<string, string>;
+}
+
+async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
+  const { config } = lc.loadedConfig;
+  const kind = c.kind === "tool" ? "tool" : c.kind === "broken" ? c.entryKind : "plugin";
+  const base = {
+    id: c.id,
+    kind,
+    source: c.source,
+    origin: c.origin,
+    ...(c.kind === "plugin" ? { name: c.pkg.name, description: c.pkg.description, specifier: c.specifier } : {}),
+    ...(c.kind === "broken" && c.specifier ? { specifier: c.specifier } : {}),
+  } as const;
+  const pluginConfig = config.config[c.id];
+  const fingerprint = fingerprintOf(c, lc.helperStamps) + JSON.stringify(pluginConfig ?? null);
+
+  if (c.kind === "broken") return { entry: { ...base, status: "error", tools: [] }, fingerprint, diagnostics: [c.diagnostic] };
+  if (pluginConfig?.enabled === false || isEntryDisabled(c.id, config.tools)) {
+    const why = pluginConfig?.enabled === false ? `config.${c.id}.enabled is false` : `config.tools.${c.id} is false`;
+    return { entry: { ...base, status: "disabled", tools: [] }, fingerprint, diagnostics: [{ level: "info", id: c.id, source: c.source, message: `disabled (${why})`, hint: `Remove or flip ${why.split(" ")[0]} to enable it.` }] };
+  }
+  const prev = lc.previous;
+  if (prev && prev.fingerprint === fingerprint && prev.subtree && prev.entry.status === "loaded" && !prev.entry.stale)
+    return { entry: prev.entry, subtree: prev.subtree, fingerprint, diagnostics: [] };
+
+  const diagnostics: Diagnostic[] = [];
+  const fail = (d: Omit<Diagnostic, "id" | "level"> & { level?: Diagnostic["level"] }): Loaded => {
+    const diag: Diagnostic = { level: "error", id: c.id, ...d };
+    if (prev?.subtree && prev.entry.status === "loaded")
+      return {
+        entry: { ...prev.entry, stale: true },
+        subtree: prev.subtree,
+        fingerprint: prev.fingerprint,
+        diagnostics: [...diagnostics, { ...diag, message: `${diag.message} (the previous version stays active until this is fixed)` }],
+      };
+    return { entry: { ...base, status: "error", tools: [] }, fingerprint, diagnostics: [...diagnostics, diag] };
+  };
+
+  let ctxConfig: Record<string, unknown> = {};
+  let shape: ModuleShape;
+  let file: string;
+  try {
+    if (c.kind === "bundled") {
+      file = c.source;
+      const t = c.bundled.tools;
+      shape = typeof t === "function" ? { kind: "factory", factory: t, warnings: [] } : { kind: "tree", tree: t, warnings: [] };
+      ctxConfig = { ...(pluginConfig ?? {}) };
+      delete ctxConfig.enabled;
+    } else if (c.kind === "tool") {
+      file = c.file;
+      const mod = await importFresh(c.file, lc.gen, dirname(c.file));
+      shape = interpretToolModule(mod);
+      ctxConfig = { ...(pluginConfig ?? {}) };
+      delete ctxConfig.enabled;
+    } else {
+      file = c.pkg.entry;
+      const validated = validatePluginConfig(c.pkg, pluginConfig);
+      if (!validated.ok)
+        return fail({
+          source: c.pkg.manifestFile ?? c.source,
+          message: `config for plugin "${c.id}" is invalid: ${validated.message}`,
+          hint: `Fix config.${c.id} in ${lc.loadedConfig.sources.at(-1) ?? `${lc.projectWorkspace}/config.jsonc`} to match the configSchema in ${c.pkg.manifestFile}.`,
+        });
+      ctxConfig = validated.config;
+      const mod = await importFresh(c.pkg.entry, lc.gen, c.pkg.dir.includes("/node_modules/") ? dirname(c.pkg.entry) : c.pkg.dir);
+      shape = interpretPluginModule(mod);
+    }
+  } catch (err) {
+    const d = describeLoadError(err, c.kind === "plugin" ? c.pkg.entry : c.source, lc.projectWorkspace);
+    return fail({ source: c.kind === "plugin" ? c.pkg.entry : c.source, ...d });
+  }
+
+  for (const w of shape.kind === "empty" ? [] : shape.warnings) diagnostics.push({ level: "warning", id: c.id, source: file, message: w, hint: "Export either one default tool or named tools." });
+  if (shape.kind === "empty")
+    return fail({
+      source: file,
+      message: `exports no tool (exports: ${shape.exportNames.join(", ") || "none"})`,
+      hint:
+        kind === "tool"
+          ? `Export a tool: \`export default defineTool({ ... })\` or named exports \`export const list = defineTool({ ... })\` in ${file}.`
+          : `The entry must \`export default (ctx) => ({ ...tools })\` or export a tool tree as default or \`tools\` (${file}).`,
+    });
+
+  let subtree: ToolTree;
+  if (shape.kind === "factory") {
+    const dataDir = join(lc.projectWorkspace, "data", c.id);
+    try {
+      mkdirSync(dataDir, { recursive: true });
+      const ctx: PluginContext = Object.freeze({ id: c.id, config: Object.freeze(ctxConfig), dataDir, logger: makeLogger(c.id, lc.log) });
+      subtree = await shape.factory(ctx);
+    } catch (err) {
+      const d = describeLoadError(err, file, lc.projectWorkspace);
+      return fail({ source: file, ...d, message: `plugin factory threw: ${d.message}`, hint: `Fix the factory in ${file} (check config.${c.id}); the other tools and plugins still load.` });
+    }
+    if (!isToolDefinition(subtree) && (typeof subtree !== "object" || subtree === null))
+      return fail({ source: file, message: `the factory returned ${subtree === null ? "null" : typeof subtree}, not a tool tree`, hint: `Return an object of tools, e.g. { create: defineTool({ ... }) }, from ${file}.` });
+  } else subtree = shape.tree;
+
+  let tools: ToolInfo[];
+  try {
+    tools = flattenToolTree({ [c.id]: subtree } as ToolTree).map((t) => ({ path: t.path, approval: t.definition.approval, description: t.definition.description, enabled: true }));
+  } catch (err) {
+    return fail({ source: file, message: (err as Error).message, hint: `Rename the export/key in ${file}.` });
+  }
+  if (tools.length === 0) return fail({ source: file, message: "provides no tools", hint: `Return at least one defineTool(...) from ${file}.` });
+  return { entry: { ...base, status: "loaded", tools }, subtree, fingerprint, diagnostics };
+}
+
+function fingerprintOf(c: Candidate, helperStamps: Map<string, string>): string {
+  switch (c.kind) {
+    case "tool": {
+      const dir = dirname(c.file);
+      let helpers = helperStamps.get(dir);
+      if (helpers === undefined) helperStamps.set(dir, (helpers = dirStamp(dir, { skipTopLevelFiles: true })));
+      return `${fileStamp(c.file)}|${helpers}`;
+    }
+    case "plugin":
+      return c.pkg.dir.includes("/node_modules/") ? `${fileStamp(join(c.pkg.dir, "package.json"))}|${fileStamp(c.pkg.entry)}` : `${dirStamp(c.pkg.dir)}`;
+    case "bundled":
+      return "bundled";
+    case "broken":
+      return `broken:${c.diagnostic.message}`;
+  }
+}
+
+/** Applies `config.tools` to an entry's subtree: the filtered subtree (undefined if empty) and per-tool info. */
+function applyEnablement(id: string, subtree: ToolTree, rules: Readonly<Record<string, boolean>>): { filtered?: ToolTree | ToolDefinition; tools: ToolInfo[] } {
+  const tools: ToolInfo[] = [];
+  const walk = (node: ToolTree | ToolDefinition, path: string): ToolTree | ToolDefinition | undefined => {
+    if (isToolDefinition(node)) {
+      const enabled = isToolEnabled(path, rules);
+      tools.push({ path, approval: node.approval, description: node.description, enabled });
+      return enabled ? node : undefined;
+    }
+    const out: Record<string, ToolTree | ToolDefinition> = {};
+    for (const [k, v] of Object.entries(node)) {
+      const child = walk(v, `${path}.${k}`);
+      if (child !== undefined) out[k] = child;
+    }
+    return Object.keys(out).length ? out : undefined;
+  };
+  const filtered = walk(subtree, id);
+  return { filtered, tools: tools.sort((a, b) => (a.path < b.path ? -1 : 1)) };
+}
+
+function makeLogger(id: string, log: NonNullable<LoadToolsOptions["log"]>): PluginContext["logger"] {
+  const at = (level: "debug" | "info" | "warn" | "error") => (message: string, ...details: unknown[]) => log(level, `[${id}] ${message}`, details);
+  return Object.freeze({ debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") });
+}
+
+function defaultLog(level: "debug" | "info" | "warn" | "error", message: string, details: unknown[]): void {
+  if (level === "debug") return;
+  console[level](message, ...details);
+}

@@ -1,0 +1,128 @@
+import { existsSync, readFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import Ajv, { type ValidateFunction } from "ajv";
+import { normalizeId, isValidId } from "./ids.ts";
+
+export interface PluginPackage {
+  readonly dir: string;
+  readonly id: string;
+  readonly packageName?: string;
+  readonly version?: string;
+  readonly entry: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly validateConfig?: ValidateFunction;
+  readonly manifestFile?: string;
+}
+
+export class PluginManifestError extends Error {
+  override name = "PluginManifestError";
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly hint: string,
+    /** Best-effort id for the diagnostic. */
+    readonly id: string,
+  ) {
+    super(message);
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+
+const manifestShape = ajv.compile({
+  type: "object",
+  properties: {
+    id: { type: "string", pattern: "^[A-Za-z_$][A-Za-z0-9_$]*$" },
+    name: { type: "string" },
+    description: { type: "string" },
+    configSchema: { type: "object" },
+  },
+});
+
+/**
+ * Reads a plugin directory's package.json (`"openassistant": { "entry", "id"? }`) and optional
+ * `openassistant.json` (id, name, description, configSchema). Validates the manifest and compiles
+ * its configSchema without running any plugin code. Throws PluginManifestError.
+ */
+export function readPluginPackage(dirIn: string): PluginPackage {
+  const dir = resolve(dirIn);
+  const pkgFile = join(dir, "package.json");
+  const fallbackId = normalizeId(basename(dir));
+  if (!existsSync(pkgFile))
+    throw new PluginManifestError("no package.json in plugin directory", pkgFile, 'Add a package.json with "openassistant": { "entry": "./index.ts" }.', fallbackId);
+  const pkg = readJson(pkgFile, fallbackId) as Record<string, unknown>;
+  const packageName = typeof pkg.name === "string" ? pkg.name : undefined;
+  const oa = pkg.openassistant;
+  const baseId = packageName ? normalizeId(packageName) : fallbackId;
+  if (typeof oa !== "object" || oa === null || Array.isArray(oa))
+    throw new PluginManifestError('package.json has no "openassistant" object, so this is not an OpenAssistant plugin', pkgFile, 'Add "openassistant": { "entry": "./index.ts" } to package.json.', baseId);
+  const oaObj = oa as { entry?: unknown; id?: unknown };
+  if (oaObj.entry !== undefined && typeof oaObj.entry !== "string")
+    throw new PluginManifestError('"openassistant.entry" must be a string path', pkgFile, 'Write "openassistant": { "entry": "./index.ts" }.', baseId);
+
+  let id = typeof oaObj.id === "string" ? oaObj.id : baseId;
+  let name: string | undefined;
+  let description: string | undefined;
+  let validateConfig: ValidateFunction | undefined;
+  const manifestFile = join(dir, "openassistant.json");
+  const hasManifest = existsSync(manifestFile);
+  if (hasManifest) {
+    const manifest = readJson(manifestFile, id);
+    if (!manifestShape(manifest)) {
+      const e = manifestShape.errors![0]!;
+      throw new PluginManifestError(
+        `openassistant.json is invalid: ${e.instancePath || "(root)"} ${e.message}`,
+        manifestFile,
+        'Expected { "id"?: identifier, "name"?: string, "description"?: string, "configSchema"?: JSON Schema object }.',
+        id,
+      );
+    }
+    const m = manifest as { id?: string; name?: string; description?: string; configSchema?: object };
+    if (m.id) id = m.id;
+    name = m.name;
+    description = m.description;
+    if (m.configSchema) {
+      try {
+        validateConfig = ajv.compile(m.configSchema);
+      } catch (err) {
+        throw new PluginManifestError(`configSchema in openassistant.json is not a valid JSON Schema: ${(err as Error).message}`, manifestFile, "Fix the configSchema (JSON Schema draft-07).", id);
+      }
+    }
+  }
+  if (!isValidId(id))
+    throw new PluginManifestError(`plugin id "${id}" is not a valid identifier`, hasManifest ? manifestFile : pkgFile, 'Set "id" in openassistant.json to letters, digits and _ only.', normalizeId(id));
+
+  const entryRel = (oaObj.entry as string | undefined) ?? (typeof pkg.main === "string" ? pkg.main : undefined) ?? firstExisting(dir, ["index.ts", "index.js", "src/index.ts", "src/index.js"]);
+  if (!entryRel) throw new PluginManifestError("no entry file", pkgFile, 'Set "openassistant": { "entry": "./index.ts" } in package.json.', id);
+  const entry = resolve(dir, entryRel);
+  if (!existsSync(entry)) throw new PluginManifestError(`entry file ${entryRel} does not exist`, pkgFile, `Create ${entry} or fix "openassistant.entry".`, id);
+  return { dir, id, packageName, version: typeof pkg.version === "string" ? pkg.version : undefined, entry, name, description, validateConfig, manifestFile: hasManifest ? manifestFile : undefined };
+}
+
+/** Validates (and fills defaults into a copy of) a plugin's config. Returns the config or an error message. */
+export function validatePluginConfig(plugin: PluginPackage, raw: Record<string, unknown> | undefined): { ok: true; config: Record<string, unknown> } | { ok: false; message: string } {
+  const { enabled: _enabled, ...rest } = raw ?? {};
+  const config = structuredClone(rest);
+  if (!plugin.validateConfig) return { ok: true, config };
+  if (plugin.validateConfig(config)) return { ok: true, config };
+  const msgs = (plugin.validateConfig.errors ?? []).map((e) => {
+    const where = `config.${plugin.id}${e.instancePath.replace(/\//g, ".")}`;
+    if (e.keyword === "additionalProperties") return `${where}: unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    if (e.keyword === "required") return `${where}: missing required key "${(e.params as { missingProperty: string }).missingProperty}"`;
+    return `${where}: ${e.message}`;
+  });
+  return { ok: false, message: msgs.join("; ") };
+}
+
+function readJson(file: string, id: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new PluginManifestError(`cannot parse ${basename(file)}: ${(err as Error).message}`, file, "Fix the JSON syntax.", id);
+  }
+}
+
+function firstExisting(dir: string, names: string[]): string | undefined {
+  return names.find((n) => existsSync(join(dir, n)));
+}

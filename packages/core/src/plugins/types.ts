@@ -1,0 +1,71 @@
+import type { ApprovalMode, PluginContext, ToolTree } from "@openassistant/sdk";
+import type { Diagnostic } from "../config/diagnostic.ts";
+import type { LoadedConfig } from "../config/load.ts";
+
+export type { Diagnostic };
+
+/** Where an entry was found. Precedence (first found wins): project > global > npm/path (config.plugins) > bundled. */
+export type Origin = "project" | "global" | "npm" | "path" | "bundled";
+
+export type PluginFactory = (ctx: PluginContext) => ToolTree | Promise<ToolTree>;
+
+export interface ToolInfo {
+  /** Dotted path as the model calls it. */
+  readonly path: string;
+  readonly approval: ApprovalMode;
+  readonly description: string;
+  /** false when switched off by `config.tools`. */
+  readonly enabled: boolean;
+}
+
+export interface LoadEntry {
+  readonly id: string;
+  readonly kind: "tool" | "plugin";
+  /** The tool file, or the plugin's directory. */
+  readonly source: string;
+  readonly origin: Origin;
+  readonly status: "loaded" | "disabled" | "error";
+  readonly tools: readonly ToolInfo[];
+  /** Manifest name/description when the plugin has one. */
+  readonly name?: string;
+  readonly description?: string;
+  /** The config.plugins specifier that found this plugin. */
+  readonly specifier?: string;
+  /** True when the current version failed on reload and the previous version is still served. */
+  readonly stale?: boolean;
+}
+
+export interface LoadResult {
+  /** Merged tree of every loaded, enabled tool. */
+  readonly tree: ToolTree;
+  readonly entries: readonly LoadEntry[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly declarations?: { readonly text: string; readonly hash: string };
+  /** Directories whose changes should trigger a reload (tool dirs, plugin dirs outside node_modules). */
+  readonly watchDirs: readonly string[];
+}
+
+/** A tool tree provided by the host itself (lowest precedence). */
+export interface BundledPlugin {
+  readonly id: string;
+  readonly tools: ToolTree | PluginFactory;
+  readonly source?: string;
+}
+
+export interface LoadToolsOptions {
+  /** Where to start looking for the project (ignored when `config` is given). */
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  homeDir?: string;
+  /** Already loaded config; otherwise loadConfig({ cwd, env, homeDir }) runs. */
+  config?: LoadedConfig;
+  bundled?: readonly BundledPlugin[];
+  /** Run `bun install` in `.openassistant/` when its dependencies are missing (default true). */
+  autoInstall?: boolean;
+  /** Time limit for one `bun install` (default 120 s). */
+  installTimeoutMs?: number;
+  /** Generate declarations of the merged tree (default true). */
+  declarations?: boolean;
+  /** Receives plugin log lines (already prefixed with the plugin id). Default: console. */
+  log?: (level: "debug" | "info" | "warn" | "error", message: string, details: unknown[]) => void;
+}
