@@ -1,0 +1,14 @@
+export { generateDeclarations, type GeneratedDeclarations } from "./declarations.ts";
+export { PRELUDE, PRELUDE_GLOBALS } from "./prelude.ts";
+export {
+  createTypechecker,
+  OA_DIAGNOSTIC,
+  type Typechecker,
+  type TypecheckDiagnostic,
+  type TypecheckResult,
+} from "./typecheck.ts";
+export { SnippetTranspileError, transpileSnippet } from "./transpile.ts";
+export { createCodeModeRunner, newRunId, type CodeModeRunner, type CodeModeRunnerOptions, type RunOptions } from "./runner.ts";
+export type { StandingApprovals } from "./tool-invoker.ts";
+export type { CallOutcome, RunResult } from "./run-types.ts";
+export { formatRunResultForModel } from "./format-result.ts";

@@ -1,0 +1,122 @@
+import { Effect } from "effect";
+import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
+import type { RequestApproval } from "../approvals/types.ts";
+import type { PolicyRule } from "../policy/types.ts";
+import type { ReceiptStore } from "../receipts/types.ts";
+import { createSandboxPool } from "../sandbox/pool.ts";
+import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
+import { indexToolTree } from "../tools/flatten.ts";
+import { createToolInvoker, errorMessage, type StandingApprovals } from "./tool-invoker.ts";
+import type { CallOutcome, RunResult } from "./run-types.ts";
+import { transpileSnippet } from "./transpile.ts";
+
+export interface CodeModeRunnerOptions {
+  /** The tools, or a getter so a reload is picked up by the next run (a run keeps the tree it started with). */
+  readonly tools: ToolTree | (() => ToolTree);
+  readonly requestApproval: RequestApproval;
+  readonly receipts: ReceiptStore;
+  /** Operator overrides by tool path pattern; first match wins. */
+  readonly policy?: readonly PolicyRule[] | (() => readonly PolicyRule[]);
+  /** "Approve always" rules consulted before asking an operator. */
+  readonly standing?: StandingApprovals;
+  readonly limits?: Partial<SandboxLimits>;
+  /** Defaults to a pool owned (and closed) by the runner. */
+  readonly sandbox?: SandboxPool;
+  /** Scrubs secrets from previews, errors and code before they are stored or shown. */
+  readonly redact?: (text: string) => string;
+  readonly approvalTimeoutMs?: number;
+  readonly toolTimeoutMs?: number;
+  readonly previewChars?: number;
+}
+
+export interface RunOptions {
+  readonly runId?: string;
+  readonly sessionId?: string;
+  readonly requestedBy?: string;
+  readonly signal?: AbortSignal;
+  /** Called as each tool call settles (for live status on surfaces). */
+  readonly onCall?: (outcome: CallOutcome) => void;
+}
+
+export interface CodeModeRunner {
+  /** Transpiles and runs the model's (already typechecked) TypeScript; never fails — errors are in the result. */
+  run(code: string, options?: RunOptions): Effect.Effect<RunResult>;
+  runPromise(code: string, options?: RunOptions): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+const indexes = new WeakMap<ToolTree, Map<string, ToolDefinition>>();
+function indexOf(tree: ToolTree): Map<string, ToolDefinition> {
+  let index = indexes.get(tree);
+  if (!index) indexes.set(tree, (index = indexToolTree(tree)));
+  return index;
+}
+
+export const newRunId = () => `run_${Bun.randomUUIDv7("hex")}`;
+
+export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRunner {
+  const ownsSandbox = !options.sandbox;
+  const sandbox = options.sandbox ?? createSandboxPool({ limits: options.limits });
+  const redact = options.redact ?? ((t: string) => t);
+  const currentTree = typeof options.tools === "function" ? options.tools : () => options.tools as ToolTree;
+  const currentPolicy = typeof options.policy === "function" ? options.policy : () => (options.policy as readonly PolicyRule[] | undefined) ?? [];
+
+  const execute = async (code: string, opts: RunOptions): Promise<RunResult> => {
+    const runId = opts.runId ?? newRunId();
+    const tools = indexOf(currentTree());
+    const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
+    let js: string;
+    try {
+      js = transpileSnippet(code);
+    } catch (e) {
+      return { runId, ok: false, valueJson: undefined, logs: [], calls: [], stats: empty, error: { name: "ScriptError", message: errorMessage(e) } };
+    }
+    const controller = new AbortController();
+    const abort = () => controller.abort(opts.signal?.reason);
+    if (opts.signal?.aborted) abort();
+    opts.signal?.addEventListener("abort", abort, { once: true });
+    const invoker = createToolInvoker({
+      runId,
+      sessionId: opts.sessionId,
+      requestedBy: opts.requestedBy,
+      code,
+      tools,
+      receipts: options.receipts,
+      requestApproval: options.requestApproval,
+      policy: currentPolicy(),
+      standing: options.standing,
+      redact,
+      approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
+      toolTimeoutMs: options.toolTimeoutMs ?? 120_000,
+      previewChars: options.previewChars ?? 500,
+      signal: controller.signal,
+      onCall: opts.onCall,
+    });
+    try {
+      const result = await sandbox.run({
+        code: js,
+        toolPaths: [...tools.keys()],
+        onToolCall: invoker.invoke,
+        limits: options.limits,
+        signal: controller.signal,
+      });
+      // The sandbox may end (limit, error) while host calls are still pending; stop them from asking.
+      controller.abort("run ended");
+      const base = { runId, logs: result.logs.map((l) => ({ level: l.level, text: redact(l.text) })), calls: invoker.outcomes, stats: result.stats };
+      return result.ok
+        ? { ...base, ok: true, valueJson: result.valueJson === undefined ? undefined : redact(result.valueJson) }
+        : { ...base, ok: false, valueJson: undefined, error: { name: result.error.name, message: redact(result.error.message) } };
+    } finally {
+      opts.signal?.removeEventListener("abort", abort);
+    }
+  };
+
+  const run = (code: string, opts: RunOptions = {}) => Effect.promise(() => execute(code, opts));
+  return {
+    run,
+    runPromise: (code, opts) => Effect.runPromise(run(code, opts)),
+    close: async () => {
+      if (ownsSandbox) await sandbox.close();
+    },
+  };
+}

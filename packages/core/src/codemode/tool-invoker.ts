@@ -1,0 +1,233 @@
+import { Cause, Effect, Exit } from "effect";
+import type { ToolDefinition } from "@openassistant/sdk";
+import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
+import { resolvePolicy } from "../policy/resolve.ts";
+import type { PolicyRule } from "../policy/types.ts";
+import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receipts/types.ts";
+import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
+import type { CallOutcome } from "./run-types.ts";
+
+/** A standing "approve always" rule source (approvals/rules.ts implements it). */
+export interface StandingApprovals {
+  match(toolPath: string, sessionId: string | undefined, now: number): { readonly id: string } | undefined;
+}
+
+export interface InvokerContext {
+  readonly runId: string;
+  readonly sessionId?: string;
+  readonly requestedBy?: string;
+  /** The model's code, shown on approval cards. */
+  readonly code: string;
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  readonly receipts: ReceiptStore;
+  readonly requestApproval: RequestApproval;
+  readonly policy: readonly PolicyRule[];
+  readonly standing?: StandingApprovals;
+  readonly redact: (text: string) => string;
+  readonly approvalTimeoutMs: number;
+  readonly toolTimeoutMs: number;
+  readonly previewChars: number;
+  readonly signal: AbortSignal;
+  readonly onCall?: (outcome: CallOutcome) => void;
+}
+
+class ToolRunFailure {
+  readonly _tag = "ToolRunFailure";
+  constructor(readonly cause: unknown) {}
+}
+
+const newCallId = () => `call_${Bun.randomUUIDv7("hex").slice(-20)}`;
+
+/**
+ * Turns one crossing from the sandbox into a policed, receipted tool call:
+ * requested → validation → policy → approval → started → succeeded | failed.
+ * Every receipt is appended before the step it announces.
+ */
+export function createToolInvoker(ctx: InvokerContext) {
+  const outcomes: CallOutcome[] = [];
+
+  async function invoke(path: string, inputJson: string): Promise<HostCallResult> {
+    const callId = newCallId();
+    const t0 = performance.now();
+    const definition = ctx.tools.get(path);
+    const approval = definition?.approval ?? "auto";
+    const policy: PolicyMode = definition ? resolvePolicy(path, approval, ctx.policy).mode : "deny";
+    const base = { runId: ctx.runId, callId, toolPath: path, approval, policy, sessionId: ctx.sessionId };
+    const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.append({ ...base, ...d });
+    const finish = (
+      status: CallOutcome["status"],
+      extra: { decision?: Decision; decidedBy?: string; reason?: string; error?: string },
+      result: HostCallResult,
+    ): HostCallResult => {
+      const outcome: CallOutcome = { callId, toolPath: path, status, policy, durationMs: performance.now() - t0, ...extra };
+      outcomes.push(outcome);
+      ctx.onCall?.(outcome);
+      return result;
+    };
+    const cross = (name: string, message: string, code: string): HostCallResult => ({
+      ok: false,
+      error: { name, message: ctx.redact(message), code } satisfies CrossingError,
+    });
+
+    append({ phase: "requested", inputPreview: clip(ctx.redact(inputJson), ctx.previewChars) });
+
+    if (!definition) {
+      const error = `unknown tool "${path}"`;
+      append({ phase: "failed", error });
+      return finish("failed", { error }, cross("ToolError", error, "UNKNOWN_TOOL"));
+    }
+
+    const parsed = parseInput(definition, inputJson);
+    if (!parsed.ok) {
+      const error = `invalid input for ${path}: ${parsed.message}`;
+      append({ phase: "failed", error });
+      return finish("failed", { error }, cross("ToolInputError", error, "INVALID_INPUT"));
+    }
+    const input = parsed.value;
+
+    let decision: Decision = "auto";
+    let decidedBy: string | undefined;
+    if (policy === "deny") {
+      const reason = resolvePolicy(path, approval, ctx.policy).rule?.reason ?? "denied by operator policy";
+      append({ phase: "denied", decision: "denied", decidedBy: "policy", reason });
+      return finish("denied", { decision: "denied", decidedBy: "policy", reason }, cross("ToolDeniedError", `${path} was denied: ${reason}`, "DENIED"));
+    }
+    if (policy === "required") {
+      const verdict = await decide(callId, path, definition, input);
+      decidedBy = verdict.by;
+      if (verdict.decision === "denied") {
+        const reason = verdict.reason ?? "denied by operator";
+        append({ phase: "denied", decision: "denied", decidedBy, reason });
+        return finish("denied", { decision: "denied", decidedBy, reason }, cross("ToolDeniedError", `${path} was denied by ${decidedBy}: ${reason}`, "DENIED"));
+      }
+      decision = "approved";
+      append({ phase: "approved", decision, decidedBy });
+    }
+
+    if (ctx.signal.aborted) {
+      const error = "run cancelled before the tool started";
+      append({ phase: "failed", decision, decidedBy, error });
+      return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "CANCELLED"));
+    }
+
+    append({ phase: "started", decision, decidedBy, inputPreview: preview(definition, input, ctx) });
+    const started = performance.now();
+    const exit = await Effect.runPromiseExit(
+      Effect.tryPromise({ try: () => withTimeout(definition.run(input), ctx.toolTimeoutMs, path), catch: (e) => new ToolRunFailure(e) }),
+    );
+    const durationMs = Math.round(performance.now() - started);
+    if (Exit.isSuccess(exit)) {
+      const json = safeJson(exit.value);
+      if (!json.ok) {
+        const error = `${path} returned a value that is not JSON-serializable: ${json.message}`;
+        append({ phase: "failed", decision, decidedBy, error, durationMs });
+        return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "BAD_OUTPUT"));
+      }
+      append({ phase: "succeeded", decision, decidedBy, durationMs, outputPreview: outputPreview(definition, exit.value, json.text, ctx) });
+      return finish("succeeded", { decision, decidedBy }, { ok: true, json: json.text });
+    }
+    const error = describeFailure(exit.cause);
+    append({ phase: "failed", decision, decidedBy, error: ctx.redact(error), durationMs });
+    return finish("failed", { decision, decidedBy, error: ctx.redact(error) }, cross("ToolError", `${path} failed: ${error}`, "TOOL_FAILED"));
+  }
+
+  async function decide(callId: string, path: string, definition: ToolDefinition, input: unknown): Promise<ApprovalDecision> {
+    const rule = ctx.standing?.match(path, ctx.sessionId, Date.now());
+    if (rule) return { decision: "approved", by: `rule:${rule.id}` };
+    if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
+    const now = Date.now();
+    try {
+      return await ctx.requestApproval(
+        {
+          callId,
+          runId: ctx.runId,
+          sessionId: ctx.sessionId,
+          toolPath: path,
+          description: definition.description,
+          inputPreview: preview(definition, input, ctx),
+          code: ctx.redact(ctx.code),
+          requestedBy: ctx.requestedBy,
+          requestedAt: now,
+          expiresAt: now + ctx.approvalTimeoutMs,
+        },
+        ctx.signal,
+      );
+    } catch (e) {
+      // Fail closed: an approval channel that breaks is a denial, never a silent approval.
+      return { decision: "denied", by: "system", reason: `approval could not be obtained: ${errorMessage(e)}` };
+    }
+  }
+
+  return { invoke, outcomes };
+}
+
+function parseInput(def: ToolDefinition, json: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  let raw: unknown;
+  try {
+    raw = json === undefined || json === "" ? {} : JSON.parse(json);
+  } catch {
+    return { ok: false, message: "input is not valid JSON" };
+  }
+  const result = def.args.safeParse(raw === undefined ? {} : raw);
+  if (result.success) return { ok: true, value: result.data };
+  const issues = result.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(input)"}: ${i.message}`);
+  return { ok: false, message: issues.join("; ") };
+}
+
+type PreviewCtx = Pick<InvokerContext, "redact" | "previewChars">;
+
+/** Secrets are scrubbed before clipping, so a cut never leaves half a secret behind. */
+function preview(def: ToolDefinition, input: unknown, ctx: PreviewCtx): string {
+  let text: string | undefined;
+  try {
+    text = def.previewInput?.(input);
+  } catch {
+    // a broken previewInput must not break the call; fall back to JSON
+  }
+  return clip(ctx.redact(typeof text === "string" ? text : (JSON.stringify(input) ?? "")), ctx.previewChars);
+}
+
+function outputPreview(def: ToolDefinition, output: unknown, json: string | undefined, ctx: PreviewCtx): string {
+  let text: string | undefined;
+  try {
+    text = def.previewOutput?.(output);
+  } catch {
+    // fall back to JSON
+  }
+  return clip(ctx.redact(typeof text === "string" ? text : (json ?? "undefined")), ctx.previewChars);
+}
+
+function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok: false; message: string } {
+  try {
+    return { ok: true, text: JSON.stringify(value) };
+  } catch (e) {
+    return { ok: false, message: errorMessage(e) };
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, path: string): Promise<T> {
+  let timer: Timer | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${path} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+  });
+  return Promise.race([Promise.resolve(promise), timeout]).finally(() => clearTimeout(timer));
+}
+
+function describeFailure(cause: Cause.Cause<ToolRunFailure>): string {
+  const failure = Cause.squash(cause);
+  return errorMessage(failure instanceof ToolRunFailure ? failure.cause : failure);
+}
+
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  if (typeof e === "string") return e;
+  try {
+    return JSON.stringify(e) ?? String(e);
+  } catch {
+    return String(e);
+  }
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

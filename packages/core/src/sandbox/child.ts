@@ -1,0 +1,72 @@
+/**
+ * Entry point of a sandbox child process (`bun --smol child.ts <memoryBytes>`), spawned by the
+ * pool with an empty environment. Runs one snippet at a time; talks to the parent only over IPC.
+ * The WASM module is compiled once; a fresh QuickJS instance is prepared ahead for the next run.
+ */
+import type { ChildMessage, ParentMessage } from "./protocol.ts";
+import { compileQuickJS } from "./quickjs.ts";
+import { prepareVm, VmRun, type PreparedVm } from "./runner.ts";
+import { sandboxErrorMessages as msg } from "./messages.ts";
+
+const send = (m: ChildMessage) => process.send!(m);
+
+let nextVm: { memoryBytes: number; vm: Promise<PreparedVm> } | undefined;
+let current: VmRun | undefined;
+let lastSeq = 0;
+
+/** Prepares the next run's QuickJS instance, then tells the parent this child is ready again. */
+function prepareNext(memoryBytes: number): void {
+  const vm = prepareVm(memoryBytes);
+  nextVm = { memoryBytes, vm };
+  vm.then(
+    () => send({ t: "ready" }),
+    () => process.exit(70), // cannot create instances: let the pool replace this process
+  );
+}
+
+function takeVm(memoryBytes: number): Promise<PreparedVm> {
+  const ready = nextVm;
+  nextVm = undefined;
+  return ready && ready.memoryBytes === memoryBytes ? ready.vm : prepareVm(memoryBytes);
+}
+
+async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> {
+  lastSeq = m.seq;
+  let vm: PreparedVm;
+  try {
+    vm = await takeVm(m.limits.memoryBytes);
+  } catch (e) {
+    send({ t: "done", outcome: { ok: false, error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") } }, cpuMs: 0 });
+    return;
+  }
+  const run = new VmRun(vm, m, {
+    wait(calls, logs) {
+      const out: { t: "wait"; ack: number; c?: typeof calls; l?: typeof logs } = { t: "wait", ack: lastSeq };
+      if (calls.length) out.c = calls;
+      if (logs.length) out.l = logs;
+      send(out);
+    },
+    done(outcome, cpuMs, logs) {
+      current = undefined;
+      send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
+      prepareNext(m.limits.memoryBytes);
+    },
+  });
+  current = run;
+  run.start();
+}
+
+process.on("message", (m: ParentMessage) => {
+  if (m.t === "run") {
+    void startRun(m);
+  } else if (m.t === "res") {
+    lastSeq = m.seq;
+    current?.deliver(m.r);
+  }
+});
+// The parent went away: nothing left to serve.
+process.on("disconnect", () => process.exit(0));
+
+const memoryBytes = Number(process.argv[2]) || 64 * 1024 * 1024;
+await compileQuickJS();
+prepareNext(memoryBytes);

@@ -1,0 +1,148 @@
+/** Security invariant: a runaway snippet fails its own run with a clear error; the pool keeps working. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createSandboxPool } from "./pool.ts";
+import { fakeHost } from "./test-host.ts";
+import type { SandboxErrorName, SandboxPool, SandboxResult } from "./types.ts";
+
+let pool: SandboxPool;
+beforeAll(async () => {
+  pool = createSandboxPool({ minIdle: 1, maxChildren: 8 });
+  await pool.warmUp();
+});
+afterAll(() => pool.close());
+
+function expectError(r: SandboxResult, name: SandboxErrorName): string {
+  if (r.ok) throw new Error(`expected ${name}, but the run succeeded with ${r.valueJson}`);
+  expect(r.error.name).toBe(name);
+  return r.error.message;
+}
+
+const works = async () => {
+  const r = await pool.run({ code: "return 'ok';", ...fakeHost({}) });
+  expect(r.ok && r.valueJson).toBe('"ok"');
+};
+
+describe("sandbox limits", () => {
+  test("an endless loop fails quickly with CpuLimitError", async () => {
+    const t0 = performance.now();
+    const r = await pool.run({ code: "let i = 0; while (true) { i++; }", ...fakeHost({}), limits: { cpuMs: 100 } });
+    expect(expectError(r, "CpuLimitError")).toContain("100 ms CPU budget");
+    expect(performance.now() - t0).toBeLessThan(1_500);
+    await works();
+  });
+
+  test("CPU is summed over slices between tool calls", async () => {
+    const host = fakeHost({ "a.tick": () => 1 });
+    const r = await pool.run({
+      code: "for (let k = 0; k < 1000; k++) { await tools.a.tick(); const end = Date.now() + 5; while (Date.now() < end) {} }",
+      ...host,
+      limits: { cpuMs: 150 },
+    });
+    expectError(r, "CpuLimitError");
+    expect(host.calls.length).toBeGreaterThan(5);
+    expect(host.calls.length).toBeLessThan(100);
+  });
+
+  test("a loop inside a built-in (sort of a huge array) is killed by the watchdog and the child is replaced", async () => {
+    // split() and sort() run in C without ever reaching the interrupt handler.
+    const code = `const base = Array.from({ length: 2000 }, () => Math.random().toString(36).slice(2, 9)).join(",");
+                  const a = (base + ",").repeat(1500).split(",");
+                  a.sort(); a.sort((x, y) => 0); return a.length;`;
+    const t0 = performance.now();
+    const r = await pool.run({ code, ...fakeHost({}), limits: { cpuMs: 100, memoryBytes: 256 * 1024 * 1024 } });
+    const elapsed = performance.now() - t0;
+    expect(expectError(r, "CpuLimitError")).toContain("killed");
+    expect(elapsed).toBeLessThan(2_000);
+    await works();
+    await works();
+  });
+
+  test("an allocation bomb fails with MemoryLimitError and the parent's memory stays flat", async () => {
+    const rssBefore = process.memoryUsage().rss;
+    const r = await pool.run({
+      code: `const keep = []; for (;;) keep.push("x".repeat(4096) + keep.length);`,
+      ...fakeHost({}),
+      limits: { memoryBytes: 32 * 1024 * 1024 },
+    });
+    expect(expectError(r, "MemoryLimitError")).toContain("32 MB");
+    const grown = process.memoryUsage().rss - rssBefore;
+    expect(grown).toBeLessThan(64 * 1024 * 1024);
+    await works();
+  });
+
+  test("a typed-array bomb fails with MemoryLimitError", async () => {
+    const r = await pool.run({ code: `const a = []; for (;;) a.push(new Uint8Array(1024 * 1024));`, ...fakeHost({}), limits: { memoryBytes: 32 * 1024 * 1024 } });
+    expectError(r, "MemoryLimitError");
+  });
+
+  test("runaway recursion fails with StackOverflowError", async () => {
+    const r = await pool.run({ code: `function f(n) { return f(n + 1) + 1; } return f(0);`, ...fakeHost({}) });
+    expect(expectError(r, "StackOverflowError")).toContain("recursion");
+    await works();
+  });
+
+  test("awaiting a promise that can never settle fails with DeadlockError", async () => {
+    const t0 = performance.now();
+    const r = await pool.run({ code: `console.log("waiting"); await new Promise(() => {}); return 1;`, ...fakeHost({}) });
+    expect(expectError(r, "DeadlockError")).toContain("can never settle");
+    expect(r.logs).toEqual([{ level: "log", text: "waiting" }]);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+
+  test("a deadlock after tool calls is still detected", async () => {
+    const host = fakeHost({ "a.get": () => 1 });
+    const r = await pool.run({ code: `await tools.a.get(); let resolveLater; await new Promise((r) => { resolveLater = r; });`, ...host });
+    expectError(r, "DeadlockError");
+  });
+
+  test("a huge return value fails with OutputLimitError", async () => {
+    const r = await pool.run({ code: `return "x".repeat(300 * 1024);`, ...fakeHost({}) });
+    expect(expectError(r, "OutputLimitError")).toContain("262144-byte limit");
+    const multiByte = await pool.run({ code: `return "é".repeat(1000);`, ...fakeHost({}), limits: { maxOutputBytes: 1500 } });
+    expectError(multiByte, "OutputLimitError");
+  });
+
+  test("huge console output is truncated with a marker; the run still succeeds", async () => {
+    const r = await pool.run({
+      code: `for (let i = 0; i < 10000; i++) console.log("line " + i + " " + "y".repeat(50)); return "done";`,
+      ...fakeHost({}),
+      limits: { maxLogBytes: 4096 },
+    });
+    expect(r.ok).toBe(true);
+    const total = r.logs.reduce((n, l) => n + Buffer.byteLength(l.text) + 1, 0);
+    expect(total).toBeLessThan(4096 + 200);
+    expect(r.logs.at(-1)!.text).toContain("console output truncated");
+    expect(r.logs[0]!.text).toStartWith("line 0 ");
+  });
+
+  test("too many tool calls fail with ToolCallLimitError", async () => {
+    const host = fakeHost({ "a.get": () => 1 });
+    const r = await pool.run({ code: `for (let i = 0; i < 100; i++) { try { await tools.a.get(i); } catch {} }`, ...host, limits: { maxToolCalls: 10 } });
+    expect(expectError(r, "ToolCallLimitError")).toContain("more than 10 tool calls");
+    expect(host.calls.length).toBeLessThanOrEqual(10);
+  });
+
+  test("a return value that is not JSON-serializable is a ScriptError", async () => {
+    const r = await pool.run({ code: `const o = {}; o.o = o; return o;`, ...fakeHost({}) });
+    expect(expectError(r, "ScriptError")).toContain("cannot be converted to JSON");
+  });
+});
+
+describe("sandbox limits: deep recursion through built-ins", () => {
+  test("recursion through Array.prototype.map, JSON.stringify and getters still fails cleanly", async () => {
+    for (const code of [
+      `function g() { return [1].map(() => g())[0]; } return g();`,
+      `const o = {}; Object.defineProperty(o, "x", { get() { return o.x; } }); return o.x;`,
+      `function h() { return JSON.stringify({ toJSON: h }); } return h();`,
+    ]) {
+      const r = await pool.run({ code, ...fakeHost({}) });
+      expectError(r, "StackOverflowError");
+    }
+    await works();
+  });
+
+  test("a caught stack overflow lets the snippet continue", async () => {
+    const r = await pool.run({ code: `function f() { return f() + 1; } try { f(); } catch (e) { return e.message; }`, ...fakeHost({}) });
+    expect(r.ok && JSON.parse(r.valueJson!)).toBe("stack overflow");
+  });
+});

@@ -1,0 +1,325 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { createSandboxPool } from "./pool.ts";
+import { fakeHost, ToolFailure } from "./test-host.ts";
+import type { SandboxPool, SandboxResult } from "./types.ts";
+
+let pool: SandboxPool;
+beforeAll(async () => {
+  pool = createSandboxPool({ minIdle: 2, maxChildren: 8 });
+  await pool.warmUp();
+});
+afterAll(() => pool.close());
+
+const value = (r: SandboxResult) => {
+  if (!r.ok) throw new Error(`run failed: ${r.error.name}: ${r.error.message}`);
+  return r.valueJson === undefined ? undefined : JSON.parse(r.valueJson);
+};
+
+describe("sandbox pool: results", () => {
+  test("returns JSON values; undefined return gives no valueJson", async () => {
+    const host = fakeHost({});
+    expect(value(await pool.run({ code: "return 1 + 1;", ...host }))).toBe(2);
+    expect(value(await pool.run({ code: "return { a: [1, 'x', null], b: true };", ...host }))).toEqual({ a: [1, "x", null], b: true });
+    const none = await pool.run({ code: "const x = 1;", ...host });
+    expect(none.ok).toBe(true);
+    expect(none.ok && none.valueJson).toBeUndefined();
+  });
+
+  test("top-level await and return work; stats are reported", async () => {
+    const r = await pool.run({ code: "const v = await Promise.resolve(41); return v + 1;", ...fakeHost({}) });
+    expect(value(r)).toBe(42);
+    expect(r.stats.toolCalls).toBe(0);
+    expect(r.stats.cpuMs).toBeGreaterThanOrEqual(0);
+    expect(r.stats.wallMs).toBeGreaterThan(0);
+  });
+
+  test("captures console output, formatting objects as JSON", async () => {
+    const r = await pool.run({
+      code: `console.log("hello", 1, { a: 1 }, [1, 2]); console.info("i"); console.warn("w"); console.error(new TypeError("bad")); console.debug(undefined, null);
+             const o = {}; o.self = o; console.log(o); return "done";`,
+      ...fakeHost({}),
+    });
+    expect(value(r)).toBe("done");
+    expect(r.logs.map((l) => l.level)).toEqual(["log", "info", "warn", "error", "debug", "log"]);
+    expect(r.logs[0]!.text).toBe('hello 1 {"a":1} [1,2]');
+    expect(r.logs[3]!.text).toStartWith("TypeError: bad");
+    expect(r.logs[4]!.text).toBe("undefined null");
+    expect(r.logs[5]!.text).toBe('{"self":"[Circular]"}');
+  });
+
+  test("script errors come back as ScriptError with name, message and snippet line", async () => {
+    const r = await pool.run({ code: "const a = 1;\nnull.foo;", ...fakeHost({}) });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.name).toBe("ScriptError");
+    expect(r.error.message).toStartWith("TypeError: cannot read property 'foo' of null");
+    expect(r.error.message).toContain("snippet.js:2");
+    const syntax = await pool.run({ code: "return (", ...fakeHost({}) });
+    expect(!syntax.ok && syntax.error.message).toStartWith("SyntaxError");
+  });
+});
+
+describe("sandbox pool: tool calls", () => {
+  test("input crosses as JSON text and the answer is parsed back", async () => {
+    const host = fakeHost({ "calendar.create": (input) => ({ created: true, echo: input }) });
+    const r = await pool.run({
+      code: `return await tools.calendar.create({ title: "Standup", at: new Date(0), tags: ["a"], skip: undefined, n: 1.5 });`,
+      ...host,
+    });
+    expect(value(r)).toEqual({ created: true, echo: { title: "Standup", at: "1970-01-01T00:00:00.000Z", tags: ["a"], n: 1.5 } });
+    expect(host.calls).toHaveLength(1);
+    expect(host.calls[0]!.path).toBe("calendar.create");
+    expect(JSON.parse(host.calls[0]!.inputJson)).toEqual({ title: "Standup", at: "1970-01-01T00:00:00.000Z", tags: ["a"], n: 1.5 });
+    expect(r.stats.toolCalls).toBe(1);
+  });
+
+  test("a tool with no input sends null; a tool answering undefined resolves undefined", async () => {
+    const host = fakeHost({ "a.nothing": () => undefined });
+    const r = await pool.run({ code: `const v = await tools.a.nothing(); return v === undefined;`, ...host });
+    expect(value(r)).toBe(true);
+    expect(host.calls[0]!.inputJson).toBe("null");
+  });
+
+  test("input that is not JSON rejects with ToolInputError inside the VM and never reaches the host", async () => {
+    const host = fakeHost({ "a.b": () => 1 });
+    const r = await pool.run({
+      code: `const out = [];
+        for (const input of [() => 1, 10n, (() => { const o = {}; o.o = o; return o; })()]) {
+          try { await tools.a.b(input); } catch (e) { out.push(e instanceof ToolInputError && e.message.startsWith("tools.a.b:")); }
+        }
+        return out;`,
+      ...host,
+    });
+    expect(value(r)).toEqual([true, true, true]);
+    expect(host.calls).toHaveLength(0);
+  });
+
+  test("tools is a frozen tree shaped by the paths", async () => {
+    const host = fakeHost({ "calendar.create": () => 1, "calendar.list": () => 2, "mail.send": () => 3 });
+    const r = await pool.run({
+      code: `"use strict";
+        const out = { top: Object.keys(tools).sort(), cal: Object.keys(tools.calendar).sort(), frozen: Object.isFrozen(tools) && Object.isFrozen(tools.calendar) && Object.isFrozen(tools.calendar.create) };
+        try { tools.calendar.create = () => "hijacked"; out.assigned = true; } catch (e) { out.assignError = e.name; }
+        try { tools.evil = 1; } catch (e) { out.addError = e.name; }
+        out.still = await tools.calendar.create({});
+        return out;`,
+      ...host,
+    });
+    expect(value(r)).toEqual({ top: ["calendar", "mail"], cal: ["create", "list"], frozen: true, assignError: "TypeError", addError: "TypeError", still: 1 });
+  });
+
+  test("calls made in parallel are in flight on the host at the same time", async () => {
+    const host = fakeHost({
+      "slow.a": async () => (await Bun.sleep(150), "a"),
+      "slow.b": async () => (await Bun.sleep(150), "b"),
+      "slow.c": async () => (await Bun.sleep(150), "c"),
+    });
+    const t0 = performance.now();
+    const r = await pool.run({ code: `return await Promise.all([tools.slow.a(1), tools.slow.b(2), tools.slow.c(3)]);`, ...host });
+    const elapsed = performance.now() - t0;
+    expect(value(r)).toEqual(["a", "b", "c"]);
+    const latestStart = Math.max(...host.calls.map((c) => c.startedAt));
+    const earliestEnd = Math.min(...host.calls.map((c) => c.endedAt!));
+    expect(latestStart).toBeLessThan(earliestEnd); // all three overlapped
+    expect(elapsed).toBeLessThan(400);
+  });
+
+  test("a denial is catchable by class and the run continues", async () => {
+    const host = fakeHost({
+      "mail.send": () => {
+        throw new ToolFailure({ name: "ToolDeniedError", message: "Denied by operator: not now", code: "denied" });
+      },
+      "mail.draft": (input) => ({ drafted: input }),
+    });
+    const r = await pool.run({
+      code: `let caught;
+        try { await tools.mail.send({ to: "x" }); } catch (e) {
+          caught = { denied: e instanceof ToolDeniedError, tool: e instanceof ToolError, error: e instanceof Error,
+                     input: e instanceof ToolInputError, name: e.name, message: e.message, code: e.code };
+        }
+        const next = await tools.mail.draft({ to: "x" });
+        return { caught, next };`,
+      ...host,
+    });
+    expect(value(r)).toEqual({
+      caught: { denied: true, tool: true, error: true, input: false, name: "ToolDeniedError", message: "Denied by operator: not now", code: "denied" },
+      next: { drafted: { to: "x" } },
+    });
+  });
+
+  test("ToolInputError and other host error names map to the right classes", async () => {
+    const host = fakeHost({
+      "a.bad": () => {
+        throw new ToolFailure({ name: "ToolInputError", message: "title: Required" });
+      },
+      "a.other": () => {
+        throw new ToolFailure({ name: "RateLimitError", message: "slow down", code: "rate" });
+      },
+    });
+    const r = await pool.run({
+      code: `const out = [];
+        for (const f of [tools.a.bad, tools.a.other]) {
+          try { await f({}); } catch (e) { out.push([e instanceof ToolInputError, e instanceof ToolError, e.name, e.message, e.code ?? null]); }
+        }
+        return out;`,
+      ...host,
+    });
+    expect(value(r)).toEqual([
+      [true, true, "ToolInputError", "title: Required", null],
+      [false, true, "RateLimitError", "slow down", "rate"],
+    ]);
+  });
+
+  test("an uncaught tool error fails the run as ScriptError naming the error", async () => {
+    const host = fakeHost({
+      "mail.send": () => {
+        throw new ToolFailure({ name: "ToolDeniedError", message: "Denied" });
+      },
+    });
+    const r = await pool.run({ code: `await tools.mail.send({});`, ...host });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toEqual({ name: "ScriptError", message: "ToolDeniedError: Denied\n    at tools.mail.send (host)" });
+  });
+
+  test("a tool that throws unexpectedly crosses as a generic ToolError without host details", async () => {
+    const host = fakeHost({
+      "a.boom": () => {
+        throw new Error("ENOENT: /home/secret/path/config.json token=sk-123");
+      },
+    });
+    const r = await pool.run({
+      code: `try { await tools.a.boom({}); } catch (e) { return { name: e.name, message: e.message, stack: String(e.stack), keys: Object.getOwnPropertyNames(e) }; }`,
+      ...host,
+    });
+    const v = value(r);
+    expect(v.name).toBe("ToolError");
+    expect(JSON.stringify(v)).not.toContain("secret");
+    expect(JSON.stringify(v)).not.toContain("/home");
+    expect(v.stack).toBe("    at tools.a.boom (host)\n");
+  });
+
+  test("waiting for a tool (e.g. an approval) does not count against the CPU budget", async () => {
+    const host = fakeHost({ "ops.approve": async () => (await Bun.sleep(300), { approved: true }) });
+    const r = await pool.run({ code: `return await tools.ops.approve({});`, ...host, limits: { cpuMs: 100 } });
+    expect(value(r)).toEqual({ approved: true });
+    expect(r.stats.wallMs).toBeGreaterThanOrEqual(290);
+    expect(r.stats.cpuMs).toBeLessThan(100);
+  });
+
+  test("wallMs bounds the whole run, waits included", async () => {
+    const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(2_000), 1) });
+    const t0 = performance.now();
+    const r = await pool.run({ code: `console.log("before"); return await tools.ops.wait({});`, ...host, limits: { wallMs: 200 } });
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.name).toBe("WallClockError");
+    expect(r.logs).toEqual([{ level: "log", text: "before" }]);
+    expect(value(await pool.run({ code: "return 'still works';", ...fakeHost({}) }))).toBe("still works");
+  });
+
+  test("abort kills the run with AbortedError; an already-aborted signal never starts", async () => {
+    const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(2_000), 1) });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const t0 = performance.now();
+    const r = await pool.run({ code: `return await tools.ops.wait({});`, ...host, signal: controller.signal });
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(!r.ok && r.error.name).toBe("AbortedError");
+
+    const spinning = new AbortController();
+    setTimeout(() => spinning.abort(), 100);
+    const loop = await pool.run({ code: `while (true) {}`, ...fakeHost({}), signal: spinning.signal });
+    expect(!loop.ok && loop.error.name).toBe("AbortedError");
+
+    const pre = await pool.run({ code: "return 1;", ...fakeHost({}), signal: AbortSignal.abort() });
+    expect(!pre.ok && pre.error.name).toBe("AbortedError");
+    expect(value(await pool.run({ code: "return 2;", ...fakeHost({}) }))).toBe(2);
+  });
+
+  test("20 concurrent runs, each with its own tool calls", async () => {
+    const host = fakeHost({ "math.double": async (n) => (await Bun.sleep(20), (n as number) * 2) });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        pool.run({ code: `const a = await tools.math.double(${i}); const [b, c] = await Promise.all([tools.math.double(a), tools.math.double(1)]); return a + b + c;`, ...host }),
+      ),
+    );
+    expect(results.map(value)).toEqual(Array.from({ length: 20 }, (_, i) => i * 2 + i * 4 + 2));
+    expect(host.calls).toHaveLength(60);
+  });
+
+  test("rejects malformed tool paths with a clear error", async () => {
+    expect(pool.run({ code: "", toolPaths: ["calendar..create"], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(
+      /Invalid tool path "calendar..create"/,
+    );
+  });
+});
+
+describe("sandbox pool: process lifecycle", () => {
+  const sandboxChildren = () =>
+    readdirSync("/proc")
+      .filter((d) => /^\d+$/.test(d))
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+          const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+          return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("sandbox/child.ts");
+        } catch {
+          return false;
+        }
+      });
+
+  test("a child that dies mid-run fails only its own run; the pool replaces it", async () => {
+    const before = new Set(sandboxChildren());
+    const own = createSandboxPool({ minIdle: 0 });
+    try {
+      const slow = fakeHost({ "ops.wait": async () => (await Bun.sleep(400), "late") });
+      const first = own.run({ code: `return await tools.ops.wait({});`, ...slow });
+      while (slow.calls.length === 0) await Bun.sleep(5);
+      const [victim] = sandboxChildren().filter((p) => !before.has(p));
+      expect(victim).toBeDefined();
+      const other = own.run({ code: `return await tools.ops.wait({});`, ...fakeHost({ "ops.wait": async () => (await Bun.sleep(100), "fine") }) });
+      process.kill(Number(victim), "SIGKILL");
+      const crashed = await first;
+      expect(!crashed.ok && crashed.error.name).toBe("SandboxCrashError");
+      expect(value(await other)).toBe("fine");
+      expect(value(await own.run({ code: "return 3;", ...fakeHost({}) }))).toBe(3);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("surplus idle children are retired after idleRetireMs", async () => {
+    const before = new Set(sandboxChildren());
+    const own = createSandboxPool({ minIdle: 1, idleRetireMs: 200 });
+    try {
+      const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(100), 1) });
+      await Promise.all([1, 2, 3, 4].map(() => own.run({ code: `return await tools.ops.wait({});`, ...host })));
+      const grown = sandboxChildren().filter((p) => !before.has(p)).length;
+      expect(grown).toBeGreaterThanOrEqual(4);
+      await Bun.sleep(700);
+      expect(sandboxChildren().filter((p) => !before.has(p)).length).toBe(1);
+      expect(value(await own.run({ code: "return 4;", ...fakeHost({}) }))).toBe(4);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("children get an empty environment and close() leaves no processes behind", async () => {
+    const before = new Set(sandboxChildren());
+    const own = createSandboxPool({ minIdle: 2 });
+    await own.warmUp();
+    const mine = sandboxChildren().filter((p) => !before.has(p));
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    for (const pid of mine) {
+      const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+      expect(environ).not.toContain("PATH=");
+      expect(environ).not.toContain("HOME=");
+    }
+    await own.close();
+    await Bun.sleep(50);
+    const left = sandboxChildren().filter((p) => mine.includes(p));
+    expect(left).toEqual([]);
+    expect(own.run({ code: "return 1", toolPaths: [], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(/closed/);
+  });
+});

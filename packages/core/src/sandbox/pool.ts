@@ -1,0 +1,179 @@
+/**
+ * The code-mode sandbox: a pool of pre-spawned `bun --smol` child processes, each running one
+ * snippet at a time in a fresh QuickJS instance. See DESIGN.md "Sandbox".
+ */
+import { SandboxChild } from "./child-process.ts";
+import { sandboxErrorMessages as msg } from "./messages.ts";
+import {
+  defaultSandboxLimits,
+  type SandboxLimits,
+  type SandboxPool,
+  type SandboxResult,
+  type SandboxRunOptions,
+} from "./types.ts";
+
+export interface SandboxPoolOptions {
+  /** Children kept spawned and ready while idle (default 1). */
+  readonly minIdle?: number;
+  /** Upper bound on child processes; further runs queue (default 64). */
+  readonly maxChildren?: number;
+  /** Defaults for every run; a run's own `limits` override these. */
+  readonly limits?: Partial<SandboxLimits>;
+  /** Extra time past the CPU budget a child may stay unresponsive before it is killed (default 250 ms, at least cpuMs/4). */
+  readonly watchdogGraceMs?: number;
+  /** Surplus idle children (beyond minIdle) are retired after this long (default 30 s). */
+  readonly idleRetireMs?: number;
+}
+
+const TOOL_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
+  const minIdle = Math.max(0, Math.floor(options.minIdle ?? 1));
+  const maxChildren = Math.max(1, Math.floor(options.maxChildren ?? 64));
+  const baseLimits = checkLimits({ ...defaultSandboxLimits, ...options.limits }, "createSandboxPool limits");
+  const idleRetireMs = options.idleRetireMs ?? 30_000;
+
+  const all = new Set<SandboxChild>();
+  /** Prepared, free children; the most recently used last (retirement takes from the front). */
+  const idle: SandboxChild[] = [];
+  const waiters: Array<(child: SandboxChild | "closed" | "spawn-failed") => void> = [];
+  /** Children that have been ready at least once (an exit before that is a failed start). */
+  const everReady = new WeakSet<SandboxChild>();
+  let closed = false;
+  let failedStarts = 0;
+  let retireTimer: ReturnType<typeof setTimeout> | undefined;
+
+  function spawn(): boolean {
+    let child: SandboxChild;
+    try {
+      child = newChild();
+    } catch {
+      failedStarts++;
+      waiters.shift()?.("spawn-failed");
+      return false;
+    }
+    all.add(child);
+    return true;
+  }
+
+  function newChild(): SandboxChild {
+    return new SandboxChild({
+      memoryBytes: baseLimits.memoryBytes,
+      onIdle: release,
+      onExit: (c) => {
+        const wasStarting = !everReady.has(c);
+        all.delete(c);
+        everReady.delete(c);
+        removeIdle(c);
+        if (wasStarting && !closed) {
+          failedStarts++;
+          waiters.shift()?.("spawn-failed");
+        }
+        replenish();
+      },
+    });
+  }
+
+  function removeIdle(child: SandboxChild): void {
+    const i = idle.indexOf(child);
+    if (i >= 0) idle.splice(i, 1);
+  }
+
+  /** Children that will be free soon without spawning: starting up, or preparing after a run. */
+  function coming(): number {
+    let n = 0;
+    for (const c of all) if (c.state === "starting" || c.state === "recycling") n++;
+    return n;
+  }
+
+  /** Keeps `minIdle` spare children plus one per queued run on their way. */
+  function replenish(): void {
+    if (closed) return;
+    // After repeated start failures, spawn only for queued runs (each failure fails one of them).
+    const spare = failedStarts >= 3 ? 0 : minIdle;
+    while (all.size < maxChildren && idle.length + coming() < spare + waiters.length) {
+      if (!spawn()) break;
+    }
+  }
+
+  function release(child: SandboxChild): void {
+    everReady.add(child);
+    failedStarts = 0;
+    if (closed) return child.kill();
+    const waiter = waiters.shift();
+    if (waiter) return waiter(child);
+    idle.push(child);
+    scheduleRetire();
+  }
+
+  function scheduleRetire(): void {
+    if (retireTimer || idle.length <= minIdle) return;
+    retireTimer = setTimeout(() => {
+      retireTimer = undefined;
+      const cutoff = performance.now() - idleRetireMs;
+      while (idle.length > minIdle && idle[0]!.idleSince <= cutoff) idle.shift()!.kill();
+      scheduleRetire();
+    }, idleRetireMs);
+    retireTimer.unref?.();
+  }
+
+  function acquire(): Promise<SandboxChild | "closed" | "spawn-failed"> {
+    const ready = idle.pop();
+    if (ready) {
+      replenish();
+      return Promise.resolve(ready);
+    }
+    const waiting = new Promise<SandboxChild | "closed" | "spawn-failed">((resolve) => waiters.push(resolve));
+    replenish();
+    return waiting;
+  }
+
+  const graceFor = (limits: SandboxLimits) => options.watchdogGraceMs ?? Math.max(250, limits.cpuMs / 4);
+
+  return {
+    async run(runOptions: SandboxRunOptions): Promise<SandboxResult> {
+      if (closed) throw new Error("The sandbox pool is closed; create a new one with createSandboxPool().");
+      for (const path of runOptions.toolPaths) {
+        if (!TOOL_PATH.test(path)) throw new TypeError(`Invalid tool path ${JSON.stringify(path)}: use dot-separated identifiers like "calendar.create".`);
+      }
+      const limits = checkLimits({ ...baseLimits, ...runOptions.limits }, "run limits");
+      const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
+      if (runOptions.signal?.aborted) return { ok: false, error: { name: "AbortedError", message: msg.aborted }, logs: [], stats: empty };
+      const child = await acquire();
+      if (child === "closed") return { ok: false, error: { name: "AbortedError", message: msg.poolClosed }, logs: [], stats: empty };
+      if (child === "spawn-failed") {
+        return { ok: false, error: { name: "SandboxCrashError", message: msg.crash("a sandbox process could not be started") }, logs: [], stats: empty };
+      }
+      if (runOptions.signal?.aborted) {
+        release(child);
+        return { ok: false, error: { name: "AbortedError", message: msg.aborted }, logs: [], stats: empty };
+      }
+      // After the run the child prepares a fresh instance and comes back through onIdle.
+      return child.execute(runOptions, limits, graceFor(limits));
+    },
+
+    async warmUp(): Promise<void> {
+      replenish();
+      while (!closed && idle.length < Math.min(minIdle, maxChildren) && coming() > 0) await Bun.sleep(5);
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      if (retireTimer) clearTimeout(retireTimer);
+      for (const waiter of waiters.splice(0)) waiter("closed");
+      idle.length = 0;
+      const children = [...all];
+      for (const child of children) child.kill();
+      await Promise.allSettled(children.map((c) => c.exited));
+    },
+  };
+}
+
+function checkLimits(limits: SandboxLimits, where: string): SandboxLimits {
+  for (const [key, value] of Object.entries(limits)) {
+    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+      throw new TypeError(`${where}: ${key} must be a positive number (got ${String(value)}).`);
+    }
+  }
+  return limits;
+}

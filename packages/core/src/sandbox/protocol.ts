@@ -1,0 +1,33 @@
+/**
+ * Messages between the pool (parent) and a sandbox child over Bun IPC (JSON serialization).
+ * Only strings and numbers cross; tool inputs and outputs stay JSON text end to end.
+ */
+import type { CrossingError, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
+
+/** One tool call the VM made: [callId, dotted path, input JSON]. */
+export type WireCall = [id: number, path: string, inputJson: string];
+
+/** One answer: [callId, json] on success, [callId, null, error] on failure (json undefined → no 2nd slot). */
+export type WireResult = [id: number, json?: string | null, error?: CrossingError];
+
+export type ParentMessage =
+  | {
+      readonly t: "run";
+      readonly seq: number;
+      readonly code: string;
+      readonly toolPaths: readonly string[];
+      readonly limits: SandboxLimits;
+    }
+  | { readonly t: "res"; readonly seq: number; readonly r: WireResult[] };
+
+/** The outcome a child reports; the parent adds wall time and the tool-call count. */
+export type ChildOutcome =
+  | { readonly ok: true; readonly valueJson?: string }
+  | { readonly ok: false; readonly error: { readonly name: SandboxErrorName; readonly message: string } };
+
+export type ChildMessage =
+  /** A fresh QuickJS instance is prepared: the child can take the next run without delay. */
+  | { readonly t: "ready" }
+  /** The VM is idle, waiting for answers. `ack` is the last parent seq it processed. */
+  | { readonly t: "wait"; readonly ack: number; readonly c?: WireCall[]; readonly l?: LogLine[] }
+  | { readonly t: "done"; readonly outcome: ChildOutcome; readonly cpuMs: number; readonly l?: LogLine[] };

@@ -1,0 +1,39 @@
+/** Test helper: an `onToolCall` backed by plain functions, recording every call it receives. */
+import type { HostCallResult } from "./types.ts";
+
+export type FakeTool = (input: unknown) => unknown | Promise<unknown>;
+
+export interface RecordedCall {
+  readonly path: string;
+  readonly inputJson: string;
+  readonly startedAt: number;
+  endedAt?: number;
+}
+
+export class ToolFailure extends Error {
+  constructor(
+    readonly crossing: { name: string; message: string; code?: string },
+  ) {
+    super(crossing.message);
+  }
+}
+
+export function fakeHost(tools: Record<string, FakeTool>) {
+  const calls: RecordedCall[] = [];
+  const onToolCall = async (path: string, inputJson: string): Promise<HostCallResult> => {
+    const call: RecordedCall = { path, inputJson, startedAt: performance.now() };
+    calls.push(call);
+    try {
+      const tool = tools[path];
+      if (!tool) return { ok: false, error: { name: "ToolError", message: `no tool ${path}` } };
+      const value = await tool(JSON.parse(inputJson));
+      return { ok: true, json: value === undefined ? undefined : JSON.stringify(value) };
+    } catch (e) {
+      if (e instanceof ToolFailure) return { ok: false, error: e.crossing };
+      throw e;
+    } finally {
+      call.endedAt = performance.now();
+    }
+  };
+  return { onToolCall, calls, toolPaths: Object.keys(tools) };
+}
