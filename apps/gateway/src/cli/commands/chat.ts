@@ -1,0 +1,21 @@
+import { defineCommand } from "citty";
+import { guard, rejectUnknownFlags } from "../flags.ts";
+import { resolveProject } from "../project.ts";
+import { serve } from "../serve.ts";
+
+const args = {
+  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+} as const;
+
+/** `openassistant chat`: the terminal surface, even when Discord is configured. */
+export const chatCommand = defineCommand({
+  meta: { name: "chat", description: "Chat with the assistant in this terminal (approvals are answered here)" },
+  args,
+  run: ({ args: a, rawArgs }) =>
+    guard(async () => {
+      rejectUnknownFlags(rawArgs, args);
+      await serve({ cwd: resolveProject(a.project), env: process.env, surface: "terminal", out: (l) => console.log(l), err: (l) => console.error(l) });
+      // stdin can keep the event loop alive after the surface ended; everything is closed by now.
+      if (!process.exitCode) process.exit(0);
+    }),
+});

@@ -1,0 +1,95 @@
+import { defineCommand } from "citty";
+import { createTypechecker } from "@openassistant/core/codemode/typecheck.ts";
+import { openDatabase } from "@openassistant/core/db/open.ts";
+import type { EnvLike } from "../../auth/types.ts";
+import { loadGatewaySettings } from "../../config-adapter.ts";
+import { checkCredentials } from "../credentials.ts";
+import { guard, rejectUnknownFlags } from "../flags.ts";
+import { resolveProject } from "../project.ts";
+
+const args = {
+  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+} as const;
+
+export type CheckLevel = "ok" | "warn" | "fail";
+export interface DoctorCheck {
+  readonly name: string;
+  readonly level: CheckLevel;
+  readonly detail: string;
+}
+
+/** Discord bot tokens: base64(user id) . timestamp . hmac. */
+const DISCORD_TOKEN_SHAPE = /^[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}$/;
+
+/** Every check `doctor` runs; failures say what to do. */
+export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  let loaded: Awaited<ReturnType<typeof loadGatewaySettings>>;
+  try {
+    loaded = await loadGatewaySettings(cwd, env);
+  } catch (e) {
+    checks.push({ name: "config", level: "fail", detail: e instanceof Error ? e.message : String(e) });
+    return checks;
+  }
+  const { settings, tools } = loaded;
+  checks.push(
+    loaded.diagnostics.length
+      ? { name: "config", level: "fail", detail: loaded.diagnostics.join("\n") }
+      : { name: "config", level: "ok", detail: `valid (project ${settings.projectRoot})` },
+  );
+
+  const creds = checkCredentials(env, settings.anthropic.profileOrder);
+  checks.push(creds.ok ? { name: "credentials", level: "ok", detail: `Anthropic: ${creds.ids.join(", ")}` } : { name: "credentials", level: "fail", detail: creds.message });
+
+  try {
+    const db = openDatabase(settings.databasePath);
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      db.exec("CREATE TABLE IF NOT EXISTS doctor_probe (x INTEGER)");
+      db.exec("ROLLBACK");
+    } finally {
+      db.close();
+    }
+    checks.push({ name: "database", level: "ok", detail: `writable: ${settings.databasePath}` });
+  } catch (e) {
+    checks.push({ name: "database", level: "fail", detail: `${settings.databasePath} is not writable (${e instanceof Error ? e.message : String(e)}); fix its permissions or set database.path in the config.` });
+  }
+
+  const snapshot = tools.current();
+  tools.close();
+  checks.push(
+    snapshot.diagnostics.length
+      ? { name: "tools", level: snapshot.errors ? "fail" : "warn", detail: `${snapshot.count} loaded, ${snapshot.diagnostics.length} problem(s):\n${snapshot.diagnostics.map((d) => `  - ${d}`).join("\n")}` }
+      : { name: "tools", level: snapshot.count ? "ok" : "warn", detail: snapshot.count ? `${snapshot.count} loaded` : "none loaded: add one with `openassistant tools create <name>`" },
+  );
+
+  const check = createTypechecker().check("return tools;", snapshot.declarations.text);
+  checks.push(check.ok ? { name: "typecheck", level: "ok", detail: "the tool declarations compile" } : { name: "typecheck", level: "fail", detail: `the tool declarations do not compile:\n${check.text}` });
+
+  const token = settings.discord?.token;
+  if (settings.discord) {
+    if (!token) checks.push({ name: "discord", level: "fail", detail: "discord.token is empty: set it (e.g. \"${DISCORD_TOKEN}\") or remove the discord section" });
+    else if (!DISCORD_TOKEN_SHAPE.test(token)) checks.push({ name: "discord", level: "fail", detail: "discord.token does not look like a bot token (three dot-separated parts); copy it again from the Developer Portal → Bot → Reset Token" });
+    else checks.push({ name: "discord", level: "ok", detail: "token has the shape of a bot token" });
+  } else {
+    checks.push({ name: "discord", level: "ok", detail: "not configured (the terminal is the surface)" });
+  }
+  return checks;
+}
+
+const ICON: Record<CheckLevel, string> = { ok: "✓", warn: "⚠", fail: "✗" };
+
+/** `openassistant doctor`: exit code 1 when any check fails. */
+export const doctorCommand = defineCommand({
+  meta: { name: "doctor", description: "Check config, credentials, database, tools and the Discord token" },
+  args,
+  run: ({ args: a, rawArgs }) =>
+    guard(async () => {
+      rejectUnknownFlags(rawArgs, args);
+      const checks = await runDoctor(resolveProject(a.project), process.env);
+      for (const c of checks) console.log(`${ICON[c.level]} ${c.name}: ${c.detail.replace(/\n/g, "\n    ")}`);
+      const failed = checks.filter((c) => c.level === "fail").length;
+      console.log(failed ? `\n${failed} problem(s) found.` : "\nAll good.");
+      if (failed) process.exitCode = 1;
+    }),
+});

@@ -1,0 +1,40 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { defineCommand } from "citty";
+import { guard, rejectUnknownFlags } from "../flags.ts";
+import { CONFIG_TEMPLATE, EXAMPLE_TOOL, WORKSPACE_GITIGNORE } from "../templates.ts";
+
+const args = {
+  project: { type: "string", description: "Directory to initialise (default: the current directory)", valueHint: "dir" },
+  force: { type: "boolean", description: "Overwrite an existing config.jsonc", default: false },
+} as const;
+
+/** `openassistant init`: scaffolds `.openassistant/` with a commented config and an example tool. */
+export const initCommand = defineCommand({
+  meta: { name: "init", description: "Create .openassistant/ with a commented config.jsonc and an example tool" },
+  args,
+  run: ({ args: a, rawArgs }) =>
+    guard(async () => {
+      rejectUnknownFlags(rawArgs, args);
+      const root = a.project ? resolve(process.cwd(), a.project) : process.cwd();
+      const ws = join(root, ".openassistant");
+      const written: string[] = [];
+      const skipped: string[] = [];
+      const put = (file: string, text: string, overwrite = false) => {
+        if (existsSync(file) && !overwrite) return skipped.push(file);
+        writeFileSync(file, text);
+        written.push(file);
+      };
+      mkdirSync(join(ws, "tools"), { recursive: true });
+      const hasConfig = existsSync(join(ws, "config.json"));
+      if (hasConfig) skipped.push(join(ws, "config.json"));
+      else put(join(ws, "config.jsonc"), CONFIG_TEMPLATE, a.force);
+      put(join(ws, ".gitignore"), WORKSPACE_GITIGNORE);
+      const hasTools = (await Array.fromAsync(new Bun.Glob("*.{ts,js}").scan(join(ws, "tools")))).length > 0;
+      if (!hasTools) put(join(ws, "tools", "clock.ts"), EXAMPLE_TOOL);
+      const rel = (f: string) => relative(process.cwd(), f) || ".";
+      for (const f of written) console.log(`created ${rel(f)}`);
+      for (const f of skipped) console.log(`kept    ${rel(f)} (already exists${f.endsWith("config.jsonc") ? "; --force overwrites" : ""})`);
+      console.log("\nNext: edit .openassistant/config.jsonc, add tools with `openassistant tools create <name>`, check them with `openassistant plugins list`.");
+    }),
+});

@@ -1,0 +1,67 @@
+import { defineCommand } from "citty";
+import { ConfigError } from "@openassistant/core/config/errors.ts";
+import { loadTools } from "@openassistant/core/plugins/index.ts";
+import type { LoadResult } from "@openassistant/core/plugins/types.ts";
+import { guard, rejectUnknownFlags } from "../flags.ts";
+import { resolveProject } from "../project.ts";
+
+const listArgs = {
+  json: { type: "boolean", description: "Print entries and diagnostics as JSON", default: false },
+  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+} as const;
+
+/** Human-readable table of every discovered tool file and plugin, their tools and diagnostics. */
+export function formatPluginList(r: LoadResult, cwd: string): string {
+  const rel = (p: string) => (p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
+  const rows = r.entries.map((e) => [e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]);
+  const head = ["ID", "KIND", "STATUS", "ORIGIN", "SOURCE"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
+  const out: string[] = [];
+  if (r.entries.length === 0) out.push("No tools or plugins found. Create one with `openassistant tools create <name>`.");
+  else out.push(line(head));
+  for (const e of r.entries) {
+    out.push(line([e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]));
+    for (const t of e.tools) out.push(`    tools.${t.path}  [${t.approval}]${t.enabled ? "" : " (disabled in config.tools)"}  ${t.description.split("\n")[0]!.slice(0, 70)}`);
+  }
+  const counted = { error: 0, warning: 0, info: 0 };
+  for (const d of r.diagnostics) counted[d.level]++;
+  if (r.diagnostics.length) {
+    out.push("", `Diagnostics (${counted.error} error, ${counted.warning} warning, ${counted.info} info):`);
+    for (const d of r.diagnostics) {
+      const where = `${rel(d.source)}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ""}` : ""}`;
+      out.push(`  ${d.level.toUpperCase()} ${d.id} (${where}): ${d.message}`, `    fix: ${d.hint}`);
+    }
+  }
+  const tools = r.entries.reduce((n, e) => n + e.tools.filter((t) => t.enabled).length, 0);
+  out.push("", `${tools} tool${tools === 1 ? "" : "s"} available to the model.`);
+  return out.join("\n");
+}
+
+const listCommand = defineCommand({
+  meta: { name: "list", description: "Show every discovered tool and plugin with status, source, approval modes and diagnostics" },
+  args: listArgs,
+  run: ({ args: a, rawArgs }) =>
+    guard(async () => {
+      rejectUnknownFlags(rawArgs, listArgs);
+      const root = resolveProject(a.project);
+      let result: LoadResult;
+      try {
+        result = await loadTools({ cwd: root, env: process.env, log: () => {} });
+      } catch (err) {
+        if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
+        throw err;
+      }
+      if (a.json) {
+        const { tree: _tree, declarations, ...rest } = result;
+        console.log(JSON.stringify({ ...rest, declarationsHash: declarations?.hash }, null, 2));
+      } else console.log(formatPluginList(result, process.cwd()));
+      if (result.diagnostics.some((d) => d.level === "error")) process.exitCode = 1;
+    }),
+});
+
+/** `openassistant plugins <subcommand>`. */
+export const pluginsCommand = defineCommand({
+  meta: { name: "plugins", description: "Inspect tools and plugins" },
+  subCommands: { list: listCommand },
+});

@@ -1,0 +1,79 @@
+import { existsSync } from "node:fs";
+import { defineCommand } from "citty";
+import { openDatabase } from "@openassistant/core/db/open.ts";
+import { callStatus, createSqliteReceiptStore, formatSummaryForModel, summarizeRun, type CallStatus } from "@openassistant/core/receipts/index.ts";
+import type { Receipt } from "@openassistant/core/receipts/types.ts";
+import { loadGatewaySettings } from "../../config-adapter.ts";
+import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
+import { resolveProject } from "../project.ts";
+
+const args = {
+  run: { type: "string", description: "Only this run id (also prints its activity summary and integrity)", valueHint: "id" },
+  tool: { type: "string", description: "Tool path or pattern: calendar.*, *.delete, calendar.**", valueHint: "pattern" },
+  status: { type: "string", description: "Calls whose current status is succeeded | failed | denied | pending", valueHint: "status" },
+  since: { type: "string", description: "Only receipts at or after this time (ISO date or epoch ms)", valueHint: "time" },
+  limit: { type: "string", description: "Most recent N receipts (default 100)", valueHint: "n" },
+  json: { type: "boolean", description: "Print JSON instead of a table" },
+  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+} as const;
+
+const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "pending"];
+
+/** `openassistant receipts`: query the append-only receipt log. */
+export const receiptsCommand = defineCommand({
+  meta: { name: "receipts", description: "List tool-call receipts (filter by run, tool, status, time)" },
+  args,
+  run: ({ args: a, rawArgs }) =>
+    guard(async () => {
+      rejectUnknownFlags(rawArgs, args);
+      if (a.status && !STATUSES.includes(a.status as CallStatus)) throw new CliError(`--status must be one of ${STATUSES.join(", ")} (got "${a.status}")`);
+      const limit = a.limit === undefined ? 100 : Number(a.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a positive integer (got "${a.limit}")`);
+      let since: number | undefined;
+      if (a.since) {
+        since = /^\d+$/.test(a.since) ? Number(a.since) : Date.parse(a.since);
+        if (!Number.isFinite(since)) throw new CliError(`--since must be an ISO date or epoch milliseconds (got "${a.since}")`);
+      }
+      const cwd = resolveProject(a.project);
+      const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
+      if (!existsSync(settings.databasePath)) throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
+      const db = openDatabase(settings.databasePath);
+      try {
+        const store = createSqliteReceiptStore(db);
+        let rows: Receipt[] = store.query({ ...(a.run ? { runId: a.run } : {}), ...(a.tool ? { tool: a.tool } : {}), ...(since !== undefined ? { since } : {}) });
+        if (a.status) {
+          const status = callStatus(rows);
+          rows = rows.filter((r) => status.get(r.callId) === a.status);
+        }
+        rows = rows.slice(-limit);
+        if (a.json) {
+          const payload: Record<string, unknown> = { count: rows.length, receipts: rows };
+          if (a.run) {
+            payload.summary = summarizeRun(store.byRun(a.run));
+            payload.integrity = store.verifyRun(a.run);
+          }
+          console.log(JSON.stringify(payload, null, 2));
+          return;
+        }
+        if (rows.length === 0) {
+          console.log("No receipts match.");
+          return;
+        }
+        for (const r of rows) console.log(formatRow(r));
+        if (a.run) {
+          const integrity = store.verifyRun(a.run);
+          console.log(`\nRelevant activity of ${a.run}:\n${formatSummaryForModel(summarizeRun(store.byRun(a.run)))}`);
+          console.log(integrity.ok ? "Hash chain: intact" : `Hash chain: BROKEN at ${integrity.brokenAt} (${integrity.reason})`);
+        }
+      } finally {
+        db.close();
+      }
+    }),
+});
+
+function formatRow(r: Receipt): string {
+  const when = new Date(r.at).toISOString().replace("T", " ").slice(0, 19);
+  const who = r.decidedBy ? ` by ${r.decidedBy}` : "";
+  const detail = r.error ?? r.reason ?? r.outputPreview ?? r.inputPreview ?? "";
+  return `${r.id}  ${when}  ${r.runId}  ${r.callId}  ${r.toolPath}  ${r.phase}${who}${detail ? `  ${detail.replace(/\s+/g, " ").slice(0, 120)}` : ""}`;
+}

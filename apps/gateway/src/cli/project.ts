@@ -1,0 +1,12 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { findProjectRoot } from "@openassistant/core/config/paths.ts";
+import { CliError } from "./flags.ts";
+
+/** The project a command acts on: `--project <dir>` when given, else found from the current directory. */
+export function resolveProject(projectFlag: string | undefined, cwd = process.cwd()): string {
+  if (projectFlag === undefined) return findProjectRoot(cwd, process.env.HOME);
+  const dir = resolve(cwd, projectFlag);
+  if (!existsSync(dir)) throw new CliError(`--project ${projectFlag}: directory ${dir} does not exist`);
+  return dir;
+}

@@ -1,0 +1,93 @@
+import type { EnvLike } from "../auth/types.ts";
+import { loadGatewaySettings } from "../config-adapter.ts";
+import { createGateway, type Gateway } from "../gateway.ts";
+import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
+import { checkCredentials } from "./credentials.ts";
+import { CliError } from "./flags.ts";
+import { formatDiagnostics, formatToolTable } from "./tool-table.ts";
+
+export interface ServeOptions {
+  readonly cwd: string;
+  readonly env: EnvLike;
+  /** "auto": Discord when a token is configured, else the terminal. */
+  readonly surface: "auto" | "terminal";
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+  readonly input?: NodeJS.ReadableStream;
+  readonly output?: NodeJS.WritableStream;
+}
+
+/**
+ * `start` / `chat`: load config and tools (print the table and diagnostics), check credentials,
+ * open the database, start a surface, and shut down gracefully on SIGINT/SIGTERM or end of input.
+ */
+export async function serve(options: ServeOptions): Promise<void> {
+  const { out, err } = options;
+  const t0 = performance.now();
+  const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true });
+  for (const d of loaded.diagnostics) err(`config: ${d}`);
+  const snapshot = loaded.tools.current();
+  out(formatToolTable(snapshot, loaded.settings.policy));
+  if (snapshot.diagnostics.length) err(`Tool problems:\n${formatDiagnostics(snapshot.diagnostics)}`);
+
+  const creds = checkCredentials(options.env, loaded.settings.anthropic.profileOrder);
+  if (!creds.ok) {
+    loaded.tools.close();
+    throw new CliError(creds.message);
+  }
+
+  const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, log: (l) => err(l) });
+  out(`Database: ${gateway.settings.databasePath}`);
+  out(`Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")})`);
+  if (gateway.http) {
+    out(`HTTP API: ${gateway.http.url} (bearer token in ${gateway.http.tokenPath ?? "config http.token"})`);
+    if (gateway.http.tokenCreated) out(`HTTP API token (shown once): ${gateway.http.token}`);
+  }
+  out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
+
+  let stopSurface: () => Promise<void> | void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = async (why: string) => {
+      if (stopping) return;
+      stopping = true;
+      err(`\n${why}: shutting down…`);
+      await stopSurface();
+      resolve();
+    };
+    process.once("SIGINT", () => void stop("interrupted"));
+    process.once("SIGTERM", () => void stop("terminated"));
+    void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(() => stop("input closed"), (e) => {
+      err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
+      process.exitCode = 1;
+      void stop("surface failed");
+    });
+  });
+  await stopped;
+  await gateway.shutdown();
+  out("Bye.");
+}
+
+/** Starts the configured surface and resolves when it ends on its own. */
+async function startSurface(gateway: Gateway, options: ServeOptions, onStop: (fn: () => Promise<void> | void) => void): Promise<void> {
+  const discord = gateway.settings.discord;
+  if (options.surface === "auto" && discord?.token) {
+    // The Discord surface is loaded only when configured (hook: apps/gateway/src/discord/index.ts).
+    const { startDiscordSurface } = await import("../discord/index.ts");
+    const surface = await startDiscordSurface(gateway, discord as Parameters<typeof startDiscordSurface>[1]);
+    options.out(`Discord: connected as ${surface.client.user.tag}. Press Ctrl-C to stop.`);
+    onStop(() => surface.stop());
+    return new Promise<void>(() => {}); // runs until a signal
+  }
+  const terminal = startTerminalSurface({
+    gateway,
+    input: options.input ?? process.stdin,
+    output: options.output ?? process.stdout,
+    greeting: "Chat with the assistant. Approvals are asked here. /exit or Ctrl-D to quit.",
+  });
+  onStop(() => {
+    terminal.close();
+    return terminal.done;
+  });
+  await terminal.done;
+}

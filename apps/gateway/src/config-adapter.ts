@@ -1,0 +1,111 @@
+import { isAbsolute, join, resolve } from "node:path";
+import { generateDeclarations } from "@openassistant/core/codemode/declarations.ts";
+import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config/index.ts";
+import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins/index.ts";
+import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
+import type { EnvLike } from "./auth/types.ts";
+import { DEFAULT_TURN_SETTINGS } from "./agent/settings.ts";
+import type { GatewaySettings } from "./settings.ts";
+import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
+
+export interface LoadedGatewayConfig {
+  readonly settings: GatewaySettings;
+  readonly tools: ToolSource;
+  /** Config warnings (file, what to do), one line each. */
+  readonly diagnostics: readonly string[];
+  readonly config: LoadedConfig;
+}
+
+/**
+ * Our own override of the Anthropic endpoint (proxies, the fake API in tests), read explicitly:
+ * the SDK's ANTHROPIC_BASE_URL is never used (see DESIGN "Model and auth").
+ */
+export const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
+
+const SECRET_KEY = /token|secret|password|api[-_]?key|credential/i;
+
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.line ? `${d.source}:${d.line}:${d.column ?? 1}` : d.source;
+  return `${d.level} ${d.id} (${where}): ${d.message}${d.hint ? ` — ${d.hint}` : ""}`;
+}
+
+/**
+ * Loads config (core loadConfig: project/global/OPENASSISTANT_CONFIG, ${VAR}, validation) and the
+ * tool registry (workspace tools + plugins), and maps them to what the gateway needs.
+ * Throws ConfigError for an invalid config (the message names file, line, column and the fix).
+ */
+export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { watch?: boolean; tools?: boolean } = {}): Promise<LoadedGatewayConfig> {
+  const loaded = await loadConfig({ cwd, env });
+  const c = loaded.config;
+  const projectRoot = loaded.projectRoot;
+  const dataDir = join(workspaceDir(projectRoot), "data");
+  const dbPath = c.database.path ? (isAbsolute(c.database.path) ? c.database.path : resolve(projectRoot, c.database.path)) : join(dataDir, "openassistant.sqlite");
+  const baseURL = env[BASE_URL_ENV]?.trim() || undefined;
+
+  const settings: GatewaySettings = {
+    projectRoot,
+    dataDir,
+    databasePath: dbPath,
+    turn: {
+      ...DEFAULT_TURN_SETTINGS,
+      model: c.model.name,
+      maxTokens: c.model.maxTokens,
+      maxRounds: c.model.maxRounds,
+      maxRepairRounds: c.model.maxRepairRounds,
+      turnTimeoutSeconds: c.model.turnTimeoutSeconds,
+      ...(c.model.system ? { system: c.model.system } : {}),
+    },
+    anthropic: { baseURL, profileOrder: c.auth.anthropic?.profileOrder, pinned: c.auth.anthropic?.pinned },
+    policy: c.policy.rules,
+    approvalTimeoutMs: c.approvals.timeoutSeconds * 1000,
+    discord: c.discord.token ? c.discord : undefined,
+    // config: port 0 = disabled.
+    http: c.http.port > 0 ? { port: c.http.port, ...(c.http.token ? { token: c.http.token } : {}) } : undefined,
+    secrets: collectSecrets(c.config),
+  };
+
+  if (opts.tools === false) return { settings, tools: staticToolSource({}), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot });
+  await registry.ready;
+  const stopWatching = opts.watch ? registry.watch() : () => {};
+  const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
+    const declarations = s.declarations ? { ...s.declarations, warnings: [] } : generateDeclarations(s.tree);
+    return {
+      tree: s.tree,
+      declarations,
+      diagnostics: [...s.diagnostics.map(formatDiagnostic), ...declarations.warnings],
+      errors: s.diagnostics.filter((d) => d.level === "error").length,
+      count: flattenToolTree(s.tree).length,
+    };
+  });
+  const tools: ToolSource = {
+    current: () => toSnapshot(registry.current()),
+    reload: async () => toSnapshot(await registry.reload()),
+    subscribe: (fn) => registry.subscribe((s) => fn(toSnapshot(s))),
+    close: stopWatching,
+  };
+  return { settings, tools, diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+}
+
+/** String values under secret-looking keys of plugin configs, for the redactor. */
+function collectSecrets(pluginConfig: Readonly<Record<string, unknown>>): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, key: string) => {
+    if (typeof value === "string") {
+      if (SECRET_KEY.test(key)) out.push(value);
+    } else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) walk(v, k);
+    }
+  };
+  walk(pluginConfig, "");
+  return out;
+}
+
+function memoize<A extends object, R>(fn: (a: A) => R): (a: A) => R {
+  const cache = new WeakMap<A, R>();
+  return (a) => {
+    let r = cache.get(a);
+    if (r === undefined) cache.set(a, (r = fn(a)));
+    return r;
+  };
+}

@@ -1,0 +1,164 @@
+import type { ApprovalRecord } from "@openassistant/core/approvals/store.ts";
+import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
+import type { Client } from "discord.js";
+import { approverUserIds } from "./authorize.ts";
+import { safely, type SurfaceLog } from "./logger.ts";
+import type { DiscordGatewayPort } from "./port.ts";
+import { cardButtonId } from "./custom-ids.ts";
+import { renderCard, type CardMessage, type CardState } from "./render-card.ts";
+import type { DiscordSurfaceConfig } from "./surface-config.ts";
+import type { SurfaceStore } from "./surface-store.ts";
+
+export const RESTART_REASON = "the gateway restarted before this was decided";
+
+/** The card state a stored approval record calls for. */
+export function cardStateOf(record: ApprovalRecord): CardState {
+  if (record.status === "pending" || !record.decision) return { kind: "pending" };
+  const at = record.decidedAt ?? Date.now();
+  if (record.decision.by === "system") return { kind: "closed", reason: record.decision.reason ?? "closed by the system", at };
+  return { kind: "decided", decision: record.decision, at };
+}
+
+interface SendableChannel {
+  send(payload: CardMessage): Promise<{ id: string; channelId: string }>;
+  messages: {
+    edit(id: string, payload: CardMessage): Promise<unknown>;
+    fetch(opts: { limit: number }): Promise<Map<string, { id: string; components: Array<{ toJSON(): unknown }> }>>;
+  };
+}
+
+/** How far back to look for a card whose post was interrupted by a crash. */
+const ORPHAN_SEARCH_LIMIT = 50;
+
+/**
+ * Posts a card for every approval request of a conversation this surface runs (and DM copies to
+ * approvers when configured), remembers where each card is, and edits all copies when the request
+ * is decided, expires, or is closed by a restart.
+ */
+export function createApprovalCards(deps: {
+  client: Client;
+  gateway: Pick<DiscordGatewayPort, "broker">;
+  store: SurfaceStore;
+  config: DiscordSurfaceConfig;
+  /** Channel of the conversation that made this request, or null when it is not ours. */
+  channelFor(request: ApprovalRequest): string | null;
+  log: SurfaceLog;
+}) {
+  const { client, gateway, store, config, log } = deps;
+  /** Card posting in progress per call, so a fast decision waits for the card it must edit. */
+  const posting = new Map<string, Promise<void>>();
+  /** Messages already showing the final state (edited by the click itself). */
+  const finalShown = new Map<string, Set<string>>();
+
+  async function channel(id: string): Promise<SendableChannel | null> {
+    const ch = (await client.channels.fetch(id)) as unknown as SendableChannel | null;
+    return ch && typeof ch.send === "function" ? ch : null;
+  }
+
+  async function post(request: ApprovalRequest): Promise<void> {
+    const channelId = deps.channelFor(request);
+    const payload = renderCard(request, { kind: "pending" });
+    if (channelId) {
+      await safely(log, `posting approval card for ${request.toolPath} (${request.callId}) in channel ${channelId}`, async () => {
+        const ch = await channel(channelId);
+        if (!ch) throw new Error("channel not found or not text-based");
+        store.addCard({ callId: request.callId, channelId, messageId: "", kind: "conversation" });
+        const msg = await ch.send(payload);
+        store.addCard({ callId: request.callId, channelId, messageId: msg.id, kind: "conversation" });
+      });
+    }
+    if (config.approvalDmToApprovers || !channelId) {
+      await Promise.all(
+        approverUserIds(config).map((userId) =>
+          safely(log, `sending approval card ${request.callId} to approver ${userId} by DM`, async () => {
+            const user = await client.users.fetch(userId);
+            const dm = await user.createDM();
+            store.addCard({ callId: request.callId, channelId: dm.id, messageId: "", kind: "dm" });
+            const msg = await dm.send(payload as never);
+            store.addCard({ callId: request.callId, channelId: dm.id, messageId: msg.id, kind: "dm" });
+          }),
+        ),
+      );
+    }
+  }
+
+  /** Edits every stored copy of the card to match the approval record (except copies the click already updated). */
+  async function refresh(callId: string, record?: ApprovalRecord): Promise<void> {
+    await posting.get(callId);
+    const rec = record ?? gateway.broker.get(callId);
+    if (!rec) return;
+    const state = cardStateOf(rec);
+    const payload = renderCard(rec.request, state);
+    const done = finalShown.get(callId);
+    let failed = false;
+    await Promise.all(
+      store.cards(callId).map((ref) => {
+        if (done?.has(ref.messageId)) return undefined;
+        return safely(log, `editing approval card ${callId} (message ${ref.messageId || "unknown"} in ${ref.channelId})`, async () => {
+          const ch = await channel(ref.channelId);
+          if (!ch) throw new Error("channel not found");
+          let messageId = ref.messageId;
+          if (!messageId) {
+            // Posted, but the process died before recording the id: find it by its deterministic button id.
+            const marker = cardButtonId("approve", callId);
+            const recent = await ch.messages.fetch({ limit: ORPHAN_SEARCH_LIMIT });
+            const found = [...recent.values()].find((m) => JSON.stringify(m.components.map((c) => c.toJSON())).includes(`"${marker}"`));
+            if (!found) return true; // never posted: nothing to edit
+            messageId = found.id;
+            store.addCard({ ...ref, messageId });
+          }
+          if (done?.has(messageId)) return true;
+          await ch.messages.edit(messageId, payload);
+          return true;
+        }).then((r) => {
+          if (r === undefined) failed = true;
+        });
+      }),
+    );
+    finalShown.delete(callId);
+    // A deleted card cannot be fixed by retrying; a transient failure is retried on the next start.
+    if (state.kind !== "pending" && !failed) store.markFinal(callId);
+  }
+
+  return {
+    /** Subscribes to the broker; returns the unsubscribe function. */
+    start(): () => void {
+      return gateway.broker.subscribe((event) => {
+        const callId = event.request.callId;
+        if (event.type === "requested") {
+          const p = post(event.request).finally(() => {
+            if (posting.get(callId) === p) posting.delete(callId);
+          });
+          posting.set(callId, p);
+        } else {
+          void refresh(callId);
+        }
+      });
+    },
+    /** The click already rendered the final card on this message; don't edit it again. */
+    markShown(callId: string, messageId: string): void {
+      let set = finalShown.get(callId);
+      if (!set) finalShown.set(callId, (set = new Set()));
+      set.add(messageId);
+    },
+    refresh,
+    /** Waits until the card for this call has been posted (or failed to). */
+    posted(callId: string): Promise<void> {
+      return posting.get(callId) ?? Promise.resolve();
+    },
+    /**
+     * On start: deny requests a previous process left pending (the gateway may already have done
+     * so), then edit every card that still shows buttons although its approval is settled.
+     */
+    async reconcileOnStart(): Promise<string[]> {
+      gateway.broker.closeOrphans(RESTART_REASON);
+      const settled = store.unfinishedCallIds().filter((callId) => {
+        const rec = gateway.broker.get(callId);
+        return rec !== undefined && rec.status !== "pending";
+      });
+      await Promise.all(settled.map((callId) => refresh(callId)));
+      return settled;
+    },
+  };
+}
+export type ApprovalCards = ReturnType<typeof createApprovalCards>;

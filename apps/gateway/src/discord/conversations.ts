@@ -1,0 +1,238 @@
+import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
+import { ChannelType, type Client, type Message } from "discord.js";
+import type { GatewayEvent } from "../events/types.ts";
+import { actorOfMessage } from "./actor.ts";
+import { applyDecision } from "./approval-actions.ts";
+import { authorizeChat, REFUSAL_TEXT, type AuthResult, type RefusalLimiter } from "./authorize.ts";
+import { createLiveMessage } from "./live-message.ts";
+import { safely, type SurfaceLog } from "./logger.ts";
+import { discordOperatorId } from "./operator-id.ts";
+import type { DiscordGatewayPort } from "./port.ts";
+import { renderActivity } from "./render-summary.ts";
+import { DISCORD_MESSAGE_LIMIT, splitMessage } from "./split-message.ts";
+import type { DiscordSurfaceConfig } from "./surface-config.ts";
+import type { SurfaceStore } from "./surface-store.ts";
+import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from "./text-commands.ts";
+import { initialStatus, nextStatus, renderStatus, type TurnStatus } from "./turn-status.ts";
+
+export const SURFACE = "discord";
+const TYPING_EVERY_MS = 8_000;
+
+/** A channel we can talk in (DM, text channel, thread). */
+interface TalkChannel {
+  readonly id: string;
+  send(payload: { content: string }): Promise<{ edit(p: { content: string }): Promise<unknown> }>;
+  sendTyping(): Promise<unknown>;
+}
+
+function refusalFor(reason: Exclude<AuthResult, { ok: true }>["reason"]): string {
+  if (reason === "user") return REFUSAL_TEXT;
+  return `Sorry, I don't answer in this ${reason === "guild" ? "server" : "channel"}. Ask the operator to add it to \`discord.allowed${reason === "guild" ? "Guilds" : "Channels"}\`, or message me where I'm set up.`;
+}
+
+/**
+ * Chat routing and turn running: DMs are one conversation per user; a mention in an allowed
+ * channel opens a thread per conversation; messages in the bot's own threads continue it.
+ * Turns of one conversation run one after another; different conversations run in parallel.
+ */
+export function createConversations(deps: {
+  client: Client;
+  gateway: DiscordGatewayPort;
+  store: SurfaceStore;
+  config: DiscordSurfaceConfig;
+  limiter: RefusalLimiter;
+  log: SurfaceLog;
+}) {
+  const { client, gateway, store, config, limiter, log } = deps;
+  const runChannel = new Map<string, string>();
+  const sessionChannel = new Map<string, string>();
+  const queues = new Map<string, Promise<void>>();
+  const inflight = new Set<Promise<void>>();
+  const shutdown = new AbortController();
+  let accepting = true;
+
+  function channelFor(request: ApprovalRequest): string | null {
+    return runChannel.get(request.runId) ?? (request.sessionId ? sessionChannel.get(request.sessionId) : undefined) ?? null;
+  }
+
+  async function refuse(message: Message, result: Exclude<AuthResult, { ok: true }>): Promise<void> {
+    if (!limiter.shouldRefuse(message.author.id)) return;
+    const text = refusalFor(result.reason);
+    if (!message.guildId) {
+      await safely(log, `refusing user ${message.author.id} in DM`, () => message.reply({ content: text }));
+      return;
+    }
+    const sent = await safely(log, `refusing user ${message.author.id} by DM`, () => message.author.send({ content: text }));
+    if (!sent) await safely(log, `refusing user ${message.author.id} in channel ${message.channelId}`, () => message.reply({ content: text }));
+  }
+
+  async function approveByText(message: Message, text: string): Promise<void> {
+    const parsed = parseApproveText(text);
+    if (!parsed.ok) {
+      await safely(log, "replying to /approve text", () => message.reply({ content: parsed.error }));
+      return;
+    }
+    const kind = parsed.decision === "approved" ? "approve" : "deny";
+    const applied = applyDecision(gateway, config, actorOfMessage(message), parsed.callId, kind, parsed.reason);
+    await safely(log, "replying to /approve text", () => message.reply({ content: applied.text }));
+  }
+
+  /** `/new`: bump the conversation of this DM or bot thread. Returns a user-facing text. */
+  function newConversationText(channel: { id: string; type: ChannelType; isThread(): boolean }, userId: string): string {
+    if (channel.type === ChannelType.DM) {
+      store.newConversation(`dm:${userId}`);
+      return "Started a fresh conversation. Earlier messages here are forgotten.";
+    }
+    if (channel.isThread()) {
+      store.newConversation(`thread:${channel.id}`);
+      return "Started a fresh conversation in this thread.";
+    }
+    return "Mention me in this channel to start a new conversation: each one gets its own thread.";
+  }
+
+  /** Where a message belongs, or null when it is not for us. */
+  function route(message: Message, botId: string): { scope: string; needsThread: boolean } | null {
+    const ch = message.channel;
+    if (ch.type === ChannelType.DM || !message.guildId) return { scope: `dm:${message.author.id}`, needsThread: false };
+    if (ch.isThread()) {
+      if (ch.ownerId === botId || message.mentions.users.has(botId)) return { scope: `thread:${ch.id}`, needsThread: false };
+      return null;
+    }
+    if (message.mentions.users.has(botId)) return { scope: "", needsThread: true };
+    return null;
+  }
+
+  async function onMessage(message: Message): Promise<void> {
+    if (!accepting || message.author.bot || message.system) return;
+    const botId = client.user?.id;
+    if (!botId || message.author.id === botId) return;
+    const where = route(message, botId);
+    if (!where) return;
+
+    const auth = authorizeChat(config, actorOfMessage(message));
+    if (!auth.ok) return refuse(message, auth);
+
+    const text = stripBotMention(message.content, botId);
+    if (isApproveText(text)) return approveByText(message, text);
+    if (/^\s*\/new\s*$/i.test(text) && !where.needsThread) {
+      const reply = newConversationText(message.channel as never, message.author.id);
+      await safely(log, "replying to /new", () => message.reply({ content: reply }));
+      return;
+    }
+    if (!text) {
+      await safely(log, "replying to an empty mention", () => message.reply({ content: "Yes? Tell me what you need." }));
+      return;
+    }
+
+    let channel: TalkChannel = message.channel as unknown as TalkChannel;
+    let scope = where.scope;
+    if (where.needsThread) {
+      void safely(log, `typing in channel ${message.channelId}`, () => channel.sendTyping());
+      const thread = await safely(log, `creating a thread in channel ${message.channelId}`, () =>
+        message.startThread({ name: threadNameFrom(text), autoArchiveDuration: 1440 }),
+      );
+      if (thread) {
+        channel = thread as unknown as TalkChannel;
+        scope = `thread:${thread.id}`;
+      } else {
+        scope = `channel:${message.channelId}:${message.author.id}`;
+      }
+    }
+    enqueue(scope, channel, message.author.id, text);
+  }
+
+  function enqueue(scope: string, channel: TalkChannel, userId: string, text: string): void {
+    const prev = queues.get(scope);
+    const task = (prev ?? Promise.resolve()).then(() => runTurn(scope, channel, userId, text));
+    const tracked = task.catch((e) => log(`turn in ${scope} failed`, e));
+    queues.set(scope, tracked);
+    inflight.add(tracked);
+    void tracked.finally(() => {
+      inflight.delete(tracked);
+      if (queues.get(scope) === tracked) queues.delete(scope);
+    });
+  }
+
+  async function runTurn(scope: string, channel: TalkChannel, userId: string, text: string): Promise<void> {
+    if (shutdown.signal.aborted) return;
+    void safely(log, `typing in ${channel.id}`, () => channel.sendTyping());
+    const typing = setInterval(() => void safely(log, `typing in ${channel.id}`, () => channel.sendTyping()), TYPING_EVERY_MS);
+    let status: TurnStatus = initialStatus();
+    const first = renderStatus(status);
+    const statusMessage = channel.send({ content: first }).then((m) => ({ edit: (content: string) => m.edit({ content }) }));
+    const live = createLiveMessage(statusMessage, first, log);
+
+    const ownRuns = new Set<string>();
+    const onEvent = (e: GatewayEvent) => {
+      if (e.type === "turn.started") sessionChannel.set(e.sessionId, channel.id);
+      if (e.type === "run.started") {
+        ownRuns.add(e.runId);
+        runChannel.set(e.runId, channel.id);
+      }
+      const next = nextStatus(status, e, (r) => ownRuns.has(r));
+      if (next !== status) {
+        status = next;
+        if (status.phase !== "done") live.set(renderStatus(status));
+      }
+    };
+    // Approval events may not pass through the turn's onEvent; the broker sees them all.
+    const unsubscribe = gateway.broker.subscribe((ev) => {
+      if (!ownRuns.has(ev.request.runId)) return;
+      onEvent(ev.type === "requested" ? { type: "approval.requested", request: ev.request } : { type: "approval.decided", callId: ev.request.callId, decision: ev.decision });
+    });
+
+    try {
+      const outcome = await gateway.handleMessage({ sessionKey: store.sessionKey(scope), surface: SURFACE, userId: discordOperatorId(userId), text, signal: shutdown.signal, onEvent });
+      for (const id of outcome.runIds) ownRuns.add(id);
+      clearInterval(typing);
+      status = { ...status, phase: "done" };
+      live.set(renderStatus(status));
+      for (const part of answerMessages(outcome.text, renderActivity(outcome.summary, outcome.unverified))) {
+        const ok = await safely(log, `sending the answer in ${channel.id}`, () => channel.send({ content: part }));
+        if (!ok) break;
+      }
+    } catch (e) {
+      clearInterval(typing);
+      status = { ...status, phase: "failed", error: e instanceof Error ? e.message : String(e) };
+      live.set(renderStatus(status));
+      log(`turn in ${scope} failed`, e);
+    } finally {
+      clearInterval(typing);
+      unsubscribe();
+      await live.flush();
+      for (const id of ownRuns) runChannel.delete(id);
+    }
+  }
+
+  return {
+    onMessage,
+    channelFor,
+    newConversation: newConversationText,
+    /** Stops taking messages, lets running turns finish for `graceMs`, then aborts them. */
+    async stop(graceMs = 5_000): Promise<void> {
+      accepting = false;
+      const all = Promise.allSettled([...inflight]);
+      const timedOut = await Promise.race([all.then(() => false), Bun.sleep(graceMs).then(() => true)]);
+      if (timedOut) {
+        shutdown.abort("the gateway is shutting down");
+        await Promise.race([Promise.allSettled([...inflight]), Bun.sleep(2_000)]);
+      }
+    },
+    get activeTurns(): number {
+      return inflight.size;
+    },
+  };
+}
+export type Conversations = ReturnType<typeof createConversations>;
+
+/** Answer chunks, with the activity block appended to the last one when it fits, else after it. */
+export function answerMessages(text: string, activity: string): string[] {
+  const parts = splitMessage(text || "(no answer)");
+  if (!activity) return parts;
+  const last = parts.at(-1);
+  if (last !== undefined && last.length + 2 + activity.length <= DISCORD_MESSAGE_LIMIT) {
+    parts[parts.length - 1] = `${last}\n\n${activity}`;
+    return parts;
+  }
+  return [...parts, ...splitMessage(activity)];
+}

@@ -1,0 +1,101 @@
+import { Events, type Client } from "discord.js";
+import { createApprovalCards } from "./approval-cards.ts";
+import { createRefusalLimiter } from "./authorize.ts";
+import { createDiscordClient } from "./client.ts";
+import { createConversations } from "./conversations.ts";
+import { createInteractionHandler } from "./interactions.ts";
+import { defaultLog, type SurfaceLog } from "./logger.ts";
+import type { DiscordGatewayPort } from "./port.ts";
+import { registerSlashCommands } from "./slash-commands.ts";
+import type { DiscordSurfaceConfig } from "./surface-config.ts";
+import { createSurfaceStore } from "./surface-store.ts";
+
+export type { DiscordGatewayPort, ToolReport, ToolInfo, ToolDiagnostic, SurfaceTurnInput, SurfaceTurnOutcome } from "./port.ts";
+export type { DiscordSurfaceConfig } from "./surface-config.ts";
+export { portFromGateway } from "./gateway-port.ts";
+import { portFromGateway } from "./gateway-port.ts";
+import type { Gateway } from "../gateway.ts";
+
+export interface DiscordSurfaceOptions {
+  /** REST base URL (tests: the fake Discord's `/api`). */
+  readonly restApi?: string;
+  readonly log?: SurfaceLog;
+  /** Skip slash command registration (e.g. a second process on the same app). Default false. */
+  readonly skipCommandRegistration?: boolean;
+  /** How long stop() lets running turns finish before aborting them. Default 5 s. */
+  readonly shutdownGraceMs?: number;
+  /** Window of the per-user refusal limiter for unauthorized messages. Default 1 h. */
+  readonly refusalWindowMs?: number;
+  /** Milliseconds to wait for the gateway connection (READY). Default 30 s. */
+  readonly readyTimeoutMs?: number;
+}
+
+export interface DiscordSurface {
+  readonly client: Client<true>;
+  /** Stops taking messages, finishes or aborts running turns, disconnects. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Connects the bot, closes approvals a previous process left pending (editing their cards),
+ * registers slash commands, then serves chat and approval cards until stop().
+ */
+export async function startDiscordSurface(
+  gateway: Gateway | DiscordGatewayPort,
+  config: DiscordSurfaceConfig,
+  opts: DiscordSurfaceOptions = {},
+): Promise<DiscordSurface> {
+  if (!config?.token) throw new Error("discord: config.discord.token is empty. Set it (e.g. \"${DISCORD_TOKEN}\") or remove the discord section.");
+  const port = portFromGateway(gateway);
+  const log = opts.log ?? defaultLog;
+  const client = createDiscordClient({ restApi: opts.restApi });
+  const store = createSurfaceStore(port.db);
+  const limiter = createRefusalLimiter(opts.refusalWindowMs);
+
+  const conversations = createConversations({ client, gateway: port, store, config, limiter, log });
+  const cards = createApprovalCards({ client, gateway: port, store, config, channelFor: conversations.channelFor, log });
+  const onInteraction = createInteractionHandler({ gateway: port, config, cards, conversations, log });
+
+  client.on(Events.Error, (e) => log("client error", e));
+  client.on(Events.ShardError, (e, shard) => log(`gateway connection error (shard ${shard})`, e));
+  client.on(Events.ShardDisconnect, (ev, shard) => log(`gateway disconnected (shard ${shard}, code ${ev.code}); discord.js reconnects`));
+  client.on(Events.MessageCreate, (m) => void conversations.onMessage(m).catch((e) => log(`message ${m.id}`, e)));
+  client.on(Events.InteractionCreate, (i) => void onInteraction(i));
+
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`discord: not connected after ${(opts.readyTimeoutMs ?? 30_000) / 1000}s; check the token and network`)), opts.readyTimeoutMs ?? 30_000);
+    client.once(Events.ClientReady, () => (clearTimeout(timer), resolve()));
+  });
+  try {
+    await client.login(config.token);
+    await ready;
+  } catch (e) {
+    await client.destroy().catch(() => undefined);
+    const msg = e instanceof Error ? e.message.replaceAll(config.token, "[token]") : String(e);
+    throw new Error(`discord: could not connect: ${msg}. Check discord.token and that the Message Content intent is enabled for the bot.`);
+  }
+  const readyClient = client as Client<true>;
+
+  const unsubscribe = cards.start();
+  await cards.reconcileOnStart();
+  if (!opts.skipCommandRegistration) {
+    try {
+      await registerSlashCommands(readyClient, config.guildId);
+    } catch (e) {
+      log(`registering slash commands${config.guildId ? ` in guild ${config.guildId}` : ""} failed (chat and buttons still work)`, e);
+    }
+  }
+
+  let stopping: Promise<void> | null = null;
+  return {
+    client: readyClient,
+    stop() {
+      stopping ??= (async () => {
+        await conversations.stop(opts.shutdownGraceMs);
+        unsubscribe();
+        await client.destroy();
+      })();
+      return stopping;
+    },
+  };
+}

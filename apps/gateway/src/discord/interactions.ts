@@ -1,0 +1,190 @@
+import {
+  MessageFlags,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Interaction,
+  type ModalSubmitInteraction,
+} from "discord.js";
+import { actorOfInteraction } from "./actor.ts";
+import { applyDecision, describeResult } from "./approval-actions.ts";
+import { cardStateOf, type ApprovalCards } from "./approval-cards.ts";
+import { authorizeChat, isApprover, NOT_APPROVER_TEXT, REFUSAL_TEXT } from "./authorize.ts";
+import type { Conversations } from "./conversations.ts";
+import { DENY_REASON_FIELD, denyModalId, parseCustomId } from "./custom-ids.ts";
+import { safely, type SurfaceLog } from "./logger.ts";
+import { discordOperatorId } from "./operator-id.ts";
+import type { DiscordGatewayPort } from "./port.ts";
+import { renderCard } from "./render-card.ts";
+import { RECEIPTS_PAGE_SIZE, renderReceipts, renderRules, renderTools } from "./render-lists.ts";
+import { splitMessage } from "./split-message.ts";
+import type { DiscordSurfaceConfig } from "./surface-config.ts";
+
+const EPHEMERAL = MessageFlags.Ephemeral;
+
+/**
+ * Buttons, modals and slash commands. Every interaction is answered at once (update, reply,
+ * modal or defer) so Discord's 3 s window is never missed; every failure is logged, never thrown.
+ */
+export function createInteractionHandler(deps: {
+  gateway: DiscordGatewayPort;
+  config: DiscordSurfaceConfig;
+  cards: ApprovalCards;
+  conversations: Conversations;
+  log: SurfaceLog;
+}) {
+  const { gateway, config, cards, conversations, log } = deps;
+
+  /**
+   * Every interaction must be acknowledged, and an ephemeral reply is private, so interactions
+   * always get their refusal; the per-user limiter only applies to plain messages.
+   */
+  async function refuseInteraction(i: ButtonInteraction | ModalSubmitInteraction | ChatInputCommandInteraction, text: string): Promise<void> {
+    await i.reply({ content: text, flags: EPHEMERAL });
+  }
+
+  async function onButton(i: ButtonInteraction): Promise<void> {
+    const parsed = parseCustomId(i.customId);
+    if (!parsed || parsed.kind !== "card") return; // not ours: another app may own it
+    const { callId, action } = parsed;
+    const actor = actorOfInteraction(i);
+    if (!isApprover(config, actor)) return refuseInteraction(i, NOT_APPROVER_TEXT);
+
+    const record = gateway.broker.get(callId);
+    if (!record) {
+      await i.reply({ content: `This approval (\`${callId}\`) is unknown to the gateway; nothing was changed.`, flags: EPHEMERAL });
+      return;
+    }
+    if (action === "denyr") {
+      if (record.status === "pending") {
+        await i.showModal({
+          custom_id: denyModalId(callId),
+          title: "Deny with reason",
+          components: [
+            {
+              type: 1,
+              components: [
+                { type: 4, custom_id: DENY_REASON_FIELD, style: 2, label: "Reason (the assistant will see it)", required: true, max_length: 1000 },
+              ],
+            },
+          ],
+        } as never);
+        return;
+      }
+      if (i.message.components.length > 0) await i.update(renderCard(record.request, cardStateOf(record)) as never);
+      else await i.deferUpdate();
+      await i.followUp({ content: describeResult(callId, { outcome: "already-decided", request: record.request, decision: record.decision! }), flags: EPHEMERAL });
+      return;
+    }
+
+    cards.markShown(callId, i.message.id);
+    const applied = applyDecision(gateway, config, actor, callId, action === "approve" ? "approve" : action === "always" ? "always" : "deny");
+    if (!applied.allowed) return refuseInteraction(i, applied.text); // unreachable: checked above
+    const result = applied.result;
+    if (result.outcome === "decided") {
+      await i.update(renderCard(result.request, { kind: "decided", decision: result.decision, at: Date.now() }) as never);
+      if (result.rule) await i.followUp({ content: applied.text, flags: EPHEMERAL });
+      return;
+    }
+    // Duplicate or late: a card that still shows buttons (e.g. a copy whose edit failed) is brought
+    // up to date; one that already shows the outcome is left alone. Either way nothing changes.
+    const fresh = gateway.broker.get(callId);
+    if (fresh && i.message.components.length > 0) await i.update(renderCard(fresh.request, cardStateOf(fresh)) as never);
+    else await i.deferUpdate();
+    await i.followUp({ content: applied.text, flags: EPHEMERAL });
+  }
+
+  async function onModal(i: ModalSubmitInteraction): Promise<void> {
+    const parsed = parseCustomId(i.customId);
+    if (!parsed || parsed.kind !== "deny-modal") return;
+    const actor = actorOfInteraction(i);
+    if (!isApprover(config, actor)) return refuseInteraction(i, NOT_APPROVER_TEXT);
+    const reason = i.fields.getTextInputValue(DENY_REASON_FIELD).trim();
+    if (i.message) cards.markShown(parsed.callId, i.message.id);
+    const applied = applyDecision(gateway, config, actor, parsed.callId, "deny", reason || undefined);
+    if (!applied.allowed) return refuseInteraction(i, applied.text);
+    const record = gateway.broker.get(parsed.callId);
+    if (i.isFromMessage() && record) {
+      await i.update(renderCard(record.request, cardStateOf(record)) as never);
+      if (applied.result.outcome !== "decided") await i.followUp({ content: applied.text, flags: EPHEMERAL });
+    } else {
+      await i.reply({ content: applied.text, flags: EPHEMERAL });
+    }
+  }
+
+  async function replyLong(i: ChatInputCommandInteraction, text: string, ephemeral = true): Promise<void> {
+    const parts = splitMessage(text);
+    const flags = ephemeral ? EPHEMERAL : undefined;
+    if (i.deferred) await i.editReply({ content: parts[0] ?? "(empty)" });
+    else await i.reply({ content: parts[0] ?? "(empty)", flags });
+    for (const p of parts.slice(1)) await i.followUp({ content: p, flags });
+  }
+
+  async function onCommand(i: ChatInputCommandInteraction): Promise<void> {
+    const actor = actorOfInteraction(i);
+    const auth = authorizeChat(config, actor);
+    if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);
+
+    switch (i.commandName) {
+      case "tools":
+        return replyLong(i, renderTools(gateway.listTools()));
+      case "reload": {
+        await i.deferReply({ flags: EPHEMERAL });
+        try {
+          const report = await gateway.reload();
+          return replyLong(i, renderTools(report, "Reloaded tools"));
+        } catch (e) {
+          return replyLong(i, `Reload failed: ${e instanceof Error ? e.message : String(e)}. The previous tools stay loaded.`);
+        }
+      }
+      case "receipts": {
+        const runId = i.options.getString("run") ?? undefined;
+        const page = i.options.getInteger("page") ?? 1;
+        const start = (page - 1) * RECEIPTS_PAGE_SIZE;
+        // A run's trail in call order; the recent list newest first (query returns the newest rows, oldest first).
+        const all = runId ? gateway.receipts.byRun(runId) : gateway.receipts.query({ limit: Math.min(10_000, start + RECEIPTS_PAGE_SIZE + 1) }).reverse();
+        const slice = all.slice(start, start + RECEIPTS_PAGE_SIZE);
+        return replyLong(i, renderReceipts(slice, { page, runId, hasMore: all.length > start + RECEIPTS_PAGE_SIZE }));
+      }
+      case "new": {
+        const ch = i.channel;
+        const text = ch
+          ? conversations.newConversation(ch as never, i.user.id)
+          : conversations.newConversation({ id: i.channelId, type: 1, isThread: () => false }, i.user.id);
+        await i.reply({ content: text });
+        return;
+      }
+      case "approve": {
+        const callId = i.options.getString("id", true).trim();
+        const verb = i.options.getString("decision", true);
+        const reason = i.options.getString("reason") ?? undefined;
+        const applied = applyDecision(gateway, config, actor, callId, verb === "approve" ? "approve" : "deny", reason);
+        await i.reply({ content: applied.text, flags: EPHEMERAL });
+        return;
+      }
+      case "rules": {
+        const sub = i.options.getSubcommand(false) ?? "list";
+        if (sub === "revoke") {
+          if (!isApprover(config, actor)) return refuseInteraction(i, NOT_APPROVER_TEXT);
+          const id = i.options.getString("id", true).trim();
+          const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
+          await i.reply({
+            content: ok ? `Revoked rule \`${id}\`. Calls to that tool need approval again.` : `No active rule \`${id}\`. See \`/rules list\`.`,
+            flags: EPHEMERAL,
+          });
+          return;
+        }
+        return replyLong(i, renderRules(gateway.broker.rules.list({ activeAt: Date.now() })));
+      }
+      default:
+        await i.reply({ content: `Unknown command \`/${i.commandName}\`.`, flags: EPHEMERAL });
+    }
+  }
+
+  return async function onInteraction(i: Interaction): Promise<void> {
+    await safely(log, `handling interaction ${i.id} (${i.isButton() || i.isModalSubmit() ? i.customId : i.isChatInputCommand() ? `/${i.commandName}` : i.type})`, async () => {
+      if (i.isButton()) await onButton(i);
+      else if (i.isModalSubmit()) await onModal(i);
+      else if (i.isChatInputCommand()) await onCommand(i);
+    });
+  };
+}

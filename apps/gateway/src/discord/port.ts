@@ -1,0 +1,56 @@
+import type { Database } from "bun:sqlite";
+import type { ApprovalBroker } from "@openassistant/core/approvals/broker.ts";
+import type { ActivitySummary, ReceiptStore } from "@openassistant/core/receipts/index.ts";
+import type { GatewayEvent } from "../events/types.ts";
+
+/** One loaded tool as `/tools` shows it. */
+export interface ToolInfo {
+  readonly path: string;
+  /** The author's mode ("auto" | "required"), or the effective policy when an operator overrode it. */
+  readonly approval: string;
+  readonly description?: string;
+}
+
+/** A problem found while loading tools (bad file, duplicate path, …). */
+export interface ToolDiagnostic {
+  readonly message: string;
+  /** File or plugin the problem is in. */
+  readonly source?: string;
+  readonly level?: "error" | "warning";
+}
+
+export interface ToolReport {
+  readonly tools: readonly ToolInfo[];
+  readonly diagnostics: readonly ToolDiagnostic[];
+}
+
+export interface SurfaceTurnInput {
+  readonly sessionKey: string;
+  readonly surface: string;
+  readonly userId: string;
+  readonly text: string;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: GatewayEvent) => void;
+}
+
+export interface SurfaceTurnOutcome {
+  readonly text: string;
+  readonly summary?: ActivitySummary;
+  readonly unverified: boolean;
+  readonly runIds: readonly string[];
+}
+
+/**
+ * Everything the Discord surface needs from the gateway, and nothing more. `portFromGateway`
+ * adapts the real gateway; tests may build one from real core parts.
+ */
+export interface DiscordGatewayPort {
+  handleMessage(input: SurfaceTurnInput): Promise<SurfaceTurnOutcome>;
+  readonly broker: Pick<ApprovalBroker, "decide" | "get" | "pending" | "subscribe" | "closeOrphans" | "rules">;
+  readonly receipts: Pick<ReceiptStore, "query" | "byRun">;
+  /** The gateway database; the surface adds its own `discord_*` tables to it. */
+  readonly db: Database;
+  listTools(): ToolReport;
+  /** Reloads tools from disk and plugins; resolves with what is loaded now. */
+  reload(): Promise<ToolReport>;
+}

@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import type { ActivitySummary } from "@openassistant/core/receipts/summary.ts";
+import { answerMessages } from "./conversations.ts";
+import { renderActivity, UNVERIFIED_MARK } from "./render-summary.ts";
+
+const summary: ActivitySummary = {
+  runIds: ["run_1"],
+  omittedReads: 2,
+  items: [
+    { toolId: "notes.read", callId: "c1", runId: "run_1", status: "succeeded", lastPhase: "succeeded", approval: { mode: "auto", decision: "auto" }, when: 1, receiptRef: "r_1" },
+    { toolId: "notes.write", callId: "c2", runId: "run_1", status: "succeeded", lastPhase: "succeeded", approval: { mode: "required", decision: "approved", by: "discord:111111111111111111" }, when: 2, receiptRef: "r_2" },
+    { toolId: "notes.remove", callId: "c3", runId: "run_1", status: "denied", lastPhase: "denied", approval: { mode: "required", decision: "denied", by: "discord:111111111111111111" }, reason: "keep it", when: 3, receiptRef: "r_3" },
+    { toolId: "mail.send", callId: "c4", runId: "run_1", status: "failed", lastPhase: "failed", approval: { mode: "auto" }, error: "SMTP refused", when: 4, receiptRef: "r_4" },
+    { toolId: "x.y", callId: "c5", runId: "run_1", status: "pending", lastPhase: "requested", approval: { mode: "required" }, when: 5, receiptRef: "r_5" },
+  ],
+};
+
+describe("renderActivity", () => {
+  test("one compact line per call with its icon and receipt id, then the unverified mark", () => {
+    const text = renderActivity(summary, true);
+    expect(text.split("\n")).toEqual([
+      "-# Activity",
+      "✅ `notes.read` · `r_1`",
+      "✅ `notes.write` (approved by <@111111111111111111>) · `r_2`",
+      '⛔ `notes.remove` denied by <@111111111111111111>: "keep it" · `r_3`',
+      "❌ `mail.send` failed: SMTP refused · `r_4`",
+      "⏳ `x.y` waiting for approval · `r_5`",
+      "-# +2 successful reads not shown",
+      UNVERIFIED_MARK,
+    ]);
+  });
+  test("nothing to show gives an empty string", () => {
+    expect(renderActivity({ runIds: [], items: [], omittedReads: 0 }, false)).toBe("");
+  });
+});
+
+describe("answerMessages", () => {
+  test("the activity goes under the last part when it fits, else in its own message", () => {
+    expect(answerMessages("Hi", "✅ a")).toEqual(["Hi\n\n✅ a"]);
+    const long = "x".repeat(1997);
+    expect(answerMessages(long, "✅ a")).toEqual([long, "✅ a"]);
+    expect(answerMessages("", "")).toEqual(["(no answer)"]);
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test";
+import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
+import { initialStatus, nextStatus, renderStatus } from "./turn-status.ts";
+
+const req = (callId: string, runId = "run_1"): ApprovalRequest => ({
+  callId, runId, toolPath: "x.y", description: "", inputPreview: "{}", requestedAt: 0, expiresAt: 1,
+});
+
+describe("turn status", () => {
+  test("thinking → running → waiting → running → done, counting each approval once", () => {
+    const own = (r: string) => r === "run_1";
+    let s = initialStatus(0);
+    expect(renderStatus(s, 0)).toBe("💭 Thinking…");
+    s = nextStatus(s, { type: "run.started", turnId: "t", runId: "run_1", code: "" }, own);
+    expect(renderStatus(s)).toBe("⚙️ Running code…");
+    s = nextStatus(s, { type: "approval.requested", request: req("c1") }, own);
+    s = nextStatus(s, { type: "approval.requested", request: req("c1") }, own);
+    s = nextStatus(s, { type: "approval.requested", request: req("c9", "run_other") }, own);
+    expect(renderStatus(s)).toBe("⏸️ Waiting for approval (1 pending)");
+    s = nextStatus(s, { type: "approval.decided", callId: "c1", decision: { decision: "approved", by: "u" } }, own);
+    s = nextStatus(s, { type: "call.settled", runId: "run_1", outcome: { callId: "c1", toolPath: "x.y", status: "succeeded", policy: "required", durationMs: 1 } }, own);
+    expect(renderStatus(s)).toBe("⚙️ Running code… · 1 call");
+    s = nextStatus(s, { type: "turn.finished", turnId: "t", sessionId: "s", unverified: false, runIds: [], stopReason: "answered" }, own);
+    expect(renderStatus(s, 2500)).toBe("✅ Done in 2.5 s · 1 call");
+  });
+});

@@ -1,0 +1,322 @@
+import type { Database } from "bun:sqlite";
+import type { ToolTree } from "@openassistant/sdk";
+import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals/index.ts";
+import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
+import { createTypechecker, type Typechecker } from "@openassistant/core/codemode/typecheck.ts";
+import { openDatabase } from "@openassistant/core/db/open.ts";
+import { createRedactor, createSqliteReceiptStore } from "@openassistant/core/receipts/index.ts";
+import type { ReceiptStore } from "@openassistant/core/receipts/types.ts";
+import { createSandboxPool } from "@openassistant/core/sandbox/pool.ts";
+import type { SandboxPool } from "@openassistant/core/sandbox/types.ts";
+import { runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
+import { mergeTurnSettings } from "./agent/settings.ts";
+import { createAuthResolver, type AuthResolver } from "./auth/resolve.ts";
+import { openAuthStore } from "./auth/store.ts";
+import { resolveConfigDir } from "./auth/paths.ts";
+import type { EnvLike } from "./auth/types.ts";
+import { createEventBus, type EventBus } from "./events/bus.ts";
+import type { GatewayEvent } from "./events/types.ts";
+import { createModelClient } from "./model/client.ts";
+import { startHttpApi, type HttpApi } from "./http/server.ts";
+import { resolveHttpToken } from "./http/token.ts";
+import { createSessionStore, type SessionStore } from "./sessions/store.ts";
+import { defaultSettings, type GatewaySettings } from "./settings.ts";
+import { loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
+import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
+
+export interface IncomingMessage {
+  /** Stable conversation key: `discord:dm:<user>`, `discord:thread:<id>`, `terminal`. */
+  readonly sessionKey: string;
+  readonly surface: string;
+  readonly userId?: string;
+  readonly text: string;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: GatewayEvent) => void;
+}
+
+export interface GatewayOptions {
+  readonly cwd: string;
+  readonly env?: EnvLike;
+  /** Use this tree instead of the workspace/plugin registry (tests, embedding). */
+  readonly tools?: ToolTree;
+  /** Overrides applied on top of the loaded config. */
+  readonly settings?: Partial<GatewaySettings>;
+  /** Use this model transport instead of the Anthropic client built from auth profiles. */
+  readonly model?: ModelStreamer;
+  /** Directory of auth-profiles.json (default $OPENASSISTANT_CONFIG_DIR or ~/.config/openassistant). */
+  readonly configDir?: string;
+  readonly sandbox?: SandboxPool;
+  /** Reload tools when their files change (start/chat do; default false). */
+  readonly watchTools?: boolean;
+  /** Config already loaded by the caller (the CLI prints its tool table before starting). */
+  readonly loaded?: LoadedGatewayConfig;
+  /** Operator-facing log lines (diagnostics, shutdown); default: none. */
+  readonly log?: (line: string) => void;
+}
+
+export interface Gateway {
+  readonly settings: GatewaySettings;
+  readonly events: EventBus;
+  readonly approvals: ApprovalBroker;
+  readonly receipts: ReceiptStore;
+  readonly sessions: SessionStore;
+  readonly db: Database;
+  readonly auth: AuthResolver;
+  /** The local HTTP API when `http.port` is configured. */
+  readonly http?: GatewayHttp;
+  tools(): ToolSnapshot;
+  reloadTools(): Promise<ToolSnapshot>;
+  /** True when some Anthropic credential (profile or env) is configured. */
+  hasCredentials(): boolean;
+  handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
+  /** Turns in progress. */
+  readonly activeTurns: number;
+  shutdown(reason?: string): Promise<void>;
+}
+
+export interface GatewayHttp extends HttpApi {
+  readonly token: string;
+  /** The token was generated now (print it once). */
+  readonly tokenCreated: boolean;
+  readonly tokenPath?: string;
+}
+
+export class GatewayClosedError extends Error {
+  override name = "GatewayClosedError";
+}
+
+/** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/**
+ * Assembles the process: config, tools, database (receipts + approvals + sessions), runner,
+ * typechecker (warmed up here), model client and the event bus.
+ */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const env = options.env ?? {};
+  const log = options.log ?? (() => {});
+  const loaded = options.tools ? undefined : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools })));
+  const base = loaded?.settings ?? defaultSettings(options.cwd);
+  const settings: GatewaySettings = { ...base, ...options.settings, turn: { ...base.turn, ...options.settings?.turn } };
+  const toolSource: ToolSource = options.tools ? staticToolSource(options.tools) : loaded!.tools;
+
+  let closing = false;
+  let closed = false;
+  const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
+  const db = openDatabase(settings.databasePath);
+  const sessions = createSessionStore(db);
+
+  const authStore = openAuthStore(options.configDir ?? resolveConfigDir(env));
+  const auth = createAuthResolver({ store: authStore, profileOrder: settings.anthropic.profileOrder, pinnedProfile: settings.anthropic.pinned, env });
+  const httpToken = settings.http ? resolveHttpToken(settings.dataDir, settings.http.token) : undefined;
+  const secrets = [...settings.secrets, ...credentialSecrets(auth), ...(settings.discord?.token ? [settings.discord.token] : []), ...(httpToken ? [httpToken.token] : [])];
+  const redact = createRedactor(secrets);
+
+  const receipts = createSqliteReceiptStore(db);
+  const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
+  closeOrphanedApprovals(approvals, receipts, log);
+  approvals.subscribe((e) =>
+    events.emit(e.type === "requested" ? { type: "approval.requested", request: e.request } : { type: "approval.decided", callId: e.request.callId, decision: e.decision }),
+  );
+
+  // The pool is spawned while the typechecker warms up (both are off the first turn's path).
+  const pool = options.sandbox ?? createSandboxPool({ limits: settings.sandboxLimits });
+  const poolWarm = pool.warmUp().catch((e) => log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`));
+  const runner: CodeModeRunner = createCodeModeRunner({
+    tools: () => toolSource.current().tree,
+    requestApproval: approvals.requestApproval,
+    receipts,
+    policy: settings.policy,
+    standing: approvals.rules,
+    limits: settings.sandboxLimits,
+    sandbox: pool,
+    redact,
+    approvalTimeoutMs: settings.approvalTimeoutMs,
+    toolTimeoutMs: settings.toolTimeoutMs,
+  });
+
+  const typechecker: Typechecker = createTypechecker();
+  typechecker.warmUp();
+  await poolWarm;
+
+  const defaultModel: ModelStreamer =
+    options.model ??
+    createModelClient({ auth, model: settings.turn.model, maxTokens: settings.turn.maxTokens, baseURL: settings.anthropic.baseURL, timeoutMs: settings.anthropic.timeoutMs });
+  const pinnedModels = new Map<string, ModelStreamer>();
+  const modelFor = (profile: string | undefined): ModelStreamer => {
+    if (!profile || options.model) return defaultModel;
+    let m = pinnedModels.get(profile);
+    if (!m) {
+      const pinned = createAuthResolver({ store: authStore, profileOrder: settings.anthropic.profileOrder, env, pinnedProfile: profile });
+      m = createModelClient({ auth: pinned, model: settings.turn.model, maxTokens: settings.turn.maxTokens, baseURL: settings.anthropic.baseURL });
+      pinnedModels.set(profile, m);
+    }
+    return m;
+  };
+
+  // Model-side facts are recorded next to the receipts (turn_events): rotations and model errors.
+  events.subscribe((e) => {
+    if (closed) return;
+    if (e.type === "profile.rotated") sessions.recordTurnEvent(e.turnId, e.type, { from: e.from, to: e.to, reason: e.reason, message: e.message ? redact(e.message) : undefined });
+    else if (e.type === "error") sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
+  });
+
+  const http: GatewayHttp | undefined =
+    settings.http && httpToken
+      ? {
+          ...startHttpApi({
+            port: settings.http.port,
+            token: httpToken.token,
+            receipts,
+            events,
+            health: () => ({ tools: toolSource.current().count, activeTurns: inflight.size, shuttingDown: closing }),
+          }),
+          token: httpToken.token,
+          tokenCreated: httpToken.created,
+          tokenPath: httpToken.path,
+        }
+      : undefined;
+
+  const inflight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  const sessionQueues = new Map<string, Promise<unknown>>();
+
+  async function handleMessage(message: IncomingMessage): Promise<TurnOutcome> {
+    if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
+    const session = sessions.getOrCreate(message.sessionKey, message.surface);
+    // One turn at a time per session, so history stays ordered.
+    const previous = sessionQueues.get(session.id) ?? Promise.resolve();
+    const turnId = `turn_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+    const controller = new AbortController();
+    const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
+    if (message.signal?.aborted) abortFromCaller();
+    message.signal?.addEventListener("abort", abortFromCaller, { once: true });
+    const work = previous.catch(() => {}).then(async () => {
+      if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
+      const onEvent = (e: GatewayEvent) => {
+        const safe = redactEvent(e, redact);
+        events.emit(safe);
+        message.onEvent?.(safe);
+      };
+      sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
+      onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
+      const fresh = sessions.get(session.id) ?? session;
+      const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
+      const outcome = await runTurn(
+        { id: session.id, history, requestedBy: message.userId },
+        message.text,
+        {
+          model: modelFor(fresh.settings.profile),
+          runner,
+          receipts,
+          typechecker,
+          declarations: () => toolSource.current().declarations.text,
+          settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
+        },
+        { turnId, signal: controller.signal, onEvent },
+      );
+      sessions.appendMessages(session.id, turnId, outcome.messages);
+      sessions.finishTurn(turnId, { stopReason: outcome.stopReason, unverified: outcome.unverified, runIds: outcome.runIds, usage: outcome.usage });
+      onEvent({ type: "turn.finished", turnId, sessionId: session.id, unverified: outcome.unverified, runIds: outcome.runIds, stopReason: outcome.stopReason });
+      return outcome;
+    });
+    const tracked = work.finally(() => {
+      inflight.delete(turnId);
+      message.signal?.removeEventListener("abort", abortFromCaller);
+      if (sessionQueues.get(session.id) === tracked) sessionQueues.delete(session.id);
+    });
+    inflight.set(turnId, { controller, done: tracked });
+    sessionQueues.set(session.id, tracked);
+    return tracked;
+  }
+
+  async function shutdown(reason = "gateway shutting down"): Promise<void> {
+    if (closing) return;
+    closing = true;
+    log(`shutting down: ${inflight.size} turn(s) in progress`);
+    // Cancelling a turn's signal denies its pending approvals (by "system", with this reason)
+    // and fails calls that had not started; the turn then records its outcome.
+    for (const { controller } of inflight.values()) controller.abort(reason);
+    const pending = [...inflight.values()].map((t) => t.done.catch(() => {}));
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(pending), new Promise((r) => (graceTimer = setTimeout(r, SHUTDOWN_GRACE_MS)))]);
+    clearTimeout(graceTimer);
+    await http?.close();
+    approvals.close();
+    toolSource.close();
+    await runner.close();
+    if (!options.sandbox) await pool.close();
+    closed = true;
+    db.close();
+  }
+
+  return {
+    settings,
+    events,
+    approvals,
+    receipts,
+    sessions,
+    db,
+    auth,
+    http,
+    tools: () => toolSource.current(),
+    reloadTools: () => toolSource.reload(),
+    hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,
+    handleMessage,
+    get activeTurns() {
+      return inflight.size;
+    },
+    shutdown,
+  };
+}
+
+/** Events leave the process (SSE, surfaces): scrub the free-text fields that could carry a secret. */
+function redactEvent(e: GatewayEvent, redact: (text: string) => string): GatewayEvent {
+  switch (e.type) {
+    case "run.started":
+      return { ...e, code: redact(e.code) };
+    case "model.text":
+      return { ...e, text: redact(e.text) };
+    case "typecheck.failed":
+      return { ...e, diagnostics: redact(e.diagnostics) };
+    case "error":
+      return { ...e, message: redact(e.message) };
+    case "run.finished":
+      return e.error ? { ...e, error: redact(e.error) } : e;
+    default:
+      return e;
+  }
+}
+
+function credentialSecrets(auth: AuthResolver): string[] {
+  try {
+    return auth.candidates().map((c) => c.secret);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Approvals left pending by a previous process can never be answered (nobody awaits them):
+ * deny them and append a `denied` receipt so the audit trail says how the call ended.
+ */
+function closeOrphanedApprovals(approvals: ApprovalBroker, receipts: ReceiptStore, log: (line: string) => void): void {
+  const reason = "the gateway restarted before a decision";
+  for (const request of approvals.closeOrphans(reason)) {
+    const last = receipts.query({ callId: request.callId }).at(-1);
+    if (last && last.phase === "requested") {
+      receipts.append({
+        runId: last.runId,
+        callId: last.callId,
+        toolPath: last.toolPath,
+        phase: "denied",
+        approval: last.approval,
+        policy: last.policy,
+        decision: "denied",
+        decidedBy: "system",
+        reason,
+        sessionId: last.sessionId,
+      });
+    }
+    log(`closed orphaned approval for tools.${request.toolPath} (${request.callId})`);
+  }
+}

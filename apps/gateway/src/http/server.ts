@@ -1,0 +1,135 @@
+import { callStatus, formatSummaryForModel, summarizeRun, type CallStatus } from "@openassistant/core/receipts/index.ts";
+import type { Receipt, ReceiptQuery, ReceiptStore } from "@openassistant/core/receipts/types.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { GatewayEvent } from "../events/types.ts";
+import { bearerMatches } from "./token.ts";
+
+export interface HttpApiOptions {
+  readonly port: number;
+  readonly token: string;
+  readonly receipts: Pick<ReceiptStore, "byRun" | "query" | "verifyRun">;
+  readonly events: Pick<EventBus, "subscribe">;
+  /** Extra fields for /health (tool count, active turns …). */
+  readonly health?: () => Record<string, unknown>;
+  /** SSE keep-alive comment interval; default 15 s. */
+  readonly keepAliveMs?: number;
+}
+
+export interface HttpApi {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "pending"];
+const MAX_LIMIT = 5000;
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+const problem = (status: number, error: string) => json({ error }, status);
+
+/** The local HTTP API: 127.0.0.1 only, every route behind the bearer token. */
+export function startHttpApi(options: HttpApiOptions): HttpApi {
+  const started = Date.now();
+  const streams = new Set<() => void>();
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: options.port,
+    idleTimeout: 0,
+    fetch(req) {
+      const url = new URL(req.url);
+      if (!bearerMatches(req.headers.get("authorization"), options.token))
+        return new Response(JSON.stringify({ error: "missing or wrong bearer token: send Authorization: Bearer <token> (see http.token or .openassistant/data/http-token)" }), {
+          status: 401,
+          headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="openassistant"' },
+        });
+      if (req.method !== "GET") return problem(405, `${req.method} is not supported; the API is read-only (GET)`);
+      if (url.pathname === "/health") return json({ ok: true, uptimeMs: Date.now() - started, ...options.health?.() });
+      const run = /^\/runs\/([^/]+)$/.exec(url.pathname);
+      if (run) return runRoute(decodeURIComponent(run[1]!));
+      if (url.pathname === "/receipts") return receiptsRoute(url.searchParams);
+      if (url.pathname === "/events") return eventsRoute(req);
+      return problem(404, `no route ${url.pathname}; try /health, /runs/:id, /receipts, /events`);
+    },
+  });
+
+  function runRoute(runId: string): Response {
+    const receipts = options.receipts.byRun(runId);
+    if (receipts.length === 0) return problem(404, `no receipts for run "${runId}"`);
+    const summary = summarizeRun(receipts);
+    return json({ runId, receipts, summary, summaryText: formatSummaryForModel(summary), integrity: options.receipts.verifyRun(runId) });
+  }
+
+  function receiptsRoute(params: URLSearchParams): Response {
+    const status = params.get("status") ?? undefined;
+    if (status && !STATUSES.includes(status as CallStatus)) return problem(400, `status must be one of ${STATUSES.join(", ")} (got "${status}")`);
+    const sinceRaw = params.get("since");
+    let since: number | undefined;
+    if (sinceRaw) {
+      since = /^\d+$/.test(sinceRaw) ? Number(sinceRaw) : Date.parse(sinceRaw);
+      if (!Number.isFinite(since)) return problem(400, `since must be epoch milliseconds or an ISO date (got "${sinceRaw}")`);
+    }
+    const limitRaw = params.get("limit");
+    const limit = limitRaw ? Number(limitRaw) : 500;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return problem(400, `limit must be an integer 1..${MAX_LIMIT}`);
+    const query: ReceiptQuery = {
+      ...(params.get("run") ? { runId: params.get("run")! } : {}),
+      ...(params.get("tool") ? { tool: params.get("tool")! } : {}),
+      ...(since !== undefined ? { since } : {}),
+      ...(status ? {} : { limit }),
+    };
+    let receipts: Receipt[] = options.receipts.query(query);
+    if (status) receipts = filterByCallStatus(receipts, status as CallStatus).slice(-limit);
+    return json({ count: receipts.length, receipts });
+  }
+
+  function eventsRoute(req: Request): Response {
+    const encoder = new TextEncoder();
+    let cleanup = () => {};
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const send = (text: string) => {
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            cleanup();
+          }
+        };
+        send(`: connected\n\n`);
+        const unsubscribe = options.events.subscribe((e: GatewayEvent) => send(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`));
+        const keepAlive = setInterval(() => send(`: keep-alive\n\n`), options.keepAliveMs ?? 15_000);
+        cleanup = () => {
+          clearInterval(keepAlive);
+          unsubscribe();
+          streams.delete(cleanup);
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        };
+        streams.add(cleanup);
+        req.signal.addEventListener("abort", () => cleanup(), { once: true });
+      },
+      cancel() {
+        cleanup();
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" } });
+  }
+
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    port: server.port!,
+    async close() {
+      for (const end of [...streams]) end();
+      await server.stop(true);
+    },
+  };
+}
+
+/** Receipts of the calls whose current status (latest phase in the set) is `status`. */
+function filterByCallStatus(receipts: Receipt[], status: CallStatus): Receipt[] {
+  const statuses = callStatus(receipts);
+  return receipts.filter((r) => statuses.get(r.callId) === status);
+}

@@ -1,0 +1,142 @@
+import type { Database } from "bun:sqlite";
+import { ensureSessionSchema } from "./schema.ts";
+import type { NewMessage, Session, SessionSettings, StoredMessage, TurnRecord } from "./types.ts";
+
+export interface SessionStore {
+  getOrCreate(key: string, surface: string): Session;
+  get(id: string): Session | undefined;
+  updateSettings(id: string, settings: SessionSettings): void;
+  history(sessionId: string): StoredMessage[];
+  /** Appends in one transaction, so a turn's exchange is stored whole or not at all. */
+  appendMessages(sessionId: string, turnId: string | null, messages: readonly NewMessage[]): void;
+  startTurn(turn: { id: string; sessionId: string; userId?: string }): void;
+  finishTurn(id: string, result: { stopReason: string; unverified: boolean; runIds: readonly string[]; usage?: unknown }): void;
+  turns(sessionId: string): TurnRecord[];
+  /** Records a model-side event of a turn (e.g. `profile.rotated`); append-only. */
+  recordTurnEvent(turnId: string | undefined, type: string, data: unknown): void;
+  turnEvents(filter?: { turnId?: string; type?: string }): Array<{ turnId: string | null; type: string; data: unknown; at: number }>;
+}
+
+interface SessionRow {
+  id: string;
+  surface: string;
+  external_key: string;
+  created_at: number;
+  settings: string;
+}
+interface MessageRow {
+  seq: number;
+  role: "user" | "assistant";
+  content: string;
+  turn_id: string | null;
+  run_ids: string;
+  at: number;
+}
+interface TurnRow {
+  id: string;
+  session_id: string;
+  user_id: string | null;
+  started_at: number;
+  finished_at: number | null;
+  stop_reason: string | null;
+  unverified: number | null;
+  run_ids: string;
+}
+
+const toSession = (r: SessionRow): Session => ({
+  id: r.id,
+  surface: r.surface,
+  key: r.external_key,
+  createdAt: r.created_at,
+  settings: JSON.parse(r.settings) as SessionSettings,
+});
+
+export function createSessionStore(db: Database): SessionStore {
+  ensureSessionSchema(db);
+  const byKey = db.query<SessionRow, [string]>("SELECT id, surface, external_key, created_at, settings FROM sessions WHERE external_key = ?");
+  const byId = db.query<SessionRow, [string]>("SELECT id, surface, external_key, created_at, settings FROM sessions WHERE id = ?");
+  const insertSession = db.query("INSERT INTO sessions (id, surface, external_key, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?, '{}')");
+  const selectHistory = db.query<MessageRow, [string]>("SELECT seq, role, content, turn_id, run_ids, at FROM messages WHERE session_id = ? ORDER BY seq");
+  const maxSeq = db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?");
+  const insertMessage = db.query("INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const touch = db.query("UPDATE sessions SET updated_at = ? WHERE id = ?");
+
+  const append = db.transaction((sessionId: string, turnId: string | null, messages: readonly NewMessage[]) => {
+    let seq = (maxSeq.get(sessionId)?.seq ?? 0) + 1;
+    const now = Date.now();
+    for (const m of messages) {
+      insertMessage.run(sessionId, seq++, m.role, JSON.stringify(m.content), turnId, JSON.stringify(m.runIds ?? []), now);
+    }
+    touch.run(now, sessionId);
+  });
+
+  return {
+    getOrCreate(key, surface) {
+      const found = byKey.get(key);
+      if (found) return toSession(found);
+      const now = Date.now();
+      const id = `ses_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+      insertSession.run(id, surface, key, now, now);
+      return toSession(byKey.get(key)!);
+    },
+    get(id) {
+      const row = byId.get(id);
+      return row ? toSession(row) : undefined;
+    },
+    updateSettings(id, settings) {
+      db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(settings), Date.now(), id);
+    },
+    history(sessionId) {
+      return selectHistory.all(sessionId).map((r) => ({
+        seq: r.seq,
+        role: r.role,
+        content: JSON.parse(r.content),
+        turnId: r.turn_id,
+        runIds: JSON.parse(r.run_ids),
+        at: r.at,
+      }));
+    },
+    appendMessages(sessionId, turnId, messages) {
+      if (messages.length) append(sessionId, turnId, messages);
+    },
+    startTurn(turn) {
+      db.query("INSERT INTO turns (id, session_id, user_id, started_at) VALUES (?, ?, ?, ?)").run(turn.id, turn.sessionId, turn.userId ?? null, Date.now());
+    },
+    finishTurn(id, result) {
+      db.query("UPDATE turns SET finished_at = ?, stop_reason = ?, unverified = ?, run_ids = ?, usage = ? WHERE id = ?").run(
+        Date.now(),
+        result.stopReason,
+        result.unverified ? 1 : 0,
+        JSON.stringify(result.runIds),
+        result.usage === undefined ? null : JSON.stringify(result.usage),
+        id,
+      );
+    },
+    recordTurnEvent(turnId, type, data) {
+      db.query("INSERT INTO turn_events (turn_id, type, data, at) VALUES (?, ?, ?, ?)").run(turnId ?? null, type, JSON.stringify(data), Date.now());
+    },
+    turnEvents(filter = {}) {
+      return db
+        .query<{ turn_id: string | null; type: string; data: string; at: number }, [string | null, string | null]>(
+          "SELECT turn_id, type, data, at FROM turn_events WHERE (?1 IS NULL OR turn_id = ?1) AND (?2 IS NULL OR type = ?2) ORDER BY seq",
+        )
+        .all(filter.turnId ?? null, filter.type ?? null)
+        .map((r) => ({ turnId: r.turn_id, type: r.type, data: JSON.parse(r.data), at: r.at }));
+    },
+    turns(sessionId) {
+      return db
+        .query<TurnRow, [string]>("SELECT id, session_id, user_id, started_at, finished_at, stop_reason, unverified, run_ids FROM turns WHERE session_id = ? ORDER BY started_at")
+        .all(sessionId)
+        .map((r) => ({
+          id: r.id,
+          sessionId: r.session_id,
+          userId: r.user_id,
+          startedAt: r.started_at,
+          finishedAt: r.finished_at,
+          stopReason: r.stop_reason,
+          unverified: r.unverified === null ? null : r.unverified === 1,
+          runIds: JSON.parse(r.run_ids),
+        }));
+    },
+  };
+}

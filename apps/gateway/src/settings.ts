@@ -1,0 +1,44 @@
+import { join } from "node:path";
+import type { PolicyRule } from "@openassistant/core/policy/types.ts";
+import type { SandboxLimits } from "@openassistant/core/sandbox/types.ts";
+import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "./agent/settings.ts";
+
+/** Everything the gateway process needs, resolved from config + env + defaults. */
+export interface GatewaySettings {
+  readonly projectRoot: string;
+  /** `<project>/.openassistant/data`: database, HTTP token, plugin data. */
+  readonly dataDir: string;
+  readonly databasePath: string;
+  readonly turn: TurnSettings;
+  readonly anthropic: {
+    readonly baseURL?: string;
+    readonly profileOrder?: readonly string[];
+    /** Config `auth.anthropic.pinned`: always start with this profile. */
+    readonly pinned?: string;
+    readonly timeoutMs?: number;
+  };
+  readonly policy: readonly PolicyRule[];
+  readonly approvalTimeoutMs: number;
+  readonly toolTimeoutMs?: number;
+  readonly sandboxLimits?: Partial<SandboxLimits>;
+  /** The config's `discord` section as is (the Discord surface reads the rest of it). */
+  readonly discord?: { readonly token?: string } & Readonly<Record<string, unknown>>;
+  /** HTTP API; absent = disabled. port 0 = random port. */
+  readonly http?: { readonly port: number; readonly token?: string };
+  /** Values to scrub from receipts, logs and prompts besides credentials (config secrets). */
+  readonly secrets: readonly string[];
+}
+
+export function defaultSettings(projectRoot: string): GatewaySettings {
+  const dataDir = join(projectRoot, ".openassistant", "data");
+  return {
+    projectRoot,
+    dataDir,
+    databasePath: join(dataDir, "openassistant.sqlite"),
+    turn: DEFAULT_TURN_SETTINGS,
+    anthropic: {},
+    policy: [],
+    approvalTimeoutMs: 10 * 60_000,
+    secrets: [],
+  };
+}

@@ -1,0 +1,32 @@
+import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
+import { renderOutcome, type RenderableOutcome } from "../../grounding/render.ts";
+
+const MAX_CODE_LINES = 20;
+
+/** The approval card as terminal text. */
+export function formatApprovalPrompt(request: ApprovalRequest, queued: number): string {
+  const lines = [
+    "",
+    `── Approval needed${queued > 0 ? ` (${queued} more waiting)` : ""} ──`,
+    `Tool:  tools.${request.toolPath}`,
+    `What:  ${request.description}`,
+    `Input: ${request.inputPreview}`,
+  ];
+  if (request.requestedBy) lines.push(`Asked by: ${request.requestedBy}`);
+  if (request.code) {
+    const code = request.code.split("\n");
+    lines.push("Code:");
+    for (const line of code.slice(0, MAX_CODE_LINES)) lines.push(`  │ ${line}`);
+    if (code.length > MAX_CODE_LINES) lines.push(`  │ … (${code.length - MAX_CODE_LINES} more lines)`);
+  }
+  const seconds = Math.max(0, Math.round((request.expiresAt - Date.now()) / 1000));
+  lines.push(`Expires in ${seconds}s (then denied).`);
+  lines.push("[a] approve   [d] deny   [r] deny with a reason  (r <reason> also works)");
+  return lines.join("\n");
+}
+
+/** The answer with the unverified mark and the activity summary under it. */
+export function formatAnswer(outcome: RenderableOutcome): string {
+  const [first, ...rest] = renderOutcome(outcome).split("\n");
+  return `\nassistant › ${[first, ...rest.map((l) => (l ? `  ${l}` : l))].join("\n")}\n`;
+}

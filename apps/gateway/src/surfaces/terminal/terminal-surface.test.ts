@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { lastToolResult, startHarness, terminalStreams, type Harness } from "../../testing/harness.ts";
+import { startTerminalSurface } from "./terminal-surface.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const CREATE = 'return await tools.reminders.create({ text: "call mom", at: "tomorrow 9:00" });';
+
+describe("terminal surface", () => {
+  test("approve from the terminal: the tool runs and the answer shows the ✅ summary", async () => {
+    h = await startHarness();
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } }),
+      (req) => textTurn(lastToolResult(req.body).content.includes("✅ reminders.create succeeded") ? "I've scheduled the reminder for tomorrow at 9:00." : "It did not work."),
+    ]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("remind me to call mom tomorrow at 9");
+    const prompt = await io.waitFor(/Approval needed[\s\S]*deny with a reason.*\n/);
+    expect(prompt).toContain("Tool:  tools.reminders.create");
+    expect(prompt).toContain("What:  Create a reminder at a time");
+    expect(prompt).toContain('Input: {"text":"call mom","at":"tomorrow 9:00"}');
+    expect(prompt).toContain(`│ ${CREATE}`);
+    io.send("a");
+    const answer = await io.waitFor(/assistant › [\s\S]*\[r_\d+\]\n/);
+    expect(answer).toContain("I've scheduled the reminder");
+    expect(answer).toMatch(/✅ reminders\.create succeeded \(approved by terminal:ann\) \[r_\d+\]/);
+    expect(answer).not.toContain("unverified");
+    expect(h.calls).toEqual(["reminders.create:call mom"]);
+    io.input.end();
+    await surface.done;
+  });
+
+  test("deny with a reason: the reason reaches the model and the ⛔ line is shown", async () => {
+    h = await startHarness();
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: `try { ${CREATE} } catch (e) { return (e as Error).name + ": " + (e as Error).message; }` } }),
+      (req) => textTurn(`Not scheduled. ${lastToolResult(req.body).content.split("\n")[1]}`),
+    ]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("remind me");
+    await io.waitFor(/deny with a reason/);
+    io.send("r");
+    await io.waitFor(/Reason for the denial/);
+    io.send("not on weekends");
+    const answer = await io.waitFor(/assistant › [\s\S]*\[r_\d+\]\n/);
+    expect(answer).toContain("ToolDeniedError");
+    expect(answer).toContain("not on weekends");
+    expect(answer).toMatch(/⛔ reminders\.create denied by terminal:ann: "not on weekends" \[r_\d+\]/);
+    expect(h.calls).toEqual([]);
+    const denied = h.gateway.receipts.query({ phase: "denied" });
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ decidedBy: "terminal:ann", reason: "not on weekends" });
+    io.input.end();
+    await surface.done;
+  });
+
+  test("plain deny, and a claim after a denial is marked unverified", async () => {
+    h = await startHarness();
+    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } }), textTurn("Your reminder has been created.")]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("remind me");
+    await io.waitFor(/deny with a reason/);
+    io.send("x");
+    await io.waitFor(/Answer a \(approve\), d \(deny\)/);
+    io.send("d");
+    const answer = await io.waitFor(/assistant › [\s\S]*\[r_\d+\]\n/);
+    expect(answer).toContain("⚠️ unverified: no successful tool call backs this claim");
+    expect(answer).toMatch(/⛔ reminders\.create denied by terminal:ann: "denied by the operator"/);
+    io.input.end();
+    await surface.done;
+  });
+
+  test("on a TTY a spinner shows progress; messages typed during a turn are queued", async () => {
+    h = await startHarness();
+    h.api.script([textTurn("First answer.", { delayMs: 300 }), textTurn("Second answer.")]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: true, userId: "ann" });
+    await io.waitFor(/you › /);
+    io.send("one");
+    await io.waitFor(/⠋ thinking…/);
+    io.send("two");
+    await io.waitFor(/\(queued: the current request is still running\)/);
+    await io.waitFor(/assistant › First answer\.[\s\S]*assistant › Second answer\./);
+    expect(io.text).toContain("\r\x1b[2K");
+    expect(h.api.messageRequests().at(-1)!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    io.input.end();
+    await surface.done;
+  });
+
+  test("when the input closes while an approval is pending, the turn is cancelled and the call denied", async () => {
+    h = await startHarness();
+    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } })]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("remind me");
+    await io.waitFor(/deny with a reason/);
+    io.input.end();
+    await surface.done;
+    const denied = h.gateway.receipts.query({ phase: "denied" });
+    expect(denied[0]).toMatchObject({ decidedBy: "system", reason: "terminal input closed" });
+    expect(io.text).toMatch(/⛔ reminders\.create denied by system: "terminal input closed"/);
+  });
+});

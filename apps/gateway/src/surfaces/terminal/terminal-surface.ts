@@ -1,0 +1,197 @@
+import { createInterface } from "node:readline";
+import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals/types.ts";
+import type { TurnOutcome } from "../../agent/run-turn.ts";
+import type { EventBus } from "../../events/bus.ts";
+import type { GatewayEvent } from "../../events/types.ts";
+import type { IncomingMessage } from "../../gateway.ts";
+import { formatAnswer, formatApprovalPrompt } from "./format.ts";
+import { createSpinner } from "./spinner.ts";
+
+/** What the terminal needs from the gateway. */
+export interface TerminalGateway {
+  handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
+  readonly events: Pick<EventBus, "subscribe">;
+  readonly approvals: {
+    decide(callId: string, decision: ApprovalDecision): { readonly outcome: string };
+    pending(): ApprovalRequest[];
+  };
+}
+
+export interface TerminalSurfaceOptions {
+  readonly gateway: TerminalGateway;
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  /** Spinner and prompt only on a TTY; defaults to `output.isTTY`. */
+  readonly tty?: boolean;
+  /** Session key; default "terminal". */
+  readonly sessionKey?: string;
+  /** Who is typing (recorded as requester and approver); default $USER or "operator". */
+  readonly userId?: string;
+  readonly greeting?: string;
+}
+
+export interface TerminalSurface {
+  /** Resolves when the input ends or the user types /exit (after the in-flight turn settles). */
+  readonly done: Promise<void>;
+  close(): void;
+}
+
+/**
+ * Line-based chat. A line answers the oldest pending approval when one is shown
+ * (`a`, `d`, `r`, `r <reason>`); otherwise it is a message (queued while a turn runs).
+ * The terminal user is the operator: approvals of every session are asked here.
+ */
+export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalSurface {
+  const { gateway, output } = options;
+  const tty = options.tty ?? Boolean((output as { isTTY?: boolean }).isTTY);
+  const sessionKey = options.sessionKey ?? "terminal";
+  const userId = options.userId ?? process.env.USER ?? "operator";
+  const approver = `terminal:${userId}`;
+  const spinner = createSpinner(output, tty);
+  const write = (text: string) => {
+    spinner.clear();
+    output.write(text.endsWith("\n") ? text : `${text}\n`);
+  };
+
+  const approvals: ApprovalRequest[] = [];
+  let awaitingReasonFor: string | undefined;
+  const messages: string[] = [];
+  let busy = false;
+  let closed = false;
+  let inputEnded = false;
+  let turnAbort: AbortController | undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+
+  const showPrompt = () => {
+    if (approvals.length) write(formatApprovalPrompt(approvals[0]!, approvals.length - 1));
+    else if (tty && !busy) output.write("you › ");
+  };
+
+  const onEvent = (event: GatewayEvent) => {
+    switch (event.type) {
+      case "approval.requested":
+        approvals.push(event.request);
+        if (inputEnded) turnAbort?.abort("terminal input closed");
+        else if (approvals.length === 1) showPrompt();
+        break;
+      case "approval.decided": {
+        const index = approvals.findIndex((r) => r.callId === event.callId);
+        if (index < 0) break;
+        const [request] = approvals.splice(index, 1);
+        if (awaitingReasonFor === event.callId) awaitingReasonFor = undefined;
+        if (!event.decision.by.startsWith("terminal:")) write(`(approval for tools.${request!.toolPath} ${event.decision.decision} by ${event.decision.by}${event.decision.reason ? `: ${event.decision.reason}` : ""})`);
+        if (index === 0) showPrompt();
+        break;
+      }
+      case "model.request":
+        if (!approvals.length) spinner.set("thinking…");
+        break;
+      case "run.started":
+        if (!approvals.length) spinner.set("running code…");
+        break;
+      case "call.settled":
+        if (!approvals.length) spinner.set(`tools.${event.outcome.toolPath} ${event.outcome.status}…`);
+        break;
+      case "profile.rotated":
+        write(`(switched Anthropic credential ${event.from} → ${event.to}: ${event.reason})`);
+        break;
+    }
+  };
+  const unsubscribe = gateway.events.subscribe(onEvent);
+
+  const decide = (request: ApprovalRequest, decision: ApprovalDecision) => {
+    const result = gateway.approvals.decide(request.callId, decision);
+    const index = approvals.findIndex((r) => r.callId === request.callId);
+    if (index >= 0) approvals.splice(index, 1);
+    write(result.outcome === "decided" ? `${decision.decision === "approved" ? "✅ approved" : "⛔ denied"}: tools.${request.toolPath}` : `(already decided: tools.${request.toolPath})`);
+    if (busy && !approvals.length) spinner.set("running…");
+    showPrompt();
+  };
+
+  const answerApproval = (line: string) => {
+    const request = approvals[0]!;
+    if (awaitingReasonFor === request.callId) {
+      awaitingReasonFor = undefined;
+      decide(request, { decision: "denied", by: approver, reason: line || "denied by the operator" });
+      return;
+    }
+    const [word, ...rest] = line.split(/\s+/);
+    const choice = word?.toLowerCase();
+    if (choice === "a" || choice === "approve") decide(request, { decision: "approved", by: approver });
+    else if (choice === "d" || choice === "deny") decide(request, { decision: "denied", by: approver, reason: "denied by the operator" });
+    else if ((choice === "r" || choice === "reason") && rest.length) decide(request, { decision: "denied", by: approver, reason: rest.join(" ") });
+    else if (choice === "r" || choice === "reason") {
+      awaitingReasonFor = request.callId;
+      write("Reason for the denial (sent to the assistant):");
+    } else write("Answer a (approve), d (deny) or r (deny with a reason).");
+  };
+
+  const runNext = async () => {
+    if (busy) return;
+    const text = messages.shift();
+    if (text === undefined) {
+      if (inputEnded) finish();
+      return;
+    }
+    busy = true;
+    turnAbort = new AbortController();
+    spinner.set("thinking…");
+    try {
+      const outcome = await gateway.handleMessage({ sessionKey, surface: "terminal", userId, text, signal: turnAbort.signal });
+      write(formatAnswer(outcome));
+    } catch (e) {
+      write(`error: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      busy = false;
+      turnAbort = undefined;
+      spinner.clear();
+    }
+    if (closed || (inputEnded && messages.length === 0)) return finish();
+    showPrompt();
+    void runNext();
+  };
+
+  let finished = false;
+  const finish = () => {
+    closed = true;
+    if (finished || busy) return; // a running turn calls finish() again when it settles
+    finished = true;
+    unsubscribe();
+    rl.close();
+    resolveDone();
+  };
+
+  const rl = createInterface({ input: options.input, terminal: false, crlfDelay: Infinity });
+  rl.on("line", (raw) => {
+    const line = raw.trim();
+    if (closed) return;
+    if (approvals.length) return answerApproval(line);
+    if (!line) return showPrompt();
+    if (line === "/exit" || line === "/quit") {
+      inputEnded = true;
+      if (!busy && messages.length === 0) finish();
+      return;
+    }
+    messages.push(line);
+    if (busy) write(`(queued: the current request is still running)`);
+    void runNext();
+  });
+  rl.on("close", () => {
+    inputEnded = true;
+    // Nobody is left to answer approvals: cancel the running turn (its calls end denied/failed).
+    if (busy && approvals.length) turnAbort?.abort("terminal input closed");
+    if (!busy && messages.length === 0) finish();
+  });
+
+  if (options.greeting) write(options.greeting);
+  showPrompt();
+  return {
+    done,
+    close() {
+      turnAbort?.abort("terminal closed");
+      closed = true;
+      finish();
+    },
+  };
+}

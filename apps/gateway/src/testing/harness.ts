@@ -1,0 +1,135 @@
+import { join } from "node:path";
+import { defineTool, z, type ToolTree } from "@openassistant/sdk";
+import { startFakeAnthropic, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import { openAuthStore } from "../auth/store.ts";
+import type { AuthProfileType } from "../auth/types.ts";
+import { createGateway, type Gateway } from "../gateway.ts";
+import type { GatewaySettings } from "../settings.ts";
+
+export { terminalStreams } from "./terminal-streams.ts";
+
+/** Tools used by the gateway's end-to-end tests. */
+export function fixtureTools(calls: string[] = []): ToolTree {
+  return {
+    reminders: {
+      create: defineTool({
+        description: "Create a reminder at a time",
+        approval: "required",
+        args: z.object({ text: z.string(), at: z.string() }),
+        run: async (input) => {
+          calls.push(`reminders.create:${input.text}`);
+          return { id: "rem_1", ...input };
+        },
+      }),
+      list: defineTool({
+        description: "List reminders",
+        approval: "auto",
+        args: z.object({}),
+        run: async () => {
+          calls.push("reminders.list");
+          return [{ id: "rem_0", text: "water plants" }];
+        },
+      }),
+    },
+    mail: {
+      send: defineTool({
+        description: "Send an email",
+        approval: "auto",
+        args: z.object({ to: z.string(), body: z.string() }),
+        run: async () => {
+          calls.push("mail.send");
+          throw new Error("SMTP server refused the connection");
+        },
+      }),
+    },
+  };
+}
+
+export interface Harness {
+  readonly api: FakeAnthropic;
+  readonly dir: string;
+  readonly configDir: string;
+  readonly gateway: Gateway;
+  /** Tool implementations that ran, in order. */
+  readonly calls: string[];
+  /** Starts another gateway on the same directory/DB (after shutting the first down). */
+  restart(): Promise<Gateway>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  readonly tools?: ToolTree;
+  readonly settings?: Partial<GatewaySettings>;
+  /** Auth profiles to store (in order); default: env ANTHROPIC_API_KEY only. */
+  readonly profiles?: ReadonlyArray<{ name: string; type: AuthProfileType; secret: string }>;
+  readonly dir?: string;
+}
+
+export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const api = await startFakeAnthropic();
+  const dir = options.dir ?? makeTempDir("oa-gw-");
+  const configDir = join(dir, "config");
+  const calls: string[] = [];
+  const tools = options.tools ?? fixtureTools(calls);
+  if (options.profiles?.length) {
+    const store = openAuthStore(configDir);
+    for (const p of options.profiles)
+      store.upsert({ id: `anthropic:${p.name}`, provider: "anthropic", type: p.type, secret: p.secret, createdAt: new Date().toISOString() });
+  }
+  const env = options.profiles?.length ? {} : { ANTHROPIC_API_KEY: TEST_API_KEY };
+  const make = () =>
+    createGateway({
+      cwd: dir,
+      env,
+      tools,
+      configDir,
+      settings: {
+        anthropic: { baseURL: api.url, profileOrder: options.profiles?.map((p) => `anthropic:${p.name}`) },
+        approvalTimeoutMs: 30_000,
+        ...options.settings,
+        turn: { ...defaultTurn, ...options.settings?.turn },
+      } as Partial<GatewaySettings>,
+    });
+  let gateway = await make();
+  const harness: Harness = {
+    api,
+    dir,
+    configDir,
+    calls,
+    get gateway() {
+      return gateway;
+    },
+    async restart() {
+      await gateway.shutdown();
+      gateway = await make();
+      return gateway;
+    },
+    async close() {
+      await gateway.shutdown();
+      await api.close();
+    },
+  };
+  return harness;
+}
+
+const defaultTurn = {
+  model: "claude-test",
+  maxTokens: 1024,
+  maxRounds: 8,
+  maxRepairRounds: 3,
+  maxTurnTokens: 1_000_000,
+  turnTimeoutSeconds: 60,
+  historyTokens: 60_000,
+  historyMessages: 200,
+};
+
+/** The text of the last tool_result in a recorded request body. */
+export function lastToolResult(body: { messages: Array<{ role: string; content: unknown }> }): { content: string; is_error?: boolean } {
+  const last = body.messages.at(-1)!;
+  const blocks = last.content as Array<{ type: string; content?: unknown; is_error?: boolean }>;
+  const result = [...blocks].reverse().find((b) => b.type === "tool_result")!;
+  return { content: typeof result.content === "string" ? result.content : JSON.stringify(result.content), is_error: result.is_error };
+}

@@ -1,0 +1,122 @@
+/**
+ * Discord surface against the fake Discord + the real gateway (fake Anthropic, real sandbox, SQLite):
+ * click → tool starts, message → first visible reaction, and N concurrent conversations with approvals.
+ * Run: bun bench/discord.bench.ts
+ */
+import { printTable, fmtMs } from "./lib.ts";
+import {
+  cardCallId,
+  eventually,
+  findCard,
+  markerModel,
+  startDiscordE2E,
+  toolThenAnswer, trailOf
+} from "../apps/gateway/src/discord/e2e-harness.ts";
+
+const ITER = 30;
+const CONCURRENT = 50;
+
+function stats(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+  return { median: at(0.5), p95: at(0.95), min: s[0]! };
+}
+
+const e = await startDiscordE2E({ settings: { approvalTimeoutMs: 60_000 } });
+const dm = e.fake.dmChannelId(e.ids.alice);
+const rows: Array<Record<string, string | number>> = [];
+
+// --- message → first visible reaction (typing or status message) --------------------------------
+{
+  const samples: number[] = [];
+  for (let i = 0; i < ITER + 3; i++) {
+    e.h.api.script(toolThenAnswer("return await tools.notes.read({})", () => `read ${i}`));
+    const since = e.fake.calls.length;
+    const t0 = performance.now();
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `read ${i}` });
+    await e.fake.waitFor({ since, path: new RegExp(`^/channels/${dm}/(typing|messages)$`), method: "POST" });
+    const dt = performance.now() - t0;
+    if (i >= 3) samples.push(dt);
+    await eventually(() => e.fake.messages(dm).some((m) => m.author.id === e.fake.botId && (m.content as string).startsWith(`read ${i}`)), "answer");
+  }
+  const s = stats(samples);
+  rows.push({ metric: "message → first visible reaction", median: fmtMs(s.median), p95: fmtMs(s.p95), target: "≤ 100 ms", ok: s.median <= 100 ? "yes" : "NO" });
+}
+
+// --- click → tool starts, with the same path without Discord as baseline ----------------------
+{
+  const samples: number[] = [];
+  for (let i = 0; i < ITER + 3; i++) {
+    e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "c${i}" })`, () => `wrote ${i}`));
+    const before = new Set(e.fake.messages(dm).map((m) => m.id));
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `write ${i}` });
+    const card = await eventually(() => {
+      const c = findCard(e.fake, dm, "notes.write");
+      return c && !before.has(c.id) ? c : undefined;
+    }, "card");
+    const ranBefore = e.ran.length;
+    const t0 = performance.now();
+    e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice });
+    const started = await eventually(() => e.ran.slice(ranBefore).find((r) => r.what === `notes.write:c${i}`), "tool start");
+    if (i >= 3) samples.push(started.at - t0);
+    await eventually(() => e.fake.messages(dm).some((m) => (m.content as string).startsWith(`wrote ${i}`)), "answer");
+  }
+  const base: number[] = [];
+  for (let i = 0; i < ITER + 3; i++) {
+    e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "b${i}" })`, () => `base ${i}`));
+    const before = new Set(e.fake.messages(dm).map((m) => m.id));
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `base ${i}` });
+    const card = await eventually(() => {
+      const c = findCard(e.fake, dm, "notes.write");
+      return c && !before.has(c.id) ? c : undefined;
+    }, "card");
+    const ranBefore = e.ran.length;
+    const t0 = performance.now();
+    e.h.gateway.approvals.decide(cardCallId(card), { decision: "approved", by: "bench" });
+    const started = await eventually(() => e.ran.slice(ranBefore).find((r) => r.what === `notes.write:b${i}`), "tool start");
+    if (i >= 3) base.push(started.at - t0);
+    await eventually(() => e.fake.messages(dm).some((m) => (m.content as string).startsWith(`base ${i}`)), "answer");
+  }
+  const s = stats(samples);
+  const b = stats(base);
+  rows.push({ metric: "click → tool starts", median: fmtMs(s.median), p95: fmtMs(s.p95), target: "≤ 50 ms", ok: s.median <= 50 ? "yes" : "NO" });
+  rows.push({ metric: "baseline: broker.decide → tool starts (no Discord)", median: fmtMs(b.median), p95: fmtMs(b.p95), target: "-", ok: `click/baseline ×${(s.median / b.median).toFixed(1)}` });
+}
+
+// --- N concurrent conversations with approvals ------------------------------------------------
+{
+  e.h.api.script(Array.from({ length: CONCURRENT * 2 }, () => markerModel));
+  const t0 = performance.now();
+  const msgs = Array.from({ length: CONCURRENT }, (_, i) =>
+    e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: i % 2 ? e.ids.bob : e.ids.alice, content: `please save job-${1000 + i}`, mentionsBot: true }),
+  );
+  const threads = await Promise.all(
+    msgs.map(async (m) => (await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${m.id}/threads` }, 20_000)).response.id as string),
+  );
+  const cards = await Promise.all(threads.map((t) => eventually(() => findCard(e.fake, t, "notes.write"), `card in ${t}`, 20_000)));
+  let misrouted = 0;
+  cards.forEach((c, i) => {
+    if (!String(c.embeds[0].fields[0].value).includes(`job-${1000 + i}`)) misrouted++;
+  });
+  await Promise.all(cards.map((c) => e.fake.clickButton({ messageId: c.id, customId: `oa:approve:${cardCallId(c)}`, userId: e.ids.alice }).callback()));
+  const answers = await Promise.all(
+    threads.map((t, i) => eventually(() => e.fake.messages(t).find((m) => (m.content as string).startsWith(`result for job-${1000 + i}:`)), `answer ${i}`, 20_000)),
+  );
+  const elapsed = performance.now() - t0;
+  let lost = 0;
+  answers.forEach((a, i) => {
+    const callId = cardCallId(cards[i]!);
+    const phases = trailOf(e, callId);
+    if (phases.map((r) => r.phase).join(",") !== "requested,approved,started,succeeded") lost++;
+    if (!phases[0]?.inputPreview?.includes(`job-${1000 + i}`)) misrouted++;
+    if (!String(a.content).includes(`job-${1000 + i}: ok`) || !String(a.content).includes(phases.at(-1)?.id ?? "?")) misrouted++;
+    cards.forEach((other, j) => {
+      if (j !== i && String(a.content).includes(cardCallId(other))) misrouted++;
+    });
+  });
+  rows.push({ metric: `${CONCURRENT} concurrent conversations with approvals`, median: `${fmtMs(elapsed)} total`, p95: "-", target: "0 lost / 0 misrouted", ok: `${lost} lost / ${misrouted} misrouted` });
+}
+
+printTable("Discord surface (fake Discord, real gateway)", rows);
+await e.close();
+process.exit(0);

@@ -1,0 +1,146 @@
+/**
+ * Gateway benchmarks (issue 4 targets):
+ *  1. start to ready — config + 200 tools + DB + typecheck warm-up, fresh subprocess, median ≤ 1.5 s
+ *  2. overhead per turn excluding model and tool time — fake Anthropic with instant scripted
+ *     responses, trivial tools; baseline = the same requests sent straight through the SDK to the
+ *     same fake server in this run; target median ≤ 30 ms.
+ */
+import { buildSdkClient } from "../apps/gateway/src/model/sdk-client.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { defineTool, z } from "../packages/sdk/src/index.ts";
+import { startFakeAnthropic, textTurn, toolUseTurn } from "../packages/testkit/src/anthropic/fake-server.ts";
+import { makeTempDir } from "../packages/testkit/src/temp.ts";
+import { createGateway } from "../apps/gateway/src/gateway.ts";
+import type { GatewayEvent } from "../apps/gateway/src/events/types.ts";
+import { fmtMs, printTable } from "./lib.ts";
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))]!;
+
+// ── 1. start to ready ────────────────────────────────────────────────────────────────────────
+const child = join(import.meta.dir, "gateway-ready.child.ts");
+const startRows: Array<Record<string, string | number>> = [];
+
+/** 200 standalone tool files in `.openassistant/tools` (what `bun start` loads from a workspace). */
+function writeWorkspace(dir: string): void {
+  mkdirSync(join(dir, ".openassistant", "tools"), { recursive: true });
+  writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ model: { name: "claude-sonnet-4-6" } }));
+  for (let i = 0; i < 200; i++) {
+    writeFileSync(
+      join(dir, ".openassistant", "tools", `tool${i}.ts`),
+      `import { defineTool, z } from "@openassistant/sdk";
+export default defineTool({
+  description: "Benchmark tool ${i}",
+  approval: "${i % 5 === 0 ? "required" : "auto"}",
+  args: z.object({ id: z.string().describe("the id"), count: z.number().int().optional(), tags: z.array(z.string()).default([]) }),
+  run: async (input) => ({ ok: true, input }),
+});
+`,
+    );
+  }
+}
+
+for (const mode of ["import", "workspace", "tree"] as const) {
+  const wall: number[] = [];
+  const inProc: number[] = [];
+  const loadMs: number[] = [];
+  const importMs: number[] = [];
+  let tools = 0;
+  for (let i = 0; i < 8; i++) {
+    const dir = makeTempDir("oa-bench-gw-");
+    if (mode === "workspace") writeWorkspace(dir);
+    const t0 = performance.now();
+    const proc = Bun.spawn(["bun", child, dir, mode], { stdout: "pipe", stderr: "inherit" });
+    const reader = proc.stdout.getReader();
+    let text = "";
+    let readyAt = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+      if (!readyAt && text.includes("\n")) readyAt = performance.now();
+    }
+    await proc.exited;
+    const line = JSON.parse(text.split("\n")[0]!);
+    tools = line.tools;
+    if (i < 2) continue; // warm the OS file cache and Bun's transpiler cache
+    wall.push(readyAt - t0);
+    inProc.push(line.createGatewayMs);
+    loadMs.push(line.loadMs);
+    importMs.push(line.importMs ?? line.sinceProcessStartMs);
+  }
+  if (mode === "import") {
+    startRows.push({ measure: "baseline: spawn → gateway modules imported (no work)", median: fmtMs(median(wall)), p95: fmtMs(p95(wall)), target: "", ok: "" });
+    continue;
+  }
+  const what = mode === "workspace" ? `${tools} tool files via config + registry` : `${tools} tools as a tree`;
+  startRows.push(
+    { measure: `${what}: spawn → ready (wall)`, median: fmtMs(median(wall)), p95: fmtMs(p95(wall)), target: "≤ 1500 ms", ok: median(wall) <= 1500 ? "yes" : "NO" },
+    { measure: `  of which: module import (in child)`, median: fmtMs(median(importMs)), p95: fmtMs(p95(importMs)), target: "", ok: "" },
+    ...(mode === "workspace" ? [{ measure: `  of which: config + tool loading (loadGatewaySettings)`, median: fmtMs(median(loadMs)), p95: fmtMs(p95(loadMs)), target: "", ok: "" }] : []),
+    { measure: `  of which: createGateway() (DB, typecheck + sandbox warm-up, declarations)`, median: fmtMs(median(inProc)), p95: fmtMs(p95(inProc)), target: "", ok: "" },
+  );
+}
+printTable("Gateway start to ready (config + 200 tools + DB + typecheck warm-up + sandbox warm-up; fresh subprocess and dir, 6 runs each)", startRows);
+
+// ── 2. overhead per turn ─────────────────────────────────────────────────────────────────────
+const api = await startFakeAnthropic();
+const dir = makeTempDir("oa-bench-turn-");
+const tools = {
+  notes: {
+    add: defineTool({ description: "Add a note", approval: "auto", args: z.object({ text: z.string() }), run: async (i) => ({ id: 1, ...i }) }),
+    list: defineTool({ description: "List notes", approval: "auto", args: z.object({}), run: async () => [] }),
+  },
+};
+const gateway = await createGateway({
+  cwd: dir,
+  env: { ANTHROPIC_API_KEY: "sk-ant-api03-bench-000000000000" },
+  tools,
+  configDir: join(dir, "config"),
+  settings: { anthropic: { baseURL: api.url } },
+});
+const script = () => api.script([toolUseTurn({ id: "toolu_b", name: "execute", input: { code: 'return await tools.notes.add({ text: "x" });' } }), textTurn("Added the note.")]);
+const sdk = buildSdkClient({ profileId: "bench", source: "env", type: "api_key", secret: "sk-ant-api03-bench-000000000000" }, { baseURL: api.url });
+
+const N = 40;
+const turnMs: number[] = [];
+const baselineMs: number[] = [];
+const runMs: number[] = [];
+for (let i = 0; i < N + 5; i++) {
+  script();
+  const before = api.messageRequests().length;
+  let runStart = 0;
+  let runTotal = 0;
+  const onEvent = (e: GatewayEvent) => {
+    if (e.type === "run.started") runStart = performance.now();
+    if (e.type === "run.finished") runTotal += performance.now() - runStart;
+  };
+  const t0 = performance.now();
+  await gateway.handleMessage({ sessionKey: `bench-${i}`, surface: "bench", text: "add a note", onEvent });
+  const total = performance.now() - t0;
+  // Baseline: replay the exact request bodies this turn sent, straight through the SDK.
+  const bodies = api.messageRequests().slice(before).map((r) => r.body);
+  api.script([toolUseTurn({ id: "toolu_b", name: "execute", input: { code: "return 1" } }), textTurn("ok")]);
+  const b0 = performance.now();
+  for (const body of bodies) {
+    const { stream: _s, ...params } = body;
+    await sdk.messages.stream(params).finalMessage();
+  }
+  const base = performance.now() - b0;
+  if (i >= 5) {
+    turnMs.push(total);
+    baselineMs.push(base);
+    runMs.push(runTotal);
+  }
+}
+const overhead = turnMs.map((t, i) => t - baselineMs[i]!);
+printTable(`Gateway overhead per turn (model → execute → model, ${N} turns, instant fake model, trivial tool)`, [
+  { measure: "whole turn (handleMessage)", median: fmtMs(median(turnMs)), p95: fmtMs(p95(turnMs)), target: "", ok: "" },
+  { measure: "baseline: same 2 requests straight through the SDK", median: fmtMs(median(baselineMs)), p95: fmtMs(p95(baselineMs)), target: "", ok: "" },
+  { measure: "gateway overhead (turn − baseline)", median: fmtMs(median(overhead)), p95: fmtMs(p95(overhead)), target: "≤ 30 ms", ok: median(overhead) <= 30 ? "yes" : "NO" },
+  { measure: "  of which: sandbox run incl. typecheck-free run + receipts", median: fmtMs(median(runMs)), p95: fmtMs(p95(runMs)), target: "", ok: "" },
+  { measure: "ratio turn / baseline", median: `${(median(turnMs) / median(baselineMs)).toFixed(2)}×`, p95: "", target: "", ok: "" },
+]);
+await gateway.shutdown();
+await api.close();
