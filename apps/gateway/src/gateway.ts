@@ -120,7 +120,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   );
 
   // The pool is spawned while the typechecker warms up (both are off the first turn's path).
-  const pool = options.sandbox ?? createSandboxPool({ limits: settings.sandboxLimits });
+  const pool = options.sandbox ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
   const poolWarm = pool.warmUp().catch((e) => log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`));
   const runner: CodeModeRunner = createCodeModeRunner({
     tools: () => toolSource.current().tree,
@@ -243,7 +243,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await http?.close();
     approvals.close();
     toolSource.close();
-    await runner.close();
+    await runner.close({ reason });
     if (!options.sandbox) await pool.close();
     closed = true;
     db.close();

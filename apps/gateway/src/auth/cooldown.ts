@@ -5,11 +5,15 @@ const MINUTE = 60_000;
 /** Backoff per consecutive failure: 1 → 5 → 25 → 60 minutes, then stays at 60. */
 export const COOLDOWN_STEPS_MS = [1 * MINUTE, 5 * MINUTE, 25 * MINUTE, 60 * MINUTE] as const;
 
+/** An overload is Anthropic's, not the credential's: a short, non-escalating pause. */
+export const OVERLOAD_COOLDOWN_MS = 30_000;
+
 /**
  * Cooldown length after the `failures`-th consecutive failure (1-based). A server-sent
  * retry-after longer than the step wins.
  */
-export function cooldownMs(failures: number, retryAfterMs?: number): number {
+export function cooldownMs(failures: number, retryAfterMs?: number, reason?: FailureReason): number {
+  if (reason === "overloaded") return Math.max(OVERLOAD_COOLDOWN_MS, retryAfterMs ?? 0);
   const index = Math.min(Math.max(failures, 1), COOLDOWN_STEPS_MS.length) - 1;
   const step = COOLDOWN_STEPS_MS[index] ?? COOLDOWN_STEPS_MS[COOLDOWN_STEPS_MS.length - 1]!;
   return Math.max(step, retryAfterMs ?? 0);

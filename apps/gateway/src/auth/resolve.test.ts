@@ -86,11 +86,17 @@ describe("cooldown and rotation", () => {
     r.fail(r.resolve(), "auth");
     expect(Date.parse(store.get("anthropic:a")!.cooldownUntil!) - c.now()).toBe(5 * MIN);
     c.advance(5 * MIN + 1);
-    r.fail(r.resolve(), "overloaded");
+    r.fail(r.resolve(), "billing");
     expect(Date.parse(store.get("anthropic:a")!.cooldownUntil!) - c.now()).toBe(25 * MIN);
 
-    // Success resets the backoff.
+    // An overload pauses the profile briefly and does not grow the backoff.
     c.advance(25 * MIN + 1);
+    r.fail(r.resolve(), "overloaded");
+    expect(Date.parse(store.get("anthropic:a")!.cooldownUntil!) - c.now()).toBe(30_000);
+    expect(store.get("anthropic:a")!.failures).toBe(3);
+
+    // Success resets the backoff.
+    c.advance(30_001);
     r.succeed(r.resolve());
     const cleared = store.get("anthropic:a")!;
     expect(cleared.failures).toBeUndefined();

@@ -147,13 +147,14 @@ export function createAuthResolver(options: AuthResolverOptions): AuthResolver {
     const at = now();
     let until = at;
     if (cred.source === "env") {
-      const failures = (envCooldown.get(cred.profileId)?.failures ?? 0) + 1;
-      until = at + cooldownMs(failures, info.retryAfterMs);
+      const escalate = reason === "overloaded" ? 0 : 1;
+      const failures = (envCooldown.get(cred.profileId)?.failures ?? 0) + escalate;
+      until = at + cooldownMs(failures, info.retryAfterMs, reason);
       envCooldown.set(cred.profileId, { until, failures });
     } else {
       store.update(cred.profileId, (p) => {
-        p.failures = (p.failures ?? 0) + 1;
-        until = at + cooldownMs(p.failures, info.retryAfterMs);
+        if (reason !== "overloaded") p.failures = (p.failures ?? 0) + 1;
+        until = at + cooldownMs(p.failures ?? 1, info.retryAfterMs, reason);
         p.cooldownUntil = new Date(until).toISOString();
         p.lastFailureReason = reason;
       });

@@ -58,5 +58,8 @@ describe("masking and backoff", () => {
     expect([1, 2, 3, 4, 5, 9].map((n) => cooldownMs(n) / min)).toEqual([1, 5, 25, 60, 60, 60]);
     expect(cooldownMs(1, 90_000)).toBe(90_000);
     expect(cooldownMs(2, 1_000)).toBe(5 * min);
+    // An overload is short and never escalates, whatever the failure count.
+    expect(cooldownMs(4, undefined, "overloaded")).toBe(30_000);
+    expect(cooldownMs(1, 45_000, "overloaded")).toBe(45_000);
   });
 });

@@ -36,7 +36,7 @@ export const CONFIG_TEMPLATE = `{
 
   // Model settings; "system" is appended to the built-in system prompt.
   "model": {
-    "name": "claude-sonnet-4-5"
+    "name": "claude-sonnet-5-5"
   },
 
   // Discord surface. Only listed users/roles may talk to the bot; "approvers" may approve (default: allowedUsers).

@@ -208,3 +208,30 @@ describe("code-mode runner", () => {
     expect(rs.map((r) => r.phase)).toEqual(["requested", "denied"]);
   });
 });
+
+describe("runner shutdown", () => {
+  test("a tool still running at close() is recorded as failed with the reason; its late result is not recorded", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const stuck = createCodeModeRunner({
+      tools: {
+        stuck: defineTool({ description: "blocks", approval: "auto", args: z.object({}), run: async () => (await gate, "late") }),
+      },
+      receipts,
+      sandbox,
+      requestApproval: broker.requestApproval,
+    });
+    const controller = new AbortController();
+    const pending = stuck.runPromise(`return await tools.stuck({});`, { signal: controller.signal, runId: "run_shutdown" });
+    while (!receipts.byRun("run_shutdown").some((r) => r.phase === "started")) await Bun.sleep(5);
+    controller.abort("gateway shutting down");
+    await stuck.close({ reason: "gateway shutting down", graceMs: 50 });
+    await pending;
+    release();
+    await Bun.sleep(20);
+    const rows = receipts.byRun("run_shutdown");
+    expect(rows.map((r) => r.phase)).toEqual(["requested", "started", "failed"]);
+    expect(rows[2]!.error).toContain("gateway shutting down: stuck was still running");
+    expect(receipts.verifyRun("run_shutdown")).toEqual({ ok: true });
+  });
+});

@@ -6,7 +6,7 @@ import type { ReceiptStore } from "../receipts/types.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
 import { indexToolTree } from "../tools/flatten.ts";
-import { createToolInvoker, errorMessage, type StandingApprovals } from "./tool-invoker.ts";
+import { createToolInvoker, errorMessage, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
 import type { CallOutcome, RunResult } from "./run-types.ts";
 import { transpileSnippet } from "./transpile.ts";
 
@@ -42,7 +42,11 @@ export interface CodeModeRunner {
   /** Transpiles and runs the model's (already typechecked) TypeScript; never fails — errors are in the result. */
   run(code: string, options?: RunOptions): Effect.Effect<RunResult>;
   runPromise(code: string, options?: RunOptions): Promise<RunResult>;
-  close(): Promise<void>;
+  /**
+   * Waits up to `graceMs` (default 2 s) for tool calls still running, then records each remaining
+   * one as `failed` with `reason`, so no call is left at `started`; closes an owned sandbox.
+   */
+  close(options?: { reason?: string; graceMs?: number }): Promise<void>;
 }
 
 const indexes = new WeakMap<ToolTree, Map<string, ToolDefinition>>();
@@ -59,6 +63,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
   const sandbox = options.sandbox ?? createSandboxPool({ limits: options.limits });
   const redact = options.redact ?? ((t: string) => t);
   const currentTree = typeof options.tools === "function" ? options.tools : () => options.tools as ToolTree;
+  const running: RunningCalls = new Map();
   const currentPolicy = typeof options.policy === "function" ? options.policy : () => (options.policy as readonly PolicyRule[] | undefined) ?? [];
 
   const execute = async (code: string, opts: RunOptions): Promise<RunResult> => {
@@ -91,6 +96,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       previewChars: options.previewChars ?? 500,
       signal: controller.signal,
       onCall: opts.onCall,
+      running,
     });
     try {
       const result = await sandbox.run({
@@ -115,7 +121,13 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
   return {
     run,
     runPromise: (code, opts) => Effect.runPromise(run(code, opts)),
-    close: async () => {
+    close: async ({ reason = "gateway shutting down", graceMs = 2_000 } = {}) => {
+      const deadline = performance.now() + graceMs;
+      while (running.size > 0 && performance.now() < deadline) await Bun.sleep(10);
+      for (const [callId, abandon] of [...running]) {
+        running.delete(callId);
+        abandon(reason);
+      }
       if (ownsSandbox) await sandbox.close();
     },
   };

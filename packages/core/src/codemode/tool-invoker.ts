@@ -29,7 +29,15 @@ export interface InvokerContext {
   readonly previewChars: number;
   readonly signal: AbortSignal;
   readonly onCall?: (outcome: CallOutcome) => void;
+  /** Calls whose `run()` is in progress, across runs; the runner closes them on shutdown. */
+  readonly running: RunningCalls;
 }
+
+/**
+ * Tool calls between `started` and their outcome. On shutdown the runner settles each one with
+ * a `failed` receipt saying why; a result that arrives after that is not recorded twice.
+ */
+export type RunningCalls = Map<string, (reason: string) => void>;
 
 class ToolRunFailure {
   readonly _tag = "ToolRunFailure";
@@ -112,9 +120,17 @@ export function createToolInvoker(ctx: InvokerContext) {
 
     append({ phase: "started", decision, decidedBy, inputPreview: preview(definition, input, ctx) });
     const started = performance.now();
+    let abandoned: HostCallResult | undefined;
+    ctx.running.set(callId, (reason) => {
+      const error = `${reason}: ${path} was still running, its outcome is unknown`;
+      append({ phase: "failed", decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
+      abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
+    });
     const exit = await Effect.runPromiseExit(
       Effect.tryPromise({ try: () => withTimeout(definition.run(input), ctx.toolTimeoutMs, path), catch: (e) => new ToolRunFailure(e) }),
     );
+    if (abandoned) return abandoned;
+    ctx.running.delete(callId);
     const durationMs = Math.round(performance.now() - started);
     if (Exit.isSuccess(exit)) {
       const json = safeJson(exit.value);

@@ -31,7 +31,7 @@ describe("loadConfig resolution and merge", () => {
     expect(loaded.sources).toEqual([]);
     expect(loaded.projectRoot).toBe(project);
     expect(loaded.globalDir).toBe(join(home, ".config", "openassistant"));
-    expect(loaded.config.model.name).toBe("claude-sonnet-4-5");
+    expect(loaded.config.model.name).toBe("claude-sonnet-5-5");
     expect(loaded.config.approvals.timeoutSeconds).toBe(600);
     expect(loaded.config.http.port).toBe(0);
     expect(loaded.config.discord.allowedUsers).toEqual([]);

@@ -32,7 +32,7 @@ export const configSchema = z.strictObject({
   approvals: z.strictObject({ timeoutSeconds: z.number().int().positive().default(600) }).prefault({}),
   model: z
     .strictObject({
-      name: z.string().min(1).default("claude-sonnet-4-5"),
+      name: z.string().min(1).default("claude-sonnet-5-5"),
       maxTokens: z.number().int().positive().default(4096),
       maxRounds: z.number().int().positive().default(8),
       maxRepairRounds: z.number().int().nonnegative().default(3),
