@@ -8,7 +8,7 @@ import { createRedactor, createSqliteReceiptStore } from "@openassistant/core/re
 import type { ReceiptStore } from "@openassistant/core/receipts/types.ts";
 import { createSandboxPool } from "@openassistant/core/sandbox/pool.ts";
 import type { SandboxPool } from "@openassistant/core/sandbox/types.ts";
-import { runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
+import { newTurnId, runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
 import { mergeTurnSettings } from "./agent/settings.ts";
 import { createAuthResolver, type AuthResolver } from "./auth/resolve.ts";
 import { openAuthStore } from "./auth/store.ts";
@@ -185,7 +185,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const session = sessions.getOrCreate(message.sessionKey, message.surface);
     // One turn at a time per session, so history stays ordered.
     const previous = sessionQueues.get(session.id) ?? Promise.resolve();
-    const turnId = `turn_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+    const turnId = newTurnId();
     const controller = new AbortController();
     const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
     if (message.signal?.aborted) abortFromCaller();
@@ -209,7 +209,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           runner,
           receipts,
           typechecker,
-          declarations: () => toolSource.current().declarations.text,
+          tools: () => {
+            const snapshot = toolSource.current();
+            return { tree: snapshot.tree, declarations: snapshot.declarations.text };
+          },
           settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
         },
         { turnId, signal: controller.signal, onEvent },

@@ -8,7 +8,8 @@ import type {
   ToolResultBlockParam,
   ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
+import type { ToolTree } from "@openassistant/sdk";
+import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
 import { formatRunResultForModel } from "@openassistant/core/codemode/format-result.ts";
 import type { Typechecker } from "@openassistant/core/codemode/typecheck.ts";
 import type { ActivitySummary, Receipt, ReceiptStore } from "@openassistant/core/receipts/index.ts";
@@ -37,8 +38,12 @@ export interface TurnDeps {
   readonly runner: Pick<CodeModeRunner, "runPromise">;
   readonly receipts: Pick<ReceiptStore, "byRun">;
   readonly typechecker: Pick<Typechecker, "check">;
-  /** Declarations (tools only; the prelude is added by the checker and the prompt) of the current tool snapshot. */
-  readonly declarations: () => string;
+  /**
+   * The current tools: the tree runs use and its declarations (tools only; the prelude is added by
+   * the checker and the prompt). Read once per turn, so prompt, typecheck and runs agree even if a
+   * reload lands mid-turn.
+   */
+  readonly tools: () => { readonly tree: ToolTree; readonly declarations: string };
   readonly settings: TurnSettings;
 }
 
@@ -79,9 +84,7 @@ interface ModelErrorLike {
   readonly message: string;
 }
 
-/** Same shape as the runner's ids; made here so the turn knows the id before the run starts. */
-const newRunId = () => `run_${Bun.randomUUIDv7("hex")}`;
-const newTurnId = () => `turn_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+export const newTurnId = () => `turn_${Bun.randomUUIDv7("hex")}`;
 
 const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, string> = {
   max_rounds: "I stopped: this turn reached its limit of model rounds.",
@@ -117,7 +120,7 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
   }
 
   async function loop(): Promise<TurnOutcome> {
-    const declarations = deps.declarations();
+    const { tree, declarations } = deps.tools();
     const system = buildSystemPrompt(declarations, s.system);
     const userContent: ContentBlockParam[] = [{ type: "text", text: userMessage }];
     const added: NewMessage[] = [{ role: "user", content: userContent }];
@@ -233,6 +236,7 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
       emit({ type: "run.started", turnId, runId, code: input.code });
       const result = await deps.runner.runPromise(input.code, {
         runId,
+        tools: tree,
         sessionId: session.id,
         requestedBy: session.requestedBy,
         signal,

@@ -235,3 +235,16 @@ describe("runner shutdown", () => {
     expect(receipts.verifyRun("run_shutdown")).toEqual({ ok: true });
   });
 });
+
+describe("tool snapshots", () => {
+  test("a run uses the tree it is given, so a reload between typecheck and run cannot swap tools", async () => {
+    const version = (v: number) => ({ ver: defineTool({ description: "version", approval: "auto", args: z.object({}), run: async () => v }) });
+    let live = version(1);
+    const reloading = createCodeModeRunner({ tools: () => live, receipts, sandbox, requestApproval: broker.requestApproval });
+    const checkedAgainst = live;
+    live = version(2); // a reload lands
+    expect((await reloading.runPromise(`return await tools.ver({});`, { tools: checkedAgainst })).valueJson).toBe("1");
+    expect((await reloading.runPromise(`return await tools.ver({});`)).valueJson).toBe("2");
+    await reloading.close();
+  });
+});

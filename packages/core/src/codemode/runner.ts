@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import type { RequestApproval } from "../approvals/types.ts";
 import type { PolicyRule } from "../policy/types.ts";
@@ -31,6 +31,8 @@ export interface CodeModeRunnerOptions {
 
 export interface RunOptions {
   readonly runId?: string;
+  /** Run against this tree instead of the runner's current one (e.g. the snapshot the code was typechecked against). */
+  readonly tools?: ToolTree;
   readonly sessionId?: string;
   readonly requestedBy?: string;
   readonly signal?: AbortSignal;
@@ -68,7 +70,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
 
   const execute = async (code: string, opts: RunOptions): Promise<RunResult> => {
     const runId = opts.runId ?? newRunId();
-    const tools = indexOf(currentTree());
+    const tools = indexOf(opts.tools ?? currentTree());
     const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
     let js: string;
     try {

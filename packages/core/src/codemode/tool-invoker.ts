@@ -1,4 +1,6 @@
-import { Cause, Effect, Exit } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
 import type { ToolDefinition } from "@openassistant/sdk";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { resolvePolicy } from "../policy/resolve.ts";

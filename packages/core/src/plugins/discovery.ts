@@ -40,13 +40,7 @@ const NOT_TOOL = /\.(d\.ts|test\.[mc]?[jt]s|spec\.[mc]?[jt]s)$/;
 
 /** Top-level tool files of a tools dir: `*.ts|js`, not `_x.ts`, `.x.ts`, `*.d.ts`, `*.test.ts`. */
 export function listToolFiles(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
+  return readdirOrEmpty(dir)
     .filter((n) => TOOL_FILE.test(n) && !NOT_TOOL.test(n))
     .sort()
     .map((n) => join(dir, n))
@@ -55,17 +49,20 @@ export function listToolFiles(dir: string): string[] {
 
 /** Subdirectories of a plugins dir (each one plugin candidate). */
 export function listPluginDirs(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
+  return readdirOrEmpty(dir)
     .filter((n) => !n.startsWith(".") && n !== "node_modules")
     .sort()
     .map((n) => join(dir, n))
     .filter((d) => isDir(d));
+}
+
+/** A missing or unreadable convention dir simply has no entries. */
+function readdirOrEmpty(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 export interface DiscoverInput {
