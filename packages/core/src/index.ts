@@ -9,3 +9,4 @@ export * from "./plugins/index.ts";
 export { flattenToolTree, indexToolTree, ToolTreeError, type FlatTool } from "./tools/flatten.ts";
 export { matchToolPattern, toolPatternToRegExp } from "./tools/pattern.ts";
 export { openDatabase } from "./db/open.ts";
+export { newId } from "./ids.ts";

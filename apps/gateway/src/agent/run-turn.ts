@@ -21,6 +21,7 @@ import type { NewMessage } from "../sessions/types.ts";
 import { EXECUTE_TOOL, readExecuteInput } from "./execute-tool.ts";
 import type { TurnSettings } from "./settings.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
+import { newId } from "@openassistant/core/ids.ts";
 
 /** Request parameters the agent sends (streaming is the client's business). */
 export type ModelRequest = Omit<MessageCreateParamsBase, "stream">;
@@ -84,7 +85,7 @@ interface ModelErrorLike {
   readonly message: string;
 }
 
-export const newTurnId = () => `turn_${Bun.randomUUIDv7("hex")}`;
+export const newTurnId = () => newId("turn");
 
 const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, string> = {
   max_rounds: "I stopped: this turn reached its limit of model rounds.",

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { ensureSessionSchema } from "./schema.ts";
 import type { NewMessage, Session, SessionSettings, StoredMessage, TurnRecord } from "./types.ts";
+import { newId } from "@openassistant/core/ids.ts";
 
 export interface SessionStore {
   getOrCreate(key: string, surface: string): Session;
@@ -75,7 +76,7 @@ export function createSessionStore(db: Database): SessionStore {
       const found = byKey.get(key);
       if (found) return toSession(found);
       const now = Date.now();
-      const id = `ses_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+      const id = newId("ses");
       insertSession.run(id, surface, key, now, now);
       return toSession(byKey.get(key)!);
     },

@@ -9,6 +9,7 @@ import { indexToolTree } from "../tools/flatten.ts";
 import { createToolInvoker, errorMessage, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
 import type { CallOutcome, RunResult } from "./run-types.ts";
 import { transpileSnippet } from "./transpile.ts";
+import { newId } from "../ids.ts";
 
 export interface CodeModeRunnerOptions {
   /** The tools, or a getter so a reload is picked up by the next run (a run keeps the tree it started with). */
@@ -58,7 +59,7 @@ function indexOf(tree: ToolTree): Map<string, ToolDefinition> {
   return index;
 }
 
-export const newRunId = () => `run_${Bun.randomUUIDv7("hex")}`;
+export const newRunId = () => newId("run");
 
 export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRunner {
   const ownsSandbox = !options.sandbox;

@@ -8,6 +8,7 @@ import type { PolicyRule } from "../policy/types.ts";
 import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
+import { newId } from "../ids.ts";
 
 /** A standing "approve always" rule source (approvals/rules.ts implements it). */
 export interface StandingApprovals {
@@ -46,7 +47,7 @@ class ToolRunFailure {
   constructor(readonly cause: unknown) {}
 }
 
-const newCallId = () => `call_${Bun.randomUUIDv7("hex").slice(-20)}`;
+const newCallId = () => newId("call");
 
 /**
  * Turns one crossing from the sandbox into a policed, receipted tool call:

@@ -73,7 +73,8 @@ export const receiptsCommand = defineCommand({
 
 function formatRow(r: Receipt): string {
   const when = new Date(r.at).toISOString().replace("T", " ").slice(0, 19);
-  const who = r.decidedBy ? ` by ${r.decidedBy}` : "";
+  // The decider belongs to the decision rows; later phases carry it only for the record.
+  const who = r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${r.decidedBy}` : "";
   const detail = r.error ?? r.reason ?? r.outputPreview ?? r.inputPreview ?? "";
   return `${r.id}  ${when}  ${r.runId}  ${r.callId}  ${r.toolPath}  ${r.phase}${who}${detail ? `  ${detail.replace(/\s+/g, " ").slice(0, 120)}` : ""}`;
 }
