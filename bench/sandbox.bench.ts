@@ -74,8 +74,10 @@ async function inProcess(code: string): Promise<unknown> {
 
 const pool = createSandboxPool({ minIdle: 1 });
 await pool.warmUp();
-const inPool = async (code: string) => {
-  const options: SandboxRunOptions = { code, toolPaths, onToolCall, limits: { maxToolCalls: 2000 } };
+/** A gateway's worth of tools declared (the snippet still calls the same four). */
+const manyToolPaths = Object.freeze([...toolPaths, ...Array.from({ length: 196 }, (_, i) => `svc${i % 20}.noun${i}.verb`)]);
+const inPool = async (code: string, paths: readonly string[] = toolPaths) => {
+  const options: SandboxRunOptions = { code, toolPaths: paths, onToolCall, limits: { maxToolCalls: 2000 } };
   const r = await pool.run(options);
   if (!r.ok) throw new Error(`${r.error.name}: ${r.error.message}`);
   return r.valueJson;
@@ -103,6 +105,7 @@ const rows = [
   await bench("QuickJS in-process (fresh instance)", () => inProcess(SIX_CALLS), { iterations, warmup: 50 }),
   await bench("pool, child process (back to back)", () => inPool(SIX_CALLS), { iterations, warmup: 50 }),
   await benchSpaced("pool, child process (runs 5 ms apart)", () => inPool(SIX_CALLS), iterations, 5),
+  await benchSpaced("pool, 200 tools declared (runs 5 ms apart)", () => inPool(SIX_CALLS, manyToolPaths), iterations, 5),
 ];
 const base = rows[0]!.medianMs;
 const nodeVm = rows[1]!.medianMs;

@@ -52,10 +52,14 @@ export interface CodeModeRunner {
   close(options?: { reason?: string; graceMs?: number }): Promise<void>;
 }
 
-const indexes = new WeakMap<ToolTree, Map<string, ToolDefinition>>();
-function indexOf(tree: ToolTree): Map<string, ToolDefinition> {
+/** Per tree: its tools by path, and one paths array (the sandbox skips re-sending an identical array). */
+const indexes = new WeakMap<ToolTree, { tools: Map<string, ToolDefinition>; paths: readonly string[] }>();
+function indexOf(tree: ToolTree) {
   let index = indexes.get(tree);
-  if (!index) indexes.set(tree, (index = indexToolTree(tree)));
+  if (!index) {
+    const tools = indexToolTree(tree);
+    indexes.set(tree, (index = { tools, paths: Object.freeze([...tools.keys()]) }));
+  }
   return index;
 }
 
@@ -71,7 +75,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
 
   const execute = async (code: string, opts: RunOptions): Promise<RunResult> => {
     const runId = opts.runId ?? newRunId();
-    const tools = indexOf(opts.tools ?? currentTree());
+    const { tools, paths } = indexOf(opts.tools ?? currentTree());
     const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
     let js: string;
     try {
@@ -104,7 +108,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     try {
       const result = await sandbox.run({
         code: js,
-        toolPaths: [...tools.keys()],
+        toolPaths: paths,
         onToolCall: invoker.invoke,
         limits: options.limits,
         signal: controller.signal,

@@ -56,6 +56,9 @@ export class SandboxChild implements Watched {
   private seq = 0;
   private run: ActiveRun | undefined;
   private status: ChildState = "starting";
+  /** The tool paths sent with the previous run (by identity) and their set. */
+  private sentPaths: readonly string[] | undefined;
+  private sentPathSet: ReadonlySet<string> = new Set();
   /** For retiring idle children: when this child last became idle. */
   idleSince = performance.now();
 
@@ -92,7 +95,7 @@ export class SandboxChild implements Watched {
         startedAt: performance.now(),
         clock: new BusyClock(),
         logs: [],
-        toolPaths: new Set(options.toolPaths),
+        toolPaths: this.pathSet(options.toolPaths),
         resolve,
         toolCalls: 0,
         answers: [],
@@ -109,9 +112,16 @@ export class SandboxChild implements Watched {
         unwatch(this);
       };
       watch(this);
-      this.send({ t: "run", seq: ++this.seq, code: options.code, toolPaths: options.toolPaths, limits });
+      const same = this.sentPaths === options.toolPaths;
+      this.sentPaths = options.toolPaths;
+      this.send({ t: "run", seq: ++this.seq, code: options.code, ...(same ? {} : { toolPaths: options.toolPaths }), limits });
       run.clock.markBusy();
     });
+  }
+
+  private pathSet(paths: readonly string[]): ReadonlySet<string> {
+    if (paths !== this.sentPaths) this.sentPathSet = new Set(paths);
+    return this.sentPathSet;
   }
 
   /** SIGKILLs the child. The active run (if any) fails with `failure`. */

@@ -5,41 +5,53 @@
  */
 import type { ChildMessage, ParentMessage } from "./protocol.ts";
 import { compileQuickJS } from "./quickjs.ts";
-import { prepareVm, VmRun, type PreparedVm } from "./runner.ts";
+import { preloadTools, prepareVm, toolsKeyOf, VmRun, type PreparedVm } from "./runner.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 
 const send = (m: ChildMessage) => process.send!(m);
 
-let nextVm: { memoryBytes: number; vm: Promise<PreparedVm> } | undefined;
+/** The instance for the next run; `toolsKey` when its `tools` object is already built. */
+let nextVm: { memoryBytes: number; toolsKey?: string; vm: Promise<PreparedVm> } | undefined;
 let current: VmRun | undefined;
+/** Tool paths of the previous run; a run message without paths means "the same". */
+let lastToolPaths: readonly string[] = [];
 let lastSeq = 0;
 
-/** Prepares the next run's QuickJS instance, then tells the parent this child is ready again. */
-function prepareNext(memoryBytes: number): void {
-  const vm = prepareVm(memoryBytes);
-  nextVm = { memoryBytes, vm };
+/**
+ * Prepares the next run's QuickJS instance (with the previous run's tools already built: runs of
+ * one gateway almost always share them), then tells the parent this child is ready again.
+ */
+function prepareNext(memoryBytes: number, toolPaths?: readonly string[]): void {
+  const toolsKey = toolPaths ? toolsKeyOf(toolPaths) : undefined;
+  const vm = prepareVm(memoryBytes).then((prepared) => {
+    if (toolPaths) preloadTools(prepared, toolPaths);
+    return prepared;
+  });
+  nextVm = { memoryBytes, toolsKey, vm };
   vm.then(
     () => send({ t: "ready" }),
     () => process.exit(70), // cannot create instances: let the pool replace this process
   );
 }
 
-function takeVm(memoryBytes: number): Promise<PreparedVm> {
+function takeVm(memoryBytes: number, toolPaths: readonly string[]): Promise<PreparedVm> {
   const ready = nextVm;
   nextVm = undefined;
-  return ready && ready.memoryBytes === memoryBytes ? ready.vm : prepareVm(memoryBytes);
+  const fits = ready && ready.memoryBytes === memoryBytes && (ready.toolsKey === undefined || ready.toolsKey === toolsKeyOf(toolPaths));
+  return fits ? ready.vm : prepareVm(memoryBytes);
 }
 
 async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> {
   lastSeq = m.seq;
+  const toolPaths = (lastToolPaths = m.toolPaths ?? lastToolPaths);
   let vm: PreparedVm;
   try {
-    vm = await takeVm(m.limits.memoryBytes);
+    vm = await takeVm(m.limits.memoryBytes, toolPaths);
   } catch (e) {
     send({ t: "done", outcome: { ok: false, error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") } }, cpuMs: 0 });
     return;
   }
-  const run = new VmRun(vm, m, {
+  const run = new VmRun(vm, { code: m.code, toolPaths, limits: m.limits }, {
     wait(calls, logs) {
       const out: { t: "wait"; ack: number; c?: typeof calls; l?: typeof logs } = { t: "wait", ack: lastSeq };
       if (calls.length) out.c = calls;
@@ -49,7 +61,7 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
     done(outcome, cpuMs, logs) {
       current = undefined;
       send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
-      prepareNext(m.limits.memoryBytes);
+      prepareNext(m.limits.memoryBytes, toolPaths);
     },
   });
   current = run;

@@ -323,3 +323,25 @@ describe("sandbox pool: process lifecycle", () => {
     expect(own.run({ code: "return 1", toolPaths: [], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(/closed/);
   });
 });
+
+describe("sandbox pool: tools built ahead of a run", () => {
+  test("a child prepared with one tool set serves a run with another set correctly, and back", async () => {
+    const single = createSandboxPool({ minIdle: 1, maxChildren: 1 });
+    try {
+      const a = fakeHost({ "alpha.one": () => "a1", "alpha.two": () => "a2" });
+      const b = fakeHost({ "beta.one": () => "b1" });
+      const probe = `return [typeof tools.alpha, typeof tools.beta, Object.isFrozen(tools)];`;
+      // The same array twice (second run reuses the paths the child already has), then another set.
+      expect(value(await single.run({ code: `${"return await tools.alpha.one({});"}`, ...a }))).toBe("a1");
+      expect(value(await single.run({ code: probe, ...a }))).toEqual(["object", "undefined", true]);
+      expect(value(await single.run({ code: "return await tools.beta.one({});", ...b }))).toBe("b1");
+      expect(value(await single.run({ code: probe, ...b }))).toEqual(["undefined", "object", true]);
+      // A new array with the same content as an earlier set also works.
+      expect(value(await single.run({ code: probe, ...a, toolPaths: [...a.toolPaths] }))).toEqual(["object", "undefined", true]);
+      const r = await single.run({ code: "return await tools.alpha.two({});", ...a });
+      expect(value(r)).toBe("a2");
+    } finally {
+      await single.close();
+    }
+  });
+});

@@ -26,6 +26,8 @@ export interface SandboxPoolOptions {
 }
 
 const TOOL_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+/** Tool path arrays already checked (callers pass the same array for the same tools). */
+const checkedPaths = new WeakSet<readonly string[]>();
 
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
   const minIdle = Math.max(0, Math.floor(options.minIdle ?? 1));
@@ -133,8 +135,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   return {
     async run(runOptions: SandboxRunOptions): Promise<SandboxResult> {
       if (closed) throw new Error("The sandbox pool is closed; create a new one with createSandboxPool().");
-      for (const path of runOptions.toolPaths) {
-        if (!TOOL_PATH.test(path)) throw new TypeError(`Invalid tool path ${JSON.stringify(path)}: use dot-separated identifiers like "calendar.create".`);
+      if (!checkedPaths.has(runOptions.toolPaths)) {
+        for (const path of runOptions.toolPaths) {
+          if (!TOOL_PATH.test(path)) throw new TypeError(`Invalid tool path ${JSON.stringify(path)}: use dot-separated identifiers like "calendar.create".`);
+        }
+        checkedPaths.add(runOptions.toolPaths);
       }
       const limits = checkLimits({ ...baseLimits, ...runOptions.limits }, "run limits");
       const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };

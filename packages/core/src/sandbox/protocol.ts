@@ -15,7 +15,8 @@ export type ParentMessage =
       readonly t: "run";
       readonly seq: number;
       readonly code: string;
-      readonly toolPaths: readonly string[];
+      /** Absent: the same tool paths as this child's previous run (they rarely change). */
+      readonly toolPaths?: readonly string[];
       readonly limits: SandboxLimits;
     }
   | { readonly t: "res"; readonly seq: number; readonly r: WireResult[] };
