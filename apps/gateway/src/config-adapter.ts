@@ -61,7 +61,7 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     discord: c.discord.token ? c.discord : undefined,
     // config: port 0 = disabled.
     http: c.http.port > 0 ? { port: c.http.port, ...(c.http.token ? { token: c.http.token } : {}) } : undefined,
-    secrets: collectSecrets(c.config),
+    secrets: [...collectSecrets(c.config), ...loaded.secrets.filter(looksSecret)],
   };
 
   if (opts.tools === false) return { settings, tools: staticToolSource({}), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
@@ -85,6 +85,14 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     close: stopWatching,
   };
   return { settings, tools, diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+}
+
+/**
+ * Values substituted from `${VAR}` are secrets unless they are plainly not: short values and
+ * filesystem paths (redacting `${HOME}` everywhere would mangle every log line).
+ */
+function looksSecret(value: string): boolean {
+  return value.length >= 8 && !/^[~/]/.test(value);
 }
 
 /** String values under secret-looking keys of plugin configs, for the redactor. */

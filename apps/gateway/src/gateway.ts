@@ -4,7 +4,7 @@ import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/a
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
 import { createTypechecker, type Typechecker } from "@openassistant/core/codemode/typecheck.ts";
 import { openDatabase } from "@openassistant/core/db/open.ts";
-import { createRedactor, createSqliteReceiptStore } from "@openassistant/core/receipts/index.ts";
+import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts/index.ts";
 import type { ReceiptStore } from "@openassistant/core/receipts/types.ts";
 import { createSandboxPool } from "@openassistant/core/sandbox/pool.ts";
 import type { SandboxPool } from "@openassistant/core/sandbox/types.ts";
@@ -193,7 +193,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const work = previous.catch(() => {}).then(async () => {
       if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
       const onEvent = (e: GatewayEvent) => {
-        const safe = redactEvent(e, redact);
+        const safe = redactDeep(e, redact);
         events.emit(safe);
         message.onEvent?.(safe);
       };
@@ -201,7 +201,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       const fresh = sessions.get(session.id) ?? session;
       const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
-      const outcome = await runTurn(
+      const raw = await runTurn(
         { id: session.id, history, requestedBy: message.userId },
         message.text,
         {
@@ -217,6 +217,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         },
         { turnId, signal: controller.signal, onEvent },
       );
+      // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
+      const outcome = redactDeep(raw, redact);
       sessions.appendMessages(session.id, turnId, outcome.messages);
       sessions.finishTurn(turnId, { stopReason: outcome.stopReason, unverified: outcome.unverified, runIds: outcome.runIds, usage: outcome.usage });
       onEvent({ type: "turn.finished", turnId, sessionId: session.id, unverified: outcome.unverified, runIds: outcome.runIds, stopReason: outcome.stopReason });
@@ -273,23 +275,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 }
 
 /** Events leave the process (SSE, surfaces): scrub the free-text fields that could carry a secret. */
-function redactEvent(e: GatewayEvent, redact: (text: string) => string): GatewayEvent {
-  switch (e.type) {
-    case "run.started":
-      return { ...e, code: redact(e.code) };
-    case "model.text":
-      return { ...e, text: redact(e.text) };
-    case "typecheck.failed":
-      return { ...e, diagnostics: redact(e.diagnostics) };
-    case "error":
-      return { ...e, message: redact(e.message) };
-    case "run.finished":
-      return e.error ? { ...e, error: redact(e.error) } : e;
-    default:
-      return e;
-  }
-}
-
 function credentialSecrets(auth: AuthResolver): string[] {
   try {
     return auth.candidates().map((c) => c.secret);

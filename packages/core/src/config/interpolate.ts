@@ -7,13 +7,14 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Replaces `${VAR}` in string values (never in keys) with `env.VAR`. No nesting, no defaults, no shell:
- * the substituted text is not scanned again. `$${` writes a literal `${`. A missing variable or a
+ * the substituted text is not scanned again. `$${` writes a literal `${`. Substituted values are
+ * collected in `where.substituted`: `${VAR}` is how secrets enter the config, so they are redacted. A missing variable or a
  * malformed reference throws a ConfigError naming the variable, the key path and the file position.
  */
 export function interpolateEnv(
   value: unknown,
   env: Readonly<Record<string, string | undefined>>,
-  where: { file: string; text: string; tree: Node | undefined },
+  where: { file: string; text: string; tree: Node | undefined; substituted?: string[] },
   path: Array<string | number> = [],
 ): unknown {
   if (typeof value === "string") {
@@ -30,6 +31,7 @@ export function interpolateEnv(
       const v = env[name!];
       if (v === undefined)
         fail(`environment variable ${name} is not set`, `Set ${name} in the environment (or .env) before starting, or remove the reference.`);
+      where.substituted?.push(v!);
       return v!;
     });
   }

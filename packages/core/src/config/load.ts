@@ -27,6 +27,8 @@ export interface LoadedConfig {
   readonly projectRoot: string;
   readonly globalDir: string;
   readonly warnings: readonly Diagnostic[];
+  /** Every value substituted from `${VAR}`: treated as secrets (redacted from logs, receipts, prompts). */
+  readonly secrets: readonly string[];
 }
 
 /**
@@ -65,8 +67,9 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   }
 
   let merged: unknown = {};
+  const secrets: string[] = [];
   for (const file of files) {
-    const layer = readLayer(file, opts.env);
+    const layer = readLayer(file, opts.env, secrets);
     warnings.push(...layer.warnings);
     merged = deepMerge(merged, layer.value);
   }
@@ -76,10 +79,10 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
     const issue = result.error.issues[0]!;
     throw new ConfigError(files.at(-1) ?? "(defaults)", 1, 1, formatPath(issue.path), issue.message, "Check the merged config.");
   }
-  return { config: result.data, sources: files, projectRoot, globalDir, warnings };
+  return { config: result.data, sources: files, projectRoot, globalDir, warnings, secrets: [...new Set(secrets)] };
 }
 
-function readLayer(file: string, env: LoadConfigOptions["env"]): { value: unknown; warnings: Diagnostic[] } {
+function readLayer(file: string, env: LoadConfigOptions["env"], substituted: string[]): { value: unknown; warnings: Diagnostic[] } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -87,7 +90,7 @@ function readLayer(file: string, env: LoadConfigOptions["env"]): { value: unknow
     throw new ConfigError(file, 1, 1, "(file)", `cannot read config: ${(e as Error).message}`, "Check the file permissions.");
   }
   const parsed = parseJsonc(text, file);
-  const where = { file, text, tree: parsed.tree };
+  const where = { file, text, tree: parsed.tree, substituted };
   if (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value))
     throw new ConfigError(file, 1, 1, "(root)", "the config must be a JSON object", 'Wrap the settings in { ... }, e.g. { "plugins": [] }.');
   const warnings = findLiteralSecrets(parsed.value, where);

@@ -3,7 +3,7 @@ export { createSqliteReceiptStore, receiptId, type SqliteReceiptStoreOptions } f
 export { ensureReceiptSchema } from "./schema.ts";
 export { canonicalReceiptJson, receiptHash } from "./hash.ts";
 export { callStatus, phaseStatus, type CallStatus } from "./status.ts";
-export { clipText, createRedactor, previewJson, REDACTED } from "./redact.ts";
+export { clipText, createRedactor, previewJson, REDACTED, redactDeep } from "./redact.ts";
 export {
   formatSummaryForModel,
   summarizeRun,

@@ -82,3 +82,14 @@ function safeStringify(value: unknown): string {
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+/**
+ * Scrubs every string inside a JSON-shaped value (events, stored messages): one pass over its
+ * JSON text, so a field added later cannot slip past a field-by-field list.
+ */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  const json = JSON.stringify(value);
+  if (json === undefined) return value;
+  const scrubbed = redact(json);
+  return scrubbed === json ? value : (JSON.parse(scrubbed) as T);
+}
