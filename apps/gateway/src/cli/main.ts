@@ -1,4 +1,4 @@
-#!/usr/bin/env bun
+#!/usr/bin/env -S bun --no-install
 import { defineCommand, runMain } from "citty";
 
 /** The `openassistant` CLI. Each command lives in ./commands/<name>.ts and is loaded only when used. */
