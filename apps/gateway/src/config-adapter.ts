@@ -4,7 +4,7 @@ import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@o
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins/index.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
 import type { EnvLike } from "./auth/types.ts";
-import { DEFAULT_TURN_SETTINGS } from "./agent/settings.ts";
+import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
 
@@ -46,15 +46,7 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     projectRoot,
     dataDir,
     databasePath: dbPath,
-    turn: {
-      ...DEFAULT_TURN_SETTINGS,
-      model: c.model.name,
-      maxTokens: c.model.maxTokens,
-      maxRounds: c.model.maxRounds,
-      maxRepairRounds: c.model.maxRepairRounds,
-      turnTimeoutSeconds: c.model.turnTimeoutSeconds,
-      ...(c.model.system ? { system: c.model.system } : {}),
-    },
+    turn: turnSettingsFromConfig(c.model),
     anthropic: { baseURL, profileOrder: c.auth.anthropic?.profileOrder, pinned: c.auth.anthropic?.pinned },
     policy: c.policy.rules,
     approvalTimeoutMs: c.approvals.timeoutSeconds * 1000,

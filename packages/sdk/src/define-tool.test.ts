@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { defineTool, isToolDefinition, z } from "./index.ts";
+import { defineTool, isToolDefinition, ToolDefinitionError, z } from "./index.ts";
 
 const valid = () => ({
   description: "Get weather",
@@ -20,10 +20,26 @@ describe("defineTool", () => {
     ["description", { description: "" }, /"description" must be a non-empty string/],
     ["approval", { approval: "maybe" }, /"approval" must be "auto" or "required" \(got "maybe"\)/],
     ["args", { args: { city: "string" } }, /"args" must be a zod object schema/],
-    ["run", { run: "nope" }, /"run" must be an async function/],
-    ["previewInput", { previewInput: 3 }, /"previewInput" must be a function/],
+    ["run", { run: "nope" }, /"run" must be a function \(input\) => result \(async or returning a value\)/],
+    ["previewInput", { previewInput: 3 }, /"previewInput" must be a function when given/],
+    ["previewOutput", { previewOutput: "text" }, /"previewOutput" must be a function when given/],
   ])("rejects a bad %s with a message naming the field", (_field, patch, message) => {
     expect(() => defineTool({ ...valid(), ...(patch as object) } as never)).toThrow(message);
+  });
+
+  test.each([
+    ["null", null],
+    ["undefined", undefined],
+    ["a string", "get weather"],
+    ["a number", 42],
+  ])("rejects %s as options with a message naming them", (_what, options) => {
+    expect(() => defineTool(options as never)).toThrow(/^defineTool: "options" must be an object$/);
+    expect(() => defineTool(options as never)).toThrow(ToolDefinitionError);
+  });
+
+  test("a run that returns a value without being async is accepted, as the message says", async () => {
+    const tool = defineTool({ ...valid(), run: ((input: { city: string }) => `sync:${input.city}`) as never });
+    expect(await Promise.resolve(tool.run({ city: "Oslo", units: "c" }))).toBe("sync:Oslo");
   });
 
   test("infers the input type from args", () => {

@@ -21,6 +21,7 @@ import type { NewMessage } from "../sessions/types.ts";
 import { EXECUTE_TOOL, readExecuteInput } from "./execute-tool.ts";
 import type { TurnSettings } from "./settings.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
+import { startTurnClock } from "./turn-clock.ts";
 import { newId } from "@openassistant/core/ids.ts";
 
 /** Request parameters the agent sends (streaming is the client's business). */
@@ -108,16 +109,17 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
     options.onEvent?.(e);
   };
 
-  // An own timer (cleared at the end) instead of AbortSignal.timeout, so a finished turn leaves nothing pending.
+  // An own timer (stopped at the end) instead of AbortSignal.timeout, so a finished turn leaves nothing
+  // pending, and so it can stand still while an approval waits for an operator.
   const timeoutController = new AbortController();
   const timeout = timeoutController.signal;
-  const timer = setTimeout(() => timeoutController.abort(`the turn exceeded ${s.turnTimeoutSeconds}s`), s.turnTimeoutSeconds * 1000);
+  const clock = startTurnClock(s.turnTimeoutSeconds * 1000, () => timeoutController.abort(`the turn exceeded ${s.turnTimeoutSeconds}s`));
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const stopReasonFor = (): TurnStopReason => (options.signal?.aborted ? "aborted" : timeout.aborted ? "timeout" : "aborted");
   try {
     return await loop();
   } finally {
-    clearTimeout(timer);
+    clock.stop();
   }
 
   async function loop(): Promise<TurnOutcome> {
@@ -242,6 +244,7 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
         requestedBy: session.requestedBy,
         signal,
         onCall: (outcome) => emit({ type: "call.settled", turnId, runId, outcome }),
+        onApprovalWait: (waiting) => (waiting ? clock.hold() : clock.release()),
       });
       emit({ type: "run.finished", turnId, runId, ok: result.ok, error: result.error ? `${result.error.name}: ${result.error.message}` : undefined });
       return { type: "tool_result", tool_use_id: use.id, is_error: !result.ok, content: formatRunResultForModel(result) };

@@ -1,4 +1,6 @@
-/** The knobs of one turn; defaults below, overridden by config `model.*` and per-session settings. */
+import { defaultConfig, type OpenAssistantConfig } from "@openassistant/core/config/schema.ts";
+
+/** The knobs of one turn; defaults = the config schema's `model` defaults, overridden by config `model.*` and per-session settings. */
 export interface TurnSettings {
   readonly model: string;
   /** max_tokens per model response. */
@@ -11,22 +13,30 @@ export interface TurnSettings {
   readonly maxRepairRounds: number;
   /** Input + output tokens summed over the turn's model requests. */
   readonly maxTurnTokens: number;
+  /** Model and tool time of a turn; the clock stands still while an approval waits (see turn-clock.ts). */
   readonly turnTimeoutSeconds: number;
   /** Approximate token budget (chars / 4) for prior history in the request. */
   readonly historyTokens: number;
   readonly historyMessages: number;
 }
 
-export const DEFAULT_TURN_SETTINGS: TurnSettings = {
-  model: "claude-sonnet-4-6",
-  maxTokens: 4096,
-  maxRounds: 12,
-  maxRepairRounds: 3,
-  maxTurnTokens: 400_000,
-  turnTimeoutSeconds: 900,
-  historyTokens: 60_000,
-  historyMessages: 200,
-};
+/** The config's `model` section (core schema) as turn settings: the one place both meet. */
+export function turnSettingsFromConfig(model: OpenAssistantConfig["model"]): TurnSettings {
+  return {
+    model: model.name,
+    maxTokens: model.maxTokens,
+    maxRounds: model.maxRounds,
+    maxRepairRounds: model.maxRepairRounds,
+    maxTurnTokens: model.maxTurnTokens,
+    turnTimeoutSeconds: model.turnTimeoutSeconds,
+    historyTokens: model.historyTokens,
+    historyMessages: model.historyMessages,
+    ...(model.system ? { system: model.system } : {}),
+  };
+}
+
+/** The defaults are the config schema's defaults, so the two can never disagree. */
+export const DEFAULT_TURN_SETTINGS: TurnSettings = turnSettingsFromConfig(defaultConfig().model);
 
 /** Picks known keys of the right type from a loose object (config section or session settings). */
 export function mergeTurnSettings(base: TurnSettings, overrides: Readonly<Record<string, unknown>> | undefined): TurnSettings {

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S bun --no-install
 import { defineCommand, runMain } from "citty";
+import { unknownGroupFlag } from "./flags.ts";
 
 /** The `openassistant` CLI. Each command lives in ./commands/<name>.ts and is loaded only when used. */
 export const main = defineCommand({
@@ -16,4 +17,11 @@ export const main = defineCommand({
   },
 });
 
-if (import.meta.main) await runMain(main);
+if (import.meta.main) {
+  const flag = await unknownGroupFlag(main, process.argv.slice(2));
+  if (flag) {
+    console.error(`error: Unknown option "${flag}". Run with --help to see the commands and options.`);
+    process.exit(1);
+  }
+  await runMain(main);
+}

@@ -4,6 +4,7 @@ import { createGateway, type Gateway } from "../gateway.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { checkCredentials } from "./credentials.ts";
 import { CliError } from "./flags.ts";
+import { describeReload, summarizeReload } from "./reload-report.ts";
 import { formatDiagnostics, formatToolTable } from "./tool-table.ts";
 
 export interface ServeOptions {
@@ -29,6 +30,13 @@ export async function serve(options: ServeOptions): Promise<void> {
   const snapshot = loaded.tools.current();
   out(formatToolTable(snapshot, loaded.settings.policy));
   if (snapshot.diagnostics.length) err(`Tool problems:\n${formatDiagnostics(snapshot.diagnostics)}`);
+  // Reloads (file watching, /reload) are reported to the operator: added/removed tools, new problems.
+  let lastSeen = snapshot;
+  const unsubscribeReloads = loaded.tools.subscribe((next) => {
+    const lines = describeReload(lastSeen, next);
+    lastSeen = next;
+    if (lines.length) err(`Tools reloaded:\n${lines.map((l) => `  ${l}`).join("\n")}`);
+  });
 
   const creds = checkCredentials(options.env, loaded.settings.anthropic.profileOrder);
   if (!creds.ok) {
@@ -64,6 +72,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   });
   await stopped;
+  unsubscribeReloads();
   await gateway.shutdown();
   out("Bye.");
 }
@@ -74,7 +83,9 @@ async function startSurface(gateway: Gateway, options: ServeOptions, onStop: (fn
   if (options.surface === "auto" && discord?.token) {
     // The Discord surface is loaded only when configured (hook: apps/gateway/src/discord/index.ts).
     const { startDiscordSurface } = await import("../discord/index.ts");
-    const surface = await startDiscordSurface(gateway, discord as Parameters<typeof startDiscordSurface>[1]);
+    // OPENASSISTANT_DISCORD_API: REST base URL override (an offline fake Discord in tests); unset = Discord's.
+    const restApi = options.env.OPENASSISTANT_DISCORD_API || undefined;
+    const surface = await startDiscordSurface(gateway, discord as Parameters<typeof startDiscordSurface>[1], { restApi });
     options.out(`Discord: connected as ${surface.client.user.tag}. Press Ctrl-C to stop.`);
     onStop(() => surface.stop());
     return new Promise<void>(() => {}); // runs until a signal
@@ -83,7 +94,11 @@ async function startSurface(gateway: Gateway, options: ServeOptions, onStop: (fn
     gateway,
     input: options.input ?? process.stdin,
     output: options.output ?? process.stdout,
-    greeting: "Chat with the assistant. Approvals are asked here. /exit or Ctrl-D to quit.",
+    greeting: "Chat with the assistant. Approvals are asked here. /reload reloads tools. /exit or Ctrl-D to quit.",
+    reload: async () => {
+      const before = gateway.tools();
+      return summarizeReload(before, await gateway.reloadTools());
+    },
   });
   onStop(() => {
     terminal.close();

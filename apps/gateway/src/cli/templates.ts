@@ -66,7 +66,8 @@ export default defineTool({
     text: z.string().describe("TODO: describe this input"),
   }),
   run: async ({ text }) => {
-    return { echoed: text };
+    // The tool is live as soon as this file exists; until you implement it, calls fail with this message.
+    throw new Error("TODO: implement ${name}");
   },
 });
 `;

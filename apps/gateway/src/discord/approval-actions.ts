@@ -4,7 +4,7 @@ import { isApprover, NOT_APPROVER_TEXT, type Actor } from "./authorize.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { DiscordGatewayPort } from "./port.ts";
 import { formatDuration } from "./render-card.ts";
-import { DEFAULT_ALWAYS_TTL_MS, type DiscordSurfaceConfig } from "./surface-config.ts";
+import { alwaysTtlMsOf, type DiscordSurfaceConfig } from "./surface-config.ts";
 
 export type DecisionKind = "approve" | "always" | "deny";
 
@@ -14,7 +14,7 @@ export type ApplyResult = { readonly allowed: false; readonly text: string } | {
 export function decisionFor(config: DiscordSurfaceConfig, kind: DecisionKind, userId: string, reason?: string): ApprovalDecision {
   const by = discordOperatorId(userId);
   if (kind === "approve") return { decision: "approved", by };
-  if (kind === "always") return { decision: "approved", by, always: { scope: config.alwaysScope ?? "session", ttlMs: config.alwaysTtlMs ?? DEFAULT_ALWAYS_TTL_MS } };
+  if (kind === "always") return { decision: "approved", by, always: { scope: config.alwaysScope ?? "session", ttlMs: alwaysTtlMsOf(config) } };
   return reason ? { decision: "denied", by, reason } : { decision: "denied", by };
 }
 

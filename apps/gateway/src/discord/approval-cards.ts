@@ -31,8 +31,9 @@ interface SendableChannel {
 const ORPHAN_SEARCH_LIMIT = 50;
 
 /**
- * Posts a card for every approval request of a conversation this surface runs (and DM copies to
- * approvers when configured), remembers where each card is, and edits all copies when the request
+ * Posts a card for every approval request of a conversation this surface runs, and DM copies to
+ * every approver user id when configured, when the conversation is not ours, or when the requester
+ * is not an approver (otherwise nobody who may decide would see it). Remembers where each card is, and edits all copies when the request
  * is decided, expires, or is closed by a restart.
  */
 export function createApprovalCards(deps: {
@@ -42,6 +43,8 @@ export function createApprovalCards(deps: {
   config: DiscordSurfaceConfig;
   /** Channel of the conversation that made this request, or null when it is not ours. */
   channelFor(request: ApprovalRequest): string | null;
+  /** False when the person who asked cannot decide (e.g. an allowed user who is not an approver, in a DM). */
+  requesterIsApprover?(request: ApprovalRequest): boolean;
   log: SurfaceLog;
 }) {
   const { client, gateway, store, config, log } = deps;
@@ -67,12 +70,17 @@ export function createApprovalCards(deps: {
         store.addCard({ callId: request.callId, channelId, messageId: msg.id, kind: "conversation" });
       });
     }
-    if (config.approvalDmToApprovers || !channelId) {
+    const requesterApproves = deps.requesterIsApprover?.(request) ?? true;
+    if (!requesterApproves && approverUserIds(config).length === 0) {
+      log(`approval ${request.callId} (${request.toolPath}): the requester is not an approver and no approver user id can be DMed; add a user id to discord.approvers`);
+    }
+    if (config.approvalDmToApprovers || !channelId || !requesterApproves) {
       await Promise.all(
         approverUserIds(config).map((userId) =>
           safely(log, `sending approval card ${request.callId} to approver ${userId} by DM`, async () => {
             const user = await client.users.fetch(userId);
             const dm = await user.createDM();
+            if (dm.id === channelId) return; // the conversation is this approver's DM: the card is already there
             store.addCard({ callId: request.callId, channelId: dm.id, messageId: "", kind: "dm" });
             const msg = await dm.send(payload as never);
             store.addCard({ callId: request.callId, channelId: dm.id, messageId: msg.id, kind: "dm" });

@@ -3,7 +3,8 @@ import { ChannelType, type Client, type Message } from "discord.js";
 import type { GatewayEvent } from "../events/types.ts";
 import { actorOfMessage } from "./actor.ts";
 import { applyDecision } from "./approval-actions.ts";
-import { authorizeChat, REFUSAL_TEXT, type AuthResult, type RefusalLimiter } from "./authorize.ts";
+import { authorizeChat, isApprover, REFUSAL_TEXT, type Actor, type AuthResult, type RefusalLimiter } from "./authorize.ts";
+import type { DmRoleResolver } from "./dm-roles.ts";
 import { createLiveMessage } from "./live-message.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
 import { discordOperatorId } from "./operator-id.ts";
@@ -41,11 +42,15 @@ export function createConversations(deps: {
   store: SurfaceStore;
   config: DiscordSurfaceConfig;
   limiter: RefusalLimiter;
+  roles: DmRoleResolver;
   log: SurfaceLog;
 }) {
-  const { client, gateway, store, config, limiter, log } = deps;
+  const { client, gateway, store, config, limiter, roles, log } = deps;
   const runChannel = new Map<string, string>();
   const sessionChannel = new Map<string, string>();
+  /** Whether the person who started the run / session may decide approvals themselves. */
+  const runRequesterApproves = new Map<string, boolean>();
+  const sessionRequesterApproves = new Map<string, boolean>();
   const queues = new Map<string, Promise<void>>();
   const inflight = new Set<Promise<void>>();
   const shutdown = new AbortController();
@@ -53,6 +58,17 @@ export function createConversations(deps: {
 
   function channelFor(request: ApprovalRequest): string | null {
     return runChannel.get(request.runId) ?? (request.sessionId ? sessionChannel.get(request.sessionId) : undefined) ?? null;
+  }
+
+  /** False when the requester of this (our) approval cannot decide it: approvers must be told elsewhere. */
+  function requesterIsApprover(request: ApprovalRequest): boolean {
+    return runRequesterApproves.get(request.runId) ?? (request.sessionId ? sessionRequesterApproves.get(request.sessionId) : undefined) ?? true;
+  }
+
+  /** The actor with the guild roles a DM does not carry, when it takes roles to pass `check`. */
+  async function withDmRoles(actor: Actor, check: (a: Actor) => boolean): Promise<Actor> {
+    if (actor.guildId !== null || check(actor)) return actor;
+    return roles.withRoles(actor);
   }
 
   async function refuse(message: Message, result: Exclude<AuthResult, { ok: true }>): Promise<void> {
@@ -73,7 +89,8 @@ export function createConversations(deps: {
       return;
     }
     const kind = parsed.decision === "approved" ? "approve" : "deny";
-    const applied = applyDecision(gateway, config, actorOfMessage(message), parsed.callId, kind, parsed.reason);
+    const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a));
+    const applied = applyDecision(gateway, config, actor, parsed.callId, kind, parsed.reason);
     await safely(log, "replying to /approve text", () => message.reply({ content: applied.text }));
   }
 
@@ -109,7 +126,9 @@ export function createConversations(deps: {
     const where = route(message, botId);
     if (!where) return;
 
-    const auth = authorizeChat(config, actorOfMessage(message));
+    let actor = actorOfMessage(message);
+    if (actor.guildId === null) actor = await withDmRoles(actor, (a) => authorizeChat(config, a).ok);
+    const auth = authorizeChat(config, actor);
     if (!auth.ok) return refuse(message, auth);
 
     const text = stripBotMention(message.content, botId);
@@ -138,12 +157,13 @@ export function createConversations(deps: {
         scope = `channel:${message.channelId}:${message.author.id}`;
       }
     }
-    enqueue(scope, channel, message.author.id, text);
+    const approves = isApprover(config, await withDmRoles(actor, (a) => isApprover(config, a)));
+    enqueue(scope, channel, message.author.id, text, approves);
   }
 
-  function enqueue(scope: string, channel: TalkChannel, userId: string, text: string): void {
+  function enqueue(scope: string, channel: TalkChannel, userId: string, text: string, approves: boolean): void {
     const prev = queues.get(scope);
-    const task = (prev ?? Promise.resolve()).then(() => runTurn(scope, channel, userId, text));
+    const task = (prev ?? Promise.resolve()).then(() => runTurn(scope, channel, userId, text, approves));
     const tracked = task.catch((e) => log(`turn in ${scope} failed`, e));
     queues.set(scope, tracked);
     inflight.add(tracked);
@@ -153,7 +173,7 @@ export function createConversations(deps: {
     });
   }
 
-  async function runTurn(scope: string, channel: TalkChannel, userId: string, text: string): Promise<void> {
+  async function runTurn(scope: string, channel: TalkChannel, userId: string, text: string, approves: boolean): Promise<void> {
     if (shutdown.signal.aborted) return;
     void safely(log, `typing in ${channel.id}`, () => channel.sendTyping());
     const typing = setInterval(() => void safely(log, `typing in ${channel.id}`, () => channel.sendTyping()), TYPING_EVERY_MS);
@@ -164,10 +184,14 @@ export function createConversations(deps: {
 
     const ownRuns = new Set<string>();
     const onEvent = (e: GatewayEvent) => {
-      if (e.type === "turn.started") sessionChannel.set(e.sessionId, channel.id);
+      if (e.type === "turn.started") {
+        sessionChannel.set(e.sessionId, channel.id);
+        sessionRequesterApproves.set(e.sessionId, approves);
+      }
       if (e.type === "run.started") {
         ownRuns.add(e.runId);
         runChannel.set(e.runId, channel.id);
+        runRequesterApproves.set(e.runId, approves);
       }
       const next = nextStatus(status, e, (r) => ownRuns.has(r));
       if (next !== status) {
@@ -185,7 +209,8 @@ export function createConversations(deps: {
       const outcome = await gateway.handleMessage({ sessionKey: store.sessionKey(scope), surface: SURFACE, userId: discordOperatorId(userId), text, signal: shutdown.signal, onEvent });
       for (const id of outcome.runIds) ownRuns.add(id);
       clearInterval(typing);
-      status = { ...status, phase: "done" };
+      // A model error ends the turn with an explanation as the answer; the status keeps saying it failed.
+      if (status.phase !== "failed") status = { ...status, phase: "done" };
       live.set(renderStatus(status));
       for (const part of answerMessages(outcome.text, renderActivity(outcome.summary, outcome.unverified))) {
         const ok = await safely(log, `sending the answer in ${channel.id}`, () => channel.send({ content: part }));
@@ -200,13 +225,17 @@ export function createConversations(deps: {
       clearInterval(typing);
       unsubscribe();
       await live.flush();
-      for (const id of ownRuns) runChannel.delete(id);
+      for (const id of ownRuns) {
+        runChannel.delete(id);
+        runRequesterApproves.delete(id);
+      }
     }
   }
 
   return {
     onMessage,
     channelFor,
+    requesterIsApprover,
     newConversation: newConversationText,
     /** Stops taking messages, lets running turns finish for `graceMs`, then aborts them. */
     async stop(graceMs = 5_000): Promise<void> {

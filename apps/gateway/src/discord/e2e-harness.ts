@@ -92,7 +92,13 @@ export interface DiscordE2E {
 }
 
 export async function startDiscordE2E(
-  opts: { tools?: ToolTree; settings?: Partial<GatewaySettings>; config?: Partial<DiscordSurfaceConfig> } = {},
+  opts: {
+    tools?: ToolTree;
+    settings?: Partial<GatewaySettings>;
+    config?: Partial<DiscordSurfaceConfig>;
+    /** Runs on the seeded fake before the bot connects (create roles, members…); returns config to add. */
+    setup?: (fake: FakeDiscord, ids: { guildId: string; alice: string; bob: string; mallory: string }) => Partial<DiscordSurfaceConfig>;
+  } = {},
 ): Promise<DiscordE2E> {
   const ran: Array<{ what: string; at: number }> = [];
   const h = await startHarness({ tools: opts.tools ?? notesTools(ran), settings: opts.settings });
@@ -108,6 +114,7 @@ export async function startDiscordE2E(
     approvers: [d.userId],
     guildId: d.guildId,
     ...opts.config,
+    ...opts.setup?.(fake, { guildId: d.guildId, alice: d.userId, bob, mallory }),
   };
   const logs: string[] = [];
   const log = (m: string, e?: unknown) => logs.push(e === undefined ? m : `${m}: ${e instanceof Error ? e.message : String(e)}`);

@@ -2,6 +2,7 @@ import { Events, type Client } from "discord.js";
 import { createApprovalCards } from "./approval-cards.ts";
 import { createRefusalLimiter } from "./authorize.ts";
 import { createDiscordClient } from "./client.ts";
+import { createDmRoleResolver } from "./dm-roles.ts";
 import { createConversations } from "./conversations.ts";
 import { createInteractionHandler } from "./interactions.ts";
 import { defaultLog, type SurfaceLog } from "./logger.ts";
@@ -52,9 +53,18 @@ export async function startDiscordSurface(
   const store = createSurfaceStore(port.db);
   const limiter = createRefusalLimiter(opts.refusalWindowMs);
 
-  const conversations = createConversations({ client, gateway: port, store, config, limiter, log });
-  const cards = createApprovalCards({ client, gateway: port, store, config, channelFor: conversations.channelFor, log });
-  const onInteraction = createInteractionHandler({ gateway: port, config, cards, conversations, log });
+  const roles = createDmRoleResolver({ client, config, log });
+  const conversations = createConversations({ client, gateway: port, store, config, limiter, roles, log });
+  const cards = createApprovalCards({
+    client,
+    gateway: port,
+    store,
+    config,
+    channelFor: conversations.channelFor,
+    requesterIsApprover: conversations.requesterIsApprover,
+    log,
+  });
+  const onInteraction = createInteractionHandler({ gateway: port, config, cards, conversations, roles, log });
 
   client.on(Events.Error, (e) => log("client error", e));
   client.on(Events.ShardError, (e, shard) => log(`gateway connection error (shard ${shard})`, e));

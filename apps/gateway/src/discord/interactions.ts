@@ -8,9 +8,10 @@ import {
 import { actorOfInteraction } from "./actor.ts";
 import { applyDecision, describeResult } from "./approval-actions.ts";
 import { cardStateOf, type ApprovalCards } from "./approval-cards.ts";
-import { authorizeChat, isApprover, NOT_APPROVER_TEXT, REFUSAL_TEXT } from "./authorize.ts";
+import { authorizeChat, isApprover, NOT_APPROVER_TEXT, REFUSAL_TEXT, type Actor } from "./authorize.ts";
 import type { Conversations } from "./conversations.ts";
 import { DENY_REASON_FIELD, denyModalId, parseCustomId } from "./custom-ids.ts";
+import type { DmRoleResolver } from "./dm-roles.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { DiscordGatewayPort } from "./port.ts";
@@ -20,6 +21,7 @@ import { splitMessage } from "./split-message.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 
 const EPHEMERAL = MessageFlags.Ephemeral;
+const APPROVER_COMMANDS = new Set(["reload", "receipts"]);
 
 /**
  * Buttons, modals and slash commands. Every interaction is answered at once (update, reply,
@@ -30,9 +32,17 @@ export function createInteractionHandler(deps: {
   config: DiscordSurfaceConfig;
   cards: ApprovalCards;
   conversations: Conversations;
+  roles: DmRoleResolver;
   log: SurfaceLog;
 }) {
-  const { gateway, config, cards, conversations, log } = deps;
+  const { gateway, config, cards, conversations, roles, log } = deps;
+
+  /** An approver check that also counts guild roles for clicks and commands coming from DMs. */
+  async function approverActor(actor: Actor): Promise<{ actor: Actor; ok: boolean }> {
+    if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: isApprover(config, actor) };
+    const withRoles = await roles.withRoles(actor);
+    return { actor: withRoles, ok: isApprover(config, withRoles) };
+  }
 
   /**
    * Every interaction must be acknowledged, and an ephemeral reply is private, so interactions
@@ -44,10 +54,11 @@ export function createInteractionHandler(deps: {
 
   async function onButton(i: ButtonInteraction): Promise<void> {
     const parsed = parseCustomId(i.customId);
-    if (!parsed || parsed.kind !== "card") return; // not ours: another app may own it
+    // Not ours (e.g. a stale component of an older version): acknowledge silently, or Discord shows "interaction failed".
+    if (!parsed || parsed.kind !== "card") return void (await i.deferUpdate());
     const { callId, action } = parsed;
-    const actor = actorOfInteraction(i);
-    if (!isApprover(config, actor)) return refuseInteraction(i, NOT_APPROVER_TEXT);
+    const { actor, ok } = await approverActor(actorOfInteraction(i));
+    if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
 
     const record = gateway.broker.get(callId);
     if (!record) {
@@ -95,9 +106,12 @@ export function createInteractionHandler(deps: {
 
   async function onModal(i: ModalSubmitInteraction): Promise<void> {
     const parsed = parseCustomId(i.customId);
-    if (!parsed || parsed.kind !== "deny-modal") return;
-    const actor = actorOfInteraction(i);
-    if (!isApprover(config, actor)) return refuseInteraction(i, NOT_APPROVER_TEXT);
+    if (!parsed || parsed.kind !== "deny-modal") {
+      if (i.isFromMessage()) await i.deferUpdate();
+      return;
+    }
+    const { actor, ok } = await approverActor(actorOfInteraction(i));
+    if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
     const reason = i.fields.getTextInputValue(DENY_REASON_FIELD).trim();
     if (i.message) cards.markShown(parsed.callId, i.message.id);
     const applied = applyDecision(gateway, config, actor, parsed.callId, "deny", reason || undefined);
@@ -120,9 +134,16 @@ export function createInteractionHandler(deps: {
   }
 
   async function onCommand(i: ChatInputCommandInteraction): Promise<void> {
-    const actor = actorOfInteraction(i);
+    let actor = actorOfInteraction(i);
+    if (actor.guildId === null && !authorizeChat(config, actor).ok) actor = await roles.withRoles(actor);
     const auth = authorizeChat(config, actor);
     if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);
+    // Receipts show every conversation's inputs and reload changes what runs: approvers only.
+    if (APPROVER_COMMANDS.has(i.commandName)) {
+      const checked = await approverActor(actor);
+      if (!checked.ok) return refuseInteraction(i, `Sorry, \`/${i.commandName}\` is for approvers only (set in \`discord.approvers\`). Nothing was changed.`);
+      actor = checked.actor;
+    }
 
     switch (i.commandName) {
       case "tools":
@@ -157,14 +178,14 @@ export function createInteractionHandler(deps: {
         const callId = i.options.getString("id", true).trim();
         const verb = i.options.getString("decision", true);
         const reason = i.options.getString("reason") ?? undefined;
-        const applied = applyDecision(gateway, config, actor, callId, verb === "approve" ? "approve" : "deny", reason);
+        const applied = applyDecision(gateway, config, (await approverActor(actor)).actor, callId, verb === "approve" ? "approve" : "deny", reason);
         await i.reply({ content: applied.text, flags: EPHEMERAL });
         return;
       }
       case "rules": {
         const sub = i.options.getSubcommand(false) ?? "list";
         if (sub === "revoke") {
-          if (!isApprover(config, actor)) return refuseInteraction(i, NOT_APPROVER_TEXT);
+          if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
           const id = i.options.getString("id", true).trim();
           const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
           await i.reply({
@@ -185,6 +206,7 @@ export function createInteractionHandler(deps: {
       if (i.isButton()) await onButton(i);
       else if (i.isModalSubmit()) await onModal(i);
       else if (i.isChatInputCommand()) await onCommand(i);
+      else if (i.isMessageComponent()) await i.deferUpdate(); // a select menu: never ours
     });
   };
 }

@@ -17,8 +17,17 @@ export interface DiscordSurfaceConfig {
   readonly approvalDmToApprovers?: boolean;
   /** Scope of rules made by "Approve always". Default "session". */
   readonly alwaysScope?: "session" | "global";
-  /** Lifetime of rules made by "Approve always". Default 24 h. */
+  /** Lifetime of rules made by "Approve always", in hours (config `discord.alwaysTtlHours`). Default 24. */
+  readonly alwaysTtlHours?: number;
+  /** Same in milliseconds; wins over `alwaysTtlHours` (tests). */
   readonly alwaysTtlMs?: number;
 }
 
 export const DEFAULT_ALWAYS_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Lifetime of an "Approve always" rule in ms, from whichever of the two settings is given. */
+export function alwaysTtlMsOf(config: Pick<DiscordSurfaceConfig, "alwaysTtlMs" | "alwaysTtlHours">): number {
+  if (config.alwaysTtlMs !== undefined) return config.alwaysTtlMs;
+  if (config.alwaysTtlHours !== undefined) return config.alwaysTtlHours * 60 * 60 * 1000;
+  return DEFAULT_ALWAYS_TTL_MS;
+}

@@ -24,3 +24,13 @@ describe("turn status", () => {
     expect(renderStatus(s, 2500)).toBe("✅ Done in 2.5 s · 1 call");
   });
 });
+
+describe("failed status", () => {
+  test("a model error keeps a failed state with a short reason, even after the turn finishes", () => {
+    let s = initialStatus(0);
+    s = nextStatus(s, { type: "error", turnId: "t", code: "model.billing", message: "Your credit balance is too low.\nDetails: …" }, () => true);
+    s = nextStatus(s, { type: "turn.finished", turnId: "t", sessionId: "s", unverified: false, runIds: [], stopReason: "model_error" }, () => true);
+    expect(renderStatus(s)).toBe("⚠️ Failed: Your credit balance is too low.");
+    expect(renderStatus({ ...s, error: "x".repeat(500) }).length).toBeLessThan(220);
+  });
+});

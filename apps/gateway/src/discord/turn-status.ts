@@ -51,6 +51,12 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** First line of an error, at most 200 characters: the status is a glance, the answer explains. */
+export function shortReason(error: string | undefined): string {
+  const line = (error ?? "unknown error").split("\n")[0]!.trim() || "unknown error";
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
 export function renderStatus(s: TurnStatus, now = Date.now()): string {
   const calls = s.calls > 0 ? ` · ${s.calls} call${s.calls === 1 ? "" : "s"}` : "";
   switch (s.phase) {
@@ -63,6 +69,6 @@ export function renderStatus(s: TurnStatus, now = Date.now()): string {
     case "done":
       return `✅ Done in ${seconds(now - s.startedAt)}${calls}`;
     case "failed":
-      return `❌ Failed after ${seconds(now - s.startedAt)}: ${(s.error ?? "unknown error").slice(0, 300)}`;
+      return `⚠️ Failed: ${shortReason(s.error)}`;
   }
 }

@@ -30,10 +30,8 @@ export function findActionClaims(text: string): ActionClaim[] {
       const negated = words.some((w) => negations.has(w) || w.endsWith("n't")) || multiWordNegations.some((n) => windowText.includes(n));
       // "created by Ann": a passive with a named agent describes someone else's action.
       const attributed = /^\s+by\s+[A-Z]/.test(sentence.slice(m.index + m[0].length)) && !/^\s+by\s+(me|us)\b/i.test(sentence.slice(m.index + m[0].length));
-      if (!negated && !attributed) {
-        claims.push({ verb: m[1]!.toLowerCase(), sentence });
-        break;
-      }
+      // Every claim of the sentence counts: "I sent the mail and deleted the draft" claims two actions.
+      if (!negated && !attributed) claims.push({ verb: m[1]!.toLowerCase(), sentence });
     }
   }
   return claims;

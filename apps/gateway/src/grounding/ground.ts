@@ -1,6 +1,6 @@
 import { callStatus, formatSummaryForModel, summarizeRun, type ActivitySummary, type Receipt } from "@openassistant/core/receipts/index.ts";
 import { findActionClaims, type ActionClaim } from "./claims.ts";
-import { READ_VERBS } from "./lexicon.ts";
+import { CLAIM_VERB_STEMS, READ_VERBS } from "./lexicon.ts";
 
 export const UNVERIFIED_MARK = "⚠️ unverified: no successful tool call backs this claim";
 
@@ -9,6 +9,8 @@ export interface Grounding {
   /** One line per relevant call (✅ ⛔ ❌ ⏳ with receipt refs), or "No tool calls were made." */
   readonly summaryText: string;
   readonly claims: readonly ActionClaim[];
+  /** Claims no succeeded call of this turn backs (see claimIsBacked). */
+  readonly unbackedClaims: readonly ActionClaim[];
   /** The text claims an action and no success receipt of this turn backs it. */
   readonly unverified: boolean;
 }
@@ -38,15 +40,44 @@ export function hasBackingReceipt(receipts: readonly Receipt[]): boolean {
   return candidates.some((r) => status.get(r.callId) === "succeeded");
 }
 
+/** Lower-case words of a tool path: `calendar.createEvent` / `mail_send-now` → calendar, create, event / mail, send, now. */
+export function toolPathWords(toolPath: string): string[] {
+  return toolPath
+    .split(/[._\-\s]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+const matchesStem = (word: string, stem: string) => word === stem || word === `${stem}s` || word === `${stem}es`;
+
+/**
+ * True when a succeeded call of the turn backs this claim. A claim verb with a stem family
+ * (lexicon `CLAIM_VERB_STEMS`) needs a succeeded, non-read call whose path contains one of its
+ * stems ("sent" ← `mail.send`). When no call of the turn matches the family at all (unusual tool
+ * names), or the verb has no family, the general rule `hasBackingReceipt` applies.
+ */
+export function claimIsBacked(claim: ActionClaim, receipts: readonly Receipt[]): boolean {
+  const stems = CLAIM_VERB_STEMS[claim.verb];
+  if (!stems) return hasBackingReceipt(receipts);
+  const status = callStatus(receipts);
+  const first = new Map<string, Receipt>();
+  for (const r of receipts) if (!first.has(r.callId)) first.set(r.callId, r);
+  const matching = [...first.values()].filter((r) => toolPathWords(r.toolPath).some((w) => stems.some((s) => matchesStem(w, s))));
+  if (!matching.length) return hasBackingReceipt(receipts);
+  return matching.some((r) => isActionCall(r) && status.get(r.callId) === "succeeded");
+}
+
 /** Grounds a final answer in the receipts of every run of the turn. */
 export function groundAnswer(text: string, receipts: readonly Receipt[]): Grounding {
   const summary = summarizeRun(receipts);
   const claims = findActionClaims(text);
+  const unbackedClaims = claims.filter((c) => !claimIsBacked(c, receipts));
   return {
     summary,
     summaryText: formatSummaryForModel(summary),
     claims,
-    unverified: claims.length > 0 && !hasBackingReceipt(receipts),
+    unbackedClaims,
+    unverified: unbackedClaims.length > 0,
   };
 }
 

@@ -37,3 +37,38 @@ export const READ_VERBS: readonly string[] = [
   "get", "list", "search", "find", "read", "query", "fetch", "lookup", "look", "check", "show",
   "describe", "count", "status", "view", "peek", "preview", "stat", "info", "ping", "whoami", "now",
 ];
+
+/**
+ * Claim verb → verb stems a tool path must contain (as a segment, after splitting on `.`, `_`, `-`
+ * and camelCase) for a call to back that claim: "I sent the mail" needs a succeeded `mail.send`,
+ * `slack.postMessage`, …, not just any successful call. Claim verbs not listed here, and claims
+ * whose family matches no tool the turn touched, fall back to the general rule (ground.ts).
+ */
+const SEND = ["send", "post", "mail", "email", "message"];
+const DELETE = ["delete", "remove", "cancel"];
+const CREATE = ["create", "add", "schedule", "book", "save", "write", "insert", "new"];
+const UPDATE = ["update", "edit", "set", "change", "rename", "move", "patch"];
+const CANCEL = ["cancel", "delete"];
+
+export const CLAIM_VERB_STEMS: Readonly<Record<string, readonly string[]>> = {
+  sent: SEND,
+  posted: SEND,
+  emailed: SEND,
+  messaged: SEND,
+  deleted: DELETE,
+  removed: DELETE,
+  created: CREATE,
+  added: CREATE,
+  scheduled: CREATE,
+  booked: CREATE,
+  saved: CREATE,
+  updated: UPDATE,
+  changed: UPDATE,
+  renamed: UPDATE,
+  moved: UPDATE,
+  edited: UPDATE,
+  modified: UPDATE,
+  rescheduled: [...UPDATE, "schedule", "reschedule"],
+  cancelled: CANCEL,
+  canceled: CANCEL,
+};

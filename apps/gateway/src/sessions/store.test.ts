@@ -33,4 +33,16 @@ describe("session store (SQLite file)", () => {
     expect(store.getOrCreate("terminal", "terminal").id).not.toBe(s.id);
     db.close();
   });
+
+  test("setSettings merges overrides, clears a key set to null, and refuses an unknown session", () => {
+    const db = openDatabase(join(makeTempDir(), "oa.sqlite"));
+    const store = createSessionStore(db);
+    const s = store.getOrCreate("terminal", "terminal");
+    expect(store.setSettings(s.id, { model: "claude-a" })).toEqual({ model: "claude-a" });
+    expect(store.setSettings(s.id, { profile: "anthropic:work" })).toEqual({ model: "claude-a", profile: "anthropic:work" });
+    expect(store.setSettings(s.id, { model: null })).toEqual({ profile: "anthropic:work" });
+    expect(store.get(s.id)!.settings).toEqual({ profile: "anthropic:work" });
+    expect(() => store.setSettings("ses_nope", { model: "x" })).toThrow(/Unknown session "ses_nope"/);
+    db.close();
+  });
 });

@@ -7,6 +7,11 @@ export interface SessionStore {
   getOrCreate(key: string, surface: string): Session;
   get(id: string): Session | undefined;
   updateSettings(id: string, settings: SessionSettings): void;
+  /**
+   * Merges per-session overrides into the stored ones (the next turn of the session uses them);
+   * a key set to undefined or null is cleared. Returns the settings now stored.
+   */
+  setSettings(id: string, patch: { readonly [K in keyof SessionSettings]?: SessionSettings[K] | null }): SessionSettings;
   history(sessionId: string): StoredMessage[];
   /** Appends in one transaction, so a turn's exchange is stored whole or not at all. */
   appendMessages(sessionId: string, turnId: string | null, messages: readonly NewMessage[]): void;
@@ -86,6 +91,17 @@ export function createSessionStore(db: Database): SessionStore {
     },
     updateSettings(id, settings) {
       db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(settings), Date.now(), id);
+    },
+    setSettings(id, patch) {
+      const current = byId.get(id);
+      if (!current) throw new Error(`Unknown session "${id}": settings can only be set on an existing session (sessions.getOrCreate first).`);
+      const merged: Record<string, unknown> = { ...(JSON.parse(current.settings) as SessionSettings) };
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === undefined || value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(merged), Date.now(), id);
+      return merged as SessionSettings;
     },
     history(sessionId) {
       return selectHistory.all(sessionId).map((r) => ({

@@ -43,7 +43,12 @@ const CONVERTIBLE = new Set([
   "readonly", "catch", "nonoptional", "symbol", "template_literal",
 ]);
 
-/** Generates the `tools` declarations for a tree; cached per definition and per tree. */
+/**
+ * Generates the `tools` declarations for a tree. Cached by identity, not by content: per
+ * definition object (WeakMap) and per tree shape (paths + those definitions' ids), so a reload
+ * that builds new definitions renders afresh even if they are equal. `hash` is the content hash
+ * of the result, for caches downstream.
+ */
 export function generateDeclarations(tree: ToolTree): GeneratedDeclarations {
   const flat = flattenToolTree(tree);
   const rendered = flat.map((t) => ({ path: t.path, tool: renderCached(t.definition) }));

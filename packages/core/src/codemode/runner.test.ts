@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
 import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
@@ -153,6 +155,10 @@ describe("code-mode runner", () => {
     const failed = receipts.byRun(result.runId).find((r) => r.phase === "failed")!;
     expect(failed.error).toContain("text");
     expect(phases(result.runId)).toEqual(["notes.add:requested", "notes.add:failed"]);
+    // The exact issue: path, then zod's message.
+    const issue = "invalid input for notes.add: text: Invalid input: expected string, received number";
+    expect(message).toBe(issue);
+    expect(failed.error).toBe(issue);
   });
 
   test("a throwing tool is a failed receipt; secrets are scrubbed from the error", async () => {
@@ -246,5 +252,302 @@ describe("tool snapshots", () => {
     expect((await reloading.runPromise(`return await tools.ver({});`, { tools: checkedAgainst })).valueJson).toBe("1");
     expect((await reloading.runPromise(`return await tools.ver({});`)).valueJson).toBe("2");
     await reloading.close();
+  });
+});
+
+describe("thrown values crossing back", () => {
+  class HttpFailure {
+    readonly config = { headers: { authorization: "Bearer zzz" } };
+  }
+  const leaky = {
+    error: defineTool({
+      description: "throws an Error carrying host data",
+      approval: "auto",
+      args: z.object({}),
+      run: async () => {
+        const error = new Error("upstream said no", { cause: new Error("ENOENT: open '/srv/app/secrets.json'") });
+        Object.assign(error, { path: "/srv/app/secrets.json", config: { headers: { authorization: "Bearer zzz" } } });
+        error.stack = "Error: upstream said no\n    at run (/srv/app/tools/leaky.ts:12:9)";
+        throw error;
+      },
+    }),
+    object: defineTool({
+      description: "throws a plain object (axios-like)",
+      approval: "auto",
+      args: z.object({}),
+      run: async () => {
+        throw { config: { headers: { authorization: "Bearer zzz" } }, message: "Request failed zzz" };
+      },
+    }),
+    instance: defineTool({
+      description: "throws a class instance that is not an Error",
+      approval: "auto",
+      args: z.object({}),
+      run: async () => {
+        throw new HttpFailure();
+      },
+    }),
+    token: defineTool({
+      description: "throws an Error whose message holds a token",
+      approval: "auto",
+      args: z.object({}),
+      run: async () => {
+        throw new Error("rejected key sk-ant-api03-ABCDEFGHIJKLMNOP");
+      },
+    }),
+  };
+  // No `redact` option: the runner's default redactor applies.
+  const plain = createCodeModeRunner({ tools: { leaky }, receipts, sandbox, requestApproval: broker.requestApproval });
+  afterAll(() => plain.close());
+  const probe = (path: string) => `try { await tools.${path}({}); return "no error"; }
+    catch (e) { return { name: e.name, message: e.message, own: Object.getOwnPropertyNames(e).sort(), cause: e.cause ?? null, stack: e.stack, code: e.code }; }`;
+
+  test("an Error crosses by its message only; the receipt keeps name and message, never stack, cause or extra properties", async () => {
+    const result = await plain.runPromise(probe("leaky.error"));
+    expect(JSON.parse(result.valueJson!)).toEqual({
+      name: "ToolError",
+      message: "leaky.error failed: upstream said no",
+      own: ["code", "message", "name", "stack"],
+      cause: null,
+      stack: "    at tools.leaky.error (host)\n",
+      code: "TOOL_FAILED",
+    });
+    const rows = receipts.byRun(result.runId);
+    expect(rows.map((r) => r.phase)).toEqual(["requested", "started", "failed"]);
+    expect(rows[2]!.error).toBe("upstream said no");
+    expect(result.calls[0]).toMatchObject({ status: "failed", error: "upstream said no" });
+    const everything = JSON.stringify([result, rows]);
+    for (const leak of ["/srv", "secrets.json", "leaky.ts", "zzz", "authorization", "ENOENT"]) expect(everything).not.toContain(leak);
+  });
+
+  test("a non-Error throw crosses as a generic failure: no authorization header in the sandbox or the receipt", async () => {
+    const result = await plain.runPromise(probe("leaky.object"));
+    const seen = JSON.parse(result.valueJson!);
+    expect(seen.message).toBe("leaky.object failed: the tool failed with a non-Error value (object)");
+    const rows = receipts.byRun(result.runId);
+    expect(rows[2]!.error).toBe("the tool failed with a non-Error value (object)");
+    const everything = JSON.stringify([result, rows]);
+    expect(everything).not.toContain("zzz");
+    expect(everything).not.toContain("authorization");
+
+    // Uncaught, the snippet's own error is just as clean.
+    const uncaught = await plain.runPromise(`await tools.leaky.object({});`);
+    expect(uncaught.error?.name).toBe("ScriptError");
+    expect(uncaught.error?.message).toContain("the tool failed with a non-Error value (object)");
+    expect(JSON.stringify([uncaught, receipts.byRun(uncaught.runId)])).not.toMatch(/zzz|authorization/);
+  });
+
+  test("a thrown class instance is named by its constructor, nothing more", async () => {
+    const result = await plain.runPromise(probe("leaky.instance"));
+    expect(JSON.parse(result.valueJson!).message).toBe("leaky.instance failed: the tool failed with a non-Error value (object HttpFailure)");
+    expect(JSON.stringify(receipts.byRun(result.runId))).not.toMatch(/zzz|authorization/);
+  });
+
+  test("a run() that is not async works, and its synchronous throw is recorded the same way", async () => {
+    const syncTools = {
+      double: defineTool({ description: "sync", approval: "auto", args: z.object({ n: z.number() }), run: (({ n }: { n: number }) => n * 2) as never }),
+      bad: defineTool({
+        description: "sync throw",
+        approval: "auto",
+        args: z.object({}),
+        run: (() => {
+          throw { authorization: "Bearer zzz" };
+        }) as never,
+      }),
+    };
+    const syncRunner = createCodeModeRunner({ tools: syncTools, receipts, sandbox, requestApproval: broker.requestApproval });
+    const result = await syncRunner.runPromise(`const d = await tools.double({ n: 21 }); try { await tools.bad({}); } catch (e) { return [d, e.message]; }`);
+    expect(JSON.parse(result.valueJson!)).toEqual([42, "bad failed: the tool failed with a non-Error value (object)"]);
+    expect(receipts.byRun(result.runId).map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
+      "double:requested", "double:started", "double:succeeded", "bad:requested", "bad:started", "bad:failed",
+    ]);
+    await syncRunner.close();
+  });
+
+  test("the default redactor scrubs token shapes from errors", async () => {
+    const result = await plain.runPromise(probe("leaky.token"));
+    expect(JSON.parse(result.valueJson!).message).toBe("leaky.token failed: rejected key [redacted]");
+    expect(receipts.byRun(result.runId)[2]!.error).toBe("rejected key [redacted]");
+  });
+});
+
+describe("schemas that throw", () => {
+  const strict = defineTool({
+    description: "schema with throwing transform and refine",
+    approval: "auto",
+    args: z.object({
+      n: z.number().transform((n) => {
+        if (n < 0) throw new Error("negative numbers are not supported");
+        return n;
+      }),
+      tag: z
+        .string()
+        .optional()
+        .refine((t) => {
+          if (t === "weird") throw { secret: "zzz" };
+          return true;
+        }),
+    }),
+    run: async ({ n }) => n,
+  });
+  const schemaRunner = createCodeModeRunner({ tools: { strict }, receipts, sandbox, requestApproval: broker.requestApproval });
+  afterAll(() => schemaRunner.close());
+
+  test("a transform that throws is a failed receipt and a ToolInputError, not a call stuck at requested", async () => {
+    const result = await schemaRunner.runPromise(`try { await tools.strict({ n: -1 }); } catch (e) { return [e.name, e.message]; }`);
+    expect(JSON.parse(result.valueJson!)).toEqual([
+      "ToolInputError",
+      "the input for strict could not be validated: its schema threw (negative numbers are not supported)",
+    ]);
+    const rows = receipts.byRun(result.runId);
+    expect(rows.map((r) => r.phase)).toEqual(["requested", "failed"]);
+    expect(rows[1]!.error).toBe("the input for strict could not be validated: its schema threw (negative numbers are not supported)");
+    expect(result.calls[0]).toMatchObject({ status: "failed" });
+    // The same tool still works for valid input.
+    expect((await schemaRunner.runPromise(`return await tools.strict({ n: 2 });`)).valueJson).toBe("2");
+  });
+
+  test("a refine that throws a non-Error is described generically", async () => {
+    const result = await schemaRunner.runPromise(`try { await tools.strict({ n: 1, tag: "weird" }); } catch (e) { return [e.name, e.message]; }`);
+    expect(JSON.parse(result.valueJson!)).toEqual([
+      "ToolInputError",
+      "the input for strict could not be validated: its schema threw (the schema failed with a non-Error value (object))",
+    ]);
+    expect(receipts.byRun(result.runId).map((r) => r.phase)).toEqual(["requested", "failed"]);
+    expect(JSON.stringify(receipts.byRun(result.runId))).not.toContain("zzz");
+  });
+});
+
+describe("prototype pollution from the host side", () => {
+  const received: unknown[] = [];
+  const proto = {
+    record: defineTool({
+      description: "takes a record",
+      approval: "auto",
+      args: z.object({ data: z.record(z.string(), z.unknown()) }),
+      run: async ({ data }) => (received.push(data), Object.keys(data)),
+    }),
+    loose: defineTool({
+      description: "takes any object",
+      approval: "auto",
+      args: z.looseObject({}),
+      run: async (input) => (received.push(input), Object.keys(input)),
+    }),
+  };
+  const protoRunner = createCodeModeRunner({ tools: { proto }, receipts, sandbox, requestApproval: broker.requestApproval });
+  afterAll(() => protoRunner.close());
+
+  test("__proto__ and constructor.prototype keys in tool input change no prototype in the host", async () => {
+    const payloads = ['{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'];
+    for (const payload of payloads) {
+      received.length = 0;
+      // JSON.parse makes "__proto__" an own key, so it really crosses (an object literal would not).
+      const result = await protoRunner.runPromise(
+        `const p = JSON.parse(${JSON.stringify(payload)}); return [await tools.proto.record({ data: p }), await tools.proto.loose(p)];`,
+      );
+      expect(result.ok).toBe(true);
+      const previews = receipts.byRun(result.runId).filter((r) => r.phase === "requested").map((r) => r.inputPreview);
+      expect(previews).toEqual([`{"data":${payload}}`, payload]);
+      expect(received).toHaveLength(2);
+      for (const input of received) {
+        expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+        expect((input as Record<string, unknown>).polluted).toBeUndefined();
+        expect(Object.keys(input as object).filter((k) => k === "__proto__")).toEqual([]);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted")).toBe(false);
+      expect((Object.prototype.constructor as unknown as { prototype: Record<string, unknown> }).prototype.polluted).toBeUndefined();
+    }
+  });
+});
+
+describe("approvals: concurrency and policy", () => {
+  const requestedEvents: ApprovalRequest[] = [];
+  broker.subscribe((e) => {
+    if (e.type === "requested") requestedEvents.push(e.request);
+  });
+
+  test("20 approvals in Promise.all are pending at the same time before any is answered", async () => {
+    const runId = "run_all20";
+    let maxPending = 0;
+    answer = (req) => {
+      if (req.runId !== runId) return undefined;
+      const mine = broker.pending().filter((r) => r.runId === runId);
+      maxPending = Math.max(maxPending, mine.length);
+      // Answer nothing until every one of the 20 is waiting: a serial runner would hang here.
+      if (mine.length === 20) queueMicrotask(() => mine.forEach((r) => broker.decide(r.callId, { decision: "approved", by: "alice" })));
+      return undefined;
+    };
+    const result = await runner.runPromise(`return (await Promise.all(Array.from({ length: 20 }, (_, i) => tools.notes.add({ text: "c" + i })))).length;`, { runId });
+    expect(result.valueJson).toBe("20");
+    expect(maxPending).toBe(20);
+    const rows = receipts.byRun(runId);
+    expect(rows.filter((r) => r.phase === "approved")).toHaveLength(20);
+    expect(rows.filter((r) => r.phase === "succeeded")).toHaveLength(20);
+    expect(receipts.verifyRun(runId)).toEqual({ ok: true });
+  });
+
+  test("a loop of Promise.allSettled rounds mixing approvals and denials continues after denials", async () => {
+    // Deny every 3rd call (by its index in the preview `add note "m<i>"`).
+    answer = (req) => {
+      const i = Number(/"m(\d+)"/.exec(req.inputPreview)?.[1]);
+      return i % 3 === 2 ? { decision: "denied", by: "bob", reason: "every third" } : { decision: "approved", by: "alice" };
+    };
+    const result = await runner.runPromise(`
+      let approved = 0, denied = 0, other = 0;
+      for (let round = 0; round < 4; round++) {
+        const settled = await Promise.allSettled([0, 1, 2].map((k) => tools.notes.add({ text: "m" + (round * 3 + k) })));
+        for (const s of settled) {
+          if (s.status === "fulfilled") approved++;
+          else if (s.reason instanceof ToolDeniedError) denied++;
+          else other++;
+        }
+      }
+      const after = await tools.notes.list({});
+      return { approved, denied, other, after: after.length };`);
+    expect(JSON.parse(result.valueJson!)).toEqual({ approved: 8, denied: 4, other: 0, after: 3 });
+    const rows = receipts.byRun(result.runId);
+    expect(rows.filter((r) => r.phase === "denied").map((r) => r.decidedBy)).toEqual(["bob", "bob", "bob", "bob"]);
+    expect(rows.filter((r) => r.toolPath === "notes.add" && r.phase === "succeeded")).toHaveLength(8);
+    expect(receipts.verifyRun(result.runId)).toEqual({ ok: true });
+  });
+
+  test("a required tool under an operator auto rule runs without any approval request", async () => {
+    answer = () => ({ decision: "denied", by: "nobody" });
+    const relaxed = createCodeModeRunner({ tools, receipts, sandbox, requestApproval: broker.requestApproval, policy: [{ match: "notes.add", mode: "auto" }] });
+    const before = requestedEvents.length;
+    const result = await relaxed.runPromise(`return (await tools.notes.add({ text: "no approval needed" })).text;`);
+    expect(result.valueJson).toBe(JSON.stringify("no approval needed"));
+    expect(requestedEvents.length).toBe(before);
+    expect(requestedEvents.some((r) => r.runId === result.runId)).toBe(false);
+    const rows = receipts.byRun(result.runId);
+    expect(rows.map((r) => r.phase)).toEqual(["requested", "started", "succeeded"]);
+    for (const r of rows) expect(r).toMatchObject({ approval: "required", policy: "auto" });
+    expect(rows.at(-1)!.decision).toBe("auto");
+    expect(rows.at(-1)!.decidedBy).toBeUndefined();
+    expect(result.calls[0]).toMatchObject({ status: "succeeded", policy: "auto", decision: "auto", decidedBy: undefined });
+    await relaxed.close();
+  });
+});
+
+describe("the Effect form", () => {
+  test("Effect.runPromise(runner.run(code)) runs the code", async () => {
+    const result = await Effect.runPromise(runner.run(`return (await tools.notes.list({ limit: 2 })).length;`));
+    expect(result).toMatchObject({ ok: true, valueJson: "2" });
+  });
+
+  test("interrupting the Effect (a timeout) aborts the run: the pending approval is denied by system", async () => {
+    answer = () => undefined;
+    const runId = "run_interrupted";
+    const exit = await Effect.runPromiseExit(Effect.timeout(runner.run(`await tools.notes.add({ text: "interrupted" }); return "ran";`, { runId }), "300 millis"));
+    expect(Exit.isFailure(exit)).toBe(true);
+    const deadline = performance.now() + 3_000;
+    while (!receipts.byRun(runId).some((r) => r.phase === "denied") && performance.now() < deadline) await Bun.sleep(5);
+    const rows = receipts.byRun(runId);
+    expect(rows.map((r) => r.phase)).toEqual(["requested", "denied"]);
+    expect(rows[1]).toMatchObject({ decidedBy: "system", reason: "the run was interrupted" });
+    expect(broker.get(rows[0]!.callId)!.decision).toEqual({ decision: "denied", by: "system", reason: "the run was interrupted" });
+    expect(broker.pending().filter((r) => r.runId === runId)).toEqual([]);
+    expect(events).not.toContain("add:interrupted");
   });
 });

@@ -2,11 +2,12 @@ import * as Effect from "effect/Effect";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import type { RequestApproval } from "../approvals/types.ts";
 import type { PolicyRule } from "../policy/types.ts";
+import { createRedactor } from "../receipts/redact.ts";
 import type { ReceiptStore } from "../receipts/types.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
 import { indexToolTree } from "../tools/flatten.ts";
-import { createToolInvoker, errorMessage, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
+import { createToolInvoker, describeThrown, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
 import type { CallOutcome, RunResult } from "./run-types.ts";
 import { transpileSnippet } from "./transpile.ts";
 import { newId } from "../ids.ts";
@@ -23,7 +24,10 @@ export interface CodeModeRunnerOptions {
   readonly limits?: Partial<SandboxLimits>;
   /** Defaults to a pool owned (and closed) by the runner. */
   readonly sandbox?: SandboxPool;
-  /** Scrubs secrets from previews, errors and code before they are stored or shown. */
+  /**
+   * Scrubs secrets from previews, errors and code before they are stored or shown. Defaults to
+   * `createRedactor([])`, which removes token shapes (API keys, bearer tokens, Discord tokens).
+   */
   readonly redact?: (text: string) => string;
   readonly approvalTimeoutMs?: number;
   readonly toolTimeoutMs?: number;
@@ -39,6 +43,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Called as each tool call settles (for live status on surfaces). */
   readonly onCall?: (outcome: CallOutcome) => void;
+  /** Called with true right before a call awaits an operator's approval and false once it settles. */
+  readonly onApprovalWait?: (waiting: boolean) => void;
 }
 
 export interface CodeModeRunner {
@@ -68,12 +74,13 @@ export const newRunId = () => newId("run");
 export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRunner {
   const ownsSandbox = !options.sandbox;
   const sandbox = options.sandbox ?? createSandboxPool({ limits: options.limits });
-  const redact = options.redact ?? ((t: string) => t);
+  const redact = options.redact ?? createRedactor([]);
   const currentTree = typeof options.tools === "function" ? options.tools : () => options.tools as ToolTree;
   const running: RunningCalls = new Map();
   const currentPolicy = typeof options.policy === "function" ? options.policy : () => (options.policy as readonly PolicyRule[] | undefined) ?? [];
 
-  const execute = async (code: string, opts: RunOptions): Promise<RunResult> => {
+  /** `interrupted` is the Effect's own signal: interrupting the fiber aborts the run. */
+  const execute = async (code: string, opts: RunOptions, interrupted?: AbortSignal): Promise<RunResult> => {
     const runId = opts.runId ?? newRunId();
     const { tools, paths } = indexOf(opts.tools ?? currentTree());
     const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
@@ -81,12 +88,15 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     try {
       js = transpileSnippet(code);
     } catch (e) {
-      return { runId, ok: false, valueJson: undefined, logs: [], calls: [], stats: empty, error: { name: "ScriptError", message: errorMessage(e) } };
+      return { runId, ok: false, valueJson: undefined, logs: [], calls: [], stats: empty, error: { name: "ScriptError", message: describeThrown(e, "the transpiler").crossing } };
     }
     const controller = new AbortController();
     const abort = () => controller.abort(opts.signal?.reason);
+    const interrupt = () => controller.abort("the run was interrupted");
     if (opts.signal?.aborted) abort();
+    if (interrupted?.aborted) interrupt();
     opts.signal?.addEventListener("abort", abort, { once: true });
+    interrupted?.addEventListener("abort", interrupt, { once: true });
     const invoker = createToolInvoker({
       runId,
       sessionId: opts.sessionId,
@@ -103,6 +113,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       previewChars: options.previewChars ?? 500,
       signal: controller.signal,
       onCall: opts.onCall,
+      onApprovalWait: opts.onApprovalWait,
       running,
     });
     try {
@@ -121,10 +132,12 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
         : { ...base, ok: false, valueJson: undefined, error: { name: result.error.name, message: redact(result.error.message) } };
     } finally {
       opts.signal?.removeEventListener("abort", abort);
+      interrupted?.removeEventListener("abort", interrupt);
     }
   };
 
-  const run = (code: string, opts: RunOptions = {}) => Effect.promise(() => execute(code, opts));
+  // The callback must declare its signal parameter: Effect only passes one when `length` is non-zero.
+  const run = (code: string, opts: RunOptions = {}) => Effect.promise((signal) => execute(code, opts, signal));
   return {
     run,
     runPromise: (code, opts) => Effect.runPromise(run(code, opts)),

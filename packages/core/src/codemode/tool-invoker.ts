@@ -32,6 +32,8 @@ export interface InvokerContext {
   readonly previewChars: number;
   readonly signal: AbortSignal;
   readonly onCall?: (outcome: CallOutcome) => void;
+  /** Called with true right before awaiting an operator's approval and false once it settles (e.g. to pause a turn clock). */
+  readonly onApprovalWait?: (waiting: boolean) => void;
   /** Calls whose `run()` is in progress, across runs; the runner closes them on shutdown. */
   readonly running: RunningCalls;
 }
@@ -90,9 +92,12 @@ export function createToolInvoker(ctx: InvokerContext) {
 
     const parsed = parseInput(definition, inputJson);
     if (!parsed.ok) {
-      const error = `invalid input for ${path}: ${parsed.message}`;
-      append({ phase: "failed", error });
-      return finish("failed", { error }, cross("ToolInputError", error, "INVALID_INPUT"));
+      const error = parsed.threw
+        ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.recorded})`
+        : `invalid input for ${path}: ${parsed.message}`;
+      const shown = parsed.threw ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.crossing})` : error;
+      append({ phase: "failed", error: ctx.redact(error) });
+      return finish("failed", { error: ctx.redact(error) }, cross("ToolInputError", shown, "INVALID_INPUT"));
     }
     const input = parsed.value;
 
@@ -138,16 +143,17 @@ export function createToolInvoker(ctx: InvokerContext) {
     if (Exit.isSuccess(exit)) {
       const json = safeJson(exit.value);
       if (!json.ok) {
-        const error = `${path} returned a value that is not JSON-serializable: ${json.message}`;
+        const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${json.message}`);
         append({ phase: "failed", decision, decidedBy, error, durationMs });
         return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "BAD_OUTPUT"));
       }
       append({ phase: "succeeded", decision, decidedBy, durationMs, outputPreview: outputPreview(definition, exit.value, json.text, ctx) });
       return finish("succeeded", { decision, decidedBy }, { ok: true, json: json.text });
     }
-    const error = describeFailure(exit.cause);
-    append({ phase: "failed", decision, decidedBy, error: ctx.redact(error), durationMs });
-    return finish("failed", { decision, decidedBy, error: ctx.redact(error) }, cross("ToolError", `${path} failed: ${error}`, "TOOL_FAILED"));
+    const failure = describeFailure(exit.cause);
+    const error = ctx.redact(failure.recorded);
+    append({ phase: "failed", decision, decidedBy, error, durationMs });
+    return finish("failed", { decision, decidedBy, error }, cross("ToolError", `${path} failed: ${failure.crossing}`, "TOOL_FAILED"));
   }
 
   async function decide(callId: string, path: string, definition: ToolDefinition, input: unknown): Promise<ApprovalDecision> {
@@ -155,6 +161,7 @@ export function createToolInvoker(ctx: InvokerContext) {
     if (rule) return { decision: "approved", by: `rule:${rule.id}` };
     if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
     const now = Date.now();
+    ctx.onApprovalWait?.(true);
     try {
       return await ctx.requestApproval(
         {
@@ -173,21 +180,32 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     } catch (e) {
       // Fail closed: an approval channel that breaks is a denial, never a silent approval.
-      return { decision: "denied", by: "system", reason: `approval could not be obtained: ${errorMessage(e)}` };
+      return { decision: "denied", by: "system", reason: ctx.redact(`approval could not be obtained: ${describeThrown(e, "the approval channel").recorded}`) };
+    } finally {
+      ctx.onApprovalWait?.(false);
     }
   }
 
   return { invoke, outcomes };
 }
 
-function parseInput(def: ToolDefinition, json: string): { ok: true; value: unknown } | { ok: false; message: string } {
+type ParsedInput = { ok: true; value: unknown } | { ok: false; message: string; threw?: ThrownValue };
+
+function parseInput(def: ToolDefinition, json: string): ParsedInput {
   let raw: unknown;
   try {
     raw = json === undefined || json === "" ? {} : JSON.parse(json);
   } catch {
     return { ok: false, message: "input is not valid JSON" };
   }
-  const result = def.args.safeParse(raw === undefined ? {} : raw);
+  let result: ReturnType<ToolDefinition["args"]["safeParse"]>;
+  try {
+    // safeParse reports issues, but a transform/refine that throws (or is async) escapes it.
+    result = def.args.safeParse(raw === undefined ? {} : raw);
+  } catch (e) {
+    const threw = describeThrown(e, "the schema");
+    return { ok: false, message: threw.crossing, threw };
+  }
   if (result.success) return { ok: true, value: result.data };
   const issues = result.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(input)"}: ${i.message}`);
   return { ok: false, message: issues.join("; ") };
@@ -220,7 +238,7 @@ function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok
   try {
     return { ok: true, text: JSON.stringify(value) };
   } catch (e) {
-    return { ok: false, message: errorMessage(e) };
+    return { ok: false, message: describeThrown(e, "JSON.stringify").crossing };
   }
 }
 
@@ -232,19 +250,54 @@ function withTimeout<T>(promise: Promise<T>, ms: number, path: string): Promise<
   return Promise.race([Promise.resolve(promise), timeout]).finally(() => clearTimeout(timer));
 }
 
-function describeFailure(cause: Cause.Cause<ToolRunFailure>): string {
+function describeFailure(cause: Cause.Cause<ToolRunFailure>): ThrownValue {
   const failure = Cause.squash(cause);
-  return errorMessage(failure instanceof ToolRunFailure ? failure.cause : failure);
+  return describeThrown(failure instanceof ToolRunFailure ? failure.cause : failure);
 }
 
-export function errorMessage(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name;
-  if (typeof e === "string") return e;
+/** What of a thrown value may leave the host: `crossing` for the sandbox, `recorded` for receipts and logs. */
+export interface ThrownValue {
+  readonly crossing: string;
+  readonly recorded: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]{0,63}$/;
+
+/**
+ * Thrown values can carry host data (an HTTP client error holds its request headers, a cause
+ * holds paths). Only an Error's `message` crosses, recorded with its `name`; never its stack,
+ * cause or other properties. Anything else thrown is described by its type alone.
+ */
+export function describeThrown(e: unknown, who = "the tool"): ThrownValue {
   try {
-    return JSON.stringify(e) ?? String(e);
+    if (isError(e)) {
+      const message = typeof e.message === "string" ? e.message : "";
+      const name = typeof e.name === "string" && IDENTIFIER.test(e.name) ? e.name : "Error";
+      // A plain Error's name adds nothing; a subclass's name (TypeError, HttpError…) does.
+      return { crossing: message || name, recorded: !message ? name : name === "Error" ? message : `${name}: ${message}` };
+    }
   } catch {
-    return String(e);
+    // a hostile getter on name/message: fall through to the generic description
   }
+  const generic = `${who} failed with a non-Error value (${typeOf(e)})`;
+  return { crossing: generic, recorded: generic };
+}
+
+function isError(e: unknown): e is Error {
+  const isErrorFn = (Error as { isError?: (v: unknown) => boolean }).isError;
+  return e instanceof Error || (typeof isErrorFn === "function" && isErrorFn(e));
+}
+
+function typeOf(e: unknown): string {
+  if (e === null) return "null";
+  if (typeof e !== "object" && typeof e !== "function") return typeof e;
+  try {
+    const name: unknown = Object.getPrototypeOf(e)?.constructor?.name;
+    if (typeof name === "string" && IDENTIFIER.test(name) && name !== "Object" && name !== "Function") return `${typeof e} ${name}`;
+  } catch {
+    // a Proxy or getter that throws: the type alone will do
+  }
+  return typeof e;
 }
 
 function clip(text: string, max: number): string {

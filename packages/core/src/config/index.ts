@@ -7,3 +7,4 @@ export { parseJsonc } from "./jsonc.ts";
 export { interpolateEnv } from "./interpolate.ts";
 export { deepMerge } from "./merge.ts";
 export { findLiteralSecrets } from "./secrets.ts";
+export { locateConfigKey, type ConfigLocation } from "./locate.ts";

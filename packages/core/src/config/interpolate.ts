@@ -30,7 +30,7 @@ export function interpolateEnv(
         fail(`"\${${name}}" is not a variable reference`, "Use ${NAME} with letters, digits and _ only; nesting and defaults are not supported.");
       const v = env[name!];
       if (v === undefined)
-        fail(`environment variable ${name} is not set`, `Set ${name} in the environment (or .env) before starting, or remove the reference.`);
+        fail(`environment variable ${name} is not set`, `Set ${name} in the environment before starting (Bun also reads .env from the directory you start in), or remove the reference.`);
       where.substituted?.push(v!);
       return v!;
     });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../../../testkit/src/temp.ts";
-import { ConfigError, loadConfig } from "./index.ts";
+import { ConfigError, loadConfig, locateConfigKey } from "./index.ts";
 
 function layout(files: Record<string, string>): { root: string; home: string; project: string } {
   const root = makeTempDir("oa-config-");
@@ -165,6 +165,26 @@ describe("interpolation", () => {
     expect(err.message).toContain("POSTHOG_API_KEY is not set");
     expect(err.keyPath).toBe("config.posthog.apiKey");
     expect([err.line, err.column]).toEqual([3, 18]);
+  });
+
+  test("the missing-variable hint is honest about where Bun reads .env from", async () => {
+    const { project, home } = layout({ "proj/.openassistant/config.json": `{ "discord": { "token": "\${DISCORD_TOKEN}" } }` });
+    const err = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
+    expect(err.hint).toBe("Set DISCORD_TOKEN in the environment before starting (Bun also reads .env from the directory you start in), or remove the reference.");
+    expect(err.message).not.toContain("(or .env)");
+  });
+
+  test("locateConfigKey: the highest-priority file that defines the key, at the key", async () => {
+    const { project, home, root } = layout({
+      "home/.config/openassistant/config.jsonc": `{ "config": { "calendar": { "timezone": "UTC" } } }`,
+      "proj/.openassistant/config.jsonc": `{\n  // project\n  "config": {\n    "calendar": { "timezone": "Mars/Olympus" }\n  }\n}`,
+      "proj/.openassistant/other.jsonc": `{ "tools": {} }`,
+    });
+    const loaded = await loadConfig({ cwd: project, env: { OPENASSISTANT_CONFIG: join(project, ".openassistant/other.jsonc") }, homeDir: home });
+    expect(loaded.sources).toHaveLength(3);
+    expect(locateConfigKey(loaded.sources, ["config", "calendar", "timezone"])).toEqual({ file: join(root, "proj/.openassistant/config.jsonc"), line: 4, column: 19 });
+    expect(locateConfigKey(loaded.sources, ["config", "calendar", "nope"])).toEqual({ file: join(root, "proj/.openassistant/config.jsonc"), line: 4, column: 5 });
+    expect(locateConfigKey(loaded.sources, ["model"])).toBeUndefined();
   });
 
   test("nesting and shell syntax are rejected", async () => {

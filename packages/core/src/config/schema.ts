@@ -37,6 +37,12 @@ export const configSchema = z.strictObject({
       maxRounds: z.number().int().positive().default(8),
       maxRepairRounds: z.number().int().nonnegative().default(3),
       turnTimeoutSeconds: z.number().positive().default(300),
+      /** Input + output tokens summed over a turn's model requests. */
+      maxTurnTokens: z.number().int().positive().default(400_000),
+      /** Approximate token budget (characters / 4) for prior history in a request. */
+      historyTokens: z.number().int().positive().default(60_000),
+      /** Most prior messages sent in a request. */
+      historyMessages: z.number().int().positive().default(200),
       /** Extra text appended to the system prompt. */
       system: z.string().optional(),
     })
@@ -52,6 +58,10 @@ export const configSchema = z.strictObject({
       /** Guild where slash commands are registered (instant); global registration otherwise. */
       guildId: z.string().optional(),
       approvalDmToApprovers: z.boolean().default(false),
+      /** Where an "Approve always" rule applies: the conversation it was made in, or everywhere. */
+      alwaysScope: z.enum(["session", "global"]).default("session"),
+      /** Hours until an "Approve always" rule expires. */
+      alwaysTtlHours: z.number().positive().default(24),
     })
     .prefault({}),
   database: z.strictObject({ path: z.string().optional() }).prefault({}),

@@ -15,7 +15,7 @@ function tool(tree: unknown, path: string): ToolDefinition {
 }
 
 const pluginFiles = (dir: string, id = "posthog", extra: Record<string, string> = {}) => ({
-  [`${dir}/package.json`]: JSON.stringify({ name: `@myorg/oa-${id}`, type: "module", peerDependencies: { "@openassistant/sdk": "*" }, openassistant: { entry: "./index.ts" } }),
+  [`${dir}/package.json`]: JSON.stringify({ name: `@myorg/oa-${id}`, type: "module", peerDependencies: { "@openassistant/sdk": "*" }, peerDependenciesMeta: { "@openassistant/sdk": { optional: true } }, openassistant: { entry: "./index.ts" } }),
   [`${dir}/openassistant.json`]: JSON.stringify({
     id,
     name: "PostHog Analytics",

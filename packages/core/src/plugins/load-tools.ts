@@ -11,7 +11,11 @@ import { ensureWorkspaceDependencies } from "./auto-install.ts";
 import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
 import { isEntryDisabled, isToolEnabled } from "./enablement.ts";
-import { describeLoadError } from "./errors.ts";
+import { hasNodeModulesAbove, packageImports } from "./bare-imports.ts";
+import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
+import { locateConfigKey } from "../config/locate.ts";
+import { checkScopePeers } from "./peer-deps.ts";
+import { findUnmatchedKeys } from "./unknown-keys.ts";
 import { interpretPluginModule, interpretToolModule, type ModuleShape } from "./exports.ts";
 import { dirStamp, fileStamp } from "./fingerprint.ts";
 import { importFresh, nextGeneration } from "./import-module.ts";
@@ -50,7 +54,8 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
   const projectWorkspace = workspaceDir(projectRoot);
   const diagnostics: Diagnostic[] = [...loadedConfig.warnings];
 
-  if (opts.autoInstall !== false) {
+  const readOnly = opts.readOnly === true;
+  if (opts.autoInstall !== false && !readOnly) {
     for (const ws of projectWorkspace === globalDir ? [projectWorkspace] : [projectWorkspace, globalDir]) {
       const r = await ensureWorkspaceDependencies(ws, { env, timeoutMs: opts.installTimeoutMs });
       diagnostics.push(...r.diagnostics);
@@ -59,14 +64,17 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
 
   const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: opts.bundled ?? [] });
   const kept = dedupe(candidates, diagnostics);
-  for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
-  for (const c of kept) if (c.kind === "plugin" && c.origin === "path") disableRuntimeAutoInstall(c.pkg.dir);
+  if (!readOnly) {
+    for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
+    for (const c of kept) if (c.kind === "plugin" && c.origin === "path") disableRuntimeAutoInstall(c.pkg.dir);
+  }
+  for (const c of kept) if (c.kind === "plugin" && (c.origin === "npm" || c.origin === "path")) diagnostics.push(...checkScopePeers(c.id, c.pkg.dir));
   const gen = nextGeneration();
   const log = opts.log ?? defaultLog;
   const helperStamps = new Map<string, string>();
 
   const results = await Promise.all(
-    kept.map((c) => loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, previous: previous?.entries.get(keyOf(c)) })),
+    kept.map((c) => loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, readOnly, previous: previous?.entries.get(keyOf(c)) })),
   );
 
   const tree: Record<string, ToolTree | ToolDefinition> = {};
@@ -87,6 +95,8 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
     state.set(keyOf(c), { entry: r.entry, subtree: r.subtree, fingerprint: r.fingerprint });
   });
 
+  diagnostics.push(...findUnmatchedKeys(loadedConfig, candidates.map((c) => c.id), entries));
+
   let declarations: LoadResult["declarations"];
   if (opts.declarations !== false) {
     try {
@@ -98,7 +108,8 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
     }
   }
 
-  const result: LoadResult = { tree: tree as ToolTree, entries, diagnostics, declarations, watchDirs: [...watchDirs] };
+  const clean = diagnostics.map((d) => ({ ...d, source: stripCacheQuery(d.source), message: stripCacheQuery(d.message), hint: stripCacheQuery(d.hint) }));
+  const result: LoadResult = { tree: tree as ToolTree, entries, diagnostics: clean, declarations, watchDirs: [...watchDirs] };
   return { result, state: { entries: state }, config: loadedConfig };
 }
 
@@ -145,6 +156,15 @@ interface LoadContext {
   previous?: { entry: LoadEntry; subtree?: ToolTree; fingerprint: string };
   /** Per load pass: stamp of the helper files (non-tool files) of each tools dir. */
   helperStamps: Map<string, string>;
+  /** List mode: write nothing (no install, no node_modules, no data dirs). */
+  readOnly: boolean;
+}
+
+const DEPS_HINT = "Dependencies are not installed; run `bun start` or `openassistant plugins install` (listing never installs anything).";
+
+/** Read-only mode: importing a package with no node_modules above it would let Bun fetch it from npm. */
+function uninstalledImports(file: string, dir: string): string[] {
+  return hasNodeModulesAbove(dir) ? [] : packageImports(file);
 }
 
 async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
@@ -195,6 +215,8 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       delete ctxConfig.enabled;
     } else if (c.kind === "tool") {
       file = c.file;
+      const pending = lc.readOnly ? uninstalledImports(c.file, dirname(c.file)) : [];
+      if (pending.length) return fail({ source: c.file, message: `imports ${pending.join(", ")}, which is not installed`, hint: DEPS_HINT });
       const mod = await importFresh(c.file, lc.gen, dirname(c.file));
       shape = interpretToolModule(mod);
       ctxConfig = { ...(pluginConfig ?? {}) };
@@ -202,19 +224,26 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     } else {
       file = c.pkg.entry;
       const validated = validatePluginConfig(c.pkg, pluginConfig);
-      if (!validated.ok)
+      if (!validated.ok) {
+        const at = locateConfigKey(lc.loadedConfig.sources, validated.path ?? ["config", c.id]);
+        const schemaFile = c.pkg.manifestFile ?? c.source;
         return fail({
-          source: c.pkg.manifestFile ?? c.source,
-          message: `config for plugin "${c.id}" is invalid: ${validated.message}`,
-          hint: `Fix config.${c.id} in ${lc.loadedConfig.sources.at(-1) ?? `${lc.projectWorkspace}/config.jsonc`} to match the configSchema in ${c.pkg.manifestFile}.`,
+          source: at?.file ?? configFileOf(lc),
+          ...(at ? { line: at.line, column: at.column } : {}),
+          message: `config for plugin "${c.id}" is invalid: ${validated.message} (configSchema: ${schemaFile})`,
+          hint: `Fix config.${c.id} in ${at?.file ?? configFileOf(lc)} to match the configSchema in ${schemaFile}.`,
         });
+      }
       ctxConfig = validated.config;
+      const pending = lc.readOnly && c.origin !== "npm" ? uninstalledImports(c.pkg.entry, c.pkg.dir) : [];
+      if (pending.length) return fail({ source: c.pkg.entry, message: `imports ${pending.join(", ")}, which is not installed`, hint: DEPS_HINT });
       const mod = await importFresh(c.pkg.entry, lc.gen, c.pkg.dir.includes("/node_modules/") ? dirname(c.pkg.entry) : c.pkg.dir);
       shape = interpretPluginModule(mod);
     }
   } catch (err) {
     const d = describeLoadError(err, c.kind === "plugin" ? c.pkg.entry : c.source, lc.projectWorkspace);
-    return fail({ source: c.kind === "plugin" ? c.pkg.entry : c.source, ...d });
+    const notInstalled = lc.readOnly && /Cannot find (module|package)/.test(d.message);
+    return fail({ source: c.kind === "plugin" ? c.pkg.entry : c.source, ...d, ...(notInstalled ? { hint: DEPS_HINT } : {}) });
   }
 
   for (const w of shape.kind === "empty" ? [] : shape.warnings) diagnostics.push({ level: "warning", id: c.id, source: file, message: w, hint: "Export either one default tool or named tools." });
@@ -232,12 +261,21 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
   if (shape.kind === "factory") {
     const dataDir = join(lc.projectWorkspace, "data", c.id);
     try {
-      mkdirSync(dataDir, { recursive: true });
+      if (!lc.readOnly) mkdirSync(dataDir, { recursive: true });
       const ctx: PluginContext = Object.freeze({ id: c.id, config: Object.freeze(ctxConfig), dataDir, logger: makeLogger(c.id, lc.log) });
       subtree = await shape.factory(ctx);
     } catch (err) {
       const d = describeLoadError(err, file, lc.projectWorkspace);
-      return fail({ source: file, ...d, message: `plugin factory threw: ${d.message}`, hint: `Fix the factory in ${file} (check config.${c.id}); the other tools and plugins still load.` });
+      const at = locateConfigKey(lc.loadedConfig.sources, ["config", c.id]);
+      const configFile = at?.file ?? configFileOf(lc);
+      if (isConfigError(err, { id: c.id, keys: Object.keys(pluginConfig ?? {}), file: configFile }))
+        return fail({
+          source: configFile,
+          ...(at ? { line: at.line, column: at.column } : {}),
+          message: `plugin factory rejected its config: ${d.message} (thrown in ${file})`,
+          hint: `Check config.${c.id} in ${configFile}; the other tools and plugins still load.`,
+        });
+      return fail({ source: file, ...d, message: `plugin factory threw: ${d.message}`, hint: `Fix the factory in ${file}; the other tools and plugins still load.` });
     }
     if (!isToolDefinition(subtree) && (typeof subtree !== "object" || subtree === null))
       return fail({ source: file, message: `the factory returned ${subtree === null ? "null" : typeof subtree}, not a tool tree`, hint: `Return an object of tools, e.g. { create: defineTool({ ... }) }, from ${file}.` });
@@ -251,6 +289,10 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
   }
   if (tools.length === 0) return fail({ source: file, message: "provides no tools", hint: `Return at least one defineTool(...) from ${file}.` });
   return { entry: { ...base, status: "loaded", tools }, subtree, fingerprint, diagnostics };
+}
+
+function configFileOf(lc: LoadContext): string {
+  return lc.loadedConfig.sources.at(-1) ?? join(lc.projectWorkspace, "config.jsonc");
 }
 
 function fingerprintOf(c: Candidate, helperStamps: Map<string, string>): string {

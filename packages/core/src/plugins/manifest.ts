@@ -101,7 +101,7 @@ export function readPluginPackage(dirIn: string): PluginPackage {
 }
 
 /** Validates (and fills defaults into a copy of) a plugin's config. Returns the config or an error message. */
-export function validatePluginConfig(plugin: PluginPackage, raw: Record<string, unknown> | undefined): { ok: true; config: Record<string, unknown> } | { ok: false; message: string } {
+export function validatePluginConfig(plugin: PluginPackage, raw: Record<string, unknown> | undefined): { ok: true; config: Record<string, unknown> } | { ok: false; message: string; path?: Array<string | number> } {
   const { enabled: _enabled, ...rest } = raw ?? {};
   const config = structuredClone(rest);
   if (!plugin.validateConfig) return { ok: true, config };
@@ -112,7 +112,11 @@ export function validatePluginConfig(plugin: PluginPackage, raw: Record<string, 
     if (e.keyword === "required") return `${where}: missing required key "${(e.params as { missingProperty: string }).missingProperty}"`;
     return `${where}: ${e.message}`;
   });
-  return { ok: false, message: msgs.join("; ") };
+  // Where the first problem is written in the config file (the key itself for an unknown key).
+  const first = plugin.validateConfig.errors?.[0];
+  const segs = first ? first.instancePath.split("/").slice(1).map((x) => x.replace(/~1/g, "/").replace(/~0/g, "~")) : [];
+  if (first?.keyword === "additionalProperties") segs.push((first.params as { additionalProperty: string }).additionalProperty);
+  return { ok: false, message: msgs.join("; "), path: ["config", plugin.id, ...segs] };
 }
 
 function readJson(file: string, id: string): unknown {

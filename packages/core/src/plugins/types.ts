@@ -64,6 +64,11 @@ export interface LoadToolsOptions {
   autoInstall?: boolean;
   /** Time limit for one `bun install` (default 120 s). */
   installTimeoutMs?: number;
+  /**
+   * List mode (`plugins list`): write nothing — no `bun install`, no package.json, no node_modules, no
+   * data dirs; a tool whose packages are not installed is reported instead of imported. Default false.
+   */
+  readOnly?: boolean;
   /** Generate declarations of the merged tree (default true). */
   declarations?: boolean;
   /** Receives plugin log lines (already prefixed with the plugin id). Default: console. */

@@ -79,9 +79,12 @@ describe("sandbox escapes", () => {
     expect(await attempt(`return [({}).polluted, typeof [].evil];`)).toEqual([null, "undefined"]);
   });
 
-  test("host errors do not leak host stacks or paths", async () => {
+  // Only the pool's fallback: fakeHost rethrows, so onToolCall itself rejects. What a real tool's
+  // thrown values may carry across is tested at the runner (codemode/runner.test.ts, "thrown values crossing back").
+  test("an onToolCall that rejects crosses as a generic ToolError without host stacks or paths", async () => {
     const v = (await attempt(`try { await tools.x.fail({}); } catch (e) { return { name: e.name, message: e.message, stack: e.stack, own: Object.getOwnPropertyNames(e) }; }`)) as Record<string, unknown>;
     expect(v.name).toBe("ToolError");
+    expect(v.message).toBe("The tool call failed inside the host.");
     const text = JSON.stringify(v);
     expect(text).not.toContain("/srv");
     expect(text).not.toContain("secret");

@@ -1,6 +1,10 @@
 import { defineCommand } from "citty";
 import { ConfigError } from "@openassistant/core/config/errors.ts";
-import { loadTools } from "@openassistant/core/plugins/index.ts";
+import { loadConfig } from "@openassistant/core/config/load.ts";
+import { workspaceDir } from "@openassistant/core/config/paths.ts";
+import { ensureWorkspaceDependencies, loadTools } from "@openassistant/core/plugins/index.ts";
+import { resolvePolicy } from "@openassistant/core/policy/resolve.ts";
+import type { PolicyRule } from "@openassistant/core/policy/types.ts";
 import type { LoadResult } from "@openassistant/core/plugins/types.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { resolveProject } from "../project.ts";
@@ -10,8 +14,14 @@ const listArgs = {
   project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
 } as const;
 
+/** `auto`, or `auto → deny by policy` when an operator rule changes the tool's own mode. */
+export function effectiveApproval(path: string, approval: "auto" | "required", rules: readonly PolicyRule[]): string {
+  const mode = resolvePolicy(path, approval, rules).mode;
+  return mode === approval ? approval : `${approval} → ${mode} by policy`;
+}
+
 /** Human-readable table of every discovered tool file and plugin, their tools and diagnostics. */
-export function formatPluginList(r: LoadResult, cwd: string): string {
+export function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule[] = []): string {
   const rel = (p: string) => (p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
   const rows = r.entries.map((e) => [e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]);
   const head = ["ID", "KIND", "STATUS", "ORIGIN", "SOURCE"];
@@ -22,7 +32,7 @@ export function formatPluginList(r: LoadResult, cwd: string): string {
   else out.push(line(head));
   for (const e of r.entries) {
     out.push(line([e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]));
-    for (const t of e.tools) out.push(`    tools.${t.path}  [${t.approval}]${t.enabled ? "" : " (disabled in config.tools)"}  ${t.description.split("\n")[0]!.slice(0, 70)}`);
+    for (const t of e.tools) out.push(`    tools.${t.path}  [${effectiveApproval(t.path, t.approval, rules)}]${t.enabled ? "" : " (disabled in config.tools)"}  ${t.description.split("\n")[0]!.slice(0, 70)}`);
   }
   const counted = { error: 0, warning: 0, info: 0 };
   for (const d of r.diagnostics) counted[d.level]++;
@@ -46,8 +56,12 @@ const listCommand = defineCommand({
       rejectUnknownFlags(rawArgs, listArgs);
       const root = resolveProject(a.project);
       let result: LoadResult;
+      let rules: readonly PolicyRule[] = [];
       try {
-        result = await loadTools({ cwd: root, env: process.env, log: () => {} });
+        const config = await loadConfig({ cwd: root, env: process.env });
+        rules = config.config.policy.rules;
+        // Listing is side-effect free: no install, no package.json, no node_modules, no data dirs.
+        result = await loadTools({ config, env: process.env, readOnly: true, log: () => {} });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
@@ -55,13 +69,43 @@ const listCommand = defineCommand({
       if (a.json) {
         const { tree: _tree, declarations, ...rest } = result;
         console.log(JSON.stringify({ ...rest, declarationsHash: declarations?.hash }, null, 2));
-      } else console.log(formatPluginList(result, process.cwd()));
+      } else console.log(formatPluginList(result, process.cwd(), rules));
       if (result.diagnostics.some((d) => d.level === "error")) process.exitCode = 1;
+    }),
+});
+
+const installArgs = { project: listArgs.project } as const;
+
+const installCommand = defineCommand({
+  meta: { name: "install", description: "Install the dependencies of .openassistant/ tools and plugins (what `start` does automatically)" },
+  args: installArgs,
+  run: ({ args: a, rawArgs }) =>
+    guard(async () => {
+      rejectUnknownFlags(rawArgs, installArgs);
+      let config;
+      try {
+        config = await loadConfig({ cwd: resolveProject(a.project), env: process.env });
+      } catch (err) {
+        if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
+        throw err;
+      }
+      const project = workspaceDir(config.projectRoot);
+      let failed = false;
+      for (const ws of project === config.globalDir ? [project] : [project, config.globalDir]) {
+        const r = await ensureWorkspaceDependencies(ws, { env: process.env });
+        for (const d of r.diagnostics) {
+          console.error(`${d.level.toUpperCase()} ${d.source}: ${d.message}\n  fix: ${d.hint}`);
+          if (d.level === "error") failed = true;
+        }
+        if (r.ran && !failed) console.log(`installed dependencies in ${ws}`);
+      }
+      if (failed) process.exitCode = 1;
+      else console.log("Dependencies are up to date.");
     }),
 });
 
 /** `openassistant plugins <subcommand>`. */
 export const pluginsCommand = defineCommand({
   meta: { name: "plugins", description: "Inspect tools and plugins" },
-  subCommands: { list: listCommand },
+  subCommands: { list: listCommand, install: installCommand },
 });

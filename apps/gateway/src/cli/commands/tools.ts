@@ -27,7 +27,7 @@ const createCommand = defineCommand({
       mkdirSync(dir, { recursive: true });
       const id = name.replace(/-/g, "_");
       writeFileSync(file, toolTemplate(id, a.approval as "auto" | "required"));
-      console.log(`created ${relative(process.cwd(), file) || file}\nIt is available to the model as tools.${id}(...) once the description and args are filled in.`);
+      console.log(`created ${relative(process.cwd(), file) || file}\nIt is live at once as tools.${id}(...); until you fill in description, args and run, calls fail with "TODO: implement ${id}".`);
     }),
 });
 

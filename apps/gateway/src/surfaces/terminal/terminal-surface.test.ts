@@ -108,4 +108,32 @@ describe("terminal surface", () => {
     expect(denied[0]).toMatchObject({ decidedBy: "system", reason: "terminal input closed" });
     expect(io.text).toMatch(/⛔ reminders\.create denied by system: "terminal input closed"/);
   });
+
+  test("/model <name> sets the terminal session's model: the next request uses it; /model default goes back", async () => {
+    h = await startHarness();
+    h.api.script([textTurn("one"), textTurn("two"), textTurn("three")]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("/model");
+    await io.waitFor(/model: the configured default \(claude-test\)/);
+    io.send("hi");
+    await io.waitFor(/assistant › one/);
+    io.send("/model claude-opus-test-9");
+    await io.waitFor(/model: claude-opus-test-9 for this session from the next message/);
+    io.send("/model");
+    await io.waitFor(/model: claude-opus-test-9 \(this session\)/);
+    io.send("hi again");
+    await io.waitFor(/assistant › two/);
+    io.send("/model not a model!");
+    await io.waitFor(/"not a model!" is not a model name/);
+    io.send("/model default");
+    await io.waitFor(/model: back to the configured default \(claude-test\)/);
+    io.send("and again");
+    await io.waitFor(/assistant › three/);
+    expect(h.api.messageRequests().map((r) => r.body.model)).toEqual(["claude-test", "claude-opus-test-9", "claude-test"]);
+    // "/model" lines are commands, never sent to the model as messages.
+    expect(JSON.stringify(h.api.messageRequests().at(-1)!.body.messages)).not.toContain("/model");
+    io.input.end();
+    await surface.done;
+  });
 });

@@ -4,6 +4,7 @@ import type { TurnOutcome } from "../../agent/run-turn.ts";
 import type { EventBus } from "../../events/bus.ts";
 import type { GatewayEvent } from "../../events/types.ts";
 import type { IncomingMessage } from "../../gateway.ts";
+import type { SessionStore } from "../../sessions/store.ts";
 import { formatAnswer, formatApprovalPrompt } from "./format.ts";
 import { createSpinner } from "./spinner.ts";
 
@@ -15,6 +16,10 @@ export interface TerminalGateway {
     decide(callId: string, decision: ApprovalDecision): { readonly outcome: string };
     pending(): ApprovalRequest[];
   };
+  /** Per-session settings (`/model`). */
+  readonly sessions: Pick<SessionStore, "getOrCreate" | "setSettings">;
+  /** The configured default model, shown by `/model`. */
+  readonly settings?: { readonly turn: { readonly model: string } };
 }
 
 export interface TerminalSurfaceOptions {
@@ -28,6 +33,8 @@ export interface TerminalSurfaceOptions {
   /** Who is typing (recorded as requester and approver); default $USER or "operator". */
   readonly userId?: string;
   readonly greeting?: string;
+  /** `/reload`: reloads tools and returns what to print (what changed, problems). */
+  readonly reload?: () => Promise<string>;
 }
 
 export interface TerminalSurface {
@@ -127,6 +134,22 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     } else write("Answer a (approve), d (deny) or r (deny with a reason).");
   };
 
+  /** `/model` shows the session's model, `/model <name>` sets it for the next messages, `/model default` clears it. */
+  const modelCommand = (arg: string) => {
+    const session = gateway.sessions.getOrCreate(sessionKey, "terminal");
+    const configured = gateway.settings?.turn.model;
+    const defaultText = configured ? `the configured default (${configured})` : "the configured default";
+    if (!arg) return write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
+    if (arg === "default") {
+      gateway.sessions.setSettings(session.id, { model: null });
+      return write(`model: back to ${defaultText} from the next message`);
+    }
+    if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/.test(arg))
+      return write(`"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`);
+    gateway.sessions.setSettings(session.id, { model: arg });
+    write(`model: ${arg} for this session from the next message (/model default to go back)`);
+  };
+
   const runNext = async () => {
     if (busy) return;
     const text = messages.shift();
@@ -168,6 +191,17 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     if (closed) return;
     if (approvals.length) return answerApproval(line);
     if (!line) return showPrompt();
+    if (line === "/model" || line.startsWith("/model ")) {
+      modelCommand(line.slice("/model".length).trim());
+      return showPrompt();
+    }
+    if (line === "/reload" && options.reload) {
+      options.reload().then(
+        (text) => write(text),
+        (e) => write(`reload failed: ${e instanceof Error ? e.message : String(e)}`),
+      ).finally(showPrompt);
+      return;
+    }
     if (line === "/exit" || line === "/quit") {
       inputEnded = true;
       if (!busy && messages.length === 0) finish();
