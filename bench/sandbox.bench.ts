@@ -117,6 +117,7 @@ printTable(
     min: fmtMs(r.minMs),
     p95: fmtMs(r.p95Ms),
     "overhead vs direct": fmtMs(r.medianMs - base),
+    "× direct": (r.medianMs / base).toFixed(0),
     "× node:vm": (r.medianMs / nodeVm).toFixed(1),
   })),
 );
