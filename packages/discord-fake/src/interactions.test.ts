@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   ActionRowBuilder,
   ButtonBuilder,
@@ -17,18 +17,9 @@ import {
   type StringSelectMenuInteraction,
   type TextChannel,
 } from "discord.js";
-import { connected, nextEvent } from "./test-client.ts";
+import { connectedPerTest, nextEvent } from "./test-client.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0)) await fn();
-});
-
-async function setup(...args: Parameters<typeof connected>) {
-  const env = await connected(...args);
-  cleanups.push(env.close);
-  return env;
-}
+const setup = connectedPerTest();
 
 function approvalRow() {
   return new ActionRowBuilder<ButtonBuilder>().addComponents(

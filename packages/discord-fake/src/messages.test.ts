@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { AttachmentBuilder, ChannelType, GatewayIntentBits, type Message, type TextChannel, type ThreadChannel, type Typing } from "discord.js";
-import { connected, DEFAULT_INTENTS, nextEvent } from "./test-client.ts";
+import { connectedPerTest, DEFAULT_INTENTS, nextEvent } from "./test-client.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0)) await fn();
-});
-
-async function setup(...args: Parameters<typeof connected>) {
-  const env = await connected(...args);
-  cleanups.push(env.close);
-  return env;
-}
+const setup = connectedPerTest();
 
 const fromUser = (m: Message) => !m.author.bot;
 

@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { RESTEvents, type Message, type TextChannel } from "discord.js";
-import { connected, nextEvent, noIdentifyWait } from "./test-client.ts";
+import { connectedPerTest, nextEvent, noIdentifyWait } from "./test-client.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanups.splice(0)) await fn();
-});
-
-async function setup(...args: Parameters<typeof connected>) {
-  const env = await connected(...args);
-  cleanups.push(env.close);
-  return env;
-}
+const setup = connectedPerTest();
 
 const fromUser = (m: Message) => !m.author.bot;
 

@@ -1,4 +1,5 @@
 // Test helper (not exported): a real discord.js client wired to a fake.
+import { afterEach } from "bun:test";
 import { Client, GatewayIntentBits, Partials, type ClientOptions } from "discord.js";
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from "./fake.ts";
 
@@ -49,4 +50,20 @@ export function nextEvent<T extends unknown[]>(client: Client, event: string, fi
     };
     client.on(event, listener);
   });
+}
+
+/**
+ * `setup()` for a test file: like `connected()`, and everything it started is closed after each
+ * test (call once at the top of the file).
+ */
+export function connectedPerTest() {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0)) await fn();
+  });
+  return async (...args: Parameters<typeof connected>) => {
+    const env = await connected(...args);
+    cleanups.push(env.close);
+    return env;
+  };
 }
