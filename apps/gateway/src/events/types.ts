@@ -18,8 +18,6 @@ export type GatewayEvent =
   | { readonly type: "turn.finished"; readonly turnId: string; readonly sessionId: string; readonly unverified: boolean; readonly runIds: readonly string[]; readonly stopReason: TurnStopReason }
   | { readonly type: "error"; readonly turnId?: string; readonly code: string; readonly message: string };
 
-export type GatewayEventType = GatewayEvent["type"];
-
 /** Why a turn ended. */
 export type TurnStopReason =
   | "answered"
