@@ -45,38 +45,30 @@ const rows: Array<Record<string, string | number>> = [];
 
 // --- click → tool starts, with the same path without Discord as baseline ----------------------
 {
-  const samples: number[] = [];
-  for (let i = 0; i < ITER + 3; i++) {
-    e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "c${i}" })`, () => `wrote ${i}`));
-    const before = new Set(e.fake.messages(dm).map((m) => m.id));
-    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `write ${i}` });
-    const card = await eventually(() => {
-      const c = findCard(e.fake, dm, "notes.write");
-      return c && !before.has(c.id) ? c : undefined;
-    }, "card");
-    const ranBefore = e.ran.length;
-    const t0 = performance.now();
-    e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice });
-    const started = await eventually(() => e.ran.slice(ranBefore).find((r) => r.what === `notes.write:c${i}`), "tool start");
-    if (i >= 3) samples.push(started.at - t0);
-    await eventually(() => e.fake.messages(dm).some((m) => (m.content as string).startsWith(`wrote ${i}`)), "answer");
-  }
-  const base: number[] = [];
-  for (let i = 0; i < ITER + 3; i++) {
-    e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "b${i}" })`, () => `base ${i}`));
-    const before = new Set(e.fake.messages(dm).map((m) => m.id));
-    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `base ${i}` });
-    const card = await eventually(() => {
-      const c = findCard(e.fake, dm, "notes.write");
-      return c && !before.has(c.id) ? c : undefined;
-    }, "card");
-    const ranBefore = e.ran.length;
-    const t0 = performance.now();
-    e.h.gateway.approvals.decide(cardCallId(card), { decision: "approved", by: "bench" });
-    const started = await eventually(() => e.ran.slice(ranBefore).find((r) => r.what === `notes.write:b${i}`), "tool start");
-    if (i >= 3) base.push(started.at - t0);
-    await eventually(() => e.fake.messages(dm).some((m) => (m.content as string).startsWith(`base ${i}`)), "answer");
-  }
+  /** Asks for a write, waits for its card, then decides it with `decide` and times decision → tool start. */
+  const timeDecisions = async (tag: string, decide: (card: NonNullable<ReturnType<typeof findCard>>) => void): Promise<number[]> => {
+    const out: number[] = [];
+    for (let i = 0; i < ITER + 3; i++) {
+      e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "${tag}${i}" })`, () => `${tag} done ${i}`));
+      const before = new Set(e.fake.messages(dm).map((m) => m.id));
+      e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `${tag} ${i}` });
+      const card = await eventually(() => {
+        const c = findCard(e.fake, dm, "notes.write");
+        return c && !before.has(c.id) ? c : undefined;
+      }, "card");
+      const ranBefore = e.ran.length;
+      const t0 = performance.now();
+      decide(card);
+      const started = await eventually(() => e.ran.slice(ranBefore).find((r) => r.what === `notes.write:${tag}${i}`), "tool start");
+      if (i >= 3) out.push(started.at - t0);
+      await eventually(() => e.fake.messages(dm).some((m) => (m.content as string).startsWith(`${tag} done ${i}`)), "answer");
+    }
+    return out;
+  };
+  const samples = await timeDecisions("c", (card) =>
+    e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice }),
+  );
+  const base = await timeDecisions("b", (card) => e.h.gateway.approvals.decide(cardCallId(card), { decision: "approved", by: "bench" }));
   const s = stats(samples);
   const b = stats(base);
   rows.push({ metric: "click → tool starts", median: fmtMs(s.median), p95: fmtMs(s.p95), target: "≤ 50 ms", ok: s.median <= 50 ? "yes" : "NO" });

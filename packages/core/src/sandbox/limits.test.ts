@@ -1,8 +1,8 @@
 /** Security invariant: a runaway snippet fails its own run with a clear error; the pool keeps working. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createSandboxPool } from "./pool.ts";
-import { fakeHost } from "./test-host.ts";
+import { fakeHost, sandboxChildren } from "./test-host.ts";
 import type { SandboxErrorName, SandboxPool, SandboxResult } from "./types.ts";
 
 let pool: SandboxPool;
@@ -23,19 +23,6 @@ const works = async (on: SandboxPool = pool) => {
   expect(r.ok && r.valueJson).toBe('"ok"');
 };
 
-/** Pids of sandbox children of this test process (as in pool.test.ts). */
-const sandboxChildren = () =>
-  readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("sandbox/child.ts");
-      } catch {
-        return false;
-      }
-    });
 
 /** Peak resident set size of a process, in bytes. */
 const peakRss = (pid: string) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createSandboxPool } from "./pool.ts";
-import { fakeHost, ToolFailure } from "./test-host.ts";
+import { fakeHost, sandboxChildren, ToolFailure } from "./test-host.ts";
 import type { SandboxPool, SandboxResult } from "./types.ts";
 
 let pool: SandboxPool;
@@ -256,18 +256,6 @@ describe("sandbox pool: tool calls", () => {
 });
 
 describe("sandbox pool: process lifecycle", () => {
-  const sandboxChildren = () =>
-    readdirSync("/proc")
-      .filter((d) => /^\d+$/.test(d))
-      .filter((pid) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-          const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-          return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("sandbox/child.ts");
-        } catch {
-          return false;
-        }
-      });
 
   test("a child that dies mid-run fails only its own run; the pool replaces it", async () => {
     const before = new Set(sandboxChildren());

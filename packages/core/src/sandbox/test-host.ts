@@ -1,4 +1,5 @@
-/** Test helper: an `onToolCall` backed by plain functions, recording every call it receives. */
+/** Test helpers: an `onToolCall` backed by plain functions, and the pids of sandbox children. */
+import { readdirSync, readFileSync } from "node:fs";
 import type { HostCallResult } from "./types.ts";
 
 export type FakeTool = (input: unknown) => unknown | Promise<unknown>;
@@ -36,4 +37,19 @@ export function fakeHost(tools: Record<string, FakeTool>) {
     }
   };
   return { onToolCall, calls, toolPaths: Object.keys(tools) };
+}
+
+/** Pids of the sandbox child processes of this (test) process, from /proc. */
+export function sandboxChildren(): string[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("sandbox/child.ts");
+      } catch {
+        return false;
+      }
+    });
 }
