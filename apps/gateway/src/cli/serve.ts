@@ -94,7 +94,7 @@ async function startSurface(gateway: Gateway, options: ServeOptions, onStop: (fn
     gateway,
     input: options.input ?? process.stdin,
     output: options.output ?? process.stdout,
-    greeting: "Chat with the assistant. Approvals are asked here. /reload reloads tools. /exit or Ctrl-D to quit.",
+    greeting: "Chat with the assistant. Approvals are asked here. /model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits.",
     reload: async () => {
       const before = gateway.tools();
       return summarizeReload(before, await gateway.reloadTools());
