@@ -176,6 +176,9 @@ export class SandboxChild implements Watched {
       if (!run.toolPaths.has(path) || typeof inputJson !== "string") {
         return this.kill({ name: "SandboxCrashError", message: msg.crash("the sandbox asked for a tool outside this run") });
       }
+      if (inputJson.length > run.limits.maxInputChars) {
+        return this.kill({ name: "SandboxCrashError", message: msg.crash("the sandbox sent a tool input over the size limit") });
+      }
       if (++run.toolCalls > run.limits.maxToolCalls) {
         return this.kill({ name: "ToolCallLimitError", message: msg.toolCalls(run.limits.maxToolCalls) });
       }

@@ -146,6 +146,20 @@ describe("sandbox limits", () => {
     expect(host.calls.length).toBeLessThanOrEqual(10);
   });
 
+  test("a tool input over maxInputChars is a catchable ToolInputError in the VM and never reaches the host", async () => {
+    const host = fakeHost({ "t.echo": (input) => input });
+    const r = await pool.run({
+      code: `try { await tools.t.echo({ blob: "x".repeat(2000) }); return "sent"; }
+             catch (e) { return [e instanceof ToolInputError, e.message]; }`,
+      ...host,
+      limits: { maxInputChars: 1000 },
+    });
+    expect(r.ok && JSON.parse(r.valueJson!)).toEqual([true, "tools.t.echo: the input is 2011 characters of JSON; the limit is 1000"]);
+    expect(host.calls).toHaveLength(0);
+    const small = await pool.run({ code: `return (await tools.t.echo({ blob: "x" })).blob;`, ...host, limits: { maxInputChars: 1000 } });
+    expect(small.ok && small.valueJson).toBe('"x"');
+  });
+
   test("a return value that is not JSON-serializable is a ScriptError", async () => {
     const r = await pool.run({ code: `const o = {}; o.o = o; return o;`, ...fakeHost({}) });
     expect(expectError(r, "ScriptError")).toContain("cannot be converted to JSON");

@@ -58,6 +58,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
   const pending = create(null);
   let nextId = 0;
 
+  let maxInputChars = Infinity;
+  function configure(limit) {
+    maxInputChars = limit;
+  }
+
   function callTool(path, input) {
     let json;
     try {
@@ -67,6 +72,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
     }
     if (typeof json !== "string") {
       return PromiseClass.reject(makeError("ToolInputError", "tools." + path + ": the input must be a JSON value (got " + typeof input + ")", undefined, path));
+    }
+    if (json.length > maxInputChars) {
+      return PromiseClass.reject(makeError("ToolInputError", "tools." + path + ": the input is " + json.length + " characters of JSON; the limit is " + maxInputChars, undefined, path));
     }
     const id = ++nextId;
     return new PromiseClass((resolve, reject) => {
@@ -221,5 +229,5 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
     });
   }
 
-  return { buildTools, settleAll, classify, watch };
+  return { buildTools, settleAll, classify, watch, configure };
 })`;

@@ -29,6 +29,7 @@ interface Helpers {
   readonly settleAll: QuickJSHandle;
   readonly classify: QuickJSHandle;
   readonly watch: QuickJSHandle;
+  readonly configure: QuickJSHandle;
 }
 
 /** A QuickJS instance with the prelude evaluated, waiting for exactly one run. */
@@ -96,6 +97,7 @@ export async function prepareVm(memoryBytes: number): Promise<PreparedVm> {
     settleAll: context.getProp(api, "settleAll"),
     classify: context.getProp(api, "classify"),
     watch: context.getProp(api, "watch"),
+    configure: context.getProp(api, "configure"),
   };
   vm = { instance, runtime, context, helpers, active: undefined };
   return vm;
@@ -164,6 +166,7 @@ export class VmRun {
         if (!this.ok(ctx.callFunction(this.vm.helpers.buildTools, ctx.undefined, paths))) return;
       }
       // The wrapper takes line 1; the prelude's `describe` shifts "snippet.js:N" back by one.
+      if (!this.ok(ctx.callFunction(this.vm.helpers.configure, ctx.undefined, ctx.newNumber(this.limits.maxInputChars)))) return;
       const result = ctx.evalCode(`(async () => {\n${this.input.code}\n})()`, "snippet.js");
       if (result.error) return this.failFromVm(result.error);
       this.main = result.value;

@@ -12,6 +12,8 @@ export interface SandboxLimits {
   readonly maxLogBytes: number;
   /** Max tool calls in one run. */
   readonly maxToolCalls: number;
+  /** Max length (characters of JSON) of one tool call's input; a larger input is a ToolInputError in the VM. */
+  readonly maxInputChars: number;
 }
 
 export const defaultSandboxLimits: SandboxLimits = {
@@ -21,6 +23,7 @@ export const defaultSandboxLimits: SandboxLimits = {
   maxOutputBytes: 256 * 1024,
   maxLogBytes: 64 * 1024,
   maxToolCalls: 500,
+  maxInputChars: 1_000_000,
 };
 
 /** A host error as it crosses into the sandbox: only these fields, scrubbed. */
