@@ -129,7 +129,16 @@ describe("typecheck", () => {
 
   test("directives in the snippet cannot widen the environment or switch checking off", () => {
     expect(failures(check('/// <reference lib="dom" />\ndocument.title;'))).toEqual([[2, 1, 2584]]);
-    expect(failures(check("// @ts-nocheck\nprocess.exit();"))).toEqual([[2, 1, 2591]]);
+    expect(failures(check("// @ts-nocheck\nprocess.exit();"))).toEqual([[1, 1, 90004], [2, 1, 2591]]);
+  });
+
+  test("@ts-ignore / @ts-expect-error comments are rejected, wherever they stand; the same text in a string is fine", () => {
+    expect(failures(check('// @ts-ignore\nawait tools.weather({ location: 1 });'))).toEqual([[1, 1, 90004]]);
+    expect(failures(check('const n: number = 1;\n/* @ts-expect-error */\nconst s: string = n;'))).toEqual([[2, 1, 90004]]);
+    expect(failures(check('await tools.weather({ location: "x" }); // @ts-ignore'))).toEqual([[1, 41, 90004]]);
+    const r = check('await tools.weather({ location: "x" }); // @ts-ignore');
+    expect(!r.ok && r.text).toContain("@ts-ignore is not allowed in snippets");
+    expect(check('console.log("// @ts-ignore is just text here", `/* @ts-nocheck */`);')).toEqual({ ok: true });
   });
 
   test("strict mode: implicit any is an error", () => {

@@ -32,6 +32,8 @@ export const OA_DIAGNOSTIC = {
   escapesWrapper: 90002,
   /** `import(...)` / `import.meta`: snippets cannot load modules. */
   moduleAccess: 90003,
+  /** `@ts-ignore` / `@ts-expect-error` / `@ts-nocheck`: the check may not be switched off. */
+  suppression: 90004,
 } as const;
 
 // No return annotation: `Promise<unknown>` would make TS2355 demand a `return` in every snippet.
@@ -204,6 +206,32 @@ function ownChecks(file: ts.SourceFile, code: string): TypecheckDiagnostic[] {
     ts.forEachChild(node, visit);
   };
   visit(wrapper);
+  out.push(...suppressionComments(file, code));
+  return out;
+}
+
+const SUPPRESSION = /@ts-(ignore|expect-error|nocheck)\b/;
+
+/** Comments that would switch the typecheck off for a line or the file (text in strings is not a comment). */
+function suppressionComments(file: ts.SourceFile, code: string): TypecheckDiagnostic[] {
+  const out: TypecheckDiagnostic[] = [];
+  if (!SUPPRESSION.test(code)) return out;
+  const seen = new Set<number>();
+  const visitToken = (node: ts.Node): void => {
+    if (node.getChildCount(file) > 0) {
+      for (const child of node.getChildren(file)) visitToken(child);
+      return;
+    }
+    const ranges = [...(ts.getLeadingCommentRanges(file.text, node.pos) ?? []), ...(ts.getTrailingCommentRanges(file.text, node.end) ?? [])];
+    for (const range of ranges) {
+      if (seen.has(range.pos)) continue;
+      seen.add(range.pos);
+      const directive = SUPPRESSION.exec(file.text.slice(range.pos, range.end))?.[0];
+      if (directive)
+        out.push(toDiagnostic(file, code, range.pos, `${directive} is not allowed in snippets: fix the types instead (e.g. cast with \`as\`).`, OA_DIAGNOSTIC.suppression));
+    }
+  };
+  visitToken(file);
   return out;
 }
 
