@@ -2,6 +2,12 @@ import type { Tool, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages/me
 
 export const EXECUTE_TOOL_NAME = "execute";
 
+/**
+ * Longest snippet accepted. Typecheck time grows faster than code size (thousands of statements
+ * take seconds), and a snippet that calls tools never needs to be this long.
+ */
+export const MAX_CODE_CHARS = 200_000;
+
 /** The model's only tool. */
 export const EXECUTE_TOOL: Tool = {
   name: EXECUTE_TOOL_NAME,
@@ -25,6 +31,8 @@ export function readExecuteInput(block: ToolUseBlock): { ok: true; code: string 
   if (code === undefined) return { ok: false, error: 'Invalid input for execute: the "code" field is missing. Send { "code": "<TypeScript>" }.' };
   if (typeof code !== "string") return { ok: false, error: `Invalid input for execute: "code" must be a string, got ${describe(code)}.` };
   if (code.trim() === "") return { ok: false, error: 'Invalid input for execute: "code" is empty.' };
+  if (code.length > MAX_CODE_CHARS)
+    return { ok: false, error: `Invalid input for execute: "code" is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Send shorter code: keep data in tool calls, not in the snippet.` };
   return { ok: true, code };
 }
 

@@ -16,6 +16,7 @@ import type { ActivitySummary, Receipt, ReceiptStore } from "@openassistant/core
 import type { RotationEvent } from "../auth/types.ts";
 import type { GatewayEvent, TurnStopReason } from "../events/types.ts";
 import { groundAnswer, summaryForModel } from "../grounding/ground.ts";
+import { repairHistory, sanitizeBlock } from "../sessions/repair.ts";
 import { trimHistory } from "../sessions/trim.ts";
 import type { NewMessage } from "../sessions/types.ts";
 import { EXECUTE_TOOL, readExecuteInput } from "./execute-tool.ts";
@@ -88,6 +89,12 @@ interface ModelErrorLike {
 
 export const newTurnId = () => newId("turn");
 
+/** Sent (and stored) instead of an empty or whitespace-only user message. */
+export const EMPTY_USER_MESSAGE = "(The user sent an empty message.)";
+
+const CUT_OFF_TEXT =
+  "Not run: this tool call was cut off at the response token limit (max_tokens), so its code is incomplete. Send shorter code, or split the work over several execute calls.";
+
 const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, string> = {
   max_rounds: "I stopped: this turn reached its limit of model rounds.",
   max_repairs: "I stopped: my code kept failing the typecheck and no repair rounds are left for this turn.",
@@ -125,11 +132,14 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
   async function loop(): Promise<TurnOutcome> {
     const { tree, declarations } = deps.tools();
     const system = buildSystemPrompt(declarations, s.system);
-    const userContent: ContentBlockParam[] = [{ type: "text", text: userMessage }];
+    // The API rejects an empty or whitespace-only text block, and a stored one would break every later turn.
+    const userContent: ContentBlockParam[] = [{ type: "text", text: userMessage.trim() ? userMessage : EMPTY_USER_MESSAGE }];
     const added: NewMessage[] = [{ role: "user", content: userContent }];
     const runIds: string[] = [];
     let historyTokens = s.historyTokens;
-    let trimmed = trimHistory([...session.history, { role: "user", content: userContent }], { maxTokens: historyTokens, maxMessages: s.historyMessages });
+    // Whatever is stored (an interrupted write, an older version), the request must be valid.
+    const history = repairHistory(session.history);
+    let trimmed = trimHistory([...history, { role: "user", content: userContent }], { maxTokens: historyTokens, maxMessages: s.historyMessages });
     const usage = { inputTokens: 0, outputTokens: 0, rounds: 0 };
     let typecheckFailures = 0;
     let finalText: string | undefined;
@@ -178,7 +188,7 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
           contextRetried = true;
           usage.rounds--;
           historyTokens = Math.floor(historyTokens / 4);
-          trimmed = trimHistory([...session.history, { role: "user", content: userContent }], { maxTokens: historyTokens, maxMessages: s.historyMessages });
+          trimmed = trimHistory([...history, { role: "user", content: userContent }], { maxTokens: historyTokens, maxMessages: s.historyMessages });
           continue;
         }
         emit({ type: "error", turnId, code: `model.${err.kind ?? "api"}`, message: err.message });
@@ -204,8 +214,11 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
       added.push({ role: "assistant", content: toParams(message.content) });
       const results: ToolResultBlockParam[] = [];
       const roundRuns: string[] = [];
+      // Cut off at max_tokens: the last tool_use's input is an incomplete JSON (the SDK parses what
+      // arrived), so its code may be a truncated prefix that still compiles. Never run it.
+      const cutOff = message.stop_reason === "max_tokens" && message.content.at(-1)?.type === "tool_use" ? message.content.at(-1) : undefined;
       for (const use of toolUses) {
-        results.push(await executeToolUse(use, roundRuns));
+        results.push(use === cutOff ? { type: "tool_result", tool_use_id: use.id, is_error: true, content: CUT_OFF_TEXT } : await executeToolUse(use, roundRuns));
       }
       runIds.push(...roundRuns);
       // Evidence for the model's final answer: the turn's activity so far, from receipts, appended to the last result.
@@ -300,12 +313,17 @@ function asModelError(e: unknown): ModelErrorLike {
   return { message: String(e) };
 }
 
-/** Response blocks → request params (text and tool_use; other kinds are not produced without extra features). */
+/**
+ * Response blocks → request params (text and tool_use; other kinds are not produced without extra
+ * features), as the API accepts them back: no empty text blocks, tool_use input an object.
+ */
 function toParams(blocks: readonly ContentBlock[]): ContentBlockParam[] {
   const out: ContentBlockParam[] = [];
   for (const b of blocks) {
-    if (b.type === "text") out.push({ type: "text", text: b.text });
-    else if (b.type === "tool_use") out.push({ type: "tool_use", id: b.id, name: b.name, input: b.input });
+    const param: ContentBlockParam | undefined =
+      b.type === "text" ? { type: "text", text: b.text } : b.type === "tool_use" ? { type: "tool_use", id: b.id, name: b.name, input: b.input } : undefined;
+    const safe = param && sanitizeBlock(param);
+    if (safe) out.push(safe);
   }
   return out;
 }

@@ -87,4 +87,47 @@ describe("local HTTP API", () => {
     await h.gateway.shutdown();
     await expect(fetch(`${http.url}/health`)).rejects.toThrow();
   });
+
+  test("bad input never drops the connection: malformed run ids, bad query params, unknown routes, wrong tokens", async () => {
+    h = await startHarness({ settings: { http: { port: 0 } } });
+    const http = h.gateway.http!;
+    const auth = { authorization: `Bearer ${http.token}` };
+    const get = async (path: string, headers: Record<string, string> = auth) => {
+      const res = await fetch(`${http.url}${path}`, { headers });
+      return { status: res.status, body: (await res.json()) as { error?: string } };
+    };
+    // A malformed percent-encoding used to throw in the handler: Bun reset the connection.
+    for (const path of ["/runs/%E0%A4%A", "/runs/%"]) {
+      const res = await get(path);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain("percent-encoding");
+    }
+    for (const path of ["/receipts?since=abc", "/receipts?since=2024-13-45", "/receipts?limit=999999999999", "/receipts?limit=1.5", "/receipts?limit=0", "/receipts?limit=abc"])
+      expect((await get(path)).status).toBe(400);
+    expect((await get("/receipts?tool=%5B&limit=")).body).toEqual({ count: 0, receipts: [] } as never);
+    expect((await get("/nope")).status).toBe(404);
+    expect((await get("/health", { authorization: `Basic ${http.token}` })).status).toBe(401);
+    expect((await get("/health", { authorization: http.token })).status).toBe(401);
+    expect((await fetch(`${http.url}/health`, { method: "POST", headers: auth })).status).toBe(405);
+
+    // A failing store is a 500 with a JSON error, not a reset connection.
+    h.gateway.db.close();
+    const broken = await get("/receipts");
+    expect(broken.status).toBe(500);
+    expect(broken.body.error).toStartWith("internal error:");
+  });
+
+  test("an SSE client that disconnects is unsubscribed from the event bus", async () => {
+    h = await startHarness({ settings: { http: { port: 0 } } });
+    const http = h.gateway.http!;
+    const before = h.gateway.events.listenerCount;
+    const controller = new AbortController();
+    const sse = await fetch(`${http.url}/events`, { headers: { authorization: `Bearer ${http.token}` }, signal: controller.signal });
+    const reader = sse.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain(": connected");
+    expect(h.gateway.events.listenerCount).toBe(before + 1);
+    controller.abort();
+    for (let i = 0; i < 100 && h.gateway.events.listenerCount > before; i++) await Bun.sleep(10);
+    expect(h.gateway.events.listenerCount).toBe(before);
+  });
 });

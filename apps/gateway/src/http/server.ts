@@ -37,21 +37,38 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
     port: options.port,
     idleTimeout: 0,
     fetch(req) {
-      const url = new URL(req.url);
-      if (!bearerMatches(req.headers.get("authorization"), options.token))
-        return new Response(JSON.stringify({ error: "missing or wrong bearer token: send Authorization: Bearer <token> (see http.token or .openassistant/data/http-token)" }), {
-          status: 401,
-          headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="openassistant"' },
-        });
-      if (req.method !== "GET") return problem(405, `${req.method} is not supported; the API is read-only (GET)`);
-      if (url.pathname === "/health") return json({ ok: true, uptimeMs: Date.now() - started, ...options.health?.() });
-      const run = /^\/runs\/([^/]+)$/.exec(url.pathname);
-      if (run) return runRoute(decodeURIComponent(run[1]!));
-      if (url.pathname === "/receipts") return receiptsRoute(url.searchParams);
-      if (url.pathname === "/events") return eventsRoute(req);
-      return problem(404, `no route ${url.pathname}; try /health, /runs/:id, /receipts, /events`);
+      try {
+        return route(req);
+      } catch (e) {
+        // Never a dropped connection: a failing store (e.g. the database closing at shutdown) is a 500 that says so.
+        return problem(500, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+      }
     },
   });
+
+  function route(req: Request): Response {
+    const url = new URL(req.url);
+    if (!bearerMatches(req.headers.get("authorization"), options.token))
+      return new Response(JSON.stringify({ error: "missing or wrong bearer token: send Authorization: Bearer <token> (see http.token or .openassistant/data/http-token)" }), {
+        status: 401,
+        headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="openassistant"' },
+      });
+    if (req.method !== "GET") return problem(405, `${req.method} is not supported; the API is read-only (GET)`);
+    if (url.pathname === "/health") return json({ ok: true, uptimeMs: Date.now() - started, ...options.health?.() });
+    const run = /^\/runs\/([^/]+)$/.exec(url.pathname);
+    if (run) {
+      let runId: string;
+      try {
+        runId = decodeURIComponent(run[1]!);
+      } catch {
+        return problem(400, `the run id in ${url.pathname} is not valid percent-encoding; send it as /runs/<run id> (e.g. /runs/run_0123…)`);
+      }
+      return runRoute(runId);
+    }
+    if (url.pathname === "/receipts") return receiptsRoute(url.searchParams);
+    if (url.pathname === "/events") return eventsRoute(req);
+    return problem(404, `no route ${url.pathname}; try /health, /runs/:id, /receipts, /events`);
+  }
 
   function runRoute(runId: string): Response {
     const receipts = options.receipts.byRun(runId);

@@ -104,14 +104,14 @@ export function createSessionStore(db: Database): SessionStore {
       return merged as SessionSettings;
     },
     history(sessionId) {
-      return selectHistory.all(sessionId).map((r) => ({
-        seq: r.seq,
-        role: r.role,
-        content: JSON.parse(r.content),
-        turnId: r.turn_id,
-        runIds: JSON.parse(r.run_ids),
-        at: r.at,
-      }));
+      // A row that does not parse (a damaged file, a hand edit) is skipped rather than making the
+      // session unusable; the agent loop repairs what is left (sessions/repair.ts).
+      return selectHistory.all(sessionId).flatMap((r) => {
+        const content = parseJson(r.content);
+        if (content === undefined) return [];
+        const runIds = parseJson(r.run_ids);
+        return [{ seq: r.seq, role: r.role, content: content as StoredMessage["content"], turnId: r.turn_id, runIds: Array.isArray(runIds) ? runIds : [], at: r.at }];
+      });
     },
     appendMessages(sessionId, turnId, messages) {
       if (messages.length) append(sessionId, turnId, messages);
@@ -156,4 +156,12 @@ export function createSessionStore(db: Database): SessionStore {
         }));
     },
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -126,7 +126,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       });
       // The sandbox may end (limit, error) while host calls are still pending; stop them from asking.
       controller.abort("run ended");
-      const base = { runId, logs: result.logs.map((l) => ({ level: l.level, text: redact(l.text) })), calls: invoker.outcomes, stats: result.stats };
+      const base = { runId, logs: result.logs.map((l) => ({ level: l.level, text: redact(l.text) })), calls: [...invoker.outcomes], stats: result.stats };
       return result.ok
         ? { ...base, ok: true, valueJson: result.valueJson === undefined ? undefined : redact(result.valueJson) }
         : { ...base, ok: false, valueJson: undefined, error: { name: result.error.name, message: redact(result.error.message) } };

@@ -64,6 +64,16 @@ describe("transpileSnippet", () => {
     expect(await runBody(transpileSnippet("return \"import x from 'y'\";"), {})).toBe("import x from 'y'");
   });
 
+  test("syntax Bun lowers to its own runtime helpers (using, decorators, accessor) is refused clearly", () => {
+    for (const code of ["using x = null;\nreturn 1;", "await using y = null;", "@dec class X {}", "class A { accessor x = 1 }"]) {
+      expect(() => transpileSnippet(code)).toThrow(
+        "this snippet uses syntax that needs runtime helpers the sandbox does not have (`using` / `await using` declarations, decorators or `accessor` fields); use try/finally and plain classes instead.",
+      );
+    }
+    // A string that only mentions the helper module is fine.
+    expect(transpileSnippet('return "bun:wrap";')).toBe('  return "bun:wrap";');
+  });
+
   test("syntax errors name the line in the model's code", () => {
     expect(() => transpileSnippet("const a = 1;\nconst b = ;")).toThrow(/^line 2, col 11: Unexpected ;$/);
   });

@@ -39,7 +39,19 @@ export function transpileSnippet(code: string): string {
     }
     throw new SnippetTranspileError(describeBuildError(error));
   }
-  const dynamic = transpiler.scanImports(wrapped).find((i) => i.kind === "dynamic-import" || i.kind === "import-statement");
+  // Bun lowers `using`, decorators and `accessor` to imports from its runtime, above our function.
+  if (js.slice(0, Math.max(0, js.indexOf(HEAD.trim()))).includes('"bun:wrap"'))
+    throw new SnippetTranspileError(
+      "this snippet uses syntax that needs runtime helpers the sandbox does not have (`using` / `await using` declarations, decorators or `accessor` fields); use try/finally and plain classes instead.",
+    );
+  let imports: ReturnType<typeof transpiler.scanImports>;
+  try {
+    imports = transpiler.scanImports(wrapped);
+  } catch (error) {
+    // Fail closed: a snippet that cannot be scanned for imports is not run.
+    throw new SnippetTranspileError(`the snippet could not be checked for imports (${describeBuildError(error)}); simplify the syntax.`);
+  }
+  const dynamic = imports.find((i) => i.kind === "dynamic-import" || i.kind === "import-statement");
   if (dynamic)
     throw new SnippetTranspileError(`import("${dynamic.path}") is not allowed: snippets cannot load modules. Call tools through the global \`tools\` object.`);
   return unwrap(js);

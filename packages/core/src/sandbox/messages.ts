@@ -15,6 +15,16 @@ export const sandboxErrorMessages = {
     `The return value is ${bytes} bytes as JSON, over the ${max}-byte limit. Return a smaller summary (or log less).`,
   toolCalls: (max: number) => `The snippet made more than ${max} tool calls in one run. Batch the work or split it across runs.`,
   logsTruncated: (max: number) => `[console output truncated: over the ${max}-byte limit]`,
+  pendingCalls: (unsent: readonly string[], sent: readonly string[]) => {
+    const list = (paths: readonly string[]) => {
+      const shown = paths.slice(0, 5).map((p) => `tools.${p}`).join(", ");
+      return paths.length > 5 ? `${shown} and ${paths.length - 5} more` : shown;
+    };
+    const parts: string[] = [];
+    if (unsent.length) parts.push(`${unsent.length} never started and did not run (${list(unsent)})`);
+    if (sent.length) parts.push(`${sent.length} still running were left to finish but their results are lost (${list(sent)})`);
+    return `The run ended with tool calls not awaited: ${parts.join("; ")}. Await every tool call (e.g. with Promise.all) before returning.`;
+  },
   aborted: "The run was aborted.",
   poolClosed: "The run was stopped because the sandbox pool was closed.",
   crash: (detail: string) => `The sandbox failed (${detail}). The run was stopped; retrying may help.`,

@@ -26,6 +26,8 @@ export interface SandboxPoolOptions {
 }
 
 const TOOL_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+/** A `then` segment makes a group a thenable inside the VM; see tools/flatten.ts. */
+const RESERVED_SEGMENT = /(^|\.)(then|__proto__)(\.|$)/;
 /** Tool path arrays already checked (callers pass the same array for the same tools). */
 const checkedPaths = new WeakSet<readonly string[]>();
 
@@ -138,6 +140,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (!checkedPaths.has(runOptions.toolPaths)) {
         for (const path of runOptions.toolPaths) {
           if (!TOOL_PATH.test(path)) throw new TypeError(`Invalid tool path ${JSON.stringify(path)}: use dot-separated identifiers like "calendar.create".`);
+          if (RESERVED_SEGMENT.test(path)) throw new TypeError(`Invalid tool path ${JSON.stringify(path)}: "then" and "__proto__" cannot name a tool or group; rename it.`);
         }
         checkedPaths.add(runOptions.toolPaths);
       }

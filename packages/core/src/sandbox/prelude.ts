@@ -14,6 +14,7 @@
  */
 export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone) {
   "use strict";
+  const uncurry = (f) => Function.prototype.call.bind(f);
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const create = Object.create;
@@ -24,14 +25,24 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
   const ErrorClass = Error;
   const PromiseClass = Promise;
   const WeakSetClass = WeakSet;
+  const weakAdd = uncurry(WeakSet.prototype.add);
+  const weakHas = uncurry(WeakSet.prototype.has);
+  const weakDelete = uncurry(WeakSet.prototype.delete);
+  const MapClass = Map;
+  const SetClass = Set;
+  const TypeErrorClass = TypeError;
+  const arrayFrom = Array.from;
   const RangeErrorClass = RangeError;
-  const uncurry = (f) => Function.prototype.call.bind(f);
   const indexOf = uncurry(String.prototype.indexOf);
   const slice = uncurry(String.prototype.slice);
   const then = uncurry(Promise.prototype.then);
   const InternalErrorClass = typeof InternalError === "function" ? InternalError : undefined;
   const SNIPPET_LINE = /snippet\.js:(\d+)(:\d+)?/g;
   const hidden = (value) => ({ value, writable: true, configurable: true, enumerable: false });
+  // Error descriptions cross to the host and reach the model: bounded, whatever the snippet throws.
+  const MAX_NAME = 100;
+  const MAX_MESSAGE = 2000;
+  const clip = (text, max) => (text.length > max ? slice(text, 0, max) + "… (" + (text.length - max) + " more characters)" : text);
 
   class ToolError extends ErrorClass {
     constructor(message, code) {
@@ -59,8 +70,12 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
   let nextId = 0;
 
   let maxInputChars = Infinity;
-  function configure(limit) {
+  let maxLogValues = 65536;
+  function configure(limit, logBytes) {
     maxInputChars = limit;
+    // Every value printed adds at least one byte to the log, so a value with more parts than the
+    // log can hold is not walked to the end (that only burnt the snippet's CPU budget).
+    if (logBytes > 0) maxLogValues = logBytes + 16;
   }
 
   function callTool(path, input) {
@@ -138,14 +153,51 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
 
   // ---- console ----------------------------------------------------------------------------
   let logsFull = false;
+  /**
+   * For console output: BigInt, Map and Set shown, and "[Circular]" only for a reference back to
+   * an ancestor (an object seen twice side by side is printed twice). No prototype methods are
+   * used, so a snippet that patches Array.prototype does not change what its logs say.
+   */
+  const tooBig = {};
+  const MAX_LOG_DEPTH = 64;
   function jsonReplacer() {
-    const seen = new WeakSetClass();
+    const ancestors = [];
+    const onPath = new WeakSetClass();
+    let depth = 0;
+    let values = 0;
     return function (key, value) {
+      if (++values > maxLogValues) throw tooBig;
+      // "this" is the object holding "key": drop the ancestors below it.
+      while (depth > 0 && ancestors[depth - 1] !== this) weakDelete(onPath, ancestors[--depth]);
       if (typeof value === "bigint") return StringOf(value) + "n";
+      if (typeof value === "symbol") return StringOf(value);
+      if (typeof value === "function") return "[Function: " + (value.name || "anonymous") + "]";
       if (typeof value === "object" && value !== null) {
-        if (seen.has(value)) return "[Circular]";
-        seen.add(value);
+        if (weakHas(onPath, value)) return "[Circular]";
+        if (depth > MAX_LOG_DEPTH) return "[nested too deep]";
+        if (value instanceof MapClass) value = { ["Map(" + value.size + ")"]: arrayFrom(value) };
+        else if (value instanceof SetClass) value = { ["Set(" + value.size + ")"]: arrayFrom(value) };
+        ancestors[depth++] = value;
+        weakAdd(onPath, value);
       }
+      return value;
+    };
+  }
+
+  /**
+   * For return values: plain JSON, except values JSON would silently turn into {} or drop at the
+   * top level, which fail with a hint instead of reaching the model as an empty answer.
+   */
+  function strictReplacer() {
+    let root = true;
+    return function (key, value) {
+      if (typeof value === "object" && value !== null) {
+        if (value instanceof MapClass) throw new TypeErrorClass("a Map is not JSON (it would become {}); return Object.fromEntries(map) or [...map] instead");
+        if (value instanceof SetClass) throw new TypeErrorClass("a Set is not JSON (it would become {}); return [...set] instead");
+      } else if (root && (typeof value === "function" || typeof value === "symbol")) {
+        throw new TypeErrorClass("the snippet returned a " + typeof value + " (did you forget to call it?); return JSON data instead");
+      }
+      root = false;
       return value;
     };
   }
@@ -161,7 +213,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
           const text = stringify(value, jsonReplacer());
           return text === undefined ? StringOf(value) : text;
         } catch (e) {
-          return "[object]";
+          return e === tooBig ? "[object with over " + maxLogValues + " values: too large to log; log a slice or a summary]" : "[object]";
         }
       default: return StringOf(value);
     }
@@ -182,8 +234,8 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
   function describe(error, withStack) {
     try {
       if (error !== null && typeof error === "object" && "message" in error) {
-        const name = error.name === undefined ? "Error" : StringOf(error.name);
-        let text = name + ": " + StringOf(error.message);
+        const name = error.name === undefined ? "Error" : clip(StringOf(error.name), MAX_NAME);
+        let text = name + ": " + clip(StringOf(error.message), MAX_MESSAGE);
         const stack = withStack ? error.stack : undefined;
         if (typeof stack === "string" && stack.length > 0) {
           const lines = stack.split("\n").filter((l) => l.length > 0 && l.indexOf("at <eval>") < 0).slice(0, 10);
@@ -191,7 +243,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
         }
         return text.replace(SNIPPET_LINE, (_, line, col) => "snippet.js:" + (line - 1) + (col || ""));
       }
-      return "Uncaught " + format(error);
+      return "Uncaught " + clip(format(error), MAX_MESSAGE);
     } catch (e) {
       return "Uncaught exception (it could not be described)";
     }
@@ -214,7 +266,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
     then(main, (value) => {
       let json;
       try {
-        json = value === undefined ? undefined : stringify(value);
+        json = value === undefined ? undefined : stringify(value, strictReplacer());
       } catch (e) {
         hostDone("script", "The return value cannot be converted to JSON: " + describe(e, false));
         return;

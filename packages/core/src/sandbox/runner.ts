@@ -65,6 +65,13 @@ export function preloadTools(vm: PreparedVm, toolPaths: readonly string[]): void
 }
 
 const MAX_STACK_BYTES = 512 * 1024;
+/**
+ * Bound on a ScriptError's text. The prelude already clips names and messages; this holds even if
+ * it could not (a snippet's error text must never bypass the output and log limits).
+ */
+export const MAX_ERROR_CHARS = 4_000;
+const clipError = (text: string) =>
+  text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)}… (${text.length - MAX_ERROR_CHARS} more characters)`;
 const LOG_LEVELS = new Set<LogLine["level"]>(["log", "info", "warn", "error", "debug"]);
 
 export async function prepareVm(memoryBytes: number): Promise<PreparedVm> {
@@ -123,6 +130,8 @@ export class VmRun {
   private sliceStart = 0;
   private toolCalls = 0;
   private inFlight = 0;
+  /** Paths of the calls sent to the host and not answered yet, by call id. */
+  private readonly pendingPaths = new Map<number, string>();
   private outbox: WireCall[] = [];
   private unsentLogs: LogLine[] = [];
   private logBytes = 0;
@@ -166,7 +175,7 @@ export class VmRun {
         if (!this.ok(ctx.callFunction(this.vm.helpers.buildTools, ctx.undefined, paths))) return;
       }
       // The wrapper takes line 1; the prelude's `describe` shifts "snippet.js:N" back by one.
-      if (!this.ok(ctx.callFunction(this.vm.helpers.configure, ctx.undefined, ctx.newNumber(this.limits.maxInputChars)))) return;
+      if (!this.ok(ctx.callFunction(this.vm.helpers.configure, ctx.undefined, ctx.newNumber(this.limits.maxInputChars), ctx.newNumber(this.limits.maxLogBytes)))) return;
       const result = ctx.evalCode(`(async () => {\n${this.input.code}\n})()`, "snippet.js");
       if (result.error) return this.failFromVm(result.error);
       this.main = result.value;
@@ -180,6 +189,7 @@ export class VmRun {
     let batch = "";
     for (const [id, json, error] of results) {
       this.inFlight--;
+      this.pendingPaths.delete(id);
       if (error) {
         const payload = JSON.stringify({ name: error.name, message: error.message, code: error.code });
         batch += `${id}:e:${payload.length}:${payload}`;
@@ -210,6 +220,7 @@ export class VmRun {
       return { error: this.ctx.newError({ name: "ToolError", message: "malformed tool call" }) };
     }
     this.inFlight++;
+    this.pendingPaths.set(id, path);
     this.outbox.push([id, path, packed.slice(b + 1)]);
     return undefined;
   }
@@ -225,7 +236,7 @@ export class VmRun {
     else if (kind === "big") this.settled = fail("OutputLimitError", msg.output(`at least ${text}`, max));
     else if (kind === "oom") this.settled = fail("MemoryLimitError", msg.memory(this.limits.memoryBytes));
     else if (kind === "stack") this.settled = fail("StackOverflowError", msg.stack);
-    else this.settled = fail("ScriptError", text);
+    else this.settled = fail("ScriptError", clipError(text));
   }
 
   onLog(level: string, text: string): boolean {
@@ -328,7 +339,7 @@ export class VmRun {
     const description = text.slice(newline + 1);
     if (kind === "oom") this.failure = { name: "MemoryLimitError", message: msg.memory(this.limits.memoryBytes) };
     else if (kind === "stack") this.failure = { name: "StackOverflowError", message: msg.stack };
-    else this.failure = { name: "ScriptError", message: description };
+    else this.failure = { name: "ScriptError", message: clipError(description) };
   }
 
   /** The WASM itself trapped (e.g. an allocation failed deep inside QuickJS): the VM is unusable. */
@@ -347,6 +358,20 @@ export class VmRun {
     return memory.buffer.byteLength >= memoryBytes - 2 * 1024 * 1024;
   }
 
+  /**
+   * The run ended with tool calls not awaited. Calls the host never received are dropped (they
+   * never run and leave no receipt); calls already sent finish on the host (and are receipted) but
+   * their results are lost, and nothing chained on them runs. Say so, so the model does not assume
+   * a call it started but did not await took effect.
+   */
+  private warnAboutPendingCalls(): void {
+    const unsentIds = new Set(this.outbox.map(([id]) => id));
+    const unsent = this.outbox.map(([, path]) => path);
+    const sent = [...this.pendingPaths].filter(([id]) => !unsentIds.has(id)).map(([, path]) => path);
+    if (sent.length === 0 && unsent.length === 0) return;
+    this.unsentLogs.push({ level: "warn", text: msg.pendingCalls(unsent, sent) });
+  }
+
   private takeLogs(): LogLine[] {
     const logs = this.unsentLogs;
     this.unsentLogs = [];
@@ -357,6 +382,7 @@ export class VmRun {
     if (this.finished) return;
     this.finished = true;
     this.vm.active = undefined;
+    this.warnAboutPendingCalls();
     // The whole WASM instance is dropped with the run, so handles are not disposed one by one.
     this.host.done(outcome, this.cpuMs, this.takeLogs());
   }

@@ -8,6 +8,18 @@ export interface FlatTool {
 
 const SEGMENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/**
+ * Names that are valid identifiers but break JavaScript semantics when they name a tool or group:
+ * a `then` makes its parent a thenable (`await tools.ns` or `return tools.ns` calls it and never
+ * settles); `__proto__` sets a prototype instead of a property in object literals and on plain
+ * objects.
+ */
+export const RESERVED_TOOL_NAMES: Readonly<Record<string, string>> = {
+  then: "it would make its parent a thenable, so awaiting or returning that group calls the tool",
+  // Computed: a literal `__proto__:` key would set this object's prototype, the very trap it names.
+  ["__proto__"]: "it sets an object's prototype instead of a property in JavaScript",
+};
+
 export class ToolTreeError extends Error {
   override name = "ToolTreeError";
 }
@@ -20,6 +32,8 @@ export function flattenToolTree(tree: ToolTree): FlatTool[] {
       const path = [...prefix, name];
       if (!SEGMENT.test(name))
         throw new ToolTreeError(`tool name "${path.join(".")}" is not a valid identifier; use letters, digits and _ only`);
+      if (Object.hasOwn(RESERVED_TOOL_NAMES, name))
+        throw new ToolTreeError(`tool name "${path.join(".")}" cannot be used: ${RESERVED_TOOL_NAMES[name]}; rename it (e.g. "${name === "then" ? "thenDo" : "proto"}")`);
       const child = node[name];
       if (isToolDefinition(child)) out.push({ path: path.join("."), definition: child });
       else if (typeof child === "object" && child !== null) walk(child as ToolTree, path);

@@ -136,4 +136,44 @@ describe("terminal surface", () => {
     io.input.end();
     await surface.done;
   });
+
+  test("control characters from the model (ESC sequences, carriage returns) are shown escaped, in answers and approval cards", async () => {
+    h = await startHarness();
+    const sneaky = `${CREATE} // \x1b[2K\bjust a comment`;
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: sneaky } }),
+      textTurn("Done.\x1b[2J\x1b[H\r✅ everything approved\u009b31m"),
+    ]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("remind me");
+    await io.waitFor(/deny with a reason.*\n/);
+    io.send("d");
+    await io.waitFor(/assistant › [\s\S]*\[r_\d+\]\n/);
+    expect(io.text).not.toMatch(/[\x1b\r\x08\x9b]/);
+    expect(io.text).toContain(`│ ${CREATE} // \\u001b[2K\\u0008just a comment`);
+    expect(io.text).toContain("Done.\\u001b[2J\\u001b[H\\u000d✅ everything approved\\u009b31m");
+    io.input.end();
+    await surface.done;
+  });
+
+  test("whitespace-only lines send nothing; Ctrl-D while a denial reason is being typed cancels the turn", async () => {
+    h = await startHarness();
+    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } })]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("   \t ");
+    io.send("");
+    io.send("remind me");
+    await io.waitFor(/deny with a reason/);
+    io.send("r");
+    await io.waitFor(/Reason for the denial/);
+    io.input.end();
+    await surface.done;
+    expect(h.api.messageRequests()).toHaveLength(1);
+    expect(h.api.messageRequests()[0]!.body.messages).toHaveLength(1);
+    expect(h.gateway.receipts.query({ phase: "denied" })[0]).toMatchObject({ decidedBy: "system", reason: "terminal input closed" });
+    expect(h.calls).toEqual([]);
+  });
 });
+

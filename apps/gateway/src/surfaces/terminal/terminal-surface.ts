@@ -5,7 +5,7 @@ import type { EventBus } from "../../events/bus.ts";
 import type { GatewayEvent } from "../../events/types.ts";
 import type { IncomingMessage } from "../../gateway.ts";
 import type { SessionStore } from "../../sessions/store.ts";
-import { formatAnswer, formatApprovalPrompt } from "./format.ts";
+import { escapeControlChars, formatAnswer, formatApprovalPrompt } from "./format.ts";
 import { createSpinner } from "./spinner.ts";
 
 /** What the terminal needs from the gateway. */
@@ -55,9 +55,11 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
   const userId = options.userId ?? process.env.USER ?? "operator";
   const approver = `terminal:${userId}`;
   const spinner = createSpinner(output, tty);
+  // Everything written here may carry text from the model, a tool or another surface's user.
   const write = (text: string) => {
     spinner.clear();
-    output.write(text.endsWith("\n") ? text : `${text}\n`);
+    const safe = escapeControlChars(text);
+    output.write(safe.endsWith("\n") ? safe : `${safe}\n`);
   };
 
   const approvals: ApprovalRequest[] = [];
