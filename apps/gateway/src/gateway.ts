@@ -62,6 +62,8 @@ export interface Gateway {
   readonly sessions: SessionStore;
   readonly db: Database;
   readonly auth: AuthResolver;
+  /** Scrubs every known secret (config, credentials, tokens) from a text before it is logged or shown. */
+  readonly redact: (text: string) => string;
   /** The local HTTP API when `http.port` is configured. */
   readonly http?: GatewayHttp;
   tools(): ToolSnapshot;
@@ -262,6 +264,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessions,
     db,
     auth,
+    redact,
     http,
     tools: () => toolSource.current(),
     reloadTools: () => toolSource.reload(),

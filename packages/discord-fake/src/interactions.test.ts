@@ -118,6 +118,8 @@ describe("modals", () => {
     expect(click.modal()?.custom_id).toBe("oa:deny-reason:1");
 
     expect(() => fake.submitModal({ customId: "oa:deny-reason:1", fields: { nope: "x" }, userId: seed.userId })).toThrow(/no text input "nope"/);
+    // The Discord client caps what can be typed: max_length defaults to 4000.
+    expect(() => fake.submitModal({ customId: "oa:deny-reason:1", fields: { reason: "r".repeat(4001) }, userId: seed.userId })).toThrow(/longer than its max_length 4000/);
     const submitted = nextInteraction<ModalSubmitInteraction>(client);
     const submit = fake.submitModal({ customId: "oa:deny-reason:1", fields: { reason: "too risky" }, userId: seed.userId });
     const interaction = await submitted;

@@ -78,6 +78,20 @@ describe("messages", () => {
     expect(fake.messages(seed.channelId)).toEqual([]);
   });
 
+  test("embeds over Discord's limits are rejected with 50035, on send and on edit", async () => {
+    const { client, seed } = await setup();
+    const channel = client.channels.cache.get(seed.channelId) as TextChannel;
+    const field = (value: string) => ({ embeds: [{ title: "t", fields: [{ name: "f", value }] }] });
+    await expect(channel.send(field("v".repeat(1025)))).rejects.toThrow(/Invalid Form Body/);
+    await expect(channel.send({ embeds: [{ title: "t".repeat(257) }] })).rejects.toThrow(/Invalid Form Body/);
+    await expect(channel.send({ embeds: [{ description: "d".repeat(4097) }] })).rejects.toThrow(/Invalid Form Body/);
+    // Each part within its limit, but more than 6000 characters in total.
+    await expect(channel.send({ embeds: [{ description: "d".repeat(4000) }, { description: "d".repeat(2001) }] })).rejects.toThrow(/Invalid Form Body/);
+    const ok = await channel.send(field("v".repeat(1024)));
+    await expect(ok.edit(field("v".repeat(1025)))).rejects.toThrow(/Invalid Form Body/);
+    await expect(ok.edit(field(""))).rejects.toThrow(/Invalid Form Body/);
+  });
+
   test("a user's message cannot be edited by the bot (403)", async () => {
     const { fake, client, seed } = await setup();
     const received = nextEvent<[Message]>(client, "messageCreate", fromUser);

@@ -97,7 +97,10 @@ export class MessageService {
       message.mention_roles = mentions.roles;
       message.mention_everyone = mentions.everyone;
     }
-    if ("embeds" in body) message.embeds = body.embeds ?? [];
+    if ("embeds" in body) {
+      validateEmbeds(body.embeds ?? []);
+      message.embeds = body.embeds ?? [];
+    }
     if ("components" in body) message.components = body.components ?? [];
     if ("flags" in body && body.flags !== null) {
       message.flags = (message.flags & ~EDITABLE_FLAGS) | (body.flags & EDITABLE_FLAGS);
@@ -175,9 +178,37 @@ export function hasMessageIntent(session: GatewaySession, guildId: string | unde
 function validateContent(body: Json, files: StoredFile[], allowEmpty: boolean): void {
   const content = body.content === undefined || body.content === null ? "" : String(body.content);
   if (content.length > 2000) throw invalidFormBody("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.");
-  if ((body.embeds?.length ?? 0) > 10) throw invalidFormBody("embeds", "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer in length.");
+  validateEmbeds(body.embeds ?? []);
   const v2 = ((body.flags ?? 0) & MessageFlags.IsComponentsV2) !== 0;
   if (!v2 && (body.components?.length ?? 0) > 5) throw invalidFormBody("components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.");
   const empty = !content && !body.embeds?.length && !body.components?.length && !files.length && !body.sticker_ids?.length && !body.poll;
   if (empty && !allowEmpty) throw new DiscordHttpError(400, 50006, "Cannot send an empty message");
+}
+
+/** Discord's embed limits (per embed, and 6000 characters over all embeds of a message). */
+export const EMBED_LIMITS = { title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, author: 256, total: 6000 } as const;
+
+function validateEmbeds(embeds: Json[]): void {
+  if (embeds.length > 10) throw invalidFormBody("embeds", "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer in length.");
+  const tooLong = (field: string, max: number) => invalidFormBody(field, "BASE_TYPE_MAX_LENGTH", `Must be ${max} or fewer in length.`);
+  const len = (v: unknown) => (typeof v === "string" ? v.length : 0);
+  let total = 0;
+  embeds.forEach((embed, i) => {
+    const at = `embeds.${i}`;
+    if (len(embed.title) > EMBED_LIMITS.title) throw tooLong(`${at}.title`, EMBED_LIMITS.title);
+    if (len(embed.description) > EMBED_LIMITS.description) throw tooLong(`${at}.description`, EMBED_LIMITS.description);
+    if (len(embed.footer?.text) > EMBED_LIMITS.footer) throw tooLong(`${at}.footer.text`, EMBED_LIMITS.footer);
+    if (len(embed.author?.name) > EMBED_LIMITS.author) throw tooLong(`${at}.author.name`, EMBED_LIMITS.author);
+    const fields: Json[] = embed.fields ?? [];
+    if (fields.length > EMBED_LIMITS.fields) throw tooLong(`${at}.fields`, EMBED_LIMITS.fields);
+    fields.forEach((f, j) => {
+      if (!len(f.name)) throw invalidFormBody(`${at}.fields.${j}.name`, "BASE_TYPE_REQUIRED", "This field is required");
+      if (!len(f.value)) throw invalidFormBody(`${at}.fields.${j}.value`, "BASE_TYPE_REQUIRED", "This field is required");
+      if (len(f.name) > EMBED_LIMITS.fieldName) throw tooLong(`${at}.fields.${j}.name`, EMBED_LIMITS.fieldName);
+      if (len(f.value) > EMBED_LIMITS.fieldValue) throw tooLong(`${at}.fields.${j}.value`, EMBED_LIMITS.fieldValue);
+      total += len(f.name) + len(f.value);
+    });
+    total += len(embed.title) + len(embed.description) + len(embed.footer?.text) + len(embed.author?.name);
+  });
+  if (total > EMBED_LIMITS.total) throw invalidFormBody("embeds", "MAX_EMBED_SIZE_EXCEEDED", `Embed size exceeds maximum size of ${EMBED_LIMITS.total}`);
 }

@@ -155,7 +155,14 @@ function fillModal(modal: Json, fields: Record<string, string>): Json[] {
     }
   }
   for (const c of inputs) {
-    if ((c.required ?? true) && !fields[c.custom_id]) throw new Error(`fake-discord: modal "${modal.custom_id}" requires "${c.custom_id}"`);
+    const value = fields[c.custom_id] ?? "";
+    if ((c.required ?? true) && !value) throw new Error(`fake-discord: modal "${modal.custom_id}" requires "${c.custom_id}"`);
+    // The Discord client does not let a user type more than max_length (default 4000) or submit less than min_length.
+    const max = c.max_length ?? 4000;
+    if (value.length > max) throw new Error(`fake-discord: modal "${modal.custom_id}" input "${c.custom_id}" is ${value.length} characters, longer than its max_length ${max}`);
+    if (value && c.min_length !== undefined && value.length < c.min_length) {
+      throw new Error(`fake-discord: modal "${modal.custom_id}" input "${c.custom_id}" is ${value.length} characters, shorter than its min_length ${c.min_length}`);
+    }
   }
   const answer = (c: Json) => ({ type: 4, ...(c.id !== undefined ? { id: c.id } : {}), custom_id: c.custom_id, value: fields[c.custom_id] ?? "" });
   return (modal.components as Json[]).map((row) => {

@@ -2,6 +2,7 @@ import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
+import { installCrashGuard } from "./crash-guard.ts";
 import { checkCredentials } from "./credentials.ts";
 import { CliError } from "./flags.ts";
 import { describeReload, summarizeReload } from "./reload-report.ts";
@@ -54,6 +55,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
 
   let stopSurface: () => Promise<void> | void = () => {};
+  let removeCrashGuard = () => {};
   const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (why: string) => {
@@ -65,6 +67,14 @@ export async function serve(options: ServeOptions): Promise<void> {
     };
     process.once("SIGINT", () => void stop("interrupted"));
     process.once("SIGTERM", () => void stop("terminated"));
+    removeCrashGuard = installCrashGuard({
+      log: err,
+      redact: gateway.redact,
+      onFatal: (why) => {
+        process.exitCode = 1;
+        void stop(why);
+      },
+    });
     void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(() => stop("input closed"), (e) => {
       err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
       process.exitCode = 1;
@@ -72,6 +82,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   });
   await stopped;
+  removeCrashGuard();
   unsubscribeReloads();
   await gateway.shutdown();
   out("Bye.");

@@ -9,7 +9,9 @@ import {
   lastToolResultText,
   startDiscordE2E,
   toolThenAnswer,
-  type DiscordE2E, trailOf
+  type DiscordE2E,
+  trailOf,
+  isCard,
 } from "./e2e-harness.ts";
 
 let e: DiscordE2E;
@@ -61,10 +63,11 @@ describe("approval cards", () => {
 
   test("a read runs without a card", async () => {
     e.h.api.script(toolThenAnswer("return await tools.notes.read({})", () => "You have one note."));
-    const cardsBefore = e.fake.messages(dm).filter((m) => m.embeds?.length).length;
+    const isCard = (m: { embeds?: Array<{ title?: string }> }) => m.embeds?.some((x) => x.title?.startsWith("Approval needed"));
+    const cardsBefore = e.fake.messages(dm).filter(isCard).length;
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "read my notes" });
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("You have one note.")), "the answer");
-    expect(e.fake.messages(dm).filter((m) => m.embeds?.length).length).toBe(cardsBefore);
+    expect(e.fake.messages(dm).filter(isCard).length).toBe(cardsBefore);
     expect(e.ran.at(-1)!.what).toBe("notes.read");
   });
 
@@ -79,10 +82,11 @@ describe("approval cards", () => {
     expect(cb.type).toBe(9); // MODAL
     const submit = e.fake.submitModal({ customId: `oa:denym:${callId}`, fields: { reason: "wrong notebook, use work" }, userId: e.ids.alice });
     await submit.callback();
-    const answer = await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("OK, I did not save it.")), "the answer");
+    const answer = await eventually(() => e.fake.messages(dm).find((m) => m.author?.id === e.fake.botId && String(m.content).startsWith("OK, I did not save it.")), "the answer");
     expect(toolResult).toContain("wrong notebook, use work");
-    expect(answer).toContain("⛔ `notes.write` denied by");
-    expect(answer).toContain("wrong notebook, use work");
+    const activity = answer.embeds[0].description as string;
+    expect(activity).toContain("⛔ `notes.write` denied by");
+    expect(activity).toContain("wrong notebook, use work");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:B1");
     expect(decisionField(e.fake.message(card.id))).toContain('Denied by <@' + e.ids.alice + '>: "wrong notebook, use work"');
   });
@@ -114,7 +118,7 @@ describe("approval cards", () => {
   });
 
   test("a click on an unknown call id or another app's button never crashes", async () => {
-    const msg = e.fake.messages(dm).find((m) => m.embeds?.length)!;
+    const msg = e.fake.messages(dm).find((m) => isCard(m))!;
     const unknown = e.fake.clickButton({ messageId: msg.id, customId: "oa:approve:call_does_not_exist", userId: e.ids.alice, force: true });
     await unknown.callback();
     expect(unknown.original()!.content).toContain("unknown");

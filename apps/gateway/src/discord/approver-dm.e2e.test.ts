@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { textTurn } from "@openassistant/testkit";
-import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, trailOf, type DiscordE2E } from "./e2e-harness.ts";
+import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, trailOf, type DiscordE2E, isCard } from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 /** carol: allowed only through the "helpers" role; dave: "helpers" + the approver role "deciders". */
@@ -106,7 +106,7 @@ describe("role-based access in DMs", () => {
     expect(e.ran.map((r) => r.what)).toContain("notes.write:from dave");
     expect(decisionField(e.fake.message(card.id))).toContain(`Approved by <@${dave}>`);
     // Dave may decide himself, so no copy went to Alice.
-    expect(e.fake.messages(aliceDm).filter((m) => !before.has(m.id) && m.embeds?.length)).toHaveLength(0);
+    expect(e.fake.messages(aliceDm).filter((m) => !before.has(m.id) && isCard(m))).toHaveLength(0);
 
     const carolDm = e.fake.dmChannelId(carol);
     before = new Set([...e.fake.messages(carolDm), ...e.fake.messages(aliceDm)].map((m) => m.id));

@@ -10,7 +10,7 @@ import { safely, type SurfaceLog } from "./logger.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { DiscordGatewayPort } from "./port.ts";
 import { renderActivity } from "./render-summary.ts";
-import { DISCORD_MESSAGE_LIMIT, splitMessage } from "./split-message.ts";
+import { splitMessage } from "./split-message.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import type { SurfaceStore } from "./surface-store.ts";
 import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from "./text-commands.ts";
@@ -22,7 +22,7 @@ const TYPING_EVERY_MS = 8_000;
 /** A channel we can talk in (DM, text channel, thread). */
 interface TalkChannel {
   readonly id: string;
-  send(payload: { content: string }): Promise<{ edit(p: { content: string }): Promise<unknown> }>;
+  send(payload: AnswerMessage): Promise<{ edit(p: { content: string }): Promise<unknown> }>;
   sendTyping(): Promise<unknown>;
 }
 
@@ -212,8 +212,8 @@ export function createConversations(deps: {
       // A model error ends the turn with an explanation as the answer; the status keeps saying it failed.
       if (status.phase !== "failed") status = { ...status, phase: "done" };
       live.set(renderStatus(status));
-      for (const part of answerMessages(outcome.text, renderActivity(outcome.summary, outcome.unverified))) {
-        const ok = await safely(log, `sending the answer in ${channel.id}`, () => channel.send({ content: part }));
+      for (const part of answerMessages(outcome.text, renderActivity(outcome.summary, outcome.unverified), outcome.unverified)) {
+        const ok = await safely(log, `sending the answer in ${channel.id}`, () => channel.send(part));
         if (!ok) break;
       }
     } catch (e) {
@@ -254,14 +254,30 @@ export function createConversations(deps: {
 }
 export type Conversations = ReturnType<typeof createConversations>;
 
-/** Answer chunks, with the activity block appended to the last one when it fits, else after it. */
-export function answerMessages(text: string, activity: string): string[] {
-  const parts = splitMessage(text || "(no answer)");
-  if (!activity) return parts;
-  const last = parts.at(-1);
-  if (last !== undefined && last.length + 2 + activity.length <= DISCORD_MESSAGE_LIMIT) {
-    parts[parts.length - 1] = `${last}\n\n${activity}`;
-    return parts;
-  }
-  return [...parts, ...splitMessage(activity)];
+/** One Discord message of an answer: model text in `content`, our activity block in an embed. */
+export interface AnswerMessage {
+  readonly content?: string;
+  readonly embeds?: ReadonlyArray<{ readonly title?: string; readonly description: string; readonly color: number }>;
+}
+
+/** Discord's limit for an embed description. */
+const EMBED_DESCRIPTION_LIMIT = 4096;
+const ACTIVITY_COLOR = 0x80848e;
+const UNVERIFIED_COLOR = 0xf0b232;
+
+/**
+ * Answer chunks, with the activity block as an embed on the last one. Model text only ever goes in
+ * `content` and an embed cannot be written in message markdown, so an answer cannot fake the
+ * activity or an approval line. An empty or whitespace-only answer (Discord rejects empty
+ * messages) becomes "(no answer)".
+ */
+export function answerMessages(text: string, activity: string, unverified = false): AnswerMessage[] {
+  const parts: AnswerMessage[] = splitMessage(text.trim() ? text : "(no answer)").map((content) => ({ content }));
+  if (!activity.trim()) return parts;
+  const color = unverified ? UNVERIFIED_COLOR : ACTIVITY_COLOR;
+  const embeds = splitMessage(activity, EMBED_DESCRIPTION_LIMIT).map((description, i) => ({ ...(i === 0 ? { title: "Activity" } : {}), description, color }));
+  // One embed per message: a message's embeds may hold 6000 characters in total.
+  parts[parts.length - 1] = { ...parts[parts.length - 1], embeds: [embeds[0]!] };
+  for (const embed of embeds.slice(1)) parts.push({ embeds: [embed] });
+  return parts;
 }

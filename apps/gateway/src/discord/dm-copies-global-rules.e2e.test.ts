@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E } from "./e2e-harness.ts";
+import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E, isCard } from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 beforeAll(async () => {
@@ -70,8 +70,8 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "G2" })', () => "Saved G2."));
     const thread = askInChannel("save G2 please");
     await eventually(() => e.fake.channel(thread) && botTexts(e.fake, thread).find((t) => t.startsWith("Saved G2.")), "the answer in the other conversation");
-    expect(e.fake.messages(thread).filter((m) => m.embeds?.length)).toHaveLength(0);
-    expect(e.fake.messages(dm).filter((m) => !dmBefore.has(m.id) && m.embeds?.length)).toHaveLength(0);
+    expect(e.fake.messages(thread).filter((m) => isCard(m))).toHaveLength(0);
+    expect(e.fake.messages(dm).filter((m) => !dmBefore.has(m.id) && isCard(m))).toHaveLength(0);
     expect(e.ran.map((r) => r.what)).toContain("notes.write:G2");
     const approved = e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" }).at(-1)!;
     expect(approved.decidedBy).toBe(`rule:${rules[0]!.id}`);

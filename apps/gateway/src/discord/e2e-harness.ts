@@ -173,7 +173,18 @@ export function trailOf(e: DiscordE2E, callId: string) {
   return e.h.gateway.receipts.query({ callId }).sort((a, b) => a.seq - b.seq);
 }
 
-/** Message texts in a channel sent by the bot. */
+/** Whether a message is an approval card (an embed titled "Approval needed: …"). */
+export function isCard(m: Json): boolean {
+  return (m.embeds ?? []).some((x: Json) => String(x.title ?? "").startsWith("Approval needed"));
+}
+
+/** What a user reads in a bot message: its content, then the activity embed under it (cards excluded). */
+export function messageText(m: Json): string {
+  const activity = isCard(m) ? [] : (m.embeds ?? []).map((x: Json) => x.description as string).filter(Boolean);
+  return [m.content as string, ...activity].filter(Boolean).join("\n\n");
+}
+
+/** Message texts in a channel sent by the bot (content plus activity embeds, see messageText). */
 export function botTexts(fake: FakeDiscord, channelId: string): string[] {
-  return fake.messages(channelId).filter((m) => m.author?.id === fake.botId).map((m) => m.content as string);
+  return fake.messages(channelId).filter((m) => m.author?.id === fake.botId).map(messageText);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cardCallId, eventually, findCard, markerModel, startDiscordE2E, type DiscordE2E, trailOf } from "./e2e-harness.ts";
+import { cardCallId, eventually, findCard, markerModel, messageText, startDiscordE2E, type DiscordE2E, trailOf } from "./e2e-harness.ts";
 
 const N = 20;
 
@@ -36,8 +36,8 @@ describe("many conversations", () => {
       expect(receipts.map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
       expect(receipts[0]!.inputPreview).toContain(`job-${i}`);
       // The summary under the answer cites this conversation's own receipt, nobody else's.
-      expect(a.content).toContain(receipts.at(-1)!.id);
-      for (const [j, other] of cards.entries()) if (j !== i) expect(a.content).not.toContain(cardCallId(other));
+      expect(messageText(a)).toContain(receipts.at(-1)!.id);
+      for (const [j, other] of cards.entries()) if (j !== i) expect(messageText(a)).not.toContain(cardCallId(other));
     }
     expect(e.ran.filter((r) => r.what.startsWith("notes.write:job-")).map((r) => r.what).sort()).toEqual(
       Array.from({ length: N }, (_, i) => `notes.write:job-${i}`).sort(),

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
 import { parseCustomId } from "./custom-ids.ts";
-import { renderCard } from "./render-card.ts";
+import { renderCard, truncate } from "./render-card.ts";
 
 const req: ApprovalRequest = {
   callId: "call_abc",
@@ -62,5 +62,54 @@ describe("parseCustomId", () => {
     expect(parseCustomId("oa:nuke:c1")).toBeNull();
     expect(parseCustomId("other:approve:c1")).toBeNull();
     expect(parseCustomId("oa:approve:")).toBeNull();
+  });
+});
+
+describe("renderCard against Discord's embed limits", () => {
+  /** Discord's limits: title 256, description 4096, field value 1024, footer 2048, whole embed 6000. */
+  function checkLimits(embed: any): void {
+    expect(embed.title.length).toBeLessThanOrEqual(256);
+    expect(embed.description.length).toBeLessThanOrEqual(4096);
+    expect(embed.fields.length).toBeLessThanOrEqual(25);
+    for (const f of embed.fields) {
+      expect(f.name.length).toBeLessThanOrEqual(256);
+      expect(f.value.length).toBeLessThanOrEqual(1024);
+      expect(f.value.length).toBeGreaterThan(0);
+    }
+    expect(embed.footer.text.length).toBeLessThanOrEqual(2048);
+    const total = embed.title.length + embed.description.length + embed.footer.text.length + embed.fields.reduce((n: number, f: any) => n + f.name.length + f.value.length, 0);
+    expect(total).toBeLessThanOrEqual(6000);
+  }
+
+  test("inputs made of backticks, 6000-character inputs and huge names still fit, and the code block cannot be closed early", () => {
+    const hostile: ApprovalRequest = {
+      ...req,
+      toolPath: "t".repeat(400),
+      description: "d".repeat(5000),
+      inputPreview: "`".repeat(6000),
+      code: "```".repeat(2000),
+      requestedBy: `terminal:${"x".repeat(2000)}`,
+      runId: "r".repeat(3000),
+    };
+    for (const state of [
+      { kind: "pending" } as const,
+      { kind: "decided", at: 1, decision: { decision: "denied", by: `cli:${"y".repeat(3000)}`, reason: "r".repeat(4000) } } as const,
+      { kind: "closed", at: 1, reason: "z".repeat(3000) } as const,
+    ]) {
+      const embed = renderCard(hostile, state).embeds[0] as any;
+      checkLimits(embed);
+      for (const name of ["Input", "Code"]) {
+        const value = embed.fields.find((f: any) => f.name === name).value as string;
+        expect(value.match(/```/g)).toHaveLength(2); // only our own fences
+        expect(value.endsWith("\n```")).toBe(true);
+      }
+    }
+  });
+
+  test("truncation never splits an emoji into a lone surrogate", () => {
+    const embed = renderCard({ ...req, description: "😀".repeat(700) }, { kind: "pending" }).embeds[0] as any;
+    expect(embed.description.length).toBeLessThanOrEqual(600);
+    expect(embed.description).toMatch(/^(😀)+…$/);
+    expect(truncate("ab😀c", 4)).toBe("ab…");
   });
 });

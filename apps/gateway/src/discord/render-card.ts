@@ -19,13 +19,25 @@ const MAX_INPUT = 900;
 const MAX_CODE = 900;
 const MAX_DESCRIPTION = 600;
 
+/** At most `max` UTF-16 units, ending in "…" when cut; never splits a surrogate pair. */
 export function truncate(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+  if (s.length <= max) return s;
+  let end = max - 1;
+  const last = s.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate would be left without its pair
+  return `${s.slice(0, end)}…`;
 }
 
-/** Keeps user-controlled text from closing our code block early. */
-function fenceSafe(s: string): string {
-  return s.replace(/```/g, "`\u200b``");
+/**
+ * A code block of at most `max` characters (Discord: 1024 per field value) whose user-controlled
+ * body cannot close it early: a zero-width space goes between adjacent backticks. That adds
+ * characters, so it runs before truncation.
+ */
+export function codeBlock(lang: string, body: string, max: number): string {
+  const open = `\`\`\`${lang}\n`;
+  const close = "\n```";
+  const safe = body.replace(/`(?=`)/g, "`\u200b");
+  return `${open}${truncate(safe, max - open.length - close.length)}${close}`;
 }
 
 function ts(at: number, style: "T" | "R" | "f" = "f"): string {
@@ -66,20 +78,21 @@ function color(state: CardState): number {
  */
 export function renderCard(req: ApprovalRequest, state: CardState): CardMessage {
   const fields: Array<{ name: string; value: string; inline?: boolean }> = [
-    { name: "Input", value: `\`\`\`json\n${fenceSafe(truncate(req.inputPreview || "(none)", MAX_INPUT))}\n\`\`\`` },
+    { name: "Input", value: codeBlock("json", req.inputPreview || "(none)", MAX_INPUT) },
   ];
-  if (req.code) fields.push({ name: "Code", value: `\`\`\`ts\n${fenceSafe(truncate(req.code, MAX_CODE))}\n\`\`\`` });
-  fields.push({ name: "Asked by", value: req.requestedBy ? renderOperator(req.requestedBy) : "unknown", inline: true });
+  if (req.code) fields.push({ name: "Code", value: codeBlock("ts", req.code, MAX_CODE) });
+  fields.push({ name: "Asked by", value: truncate(req.requestedBy ? renderOperator(req.requestedBy) : "unknown", 256), inline: true });
   if (state.kind === "pending") fields.push({ name: "Expires", value: ts(req.expiresAt, "R"), inline: true });
   const outcome = outcomeLine(state);
-  if (outcome) fields.push({ name: "Decision", value: outcome });
+  if (outcome) fields.push({ name: "Decision", value: truncate(outcome, 1024) });
 
   const embed = {
     title: truncate(`Approval needed: ${req.toolPath}`, 256),
     description: truncate(req.description || "(no description)", MAX_DESCRIPTION),
     color: color(state),
     fields,
-    footer: { text: truncate(`call ${req.callId} · run ${req.runId}`, 2048) },
+    // Every part is bounded so the whole embed stays under Discord's 6000 characters.
+    footer: { text: truncate(`call ${req.callId} · run ${req.runId}`, 512) },
     timestamp: new Date(req.requestedAt).toISOString(),
   };
 

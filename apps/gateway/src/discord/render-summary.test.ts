@@ -19,13 +19,12 @@ describe("renderActivity", () => {
   test("one compact line per call with its icon and receipt id, then the unverified mark", () => {
     const text = renderActivity(summary, true);
     expect(text.split("\n")).toEqual([
-      "-# Activity",
       "✅ `notes.read` · `r_1`",
       "✅ `notes.write` (approved by <@111111111111111111>) · `r_2`",
       '⛔ `notes.remove` denied by <@111111111111111111>: "keep it" · `r_3`',
       "❌ `mail.send` failed: SMTP refused · `r_4`",
       "⏳ `x.y` waiting for approval · `r_5`",
-      "-# +2 successful reads not shown",
+      "_+2 successful reads not shown_",
       UNVERIFIED_MARK,
     ]);
   });
@@ -35,10 +34,26 @@ describe("renderActivity", () => {
 });
 
 describe("answerMessages", () => {
-  test("the activity goes under the last part when it fits, else in its own message", () => {
-    expect(answerMessages("Hi", "✅ a")).toEqual(["Hi\n\n✅ a"]);
+  test("model text goes in content, the activity in an embed on the last part (split across messages when long)", () => {
+    expect(answerMessages("Hi", "✅ a")).toEqual([{ content: "Hi", embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] }]);
+    expect(answerMessages("Hi", "✅ a", true)[0]!.embeds![0]!.color).toBe(0xf0b232);
     const long = "x".repeat(1997);
-    expect(answerMessages(long, "✅ a")).toEqual([long, "✅ a"]);
-    expect(answerMessages("", "")).toEqual(["(no answer)"]);
+    expect(answerMessages(long, "✅ a")).toEqual([{ content: long, embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] }]);
+    const activity = Array.from({ length: 100 }, (_, i) => `✅ \`tool.${i}\` · \`r_${"0".repeat(60)}${i}\``).join("\n");
+    const parts = answerMessages("Hi", activity);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts[0]!.content).toBe("Hi");
+    for (const p of parts) {
+      expect(p.embeds).toHaveLength(1);
+      expect(p.embeds![0]!.description.length).toBeLessThanOrEqual(4096);
+    }
+    expect(parts.map((p) => p.embeds![0]!.description).join("\n")).toBe(activity);
+    expect(parts.map((p) => p.embeds![0]!.title)).toEqual(["Activity", ...parts.slice(1).map(() => undefined)]);
+  });
+
+  test("an empty or whitespace-only answer becomes a visible placeholder (Discord rejects empty messages)", () => {
+    expect(answerMessages("", "")).toEqual([{ content: "(no answer)" }]);
+    expect(answerMessages("  \n\t ", "")).toEqual([{ content: "(no answer)" }]);
+    expect(answerMessages(" ".repeat(5000), "✅ a")).toEqual([{ content: "(no answer)", embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] }]);
   });
 });

@@ -29,15 +29,15 @@ export const UNVERIFIED_MARK =
   "⚠️ **Unverified:** the answer describes an action that has no success receipt. Check the activity above before relying on it.";
 
 /**
- * The compact block shown under an answer: one line per relevant call with its receipt id, then the
- * unverified mark when grounding flagged the answer. Empty string when there is nothing to show.
+ * The compact block shown under an answer (the description of an embed titled "Activity"): one line
+ * per relevant call with its receipt id, then the unverified mark when grounding flagged the answer.
+ * Empty string when there is nothing to show.
  */
 export function renderActivity(summary: ActivitySummary | undefined, unverified: boolean): string {
   const lines: string[] = [];
   if (summary && summary.items.length > 0) {
-    lines.push("-# Activity");
     for (const i of summary.items) lines.push(line(i));
-    if (summary.omittedReads > 0) lines.push(`-# +${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown`);
+    if (summary.omittedReads > 0) lines.push(`_+${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown_`);
   }
   if (unverified) lines.push(UNVERIFIED_MARK);
   return lines.join("\n");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E } from "./e2e-harness.ts";
+import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E, isCard } from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 let dm: string;
@@ -47,7 +47,7 @@ describe("approve always and /rules", () => {
 
     before = ask("W2", "saved W2");
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W2")), "second answer");
-    expect(e.fake.messages(dm).filter((m) => !before.has(m.id) && m.embeds?.length)).toHaveLength(0);
+    expect(e.fake.messages(dm).filter((m) => !before.has(m.id) && isCard(m))).toHaveLength(0);
     expect(e.ran.map((r) => r.what)).toContain("notes.write:W2");
     const w2 = e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" }).at(-1)!;
     expect(w2.decidedBy).toBe(`rule:${rules[0]!.id}`);

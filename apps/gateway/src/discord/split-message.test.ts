@@ -61,4 +61,46 @@ describe("splitMessage", () => {
     const chunks = splitMessage(text, 500);
     for (const c of chunks) expect(fencesBalanced(c)).toBe(true);
   });
+
+  test("a block opened with a longer fence is closed with it, never pushing a message over the limit", () => {
+    const text = "`````md\n" + Array.from({ length: 300 }, (_, i) => `row ${i} ${"r".repeat(20)}`).join("\n") + "\n`````\nafter";
+    const chunks = splitMessage(text, 2000);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(2000);
+    for (const c of chunks.slice(0, -1)) expect(c.endsWith("\n`````")).toBe(true);
+    const long = "``````\n" + "q".repeat(5000) + "\n``````";
+    for (const c of splitMessage(long, 1000)) expect(c.length).toBeLessThanOrEqual(1000);
+  });
+
+  test("a shorter fence or one with text after it inside a block does not end the block", () => {
+    const inner = ["`````md", "```inner```", "```", "still code", "`````"].join("\n");
+    const text = `${inner}\n${"prose ".repeat(400)}`;
+    const chunks = splitMessage(text, 2000);
+    expect(chunks[0]!.startsWith(inner)).toBe(true);
+    // The prose after the block is not wrapped in a code block.
+    for (const c of chunks.slice(1)) expect(c.startsWith("`")).toBe(false);
+  });
+
+  test("a message never ends with an empty code block (the opener moves to the next message)", () => {
+    const text = `${"p".repeat(1990)}\n\`\`\`ts\n${"c".repeat(100)}\n\`\`\``;
+    const chunks = splitMessage(text, 2000);
+    expect(chunks).toEqual(["p".repeat(1990), `\`\`\`ts\n${"c".repeat(100)}\n\`\`\``]);
+  });
+
+  test("random mixes of fences, long lines and prose: every message within the limit, non-empty, nothing lost", () => {
+    let seed = 42;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const pieces = ["```", "```ts", "````", "~~~", "``` x", "```a```", "word ".repeat(50), "y".repeat(2500), "", "  ```py", "text"];
+    for (let round = 0; round < 200; round++) {
+      const lines = Array.from({ length: 5 + rand(40) }, () => pieces[rand(pieces.length)]!);
+      const text = lines.join("\n");
+      const chunks = splitMessage(text, 2000);
+      for (const c of chunks) {
+        expect(c.length).toBeLessThanOrEqual(2000);
+        expect(c.trim().length).toBeGreaterThan(0);
+      }
+      const letters = (s: string) => s.replace(/[^a-z]/g, "").length;
+      expect(letters(chunks.join(""))).toBeGreaterThanOrEqual(letters(text));
+    }
+  });
 });

@@ -1,11 +1,17 @@
 /** Discord's hard limit for a message's `content`. */
 export const DISCORD_MESSAGE_LIMIT = 2000;
 
-const CLOSE_FENCE = "\n```";
+/** An opening fence line (CommonMark): 3+ backticks or tildes; a backtick fence's info has no backtick. */
+function openerOf(line: string): { line: string; marker: string } | null {
+  const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+  if (!m || (m[1]![0] === "`" && m[2]!.includes("`"))) return null;
+  return { line: `${m[1]}${m[2]!.trim().split(/\s+/)[0] ?? ""}`, marker: m[1]! };
+}
 
-function fenceOf(line: string): string | null {
-  const m = /^ {0,3}(```+|~~~+)(.*)$/.exec(line);
-  return m ? `${m[1]}${m[2]!.trim().split(/\s+/)[0] ?? ""}` : null;
+/** Whether `line` closes a block opened with `marker`: the same character, at least as many, nothing after. */
+function closes(line: string, marker: string): boolean {
+  const m = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
+  return !!m && m[1]![0] === marker[0] && m[1]!.length >= marker.length;
 }
 
 /**
@@ -23,23 +29,34 @@ export function splitMessage(text: string, limit = DISCORD_MESSAGE_LIMIT): strin
   let openFence: string | null = null;
   /** Fence marker for closing (``` or ~~~ of the same length). */
   let fenceMarker = "```";
+  /** Room the closing fence needs at the end of a message. */
+  const closeLength = () => 1 + fenceMarker.length;
+
+  /** The last line of `current` opened the block and nothing followed it yet. */
+  let openerOnly = false;
 
   const flush = () => {
-    const body = openFence ? `${current}\n${fenceMarker}` : current;
-    if (current.trim() && current !== openFence) chunks.push(body);
+    if (openFence && openerOnly) {
+      // Don't end a message with an empty code block: the opener moves to the next message.
+      const cut = current.lastIndexOf("\n");
+      const body = cut >= 0 ? current.slice(0, cut) : "";
+      if (body.trim()) chunks.push(body);
+    } else if (current.trim() && current !== openFence) {
+      chunks.push(openFence ? `${current}\n${fenceMarker}` : current);
+    }
     current = openFence ? openFence : "";
   };
 
   const append = (piece: string) => {
     current = current ? `${current}\n${piece}` : piece;
+    openerOnly = false;
   };
 
   for (const line of text.split("\n")) {
-    const fence = fenceOf(line);
-    // Fence state if this line is appended.
-    let fenceAfter = openFence;
-    if (fence) fenceAfter = openFence ? null : fence;
-    const reserve = fenceAfter ? CLOSE_FENCE.length : 0;
+    const closing = openFence !== null && closes(line, fenceMarker);
+    const opener: { line: string; marker: string } | null = openFence === null ? openerOf(line) : null;
+    // Room for the closing fence if the block is still open after this line.
+    const reserve = closing ? 0 : opener ? 1 + opener.marker.length : openFence ? closeLength() : 0;
     const joined = current ? current.length + 1 + line.length : line.length;
 
     if (joined + reserve <= limit) {
@@ -53,7 +70,7 @@ export function splitMessage(text: string, limit = DISCORD_MESSAGE_LIMIT): strin
         // A single line longer than a message: cut it, keeping the fence balanced around each piece.
         let rest = line;
         while (rest.length > 0) {
-          const room = limit - (current ? current.length + 1 : 0) - (openFence ? CLOSE_FENCE.length : 0);
+          const room = limit - (current ? current.length + 1 : 0) - (openFence ? closeLength() : 0);
           if (rest.length <= room) {
             append(rest);
             rest = "";
@@ -67,13 +84,12 @@ export function splitMessage(text: string, limit = DISCORD_MESSAGE_LIMIT): strin
         }
       }
     }
-    if (fence) {
-      if (openFence) {
-        openFence = null;
-      } else {
-        openFence = fence;
-        fenceMarker = /^(`+|~+)/.exec(fence)![1]!;
-      }
+    if (closing) {
+      openFence = null;
+    } else if (opener) {
+      openFence = opener.line;
+      fenceMarker = opener.marker;
+      openerOnly = true;
     }
   }
   if (current.trim() && current !== openFence) {

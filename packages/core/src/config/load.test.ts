@@ -212,3 +212,73 @@ describe("literal secrets", () => {
     expect(loaded.warnings[0]!.line).toBe(3);
   });
 });
+
+describe("unusual config files", () => {
+  const load = (text: string | Buffer, env: Record<string, string> = {}) => {
+    const { project, home, root } = layout({ "proj/.openassistant/.keep": "" });
+    writeFileSync(join(project, ".openassistant/config.jsonc"), text);
+    return { file: join(root, "proj/.openassistant/config.jsonc"), promise: loadConfig({ cwd: project, env, homeDir: home }) };
+  };
+
+  test("a UTF-8 byte order mark is ignored, and positions after it stay right", async () => {
+    expect((await load('\uFEFF{ "plugins": ["./x"] }').promise).config.plugins).toEqual(["./x"]);
+    const e = await configError(load('\uFEFF{\n  "plugin": [] }').promise);
+    expect([e.line, e.column, e.keyPath]).toEqual([2, 3, "plugin"]);
+  });
+
+  test("an empty, whitespace-only or comment-only file is an empty config", async () => {
+    for (const text of ["", "  \n\t", "// nothing yet\n/* later */\n"]) expect((await load(text).promise).config.plugins).toEqual([]);
+  });
+
+  test("CRLF line endings, trailing commas and comments at the end", async () => {
+    const ok = await load('{\r\n  "plugins": ["a",],\r\n  "tools": { "x": true, },\r\n}\r\n// bye\r\n/* end */').promise;
+    expect(ok.config.plugins).toEqual(["a"]);
+    const e = await configError(load('{\r\n  // c\r\n  "model": {\r\n    "maxTokens": "x"\r\n  }\r\n}\r\n').promise);
+    expect([e.line, e.column, e.keyPath]).toEqual([4, 5, "model.maxTokens"]);
+  });
+
+  test("a top-level array or null is an error saying to wrap the settings in an object", async () => {
+    for (const text of ["[1, 2]", "null"]) {
+      const e = await configError(load(text).promise);
+      expect(e.keyPath).toBe("(root)");
+      expect(e.hint).toContain("{ ... }");
+    }
+  });
+
+  test("UTF-16 and binary files say to save as UTF-8 (not a JSON syntax error)", async () => {
+    for (const bytes of [Buffer.from('\uFEFF{ "plugins": [] }', "utf16le"), Buffer.from([0x7b, 0xc3, 0x28, 0x7d])]) {
+      const { file, promise } = load(bytes);
+      const e = await configError(promise);
+      expect(e.file).toBe(file);
+      expect(e.problem).toContain("not");
+      expect(e.problem).toContain("UTF-8");
+      expect(e.hint).toContain("UTF-8");
+    }
+  });
+
+  test("__proto__ keys are rejected at their position (they used to vanish silently)", async () => {
+    const top = await configError(load('{ "__proto__": { "plugins": ["evil"] } }').promise);
+    expect([top.line, top.column, top.keyPath]).toEqual([1, 3, "__proto__"]);
+    const nested = await configError(load('{\n  "config": { "__proto__": { "enabled": false } } }').promise);
+    expect([nested.line, nested.column, nested.keyPath]).toEqual([2, 15, "config.__proto__"]);
+  });
+
+  test("a key written twice gives a warning at the repeat; the last one counts", async () => {
+    const loaded = await load('{\n  "plugins": ["a"],\n  "discord": { "allowedUsers": ["1"] },\n  "plugins": ["b"]\n}').promise;
+    expect(loaded.config.plugins).toEqual(["b"]);
+    expect(loaded.warnings.map((w) => [w.line, w.column, w.message])).toEqual([[4, 3, "plugins is set more than once in this file; only the last one counts"]]);
+  });
+
+  test("a variable's value that contains ${OTHER} is not expanded again", async () => {
+    const loaded = await load('{ "discord": { "token": "${A}" }, "model": { "system": "$${A} and ${B}" } }', { A: "val${B}", B: "bee" }).promise;
+    expect(loaded.config.discord.token).toBe("val${B}");
+    expect(loaded.config.model.system).toBe("${A} and bee");
+  });
+
+  test("config.jsonc that is a directory says so", async () => {
+    const { project, home } = layout({ "proj/.openassistant/config.jsonc/.keep": "" });
+    const e = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
+    expect(e.hint).toContain("directory");
+  });
+});
+

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { Diagnostic } from "./diagnostic.ts";
 import { ConfigError } from "./errors.ts";
 import { interpolateEnv } from "./interpolate.ts";
-import { parseJsonc } from "./jsonc.ts";
+import { duplicateKeys, parseJsonc } from "./jsonc.ts";
 import { deepMerge } from "./merge.ts";
 import { findProjectRoot, globalConfigDir, workspaceDir } from "./paths.ts";
 import { formatPath, positionOfPath } from "./positions.ts";
@@ -83,17 +83,30 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
 }
 
 function readLayer(file: string, env: LoadConfigOptions["env"], substituted: string[]): { value: unknown; warnings: Diagnostic[] } {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (e) {
-    throw new ConfigError(file, 1, 1, "(file)", `cannot read config: ${(e as Error).message}`, "Check the file permissions.");
+    const code = (e as NodeJS.ErrnoException).code;
+    const hint = code === "EISDIR" ? "It is a directory: remove it or replace it with a config file." : code === "ENOENT" ? "The file vanished while loading; save it again." : "Check the file permissions.";
+    throw new ConfigError(file, 1, 1, "(file)", `cannot read config: ${(e as Error).message}`, hint);
   }
+  const text = decodeUtf8(bytes, file);
   const parsed = parseJsonc(text, file);
   const where = { file, text, tree: parsed.tree, substituted };
   if (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value))
     throw new ConfigError(file, 1, 1, "(root)", "the config must be a JSON object", 'Wrap the settings in { ... }, e.g. { "plugins": [] }.');
   const warnings = findLiteralSecrets(parsed.value, where);
+  for (const d of duplicateKeys(parsed))
+    warnings.push({
+      level: "warning",
+      id: "config",
+      source: file,
+      line: d.line,
+      column: d.column,
+      message: `${d.path} is set more than once in this file; only the last one counts`,
+      hint: "Merge the two entries into one and delete the other.",
+    });
   const value = interpolateEnv(parsed.value, env, where);
   const check = configSchema.safeParse(value);
   if (!check.success) {
@@ -105,6 +118,29 @@ function readLayer(file: string, env: LoadConfigOptions["env"], substituted: str
     throw new ConfigError(first.file, first.line, first.column, first.keyPath, first.problem, `${first.hint} (${errors.length - 1} more problem${errors.length > 2 ? "s" : ""} in this file after this one.)`);
   }
   return { value, warnings };
+}
+
+/** Config files must be UTF-8; UTF-16 (Windows "Unicode") or binary content gets a clear error instead of "InvalidSymbol". */
+function decodeUtf8(bytes: Buffer, file: string): string {
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  let text: string | undefined;
+  if (!utf16) {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      text = undefined;
+    }
+  }
+  const nul = text?.indexOf("\u0000") ?? -1;
+  if (text !== undefined && nul < 0) return text;
+  throw new ConfigError(
+    file,
+    1,
+    1,
+    "(file)",
+    utf16 || nul >= 0 ? "the file is not UTF-8 text (it looks like UTF-16 or binary)" : "the file is not valid UTF-8 text",
+    "Save it as UTF-8 (in most editors: \"Save with encoding\" → UTF-8).",
+  );
 }
 
 function issueToError(issue: z.core.$ZodIssue, where: { file: string; text: string; tree: ReturnType<typeof parseJsonc>["tree"] }): ConfigError {

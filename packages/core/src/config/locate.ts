@@ -16,7 +16,7 @@ export function locateConfigKey(sources: readonly string[], path: ReadonlyArray<
     for (const file of [...sources].reverse()) {
       let text: string;
       try {
-        text = readFileSync(file, "utf8");
+        text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
       } catch {
         continue;
       }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { normalizeId } from "./ids.ts";
@@ -40,11 +40,43 @@ const NOT_TOOL = /\.(d\.ts|test\.[mc]?[jt]s|spec\.[mc]?[jt]s)$/;
 
 /** Top-level tool files of a tools dir: `*.ts|js`, not `_x.ts`, `.x.ts`, `*.d.ts`, `*.test.ts`. */
 export function listToolFiles(dir: string): string[] {
-  return readdirOrEmpty(dir)
-    .filter((n) => TOOL_FILE.test(n) && !NOT_TOOL.test(n))
-    .sort()
+  return toolFileNames(dir)
     .map((n) => join(dir, n))
     .filter((f) => isFile(f));
+}
+
+function toolFileNames(dir: string): string[] {
+  return readdirOrEmpty(dir)
+    .filter((n) => TOOL_FILE.test(n) && !NOT_TOOL.test(n))
+    .sort();
+}
+
+/**
+ * Entries of a tools dir named like a tool file that are not files: a directory called `x.ts`, a
+ * symlink to nothing, a symlink loop. They are skipped, with a warning each (silently skipping
+ * them would leave the user wondering where the tool went).
+ */
+export function nonFileToolEntries(dir: string, origin: Origin): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const n of toolFileNames(dir)) {
+    const p = join(dir, n);
+    if (isFile(p)) continue;
+    const id = normalizeId(n.replace(/\.[^.]+$/, ""));
+    let what: string;
+    let hint: string;
+    if (isDir(p)) {
+      what = "is a directory, not a file";
+      hint = `Rename the directory (helpers belong in a folder like ${join(dir, "_lib")}), or replace it with a tool file.`;
+    } else if (isSymlink(p)) {
+      what = "is a symbolic link that points to nothing (missing target or a link loop)";
+      hint = `Fix or remove the link ${p}.`;
+    } else {
+      what = "is not a regular file";
+      hint = `Replace ${p} with a tool file or remove it.`;
+    }
+    out.push({ level: "warning", id, source: p, message: `${origin} tool ${n} ${what}; it is skipped`, hint });
+  }
+  return out;
 }
 
 /** Subdirectories of a plugins dir (each one plugin candidate). */
@@ -75,11 +107,12 @@ export interface DiscoverInput {
 }
 
 /** Every candidate in precedence order: project tools, project plugins, global tools, global plugins, config.plugins, bundled. */
-export function discover(input: DiscoverInput): Candidate[] {
+export function discover(input: DiscoverInput, diagnostics: Diagnostic[] = []): Candidate[] {
   const out: Candidate[] = [];
   const roots: Array<[string, Origin, number]> = [[input.projectWorkspace, "project", 0]];
   if (input.globalDir !== input.projectWorkspace) roots.push([input.globalDir, "global", 1]);
   for (const [root, origin, layer] of roots) {
+    diagnostics.push(...nonFileToolEntries(join(root, "tools"), origin));
     for (const file of listToolFiles(join(root, "tools"))) {
       const base = file.slice(file.lastIndexOf("/") + 1).replace(/\.[^.]+$/, "");
       out.push({ kind: "tool", id: normalizeId(base), origin, layer, source: file, file });
@@ -95,8 +128,12 @@ function pluginCandidate(dir: string, origin: Origin, layer: number, specifier?:
   try {
     const pkg = readPluginPackage(dir);
     return { kind: "plugin", id: pkg.id, origin, layer, source: dir, pkg, specifier };
-  } catch (err) {
-    if (!(err instanceof PluginManifestError)) throw err;
+  } catch (caught) {
+    // Anything else (an unreadable file, a bug on odd input) must not stop the other plugins.
+    const err =
+      caught instanceof PluginManifestError
+        ? caught
+        : new PluginManifestError(`cannot read plugin: ${caught instanceof Error ? caught.message : String(caught)}`, join(dir, "package.json"), `Check ${dir} (its package.json and openassistant.json must be readable JSON objects).`, normalizeId(dir.split("/").filter(Boolean).pop() ?? "plugin"));
     return {
       kind: "broken",
       entryKind: "plugin",
@@ -135,6 +172,13 @@ function broken(id: string, origin: Origin, source: string, specifier: string, m
 function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+function isSymlink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
   } catch {
     return false;
   }

@@ -24,9 +24,18 @@ export interface ConfigContext {
  * is shown with file:line:col and a count of the rest.
  */
 export function describeLoadError(err: unknown, file: string, workspace: string): { message: string; hint: string; line?: number; column?: number } {
+  // Whatever was thrown is plugin code: its getters (message, name, errors) may throw too.
+  try {
+    return describeUnsafe(err, file, workspace);
+  } catch {
+    return { message: "a thrown value that cannot be described (reading its message failed)", hint: `Throw an Error in ${file}; the other tools and plugins still load.` };
+  }
+}
+
+function describeUnsafe(err: unknown, file: string, workspace: string): { message: string; hint: string; line?: number; column?: number } {
   const unpacked = unpackAggregate(err);
   const e = unpacked.first as BuildMessageLike | undefined;
-  const raw = stripCacheQuery((e && typeof e.message === "string" ? e.message : String(unpacked.first)).split("\n")[0]!);
+  const raw = stripCacheQuery((e && typeof e.message === "string" ? e.message : nonErrorText(unpacked.first)).split("\n")[0]!);
   const pos = e?.position && typeof e.position.line === "number" ? e.position : undefined;
   // Bun's BuildMessage columns are already 1-based.
   const position = pos ? { line: pos.line!, column: Math.max(1, pos.column ?? 1) } : {};
@@ -47,6 +56,19 @@ export function describeLoadError(err: unknown, file: string, workspace: string)
   return { message: `${e?.name && e.name !== "Error" ? `${e.name}: ` : ""}${message}`, hint: `Fix the error in ${file}; the other tools and plugins still load.`, ...position };
 }
 
+/** Text for a thrown value that is not an Error (`throw null`, `throw "x"`, `throw {}`). */
+function nonErrorText(value: unknown): string {
+  if (typeof value === "string") return value || "an empty string (thrown instead of an Error)";
+  if (value === null || value === undefined || typeof value !== "object") return `${String(value)} (thrown instead of an Error)`;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return `${text.length > 200 ? `${text.slice(0, 200)}…` : text} (thrown instead of an Error)`;
+}
+
 function unpackAggregate(err: unknown): { first: unknown; more: number } {
   const errors = (err as { errors?: unknown } | undefined)?.errors;
   if (err instanceof AggregateError || ((err as { name?: string })?.name === "AggregateError" && Array.isArray(errors))) {
@@ -62,6 +84,14 @@ function unpackAggregate(err: unknown): { first: unknown; more: number } {
  * keys the operator set.
  */
 export function isConfigError(err: unknown, ctx: ConfigContext): boolean {
+  try {
+    return isConfigErrorUnsafe(err, ctx);
+  } catch {
+    return false; // a thrown value with throwing getters: report it as the plugin's own error
+  }
+}
+
+function isConfigErrorUnsafe(err: unknown, ctx: ConfigContext): boolean {
   const e = err as { name?: string; message?: unknown; issues?: unknown; errors?: unknown } | undefined;
   if (!e || typeof e !== "object") return false;
   if (e.name === "ZodError" || (Array.isArray(e.issues) && e.issues.length > 0)) return true;

@@ -6,11 +6,22 @@ export type ModuleShape =
   | { readonly kind: "factory"; readonly factory: PluginFactory; readonly warnings: string[] }
   | { readonly kind: "empty"; readonly exportNames: string[] };
 
-/** A plain object whose leaves are all tool definitions (at least one). */
-export function isToolTree(value: unknown): value is ToolTree {
+/**
+ * A plain object whose leaves are all tool definitions (at least one). An object that contains one
+ * of its ancestors counts as a tree here, so the loader can report the cycle (checkTreeShape)
+ * instead of "exports no tool" or a stack overflow.
+ */
+export function isToolTree(value: unknown, ancestors: readonly unknown[] = []): value is ToolTree {
   if (typeof value !== "object" || value === null || Array.isArray(value) || isToolDefinition(value)) return false;
+  if (ancestors.includes(value)) return true;
   const values = Object.values(value);
-  return values.length > 0 && values.every((v) => isToolDefinition(v) || isToolTree(v));
+  const inner = [...ancestors, value];
+  return values.length > 0 && values.every((v) => isToolDefinition(v) || isToolTree(v, inner));
+}
+
+/** `target[key] = value` as an own property even for `__proto__` (plain assignment would set the prototype). */
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**
@@ -21,7 +32,7 @@ export function isToolTree(value: unknown): value is ToolTree {
 export function interpretToolModule(mod: Record<string, unknown>): ModuleShape {
   const warnings: string[] = [];
   const named: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(mod)) if (k !== "default" && (isToolDefinition(v) || isToolTree(v))) named[k] = v;
+  for (const [k, v] of Object.entries(mod)) if (k !== "default" && (isToolDefinition(v) || isToolTree(v))) defineOwn(named, k, v);
   const def = mod.default;
   const namedCount = Object.keys(named).length;
   if (typeof def === "function" && !isToolDefinition(def)) {
@@ -32,7 +43,9 @@ export function interpretToolModule(mod: Record<string, unknown>): ModuleShape {
     if (!namedCount) return { kind: "tree", tree: def as unknown as ToolTree, warnings };
     warnings.push(`the default export is ignored because the file also has named tool exports (${Object.keys(named).join(", ")}); a path cannot be both a tool and a namespace`);
   } else if (isToolTree(def)) {
-    Object.assign(named, { ...def, ...named });
+    // Named exports win over keys of a default tree; copied key by key so `__proto__` stays a key
+    // (and is then rejected by name) instead of replacing the prototype.
+    for (const [k, v] of Object.entries(def)) if (!Object.hasOwn(named, k)) defineOwn(named, k, v);
   }
   if (Object.keys(named).length) return { kind: "tree", tree: named as ToolTree, warnings };
   return { kind: "empty", exportNames: Object.keys(mod) };

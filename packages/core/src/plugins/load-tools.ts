@@ -21,6 +21,8 @@ import { dirStamp, fileStamp } from "./fingerprint.ts";
 import { importFresh, nextGeneration } from "./import-module.ts";
 import { validatePluginConfig } from "./manifest.ts";
 import { registerSdkModule } from "./sdk-module.ts";
+import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
+import { checkTreeShape } from "./tree-shape.ts";
 import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
@@ -62,7 +64,7 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
     }
   }
 
-  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: opts.bundled ?? [] });
+  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: opts.bundled ?? [] }, diagnostics);
   const kept = dedupe(candidates, diagnostics);
   if (!readOnly) {
     for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
@@ -74,7 +76,9 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
   const helperStamps = new Map<string, string>();
 
   const results = await Promise.all(
-    kept.map((c) => loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, readOnly, previous: previous?.entries.get(keyOf(c)) })),
+    kept.map((c) =>
+      loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, readOnly, timeoutMs: opts.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, previous: previousOf(c, previous) }),
+    ),
   );
 
   const tree: Record<string, ToolTree | ToolDefinition> = {};
@@ -113,19 +117,49 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
   return { result, state: { entries: state }, config: loadedConfig };
 }
 
+/**
+ * The previous pass's state of the same entry. A plugin whose package.json/manifest is unreadable
+ * right now (e.g. saved half-way) may get a fallback id, so it is also matched by its directory.
+ */
+function previousOf(c: Candidate, previous: LoadState | undefined): LoadContext["previous"] {
+  if (!previous) return undefined;
+  const exact = previous.entries.get(keyOf(c));
+  if (exact || c.kind !== "broken") return exact;
+  for (const v of previous.entries.values()) if (v.entry.kind === c.entryKind && v.entry.source === c.source && v.entry.status === "loaded") return v;
+  return undefined;
+}
+
 function keyOf(c: Candidate): string {
   return `${c.kind === "broken" ? c.entryKind : c.kind === "bundled" ? "plugin" : c.kind}:${c.id}:${c.source}`;
 }
 
-/** First found wins; the same id twice in the same layer is a collision (the first is kept). */
+function foldId(id: string): string {
+  return id.toLowerCase();
+}
+
+/**
+ * First found wins; the same id twice in the same layer is a collision (the first is kept). Ids
+ * that differ only in letter case are both kept, with a warning.
+ */
 function dedupe(candidates: Candidate[], diagnostics: Diagnostic[]): Candidate[] {
   const seen = new Map<string, Candidate>();
+  const folded = new Map<string, Candidate>();
   const kept: Candidate[] = [];
   for (const c of candidates) {
     const first = seen.get(c.id);
     if (!first) {
       seen.set(c.id, c);
       kept.push(c);
+      const similar = folded.get(foldId(c.id));
+      if (similar)
+        diagnostics.push({
+          level: "warning",
+          id: c.id,
+          source: c.source,
+          message: `"${c.id}" (${c.source}) and "${similar.id}" (${similar.source}) differ only in letter case; both are loaded`,
+          hint: "Rename one of them: the model easily confuses the two, and on case-insensitive file systems (macOS, Windows) the two files cannot coexist.",
+        });
+      else folded.set(foldId(c.id), c);
       continue;
     }
     if (first.layer === c.layer)
@@ -158,6 +192,8 @@ interface LoadContext {
   helperStamps: Map<string, string>;
   /** List mode: write nothing (no install, no node_modules, no data dirs). */
   readOnly: boolean;
+  /** Time limit for importing the file and, separately, for running the factory. */
+  timeoutMs: number;
 }
 
 const DEPS_HINT = "Dependencies are not installed; run `bun start` or `openassistant plugins install` (listing never installs anything).";
@@ -181,7 +217,13 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
   const pluginConfig = config.config[c.id];
   const fingerprint = fingerprintOf(c, lc.helperStamps) + JSON.stringify(pluginConfig ?? null);
 
-  if (c.kind === "broken") return { entry: { ...base, status: "error", tools: [] }, fingerprint, diagnostics: [c.diagnostic] };
+  const prevLoaded = lc.previous?.subtree && lc.previous.entry.status === "loaded" ? lc.previous : undefined;
+  if (c.kind === "broken") {
+    // E.g. a package.json or manifest saved half-way: keep the working version until it is fixed.
+    if (prevLoaded)
+      return { entry: { ...prevLoaded.entry, stale: true }, subtree: prevLoaded.subtree, fingerprint, diagnostics: [{ ...c.diagnostic, message: `${c.diagnostic.message} (the previous version stays active until this is fixed)` }] };
+    return { entry: { ...base, status: "error", tools: [] }, fingerprint, diagnostics: [c.diagnostic] };
+  }
   if (pluginConfig?.enabled === false || isEntryDisabled(c.id, config.tools)) {
     const why = pluginConfig?.enabled === false ? `config.${c.id}.enabled is false` : `config.tools.${c.id} is false`;
     return { entry: { ...base, status: "disabled", tools: [] }, fingerprint, diagnostics: [{ level: "info", id: c.id, source: c.source, message: `disabled (${why})`, hint: `Remove or flip ${why.split(" ")[0]} to enable it.` }] };
@@ -217,7 +259,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       file = c.file;
       const pending = lc.readOnly ? uninstalledImports(c.file, dirname(c.file)) : [];
       if (pending.length) return fail({ source: c.file, message: `imports ${pending.join(", ")}, which is not installed`, hint: DEPS_HINT });
-      const mod = await importFresh(c.file, lc.gen, dirname(c.file));
+      const mod = await withTimeLimit(() => importFresh(c.file, lc.gen, dirname(c.file)), lc.timeoutMs);
       shape = interpretToolModule(mod);
       ctxConfig = { ...(pluginConfig ?? {}) };
       delete ctxConfig.enabled;
@@ -237,11 +279,19 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       ctxConfig = validated.config;
       const pending = lc.readOnly && c.origin !== "npm" ? uninstalledImports(c.pkg.entry, c.pkg.dir) : [];
       if (pending.length) return fail({ source: c.pkg.entry, message: `imports ${pending.join(", ")}, which is not installed`, hint: DEPS_HINT });
-      const mod = await importFresh(c.pkg.entry, lc.gen, c.pkg.dir.includes("/node_modules/") ? dirname(c.pkg.entry) : c.pkg.dir);
+      const entryFile = c.pkg.entry;
+      const mod = await withTimeLimit(() => importFresh(entryFile, lc.gen, c.pkg.dir.includes("/node_modules/") ? dirname(entryFile) : c.pkg.dir), lc.timeoutMs);
       shape = interpretPluginModule(mod);
     }
   } catch (err) {
-    const d = describeLoadError(err, c.kind === "plugin" ? c.pkg.entry : c.source, lc.projectWorkspace);
+    const at = c.kind === "plugin" ? c.pkg.entry : c.source;
+    if (err instanceof LoadTimeoutError)
+      return fail({
+        source: at,
+        message: `importing ${at} did not finish within ${formatSeconds(err.ms)} (a top-level await that never settles?)`,
+        hint: `Make every top-level await in ${at} (and the files it imports) finish quickly; do slow setup inside run() or a plugin factory. The other tools and plugins still load.`,
+      });
+    const d = describeLoadError(err, at, lc.projectWorkspace);
     const notInstalled = lc.readOnly && /Cannot find (module|package)/.test(d.message);
     return fail({ source: c.kind === "plugin" ? c.pkg.entry : c.source, ...d, ...(notInstalled ? { hint: DEPS_HINT } : {}) });
   }
@@ -263,8 +313,15 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     try {
       if (!lc.readOnly) mkdirSync(dataDir, { recursive: true });
       const ctx: PluginContext = Object.freeze({ id: c.id, config: Object.freeze(ctxConfig), dataDir, logger: makeLogger(c.id, lc.log) });
-      subtree = await shape.factory(ctx);
+      const factory = shape.factory;
+      subtree = await withTimeLimit(() => factory(ctx), lc.timeoutMs);
     } catch (err) {
+      if (err instanceof LoadTimeoutError)
+        return fail({
+          source: file,
+          message: `plugin factory did not return within ${formatSeconds(err.ms)} (a promise that never settles, or slow setup)`,
+          hint: `Make the factory in ${file} return its tools quickly; connect lazily inside run() instead of awaiting the connection in the factory. The other tools and plugins still load.`,
+        });
       const d = describeLoadError(err, file, lc.projectWorkspace);
       const at = locateConfigKey(lc.loadedConfig.sources, ["config", c.id]);
       const configFile = at?.file ?? configFileOf(lc);
@@ -280,6 +337,9 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     if (!isToolDefinition(subtree) && (typeof subtree !== "object" || subtree === null))
       return fail({ source: file, message: `the factory returned ${subtree === null ? "null" : typeof subtree}, not a tool tree`, hint: `Return an object of tools, e.g. { create: defineTool({ ... }) }, from ${file}.` });
   } else subtree = shape.tree;
+
+  const shapeProblem = checkTreeShape(subtree, c.id);
+  if (shapeProblem) return fail({ source: file, message: shapeProblem, hint: `Make the tools exported/returned by ${file} a plain tree of groups and defineTool(...) leaves.` });
 
   let tools: ToolInfo[];
   try {

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import { normalizeId, isValidId } from "./ids.ts";
 
@@ -28,7 +28,8 @@ export class PluginManifestError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const AJV_OPTIONS = { allErrors: true, useDefaults: true, strict: false } as const;
+const ajv = new Ajv(AJV_OPTIONS);
 
 const manifestShape = ajv.compile({
   type: "object",
@@ -51,7 +52,10 @@ export function readPluginPackage(dirIn: string): PluginPackage {
   const fallbackId = normalizeId(basename(dir));
   if (!existsSync(pkgFile))
     throw new PluginManifestError("no package.json in plugin directory", pkgFile, 'Add a package.json with "openassistant": { "entry": "./index.ts" }.', fallbackId);
-  const pkg = readJson(pkgFile, fallbackId) as Record<string, unknown>;
+  const pkgValue = readJson(pkgFile, fallbackId);
+  if (typeof pkgValue !== "object" || pkgValue === null || Array.isArray(pkgValue))
+    throw new PluginManifestError(`package.json must contain a JSON object, not ${describeJson(pkgValue)}`, pkgFile, 'Write { "name": "...", "type": "module", "openassistant": { "entry": "./index.ts" } }.', fallbackId);
+  const pkg = pkgValue as Record<string, unknown>;
   const packageName = typeof pkg.name === "string" ? pkg.name : undefined;
   const oa = pkg.openassistant;
   const baseId = packageName ? normalizeId(packageName) : fallbackId;
@@ -84,9 +88,20 @@ export function readPluginPackage(dirIn: string): PluginPackage {
     description = m.description;
     if (m.configSchema) {
       try {
-        validateConfig = ajv.compile(m.configSchema);
+        // A fresh Ajv per schema: a shared instance remembers every "$id", so a schema with an
+        // "$id" would fail as "already exists" on the next reload (or in a second plugin).
+        validateConfig = new Ajv(AJV_OPTIONS).compile(m.configSchema);
       } catch (err) {
-        throw new PluginManifestError(`configSchema in openassistant.json is not a valid JSON Schema: ${(err as Error).message}`, manifestFile, "Fix the configSchema (JSON Schema draft-07).", id);
+        const message = (err as Error).message;
+        const remote = /can't resolve reference/.test(message);
+        throw new PluginManifestError(
+          `configSchema in openassistant.json is not a valid JSON Schema: ${message}`,
+          manifestFile,
+          remote
+            ? 'Referenced schemas are never fetched: inline the schema in configSchema, or point "$ref" at "#/definitions/..." inside it.'
+            : "Fix the configSchema (JSON Schema draft-07).",
+          id,
+        );
       }
     }
   }
@@ -94,9 +109,20 @@ export function readPluginPackage(dirIn: string): PluginPackage {
     throw new PluginManifestError(`plugin id "${id}" is not a valid identifier`, hasManifest ? manifestFile : pkgFile, 'Set "id" in openassistant.json to letters, digits and _ only.', normalizeId(id));
 
   const entryRel = (oaObj.entry as string | undefined) ?? (typeof pkg.main === "string" ? pkg.main : undefined) ?? firstExisting(dir, ["index.ts", "index.js", "src/index.ts", "src/index.js"]);
+  if (entryRel === "") throw new PluginManifestError('"openassistant.entry" is empty', pkgFile, 'Set "openassistant": { "entry": "./index.ts" } in package.json.', id);
   if (!entryRel) throw new PluginManifestError("no entry file", pkgFile, 'Set "openassistant": { "entry": "./index.ts" } in package.json.', id);
   const entry = resolve(dir, entryRel);
+  const rel = relative(dir, entry);
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    throw new PluginManifestError(
+      `entry "${entryRel}" is outside the plugin directory (${entry})`,
+      pkgFile,
+      `Point "openassistant.entry" (or "main") at a file inside ${dir}, e.g. "./index.ts"; files outside it are not watched or reloaded with the plugin.`,
+      id,
+    );
   if (!existsSync(entry)) throw new PluginManifestError(`entry file ${entryRel} does not exist`, pkgFile, `Create ${entry} or fix "openassistant.entry".`, id);
+  if (!isFile(entry))
+    throw new PluginManifestError(`entry ${entryRel} is a directory, not a file`, pkgFile, `Point "openassistant.entry" at a file, e.g. "${entryRel.replace(/\/+$/, "")}/index.ts".`, id);
   return { dir, id, packageName, version: typeof pkg.version === "string" ? pkg.version : undefined, entry, name, description, validateConfig, manifestFile: hasManifest ? manifestFile : undefined };
 }
 
@@ -125,6 +151,18 @@ function readJson(file: string, id: string): unknown {
   } catch (err) {
     throw new PluginManifestError(`cannot parse ${basename(file)}: ${(err as Error).message}`, file, "Fix the JSON syntax.", id);
   }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function describeJson(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`;
 }
 
 function firstExisting(dir: string, names: string[]): string | undefined {

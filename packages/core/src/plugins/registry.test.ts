@@ -101,4 +101,48 @@ describe("tool registry reload", () => {
     stop();
     expect(seen.length).toBeGreaterThanOrEqual(2);
   });
+
+  test("a configSchema with an $id survives reloads (it failed as 'already exists' on the second load)", async () => {
+    const p = tempProject({
+      ".openassistant/plugins/sid/package.json": JSON.stringify({ name: "sid", type: "module", openassistant: { entry: "./index.ts" } }),
+      ".openassistant/plugins/sid/openassistant.json": JSON.stringify({ id: "sid", configSchema: { $id: "https://example.com/sid.json", type: "object" } }),
+      ".openassistant/plugins/sid/index.ts": `${SDK_IMPORT}\nexport default () => ({ x: defineTool({ description: "x", approval: "auto", args: z.object({}), run: async () => 1 }) });`,
+    });
+    const reg = createToolRegistry({ ...p.opts, autoInstall: false });
+    expect((await reg.ready).diagnostics).toEqual([]);
+    p.write(".openassistant/plugins/sid/index.ts", `${SDK_IMPORT}\nexport default () => ({ y: defineTool({ description: "y", approval: "auto", args: z.object({}), run: async () => 2 }) });`);
+    const second = await reg.reload();
+    expect(second.diagnostics).toEqual([]);
+    expect(second.entries[0]!.tools.map((t) => t.path)).toEqual(["sid.y"]);
+  });
+
+  test("a plugin's package.json or manifest saved half-way keeps the previous version live (two-step write)", async () => {
+    const pkgJson = JSON.stringify({ name: "my-plugin", type: "module", openassistant: { entry: "./index.ts" } });
+    const manifest = JSON.stringify({ id: "posthog", name: "PostHog" });
+    const p = tempProject({
+      ".openassistant/plugins/my-plugin/package.json": pkgJson,
+      ".openassistant/plugins/my-plugin/openassistant.json": manifest,
+      ".openassistant/plugins/my-plugin/index.ts": `${SDK_IMPORT}\nexport default () => ({ hits: defineTool({ description: "hits", approval: "auto", args: z.object({}), run: async () => 7 }) });`,
+    });
+    const reg = createToolRegistry({ ...p.opts, autoInstall: false });
+    await reg.ready;
+    for (const [file, text] of [["package.json", pkgJson], ["openassistant.json", manifest]] as const) {
+      const path = join(p.ws, "plugins/my-plugin", file);
+      writeFileSync(path, text.slice(0, Math.floor(text.length / 2)));
+      const half = await reg.reload();
+      const entry = half.entries.find((e) => e.source === join(p.ws, "plugins/my-plugin"))!;
+      expect(entry.id).toBe("posthog");
+      expect(entry.status).toBe("loaded");
+      expect(entry.stale).toBe(true);
+      expect(await run(half, "posthog.hits")).toBe(7);
+      const d = half.diagnostics.find((x) => x.level === "error")!;
+      expect(d.source).toBe(path);
+      expect(d.message).toContain(`cannot parse ${file}`);
+      expect(d.message).toContain("previous version stays active");
+      writeFileSync(path, text);
+      const whole = await reg.reload();
+      expect(whole.diagnostics).toEqual([]);
+      expect(whole.entries[0]!.stale).toBeUndefined();
+    }
+  });
 });

@@ -65,6 +65,11 @@ export interface LoadToolsOptions {
   /** Time limit for one `bun install` (default 120 s). */
   installTimeoutMs?: number;
   /**
+   * Time limit (ms) for importing one tool/plugin file, and separately for running one plugin
+   * factory (default 10 000). A file that exceeds it is reported and skipped; the rest still loads.
+   */
+  loadTimeoutMs?: number;
+  /**
    * List mode (`plugins list`): write nothing — no `bun install`, no package.json, no node_modules, no
    * data dirs; a tool whose packages are not installed is reported instead of imported. Default false.
    */
