@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { MAIN } from "../testing/cli.ts";
+import { startGatewayProcess } from "../testing/cli.ts";
 
 const weather = (v: string) => `import { defineTool, z } from "@openassistant/sdk";
 export default defineTool({
@@ -13,33 +13,6 @@ export default defineTool({
   run: async ({ city }) => ({ city, sky: "sunny ${v}" }),
 });
 `;
-
-/** Collects a stream as text and waits for patterns in it. */
-function collector(stream: ReadableStream<Uint8Array>) {
-  let text = "";
-  const reader = stream.getReader();
-  let ended = false;
-  const pump = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return void (ended = true);
-      text += new TextDecoder().decode(value);
-    }
-  })();
-  return {
-    get text() {
-      return text;
-    },
-    async waitFor(re: RegExp, timeoutMs = 8000): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!re.test(text)) {
-        if (ended || Date.now() > deadline) throw new Error(`no ${re} in:\n${text}`);
-        await Bun.sleep(20);
-      }
-    },
-    pump,
-  };
-}
 
 describe("reloads in a running gateway (real subprocess, file watching on)", () => {
   test("an added tool is reported and used next turn; a broken edit prints a diagnostic and keeps the old version; /reload prints the result", async () => {
@@ -53,23 +26,8 @@ describe("reloads in a running gateway (real subprocess, file watching on)", () 
     const api = await startFakeAnthropic();
     const call = (id: string) => toolUseTurn({ id, name: "execute", input: { code: 'return await tools.weather({ city: "Oslo" });' } });
     api.script([call("toolu_1"), textTurn("It is sunny in Oslo."), call("toolu_2"), textTurn("Still sunny in Oslo.")]);
-    const proc = Bun.spawn(["bun", MAIN, "start"], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH!,
-        HOME: process.env.HOME!,
-        NO_COLOR: "1",
-        OPENASSISTANT_CONFIG_DIR: join(dir, "config"),
-        ANTHROPIC_API_KEY: "sk-ant-api03-reload-test-000000000000",
-        OPENASSISTANT_ANTHROPIC_BASE_URL: api.url,
-      },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const { proc, out, err } = startGatewayProcess({ cwd: dir, apiUrl: api.url });
     const killer = setTimeout(() => proc.kill("SIGKILL"), 25_000);
-    const out = collector(proc.stdout);
-    const err = collector(proc.stderr);
     try {
       await out.waitFor(/Ready in \d+ ms/);
       expect(out.text).not.toContain("tools.weather");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { startFakeAnthropic, textTurn, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { startFakeDiscord, type FakeDiscord } from "@openassistant/testkit";
-import { MAIN } from "../testing/cli.ts";
+import { startGatewayProcess } from "../testing/cli.ts";
 import { botTexts, eventually } from "./e2e-harness.ts";
 
 let fake: FakeDiscord;
@@ -32,35 +32,14 @@ describe("bun start with a Discord token (real subprocess)", () => {
 `,
     );
     api.script([textTurn("Hello from the real process.")]);
-    const proc = Bun.spawn(["bun", MAIN, "start"], {
+    const { proc, out, err } = startGatewayProcess({
       cwd: dir,
-      env: {
-        PATH: process.env.PATH!,
-        HOME: process.env.HOME!,
-        NO_COLOR: "1",
-        OPENASSISTANT_CONFIG_DIR: join(dir, "config"),
-        ANTHROPIC_API_KEY: "sk-ant-api03-discord-start-test-0000000000",
-        OPENASSISTANT_ANTHROPIC_BASE_URL: api.url,
-        DISCORD_TOKEN: fake.token,
-        OPENASSISTANT_DISCORD_API: fake.apiUrl,
-      },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
+      apiUrl: api.url,
+      env: { ANTHROPIC_API_KEY: "sk-ant-api03-discord-start-test-0000000000", DISCORD_TOKEN: fake.token, OPENASSISTANT_DISCORD_API: fake.apiUrl },
     });
     const killer = setTimeout(() => proc.kill("SIGKILL"), 9_000);
-    const stderr = new Response(proc.stderr).text();
-    let out = "";
-    const reader = proc.stdout.getReader();
-    const readRest = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        out += new TextDecoder().decode(value);
-      }
-    })();
     try {
-      await eventually(() => out.includes("Discord: connected as"), "the process to connect to the fake Discord", 8_000);
+      await out.waitFor(/Discord: connected as/, 8_000);
       expect(fake.connectedSessions).toBe(1);
 
       const dm = fake.dmChannelId(alice);
@@ -70,12 +49,11 @@ describe("bun start with a Discord token (real subprocess)", () => {
 
       proc.kill("SIGTERM");
       const code = await proc.exited;
-      await readRest;
-      const err = await stderr;
+      await Promise.all([out.pump, err.pump]);
       expect(code).toBe(0);
-      expect(out).toContain("Bye.");
-      expect(err).toContain("terminated: shutting down");
-      expect(out + err).not.toContain(fake.token);
+      expect(out.text).toContain("Bye.");
+      expect(err.text).toContain("terminated: shutting down");
+      expect(out.text + err.text).not.toContain(fake.token);
       await eventually(() => fake.connectedSessions === 0, "the gateway connection to close");
     } finally {
       clearTimeout(killer);

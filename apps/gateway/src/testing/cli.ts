@@ -16,3 +16,53 @@ export async function cli(args: string[], opts: { cwd: string; env?: Record<stri
   clearTimeout(timer);
   return { stdout, stderr, code };
 }
+
+/** Collects a stream as text and waits for patterns in it. */
+export function collect(stream: ReadableStream<Uint8Array>) {
+  let text = "";
+  let ended = false;
+  const reader = stream.getReader();
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return void (ended = true);
+      text += new TextDecoder().decode(value);
+    }
+  })();
+  return {
+    get text() {
+      return text;
+    },
+    async waitFor(re: RegExp, timeoutMs = 8000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!re.test(text)) {
+        if (ended || Date.now() > deadline) throw new Error(`no ${re} in:\n${text}`);
+        await Bun.sleep(20);
+      }
+    },
+    pump,
+  };
+}
+
+/**
+ * `openassistant start` in a subprocess with a clean environment, talking to a fake Anthropic at
+ * `apiUrl`; stdout and stderr are collected. Extra env (e.g. a Discord token) via `env`.
+ */
+export function startGatewayProcess(opts: { cwd: string; apiUrl: string; env?: Record<string, string> }) {
+  const proc = Bun.spawn(["bun", MAIN, "start"], {
+    cwd: opts.cwd,
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME!,
+      NO_COLOR: "1",
+      OPENASSISTANT_CONFIG_DIR: join(opts.cwd, "config"),
+      ANTHROPIC_API_KEY: "sk-ant-api03-subprocess-test-000000000000",
+      OPENASSISTANT_ANTHROPIC_BASE_URL: opts.apiUrl,
+      ...opts.env,
+    },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { proc, out: collect(proc.stdout), err: collect(proc.stderr) };
+}
