@@ -9,6 +9,7 @@ import { createLiveMessage } from "./live-message.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { DiscordGatewayPort } from "./port.ts";
+import { suppressLinkPreviews } from "./no-previews.ts";
 import { renderActivity } from "./render-summary.ts";
 import { splitMessage } from "./split-message.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
@@ -272,7 +273,7 @@ const UNVERIFIED_COLOR = 0xf0b232;
  * messages) becomes "(no answer)".
  */
 export function answerMessages(text: string, activity: string, unverified = false): AnswerMessage[] {
-  const parts: AnswerMessage[] = splitMessage(text.trim() ? text : "(no answer)").map((content) => ({ content }));
+  const parts: AnswerMessage[] = splitMessage(text.trim() ? suppressLinkPreviews(text) : "(no answer)").map((content) => ({ content }));
   if (!activity.trim()) return parts;
   const color = unverified ? UNVERIFIED_COLOR : ACTIVITY_COLOR;
   const embeds = splitMessage(activity, EMBED_DESCRIPTION_LIMIT).map((description, i) => ({ ...(i === 0 ? { title: "Activity" } : {}), description, color }));

@@ -51,6 +51,10 @@ describe("answerMessages", () => {
     expect(parts.map((p) => p.embeds![0]!.title)).toEqual(["Activity", ...parts.slice(1).map(() => undefined)]);
   });
 
+  test("links in the answer are sent in Discord's no-preview form", () => {
+    expect(answerMessages("Done: https://example.com/x", "")).toEqual([{ content: "Done: <https://example.com/x>" }]);
+  });
+
   test("an empty or whitespace-only answer becomes a visible placeholder (Discord rejects empty messages)", () => {
     expect(answerMessages("", "")).toEqual([{ content: "(no answer)" }]);
     expect(answerMessages("  \n\t ", "")).toEqual([{ content: "(no answer)" }]);
