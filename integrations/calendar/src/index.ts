@@ -1,21 +1,30 @@
-import { defineTool, z, type PluginContext, type ToolTree } from "@openassistant/sdk";
+import { definePlugin, defineTool, z } from "@openassistant/sdk";
 import { EventStore, type CalendarEvent } from "./store.ts";
 
-interface CalendarConfig {
-  timezone: string;
-  defaultDurationMinutes: number;
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
+
+/** `config.calendar`; openassistant.json carries the same rules as JSON Schema, checked before import. */
+const CalendarConfig = z.object({
+  timezone: z.string().default("UTC").refine(isTimeZone, { error: (issue) => `${JSON.stringify(issue.input)} is not an IANA time zone (e.g. "Europe/Oslo")` }),
+  defaultDurationMinutes: z.number().int().min(1).max(1440).default(60),
+});
 
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: "must be an ISO 8601 date-time, e.g. 2025-03-01T09:00:00Z" });
 
-export default function calendar(ctx: PluginContext): ToolTree {
-  const config = ctx.config as unknown as CalendarConfig;
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: config.timezone });
-  } catch {
-    throw new Error(`config.calendar.timezone "${config.timezone}" is not an IANA time zone (e.g. "Europe/Oslo")`);
-  }
-  const store = new EventStore(ctx.dataDir);
+export default definePlugin({
+  config: CalendarConfig,
+  tools: (ctx) => calendarTools(ctx.config, ctx.dataDir, ctx.logger),
+});
+
+function calendarTools(config: z.output<typeof CalendarConfig>, dataDir: string, logger: { info(message: string): void }) {
+  const store = new EventStore(dataDir);
   const show = (e: CalendarEvent) => ({
     ...e,
     local: new Intl.DateTimeFormat("en-GB", { timeZone: config.timezone, dateStyle: "medium", timeStyle: "short" }).format(new Date(e.startsAt)),
@@ -46,7 +55,7 @@ export default function calendar(ctx: PluginContext): ToolTree {
             updatedAt: now,
           };
           await store.update((events) => ({ events: [...events, event], result: undefined }));
-          ctx.logger.info(`created ${event.id}`);
+          logger.info(`created ${event.id}`);
           return show(event);
         },
       }),

@@ -2,13 +2,32 @@ import { z } from "zod";
 
 export type ApprovalMode = "auto" | "required";
 
+/** Lines a tool writes while it runs; they go to the gateway's log, prefixed with the tool path. */
+export interface ToolLogger {
+  info(message: string, ...details: unknown[]): void;
+  warn(message: string, ...details: unknown[]): void;
+  error(message: string, ...details: unknown[]): void;
+}
+
+/** What `run` receives besides its input. Tools that take only `input` ignore it. */
+export interface ToolContext {
+  /** Aborted when the call is cancelled (run timeout, the run ended, the gateway shuts down). */
+  readonly signal: AbortSignal;
+  /** This call's id, as in its receipts. */
+  readonly callId: string;
+  /** The conversation the call belongs to, when there is one. */
+  readonly sessionId?: string;
+  readonly log: ToolLogger;
+}
+
 /** What `defineTool()` returns and what the core runtime consumes. */
 export interface ToolDefinition<TInput = any> {
   readonly _tag: "ToolDefinition";
   readonly description: string;
   readonly approval: ApprovalMode;
   readonly args: z.ZodObject<any>;
-  readonly run: (input: TInput) => Promise<unknown>;
+  /** The host always passes `ctx`; it is optional here so a tool can be called directly in tests. */
+  readonly run: (input: TInput, ctx?: ToolContext) => Promise<unknown>;
   readonly previewInput?: (input: TInput) => string | undefined;
   readonly previewOutput?: (output: unknown) => string | undefined;
 }
@@ -25,8 +44,11 @@ export interface ToolOptions<TShape extends z.ZodRawShape> {
   approval: ApprovalMode;
   /** Input schema; the model's input is validated against it before `run`. */
   args: z.ZodObject<TShape>;
-  /** The implementation: throw to fail, return to succeed. */
-  run: (input: z.output<z.ZodObject<TShape>>) => Promise<unknown>;
+  /**
+   * The implementation: throw to fail, return to succeed. `ctx.signal` aborts when the call is
+   * cancelled: pass it to `fetch` and long work so a timed-out call really stops.
+   */
+  run: (input: z.output<z.ZodObject<TShape>>, ctx: ToolContext) => Promise<unknown>;
   /** Short text for approval cards and receipts instead of raw JSON. */
   previewInput?: (input: z.output<z.ZodObject<TShape>>) => string | undefined;
   /** Short text for receipts instead of raw JSON of the result. */
@@ -61,7 +83,7 @@ export function defineTool<TShape extends z.ZodRawShape>(
     description: options.description,
     approval: options.approval,
     args: options.args,
-    run: options.run,
+    run: options.run as (input: z.output<z.ZodObject<TShape>>, ctx?: ToolContext) => Promise<unknown>,
     previewInput: options.previewInput,
     previewOutput: options.previewOutput,
   });

@@ -1,9 +1,15 @@
-import { isToolDefinition, type ToolTree } from "@openassistant/sdk";
+import { isPluginDefinition, isToolDefinition, type PluginDefinition, type ToolTree } from "@openassistant/sdk";
 import type { PluginFactory } from "./types.ts";
 
 export type ModuleShape =
   | { readonly kind: "tree"; readonly tree: ToolTree; readonly warnings: string[] }
-  | { readonly kind: "factory"; readonly factory: PluginFactory; readonly warnings: string[] }
+  | {
+      readonly kind: "factory";
+      readonly factory: PluginFactory;
+      readonly warnings: string[];
+      /** From `definePlugin({ config })`: the plugin's config is validated against it first. */
+      readonly configSchema?: PluginDefinition["config"];
+    }
   | { readonly kind: "empty"; readonly exportNames: string[] };
 
 /**
@@ -35,6 +41,10 @@ export function interpretToolModule(mod: Record<string, unknown>): ModuleShape {
   for (const [k, v] of Object.entries(mod)) if (k !== "default" && (isToolDefinition(v) || isToolTree(v))) defineOwn(named, k, v);
   const def = mod.default;
   const namedCount = Object.keys(named).length;
+  if (isPluginDefinition(def)) {
+    if (namedCount) warnings.push(`named tool exports (${Object.keys(named).join(", ")}) are ignored because the default export is a plugin (definePlugin)`);
+    return fromPluginDefinition(def, warnings);
+  }
   if (typeof def === "function" && !isToolDefinition(def)) {
     if (namedCount) warnings.push(`named tool exports (${Object.keys(named).join(", ")}) are ignored because the default export is a plugin factory`);
     return { kind: "factory", factory: def as PluginFactory, warnings };
@@ -54,8 +64,13 @@ export function interpretToolModule(mod: Record<string, unknown>): ModuleShape {
 /** Plugin entry: default export (factory or tree), else a named `tools` export. */
 export function interpretPluginModule(mod: Record<string, unknown>): ModuleShape {
   for (const candidate of [mod.default, mod.tools]) {
+    if (isPluginDefinition(candidate)) return fromPluginDefinition(candidate, []);
     if (typeof candidate === "function" && !isToolDefinition(candidate)) return { kind: "factory", factory: candidate as PluginFactory, warnings: [] };
     if (isToolTree(candidate)) return { kind: "tree", tree: candidate, warnings: [] };
   }
   return { kind: "empty", exportNames: Object.keys(mod) };
+}
+
+function fromPluginDefinition(def: PluginDefinition, warnings: string[]): ModuleShape {
+  return { kind: "factory", factory: def.tools as PluginFactory, warnings, ...(def.config ? { configSchema: def.config } : {}) };
 }

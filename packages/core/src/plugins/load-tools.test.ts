@@ -262,3 +262,42 @@ export const list = t("list"); export const create = t("create"); export const c
     expect(r.diagnostics.filter((d) => d.level !== "info")).toEqual([]);
   });
 });
+
+describe("definePlugin: a typed plugin config", () => {
+  const typedPlugin = (dir: string) => ({
+    [`${dir}/package.json`]: JSON.stringify({ name: "typed", type: "module", openassistant: { entry: "./index.ts" } }),
+    [`${dir}/index.ts`]: `${SDK_IMPORT}
+import { definePlugin } from "@openassistant/sdk";
+export default definePlugin({
+  config: z.object({ region: z.enum(["eu", "us"]), limit: z.number().int().default(10) }),
+  tools: (ctx) => ({
+    show: defineTool({ description: "Show config", approval: "auto", args: z.object({}), run: async () => ({ region: ctx.config.region, limit: ctx.config.limit }) }),
+  }),
+});`,
+  });
+
+  test("config is validated against the zod schema and handed over with its defaults", async () => {
+    const p = tempProject({ ...typedPlugin("plugins/typed"), ".openassistant/config.json": JSON.stringify({ plugins: ["./plugins/typed"], config: { typed: { region: "eu" } } }) });
+    const r = await loadTools({ ...p.opts, ...noInstall });
+    expect(r.diagnostics).toEqual([]);
+    expect(await tool(r.tree, "typed.show").run({})).toEqual({ region: "eu", limit: 10 });
+  });
+
+  test("a bad value is a diagnostic naming the config field and the file; the factory never runs", async () => {
+    const p = tempProject({
+      ...typedPlugin("plugins/typed"),
+      ".openassistant/tools/clock.ts": toolSource("What time is it"),
+      ".openassistant/config.json": JSON.stringify({ plugins: ["./plugins/typed"], config: { typed: { region: "mars" } } }, null, 2),
+    });
+    const r = await loadTools({ ...p.opts, ...noInstall });
+    const d = r.diagnostics.find((x) => x.id === "typed");
+    expect(d?.level).toBe("error");
+    expect(d?.message).toContain("config.typed.region");
+    expect(d?.message).toContain('"eu"');
+    expect(d?.source).toBe(join(p.ws, "config.json"));
+    expect(d?.line).toBeGreaterThan(1);
+    expect(r.entries.find((e) => e.id === "typed")?.status).toBe("error");
+    // One bad plugin never stops the rest.
+    expect(r.entries.find((e) => e.id === "clock")?.status).toBe("loaded");
+  });
+});

@@ -312,6 +312,22 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     const dataDir = join(lc.projectWorkspace, "data", c.id);
     try {
       if (!lc.readOnly) mkdirSync(dataDir, { recursive: true });
+      if (shape.configSchema) {
+        const parsed = shape.configSchema.safeParse(ctxConfig);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const path = ["config", c.id, ...(issue?.path ?? []).map(String)];
+          const at = locateConfigKey(lc.loadedConfig.sources, path) ?? locateConfigKey(lc.loadedConfig.sources, ["config", c.id]);
+          const configFile = at?.file ?? configFileOf(lc);
+          return fail({
+            source: configFile,
+            ...(at ? { line: at.line, column: at.column } : {}),
+            message: `config for plugin "${c.id}" is invalid: ${path.join(".")}: ${issue?.message ?? "invalid"} (schema: definePlugin in ${file})`,
+            hint: `Fix ${path.join(".")} in ${configFile} to match the config schema in ${file}.`,
+          });
+        }
+        ctxConfig = parsed.data as Record<string, unknown>;
+      }
       const ctx: PluginContext = Object.freeze({ id: c.id, config: Object.freeze(ctxConfig), dataDir, logger: makeLogger(c.id, lc.log) });
       const factory = shape.factory;
       subtree = await withTimeLimit(() => factory(ctx), lc.timeoutMs);
