@@ -1,0 +1,170 @@
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
+import { loadTools } from "../plugins/index.ts";
+import { tempProject } from "../plugins/test-fixtures.ts";
+import { indexToolTree } from "../tools/flatten.ts";
+import { checkToolSource, resolveToolFile, sha256Hex, toolHistory, workspaceTools } from "./index.ts";
+
+const TOOL = (name: string, body = "return { ok: true, n: input.n + 1 };") => `import { defineTool, z } from "@openassistant/sdk";
+export default defineTool({
+  description: "${name}",
+  approval: "auto",
+  args: z.object({ n: z.number() }),
+  run: async (input) => { ${body} },
+});
+`;
+
+describe("resolveToolFile: the assistant writes only top-level tool files", () => {
+  const p = tempProject();
+  const tools = join(p.ws, "tools");
+  mkdirSync(tools, { recursive: true });
+  test.each([
+    ["signups.ts", true],
+    ["tools/signups.ts", true],
+    [".openassistant/tools/signups.ts", true],
+    ["../signups.ts", false],
+    ["../../etc/passwd.ts", false],
+    ["/etc/signups.ts", false],
+    ["sub/signups.ts", false],
+    ["signups.js", false],
+    ["signups.test.ts", false],
+    ["signups.d.ts", false],
+    [".hidden.ts", false],
+    ["", false],
+  ])("%s → allowed: %p", (path, ok) => {
+    const r = resolveToolFile(tools, path);
+    expect(r.ok).toBe(ok);
+    if (r.ok) expect(r.file).toBe(join(tools, "signups.ts"));
+  });
+  test("a symlink in the tools folder is never written through", () => {
+    writeFileSync(join(p.root, "outside.ts"), "x");
+    symlinkSync(join(p.root, "outside.ts"), join(tools, "link.ts"));
+    const r = resolveToolFile(tools, "link.ts");
+    expect(r.ok).toBe(false);
+    expect(r.ok ? "" : r.problem).toContain("symbolic link");
+  });
+});
+
+// Each check starts TypeScript in a child process: seconds, not milliseconds, on a busy machine.
+setDefaultTimeout(120_000);
+
+describe("checkToolSource (in a child process)", () => {
+  const p = tempProject();
+  const file = join(p.ws, "tools", "t.ts");
+  mkdirSync(join(p.ws, "tools"), { recursive: true });
+
+  test("a good tool passes and lists its npm packages (not installed yet: typed as any)", async () => {
+    const source = `import dayjs from "dayjs";\nimport { join } from "node:path";\n${TOOL("ok", "return dayjs().add(input.n, 'day').format() + join('a', 'b');")}`;
+    const r = await checkToolSource(file, source);
+    expect(r.problems).toEqual([]);
+    expect(r.packages).toEqual(["dayjs"]);
+    expect(r.sha256).toBe(sha256Hex(source));
+  });
+
+  test("type errors, forbidden imports and non-tool exports are problems with line numbers", async () => {
+    const source = `import { defineTool, z } from "@openassistant/sdk";
+import { loadTools } from "@openassistant/core";
+import helper from "./helper.ts";
+import { dlopen } from "bun:ffi";
+export function notATool() {}
+export default defineTool({
+  description: "bad",
+  approval: "auto",
+  args: z.object({ n: z.number() }),
+  run: async (input) => input.n.toUpperCase(),
+});
+const x = await import("fs");
+`;
+    const r = await checkToolSource(file, source);
+    const text = r.problems.join("\n");
+    expect(text).toContain('imports "@openassistant/core"');
+    expect(text).toContain('imports "./helper.ts"');
+    expect(text).toContain('imports "bun:ffi"');
+    expect(text).toContain("line 5: export only tools");
+    expect(text).toMatch(/line 10:\d+: TS2339 Property 'toUpperCase' does not exist on type 'number'/);
+    expect(text).toContain("line 12: dynamic import() is not allowed");
+  });
+
+  test("a file that exports nothing, or a syntax error, is refused", async () => {
+    expect((await checkToolSource(file, "const a = 1;\n")).problems).toEqual(["the file exports no tool: add `export default defineTool({ ... })`"]);
+    expect((await checkToolSource(file, `${TOOL("x")}\nlet = ;`)).problems.join("\n")).toMatch(/line 9:\d+: TS1\d+/);
+  });
+});
+
+describe("workspace tools: write, load, roll back, remove, history", () => {
+  function setup() {
+    const p = tempProject({ ".openassistant/tools/clock.ts": TOOL("clock") });
+    const tools = join(p.ws, "tools");
+    const history = toolHistory(join(p.ws, "history"));
+    let tree: ToolTree = {};
+    const reload = async (file: string) => {
+      const r = await loadTools({ ...p.opts, autoInstall: false });
+      tree = r.tree;
+      const entry = r.entries.find((e) => e.source === file);
+      return { problems: r.diagnostics.filter((d) => d.source === file && d.level === "error").map((d) => d.message), tools: entry?.status === "loaded" ? entry.tools.map((t) => t.path) : [] };
+    };
+    const ws = indexToolTree(workspaceTools({ toolsDir: tools, history, install: async () => {}, reload, approverOf: () => "operator-1" }));
+    const validate = async (name: string, input: unknown) => {
+      const t = ws.get(name) as ToolDefinition;
+      const parsed = await t.args.safeParseAsync(input);
+      if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+      return { t, data: parsed.data };
+    };
+    /** What the operator's card shows: computed after validation, before the run. */
+    const previewOf = async (name: string, input: unknown) => {
+      const { t, data } = await validate(name, input);
+      return t.previewInput?.(data) ?? "";
+    };
+    const call = async (name: string, input: unknown) => {
+      const { t, data } = await validate(name, input);
+      const preview = t.previewInput?.(data);
+      return { out: await t.run(data, { signal: new AbortController().signal, callId: "call_1", log: console }), preview };
+    };
+    return { p, tools, history, call, previewOf, tree: () => tree };
+  }
+
+  test("writes exactly the approved source, the new tool loads and runs, history names who approved", async () => {
+    const { tools, history, call, tree } = setup();
+    const source = TOOL("signups");
+    const { out, preview } = await call("writeTool", { path: "signups.ts", source, reason: "watch signups" });
+    expect(out).toEqual({ path: "signups.ts", sha256: sha256Hex(source), tools: ["signups"], installed: [], replaced: null });
+    expect(preview).toContain(`new signups.ts · sha256 ${sha256Hex(source)}`);
+    expect(readFileSync(join(tools, "signups.ts"), "utf8")).toBe(source);
+    expect(await (indexToolTree(tree()).get("signups") as ToolDefinition).run({ n: 1 })).toEqual({ ok: true, n: 2 });
+    expect(history.list("signups.ts")).toEqual([expect.objectContaining({ action: "write", sha256: sha256Hex(source), approvedBy: "operator-1", callId: "call_1", reason: "watch signups" })]);
+  });
+
+  test("a replacement shows the diff; a version that fails to load is rolled back and the model is told", async () => {
+    const { tools, history, call, previewOf } = setup();
+    const v1 = TOOL("clock");
+    const v2 = `${TOOL("clock v2")}throw new Error("boom at import");\n`;
+    const preview = await previewOf("writeTool", { path: "clock.ts", source: v2, reason: "v2" });
+    expect(preview).toContain("replaces clock.ts");
+    expect(preview).toContain('+throw new Error("boom at import");');
+    await expect(call("writeTool", { path: "clock.ts", source: v2, reason: "v2" })).rejects.toThrow(/clock.ts was written but it did not load: .*boom at import.*the previous version is back in place/);
+    expect(readFileSync(join(tools, "clock.ts"), "utf8")).toBe(v1);
+    expect(history.list("clock.ts").map((v) => v.action)).toEqual(["rollback"]);
+    // The version that was replaced is kept.
+    const keptDir = join(tools, "..", "history", "tools", "clock.ts");
+    const kept = readFileSync(join(keptDir, readdirSync(keptDir)[0]!), "utf8");
+    expect(kept).toBe(v1);
+  });
+
+  test("a bad source never reaches approval: the problems come back from validation", async () => {
+    const { tools, call } = setup();
+    await expect(call("writeTool", { path: "../escape.ts", source: TOOL("x"), reason: "r" })).rejects.toThrow(/path: "..\/escape.ts" is outside the tools folder/);
+    await expect(call("writeTool", { path: "typo.ts", source: TOOL("x", "return input.n.toUpperCase();"), reason: "r" })).rejects.toThrow(/source: line 6:\d+: TS2339/);
+    expect(existsSync(join(tools, "typo.ts"))).toBe(false);
+  });
+
+  test("remove keeps a copy and records who approved", async () => {
+    const { tools, history, call } = setup();
+    expect((await call("removeTool", { path: "clock.ts", reason: "unused" })).out).toEqual({ removed: "clock.ts", sha256: sha256Hex(TOOL("clock")) });
+    expect(existsSync(join(tools, "clock.ts"))).toBe(false);
+    const [v] = history.list("clock.ts");
+    expect(v).toMatchObject({ action: "remove", approvedBy: "operator-1" });
+    expect(readFileSync(v!.previousCopy!, "utf8")).toBe(TOOL("clock"));
+  });
+});
