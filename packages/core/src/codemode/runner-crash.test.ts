@@ -99,7 +99,7 @@ test("killed at every step with an outside effect, nothing a later step depended
     const db = openDatabase(file);
     const store = createSqliteReceiptStore(db, { keyDir });
     const rows = store.byRun("run_steps");
-    const phases = (tool: string) => rows.filter((r) => r.toolPath === tool).map((r) => r.phase);
+    const phases = (tool: string): string[] => rows.filter((r) => r.toolPath === tool).map((r) => r.phase);
     for (const tool of step.finished) expect([tool, phases(tool).at(-1)]).toEqual([tool, tool === "c" ? "failed" : "succeeded"]);
     for (const [tool, announced] of Object.entries(step.announced)) expect([tool, phases(tool).slice(0, announced.length)]).toEqual([tool, announced]);
     expect(store.verify()).toMatchObject({ ok: true, head: "checked" });
