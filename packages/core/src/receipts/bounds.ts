@@ -6,11 +6,11 @@ import type { ReceiptDraft } from "./types.ts";
  * each on disk). Cuts land on grapheme boundaries and say how much was left out.
  */
 export const RECEIPT_FIELD_CAPS = {
-  runId: 128,
-  callId: 128,
-  sessionId: 256,
-  toolPath: 256,
-  decidedBy: 256,
+  runId: 64,
+  callId: 64,
+  sessionId: 128,
+  toolPath: 128,
+  decidedBy: 128,
   reason: 2_000,
   error: 4_000,
   inputPreview: 4_000,
@@ -24,7 +24,7 @@ const ID_FIELDS = ["runId", "callId", "sessionId", "toolPath", "decidedBy"] as c
 /** Free text one run may store across its receipts before each field is held to RUN_SPENT_CAP. */
 export const RUN_TEXT_BUDGET = 200_000;
 /** Per-field cap once the run's budget is spent: enough to say what happened, not to carry data. */
-export const RUN_SPENT_CAP = 200;
+export const RUN_SPENT_CAP = 120;
 /** Runs whose usage is remembered; past this the oldest are forgotten (they get a fresh budget). */
 const TRACKED_RUNS = 10_000;
 

@@ -80,9 +80,11 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   });
 
   let keyChecked = false;
-  function checkKey(): void {
+  /** The database records the id of the key that signs it (set by the first commit). */
+  function checkKey(record: boolean): void {
     if (keyChecked) return;
-    const recorded = metaValue(db, "key_id", () => key.id);
+    const recorded = record ? metaValue(db, "key_id", () => key.id) : readMeta(db, "key_id");
+    if (recorded === undefined) return;
     if (recorded !== key.id)
       throw new Error(
         `the receipts in this database are signed with key ${recorded}, but ${key.path ?? "this process"} holds key ${key.id}: restore the key file that signed them, or move the database aside so a new chain starts`,
@@ -91,7 +93,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   }
 
   const commitTx = db.transaction((batch: readonly Staged[]): Receipt[] => {
-    checkKey();
+    checkKey(true);
     const last = lastRowStmt.get() as { seq: number; hash: string; scheme: number } | null;
     let seq = Math.max(last?.seq ?? 0, (sequenceStmt.get() as { seq: number }).seq);
     let prev: string;
@@ -167,7 +169,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
 
   function prepareDraft(draft: ReceiptDraft): Staged {
     validateDraft(draft);
-    checkKey();
+    checkKey(false);
     return { draft: budgets.bound(draft), at: Math.trunc(now()) };
   }
 
