@@ -421,7 +421,7 @@ describe("sqlite receipt store: migration from the unkeyed per-run chain", () =>
     const old = legacyDatabase(path);
     const db = openDatabase(path);
     const store = createSqliteReceiptStore(db, { keyDir });
-    expect(store.byRun("run_old")).toEqual([old[0], old[2]]);
+    expect(store.byRun("run_old")).toEqual([old[0]!, old[2]!]);
     expect(store.verify()).toMatchObject({ ok: true, legacy: 3, keyed: 0 });
     expect(store.verifyRun("run_old")).toEqual({ ok: true });
     const next = store.append(draft({ runId: "run_old", callId: "c_run_old", phase: "failed", error: "gateway restarted" }));
