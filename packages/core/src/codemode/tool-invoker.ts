@@ -139,18 +139,23 @@ export function createToolInvoker(ctx: InvokerContext) {
     }
 
     append({ phase: "started", decision, decidedBy, inputPreview: preview(definition, input, ctx) });
-    const unwritten = await durable();
-    if (unwritten) {
-      const error = `${unwritten}; ${path} was not run`;
-      return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "RECEIPTS_UNAVAILABLE"));
-    }
-    const started = performance.now();
+    let started = performance.now();
     let abandoned: HostCallResult | undefined;
     ctx.running.set(callId, (reason) => {
       const error = `${reason}: ${path} was still running, its outcome is unknown`;
       append({ phase: "failed", decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
       abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
     });
+    // Registered as running first: a shutdown during this wait settles the call, which then never runs.
+    const unwritten = await durable();
+    if (abandoned) return abandoned;
+    if (unwritten || ctx.signal.aborted) {
+      ctx.running.delete(callId);
+      const error = unwritten ? `${unwritten}; ${path} was not run` : "run cancelled before the tool started";
+      append({ phase: "failed", decision, decidedBy, error });
+      return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, unwritten ? "RECEIPTS_UNAVAILABLE" : "CANCELLED"));
+    }
+    started = performance.now();
     const exit = await Effect.runPromiseExit(
       Effect.tryPromise({ try: () => withTimeout(definition.run(input), ctx.toolTimeoutMs, path), catch: (e) => new ToolRunFailure(e) }),
     );
