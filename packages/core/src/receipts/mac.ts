@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { MAC_TEXT_COLUMNS, type MacTextColumn } from "./schema.ts";
 
 /**
@@ -19,21 +20,22 @@ export interface MacFields {
   readonly text: Readonly<Record<MacTextColumn, MacText>>;
 }
 
-const encoder = new TextEncoder();
-
+/** One string (one UTF-8 encoding pass) when every value is text; exact bytes when read back. */
 export function receiptMac(key: Uint8Array, prev: string, f: MacFields): string {
-  const h = new Bun.CryptoHasher("sha256", key);
-  h.update(`oa-receipt/v2\n${prev}\nseq=${f.seq}\nat=${f.at}\nduration_ms=${f.durationMs === null ? "-" : String(f.durationMs)}\n`);
+  const h = createHmac("sha256", key);
+  let text = `oa-receipt/v2\n${prev}\nseq=${f.seq}\nat=${f.at}\nduration_ms=${f.durationMs === null ? "-" : String(f.durationMs)}\n`;
   for (const col of MAC_TEXT_COLUMNS) {
     const v = f.text[col];
-    if (v === null) h.update(`${col}=-\n`);
+    if (v === null) text += `${col}=-\n`;
+    else if (typeof v === "string") text += `${col}=#${Buffer.byteLength(v, "utf8")}:${v}\n`;
     else {
-      const bytes = typeof v === "string" ? encoder.encode(v) : v;
-      h.update(`${col}=#${bytes.length}:`);
-      h.update(bytes);
-      h.update("\n");
+      h.update(text);
+      h.update(`${col}=#${v.length}:`);
+      h.update(v);
+      text = "\n";
     }
   }
+  h.update(text);
   return h.digest("hex");
 }
 
