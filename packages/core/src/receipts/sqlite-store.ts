@@ -34,8 +34,8 @@ interface Staged {
  * Receipts on bun:sqlite, in one keyed chain across all runs (see mac.ts, verify.ts, head.ts).
  *
  * Durability: `append` commits before it returns. `stage` queues a receipt for the next group
- * commit, which runs on the next turn of the event loop and carries every receipt staged until
- * then, from every run; `durable()` resolves once the commit holding everything staged so far is
+ * commit, which carries every receipt staged until then, from every run (it runs right after the
+ * current task, or on the next event-loop turn once several runs are writing); `durable()` resolves once the commit holding everything staged so far is
  * done. A caller stages the receipts between two steps with effects outside the gateway and
  * awaits `durable()` right before such a step, so a crash never loses a receipt a later step
  * depended on. Reads commit what is staged first. The database is opened by `openDatabase()` in
@@ -67,7 +67,6 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   };
 
   const lastRowStmt = prepare("SELECT seq, hash, scheme FROM receipts ORDER BY seq DESC LIMIT 1");
-  const sequenceStmt = prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'receipts'), 0) AS seq");
   const insertStmt = prepare(`INSERT INTO receipts (${RECEIPT_INSERT_COLUMNS}) VALUES (${RECEIPT_INSERT_COLUMNS.split(",").map(() => "?").join(", ")})`);
   const byRunStmt = prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE run_id = ? ORDER BY seq`);
   const verifier = createVerifier({
@@ -95,7 +94,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   const commitTx = db.transaction((batch: readonly Staged[]): Receipt[] => {
     checkKey(true);
     const last = lastRowStmt.get() as { seq: number; hash: string; scheme: number } | null;
-    let seq = Math.max(last?.seq ?? 0, (sequenceStmt.get() as { seq: number }).seq);
+    let seq = last?.seq ?? 0;
     let prev: string;
     if (head && (!last || last.seq < head.seq || (last.seq === head.seq && last.hash !== head.mac))) {
       // The database lost receipts this machine committed: chain on from the recorded head, so
@@ -148,23 +147,47 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     const last = written[written.length - 1]!;
     if (!outer) {
       head = { seq: last.seq, mac: last.hash };
-      if (headFile) (headWriter ??= openHeadWriter(headFile)).write(head);
+      scheduleHeadWrite();
     }
     for (const w of ws) w.resolve();
     return written;
   }
 
+  // The head file is written once per event-loop turn, off the commit's path (a syscall per commit
+  // would cost a single append about a tenth of its time). A crash before it is written leaves the
+  // head behind by the commits of that turn: those rows are still checked by the chain.
+  let headDirty = false;
+  const writeHead = () => {
+    if (!headDirty || !head || !headFile) return;
+    headDirty = false;
+    (headWriter ??= openHeadWriter(headFile)).write(head);
+  };
+  function scheduleHeadWrite(): void {
+    if (!headFile || headDirty) return;
+    headDirty = true;
+    setImmediate(writeHead);
+  }
+
+  // Alone, a run's commit follows at once (a microtask: no event-loop turn added to its latency).
+  // Once commits carry several runs, they wait for the next turn so every run's crossings that
+  // arrive in this one share it.
+  let shared = false;
+  const runScheduled = () => {
+    scheduled = false;
+    const runs = new Set<string>();
+    for (const p of pending) runs.add(p.draft.runId);
+    shared = runs.size > 1 || waiters.length > 1;
+    try {
+      commitPending();
+    } catch {
+      // the waiters of this commit got the error; the receipts stay queued for the next one
+    }
+  };
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      try {
-        commitPending();
-      } catch {
-        // the waiters of this commit got the error; the receipts stay queued for the next one
-      }
-    });
+    if (shared) setImmediate(runScheduled);
+    else queueMicrotask(runScheduled);
   }
 
   function prepareDraft(draft: ReceiptDraft): Staged {
@@ -240,17 +263,20 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
 
   function verifyRun(runId: string): { ok: true } | { ok: false; brokenAt: string; reason: string } {
     flush();
+    writeHead();
     const r = verifier.verifyRun(runId);
     return r.ok ? { ok: true } : r;
   }
 
   function verify() {
     flush();
+    writeHead();
     return verifier.verifyAll();
   }
 
   function close(): void {
     flush();
+    writeHead();
     for (const st of statements.values()) st.finalize();
     statements.clear();
     headWriter?.close();
