@@ -102,7 +102,8 @@ test("killed at every step with an outside effect, nothing a later step depended
     const phases = (tool: string): string[] => rows.filter((r) => r.toolPath === tool).map((r) => r.phase);
     for (const tool of step.finished) expect([tool, phases(tool).at(-1)]).toEqual([tool, tool === "c" ? "failed" : "succeeded"]);
     for (const [tool, announced] of Object.entries(step.announced)) expect([tool, phases(tool).slice(0, announced.length)]).toEqual([tool, announced]);
-    expect(store.verify()).toMatchObject({ ok: true, head: "checked" });
+    // The head file is written once per event-loop turn, so a kill may leave it behind (or unwritten): the chain still checks every row.
+    expect(store.verify()).toMatchObject({ ok: true });
     store.close();
     db.close();
   }
