@@ -43,7 +43,7 @@ export interface GatewayOptions {
   readonly settings?: Partial<GatewaySettings>;
   /** Use this model transport instead of the Anthropic client built from auth profiles. */
   readonly model?: ModelStreamer;
-  /** Directory of auth-profiles.json (default $OPENASSISTANT_CONFIG_DIR or ~/.config/openassistant). */
+  /** Directory of auth-profiles.json and the receipt key (default $OPENASSISTANT_CONFIG_DIR or ~/.config/openassistant). */
   readonly configDir?: string;
   readonly sandbox?: SandboxPool;
   /** Reload tools when their files change (start/chat do; default false). */
@@ -108,13 +108,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const db = openDatabase(settings.databasePath);
   const sessions = createSessionStore(db);
 
-  const authStore = openAuthStore(options.configDir ?? resolveConfigDir(env));
+  const configDir = options.configDir ?? resolveConfigDir(env);
+  const authStore = openAuthStore(configDir);
   const auth = createAuthResolver({ store: authStore, profileOrder: settings.anthropic.profileOrder, pinnedProfile: settings.anthropic.pinned, env });
   const httpToken = settings.http ? resolveHttpToken(settings.dataDir, settings.http.token) : undefined;
   const secrets = [...settings.secrets, ...credentialSecrets(auth), ...(settings.discord?.token ? [settings.discord.token] : []), ...(httpToken ? [httpToken.token] : [])];
   const redact = createRedactor(secrets);
 
-  const receipts = createSqliteReceiptStore(db);
+  // The receipt chain's HMAC key and head live in the config dir, outside the database.
+  const receipts = createSqliteReceiptStore(db, { keyDir: configDir });
   const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
   closeOrphanedApprovals(approvals, receipts, log);
   approvals.subscribe((e) =>
@@ -253,6 +255,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await runner.close({ reason });
     if (!options.sandbox) await pool.close();
     closed = true;
+    receipts.close();
     db.close();
   }
 

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { cli } from "../testing/cli.ts";
@@ -28,5 +29,34 @@ describe("openassistant receipts (real subprocesses)", () => {
     const bad = await cli(["receipts", "--status", "weird"], { cwd: h.dir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("--status must be one of");
+  }, 20_000);
+
+  test("receipts verify checks the whole database with the key from the config dir and names the first bad row", async () => {
+    const h = await startHarness();
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "await tools.reminders.list({}); return 1;" } }),
+      textTurn("Listed."),
+    ]);
+    await h.gateway.handleMessage({ sessionKey: "cli", surface: "terminal", text: "go" });
+    const dbPath = h.gateway.settings.databasePath;
+    await h.close();
+
+    const ok = await cli(["receipts", "verify"], { cwd: h.dir });
+    expect(ok).toMatchObject({ code: 0 });
+    expect(ok.stdout).toContain("intact");
+    expect(ok.stdout).toMatch(/3 keyed \(HMAC-SHA256, one chain, key .*config\/receipts\.key\)/);
+    expect(ok.stdout).toContain("tail checked against the head");
+
+    const raw = new Database(dbPath);
+    raw.exec("DROP TRIGGER receipts_no_update; UPDATE receipts SET decided_by = 'mallory' WHERE seq = 2");
+    raw.close();
+    const broken = await cli(["receipts", "verify", "--json"], { cwd: h.dir });
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, brokenAt: "r_000002", reason: expect.stringContaining("keyed MAC") });
+
+    const noKey = await cli(["receipts", "verify"], { cwd: h.dir, env: { OPENASSISTANT_CONFIG_DIR: `${h.dir}/elsewhere` } });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain("No receipt key at");
+    expect((await cli(["receipts", "check"], { cwd: h.dir })).stderr).toContain('Unknown action "check"');
   }, 20_000);
 });

@@ -5,9 +5,9 @@ import { createApprovalBroker } from "../approvals/broker.ts";
 import { openDatabase } from "../db/open.ts";
 import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
 
-/** Runs a fixture with the database file, reads its stdout until `marker` (a regexp) matches, then SIGKILLs it. */
-async function killWhen(fixture: string, file: string, marker: RegExp): Promise<RegExpMatchArray> {
-  const child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", fixture), file], { stdout: "pipe", stderr: "inherit" });
+/** Runs a fixture with the database file and key dir, reads its stdout until `marker` matches, then SIGKILLs it. */
+async function killWhen(fixture: string, args: string[], marker: RegExp): Promise<{ match: RegExpMatchArray; out: string }> {
+  const child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", fixture), ...args], { stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();
   let out = "";
   let match: RegExpMatchArray | null = null;
@@ -19,15 +19,20 @@ async function killWhen(fixture: string, file: string, marker: RegExp): Promise<
   child.kill("SIGKILL");
   await child.exited;
   if (!match) throw new Error(`${fixture} exited before printing ${marker}; output: ${out}`);
-  return match;
+  return { match, out };
+}
+
+function setup() {
+  const dir = makeTempDir();
+  return { file: join(dir, "crash.sqlite"), keyDir: join(dir, "config") };
 }
 
 test("a gateway killed between started and succeeded leaves every earlier receipt intact", async () => {
-  const file = join(makeTempDir(), "crash.sqlite");
-  await killWhen("crash-mid-call.ts", file, /STARTED/);
+  const { file, keyDir } = setup();
+  await killWhen("crash-mid-call.ts", [file, keyDir], /STARTED/);
 
   const db = openDatabase(file);
-  const store = createSqliteReceiptStore(db);
+  const store = createSqliteReceiptStore(db, { keyDir });
   const rows = store.byRun("run_crash");
   expect(rows.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
     "ok:requested",
@@ -37,6 +42,7 @@ test("a gateway killed between started and succeeded leaves every earlier receip
     "hang:started",
   ]);
   expect(store.verifyRun("run_crash")).toEqual({ ok: true });
+  expect(store.verify()).toMatchObject({ ok: true, keyed: 5, head: "checked" });
   // The chain continues after the restart.
   store.append({ runId: "run_crash", callId: rows[4]!.callId, toolPath: "hang", phase: "failed", approval: "auto", policy: "auto", error: "gateway restarted" });
   expect(store.verifyRun("run_crash")).toEqual({ ok: true });
@@ -44,26 +50,72 @@ test("a gateway killed between started and succeeded leaves every earlier receip
 }, 20_000);
 
 test("a gateway killed while an approval is pending leaves the requested receipt and the pending row; a new broker closes it", async () => {
-  const file = join(makeTempDir(), "crash-approval.sqlite");
-  const [, callId] = await killWhen("crash-pending-approval.ts", file, /REQUESTED (\S+)\n/);
+  const { file, keyDir } = setup();
+  const { match } = await killWhen("crash-pending-approval.ts", [file, keyDir], /REQUESTED (\S+)\n/);
+  const callId = match[1]!;
 
   const db = openDatabase(file);
-  const store = createSqliteReceiptStore(db);
+  const store = createSqliteReceiptStore(db, { keyDir });
   const rows = store.byRun("run_crash_approval");
   expect(rows.map((r) => `${r.toolPath}:${r.phase}`)).toEqual(["mail.send:requested"]);
-  expect(rows[0]!.callId).toBe(callId!);
+  expect(rows[0]!.callId).toBe(callId);
   expect(store.verifyRun("run_crash_approval")).toEqual({ ok: true });
 
   const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
-  expect(broker.get(callId!)).toMatchObject({ status: "pending", request: { toolPath: "mail.send", runId: "run_crash_approval" } });
-  expect(broker.pending().map((r) => r.callId)).toEqual([callId!]);
+  expect(broker.get(callId)).toMatchObject({ status: "pending", request: { toolPath: "mail.send", runId: "run_crash_approval" } });
+  expect(broker.pending().map((r) => r.callId)).toEqual([callId]);
 
   const closed = broker.closeOrphans("the gateway restarted");
-  expect(closed.map((r) => r.callId)).toEqual([callId!]);
-  expect(broker.get(callId!)!.decision).toEqual({ decision: "denied", by: "system", reason: "the gateway restarted" });
+  expect(closed.map((r) => r.callId)).toEqual([callId]);
+  expect(broker.get(callId)!.decision).toEqual({ decision: "denied", by: "system", reason: "the gateway restarted" });
   expect(broker.pending()).toEqual([]);
   // A click on the old card after the restart changes nothing.
-  expect(broker.decide(callId!, { decision: "approved", by: "alice" }).outcome).toBe("already-decided");
+  expect(broker.decide(callId, { decision: "approved", by: "alice" }).outcome).toBe("already-decided");
   broker.close();
+  db.close();
+}, 20_000);
+
+/**
+ * The run in fixtures/crash-every-step.ts has 7 steps with effects outside the gateway. Killed at
+ * each one, the database must hold the receipt announcing that step and the outcome of every call
+ * the run had finished before it (the run's later steps depended on them), and the chain verifies.
+ */
+const STEPS: Array<{ effect: string; finished: string[]; announced: Record<string, string[]> }> = [
+  { effect: "run:a", finished: [], announced: { a: ["requested", "started"] } },
+  { effect: "card:b", finished: ["a"], announced: { b: ["requested"] } },
+  { effect: "run:b", finished: ["a"], announced: { b: ["requested", "approved", "started"] } },
+  { effect: "run:c", finished: ["a", "b"], announced: { c: ["requested", "started"] } },
+  { effect: "run:d", finished: ["a", "b", "c"], announced: { d: ["requested", "started"] } },
+  { effect: "run:e", finished: ["a", "b", "c"], announced: { d: ["requested", "started"], e: ["requested", "started"] } },
+  { effect: "run:f", finished: ["a", "b", "c", "d", "e"], announced: { f: ["requested", "started"] } },
+];
+
+test("killed at every step with an outside effect, nothing a later step depended on is lost", async () => {
+  for (const [i, step] of STEPS.entries()) {
+    const { file, keyDir } = setup();
+    const { match } = await killWhen("crash-every-step.ts", [file, keyDir, String(i + 1)], new RegExp(`EFFECT ${i + 1} (\\S+)\\n`));
+    expect(match[1]).toBe(step.effect);
+
+    const db = openDatabase(file);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    const rows = store.byRun("run_steps");
+    const phases = (tool: string): string[] => rows.filter((r) => r.toolPath === tool).map((r) => r.phase);
+    for (const tool of step.finished) expect([tool, phases(tool).at(-1)]).toEqual([tool, tool === "c" ? "failed" : "succeeded"]);
+    for (const [tool, announced] of Object.entries(step.announced)) expect([tool, phases(tool).slice(0, announced.length)]).toEqual([tool, announced]);
+    // The head file is written once per event-loop turn, so a kill may leave it behind (or unwritten): the chain still checks every row.
+    expect(store.verify()).toMatchObject({ ok: true });
+    store.close();
+    db.close();
+  }
+}, 60_000);
+
+test("the same run left to finish commits every receipt, in one chain", async () => {
+  const { file, keyDir } = setup();
+  await killWhen("crash-every-step.ts", [file, keyDir, "0"], /DONE/);
+  const db = openDatabase(file);
+  const store = createSqliteReceiptStore(db, { keyDir });
+  const rows = store.byRun("run_steps");
+  expect(rows.filter((r) => r.phase === "succeeded" || r.phase === "failed").map((r) => r.toolPath).sort()).toEqual(["a", "b", "c", "d", "e", "f"]);
+  expect(store.verify()).toMatchObject({ ok: true, keyed: rows.length, head: "checked" });
   db.close();
 }, 20_000);

@@ -9,6 +9,11 @@ import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receip
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
 import { newId } from "../ids.ts";
+import { cutText } from "../text/cut.ts";
+import { formatIssues, redactBounded } from "./validation-report.ts";
+
+/** Error messages crossing to the sandbox and recorded in receipts (the store caps them too). */
+const MAX_MESSAGE_CHARS = 4_000;
 
 /** A standing "approve always" rule source (approvals/rules.ts implements it). */
 export interface StandingApprovals {
@@ -66,7 +71,14 @@ export function createToolInvoker(ctx: InvokerContext) {
     const approval = definition?.approval ?? "auto";
     const policy: PolicyMode = definition ? resolvePolicy(path, approval, ctx.policy).mode : "deny";
     const base = { runId: ctx.runId, callId, toolPath: path, approval, policy, sessionId: ctx.sessionId };
-    const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.append({ ...base, ...d });
+    // Receipts are staged and committed together; `durable` runs right before each step with an
+    // effect outside the gateway (approval card, tool run), so those steps never outrun their receipts.
+    const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.stage({ ...base, ...d });
+    const durable = () =>
+      ctx.receipts.durable().then(
+        () => undefined,
+        (e: unknown) => `the receipts could not be written (${describeThrown(e, "the receipt store").recorded})`,
+      );
     const finish = (
       status: CallOutcome["status"],
       extra: { decision?: Decision; decidedBy?: string; reason?: string; error?: string },
@@ -79,7 +91,7 @@ export function createToolInvoker(ctx: InvokerContext) {
     };
     const cross = (name: string, message: string, code: string): HostCallResult => ({
       ok: false,
-      error: { name, message: ctx.redact(message), code } satisfies CrossingError,
+      error: { name, message: redactBounded(message, MAX_MESSAGE_CHARS, ctx.redact), code } satisfies CrossingError,
     });
 
     append({ phase: "requested", inputPreview: clip(ctx.redact(inputJson), ctx.previewChars) });
@@ -109,7 +121,7 @@ export function createToolInvoker(ctx: InvokerContext) {
       return finish("denied", { decision: "denied", decidedBy: "policy", reason }, cross("ToolDeniedError", `${path} was denied: ${reason}`, "DENIED"));
     }
     if (policy === "required") {
-      const verdict = await decide(callId, path, definition, input);
+      const verdict = await decide(callId, path, definition, input, durable);
       decidedBy = verdict.by;
       if (verdict.decision === "denied") {
         const reason = verdict.reason ?? "denied by operator";
@@ -127,13 +139,23 @@ export function createToolInvoker(ctx: InvokerContext) {
     }
 
     append({ phase: "started", decision, decidedBy, inputPreview: preview(definition, input, ctx) });
-    const started = performance.now();
+    let started = performance.now();
     let abandoned: HostCallResult | undefined;
     ctx.running.set(callId, (reason) => {
       const error = `${reason}: ${path} was still running, its outcome is unknown`;
       append({ phase: "failed", decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
       abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
     });
+    // Registered as running first: a shutdown during this wait settles the call, which then never runs.
+    const unwritten = await durable();
+    if (abandoned) return abandoned;
+    if (unwritten || ctx.signal.aborted) {
+      ctx.running.delete(callId);
+      const error = unwritten ? `${unwritten}; ${path} was not run` : "run cancelled before the tool started";
+      append({ phase: "failed", decision, decidedBy, error });
+      return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, unwritten ? "RECEIPTS_UNAVAILABLE" : "CANCELLED"));
+    }
+    started = performance.now();
     const exit = await Effect.runPromiseExit(
       Effect.tryPromise({ try: () => withTimeout(definition.run(input), ctx.toolTimeoutMs, path), catch: (e) => new ToolRunFailure(e) }),
     );
@@ -151,15 +173,18 @@ export function createToolInvoker(ctx: InvokerContext) {
       return finish("succeeded", { decision, decidedBy }, { ok: true, json: json.text });
     }
     const failure = describeFailure(exit.cause);
-    const error = ctx.redact(failure.recorded);
+    const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);
     append({ phase: "failed", decision, decidedBy, error, durationMs });
     return finish("failed", { decision, decidedBy, error }, cross("ToolError", `${path} failed: ${failure.crossing}`, "TOOL_FAILED"));
   }
 
-  async function decide(callId: string, path: string, definition: ToolDefinition, input: unknown): Promise<ApprovalDecision> {
+  async function decide(callId: string, path: string, definition: ToolDefinition, input: unknown, durable: () => Promise<string | undefined>): Promise<ApprovalDecision> {
     const rule = ctx.standing?.match(path, ctx.sessionId, Date.now());
     if (rule) return { decision: "approved", by: `rule:${rule.id}` };
     if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
+    // The card is seen outside the gateway: the `requested` receipt is committed first.
+    const unwritten = await durable();
+    if (unwritten) return { decision: "denied", by: "system", reason: unwritten };
     const now = Date.now();
     ctx.onApprovalWait?.(true);
     try {
@@ -207,8 +232,7 @@ function parseInput(def: ToolDefinition, json: string): ParsedInput {
     return { ok: false, message: threw.crossing, threw };
   }
   if (result.success) return { ok: true, value: result.data };
-  const issues = result.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(input)"}: ${i.message}`);
-  return { ok: false, message: issues.join("; ") };
+  return { ok: false, message: formatIssues(result.error.issues) };
 }
 
 type PreviewCtx = Pick<InvokerContext, "redact" | "previewChars">;
@@ -301,5 +325,5 @@ function typeOf(e: unknown): string {
 }
 
 function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return cutText(text, max);
 }

@@ -28,7 +28,7 @@ export function canonicalReceiptJson(r: Hashable): string {
   });
 }
 
-/** hash = sha256(prev_hash + "\n" + canonical JSON), hex. The first receipt of a run has prev "". */
+/** Legacy scheme (rows written before the keyed chain; verified, never written). hash = sha256(prev_hash + "\n" + canonical JSON), hex. The first receipt of a run has prev "". */
 export function receiptHash(prevHash: string | null, r: Hashable): string {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(prevHash ?? "");

@@ -1,7 +1,10 @@
-export type { Decision, PolicyMode, Receipt, ReceiptDraft, ReceiptPhase, ReceiptQuery, ReceiptStore } from "./types.ts";
+export type { Decision, PolicyMode, Receipt, ReceiptDraft, ReceiptPhase, ReceiptQuery, ReceiptStore, VerifyResult } from "./types.ts";
 export { createSqliteReceiptStore, receiptId, type SqliteReceiptStoreOptions } from "./sqlite-store.ts";
 export { ensureReceiptSchema } from "./schema.ts";
 export { canonicalReceiptJson, receiptHash } from "./hash.ts";
+export { receiptMac, genesisMac } from "./mac.ts";
+export { loadReceiptKey, receiptKeyPath, RECEIPT_KEY_FILENAME } from "./key.ts";
+export { RECEIPT_FIELD_CAPS, RUN_TEXT_BUDGET, RUN_SPENT_CAP, receiptTextBound } from "./bounds.ts";
 export { callStatus, phaseStatus, type CallStatus } from "./status.ts";
 export { clipText, createRedactor, previewJson, REDACTED, redactDeep } from "./redact.ts";
 export {

@@ -2,11 +2,40 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { openDatabase } from "../db/open.ts";
+import { RECEIPT_FIELD_CAPS, receiptTextBound, RUN_SPENT_CAP, RUN_TEXT_BUDGET } from "./bounds.ts";
+import { receiptHash } from "./hash.ts";
+import { receiptMac } from "./mac.ts";
 import { createSqliteReceiptStore } from "./sqlite-store.ts";
-import type { ReceiptDraft, ReceiptPhase } from "./types.ts";
+import type { Receipt, ReceiptDraft, ReceiptPhase } from "./types.ts";
+
+/** The receipts table as the release before the keyed chain created it (no `scheme` column). */
+const LEGACY_SCHEMA = `
+  CREATE TABLE receipts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT GENERATED ALWAYS AS ('r_' || printf('%06d', seq)) VIRTUAL,
+    run_id TEXT NOT NULL, call_id TEXT NOT NULL, session_id TEXT, tool_path TEXT NOT NULL,
+    phase TEXT NOT NULL CHECK (phase IN ('requested','approved','denied','started','succeeded','failed')),
+    approval TEXT NOT NULL CHECK (approval IN ('auto','required')),
+    policy TEXT NOT NULL CHECK (policy IN ('auto','required','deny')),
+    decision TEXT CHECK (decision IS NULL OR decision IN ('auto','approved','denied')),
+    decided_by TEXT, reason TEXT, input_preview TEXT, output_preview TEXT, error TEXT, duration_ms REAL,
+    at INTEGER NOT NULL, prev_hash TEXT, hash TEXT NOT NULL
+  );
+  CREATE INDEX receipts_run ON receipts (run_id, seq);
+  CREATE TRIGGER receipts_no_update BEFORE UPDATE ON receipts
+    BEGIN SELECT RAISE(ABORT, 'receipts are append-only: UPDATE is not allowed'); END;
+  CREATE TRIGGER receipts_no_delete BEFORE DELETE ON receipts
+    BEGIN SELECT RAISE(ABORT, 'receipts are append-only: DELETE is not allowed'); END;
+`;
 
 const dbFile = () => join(makeTempDir("oa-receipts-"), "gateway.sqlite");
+/** A database file and a config dir for its key, as the gateway lays them out. */
+function files() {
+  const dir = makeTempDir("oa-receipts-");
+  return { path: join(dir, "gateway.sqlite"), keyDir: join(dir, "config") };
+}
 
 function draft(over: Partial<ReceiptDraft> & { phase: ReceiptPhase }): ReceiptDraft {
   return { runId: "run_1", callId: "call_1", toolPath: "calendar.create", approval: "required", policy: "required", ...over };
@@ -25,7 +54,8 @@ describe("sqlite receipt store: append and query", () => {
     const store = createSqliteReceiptStore(db, { now: c.now });
     const a = store.append(draft({ phase: "requested", sessionId: "s1", inputPreview: '{"title":"x"}' }));
     const b = store.append(draft({ phase: "approved", decision: "approved", decidedBy: "alice" }));
-    expect(a).toMatchObject({ id: "r_000001", seq: 1, at: c.now(), prevHash: null, phase: "requested", sessionId: "s1" });
+    expect(a).toMatchObject({ id: "r_000001", seq: 1, at: c.now(), phase: "requested", sessionId: "s1" });
+    expect(a.prevHash).toMatch(/^[0-9a-f]{64}$/); // the chain's genesis mac
     expect(a.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(b.prevHash).toBe(a.hash);
     expect(b.id).toBe("r_000002");
@@ -93,101 +123,396 @@ describe("sqlite receipt store: append and query", () => {
   });
 });
 
-describe("sqlite receipt store: append-only and tamper evidence", () => {
-  test("UPDATE and DELETE are rejected by the database itself", () => {
-    const path = dbFile();
+describe("sqlite receipt store: group commit", () => {
+  test("staged receipts are committed together on the next turn; durable() waits for that commit; reads commit first", async () => {
+    const { path, keyDir } = files();
     const db = openDatabase(path);
-    const store = createSqliteReceiptStore(db);
-    store.append(draft({ phase: "requested" }));
-    const raw = new Database(path);
-    expect(() => raw.exec("UPDATE receipts SET tool_path = 'x'")).toThrow(/append-only: UPDATE is not allowed/);
-    expect(() => raw.exec("DELETE FROM receipts")).toThrow(/append-only: DELETE is not allowed/);
-    expect(store.byRun("run_1")[0]!.toolPath).toBe("calendar.create");
+    const store = createSqliteReceiptStore(db, { keyDir });
+    const raw = new Database(path, { readonly: true });
+    const count = () => (raw.query("SELECT COUNT(*) AS n FROM receipts").get() as { n: number }).n;
+    store.stage(draft({ phase: "requested" }));
+    store.stage(draft({ phase: "started", decision: "auto" }));
+    store.stage(draft({ runId: "run_2", callId: "call_2", phase: "requested" }));
+    expect(count()).toBe(0);
+    await store.durable();
+    expect(count()).toBe(3);
+    store.stage(draft({ phase: "succeeded", decision: "auto" }));
+    expect(store.byRun("run_1").map((r) => r.phase)).toEqual(["requested", "started", "succeeded"]);
+    expect(count()).toBe(4);
+    await store.durable(); // nothing staged: resolves at once
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 4, head: "checked" });
     raw.close();
+    store.close();
     db.close();
   });
 
-  test("the hash chain verifies, and detects an edited row (trigger dropped by a second connection)", () => {
-    const path = dbFile();
+  test("50 concurrent runs share commits; every receipt lands once, in one verified chain", async () => {
+    const { path, keyDir } = files();
     const db = openDatabase(path);
-    const store = createSqliteReceiptStore(db);
-    store.append(draft({ phase: "requested" }));
-    const target = store.append(draft({ phase: "denied", decision: "denied", decidedBy: "bob", reason: "not today" }));
-    store.append(draft({ runId: "run_2", callId: "call_9", phase: "requested" }));
-    expect(store.verifyRun("run_1")).toEqual({ ok: true });
-    expect(store.verifyRun("run_2")).toEqual({ ok: true });
-    expect(store.verifyRun("run_none")).toEqual({ ok: true });
+    const store = createSqliteReceiptStore(db, { keyDir });
+    const run = async (r: number) => {
+      for (let c = 0; c < 10; c++) {
+        const base = { runId: `run_${r}`, callId: `call_${r}_${c}`, phase: "requested" as const, approval: "auto" as const, policy: "auto" as const };
+        store.stage(draft(base));
+        store.stage(draft({ ...base, phase: "started", decision: "auto" }));
+        await store.durable();
+        store.stage(draft({ ...base, phase: "succeeded", decision: "auto" }));
+      }
+      await store.durable();
+    };
+    await Promise.all(Array.from({ length: 50 }, (_, r) => run(r)));
+    const seqs = (db.query("SELECT seq FROM receipts ORDER BY seq").all() as Array<{ seq: number }>).map((r) => r.seq);
+    expect(seqs).toEqual(Array.from({ length: 1500 }, (_, i) => i + 1));
+    for (let r = 0; r < 50; r += 7) expect(store.byRun(`run_${r}`).length).toBe(30);
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 1500 });
+    store.close();
+    db.close();
+  });
 
+  test("a commit that fails rejects its waiters and keeps the receipts; the next commit writes them", async () => {
+    const { path, keyDir } = files();
+    const db = openDatabase(path);
+    db.exec("PRAGMA busy_timeout = 20");
+    const store = createSqliteReceiptStore(db, { keyDir });
+    const locker = new Database(path);
+    locker.exec("BEGIN IMMEDIATE");
+    store.stage(draft({ phase: "requested" }));
+    await expect(store.durable()).rejects.toThrow(/locked|busy/i);
+    locker.exec("ROLLBACK");
+    locker.close();
+    await store.durable();
+    expect(store.byRun("run_1").map((r) => r.phase)).toEqual(["requested"]);
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 1 });
+    store.close();
+    db.close();
+  });
+});
+
+describe("sqlite receipt store: no statement replaces or removes a receipt", () => {
+  // Each statement comes from a second, raw connection to the same file.
+  const ATTEMPTS: Array<[string, string]> = [
+    ["INSERT OR REPLACE", "INSERT OR REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, decided_by, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 'approved', 'bob', 0, 'x')"],
+    ["REPLACE INTO", "REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 'approved', 0, 'x')"],
+    ["REPLACE via the rowid alias", "REPLACE INTO receipts (rowid, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 0, 'x')"],
+    ["upsert ON CONFLICT DO UPDATE", "INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'r', 'c', 't', 'approved', 'auto', 'auto', 0, 'x') ON CONFLICT(seq) DO UPDATE SET phase = 'approved', decision = 'approved'"],
+    ["upsert ON CONFLICT DO NOTHING", "INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'r', 'c', 't', 'approved', 'auto', 'auto', 0, 'x') ON CONFLICT DO NOTHING"],
+    ["INSERT OR REPLACE ... SELECT", "INSERT OR REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) SELECT seq, run_id, call_id, tool_path, 'approved', approval, policy, at, hash FROM receipts"],
+    ["UPDATE", "UPDATE receipts SET phase = 'approved', decision = 'approved' WHERE seq = 2"],
+    ["UPDATE OR REPLACE", "UPDATE OR REPLACE receipts SET seq = 1 WHERE seq = 2"],
+    ["DELETE", "DELETE FROM receipts WHERE seq = 2"],
+    ["meta: REPLACE the database id", "REPLACE INTO receipt_meta (name, value) VALUES ('db_id', 'db_other')"],
+    ["meta: UPDATE", "UPDATE receipt_meta SET value = 'x'"],
+    ["meta: DELETE", "DELETE FROM receipt_meta"],
+  ];
+
+  test.each([false, true])("every REPLACE/upsert/UPDATE/DELETE variant fails (recursive_triggers=%p); the denial stays a denial", (recursive) => {
+    const { path, keyDir } = files();
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    store.append(draft({ toolPath: "mail.send", phase: "requested" }));
+    const denial = store.append(draft({ toolPath: "mail.send", phase: "denied", decision: "denied", decidedBy: "bob", reason: "not today" }));
+    const before = db.query("SELECT * FROM receipts ORDER BY seq").all();
+    const raw = new Database(path);
+    raw.exec(`PRAGMA recursive_triggers = ${recursive ? "ON" : "OFF"}`);
+    const outcomes = ATTEMPTS.map(([name, sql]) => {
+      try {
+        raw.exec(sql);
+        return [name, "accepted"];
+      } catch (e) {
+        return [name, (e as Error).message];
+      }
+    });
+    expect(outcomes).toEqual(ATTEMPTS.map(([name]) => [name, expect.stringContaining("append-only")]));
+    raw.close();
+    expect(db.query("SELECT * FROM receipts ORDER BY seq").all()).toEqual(before);
+    expect(store.byRun("run_1")[1]).toEqual(denial);
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 2 });
+    store.close();
+    db.close();
+  });
+  // Out of scope, by design: DROP TRIGGER (or writing the file's bytes) removes the refusal; the
+  // keyed chain below is what shows such an edit.
+});
+
+/** A store with three runs; `tamper` gets a raw connection with the triggers dropped. */
+function tampered(tamper: (raw: Database, rows: Receipt[]) => void) {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  const store = createSqliteReceiptStore(db, { keyDir });
+  const rows: Receipt[] = [];
+  for (const [run, call] of [["run_a", "c1"], ["run_b", "c2"], ["run_a", "c3"], ["run_c", "c4"]] as const) {
+    const base = { runId: run, callId: call, toolPath: "mail.send", approval: "required", policy: "required", sessionId: "s1" } as const;
+    rows.push(store.append({ ...base, phase: "requested", inputPreview: '{"to":"a@b.c"}' }));
+    rows.push(store.append({ ...base, phase: "denied", decision: "denied", decidedBy: "bob", reason: "not today" }));
+    rows.push(store.append({ ...base, phase: "failed", decision: "denied", decidedBy: "bob", error: "denied", durationMs: 1.5 }));
+  }
+  expect(store.verify()).toMatchObject({ ok: true, keyed: 12, head: "checked" });
+  store.close();
+  db.close();
+  const raw = new Database(path);
+  raw.exec("DROP TRIGGER receipts_no_update; DROP TRIGGER receipts_no_delete; DROP TRIGGER receipts_no_replace;");
+  tamper(raw, rows);
+  raw.close();
+  // A fresh store, as `openassistant receipts verify` opens it.
+  const again = openDatabase(path);
+  const verifier = createSqliteReceiptStore(again, { keyDir });
+  const result = verifier.verify();
+  const runs = Object.fromEntries(["run_a", "run_b", "run_c"].map((r) => [r, verifier.verifyRun(r)]));
+  again.close();
+  return { result, runs, rows };
+}
+
+describe("sqlite receipt store: the keyed chain shows every change (triggers dropped)", () => {
+  const FIELDS: Array<[string, string]> = [
+    ["run_id", "'run_x'"], ["call_id", "'c9'"], ["session_id", "'s2'"], ["session_id", "NULL"], ["tool_path", "'mail.read'"], ["phase", "'approved'"],
+    ["approval", "'auto'"], ["policy", "'auto'"], ["decision", "'approved'"], ["decided_by", "'alice'"], ["decided_by", "NULL"], ["reason", "'ok'"],
+    ["reason", "NULL"], ["input_preview", "'{}'"], ["output_preview", "'sent'"], ["error", "NULL"], ["duration_ms", "2.5"], ["at", "at + 1"],
+    ["prev_hash", "hash"], ["hash", "prev_hash"], ["scheme", "1"], ["seq", "100"],
+  ];
+  test.each(FIELDS)("changing %s of one receipt to %s is found at that receipt", (column, value) => {
+    // Row 5 (the denial of c2) for most fields; row 6 has error/duration_ms set.
+    const target = column === "error" || column === "duration_ms" ? 6 : 5;
+    const { result, runs } = tampered((raw) => raw.exec(`UPDATE receipts SET ${column} = ${value} WHERE seq = ${target}`));
+    const at = column === "seq" ? "r_000006" : `r_00000${target}`; // a moved row shows at its old successor
+    expect(result).toMatchObject({ ok: false, brokenAt: at });
+    expect(runs.run_a).toMatchObject({ ok: false }); // run_a began before the change
+  });
+
+  test("rewriting a receipt and re-hashing it without the key (old unkeyed scheme) is found", () => {
+    const { result } = tampered((raw, rows) => {
+      const r = rows[4]!;
+      const forged = receiptHash(r.prevHash, { ...r, phase: "approved", decision: "approved", reason: undefined });
+      raw.prepare("UPDATE receipts SET phase = 'approved', decision = 'approved', reason = NULL, hash = ? WHERE seq = 5").run(forged);
+    });
+    expect(result).toMatchObject({ ok: false, brokenAt: "r_000005", reason: expect.stringContaining("keyed MAC") });
+  });
+
+  test("removing a receipt in the middle, a whole run, or the tail is found", () => {
+    expect(tampered((raw) => raw.exec("DELETE FROM receipts WHERE seq = 4")).result).toMatchObject({ ok: false, brokenAt: "r_000005", reason: expect.stringContaining("removed") });
+    const wholeRun = tampered((raw) => raw.exec("DELETE FROM receipts WHERE run_id = 'run_b'"));
+    expect(wholeRun.result).toMatchObject({ ok: false, brokenAt: "r_000007" });
+    expect(wholeRun.runs.run_a).toMatchObject({ ok: false, brokenAt: "r_000007" });
+    expect(wholeRun.runs.run_c).toEqual({ ok: true }); // run_c's own rows are intact; the whole-database check finds the hole
+    const tail = tampered((raw) => raw.exec("DELETE FROM receipts WHERE seq > 9"));
+    expect(tail.result).toMatchObject({ ok: false, brokenAt: "r_000012", reason: expect.stringContaining("receipts at the end were removed") });
+    expect(tail.runs.run_c).toEqual({ ok: true }); // nothing left of run_c to check
+    expect(tail.runs.run_a).toMatchObject({ ok: false, brokenAt: "r_000012" });
+  });
+
+  test("after a cut tail the writer chains on from the head, so the gap stays visible", () => {
+    const { path, keyDir } = files();
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    for (const phase of ["requested", "started", "succeeded"] as const) store.append(draft({ phase }));
+    const raw = new Database(path);
+    raw.exec("DROP TRIGGER receipts_no_delete; DELETE FROM receipts WHERE seq = 3; DELETE FROM sqlite_sequence;");
+    raw.close();
+    const next = store.append(draft({ callId: "call_2", phase: "requested" }));
+    expect(next.seq).toBe(4);
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("removed") });
+    store.close();
+    db.close();
+  });
+
+  test("a database signed with another key is named as such; appending to it is refused", () => {
+    const { path, keyDir } = files();
+    const db = openDatabase(path);
+    createSqliteReceiptStore(db, { keyDir }).append(draft({ phase: "requested" }));
+    db.close();
+    const other = openDatabase(path);
+    const store = createSqliteReceiptStore(other, { keyDir: join(keyDir, "other") });
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000001", reason: expect.stringContaining("signed with key") });
+    expect(() => store.append(draft({ phase: "started" }))).toThrow(/signed with key k_[0-9a-f]+, but .* holds key k_[0-9a-f]+: restore the key file/);
+    other.close();
+  });
+});
+
+describe("sqlite receipt store: the key file", () => {
+  test("created on first start in the config dir with mode 0600, reused after, refused when readable by others or malformed", () => {
+    const { path, keyDir } = files();
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    const keyFile = join(keyDir, "receipts.key");
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const text = readFileSync(keyFile, "utf8");
+    expect(text).toMatch(/^[0-9a-f]{64}\n$/);
+    expect(readFileSync(keyFile, "utf8")).not.toContain(String(db.query("SELECT value FROM receipt_meta WHERE name = 'key_id'").get()));
+    store.append(draft({ phase: "requested" }));
+    expect(store.info()).toMatchObject({ keyPath: keyFile, headPath: expect.stringContaining(join(keyDir, "receipt-heads")) });
+    // The key never enters the database.
+    const dump = JSON.stringify(db.query("SELECT * FROM receipts").all()) + JSON.stringify(db.query("SELECT * FROM receipt_meta").all());
+    expect(dump).not.toContain(text.trim());
+    store.close();
+    expect(readFileSync(keyFile, "utf8")).toBe(text);
+    createSqliteReceiptStore(db, { keyDir }).close();
+    expect(readFileSync(keyFile, "utf8")).toBe(text);
+    chmodSync(keyFile, 0o644);
+    expect(() => createSqliteReceiptStore(db, { keyDir })).toThrow(/readable by other users \(mode 644\)\. Run: chmod 600/);
+    chmodSync(keyFile, 0o600);
+    writeFileSync(keyFile, "not a key\n");
+    expect(() => createSqliteReceiptStore(db, { keyDir })).toThrow(/is not a receipt key/);
+    db.close();
+  });
+});
+
+describe("sqlite receipt store: exact for any text", () => {
+  test("fixed test vector (computed independently with openssl dgst -sha256 -mac HMAC)", () => {
+    // printf … | openssl dgst -sha256 -mac HMAC -macopt hexkey:000102…1f over the encoding in mac.ts
+    const key = Uint8Array.from({ length: 32 }, (_, i) => i);
+    const text = {
+      run_id: "run_1", call_id: "call_1", session_id: null, tool_path: "mail.send", phase: "denied", approval: "required", policy: "required",
+      decision: "denied", decided_by: "bob", reason: "not today é\u0000\ud800😀", input_preview: '{"to":"a@b.c"}', output_preview: null, error: null,
+    };
+    const expected = "7a7d0657a74519df9eccf1e10fad63abf102a20216c6e9f36ceba58511fa75ed";
+    expect(receiptMac(key, "0".repeat(64), { seq: 7, at: 1_700_000_000_000, durationMs: null, text })).toBe(expected);
+    // The lone surrogate is stored as U+FFFD: the same bytes, the same digest.
+    expect(receiptMac(key, "0".repeat(64), { seq: 7, at: 1_700_000_000_000, durationMs: null, text: { ...text, reason: "not today é\u0000\ufffd😀" } })).toBe(expected);
+    expect(receiptMac(key, "0".repeat(64), { seq: 7, at: 1_700_000_000_000, durationMs: null, text: { ...text, reason: "not today é" } })).not.toBe(expected);
+  });
+
+  test("lone surrogates, NUL, bidi and an emoji cut at the field cap verify from a fresh store; cuts keep graphemes whole", () => {
+    const { path, keyDir } = files();
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    const cap = RECEIPT_FIELD_CAPS.inputPreview;
+    const family = "👨‍👩‍👧‍👦";
+    const texts = ["a\ud800b\udc00c", "nul\u0000inside\u0000", "\u202etxt.exe\u200b", `${"x".repeat(cap - 60)}${family.repeat(40)}`, "\ud83d", "😀".repeat(cap)];
+    for (const [i, t] of texts.entries()) store.append(draft({ callId: `c${i}`, phase: "requested", inputPreview: t, reason: t, error: t }));
+    store.close();
+    db.close();
+    const again = openDatabase(path);
+    const fresh = createSqliteReceiptStore(again, { keyDir });
+    expect(fresh.verify()).toMatchObject({ ok: true, keyed: texts.length });
+    const stored = fresh.byRun("run_1").map((r) => r.inputPreview!);
+    expect(stored[0]).toBe("a\ufffdb\ufffdc");
+    expect(stored[1]).toBe("nul\u0000inside\u0000");
+    expect(stored[2]).toBe("\u202etxt.exe\u200b");
+    for (const s of stored) expect((s as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(true);
+    expect(stored[3]!.length).toBeLessThanOrEqual(cap);
+    expect(stored[3]).toMatch(/^x+(👨‍👩‍👧‍👦)+… [\d,]+ more characters$/u);
+    expect(stored[5]).toMatch(/^(😀)+… [\d,]+ more characters$/u);
+    again.close();
+  });
+});
+
+describe("sqlite receipt store: migration from the unkeyed per-run chain", () => {
+  /** The receipts table as the previous release created it, with rows hashed its way. */
+  function legacyDatabase(path: string): Receipt[] {
+    const db = openDatabase(path);
+    db.exec(LEGACY_SCHEMA);
+    const rows: Receipt[] = [];
+    const last = new Map<string, string>();
+    const phases = [["run_old", "requested"], ["run_old2", "requested"], ["run_old", "succeeded"]] as const;
+    for (const [i, [runId, phase]] of phases.entries()) {
+      const content = { id: `r_00000${i + 1}`, seq: i + 1, runId, callId: `c_${runId}`, toolPath: "weather.get", phase, approval: "auto", policy: "auto", decision: "auto", at: 1000 + i, inputPreview: '{"q":"é"}' } as const;
+      const prevHash = last.get(runId) ?? null;
+      const hash = receiptHash(prevHash, content);
+      db.prepare("INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, input_preview, at, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+        .run(content.seq, runId, content.callId, content.toolPath, phase, "auto", "auto", "auto", content.inputPreview, content.at, prevHash, hash);
+      last.set(runId, hash);
+      rows.push({ ...content, prevHash, hash, legacy: true } as Receipt);
+    }
+    db.close();
+    return rows;
+  }
+
+  test("old rows keep verifying under the old scheme, marked legacy; the keyed chain continues from them", () => {
+    const { path, keyDir } = files();
+    const old = legacyDatabase(path);
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    expect(store.byRun("run_old")).toEqual([old[0]!, old[2]!]);
+    expect(store.verify()).toMatchObject({ ok: true, legacy: 3, keyed: 0 });
+    expect(store.verifyRun("run_old")).toEqual({ ok: true });
+    const next = store.append(draft({ runId: "run_old", callId: "c_run_old", phase: "failed", error: "gateway restarted" }));
+    expect(next.seq).toBe(4);
+    expect(next.legacy).toBeUndefined();
+    expect(store.verify()).toMatchObject({ ok: true, legacy: 3, keyed: 1, head: "checked" });
+    expect(store.verifyRun("run_old")).toEqual({ ok: true });
+    store.close();
+    db.close();
+  });
+
+  test("a legacy row rewritten (its old hash recomputed) after the keyed chain began, or a keyed row relabelled legacy, is found", () => {
+    const { path, keyDir } = files();
+    const old = legacyDatabase(path);
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    store.append(draft({ phase: "requested" }));
+    const keyed = store.append(draft({ phase: "started", decision: "auto" }));
+    store.close();
+    db.close();
     const raw = new Database(path);
     raw.exec("DROP TRIGGER receipts_no_update");
-    raw.prepare("UPDATE receipts SET phase = 'approved', decision = 'approved', reason = NULL WHERE id = ?").run(target.id);
+    const edited = { ...old[1]!, inputPreview: '{"q":"evil"}' };
+    raw.prepare("UPDATE receipts SET input_preview = ?, hash = ? WHERE seq = 2").run(edited.inputPreview, receiptHash(null, edited));
     raw.close();
+    const again = openDatabase(path);
+    const check = createSqliteReceiptStore(again, { keyDir });
+    expect(check.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("legacy receipts before the keyed chain changed") });
+    again.close();
 
-    const result = store.verifyRun("run_1");
-    expect(result).toEqual({ ok: false, brokenAt: target.id, reason: expect.stringContaining("does not match its hash") });
-    expect(store.verifyRun("run_2")).toEqual({ ok: true });
+    const raw2 = new Database(path);
+    raw2.exec("DROP TRIGGER receipts_no_update");
+    raw2.prepare("UPDATE receipts SET scheme = 1, prev_hash = NULL, hash = ? WHERE seq = ?").run(receiptHash(null, { ...keyed }), keyed.seq);
+    raw2.close();
+    const third = openDatabase(path);
+    expect(createSqliteReceiptStore(third, { keyDir }).verify()).toMatchObject({ ok: false, brokenAt: "r_000004" });
+    third.close();
+  });
+});
+
+describe("sqlite receipt store: bounds", () => {
+  test("every field is capped with a marker saying what was cut; past the run's budget, fields shrink", () => {
+    const db = openDatabase(":memory:");
+    const store = createSqliteReceiptStore(db);
+    const huge = "y".repeat(1_000_000);
+    const r = store.append(draft({ phase: "failed", runId: `run_${huge}`, callId: huge, toolPath: huge, sessionId: huge, decidedBy: huge, reason: huge, inputPreview: huge, outputPreview: huge, error: huge }));
+    for (const [field, cap] of Object.entries(RECEIPT_FIELD_CAPS)) {
+      const v = (r as unknown as Record<string, string>)[field]!;
+      expect([field, v.length <= cap]).toEqual([field, true]);
+      expect(v).toMatch(/… [\d,]+ more characters/);
+    }
+    expect(r.inputPreview).toMatch(/^y+… 99\d,\d{3} more characters$/);
+    let spent = 0;
+    let last: Receipt | undefined;
+    for (let i = 0; spent < RUN_TEXT_BUDGET + 10_000; i++) {
+      last = store.append(draft({ runId: "run_big", callId: `c${i}`, phase: "failed", error: huge, inputPreview: huge }));
+      spent += last.error!.length + last.inputPreview!.length;
+    }
+    expect(last!.error!.length).toBeLessThanOrEqual(RUN_SPENT_CAP);
+    expect(last!.error).toMatch(/more characters \(run over its 200,000-character receipt budget\)$/);
+    // Another run has its own budget.
+    expect(store.append(draft({ runId: "run_small", phase: "failed", error: huge })).error!.length).toBeGreaterThan(RUN_SPENT_CAP);
+    expect(store.verify()).toMatchObject({ ok: true });
     db.close();
   });
 
-  test("a removed middle receipt and a cut tail are both detected", () => {
-    const path = dbFile();
+  test("a hostile run of 500 calls with megabyte fields grows the database by less than the stated bound", () => {
+    const { path, keyDir } = files();
     const db = openDatabase(path);
-    const store = createSqliteReceiptStore(db);
-    const rs = ["requested", "approved", "started", "succeeded"].map((phase) => store.append(draft({ phase: phase as ReceiptPhase })));
-    const raw = new Database(path);
-    raw.exec("DROP TRIGGER receipts_no_delete");
-    raw.prepare("DELETE FROM receipts WHERE id = ?").run(rs[1]!.id);
-    const mid = store.verifyRun("run_1");
-    expect(mid).toMatchObject({ ok: false, brokenAt: rs[2]!.id });
-    expect((mid as { reason: string }).reason).toContain("prev_hash");
-
-    raw.prepare("DELETE FROM receipts WHERE id = ?").run(rs[3]!.id);
-    raw.close();
-    // A fresh store (no memory of the tail) still finds the hole in the middle.
-    const otherDb = openDatabase(path);
-    const other = createSqliteReceiptStore(otherDb);
-    expect(other.verifyRun("run_1")).toMatchObject({ ok: false, brokenAt: rs[2]!.id });
-    otherDb.close();
-    db.close();
-  });
-
-  test("the tail cut is detected by the process that appended it", () => {
-    const path = dbFile();
-    const db = openDatabase(path);
-    const store = createSqliteReceiptStore(db);
+    const store = createSqliteReceiptStore(db, { keyDir });
     store.append(draft({ phase: "requested" }));
-    const last = store.append(draft({ phase: "started", decision: "approved" }));
-    const raw = new Database(path);
-    raw.exec("DROP TRIGGER receipts_no_delete");
-    raw.prepare("DELETE FROM receipts WHERE id = ?").run(last.id);
-    raw.close();
-    expect(store.verifyRun("run_1")).toMatchObject({ ok: false, reason: expect.stringContaining("last receipt is missing") });
+    const size = () => (db.query("PRAGMA page_count").get() as { page_count: number }).page_count * (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    const before = size();
+    const junk = "[" + "1,".repeat(500_000) + "1]";
+    const receipts = 500 * 4;
+    for (let c = 0; c < 500; c++) {
+      const base = { runId: "run_hostile", callId: `call_${c}`, toolPath: "items.put", approval: "auto", policy: "auto", sessionId: "s" } as const;
+      store.stage({ ...base, phase: "requested", inputPreview: junk });
+      store.stage({ ...base, phase: "failed", error: `invalid input for items.put: ${junk}` });
+      store.stage({ ...base, phase: "started", decision: "auto", inputPreview: junk });
+      store.stage({ ...base, phase: "succeeded", decision: "auto", outputPreview: junk });
+    }
+    const grown = (store.byRun("run_hostile").length, size() - before);
+    // Stated bound (README "Security model"): 3 bytes per character of the run's text bound, plus
+    // 300 bytes of row and index overhead per receipt.
+    const bound = 3 * receiptTextBound(receipts).perRun + 300 * receipts;
+    expect(bound).toBeLessThan(8 * 1024 * 1024);
+    expect(grown).toBeLessThan(bound);
+    expect(store.verify()).toMatchObject({ ok: true });
+    store.close();
     db.close();
-  });
-
-  test("the chain continues across reopen and across two stores writing the same file", () => {
-    const path = dbFile();
-    const db1 = openDatabase(path);
-    const s1 = createSqliteReceiptStore(db1);
-    const first = s1.append(draft({ phase: "requested" }));
-    db1.close();
-
-    const db2 = openDatabase(path);
-    const s2 = createSqliteReceiptStore(db2);
-    const second = s2.append(draft({ phase: "approved", decision: "approved", decidedBy: "alice" }));
-    expect(second.prevHash).toBe(first.hash);
-    expect(second.seq).toBe(2);
-
-    // A second connection appends to the same run: the first store must not reuse its cached hash.
-    const db3 = openDatabase(path);
-    const s3 = createSqliteReceiptStore(db3);
-    const third = s3.append(draft({ phase: "started", decision: "approved" }));
-    const fourth = s2.append(draft({ phase: "succeeded", decision: "approved", outputPreview: "ok" }));
-    expect(fourth.prevHash).toBe(third.hash);
-    expect(s2.verifyRun("run_1")).toEqual({ ok: true });
-    expect(s3.byRun("run_1").map((r) => r.seq)).toEqual([1, 2, 3, 4]);
-    db2.close();
-    db3.close();
   });
 });
 
@@ -195,8 +520,9 @@ describe("sqlite receipt store: durability", () => {
   test("a SIGKILLed child keeps every receipt it appended; reopening shows an intact chain that continues", async () => {
     const dir = makeTempDir("oa-receipts-kill-");
     const path = join(dir, "gateway.sqlite");
+    const keyDir = join(dir, "config");
     const setup = openDatabase(path);
-    const before = createSqliteReceiptStore(setup).append(draft({ runId: "run_old", phase: "requested" }));
+    const before = createSqliteReceiptStore(setup, { keyDir }).append(draft({ runId: "run_old", phase: "requested" }));
     setup.close();
 
     const script = join(dir, "child.ts");
@@ -204,7 +530,7 @@ describe("sqlite receipt store: durability", () => {
       script,
       `import { openDatabase } from ${JSON.stringify(new URL("../db/open.ts", import.meta.url).pathname)};
 import { createSqliteReceiptStore } from ${JSON.stringify(new URL("./sqlite-store.ts", import.meta.url).pathname)};
-const store = createSqliteReceiptStore(openDatabase(process.argv[2]!));
+const store = createSqliteReceiptStore(openDatabase(process.argv[2]!), { keyDir: process.argv[3]! });
 const base = { runId: "run_k", callId: "call_k", toolPath: "calendar.create", approval: "required", policy: "required" } as const;
 store.append({ ...base, phase: "requested", inputPreview: "{}" });
 store.append({ ...base, phase: "approved", decision: "approved", decidedBy: "alice" });
@@ -213,7 +539,7 @@ console.log("STARTED");
 setInterval(() => {}, 1000); // the tool "runs" forever; succeeded is never written
 `,
     );
-    const child = Bun.spawn(["bun", script, path], { stdout: "pipe", stderr: "inherit" });
+    const child = Bun.spawn(["bun", script, path, keyDir], { stdout: "pipe", stderr: "inherit" });
     const reader = child.stdout.getReader();
     let out = "";
     while (!out.includes("STARTED")) {
@@ -226,7 +552,7 @@ setInterval(() => {}, 1000); // the tool "runs" forever; succeeded is never writ
     expect(child.signalCode).toBe("SIGKILL");
 
     const db = openDatabase(path);
-    const store = createSqliteReceiptStore(db);
+    const store = createSqliteReceiptStore(db, { keyDir });
     expect(store.byRun("run_old")).toEqual([before]);
     const run = store.byRun("run_k");
     expect(run.map((r) => r.phase)).toEqual(["requested", "approved", "started"]);
@@ -234,6 +560,7 @@ setInterval(() => {}, 1000); // the tool "runs" forever; succeeded is never writ
     const failed = store.append({ runId: "run_k", callId: "call_k", toolPath: "calendar.create", approval: "required", policy: "required", phase: "failed", error: "gateway restarted while the tool ran" });
     expect(failed.prevHash).toBe(run[2]!.hash);
     expect(store.verifyRun("run_k")).toEqual({ ok: true });
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 5, head: "checked" });
     db.close();
   });
 });

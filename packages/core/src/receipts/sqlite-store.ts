@@ -1,12 +1,22 @@
 import type { Database, Statement } from "bun:sqlite";
 import { toolPatternToRegExp } from "../tools/pattern.ts";
-import { receiptHash } from "./hash.ts";
-import { ensureReceiptSchema, RECEIPT_COLUMNS, RECEIPT_INSERT_COLUMNS, type ReceiptRow } from "./schema.ts";
+import { createRunBudgets } from "./bounds.ts";
+import { headPath, openHeadWriter, readHead, type ChainHead } from "./head.ts";
+import { loadReceiptKey, processReceiptKey, type ReceiptKey } from "./key.ts";
+import { genesisMac, receiptMac } from "./mac.ts";
+import { ensureReceiptSchema, metaValue, RECEIPT_COLUMNS, RECEIPT_INSERT_COLUMNS, readMeta, type ReceiptRow, SCHEME_KEYED, SCHEME_LEGACY } from "./schema.ts";
 import type { Receipt, ReceiptDraft, ReceiptQuery, ReceiptStore } from "./types.ts";
+import { createVerifier } from "./verify.ts";
 
 export interface SqliteReceiptStoreOptions {
   /** Clock for `at` (epoch ms); tests pin it. */
   readonly now?: () => number;
+  /**
+   * The user's config dir: holds the HMAC key (`receipts.key`, 0600, created on first start) and
+   * the chain heads (`receipt-heads/`). Omitted: a key that lives only in this process (tests,
+   * throwaway databases), with the head kept in memory.
+   */
+  readonly keyDir?: string;
 }
 
 const DEFAULT_LIMIT = 200;
@@ -14,20 +24,37 @@ const PHASES = new Set(["requested", "approved", "denied", "started", "succeeded
 const APPROVALS = new Set(["auto", "required"]);
 const POLICIES = new Set(["auto", "required", "deny"]);
 const DECISIONS = new Set(["auto", "approved", "denied"]);
-/** Past this many runs the last-hash cache is dropped; the per-run query refills it. */
-const MAX_CACHED_RUNS = 10_000;
+
+interface Staged {
+  readonly draft: ReceiptDraft;
+  readonly at: number;
+}
 
 /**
- * Receipts on bun:sqlite. Each append is its own committed transaction, so a receipt is on disk
- * before the step it announces runs. The database is opened by `openDatabase()` in WAL mode with
- * synchronous=NORMAL: a commit is written to the WAL before `append` returns and survives a crash
- * or SIGKILL of the process; only an OS crash or power loss may lose the last few commits.
+ * Receipts on bun:sqlite, in one keyed chain across all runs (see mac.ts, verify.ts, head.ts).
  *
- * The store does not own `db`: `close()` releases its statements, the opener closes the file.
+ * Durability: `append` commits before it returns. `stage` queues a receipt for the next group
+ * commit, which carries every receipt staged until then, from every run (it runs right after the
+ * current task, or on the next event-loop turn once several runs are writing); `durable()` resolves once the commit holding everything staged so far is
+ * done. A caller stages the receipts between two steps with effects outside the gateway and
+ * awaits `durable()` right before such a step, so a crash never loses a receipt a later step
+ * depended on. Reads commit what is staged first. The database is opened by `openDatabase()` in
+ * WAL mode with synchronous=NORMAL: a commit survives a crash or SIGKILL of the process; only an
+ * OS crash or power loss may lose the last few commits.
+ *
+ * The store does not own `db`: `close()` commits what is staged and releases its statements and
+ * head file; the opener closes the database.
  */
 export function createSqliteReceiptStore(db: Database, options: SqliteReceiptStoreOptions = {}): ReceiptStore {
   const now = options.now ?? Date.now;
+  const key: ReceiptKey = options.keyDir !== undefined ? loadReceiptKey(options.keyDir) : processReceiptKey();
   ensureReceiptSchema(db);
+  const dbId = metaValue(db, "db_id", () => `db_${crypto.randomUUID().replaceAll("-", "")}`);
+  const headFile = key.dir ? headPath(key.dir, dbId) : undefined;
+  // The last (seq, mac) this store committed or found recorded outside the database.
+  let head: ChainHead | undefined = headFile ? readHead(headFile) : undefined;
+  let headWriter: ReturnType<typeof openHeadWriter> | undefined;
+  const budgets = createRunBudgets();
 
   const statements = new Map<string, Statement>();
   const prepare = (sql: string): Statement => {
@@ -39,49 +66,160 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     return st;
   };
 
-  const lastSeqStmt = prepare("SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'receipts'), 0) AS seq");
-  const lastHashOfRunStmt = prepare("SELECT hash FROM receipts WHERE run_id = ? ORDER BY seq DESC LIMIT 1");
+  const lastRowStmt = prepare("SELECT seq, hash, scheme FROM receipts ORDER BY seq DESC LIMIT 1");
   const insertStmt = prepare(`INSERT INTO receipts (${RECEIPT_INSERT_COLUMNS}) VALUES (${RECEIPT_INSERT_COLUMNS.split(",").map(() => "?").join(", ")})`);
   const byRunStmt = prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE run_id = ? ORDER BY seq`);
-
-  // Last hash per run, valid only while no other connection has appended since our last append
-  // (checked against the global sequence inside the write transaction).
-  const lastHashByRun = new Map<string, string | null>();
-  let knownSeq = -1;
-
-  const currentSeq = (): number => (lastSeqStmt.get() as { seq: number }).seq;
-
-  const appendTx = db.transaction((draft: ReceiptDraft): Receipt => {
-    const lastSeq = currentSeq();
-    if (lastSeq !== knownSeq || lastHashByRun.size > MAX_CACHED_RUNS) lastHashByRun.clear();
-    let prevHash = lastHashByRun.get(draft.runId);
-    if (prevHash === undefined) prevHash = (lastHashOfRunStmt.get(draft.runId) as { hash: string } | null)?.hash ?? null;
-    const seq = lastSeq + 1;
-    const content = draftContent(draft, seq, Math.trunc(now()));
-    const hash = receiptHash(prevHash, content);
-    const r = { ...content, prevHash, hash } as Receipt;
-    insertStmt.run(
-      r.seq, r.runId, r.callId, r.sessionId ?? null, r.toolPath, r.phase, r.approval, r.policy,
-      r.decision ?? null, r.decidedBy ?? null, r.reason ?? null, r.inputPreview ?? null, r.outputPreview ?? null,
-      r.error ?? null, r.durationMs ?? null, r.at, r.prevHash, r.hash,
-    );
-    return r;
+  const verifier = createVerifier({
+    db,
+    key: key.key,
+    keyId: key.id,
+    dbId,
+    head: () => (headFile ? readHead(headFile) : head),
+    headWhere: headFile ?? "this process's memory",
   });
 
-  function append(draft: ReceiptDraft): Receipt {
-    validateDraft(draft);
-    // IMMEDIATE: take the write lock before reading the sequence, so seq and prev_hash are ours.
-    const r = appendTx.immediate(draft);
-    knownSeq = r.seq;
-    lastHashByRun.set(r.runId, r.hash);
-    return r;
+  let keyChecked = false;
+  /** The database records the id of the key that signs it (set by the first commit). */
+  function checkKey(record: boolean): void {
+    if (keyChecked) return;
+    const recorded = record ? metaValue(db, "key_id", () => key.id) : readMeta(db, "key_id");
+    if (recorded === undefined) return;
+    if (recorded !== key.id)
+      throw new Error(
+        `the receipts in this database are signed with key ${recorded}, but ${key.path ?? "this process"} holds key ${key.id}: restore the key file that signed them, or move the database aside so a new chain starts`,
+      );
+    keyChecked = true;
   }
 
+  const commitTx = db.transaction((batch: readonly Staged[]): Receipt[] => {
+    checkKey(true);
+    const last = lastRowStmt.get() as { seq: number; hash: string; scheme: number } | null;
+    let seq = last?.seq ?? 0;
+    let prev: string;
+    if (head && (!last || last.seq < head.seq || (last.seq === head.seq && last.hash !== head.mac))) {
+      // The database lost receipts this machine committed: chain on from the recorded head, so
+      // the gap stays visible to the verifier instead of being papered over.
+      prev = head.mac;
+      seq = Math.max(seq, head.seq);
+    } else if (last && last.scheme === SCHEME_KEYED) prev = last.hash;
+    else prev = genesisMac(key.key, dbId, verifier.legacyDigestBefore(Number.MAX_SAFE_INTEGER));
+    const out: Receipt[] = [];
+    for (const { draft, at } of batch) {
+      seq++;
+      const content = draftContent(draft, seq, at);
+      const hash = receiptMac(key.key, prev, macFields(content));
+      insertStmt.run(
+        seq, content.runId, content.callId, content.sessionId ?? null, content.toolPath, content.phase, content.approval, content.policy,
+        content.decision ?? null, content.decidedBy ?? null, content.reason ?? null, content.inputPreview ?? null, content.outputPreview ?? null,
+        content.error ?? null, content.durationMs ?? null, at, prev, hash, SCHEME_KEYED,
+      );
+      out.push({ ...content, prevHash: prev, hash } as Receipt);
+      prev = hash;
+    }
+    return out;
+  });
+
+  let pending: Staged[] = [];
+  let waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  let scheduled = false;
+
+  /** Commits everything staged in one transaction; on failure the staged receipts stay queued. */
+  function commitPending(extra?: Staged): Receipt[] {
+    const batch = extra ? [...pending, extra] : pending;
+    const ws = waiters;
+    pending = [];
+    waiters = [];
+    if (batch.length === 0) {
+      for (const w of ws) w.resolve();
+      return [];
+    }
+    // Inside a caller's transaction our "commit" is a savepoint: the head moves only on a real commit.
+    const outer = db.inTransaction;
+    let written: Receipt[];
+    try {
+      // IMMEDIATE: take the write lock before reading the chain's end, so seq and prev are ours.
+      written = commitTx.immediate(batch);
+    } catch (e) {
+      pending = extra ? batch.slice(0, -1).concat(pending) : batch.concat(pending);
+      for (const w of ws) w.reject(e);
+      throw e;
+    }
+    const last = written[written.length - 1]!;
+    if (!outer) {
+      head = { seq: last.seq, mac: last.hash };
+      scheduleHeadWrite();
+    }
+    for (const w of ws) w.resolve();
+    return written;
+  }
+
+  // The head file is written once per event-loop turn, off the commit's path (a syscall per commit
+  // would cost a single append about a tenth of its time). A crash before it is written leaves the
+  // head behind by the commits of that turn: those rows are still checked by the chain.
+  let headDirty = false;
+  const writeHead = () => {
+    if (!headDirty || !head || !headFile) return;
+    headDirty = false;
+    (headWriter ??= openHeadWriter(headFile)).write(head);
+  };
+  function scheduleHeadWrite(): void {
+    if (!headFile || headDirty) return;
+    headDirty = true;
+    setImmediate(writeHead);
+  }
+
+  // Alone, a run's commit follows at once (a microtask: no event-loop turn added to its latency).
+  // Once commits carry several runs, they wait for the next turn so every run's crossings that
+  // arrive in this one share it.
+  let shared = false;
+  const runScheduled = () => {
+    scheduled = false;
+    const runs = new Set<string>();
+    for (const p of pending) runs.add(p.draft.runId);
+    shared = runs.size > 1 || waiters.length > 1;
+    try {
+      commitPending();
+    } catch {
+      // the waiters of this commit got the error; the receipts stay queued for the next one
+    }
+  };
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    if (shared) setImmediate(runScheduled);
+    else queueMicrotask(runScheduled);
+  }
+
+  function prepareDraft(draft: ReceiptDraft): Staged {
+    validateDraft(draft);
+    checkKey(false);
+    return { draft: budgets.bound(draft), at: Math.trunc(now()) };
+  }
+
+  function append(draft: ReceiptDraft): Receipt {
+    return commitPending(prepareDraft(draft)).at(-1)!;
+  }
+
+  function stage(draft: ReceiptDraft): void {
+    pending.push(prepareDraft(draft));
+    schedule();
+  }
+
+  function durable(): Promise<void> {
+    if (pending.length === 0) return Promise.resolve();
+    schedule();
+    return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+  }
+
+  const flush = () => void (pending.length > 0 && commitPending());
+
   function byRun(runId: string): Receipt[] {
+    flush();
     return (byRunStmt.all(runId) as ReceiptRow[]).map(rowToReceipt);
   }
 
   function query(q: ReceiptQuery): Receipt[] {
+    flush();
     const limit = q.limit ?? DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit <= 0) throw new RangeError(`receipt query: limit must be a positive integer, got ${q.limit}`);
     const where: string[] = [];
@@ -124,29 +262,30 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   }
 
   function verifyRun(runId: string): { ok: true } | { ok: false; brokenAt: string; reason: string } {
-    let prev: string | null = null;
-    let last: ReceiptRow | undefined;
-    for (const row of byRunStmt.iterate(runId) as IterableIterator<ReceiptRow>) {
-      if (row.prev_hash !== prev)
-        return { ok: false, brokenAt: row.id, reason: `prev_hash of ${row.id} does not match the hash of the run's previous receipt (a receipt was removed, inserted or reordered)` };
-      if (receiptHash(prev, rowToReceipt(row)) !== row.hash)
-        return { ok: false, brokenAt: row.id, reason: `content of ${row.id} does not match its hash (the row was edited)` };
-      prev = row.hash;
-      last = row;
-    }
-    // This process remembers the last hash it appended; a shorter chain means the tail was cut.
-    const remembered = lastHashByRun.get(runId);
-    if (remembered && knownSeq === currentSeq() && remembered !== (last?.hash ?? null))
-      return { ok: false, brokenAt: last?.id ?? runId, reason: `the run's last receipt is missing (the chain ends before the receipt this process appended last)` };
-    return { ok: true };
+    flush();
+    writeHead();
+    const r = verifier.verifyRun(runId);
+    return r.ok ? { ok: true } : r;
+  }
+
+  function verify() {
+    flush();
+    writeHead();
+    return verifier.verifyAll();
   }
 
   function close(): void {
+    flush();
+    writeHead();
     for (const st of statements.values()) st.finalize();
     statements.clear();
+    headWriter?.close();
+    headWriter = undefined;
   }
 
-  return { append, byRun, query, verifyRun, close };
+  const info = () => ({ dbId, keyId: key.id, keyPath: key.path, headPath: headFile, recordedKeyId: readMeta(db, "key_id") });
+
+  return { append, stage, durable, byRun, query, verifyRun, verify, info, close };
 }
 
 /** `r_000123`: sortable, stable, short enough for a Discord line. */
@@ -174,6 +313,19 @@ function draftContent(d: ReceiptDraft, seq: number, at: number): Omit<Receipt, "
   c.seq = seq;
   c.at = at;
   return c as unknown as Omit<Receipt, "hash" | "prevHash">;
+}
+
+function macFields(c: Omit<Receipt, "hash" | "prevHash">) {
+  return {
+    seq: c.seq,
+    at: c.at,
+    durationMs: c.durationMs ?? null,
+    text: {
+      run_id: c.runId, call_id: c.callId, session_id: c.sessionId ?? null, tool_path: c.toolPath, phase: c.phase, approval: c.approval, policy: c.policy,
+      decision: c.decision ?? null, decided_by: c.decidedBy ?? null, reason: c.reason ?? null, input_preview: c.inputPreview ?? null,
+      output_preview: c.outputPreview ?? null, error: c.error ?? null,
+    },
+  };
 }
 
 /** Drops absent (undefined/null) fields so stored and read-back receipts compare equal. */
@@ -204,7 +356,7 @@ function rowToReceipt(row: ReceiptRow): Receipt {
     at: row.at,
     hash: row.hash,
   });
-  return { ...r, prevHash: row.prev_hash } as Receipt;
+  return { ...r, prevHash: row.prev_hash, ...(row.scheme === SCHEME_LEGACY ? { legacy: true } : {}) } as Receipt;
 }
 
 function validateDraft(d: ReceiptDraft): void {

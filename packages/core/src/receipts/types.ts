@@ -37,10 +37,20 @@ export interface Receipt extends ReceiptDraft {
   readonly seq: number;
   /** Unix epoch milliseconds. */
   readonly at: number;
-  /** Hash of the previous receipt of the same run, null for the first. */
+  /**
+   * Keyed chain: the mac of the previous receipt in the whole database (or the chain's genesis mac).
+   * Legacy rows: the hash of the previous receipt of the same run, null for the first.
+   */
   readonly prevHash: string | null;
+  /** HMAC-SHA256 of the receipt and `prevHash` (legacy rows: unkeyed SHA-256). */
   readonly hash: string;
+  /** Written before the keyed chain (unkeyed SHA-256 chained per run); verified under that scheme. */
+  readonly legacy?: true;
 }
+
+export type VerifyResult =
+  | { readonly ok: true; readonly legacy: number; readonly keyed: number; readonly head: "checked" | "none" }
+  | { readonly ok: false; readonly brokenAt: string; readonly reason: string };
 
 export interface ReceiptQuery {
   readonly runId?: string;
@@ -55,11 +65,23 @@ export interface ReceiptQuery {
 }
 
 export interface ReceiptStore {
-  /** Appends durably before returning; never updates or deletes. */
+  /** Appends and commits (with anything staged before it) before returning; never updates or deletes. */
   append(draft: ReceiptDraft): Receipt;
+  /**
+   * Queues a receipt for the next group commit (validated and bounded now). Await `durable()`
+   * before any step whose effect leaves the gateway.
+   */
+  stage(draft: ReceiptDraft): void;
+  /** Resolves once every receipt staged so far is committed; rejects if that commit failed. */
+  durable(): Promise<void>;
   byRun(runId: string): Receipt[];
   query(q: ReceiptQuery): Receipt[];
-  /** Recomputes the hash chain of a run. */
+  /** Checks a run's receipts and the keyed chain from its first receipt to the end of the database. */
   verifyRun(runId: string): { ok: true } | { ok: false; brokenAt: string; reason: string };
+  /** Checks every receipt in the database and the chain head; names the first bad row. */
+  verify(): VerifyResult;
+  /** Where the chain's key and head live, for messages. */
+  info(): { dbId: string; keyId: string; keyPath?: string; headPath?: string; recordedKeyId?: string };
+  /** Commits what is staged; releases statements and the head file. */
   close(): void;
 }

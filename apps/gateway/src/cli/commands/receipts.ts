@@ -1,13 +1,16 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
+import { cutText } from "@openassistant/core/text/index.ts";
 import { openDatabase } from "@openassistant/core/db/open.ts";
-import { callStatus, createSqliteReceiptStore, formatSummaryForModel, summarizeRun, type CallStatus } from "@openassistant/core/receipts/index.ts";
-import type { Receipt } from "@openassistant/core/receipts/types.ts";
+import { callStatus, createSqliteReceiptStore, formatSummaryForModel, receiptKeyPath, summarizeRun, type CallStatus } from "@openassistant/core/receipts/index.ts";
+import type { Receipt, ReceiptStore } from "@openassistant/core/receipts/types.ts";
+import { resolveConfigDir } from "../../auth/paths.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
 import { resolveProject } from "../project.ts";
 
 const args = {
+  action: { type: "positional", description: "verify: check every receipt in the database against the keyed chain and its head", required: false, valueHint: "verify" },
   run: { type: "string", description: "Only this run id (also prints its activity summary and integrity)", valueHint: "id" },
   tool: { type: "string", description: "Tool path or pattern: calendar.*, *.delete, calendar.**", valueHint: "pattern" },
   status: { type: "string", description: "Calls whose current status is succeeded | failed | denied | pending", valueHint: "status" },
@@ -21,11 +24,13 @@ const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "pendi
 
 /** `openassistant receipts`: query the append-only receipt log. */
 export const receiptsCommand = defineCommand({
-  meta: { name: "receipts", description: "List tool-call receipts (filter by run, tool, status, time)" },
+  meta: { name: "receipts", description: "List tool-call receipts (filter by run, tool, status, time); `receipts verify` checks them all" },
   args,
   run: ({ args: a, rawArgs }) =>
     guard(async () => {
       rejectUnknownFlags(rawArgs, args);
+      if (a.action !== undefined && a.action !== "verify") throw new CliError(`Unknown action "${a.action}": the only action is "verify" (openassistant receipts verify)`);
+      if (a.action === "verify") return verify(a.project, a.json === true);
       if (a.status && !STATUSES.includes(a.status as CallStatus)) throw new CliError(`--status must be one of ${STATUSES.join(", ")} (got "${a.status}")`);
       const limit = a.limit === undefined ? 100 : Number(a.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a positive integer (got "${a.limit}")`);
@@ -39,7 +44,7 @@ export const receiptsCommand = defineCommand({
       if (!existsSync(settings.databasePath)) throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
       const db = openDatabase(settings.databasePath);
       try {
-        const store = createSqliteReceiptStore(db);
+        const store = openStore(db, false);
         let rows: Receipt[] = store.query({ ...(a.run ? { runId: a.run } : {}), ...(a.tool ? { tool: a.tool } : {}), ...(since !== undefined ? { since } : {}) });
         if (a.status) {
           const status = callStatus(rows);
@@ -71,10 +76,47 @@ export const receiptsCommand = defineCommand({
     }),
 });
 
+/**
+ * The store, keyed with the gateway's key from the config dir. Listing works without it (a run's
+ * integrity line then says the key is missing); `verify` requires it.
+ */
+function openStore(db: ReturnType<typeof openDatabase>, requireKey: boolean): ReceiptStore {
+  const configDir = resolveConfigDir(process.env);
+  const keyFile = receiptKeyPath(configDir);
+  if (existsSync(keyFile)) return createSqliteReceiptStore(db, { keyDir: configDir });
+  if (requireKey)
+    throw new CliError(
+      `No receipt key at ${keyFile}. The gateway creates it on its first start and signs every receipt with it; run this with the same OPENASSISTANT_CONFIG_DIR as the gateway, or restore the key file.`,
+    );
+  return createSqliteReceiptStore(db);
+}
+
+async function verify(project: string | undefined, json: boolean): Promise<void> {
+  const cwd = resolveProject(project);
+  const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
+  if (!existsSync(settings.databasePath)) throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
+  const db = openDatabase(settings.databasePath);
+  try {
+    const store = openStore(db, true);
+    const result = store.verify();
+    const info = store.info();
+    if (json) console.log(JSON.stringify({ database: settings.databasePath, key: info.keyPath, head: info.headPath, ...result }, null, 2));
+    else if (result.ok) {
+      console.log(`Receipts in ${settings.databasePath}: intact.`);
+      console.log(`  ${result.keyed} keyed (HMAC-SHA256, one chain, key ${info.keyPath})`);
+      if (result.legacy > 0) console.log(`  ${result.legacy} legacy (written before the keyed chain: unkeyed SHA-256 per run, anchored when the keyed chain began)`);
+      console.log(result.head === "checked" ? `  tail checked against the head ${info.headPath}` : `  no head record for this database: a removed tail cannot be detected`);
+    } else console.log(`Receipts in ${settings.databasePath}: BROKEN at ${result.brokenAt}: ${result.reason}`);
+    if (!result.ok) process.exitCode = 1;
+  } finally {
+    db.close();
+  }
+}
+
 function formatRow(r: Receipt): string {
   const when = new Date(r.at).toISOString().replace("T", " ").slice(0, 19);
   // The decider belongs to the decision rows; later phases carry it only for the record.
   const who = r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${r.decidedBy}` : "";
   const detail = r.error ?? r.reason ?? r.outputPreview ?? r.inputPreview ?? "";
-  return `${r.id}  ${when}  ${r.runId}  ${r.callId}  ${r.toolPath}  ${r.phase}${who}${detail ? `  ${detail.replace(/\s+/g, " ").slice(0, 120)}` : ""}`;
+  return `${r.id}  ${when}  ${r.runId}  ${r.callId}  ${r.toolPath}  ${r.phase}${who}${detail ? `  ${cutText(detail.replace(/\s+/g, " "), 120)}` : ""}${r.legacy ? "  (legacy hash)" : ""}`;
 }
