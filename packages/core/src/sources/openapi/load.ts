@@ -1,0 +1,124 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { defineTool, type ToolDefinition, type ToolTree, z } from "@openassistant/sdk";
+import { describeOperations, type OperationDescriptor } from "./operations.ts";
+
+export type OpenApiAuth =
+  | { readonly type: "bearer"; readonly token: string }
+  | { readonly type: "header"; readonly name: string; readonly value: string }
+  | { readonly type: "query"; readonly name: string; readonly value: string };
+
+export interface OpenApiSourceOptions {
+  /** Namespace of the tools: `tools.<name>.<operation>`. */
+  readonly name: string;
+  /** A spec file (JSON or YAML) or an http(s) URL. */
+  readonly spec: string;
+  /** Where requests go; default: the spec's first `servers` entry. */
+  readonly baseUrl?: string;
+  /** Added on the host to every request; never part of a tool's input, never seen by the sandbox. */
+  readonly auth?: OpenApiAuth;
+  /** Parsed operations are cached here by the spec's SHA-256 (parsing GitHub's spec takes seconds). */
+  readonly cacheDir?: string;
+}
+
+interface Parsed {
+  readonly servers: string[];
+  readonly operations: OperationDescriptor[];
+}
+
+export interface OpenApiSource {
+  readonly tree: ToolTree;
+  readonly operations: number;
+  readonly fromCache: boolean;
+  readonly baseUrl: string;
+}
+
+/** Turns an OpenAPI 3.x spec into tools: one per operation, typed from its parameters and body. */
+export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenApiSource> {
+  const text = /^https?:\/\//.test(o.spec) ? await (await fetch(o.spec)).text() : readFileSync(o.spec, "utf8");
+  const sha = createHash("sha256").update(text).digest("hex");
+  const cacheFile = o.cacheDir ? join(o.cacheDir, `openapi-${sha}.json`) : undefined;
+  let parsed: Parsed | undefined;
+  let fromCache = false;
+  if (cacheFile && existsSync(cacheFile)) {
+    try {
+      parsed = JSON.parse(readFileSync(cacheFile, "utf8")) as Parsed;
+      fromCache = true;
+    } catch {
+      parsed = undefined; // a torn cache file is rebuilt
+    }
+  }
+  if (!parsed) {
+    const doc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec)) as { openapi?: string; servers?: Array<{ url: string }> };
+    if (!doc.openapi?.startsWith("3.")) throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
+    const hidden = new Set(o.auth?.type === "header" ? [o.auth.name.toLowerCase(), "authorization"] : ["authorization"]);
+    parsed = { servers: (doc.servers ?? []).map((s) => s.url), operations: describeOperations(doc as never, hidden) };
+    if (cacheFile) {
+      mkdirSync(o.cacheDir!, { recursive: true });
+      writeFileSync(cacheFile, JSON.stringify(parsed));
+    }
+  }
+  const baseUrl = (o.baseUrl ?? parsed.servers[0] ?? "").replace(/\/$/, "");
+  if (!/^https?:\/\//.test(baseUrl)) throw new Error(`no base URL for ${o.name}: set openapi.${o.name}.baseUrl (the spec lists no absolute server)`);
+  const tree: Record<string, unknown> = {};
+  for (const op of parsed.operations) setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth));
+  return { tree: tree as ToolTree, operations: parsed.operations.length, fromCache, baseUrl };
+}
+
+function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAuth | undefined): ToolDefinition {
+  let args: z.ZodObject;
+  try {
+    const schema = z.fromJSONSchema(op.inputSchema as never);
+    args = schema instanceof z.ZodObject ? schema : z.object({}).passthrough();
+  } catch {
+    // A schema zod cannot express still gets a tool; the server validates what it receives.
+    args = z.object({}).catchall(z.unknown());
+  }
+  return defineTool({
+    description: op.description,
+    approval: op.method === "GET" || op.method === "HEAD" ? "auto" : "required",
+    args,
+    run: async (input: Record<string, unknown>, call) => {
+      let path = op.path;
+      const url = new URL(baseUrl);
+      const headers: Record<string, string> = { accept: "application/json" };
+      for (const p of op.params) {
+        const value = input[p.name];
+        if (value === undefined) continue;
+        if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
+        else if (p.in === "query") for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(p.name, typeof v === "object" ? JSON.stringify(v) : String(v));
+        else headers[p.name] = String(value);
+      }
+      if (auth?.type === "bearer") headers.authorization = `Bearer ${auth.token}`;
+      if (auth?.type === "header") headers[auth.name] = auth.value;
+      if (auth?.type === "query") url.searchParams.set(auth.name, auth.value);
+      url.pathname = `${url.pathname.replace(/\/$/, "")}${path}`;
+      const hasBody = op.hasBody && input.body !== undefined;
+      if (hasBody) headers["content-type"] = "application/json";
+      const res = await fetch(url, { method: op.method, headers, ...(hasBody ? { body: JSON.stringify(input.body) } : {}), ...(call?.signal ? { signal: call.signal } : {}) });
+      const type = res.headers.get("content-type") ?? "";
+      const body = res.status === 204 ? null : type.includes("json") ? await res.json().catch(() => null) : await res.text();
+      if (!res.ok) throw new Error(`${op.method} ${op.path} answered ${res.status}: ${typeof body === "string" ? body.slice(0, 500) : JSON.stringify(body)?.slice(0, 500)}`);
+      return body;
+    },
+  });
+}
+
+function setPath(tree: Record<string, unknown>, segments: string[], leaf: unknown): void {
+  let node = tree;
+  for (const seg of segments.slice(0, -1)) {
+    const next = node[seg];
+    // A name that is both an operation and a group keeps the operation under `_`.
+    if (next === undefined || (typeof next === "object" && (next as { _tag?: string })._tag === "ToolDefinition")) {
+      const group: Record<string, unknown> = {};
+      if (next !== undefined) group._ = next;
+      Object.defineProperty(node, seg, { value: group, enumerable: true, writable: true, configurable: true });
+    }
+    node = node[seg] as Record<string, unknown>;
+  }
+  const last = segments.at(-1)!;
+  if (node[last] !== undefined && typeof node[last] === "object" && (node[last] as { _tag?: string })._tag !== "ToolDefinition") (node[last] as Record<string, unknown>)._ = leaf;
+  else Object.defineProperty(node, last, { value: leaf, enumerable: true, writable: true, configurable: true });
+}

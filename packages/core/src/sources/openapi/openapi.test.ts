@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import type { ToolDefinition } from "@openassistant/sdk";
+import { startFakeGitHub } from "../../../../testkit/src/github/fake-github.ts";
+import { makeTempDir } from "../../../../testkit/src/temp.ts";
+import { generateDeclarations } from "../../codemode/declarations.ts";
+import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
+import { loadOpenApiSource, toolName } from "./index.ts";
+
+// GitHub's description is 13 MB: parsing it takes seconds on a busy machine.
+setDefaultTimeout(120_000);
+
+const seen: Array<{ method: string; url: string; auth: string | null; body: string }> = [];
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(req) {
+    seen.push({ method: req.method, url: req.url, auth: req.headers.get("authorization"), body: await req.text() });
+    if (req.method === "DELETE") return new Response(null, { status: 204 });
+    if (new URL(req.url).pathname.endsWith("/missing")) return Response.json({ message: "no such pet" }, { status: 404 });
+    return Response.json({ ok: true });
+  },
+});
+afterAll(() => server.stop(true));
+const base = `http://127.0.0.1:${server.port}/v1`;
+const SPEC = join(import.meta.dir, "fixtures/pets.json");
+const ctx = () => ({ signal: new AbortController().signal, callId: "c1", log: console });
+
+describe("OpenAPI operations become typed tools", () => {
+  test("names, approval modes and declarations come from the spec", async () => {
+    const s = await loadOpenApiSource({ name: "pets", spec: SPEC, baseUrl: base });
+    const tools = flattenToolTree({ pets: s.tree });
+    expect(tools.map((t) => [t.path, t.definition.approval])).toEqual([
+      ["pets.pets.create", "required"],
+      ["pets.pets.delete", "required"],
+      ["pets.pets.get", "auto"],
+      ["pets.pets.list", "auto"],
+    ]);
+    const d = generateDeclarations({ pets: s.tree }).text;
+    expect(d).toContain("/** The pet's id */");
+    expect(d).toMatch(/petId: string/);
+    expect(d).toMatch(/limit\?: number/);
+    expect(d).toMatch(/tag\?: string\[\]/);
+    expect(d).toContain("List pets — GET /pets");
+  });
+
+  test("a call builds path, query and body, and the credential is added on the host only", async () => {
+    const s = await loadOpenApiSource({ name: "pets", spec: SPEC, baseUrl: base, auth: { type: "bearer", token: "secret-token-123" } });
+    const t = indexToolTree({ pets: s.tree });
+    const create = t.get("pets.pets.create") as ToolDefinition;
+    // The credential is not part of any tool's input.
+    expect(JSON.stringify(generateDeclarations({ pets: s.tree }).text)).not.toContain("secret-token-123");
+    expect(create.args.safeParse({ body: { tag: null } }).success).toBe(false); // name is required
+    expect(create.args.safeParse({ body: { name: "Rex", tag: null, parent: { name: "Old Rex" } } }).success).toBe(true); // nullable, recursive
+    await create.run(create.args.parse({ body: { name: "Rex" } }), ctx());
+    const list = t.get("pets.pets.list") as ToolDefinition;
+    expect(list.args.safeParse({ limit: 0 }).success).toBe(false);
+    await list.run(list.args.parse({ limit: 5, tag: ["a", "b"] }), ctx());
+    const get = t.get("pets.pets.get") as ToolDefinition;
+    await get.run(get.args.parse({ petId: "a/b c" }), ctx());
+    expect(seen.slice(-3)).toEqual([
+      { method: "POST", url: `${base}/pets`, auth: "Bearer secret-token-123", body: '{"name":"Rex"}' },
+      { method: "GET", url: `${base}/pets?limit=5&tag=a&tag=b`, auth: "Bearer secret-token-123", body: "" },
+      { method: "GET", url: `${base}/pets/a%2Fb%20c`, auth: "Bearer secret-token-123", body: "" },
+    ]);
+    await expect(get.run(get.args.parse({ petId: "missing" }), ctx())).rejects.toThrow(/GET \/pets\/\{petId\} answered 404: \{"message":"no such pet"\}/);
+    const del = t.get("pets.pets.delete") as ToolDefinition;
+    expect(await del.run(del.args.parse({ petId: "1" }), ctx())).toBeNull();
+  });
+
+  test("operation ids become callable names", () => {
+    expect(toolName("issues/list-for-repo")).toBe("issues.listForRepo");
+    expect(toolName("get /pets/{id}")).toBe("get.pets.id"); // no operationId: method and path
+    expect(toolName("then")).toBe("then_");
+    expect(toolName("2fa/enable")).toBe("_2fa.enable");
+  });
+
+  test("GitHub's official spec: every operation loads and declares; a call reaches a server that validates it; the parse is cached", async () => {
+    const cacheDir = makeTempDir("oa-openapi-cache-");
+    const spec = Bun.resolveSync("@octokit/openapi/generated/api.github.com.json", join(import.meta.dir, "../../../../testkit/src"));
+    const gh = await startFakeGitHub({ token: "ghp_x", repos: { "acme/app": { issues: [{ number: 1, title: "Bug", body: null, state: "open", labels: [], comments: [], user: "ann" }], files: {} } } });
+    try {
+      const first = await loadOpenApiSource({ name: "github", spec, baseUrl: gh.url, auth: { type: "header", name: "authorization", value: "token ghp_x" }, cacheDir });
+      expect(first.operations).toBeGreaterThan(1000);
+      expect(first.fromCache).toBe(false);
+      const again = await loadOpenApiSource({ name: "github", spec, baseUrl: gh.url, cacheDir });
+      expect(again.fromCache).toBe(true);
+      const t = indexToolTree({ github: first.tree });
+      expect(t.size).toBe(first.operations);
+      const list = t.get("github.issues.listForRepo")!;
+      expect(list.approval).toBe("auto");
+      expect(t.get("github.issues.create")!.approval).toBe("required");
+      const out = (await list.run(list.args.parse({ owner: "acme", repo: "app", state: "open" }), ctx())) as Array<{ title: string }>;
+      expect(out.map((i) => i.title)).toEqual(["Bug"]);
+      expect(gh.violations).toEqual([]);
+      expect(list.args.safeParse({ owner: "acme" }).success).toBe(false); // repo is a required path parameter
+    } finally {
+      await gh.close();
+    }
+  });
+});

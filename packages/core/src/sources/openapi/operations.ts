@@ -1,0 +1,120 @@
+import { openApi30ToJsonSchema } from "./json-schema.ts";
+
+/** One operation of a spec, reduced to what a tool needs; plain JSON, so it can be cached. */
+export interface OperationDescriptor {
+  /** Dotted path below the source's namespace, e.g. `issues.listForRepo`. */
+  readonly name: string;
+  readonly method: string;
+  readonly path: string;
+  readonly description: string;
+  readonly params: ReadonlyArray<{ readonly name: string; readonly in: "path" | "query" | "header" }>;
+  readonly hasBody: boolean;
+  /** JSON Schema of the tool input: parameters by name, plus `body`. */
+  readonly inputSchema: Record<string, unknown>;
+}
+
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Spec = { paths?: Record<string, Record<string, any>>; components?: Record<string, Record<string, any>> };
+
+/**
+ * Reads every operation of an OpenAPI 3.x document. Refs to `components.schemas` stay refs (into
+ * `$defs`, only the ones reachable from the operation), so recursive schemas stay finite.
+ */
+export function describeOperations(spec: Spec, header: ReadonlySet<string> = new Set()): OperationDescriptor[] {
+  const out: OperationDescriptor[] = [];
+  const used = new Set<string>();
+  const resolve = (node: any): any => {
+    for (let i = 0; node?.$ref && i < 10; i++) node = pointer(spec, node.$ref);
+    return node;
+  };
+  for (const [path, item] of Object.entries(spec.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item?.[method];
+      if (!op) continue;
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve).filter((p: any) => p && ["path", "query", "header"].includes(p.in) && !header.has(String(p.name).toLowerCase()));
+      const properties: Record<string, unknown> = {};
+      const required: string[] = [];
+      for (const p of params) {
+        properties[p.name] = { ...(p.schema ?? {}), ...(p.description ? { description: firstLine(p.description) } : {}) };
+        if (p.required || p.in === "path") required.push(p.name);
+      }
+      const body = resolve(op.requestBody);
+      const bodySchema = body?.content?.["application/json"]?.schema;
+      if (bodySchema) {
+        properties.body = { ...bodySchema, ...(body.description ? { description: firstLine(body.description) } : {}) };
+        if (body.required) required.push("body");
+      }
+      const raw = { type: "object", properties, required, additionalProperties: false };
+      const defs = reachableSchemas(spec, raw);
+      const inputSchema = openApi30ToJsonSchema({ ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) }, (ref) => ref.replace("#/components/schemas/", "#/$defs/")) as Record<string, unknown>;
+      const name = uniqueName(toolName(op.operationId ?? `${method} ${path}`), used);
+      const summary = op.summary ?? firstLine(op.description ?? "");
+      out.push({
+        name,
+        method: method.toUpperCase(),
+        path,
+        description: `${summary ? `${summary} — ` : ""}${method.toUpperCase()} ${path}`,
+        params: params.map((p: any) => ({ name: p.name, in: p.in })),
+        hasBody: Boolean(bodySchema),
+        inputSchema,
+      });
+    }
+  }
+  return out;
+}
+
+/** `issues/list-for-repo` → `issues.listForRepo`; anything unusable becomes `_`. */
+export function toolName(operationId: string): string {
+  return operationId
+    .split(/[/.]+/)
+    .filter(Boolean)
+    .map((seg) => {
+      const camel = seg.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : "")).replace(/^[A-Z]/, (c) => c.toLowerCase());
+      const safe = IDENT.test(camel) ? camel : `_${camel.replace(/[^A-Za-z0-9_]/g, "")}`;
+      return safe === "then" || safe === "__proto__" ? `${safe}_` : safe;
+    })
+    .join(".");
+}
+
+function uniqueName(name: string, used: Set<string>): string {
+  let candidate = name || "operation";
+  for (let n = 2; used.has(candidate); n++) candidate = `${name}${n}`;
+  used.add(candidate);
+  return candidate;
+}
+
+function reachableSchemas(spec: Spec, root: unknown): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  const queue = [root];
+  while (queue.length) {
+    const node = queue.pop();
+    if (Array.isArray(node)) queue.push(...node);
+    else if (node && typeof node === "object") {
+      const ref = (node as { $ref?: unknown }).$ref;
+      if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
+        const key = ref.slice("#/components/schemas/".length);
+        if (!(key in defs)) {
+          defs[key] = spec.components?.schemas?.[key] ?? {};
+          queue.push(defs[key]);
+        }
+      }
+      queue.push(...Object.values(node));
+    }
+  }
+  return defs;
+}
+
+function pointer(doc: unknown, ref: string): any {
+  if (!ref.startsWith("#/")) return undefined;
+  return ref
+    .slice(2)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce<any>((at, k) => at?.[k], doc);
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0]!.trim();
+}
