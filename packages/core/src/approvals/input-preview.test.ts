@@ -94,7 +94,7 @@ describe("renderInputPreview", () => {
       for (const max of [0, 1, 5, 20, 40, 80, 200, 500, 1000, 4000]) {
         const out = preview(input, max);
         expect({ max, length: out.length <= max }).toEqual({ max, length: true });
-        expect(out.isWellFormed()).toBe(true);
+        expect((out as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(true);
       }
     }
   });
