@@ -73,7 +73,12 @@ function inputNote(req: ApprovalRequest): string {
   return `Every field is listed, long ones cut; the whole input is attached as \`${INPUT_FILE}\`.`;
 }
 
-/** Files to send with a new card: the whole input, secrets redacted, as `input.json`. */
+/**
+ * Files to send with a new card: the whole input, secrets redacted, as `input.json` (a multipart
+ * upload, https://discord.com/developers/docs/reference#uploading-files; at most 2,000,000
+ * characters, so under the 10 MiB default upload limit). Edits send no `attachments`, so the file
+ * stays (discord.js MessageEditOptions: "All attachments will be kept if omitted").
+ */
 export function cardFiles(req: ApprovalRequest): Array<{ attachment: Buffer; name: string }> {
   return req.inputJson === undefined ? [] : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
 }
