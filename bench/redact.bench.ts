@@ -1,7 +1,9 @@
 /**
  * The secrets redactor: a 100 KB text with 10 configured secrets, against a baseline measured in
  * the same run (the previous redactor: raw and JSON-escaped forms only, one literal alternation).
+ * Then the per-field approval preview, which redacts and renders a tool's input.
  */
+import { approvalInput, previewInputJson } from "../packages/core/src/approvals/input-preview.ts";
 import { createRedactor } from "../packages/core/src/receipts/redact.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 
@@ -45,3 +47,14 @@ const rows = [
   await bench("createRedactor: building it for 10 secrets", () => createRedactor(secrets), { iterations: 100 }),
 ];
 printTable("Secret redaction (10 secrets)", rows.map((r) => ({ what: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms) })));
+
+// The approval preview built from a tool's input (redaction included), and the card's rendering of it.
+const small = { title: "Dentist", startsAt: "2030-01-02T09:00:00Z", notes: "bring the forms", attendees: ["a@example.com", "b@example.com"] };
+const wide = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`field_${i}`, `value ${i} ${"v".repeat(200)}`]));
+const wideJson = approvalInput(wide, redact, 500).inputJson;
+const previewRows = [
+  await bench("approvalInput: 5-field input (redact + JSON + preview)", () => approvalInput(small, redact, 500), { iterations: 2000, warmup: 200 }),
+  await bench("approvalInput: 300 fields of 200 characters", () => approvalInput(wide, redact, 500), { iterations: 200 }),
+  await bench("card preview (3,500 characters) from a 300-field input.json", () => previewInputJson(wideJson, { maxChars: 3500 }), { iterations: 200 }),
+];
+printTable("Approval input preview (per field)", previewRows.map((r) => ({ what: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms) })));
