@@ -116,7 +116,7 @@ describe("renderCard against Discord's embed limits", () => {
       checkLimits(embed);
       const code = embed.fields.find((f: any) => f.name === "Code").value as string;
       expect(code.match(/```/g)).toHaveLength(2); // only our own fences
-      expect(code.endsWith("\n```")).toBe(true);
+      expect(code.endsWith("\n```\nThe whole code is attached as `code.ts`.")).toBe(true);
       expect(embed.description.match(/```/g)).toHaveLength(2);
       expect(embed.description.endsWith("\n```")).toBe(true);
     }
@@ -162,6 +162,16 @@ describe("the card shows the operator everything that will run", () => {
     expect(inputBlock(embed)).toContain('["pa\\u{200B}th"]: "/home/\\u{202E}txt.exe"');
     expect(embed.fields.find((f: any) => f.name === "Code").value).toContain("\\u{202E}");
     expect(embed.title).toContain("\\u{202E}");
+  });
+
+  test("code too long for the card is attached whole as code.ts", () => {
+    const code = `${"await tools.a.b({});\n".repeat(100)}await tools.files.delete({ path: "/" });`;
+    const files = cardFiles({ ...req, code });
+    expect(files.map((f) => f.name)).toEqual(["input.json", "code.ts"]);
+    expect(files[1]!.attachment.toString("utf8")).toBe(code);
+    const field = (renderCard({ ...req, code }, { kind: "pending" }).embeds[0] as any).fields.find((f: any) => f.name === "Code").value;
+    expect(field).toContain("The whole code is attached as `code.ts`.");
+    expect(field.length).toBeLessThanOrEqual(1024);
   });
 
   test("the whole input is the attached input.json; a record from before attachments shows its stored preview", () => {

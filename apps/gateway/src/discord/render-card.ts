@@ -25,8 +25,9 @@ const MAX_DESCRIPTION = 600;
 const EMBED_DESCRIPTION = 4096;
 const EMBED_TOTAL = 6000;
 const FIELD_VALUE = 1024;
-/** The name of the file holding the whole input on the card. */
+/** The names of the files holding the whole input, and the whole code when the card cuts it. */
 export const INPUT_FILE = "input.json";
+export const CODE_FILE = "code.ts";
 
 /** At most `max` UTF-16 units, ending in "…" when cut; cut on a grapheme boundary. */
 export function truncate(s: string, max: number): string {
@@ -80,7 +81,17 @@ function inputNote(req: ApprovalRequest): string {
  * stays (discord.js MessageEditOptions: "All attachments will be kept if omitted").
  */
 export function cardFiles(req: ApprovalRequest): Array<{ attachment: Buffer; name: string }> {
-  return req.inputJson === undefined ? [] : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
+  const files = req.inputJson === undefined ? [] : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
+  if (req.code && codeIsCut(req.code)) files.push({ attachment: Buffer.from(req.code, "utf8"), name: CODE_FILE });
+  return files;
+}
+
+function codeField(code: string): string {
+  return codeBlock("ts", escapeInvisible(code), MAX_CODE);
+}
+
+function codeIsCut(code: string): boolean {
+  return codeField(code).endsWith("…\n```");
 }
 
 function ts(at: number, style: "T" | "R" | "f" = "f"): string {
@@ -123,7 +134,7 @@ function color(state: CardState): number {
  */
 export function renderCard(req: ApprovalRequest, state: CardState): CardMessage {
   const fields: Array<{ name: string; value: string; inline?: boolean }> = [];
-  if (req.code) fields.push({ name: "Code", value: codeBlock("ts", escapeInvisible(req.code), MAX_CODE) });
+  if (req.code) fields.push({ name: "Code", value: codeIsCut(req.code) ? `${codeField(req.code)}\nThe whole code is attached as \`${CODE_FILE}\`.` : codeField(req.code) });
   fields.push({ name: "Asked by", value: truncate(req.requestedBy ? renderOperator(escapeInvisible(req.requestedBy)) : "unknown", 256), inline: true });
   if (state.kind === "pending") fields.push({ name: "Expires", value: ts(req.expiresAt, "R"), inline: true });
   const outcome = outcomeLine(state);
