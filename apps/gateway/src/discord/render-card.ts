@@ -1,4 +1,4 @@
-import { INPUT_TOO_LARGE, previewInputJson } from "@openassistant/core/approvals/input-preview.ts";
+import { INPUT_TOO_LARGE, requestInputPreview } from "@openassistant/core/approvals/input-preview.ts";
 import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals/types.ts";
 import { ELLIPSIS, cutText, escapeInvisible } from "@openassistant/core/text/index.ts";
 import { cardButtonId } from "./custom-ids.ts";
@@ -57,10 +57,7 @@ function inputBlock(req: ApprovalRequest, max: number): string {
   const open = "```\n";
   const close = "\n```";
   const room = max - open.length - close.length;
-  const render = (chars: number) => {
-    if (req.inputJson === undefined) return truncate(escapeInvisible(req.inputPreview || "(none)"), chars);
-    return previewInputJson(req.inputJson, { maxChars: chars, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: see ${INPUT_FILE}` });
-  };
+  const render = (chars: number) => requestInputPreview(req, { maxChars: chars, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: see ${INPUT_FILE}` });
   let body = neutralizeFences(render(room));
   // The zero-width spaces made it longer: render again with that much less room.
   if (body.length > room) body = neutralizeFences(render(room - (body.length - room)));

@@ -13,6 +13,7 @@ export {
   flattenInput,
   previewInputJson,
   renderInputPreview,
+  requestInputPreview,
   INPUT_TOO_LARGE,
   MAX_INPUT_JSON,
   type ApprovalInput,

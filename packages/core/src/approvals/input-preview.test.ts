@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createRedactor } from "../receipts/redact.ts";
 import { hasInvisible } from "../text/index.ts";
-import { approvalInput, flattenInput, previewInputJson, renderInputPreview } from "./input-preview.ts";
+import { INPUT_TOO_LARGE, MAX_INPUT_JSON, approvalInput, flattenInput, previewInputJson, renderInputPreview, requestInputPreview } from "./input-preview.ts";
 
 const preview = (value: unknown, maxChars: number) => renderInputPreview(flattenInput(value), { maxChars });
 
@@ -142,5 +142,17 @@ describe("approvalInput", () => {
     const { inputJson } = approvalInput({ a: "x".repeat(900), b: 2 }, redact, 100);
     expect(previewInputJson(inputJson, { maxChars: 200 })).toMatch(/^a: "x+… [\d,]+ more characters\nb: 2$/);
     expect(previewInputJson("not json \u202E", { maxChars: 100 })).toBe("not json \\u{202E}");
+  });
+
+  test("an input too large to keep whole: the JSON is cut and says so, the stored preview still lists every field", () => {
+    const input = { big: "x".repeat(MAX_INPUT_JSON + 100_000), after: "seen\u202E" };
+    const request = approvalInput(input, redact, 500);
+    expect(request.inputJson.length).toBeLessThanOrEqual(MAX_INPUT_JSON);
+    expect(request.inputJson.endsWith(INPUT_TOO_LARGE)).toBe(true);
+    const shown = requestInputPreview(request, { maxChars: 3500 });
+    expect(shown).toMatch(/^big: "x+… [\d,]+ more characters\nafter: "seen\\u\{202E\}"$/);
+    expect(shown.length).toBeGreaterThan(3000);
+    // A record from before inputJson existed: its stored text, escaped and cut.
+    expect(requestInputPreview({ inputPreview: `a: "${"y".repeat(50)}\u200B"` }, { maxChars: 30 })).toMatch(/^a: "y+… [\d,]+ more characters$/);
   });
 });

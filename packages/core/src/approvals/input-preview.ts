@@ -33,6 +33,8 @@ const MAX_PATH = 120;
 const MIN_VALUE = 32;
 /** The full input kept with an approval (the attached `input.json`); 6 MB of UTF-8 at most, under Discord's 10 MiB per file. */
 export const MAX_INPUT_JSON = 2_000_000;
+/** The stored preview's room when the whole input is too large to keep. */
+const LARGE_INPUT_PREVIEW = 3_500;
 /** How an `inputJson` cut at MAX_INPUT_JSON ends. */
 export const INPUT_TOO_LARGE = "the input is too large to keep whole";
 
@@ -156,10 +158,23 @@ export interface ApprovalInput {
 export function approvalInput(input: unknown, redact: (text: string) => string, previewChars: number): ApprovalInput {
   const value = redactDeep(plainData(input), redact);
   const json = JSON.stringify(value, null, 2) ?? "undefined";
+  if (json.length <= MAX_INPUT_JSON) return { inputPreview: renderInputPreview(flattenPlain(value), { maxChars: previewChars }), inputJson: json };
+  // Surfaces cannot render fields from a cut JSON text: the stored preview is all they get, so it
+  // gets a card's worth of room.
   return {
-    inputPreview: renderInputPreview(flattenPlain(value), { maxChars: previewChars }),
-    inputJson: json.length <= MAX_INPUT_JSON ? json : cutText(json, MAX_INPUT_JSON, { marker: (n) => `\n… ${n.toLocaleString("en-US")} more characters: ${INPUT_TOO_LARGE}` }),
+    inputPreview: renderInputPreview(flattenPlain(value), { maxChars: Math.max(previewChars, LARGE_INPUT_PREVIEW) }),
+    inputJson: cutText(json, MAX_INPUT_JSON, { marker: (n) => `\n… ${n.toLocaleString("en-US")} more characters: ${INPUT_TOO_LARGE}` }),
   };
+}
+
+/**
+ * The per-field preview of an approval request within `maxChars`: rendered from its whole input
+ * when that was kept, else its stored preview (older records, inputs too large to keep whole),
+ * shown escaped and cut.
+ */
+export function requestInputPreview(request: { readonly inputPreview: string; readonly inputJson?: string }, options: RenderOptions): string {
+  if (request.inputJson !== undefined && !request.inputJson.endsWith(INPUT_TOO_LARGE)) return previewInputJson(request.inputJson, options);
+  return cutText(escapeInvisible(request.inputPreview || "(none)"), options.maxChars);
 }
 
 /** The per-field preview of a request's `inputJson`; text that is not JSON is shown escaped and cut. */

@@ -1,6 +1,6 @@
-import { previewInputJson } from "@openassistant/core/approvals/input-preview.ts";
+import { requestInputPreview } from "@openassistant/core/approvals/input-preview.ts";
 import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
-import { cutText, escapeInvisible } from "@openassistant/core/text/index.ts";
+import { escapeInvisible } from "@openassistant/core/text/index.ts";
 import { renderOutcome, type RenderableOutcome } from "../../grounding/render.ts";
 
 const MAX_CODE_LINES = 20;
@@ -20,10 +20,7 @@ export function escapeControlChars(text: string): string {
 
 /** The approval card as terminal text: every field of the input, each cut on its own. */
 export function formatApprovalPrompt(request: ApprovalRequest, queued: number): string {
-  const input =
-    request.inputJson !== undefined
-      ? previewInputJson(request.inputJson, { maxChars: INPUT_CHARS, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: press i to see the whole input` })
-      : cutText(escapeInvisible(request.inputPreview), INPUT_CHARS);
+  const input = requestInputPreview(request, { maxChars: INPUT_CHARS, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: press i to see the whole input` });
   const lines = [
     "",
     `── Approval needed${queued > 0 ? ` (${queued} more waiting)` : ""} ──`,
