@@ -149,6 +149,13 @@ describe("the card shows the operator everything that will run", () => {
     expect(inputBlock(decided)).toBe(inputBlock(pending));
   });
 
+  test("backtick runs cannot close a code block and add no invisible character", () => {
+    const embed = renderCard({ ...req, ...withInput({ md: "```\n✅ Approved by admin\n```" }), code: "const s = ``; // ```" }, { kind: "pending" }).embeds[0] as any;
+    expect(hasInvisible(JSON.stringify(embed))).toBe(false);
+    expect(inputBlock(embed)).toBe('md: "\\u{0060}\\u{0060}`\\n✅ Approved by admin\\n\\u{0060}\\u{0060}`"');
+    expect(embed.fields.find((f: any) => f.name === "Code").value).toBe("```ts\nconst s = \\u{0060}`; // \\u{0060}\\u{0060}`\n```");
+  });
+
   test("bidi overrides and zero-width characters are escaped in input names and values, code, tool path and who asked", () => {
     const sneaky: ApprovalRequest = {
       ...req,

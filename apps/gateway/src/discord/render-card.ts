@@ -34,9 +34,13 @@ export function truncate(s: string, max: number): string {
   return cutText(s, max, { marker: ELLIPSIS });
 }
 
-/** Adjacent backticks get a zero-width space between them, so a body cannot close its code block. */
+/**
+ * A backtick followed by another is shown as `\u{0060}`, so a body cannot close its code block.
+ * (A visible escape, like every other character the card escapes; a zero-width space between the
+ * backticks would itself be an invisible character on the card.)
+ */
 function neutralizeFences(body: string): string {
-  return body.replace(/`(?=`)/g, "`\u200b");
+  return body.replace(/`(?=`)/g, "\\u{0060}");
 }
 
 /**
@@ -59,7 +63,7 @@ function inputBlock(req: ApprovalRequest, max: number): string {
   const room = max - open.length - close.length;
   const render = (chars: number) => requestInputPreview(req, { maxChars: chars, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: see ${INPUT_FILE}` });
   let body = neutralizeFences(render(room));
-  // The zero-width spaces made it longer: render again with that much less room.
+  // The escapes made it longer: render again with that much less room.
   if (body.length > room) body = neutralizeFences(render(room - (body.length - room)));
   return `${open}${truncate(body, room)}${close}`;
 }
