@@ -59,4 +59,31 @@ describe("openassistant receipts (real subprocesses)", () => {
     expect(noKey.stderr).toContain("No receipt key at");
     expect((await cli(["receipts", "check"], { cwd: h.dir })).stderr).toContain('Unknown action "check"');
   }, 20_000);
+
+  test("receipts views show invisible and bidi characters escaped: the table, one field per line, and JSON", async () => {
+    const h = await startHarness();
+    const to = "boss@example.com\u202E\u200Bmoc.live";
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: `try { await tools.mail.send({ to: ${JSON.stringify(to)}, body: "hi" }); } catch {} return 1;` } }),
+      textTurn("Done."),
+    ]);
+    const outcome = await h.gateway.handleMessage({ sessionKey: "cli", surface: "terminal", text: "go" });
+    await h.close();
+    const runId = outcome.runIds[0]!;
+
+    const table = await cli(["receipts", "--run", runId], { cwd: h.dir });
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toMatch(/[\u202E\u200B]/);
+    expect(table.stdout).toContain('to: "boss@example.com\\u{202E}\\u{200B}moc.live"');
+    expect(table.stdout).toContain('body: "hi"');
+    const list = await cli(["receipts"], { cwd: h.dir });
+    expect(list.stdout).not.toMatch(/[\u202E\u200B]/);
+    expect(list.stdout).toContain("\\u{202E}");
+
+    const json = await cli(["receipts", "--run", runId, "--json"], { cwd: h.dir });
+    expect(json.stdout).not.toMatch(/[\u202E\u200B]/);
+    // The same data: the escapes are JSON's own.
+    const requested = JSON.parse(json.stdout).receipts.find((r: { phase: string }) => r.phase === "requested");
+    expect(JSON.parse(requested.inputPreview).to).toBe(to);
+  }, 20_000);
 });

@@ -62,7 +62,7 @@ export default defineTool({
     expect(out).toMatch(/tools\.remind +required +Create a reminder/);
     proc.stdin.write("remind me to stretch\n");
     await waitFor(/deny with a reason/);
-    expect(out).toContain('Input: {"text":"stretch"}');
+    expect(out).toContain('Input:\n  text: "stretch"\n');
     proc.stdin.write("a\n");
     await waitFor(/✅ remind succeeded \(approved by terminal:/);
     expect(out).toContain("I've scheduled a reminder to stretch.");

@@ -5,7 +5,7 @@ import { approverUserIds } from "./authorize.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
 import type { DiscordGatewayPort } from "./port.ts";
 import { cardButtonId } from "./custom-ids.ts";
-import { renderCard, type CardMessage, type CardState } from "./render-card.ts";
+import { cardFiles, renderCard, type CardMessage, type CardState } from "./render-card.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import type { SurfaceStore } from "./surface-store.ts";
 
@@ -60,7 +60,8 @@ export function createApprovalCards(deps: {
 
   async function post(request: ApprovalRequest): Promise<void> {
     const channelId = deps.channelFor(request);
-    const payload = renderCard(request, { kind: "pending" });
+    // The whole input goes along as input.json; later edits leave the file in place.
+    const payload = { ...renderCard(request, { kind: "pending" }), files: cardFiles(request) };
     if (channelId) {
       await safely(log, `posting approval card for ${request.toolPath} (${request.callId}) in channel ${channelId}`, async () => {
         const ch = await channel(channelId);

@@ -37,8 +37,8 @@ describe("approval cards", () => {
   test("a required action pauses, shows a card, and runs only after Approve; the receipt trail is complete", async () => {
     const { card, callId } = await askAndGetCard("save a note", 'return await tools.notes.write({ text: "A1" })', () => "Saved your note.");
     const embed = card.embeds[0];
-    expect(embed.description).toBe("Write a note (needs approval)");
-    expect(embed.fields.find((f: { name: string }) => f.name === "Input").value).toContain('"A1"');
+    expect(embed.description.startsWith("Write a note (needs approval)\n\n**Input**")).toBe(true);
+    expect(embed.description).toContain('text: "A1"');
     expect(embed.fields.find((f: { name: string }) => f.name === "Code").value).toContain("tools.notes.write");
     expect(embed.fields.find((f: { name: string }) => f.name === "Asked by").value).toBe(`<@${e.ids.alice}>`);
     await Bun.sleep(100);

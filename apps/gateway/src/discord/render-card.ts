@@ -1,4 +1,6 @@
+import { INPUT_TOO_LARGE, requestInputPreview } from "@openassistant/core/approvals/input-preview.ts";
 import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals/types.ts";
+import { ELLIPSIS, cutText, escapeInvisible } from "@openassistant/core/text/index.ts";
 import { cardButtonId } from "./custom-ids.ts";
 import { renderOperator } from "./operator-id.ts";
 
@@ -7,6 +9,8 @@ export interface CardMessage {
   readonly content?: string;
   readonly embeds: Array<Record<string, unknown>>;
   readonly components: Array<Record<string, unknown>>;
+  /** Only when a card is first sent (see `cardFiles`); an edit without `files` keeps them. */
+  readonly files?: ReadonlyArray<{ readonly attachment: Buffer; readonly name: string }>;
 }
 
 export type CardState =
@@ -15,29 +19,80 @@ export type CardState =
   | { readonly kind: "closed"; readonly reason: string; readonly at: number };
 
 const COLOR = { pending: 0xf0b232, approved: 0x23a55a, denied: 0xda373c, closed: 0x80848e } as const;
-const MAX_INPUT = 900;
 const MAX_CODE = 900;
 const MAX_DESCRIPTION = 600;
+/** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
+const EMBED_DESCRIPTION = 4096;
+const EMBED_TOTAL = 6000;
+const FIELD_VALUE = 1024;
+/** The names of the files holding the whole input, and the whole code when the card cuts it. */
+export const INPUT_FILE = "input.json";
+export const CODE_FILE = "code.ts";
 
-/** At most `max` UTF-16 units, ending in "…" when cut; never splits a surrogate pair. */
+/** At most `max` UTF-16 units, ending in "…" when cut; cut on a grapheme boundary. */
 export function truncate(s: string, max: number): string {
-  if (s.length <= max) return s;
-  let end = max - 1;
-  const last = s.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate would be left without its pair
-  return `${s.slice(0, end)}…`;
+  return cutText(s, max, { marker: ELLIPSIS });
+}
+
+/**
+ * A backtick followed by another is shown as `\u{0060}`, so a body cannot close its code block.
+ * (A visible escape, like every other character the card escapes; a zero-width space between the
+ * backticks would itself be an invisible character on the card.)
+ */
+function neutralizeFences(body: string): string {
+  return body.replace(/`(?=`)/g, "\\u{0060}");
 }
 
 /**
  * A code block of at most `max` characters (Discord: 1024 per field value) whose user-controlled
- * body cannot close it early: a zero-width space goes between adjacent backticks. That adds
- * characters, so it runs before truncation.
+ * body cannot close it early. Neutralizing adds characters, so it runs before truncation.
  */
 export function codeBlock(lang: string, body: string, max: number): string {
   const open = `\`\`\`${lang}\n`;
   const close = "\n```";
-  const safe = body.replace(/`(?=`)/g, "`\u200b");
-  return `${open}${truncate(safe, max - open.length - close.length)}${close}`;
+  return `${open}${truncate(neutralizeFences(body), max - open.length - close.length)}${close}`;
+}
+
+/**
+ * The input as a code block of at most `max` characters: one line per field, each cut on its own
+ * (approvals/input-preview.ts), never the whole block cut at once.
+ */
+function inputBlock(req: ApprovalRequest, max: number): string {
+  const open = "```\n";
+  const close = "\n```";
+  const room = max - open.length - close.length;
+  const render = (chars: number) => requestInputPreview(req, { maxChars: chars, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: see ${INPUT_FILE}` });
+  let body = neutralizeFences(render(room));
+  // The escapes made it longer: render again with that much less room.
+  if (body.length > room) body = neutralizeFences(render(room - (body.length - room)));
+  return `${open}${truncate(body, room)}${close}`;
+}
+
+/** What the card says about the input file (empty for records made before files were attached). */
+function inputNote(req: ApprovalRequest): string {
+  if (req.inputJson === undefined) return "";
+  if (req.inputJson.endsWith(INPUT_TOO_LARGE)) return `The input is too large to attach whole: \`${INPUT_FILE}\` holds its start.`;
+  return `Every field is listed, long ones cut; the whole input is attached as \`${INPUT_FILE}\`.`;
+}
+
+/**
+ * Files to send with a new card: the whole input, secrets redacted, as `input.json` (a multipart
+ * upload, https://discord.com/developers/docs/reference#uploading-files; at most 2,000,000
+ * characters, so under the 10 MiB default upload limit). Edits send no `attachments`, so the file
+ * stays (discord.js MessageEditOptions: "All attachments will be kept if omitted").
+ */
+export function cardFiles(req: ApprovalRequest): Array<{ attachment: Buffer; name: string }> {
+  const files = req.inputJson === undefined ? [] : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
+  if (req.code && codeIsCut(req.code)) files.push({ attachment: Buffer.from(req.code, "utf8"), name: CODE_FILE });
+  return files;
+}
+
+function codeField(code: string): string {
+  return codeBlock("ts", escapeInvisible(code), MAX_CODE);
+}
+
+function codeIsCut(code: string): boolean {
+  return codeField(code).endsWith("…\n```");
 }
 
 function ts(at: number, style: "T" | "R" | "f" = "f"): string {
@@ -73,26 +128,35 @@ function color(state: CardState): number {
 }
 
 /**
- * The approval card: tool path, description, input preview, the code that made the call, who
- * asked. Pending cards carry the four buttons; decided/closed cards show the outcome, no buttons.
+ * The approval card: tool path, description, every field of the input (the whole input is the
+ * attached `input.json`), the code that made the call, who asked. Text the model could have
+ * written shows invisible and bidi characters escaped. Pending cards carry the four buttons;
+ * decided/closed cards show the outcome, no buttons.
  */
 export function renderCard(req: ApprovalRequest, state: CardState): CardMessage {
-  const fields: Array<{ name: string; value: string; inline?: boolean }> = [
-    { name: "Input", value: codeBlock("json", req.inputPreview || "(none)", MAX_INPUT) },
-  ];
-  if (req.code) fields.push({ name: "Code", value: codeBlock("ts", req.code, MAX_CODE) });
-  fields.push({ name: "Asked by", value: truncate(req.requestedBy ? renderOperator(req.requestedBy) : "unknown", 256), inline: true });
+  const fields: Array<{ name: string; value: string; inline?: boolean }> = [];
+  if (req.code) fields.push({ name: "Code", value: codeIsCut(req.code) ? `${codeField(req.code)}\nThe whole code is attached as \`${CODE_FILE}\`.` : codeField(req.code) });
+  fields.push({ name: "Asked by", value: truncate(req.requestedBy ? renderOperator(escapeInvisible(req.requestedBy)) : "unknown", 256), inline: true });
   if (state.kind === "pending") fields.push({ name: "Expires", value: ts(req.expiresAt, "R"), inline: true });
   const outcome = outcomeLine(state);
-  if (outcome) fields.push({ name: "Decision", value: truncate(outcome, 1024) });
+  if (outcome) fields.push({ name: "Decision", value: truncate(escapeInvisible(outcome), FIELD_VALUE) });
+
+  const title = truncate(`Approval needed: ${escapeInvisible(req.toolPath)}`, 256);
+  const footer = truncate(`call ${escapeInvisible(req.callId)} · run ${escapeInvisible(req.runId)}`, 512);
+  const note = inputNote(req);
+  const head = `${truncate(escapeInvisible(req.description || "(no description)"), MAX_DESCRIPTION)}\n\n**Input**${note ? ` · ${note}` : ""}\n`;
+  // The input gets what is left of Discord's 6000 characters per embed, with room kept for the
+  // longest "Decision" field, so the card shows the same input before and after a decision.
+  const others = title.length + footer.length + fields.filter((f) => f.name !== "Decision" && f.name !== "Expires").reduce((n, f) => n + f.name.length + f.value.length, 0);
+  const decisionRoom = "Decision".length + FIELD_VALUE;
+  const inputRoom = Math.min(EMBED_DESCRIPTION - head.length, EMBED_TOTAL - others - decisionRoom - head.length);
 
   const embed = {
-    title: truncate(`Approval needed: ${req.toolPath}`, 256),
-    description: truncate(req.description || "(no description)", MAX_DESCRIPTION),
+    title,
+    description: head + inputBlock(req, inputRoom),
     color: color(state),
     fields,
-    // Every part is bounded so the whole embed stays under Discord's 6000 characters.
-    footer: { text: truncate(`call ${req.callId} · run ${req.runId}`, 512) },
+    footer: { text: footer },
     timestamp: new Date(req.requestedAt).toISOString(),
   };
 

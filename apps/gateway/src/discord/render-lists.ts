@@ -1,5 +1,6 @@
 import type { ApprovalRule } from "@openassistant/core/approvals/rules.ts";
 import type { Receipt } from "@openassistant/core/receipts/types.ts";
+import { cutText, escapeInvisible } from "@openassistant/core/text/index.ts";
 import type { ToolReport } from "./port.ts";
 import { renderOperator } from "./operator-id.ts";
 
@@ -34,8 +35,10 @@ export function renderReceipts(receipts: readonly Receipt[], opts: { page: numbe
   const lines = [`${header} · page ${opts.page}`];
   for (const r of receipts) {
     const by = r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${renderOperator(r.decidedBy)}` : "";
-    const why = r.reason ? `: ${r.reason.replace(/\s+/g, " ").slice(0, 80)}` : r.error ? `: ${r.error.replace(/\s+/g, " ").slice(0, 80)}` : "";
-    lines.push(`${PHASE_ICON[r.phase] ?? "•"} \`${r.id}\` ${t(r.at)} \`${r.toolPath}\` ${r.phase}${by}${why}${opts.runId ? "" : ` · \`${r.runId}\``}`);
+    // Reasons and errors can hold model text: invisible and bidi characters are shown escaped.
+    const text = r.reason ?? r.error;
+    const why = text ? `: ${cutText(escapeInvisible(text).replace(/\s+/g, " "), 80)}` : "";
+    lines.push(`${PHASE_ICON[r.phase] ?? "•"} \`${r.id}\` ${t(r.at)} \`${escapeInvisible(r.toolPath)}\` ${r.phase}${by}${why}${opts.runId ? "" : ` · \`${escapeInvisible(r.runId)}\``}`);
   }
   if (opts.hasMore) lines.push(`-# More: \`/receipts${opts.runId ? ` run:${opts.runId}` : ""} page:${opts.page + 1}\``);
   return lines.join("\n");

@@ -29,6 +29,7 @@ interface ApprovalRow {
   tool_path: string;
   description: string;
   input_preview: string;
+  input_json: string | null;
   code: string | null;
   requested_by: string | null;
   requested_at: number;
@@ -60,16 +61,19 @@ export function ensureApprovalSchema(db: Database): void {
     CREATE INDEX IF NOT EXISTS approvals_pending ON approvals (status, requested_at) WHERE status = 'pending';
     CREATE INDEX IF NOT EXISTS approvals_run ON approvals (run_id);
   `);
+  // Added after the first release: databases made before it get the column, empty for old rows.
+  const columns = db.query("SELECT name FROM pragma_table_info('approvals')").all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === "input_json")) db.exec("ALTER TABLE approvals ADD COLUMN input_json TEXT");
 }
 
 const COLS =
-  "call_id, run_id, session_id, tool_path, description, input_preview, code, requested_by, requested_at, expires_at, status, decided_by, decided_at, reason";
+  "call_id, run_id, session_id, tool_path, description, input_preview, input_json, code, requested_by, requested_at, expires_at, status, decided_by, decided_at, reason";
 
 export function createApprovalStore(db: Database): ApprovalStore {
   ensureApprovalSchema(db);
   const insertStmt = db.prepare(
-    `INSERT OR IGNORE INTO approvals (call_id, run_id, session_id, tool_path, description, input_preview, code, requested_by, requested_at, expires_at, status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+    `INSERT OR IGNORE INTO approvals (call_id, run_id, session_id, tool_path, description, input_preview, input_json, code, requested_by, requested_at, expires_at, status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
   );
   const getStmt = db.prepare(`SELECT ${COLS} FROM approvals WHERE call_id = ?`);
   const decideStmt = db.prepare(
@@ -85,7 +89,7 @@ export function createApprovalStore(db: Database): ApprovalStore {
   return {
     insert(r) {
       const res = insertStmt.run(
-        r.callId, r.runId, r.sessionId ?? null, r.toolPath, r.description, r.inputPreview, r.code ?? null,
+        r.callId, r.runId, r.sessionId ?? null, r.toolPath, r.description, r.inputPreview, r.inputJson ?? null, r.code ?? null,
         r.requestedBy ?? null, r.requestedAt, r.expiresAt,
       );
       return { inserted: res.changes === 1, record: get(r.callId)! };
@@ -114,6 +118,7 @@ function rowToRecord(row: ApprovalRow): ApprovalRecord {
     expiresAt: row.expires_at,
   };
   if (row.session_id !== null) request.sessionId = row.session_id;
+  if (row.input_json !== null) request.inputJson = row.input_json;
   if (row.code !== null) request.code = row.code;
   if (row.requested_by !== null) request.requestedBy = row.requested_by;
   if (row.status === "pending") return { request: request as unknown as ApprovalRequest, status: "pending" };

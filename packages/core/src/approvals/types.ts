@@ -6,8 +6,13 @@ export interface ApprovalRequest {
   readonly sessionId?: string;
   readonly toolPath: string;
   readonly description: string;
-  /** previewInput() of the tool, or truncated JSON of the input. */
+  /** Every field of the input, each cut on its own, secrets redacted (approvals/input-preview.ts). */
   readonly inputPreview: string;
+  /**
+   * The whole input as JSON, secrets redacted, for surfaces to show or attach in full and to
+   * render their own per-field preview from (`previewInputJson`). Absent on older records.
+   */
+  readonly inputJson?: string;
   /** The model's code that made the call (for the card). */
   readonly code?: string;
   /** Who asked the assistant (user id / name on the surface). */

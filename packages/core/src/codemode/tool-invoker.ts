@@ -2,6 +2,7 @@ import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import type { ToolDefinition } from "@openassistant/sdk";
+import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
 import type { PolicyRule } from "../policy/types.ts";
@@ -195,7 +196,7 @@ export function createToolInvoker(ctx: InvokerContext) {
           sessionId: ctx.sessionId,
           toolPath: path,
           description: definition.description,
-          inputPreview: preview(definition, input, ctx),
+          ...approvalInput(input, ctx.redact, ctx.previewChars),
           code: ctx.redact(ctx.code),
           requestedBy: ctx.requestedBy,
           requestedAt: now,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clipText, createRedactor, previewJson } from "./redact.ts";
+import { clipText, createRedactor, previewJson, redactDeep } from "./redact.ts";
 
 describe("createRedactor", () => {
   test("replaces known secret values (length ≥ 6), longest first, and their JSON-escaped form", () => {
@@ -26,6 +26,75 @@ describe("createRedactor", () => {
     expect(redact(`DISCORD_TOKEN=${discord}`)).toBe("DISCORD_TOKEN=[redacted]");
     expect(redact("Authorization: Bearer eyJhbGciOi.J9x-y_z")).toBe("Authorization: Bearer [redacted]");
     expect(redact("plain text with a.dotted.name and sk-ant")).toBe("plain text with a.dotted.name and sk-ant");
+  });
+});
+
+describe("createRedactor: the forms a secret leaks in", () => {
+  // Plain, with URL-reserved characters, with a space, a quote and a backslash, and non-ASCII.
+  const SECRETS = ["wx-live-7f3c9a1e5b2d4c6f8a0e", "p@ss/w0rd+&=?#!", "correct horse battery", 'q"uo\\te-Sécrét-ключ-🔑'];
+  const redact = createRedactor(SECRETS);
+  const b64 = (s: string) => Buffer.from(s).toString("base64");
+  const b64url = (s: string) => Buffer.from(s).toString("base64url");
+  const encodings: Array<[string, (s: string) => string]> = [
+    ["raw", (s) => s],
+    ["JSON-escaped", (s) => JSON.stringify(s).slice(1, -1)],
+    ["JSON-escaped twice", (s) => JSON.stringify(JSON.stringify(s)).slice(1, -1)],
+    ["JSON with ASCII-only escapes", (s) => JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)],
+    ["encodeURIComponent", encodeURIComponent],
+    ["encodeURIComponent, lower-case hex", (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())],
+    ["form encoding (URLSearchParams)", (s) => new URLSearchParams({ k: s }).toString().slice(2)],
+    ["form encoding (encodeURIComponent, space as +)", (s) => encodeURIComponent(s).replace(/%20/g, "+")],
+    ["every character percent-encoded", (s) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")],
+    ["base64", b64],
+    ["base64 without padding", (s) => b64(s).replace(/=+$/, "")],
+    ["base64url", b64url],
+    ["base64url with padding", (s) => b64(s).replace(/\+/g, "-").replace(/\//g, "_")],
+    ["hex", (s) => Buffer.from(s).toString("hex")],
+    ["HEX", (s) => Buffer.from(s).toString("hex").toUpperCase()],
+  ];
+  for (const [name, encode] of encodings) {
+    test(`${name}: every configured secret is replaced, in any surrounding text`, () => {
+      for (const secret of SECRETS) {
+        const leaked = encode(secret);
+        for (const text of [leaked, `error: request to https://api.example/?key=${leaked}&x=1 failed`, `{"header":"${leaked}"}`, `${leaked}\n${leaked}`]) {
+          const out = redact(text);
+          expect({ name, secret, leaked: out.includes(leaked) }).toEqual({ name, secret, leaked: false });
+          expect(out).toContain("[redacted]");
+        }
+      }
+    });
+  }
+
+  test("base64 of a longer string holding the secret, at each of the 3 byte alignments, standard and url-safe", () => {
+    for (const secret of SECRETS) {
+      for (const prefix of ["", "u:", "us:", "user:", "Authorization: Basic x:"]) {
+        for (const suffix of ["", "!", "!!", "&more=1"]) {
+          const bytes = Buffer.from(prefix + secret + suffix);
+          for (const enc of [bytes.toString("base64"), bytes.toString("base64url")]) {
+            const out = redact(`Basic ${enc}`);
+            expect(out).toContain("[redacted]");
+            // What is left is at most the characters that mix the secret's bits with its neighbours'.
+            expect(out.length).toBeLessThan(`Basic ${enc}`.length);
+            expect(Buffer.from(out.replace("Basic ", "").replace("[redacted]", ""), "base64").includes(Buffer.from(secret.slice(1, -1)))).toBe(false);
+          }
+        }
+      }
+    }
+  });
+
+  test("ordinary text, other base64 and other hex are left alone", () => {
+    const text = `lorem ipsum ${Buffer.from("not a secret at all").toString("base64")} ${Buffer.from("nothing here").toString("hex")} %20%2F \\u0041 q=caf%C3%A9`;
+    expect(redact(text)).toBe(text);
+  });
+
+  test("a secret holding a quote cannot break the JSON that redactDeep parses back", () => {
+    const secret = 'ab","cd';
+    const r = createRedactor([secret]);
+    // The raw secret matches across the end of one string and the start of the next.
+    const value = { x: "ab", cd: 1, y: `has ${secret} inside` };
+    const out = redactDeep(value, r) as Record<string, unknown>;
+    expect(JSON.stringify(out)).not.toContain(JSON.stringify(secret).slice(1, -1));
+    expect(out.y).toBe("has [redacted] inside");
   });
 });
 

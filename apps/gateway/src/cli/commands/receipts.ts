@@ -4,6 +4,8 @@ import { cutText } from "@openassistant/core/text/index.ts";
 import { openDatabase } from "@openassistant/core/db/open.ts";
 import { callStatus, createSqliteReceiptStore, formatSummaryForModel, receiptKeyPath, summarizeRun, type CallStatus } from "@openassistant/core/receipts/index.ts";
 import type { Receipt, ReceiptStore } from "@openassistant/core/receipts/types.ts";
+import { previewInputJson } from "@openassistant/core/approvals/input-preview.ts";
+import { escapeInvisible, hasInvisible } from "@openassistant/core/text/index.ts";
 import { resolveConfigDir } from "../../auth/paths.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
@@ -57,14 +59,14 @@ export const receiptsCommand = defineCommand({
             payload.summary = summarizeRun(store.byRun(a.run));
             payload.integrity = store.verifyRun(a.run);
           }
-          console.log(JSON.stringify(payload, null, 2));
+          console.log(visibleJson(JSON.stringify(payload, null, 2)));
           return;
         }
         if (rows.length === 0) {
           console.log("No receipts match.");
           return;
         }
-        for (const r of rows) console.log(formatRow(r));
+        for (const r of rows) console.log(a.run ? formatRowWithInput(r) : formatRow(r));
         if (a.run) {
           const integrity = store.verifyRun(a.run);
           console.log(`\nRelevant activity of ${a.run}:\n${formatSummaryForModel(summarizeRun(store.byRun(a.run)))}`);
@@ -113,10 +115,26 @@ async function verify(project: string | undefined, json: boolean): Promise<void>
   }
 }
 
+/** One line per receipt. Text a model could have written shows invisible and bidi characters escaped. */
 function formatRow(r: Receipt): string {
   const when = new Date(r.at).toISOString().replace("T", " ").slice(0, 19);
   // The decider belongs to the decision rows; later phases carry it only for the record.
-  const who = r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${r.decidedBy}` : "";
-  const detail = r.error ?? r.reason ?? r.outputPreview ?? r.inputPreview ?? "";
-  return `${r.id}  ${when}  ${r.runId}  ${r.callId}  ${r.toolPath}  ${r.phase}${who}${detail ? `  ${cutText(detail.replace(/\s+/g, " "), 120)}` : ""}${r.legacy ? "  (legacy hash)" : ""}`;
+  const who = r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${escapeInvisible(r.decidedBy)}` : "";
+  const detail = escapeInvisible(r.error ?? r.reason ?? r.outputPreview ?? r.inputPreview ?? "").replace(/\s+/g, " ");
+  return `${r.id}  ${when}  ${escapeInvisible(r.runId)}  ${r.callId}  ${escapeInvisible(r.toolPath)}  ${r.phase}${who}${detail ? `  ${cutText(detail, 120)}` : ""}${r.legacy ? "  (legacy hash)" : ""}`;
+}
+
+/** With --run: the row, then the call's input one field per line (each cut on its own). */
+function formatRowWithInput(r: Receipt): string {
+  const row = formatRow(r);
+  if (r.phase !== "requested" || !r.inputPreview) return row;
+  return `${row}\n${previewInputJson(r.inputPreview, { maxChars: 2000 })
+    .split("\n")
+    .map((line) => `      ${line}`)
+    .join("\n")}`;
+}
+
+/** JSON with invisible and bidi characters written as \u escapes: the same data, shown safely. */
+function visibleJson(json: string): string {
+  return json.replace(/[\u{7f}-\u{10ffff}]/gu, (c) => (hasInvisible(c) ? [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("") : c));
 }

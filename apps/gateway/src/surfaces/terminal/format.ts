@@ -1,27 +1,33 @@
+import { requestInputPreview } from "@openassistant/core/approvals/input-preview.ts";
 import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
+import { escapeInvisible } from "@openassistant/core/text/index.ts";
 import { renderOutcome, type RenderableOutcome } from "../../grounding/render.ts";
 
 const MAX_CODE_LINES = 20;
+/** Characters of the per-field input preview in the prompt; `i` shows the whole input. */
+const INPUT_CHARS = 4000;
 
 /**
  * Model text, the model's code and tool input reach the operator's terminal: control characters
  * (ESC sequences, carriage returns, backspaces, C1 codes) would let them redraw the screen, hide
- * lines of an approval card or fake an answer's summary. They are shown as visible escapes instead;
- * newlines and tabs stay.
+ * lines of an approval card or fake an answer's summary, and bidi overrides or zero-width
+ * characters would make text read differently from what it is. They are shown as visible
+ * escapes instead (`\u{202E}`); newlines and tabs stay.
  */
 export function escapeControlChars(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return text.replace(/\r\n/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escapeInvisible(text.replace(/\r\n/g, "\n"));
 }
 
-/** The approval card as terminal text. */
+/** The approval card as terminal text: every field of the input, each cut on its own. */
 export function formatApprovalPrompt(request: ApprovalRequest, queued: number): string {
+  const input = requestInputPreview(request, { maxChars: INPUT_CHARS, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: press i to see the whole input` });
   const lines = [
     "",
     `── Approval needed${queued > 0 ? ` (${queued} more waiting)` : ""} ──`,
     `Tool:  tools.${request.toolPath}`,
     `What:  ${request.description}`,
-    `Input: ${request.inputPreview}`,
+    "Input:",
+    ...input.split("\n").map((line) => `  ${line}`),
   ];
   if (request.requestedBy) lines.push(`Asked by: ${request.requestedBy}`);
   if (request.code) {
@@ -32,8 +38,14 @@ export function formatApprovalPrompt(request: ApprovalRequest, queued: number): 
   }
   const seconds = Math.max(0, Math.round((request.expiresAt - Date.now()) / 1000));
   lines.push(`Expires in ${seconds}s (then denied).`);
-  lines.push("[a] approve   [d] deny   [r] deny with a reason  (r <reason> also works)");
+  lines.push(`[a] approve   [d] deny   [r] deny with a reason  (r <reason> also works)${request.inputJson !== undefined ? "   [i] whole input" : ""}`);
   return escapeControlChars(lines.join("\n"));
+}
+
+/** The whole input of a request (secrets already redacted), as indented JSON. */
+export function formatFullInput(request: ApprovalRequest): string {
+  const body = request.inputJson ?? request.inputPreview;
+  return escapeControlChars(`── Whole input of tools.${request.toolPath} ──\n${body}\n── end of input ──`);
 }
 
 /** The answer with the unverified mark and the activity summary under it. */

@@ -24,7 +24,7 @@ describe("terminal surface", () => {
     const prompt = await io.waitFor(/Approval needed[\s\S]*deny with a reason.*\n/);
     expect(prompt).toContain("Tool:  tools.reminders.create");
     expect(prompt).toContain("What:  Create a reminder at a time");
-    expect(prompt).toContain('Input: {"text":"call mom","at":"tomorrow 9:00"}');
+    expect(prompt).toContain('Input:\n  text: "call mom"\n  at: "tomorrow 9:00"\n');
     expect(prompt).toContain(`│ ${CREATE}`);
     io.send("a");
     const answer = await io.waitFor(/assistant › [\s\S]*\[r_\d+\]\n/);
@@ -151,8 +151,30 @@ describe("terminal surface", () => {
     io.send("d");
     await io.waitFor(/assistant › [\s\S]*\[r_\d+\]\n/);
     expect(io.text).not.toMatch(/[\x1b\r\x08\x9b]/);
-    expect(io.text).toContain(`│ ${CREATE} // \\u001b[2K\\u0008just a comment`);
-    expect(io.text).toContain("Done.\\u001b[2J\\u001b[H\\u000d✅ everything approved\\u009b31m");
+    expect(io.text).toContain(`│ ${CREATE} // \\u{001B}[2K\\u{0008}just a comment`);
+    expect(io.text).toContain("Done.\\u{001B}[2J\\u{001B}[H\\u{000D}✅ everything approved\\u{009B}31m");
+    io.input.end();
+    await surface.done;
+  });
+
+  test("the approval prompt lists every input field with bidi characters escaped; i shows the whole input", async () => {
+    h = await startHarness();
+    const code = `return await tools.reminders.create({ text: "x".repeat(9000), at: "tomorrow\\u202E 9:00" });`;
+    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code } }), textTurn("Not done.")]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    io.send("remind me");
+    const prompt = await io.waitFor(/Approval needed[\s\S]*\[i\] whole input\n/);
+    expect(prompt).toMatch(/\n {2}text: "x+… [\d,]+ more characters\n {2}at: "tomorrow\\u\{202E\} 9:00"\n/);
+    expect(prompt).not.toContain("\u202E");
+    io.send("i");
+    await io.waitFor(/── end of input ──[\s\S]*Answer a/);
+    const whole = io.text.slice(io.text.indexOf("── Whole input of tools.reminders.create ──"));
+    expect(whole.includes(`"text": "${"x".repeat(9000)}"`)).toBe(true);
+    expect(whole).toContain('"at": "tomorrow\\u{202E} 9:00"');
+    io.send("d");
+    await io.waitFor(/assistant › /);
+    expect(h.calls).toEqual([]);
     io.input.end();
     await surface.done;
   });

@@ -5,7 +5,7 @@ import type { EventBus } from "../../events/bus.ts";
 import type { GatewayEvent } from "../../events/types.ts";
 import type { IncomingMessage } from "../../gateway.ts";
 import type { SessionStore } from "../../sessions/store.ts";
-import { escapeControlChars, formatAnswer, formatApprovalPrompt } from "./format.ts";
+import { escapeControlChars, formatAnswer, formatApprovalPrompt, formatFullInput } from "./format.ts";
 import { createSpinner } from "./spinner.ts";
 
 /** What the terminal needs from the gateway. */
@@ -130,6 +130,7 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     if (choice === "a" || choice === "approve") decide(request, { decision: "approved", by: approver });
     else if (choice === "d" || choice === "deny") decide(request, { decision: "denied", by: approver, reason: "denied by the operator" });
     else if ((choice === "r" || choice === "reason") && rest.length) decide(request, { decision: "denied", by: approver, reason: rest.join(" ") });
+    else if (choice === "i" || choice === "input") write(`${formatFullInput(request)}\nAnswer a (approve), d (deny) or r (deny with a reason).`);
     else if (choice === "r" || choice === "reason") {
       awaitingReasonFor = request.callId;
       write("Reason for the denial (sent to the assistant):");
