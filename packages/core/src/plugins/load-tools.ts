@@ -14,6 +14,7 @@ import { isEntryDisabled, isToolEnabled } from "./enablement.ts";
 import { hasNodeModulesAbove, packageImports } from "./bare-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
+import { openApiBundles } from "../sources/openapi/bundle.ts";
 import { checkScopePeers } from "./peer-deps.ts";
 import { findUnmatchedKeys } from "./unknown-keys.ts";
 import { interpretPluginModule, interpretToolModule, type ModuleShape } from "./exports.ts";
@@ -64,7 +65,7 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
     }
   }
 
-  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: opts.bundled ?? [] }, diagnostics);
+  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: [...(opts.bundled ?? []), ...openApiBundles(config.openapi, { projectRoot, cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache") })] }, diagnostics);
   const kept = dedupe(candidates, diagnostics);
   if (!readOnly) {
     for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
@@ -382,7 +383,7 @@ function fingerprintOf(c: Candidate, helperStamps: Map<string, string>): string 
     case "plugin":
       return c.pkg.dir.includes("/node_modules/") ? `${fileStamp(join(c.pkg.dir, "package.json"))}|${fileStamp(c.pkg.entry)}` : `${dirStamp(c.pkg.dir)}`;
     case "bundled":
-      return "bundled";
+      return `bundled:${c.bundled.fingerprint ?? ""}`;
     case "broken":
       return `broken:${c.diagnostic.message}`;
   }

@@ -50,6 +50,8 @@ export interface BundledPlugin {
   readonly id: string;
   readonly tools: ToolTree | PluginFactory;
   readonly source?: string;
+  /** Changes when what the tools come from changes (a spec file, its config): the entry is reloaded. */
+  readonly fingerprint?: string;
 }
 
 export interface LoadToolsOptions {

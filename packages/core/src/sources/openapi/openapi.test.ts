@@ -99,3 +99,32 @@ describe("OpenAPI operations become typed tools", () => {
     }
   });
 });
+
+describe("config.openapi: specs load with the other tools", () => {
+  test("a configured spec mounts at tools.<name>; a missing spec is one diagnostic and the rest loads", async () => {
+    const { tempProject } = await import("../../plugins/test-fixtures.ts");
+    const { loadTools } = await import("../../plugins/index.ts");
+    const p = tempProject(
+      {
+        "specs/pets.json": await Bun.file(SPEC).text(),
+        ".openassistant/tools/clock.ts": `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "clock", approval: "auto", args: z.object({}), run: async () => 1 });\n`,
+        ".openassistant/config.json": JSON.stringify({
+          openapi: {
+            pets: { spec: "specs/pets.json", baseUrl: base, auth: { type: "bearer", token: "${PETS_TOKEN}" } },
+            broken: { spec: "specs/missing.json", baseUrl: base },
+          },
+        }),
+      },
+      { PETS_TOKEN: "pets-secret-token" },
+    );
+    const r = await loadTools({ ...p.opts, autoInstall: false });
+    expect(r.entries.find((e) => e.id === "pets")).toMatchObject({ status: "loaded", tools: expect.arrayContaining([expect.objectContaining({ path: "pets.pets.list", approval: "auto" })]) });
+    expect(r.entries.find((e) => e.id === "clock")?.status).toBe("loaded");
+    const broken = r.diagnostics.find((d) => d.id === "broken");
+    expect(broken?.level).toBe("error");
+    expect(broken?.message).toContain("missing.json");
+    const get = indexToolTree(r.tree).get("pets.pets.get")!;
+    await get.run(get.args.parse({ petId: "7" }), ctx());
+    expect(seen.at(-1)).toMatchObject({ url: `${base}/pets/7`, auth: "Bearer pets-secret-token" });
+  });
+});

@@ -1,0 +1,24 @@
+import { statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { OpenAssistantConfig } from "../../config/schema.ts";
+import type { BundledPlugin } from "../../plugins/types.ts";
+import { loadOpenApiSource } from "./load.ts";
+
+/** `config.openapi.<name>` entries as tool sources the loader mounts at `tools.<name>`. */
+export function openApiBundles(entries: OpenAssistantConfig["openapi"], o: { projectRoot: string; cacheDir?: string }): BundledPlugin[] {
+  return Object.entries(entries ?? {})
+    .filter(([, e]) => e.enabled)
+    .map(([name, e]) => {
+      const spec = /^https?:\/\//.test(e.spec) || isAbsolute(e.spec) ? e.spec : resolve(o.projectRoot, e.spec);
+      let stamp = "";
+      try {
+        if (!/^https?:\/\//.test(spec)) stamp = String(statSync(spec).mtimeMs);
+      } catch {}
+      return {
+        id: name,
+        source: spec,
+        fingerprint: `${JSON.stringify(e)}|${stamp}`,
+        tools: async () => (await loadOpenApiSource({ name, spec, ...(e.baseUrl ? { baseUrl: e.baseUrl } : {}), ...(e.auth ? { auth: e.auth } : {}), ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) })).tree,
+      };
+    });
+}
