@@ -85,6 +85,28 @@ export const configSchema = z.strictObject({
       }),
     )
     .default({}),
+  /** MCP servers whose tools become `tools.<name>.<tool>`. */
+  mcp: z
+    .strictObject({
+      servers: z
+        .record(
+          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an identifier (letters, digits, _), it becomes tools.<name>" }),
+          z.union([
+            z.strictObject({ url: z.string().url(), headers: z.record(z.string(), z.string()).optional(), enabled: z.boolean().default(true) }),
+            z.strictObject({
+              command: z.string().min(1),
+              args: z.array(z.string()).default([]),
+              env: z.record(z.string(), z.string()).optional(),
+              cwd: z.string().optional(),
+              /** Starting a local process is an explicit opt-in per server. */
+              allowProcess: z.boolean().default(false),
+              enabled: z.boolean().default(true),
+            }),
+          ]),
+        )
+        .default({}),
+    })
+    .prefault({}),
   database: z.strictObject({ path: z.string().optional() }).prefault({}),
   http: z
     .strictObject({

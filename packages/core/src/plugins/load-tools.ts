@@ -14,6 +14,7 @@ import { isEntryDisabled, isToolEnabled } from "./enablement.ts";
 import { hasNodeModulesAbove, packageImports } from "./bare-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
+import { mcpBundles } from "../sources/mcp/bundle.ts";
 import { openApiBundles } from "../sources/openapi/bundle.ts";
 import { checkScopePeers } from "./peer-deps.ts";
 import { findUnmatchedKeys } from "./unknown-keys.ts";
@@ -65,7 +66,7 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
     }
   }
 
-  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: [...(opts.bundled ?? []), ...openApiBundles(config.openapi, { projectRoot, cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache") })] }, diagnostics);
+  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: [...(opts.bundled ?? []), ...openApiBundles(config.openapi, { projectRoot, cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache") }), ...mcpBundles(config.mcp.servers, { ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}) })] }, diagnostics);
   const kept = dedupe(candidates, diagnostics);
   if (!readOnly) {
     for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);

@@ -73,7 +73,8 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
 
   const loadOnce = async (): Promise<LoadedSnapshot> => {
     try {
-      const { result, state: next, config } = await loadToolsIncremental(reloadConfig ? { ...opts, config: undefined } : opts, state);
+      const base = { ...opts, onSourceChanged: sourceChanged };
+      const { result, state: next, config } = await loadToolsIncremental(reloadConfig ? { ...base, config: undefined } : base, state);
       state = next;
       watchDirs = [...result.watchDirs];
       configFiles = [...config.sources];
@@ -104,6 +105,11 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
     })();
     return inFlight;
   };
+
+  // One function for every load, so a source keeps a single listener across reloads.
+  function sourceChanged(): void {
+    reload().catch(() => {});
+  }
 
   const ready = reload();
   ready.catch(() => {});

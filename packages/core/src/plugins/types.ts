@@ -78,6 +78,8 @@ export interface LoadToolsOptions {
   readOnly?: boolean;
   /** Generate declarations of the merged tree (default true). */
   declarations?: boolean;
+  /** Called when a tool source announces a new tool list (an MCP server's list_changed): reload. */
+  onSourceChanged?: () => void;
   /** Receives plugin log lines (already prefixed with the plugin id). Default: console. */
   log?: (level: "debug" | "info" | "warn" | "error", message: string, details: unknown[]) => void;
 }

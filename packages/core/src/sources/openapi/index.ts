@@ -1,4 +1,4 @@
 /** OpenAPI specs as tools: one typed, receipted tool per operation. */
 export { loadOpenApiSource, type OpenApiAuth, type OpenApiSource, type OpenApiSourceOptions } from "./load.ts";
-export { describeOperations, toolName, type OperationDescriptor } from "./operations.ts";
+export { describeOperations, type OperationDescriptor } from "./operations.ts";
 export { openApi30ToJsonSchema } from "./json-schema.ts";

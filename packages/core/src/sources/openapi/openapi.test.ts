@@ -5,7 +5,8 @@ import { startFakeGitHub } from "../../../../testkit/src/github/fake-github.ts";
 import { makeTempDir } from "../../../../testkit/src/temp.ts";
 import { generateDeclarations } from "../../codemode/declarations.ts";
 import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
-import { loadOpenApiSource, toolName } from "./index.ts";
+import { callableName as toolName } from "../../tools/names.ts";
+import { loadOpenApiSource } from "./index.ts";
 
 // GitHub's description is 13 MB: parsing it takes seconds on a busy machine.
 setDefaultTimeout(120_000);

@@ -1,3 +1,4 @@
+import { callableName } from "../../tools/names.ts";
 import { openApi30ToJsonSchema } from "./json-schema.ts";
 
 /** One operation of a spec, reduced to what a tool needs; plain JSON, so it can be cached. */
@@ -14,7 +15,6 @@ export interface OperationDescriptor {
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Spec = { paths?: Record<string, Record<string, any>>; components?: Record<string, Record<string, any>> };
 
@@ -49,7 +49,7 @@ export function describeOperations(spec: Spec, header: ReadonlySet<string> = new
       const raw = { type: "object", properties, required, additionalProperties: false };
       const defs = reachableSchemas(spec, raw);
       const inputSchema = openApi30ToJsonSchema({ ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) }, (ref) => ref.replace("#/components/schemas/", "#/$defs/")) as Record<string, unknown>;
-      const name = uniqueName(toolName(op.operationId ?? `${method} ${path}`), used);
+      const name = uniqueName(callableName(op.operationId ?? `${method} ${path}`), used);
       const summary = op.summary ?? firstLine(op.description ?? "");
       out.push({
         name,
@@ -63,19 +63,6 @@ export function describeOperations(spec: Spec, header: ReadonlySet<string> = new
     }
   }
   return out;
-}
-
-/** `issues/list-for-repo` → `issues.listForRepo`; anything unusable becomes `_`. */
-export function toolName(operationId: string): string {
-  return operationId
-    .split(/[/.]+/)
-    .filter(Boolean)
-    .map((seg) => {
-      const camel = seg.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : "")).replace(/^[A-Z]/, (c) => c.toLowerCase());
-      const safe = IDENT.test(camel) ? camel : `_${camel.replace(/[^A-Za-z0-9_]/g, "")}`;
-      return safe === "then" || safe === "__proto__" ? `${safe}_` : safe;
-    })
-    .join(".");
 }
 
 function uniqueName(name: string, used: Set<string>): string {

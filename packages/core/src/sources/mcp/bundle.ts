@@ -1,0 +1,39 @@
+import type { OpenAssistantConfig } from "../../config/schema.ts";
+import type { BundledPlugin } from "../../plugins/types.ts";
+import { McpConnection, type McpServerConfig } from "./connection.ts";
+import { mcpToolTree } from "./tools.ts";
+
+/** Connections live as long as the process: a reload reuses them; a changed config opens a new one. */
+const connections = new Map<string, McpConnection>();
+
+function connectionFor(name: string, config: McpServerConfig): McpConnection {
+  const key = `${name}|${JSON.stringify(config)}`;
+  let c = connections.get(key);
+  if (!c) connections.set(key, (c = new McpConnection(name, config)));
+  return c;
+}
+
+/** `config.mcp.servers.<name>` as tool sources mounted at `tools.<name>`. */
+export function mcpBundles(servers: OpenAssistantConfig["mcp"]["servers"], o: { onToolsChanged?: () => void } = {}): BundledPlugin[] {
+  return Object.entries(servers ?? {})
+    .filter(([, s]) => s.enabled)
+    .map(([name, s]) => {
+      const { enabled: _enabled, ...config } = s;
+      const connection = connectionFor(name, config as McpServerConfig);
+      if (o.onToolsChanged) connection.onToolsChanged(o.onToolsChanged);
+      return {
+        id: name,
+        source: "url" in config ? config.url : `${config.command} ${(config.args ?? []).join(" ")}`.trim(),
+        // Re-listed on every load: a server's tools can change without its config changing.
+        fingerprint: `${JSON.stringify(config)}|${Date.now()}`,
+        tools: async () => mcpToolTree(connection, await connection.listTools()),
+      };
+    });
+}
+
+/** Closes every MCP connection (gateway shutdown). */
+export async function closeMcpConnections(): Promise<void> {
+  const all = [...connections.values()];
+  connections.clear();
+  await Promise.all(all.map((c) => c.close()));
+}

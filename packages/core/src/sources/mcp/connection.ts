@@ -1,0 +1,101 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+
+export type McpServerConfig =
+  | { readonly url: string; readonly headers?: Readonly<Record<string, string>> }
+  | { readonly command: string; readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string; readonly allowProcess: boolean };
+
+const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
+
+/**
+ * One MCP server: connects on first use, lists its tools (all pages), reconnects with backoff after
+ * the server dies, and tells `onToolsChanged` when the server announces a new tool list.
+ */
+export class McpConnection {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private failures = 0;
+  private retryAt = 0;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly name: string,
+    private readonly config: McpServerConfig,
+  ) {}
+
+  onToolsChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async listTools(): Promise<Tool[]> {
+    const client = await this.connect();
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < 10_000);
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    const client = await this.connect();
+    const result = await client.callTool({ name, arguments: args }, undefined, { ...(signal ? { signal } : {}), timeout: 600_000 });
+    if (result.isError) {
+      const text = (result.content as Array<{ type: string; text?: string }> | undefined)?.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+      throw new Error(text || `${this.name}.${name} reported an error`);
+    }
+    return result.structuredContent ?? result.content;
+  }
+
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    await c?.close().catch(() => {});
+  }
+
+  private connect(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    if (this.connecting) return this.connecting;
+    const wait = this.retryAt - Date.now();
+    if (wait > 0) return Promise.reject(new Error(`MCP server "${this.name}" is unreachable; retrying in ${Math.ceil(wait / 1000)} s`));
+    this.connecting = this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<Client> {
+    const client = new Client({ name: "openassistant", version: "0.1.0" }, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      for (const l of this.listeners) l();
+    });
+    client.onclose = () => {
+      if (this.client === client) this.client = undefined;
+    };
+    try {
+      await client.connect(this.transport());
+    } catch (e) {
+      this.retryAt = Date.now() + BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)]!;
+      this.failures++;
+      throw new Error(`could not connect to MCP server "${this.name}": ${(e as Error).message}`);
+    }
+    this.failures = 0;
+    this.retryAt = 0;
+    this.client = client;
+    return client;
+  }
+
+  private transport() {
+    const c = this.config;
+    if ("url" in c) return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: { ...(c.headers ?? {}) } } });
+    if (!c.allowProcess)
+      throw new Error(`mcp.servers.${this.name} starts a process (${c.command}); set "allowProcess": true to allow it`);
+    // The server gets PATH and what the config lists, not the gateway's environment (secrets).
+    return new StdioClientTransport({ command: c.command, args: [...(c.args ?? [])], env: { PATH: process.env.PATH ?? "", ...(c.env ?? {}) }, ...(c.cwd ? { cwd: c.cwd } : {}), stderr: "pipe" });
+  }
+}

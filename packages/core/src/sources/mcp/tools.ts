@@ -1,0 +1,36 @@
+import { defineTool, type ToolTree, z } from "@openassistant/sdk";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { callableName } from "../../tools/names.ts";
+import type { McpConnection } from "./connection.ts";
+
+/**
+ * An MCP server's tools as a tool tree: typed from each `inputSchema`, validated before the call,
+ * `readOnlyHint: true` → approval "auto", anything else "required" (operator rules still apply).
+ */
+export function mcpToolTree(connection: McpConnection, tools: readonly Tool[]): ToolTree {
+  const tree: Record<string, unknown> = {};
+  const used = new Set<string>();
+  for (const tool of tools) {
+    let name = callableName(tool.name).replace(/\./g, "_") || "tool";
+    for (let n = 2; used.has(name); n++) name = `${callableName(tool.name).replace(/\./g, "_")}${n}`;
+    used.add(name);
+    let args: z.ZodObject;
+    try {
+      const schema = z.fromJSONSchema((tool.inputSchema ?? { type: "object" }) as never);
+      args = schema instanceof z.ZodObject ? schema : z.object({}).catchall(z.unknown());
+    } catch {
+      args = z.object({}).catchall(z.unknown());
+    }
+    const description = [tool.title && tool.title !== tool.name ? tool.title : undefined, tool.description].filter(Boolean).join(": ") || `${connection.name} tool ${tool.name}`;
+    Object.defineProperty(tree, name, {
+      enumerable: true,
+      value: defineTool({
+        description,
+        approval: tool.annotations?.readOnlyHint === true ? "auto" : "required",
+        args,
+        run: (input: Record<string, unknown>, call) => connection.callTool(tool.name, input, call?.signal),
+      }),
+    });
+  }
+  return tree as ToolTree;
+}
