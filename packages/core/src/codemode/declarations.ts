@@ -241,3 +241,11 @@ function escapeComment(text: string): string {
 function sha256(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
+
+/** One tool's declaration as `name(input: {...}): Promise<unknown>;` with its JSDoc (for `tools.$describe`). */
+export function declareTool(path: string, definition: ToolDefinition): string {
+  const r = renderCached(definition);
+  const name = path.split(".").at(-1)!;
+  const signature = r.aux.length > 0 ? nameAux(r.signature, path) : r.signature;
+  return [...r.doc, `${name}${signature}`, ...r.aux.map((a) => nameAux(a, path))].join("\n");
+}

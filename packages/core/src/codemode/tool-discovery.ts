@@ -1,0 +1,104 @@
+import { defineTool, type ToolDefinition, type ToolTree, z } from "@openassistant/sdk";
+import { flattenToolTree } from "../tools/flatten.ts";
+import { declareTool, type GeneratedDeclarations } from "./declarations.ts";
+
+/**
+ * Discovery for large tool sets. When every declaration does not fit the prompt budget, the prompt
+ * lists namespaces and the model finds tools from inside its code with `tools.$search(query)` and
+ * `tools.$describe(path)`. The typecheck still sees every declaration, so a wrong call is caught
+ * before it runs.
+ */
+
+/** Rough tokens of a text (4 characters a token), the unit prompt budgets are set in. */
+export function approxTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+interface IndexedTool {
+  readonly path: string;
+  readonly definition: ToolDefinition;
+  readonly haystack: string;
+}
+
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1);
+}
+
+/** `tools.$search` and `tools.$describe` over the given tree (read at call time, so reloads count). */
+export function discoveryTools(currentTree: () => ToolTree): ToolTree {
+  let indexed: { tree: ToolTree; tools: IndexedTool[] } | undefined;
+  const index = () => {
+    const tree = currentTree();
+    if (indexed?.tree !== tree)
+      indexed = { tree, tools: flattenToolTree(tree).map((t) => ({ ...t, haystack: ` ${words(t.path).join(" ")} ${words(t.definition.description).join(" ")} ` })) };
+    return indexed.tools;
+  };
+  return {
+    $search: defineTool({
+      description: "Find tools by what they do; returns the best matches with their TypeScript signatures",
+      approval: "auto",
+      args: z.object({ query: z.string().min(1).max(500).describe('What you need, e.g. "list open issues"'), limit: z.number().int().min(1).max(50).default(10) }),
+      run: async ({ query, limit }) => {
+        const terms = words(query);
+        return index()
+          .map((t) => {
+            let score = 0;
+            for (const term of terms) {
+              if (t.path.toLowerCase().includes(term)) score += 3;
+              if (t.haystack.includes(` ${term} `)) score += 2;
+              else if (t.haystack.includes(term)) score += 1;
+            }
+            return { t, score };
+          })
+          .filter((x) => x.score > 0)
+          .sort((a, b) => b.score - a.score || a.t.path.localeCompare(b.t.path))
+          .slice(0, limit)
+          .map(({ t }) => ({ path: `tools.${t.path}`, approval: t.definition.approval, declaration: declareTool(t.path, t.definition) }));
+      },
+    }),
+    $describe: defineTool({
+      description: "The full TypeScript declaration of one tool (or of every tool under a namespace)",
+      approval: "auto",
+      args: z.object({ path: z.string().min(1).max(300).describe('e.g. "github.issues.listForRepo" or "tools.github.issues"') }),
+      run: async ({ path }) => {
+        const clean = path.replace(/^tools\./, "");
+        const matches = index().filter((t) => t.path === clean || t.path.startsWith(`${clean}.`));
+        if (matches.length === 0) throw new Error(`no tool or namespace "${clean}"; use tools.$search to find one`);
+        return matches.slice(0, 100).map((t) => `// tools.${t.path}\n${declareTool(t.path, t.definition)}`).join("\n\n") + (matches.length > 100 ? `\n// … ${matches.length - 100} more under ${clean}` : "");
+      },
+    }),
+  };
+}
+
+/**
+ * What the prompt says about the tools: every declaration when they fit `budgetTokens`, else one
+ * line per namespace (tool count and a sample of what it does) and how to search.
+ */
+export function promptToolListing(tree: ToolTree, declarations: GeneratedDeclarations, budgetTokens: number): { readonly mode: "full" | "discovery"; readonly text: string } {
+  if (approxTokens(declarations.text) <= budgetTokens) return { mode: "full", text: declarations.text };
+  const groups = new Map<string, ToolDefinition[]>();
+  for (const t of flattenToolTree(tree)) {
+    const ns = t.path.split(".")[0]!;
+    if (ns.startsWith("$")) continue;
+    groups.set(ns, [...(groups.get(ns) ?? []), t.definition]);
+  }
+  const lines = [
+    "// The tools are too many to list here. Find what you need from inside your code:",
+    "//   const hits = await tools.$search({ query: \"create an issue\" });  // [{ path, approval, declaration }]",
+    "//   const decl = await tools.$describe({ path: \"github.issues\" });   // full declarations of a namespace",
+    "// Then call the tool in a later execute (your code is typechecked against every declaration).",
+    "// Namespaces:",
+  ];
+  for (const [ns, defs] of [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const sample = defs
+      .slice(0, 3)
+      .map((d) => d.description.split("\n")[0]!.slice(0, 60))
+      .join("; ");
+    lines.push(`//   tools.${ns} (${defs.length} tool${defs.length === 1 ? "" : "s"}): ${sample}${defs.length > 3 ? "; …" : ""}`);
+  }
+  return { mode: "discovery", text: `${lines.join("\n")}\n` };
+}
