@@ -64,7 +64,13 @@ export function createVerifier(o: VerifierOptions) {
       const prev = lastByRun.get(receipt.runId) ?? null;
       if (row.prev_hash !== prev)
         return fail(row.seq, `legacy receipt ${id(row.seq)}: prev_hash does not match the hash of its run's previous receipt (a receipt was removed, inserted or reordered)`);
-      if (receiptHash(prev, receipt) !== row.hash) return fail(row.seq, `legacy receipt ${id(row.seq)}: content does not match its hash (the row was edited)`);
+      if (receiptHash(prev, receipt) !== row.hash) {
+        // The old scheme hashed the text before SQLite replaced lone surrogates with U+FFFD.
+        const maybe = Object.values(receipt).some((v) => typeof v === "string" && v.includes("\ufffd"))
+          ? "; it holds U+FFFD, so it may instead have held a lone surrogate, which the legacy scheme could not verify"
+          : "";
+        return fail(row.seq, `legacy receipt ${id(row.seq)}: content does not match its hash (the row was edited${maybe})`);
+      }
       lastByRun.set(receipt.runId, row.hash);
     }
     return undefined;
