@@ -30,6 +30,8 @@ export function readHead(path: string): ChainHead | undefined {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
   }
+  // Created but never written (a crash between the two): no head yet.
+  if (text.trim() === "") return undefined;
   try {
     const v = JSON.parse(text) as ChainHead;
     if (Number.isSafeInteger(v.seq) && typeof v.mac === "string" && /^[0-9a-f]{64}$/.test(v.mac)) return { seq: v.seq, mac: v.mac };
