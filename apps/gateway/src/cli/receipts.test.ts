@@ -1,5 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { cli } from "../testing/cli.ts";
 import { startHarness } from "../testing/harness.ts";
@@ -41,6 +43,8 @@ describe("openassistant receipts (real subprocesses)", () => {
     const dbPath = h.gateway.settings.databasePath;
     await h.close();
 
+    // Created on the gateway's first start, beside the auth profiles, readable by the owner only.
+    expect(statSync(join(h.configDir, "receipts.key")).mode & 0o777).toBe(0o600);
     const ok = await cli(["receipts", "verify"], { cwd: h.dir });
     expect(ok).toMatchObject({ code: 0 });
     expect(ok.stdout).toContain("intact");

@@ -6,6 +6,7 @@ import { openDatabase } from "../db/open.ts";
 import { RECEIPT_FIELD_CAPS, receiptTextBound } from "../receipts/bounds.ts";
 import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
+import { defaultSandboxLimits } from "../sandbox/types.ts";
 import { createCodeModeRunner } from "./runner.ts";
 import { REPORT_MAX_CHARS } from "./validation-report.ts";
 
@@ -24,6 +25,8 @@ const runner = createCodeModeRunner({
   receipts,
   sandbox,
   requestApproval: async () => ({ decision: "denied", by: "system" }),
+  // The point is the host side; a generous VM budget keeps a busy machine from stopping the run.
+  limits: { ...defaultSandboxLimits, cpuMs: 120_000 },
 });
 
 const size = () => (db.query("SELECT page_count * page_size AS n FROM pragma_page_count, pragma_page_size").get() as { n: number }).n;
@@ -34,8 +37,9 @@ test("a hostile run of 500 calls sending wrong-typed items grows the database by
   // One call with 200,000 wrong-typed items, then 499 with 2,000 each (the limit is 500 calls a run).
   const result = await runner.runPromise(`
     const messages = [];
+    const big = new Array(200000).fill(0), small = new Array(2000).fill(0);
     for (let i = 0; i < 500; i++) {
-      try { await tools.items.put({ items: new Array(i === 0 ? 200000 : 2000).fill(0) }); }
+      try { await tools.items.put({ items: i === 0 ? big : small }); }
       catch (e) { if (i === 0) messages.push(e.message); }
     }
     return { first: messages[0] };
@@ -57,4 +61,4 @@ test("a hostile run of 500 calls sending wrong-typed items grows the database by
   const bound = 3 * receiptTextBound(rows.length).perRun + 300 * rows.length;
   expect(grown).toBeLessThan(bound);
   expect(receipts.verify()).toMatchObject({ ok: true });
-}, 60_000);
+}, 120_000);

@@ -7,9 +7,9 @@ import { join } from "node:path";
  * Someone who can write the database but not the config dir cannot move it back, so a cut tail
  * (or whole runs at the end) shows as "the head's receipt is missing".
  *
- * Written after each commit with one positioned write of a fixed-size record (a killed process
- * cannot leave half of it). A crash between the commit and this write leaves the head one commit
- * behind: the receipts of that last commit are checked by the chain but not by the head.
+ * Written after the commits of each event-loop turn with one positioned write of a fixed-size
+ * record (a killed process cannot leave half of it). A crash before that write leaves the head
+ * behind by those commits: their receipts are checked by the chain but not by the head.
  */
 export interface ChainHead {
   readonly seq: number;
@@ -30,6 +30,8 @@ export function readHead(path: string): ChainHead | undefined {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
   }
+  // Created but never written (a crash between the two): no head yet.
+  if (text.trim() === "") return undefined;
   try {
     const v = JSON.parse(text) as ChainHead;
     if (Number.isSafeInteger(v.seq) && typeof v.mac === "string" && /^[0-9a-f]{64}$/.test(v.mac)) return { seq: v.seq, mac: v.mac };

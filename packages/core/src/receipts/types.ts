@@ -76,7 +76,7 @@ export interface ReceiptStore {
   durable(): Promise<void>;
   byRun(runId: string): Receipt[];
   query(q: ReceiptQuery): Receipt[];
-  /** Checks a run's receipts and the keyed chain from its first receipt to the end of the database. */
+  /** Checks a run's receipts: the keyed chain from its first receipt through the one after its last, and the head. */
   verifyRun(runId: string): { ok: true } | { ok: false; brokenAt: string; reason: string };
   /** Checks every receipt in the database and the chain head; names the first bad row. */
   verify(): VerifyResult;

@@ -35,7 +35,9 @@ const fail = (seq: number | string, reason: string): VerifyResult => ({ ok: fals
 
 export function createVerifier(o: VerifierOptions) {
   const { db } = o;
-  const rowsFrom = db.prepare(`${SELECT_STORED} WHERE seq >= ? ORDER BY seq`);
+  const rowsFrom = db.prepare(`${SELECT_STORED} WHERE seq >= ? AND seq <= ? ORDER BY seq`);
+  const lastOfRun = db.prepare("SELECT MAX(seq) AS seq FROM receipts WHERE run_id = ?");
+  const after = db.prepare("SELECT MIN(seq) AS seq FROM receipts WHERE seq > ?");
   const legacyBefore = db.prepare(`SELECT seq, hash FROM receipts WHERE scheme = ${SCHEME_LEGACY} AND seq < ? ORDER BY seq`);
   const runLegacy = db.prepare(`${SELECT_STORED} WHERE run_id = ? AND scheme = ${SCHEME_LEGACY} ORDER BY seq`);
   const firstKeyedOfRun = db.prepare(`SELECT MIN(seq) AS seq FROM receipts WHERE run_id = ? AND scheme = ${SCHEME_KEYED}`);
@@ -64,20 +66,26 @@ export function createVerifier(o: VerifierOptions) {
       const prev = lastByRun.get(receipt.runId) ?? null;
       if (row.prev_hash !== prev)
         return fail(row.seq, `legacy receipt ${id(row.seq)}: prev_hash does not match the hash of its run's previous receipt (a receipt was removed, inserted or reordered)`);
-      if (receiptHash(prev, receipt) !== row.hash) return fail(row.seq, `legacy receipt ${id(row.seq)}: content does not match its hash (the row was edited)`);
+      if (receiptHash(prev, receipt) !== row.hash) {
+        // The old scheme hashed the text before SQLite replaced lone surrogates with U+FFFD.
+        const maybe = Object.values(receipt).some((v) => typeof v === "string" && v.includes("\ufffd"))
+          ? "; it holds U+FFFD, so it may instead have held a lone surrogate, which the legacy scheme could not verify"
+          : "";
+        return fail(row.seq, `legacy receipt ${id(row.seq)}: content does not match its hash (the row was edited${maybe})`);
+      }
       lastByRun.set(receipt.runId, row.hash);
     }
     return undefined;
   }
 
-  /** The keyed chain from `fromSeq` to the end, then the head. */
-  function checkKeyed(fromSeq: number, expectedPrev: string, legacyChanged: boolean): { result?: VerifyResult; count: number } {
+  /** The keyed chain from `fromSeq` through `toSeq`, then the head. */
+  function checkKeyed(fromSeq: number, expectedPrev: string, legacyChanged: boolean, toSeq = Number.MAX_SAFE_INTEGER): { result?: VerifyResult; count: number } {
     const recorded = readMeta(db, "key_id");
     if (recorded !== undefined && recorded !== o.keyId)
       return { result: fail(fromSeq, `the receipts are signed with key ${recorded}, but the key in use is ${o.keyId}: restore the key file that signed them`), count: 0 };
     let prev = expectedPrev;
     let count = 0;
-    for (const raw of rowsFrom.iterate(fromSeq) as IterableIterator<Record<string, unknown>>) {
+    for (const raw of rowsFrom.iterate(fromSeq, toSeq) as IterableIterator<Record<string, unknown>>) {
       const row = read(raw);
       if (row.scheme !== SCHEME_KEYED)
         return { result: fail(row.seq, `${id(row.seq)} is marked as a legacy (unkeyed) receipt but comes after the keyed chain began: it was forged or relabelled`), count };
@@ -125,8 +133,9 @@ export function createVerifier(o: VerifierOptions) {
 
   /**
    * One run: its legacy rows under the old scheme, and the keyed chain from its first keyed row
-   * to the end of the database (so an edit, insertion or removal at or after the run shows),
-   * then the head. A run removed entirely is found by `verifyAll`.
+   * through the row after its last (so an edit, insertion or removal among its rows, or of its
+   * last rows, shows), then the head. Cost follows the run's span, not the database's size.
+   * A run removed entirely is found by `verifyAll`.
    */
   function verifyRun(runId: string): VerifyResult {
     const legacyProblem = checkLegacy(runLegacy.iterate(runId) as IterableIterator<Record<string, unknown>>, new Map());
@@ -142,7 +151,9 @@ export function createVerifier(o: VerifierOptions) {
       expected = genesisMac(o.key, o.dbId, digest);
       legacyChanged = digest.count > 0;
     }
-    const { result, count } = checkKeyed(from, expected, legacyChanged);
+    const last = (lastOfRun.get(runId) as { seq: number }).seq;
+    const next = (after.get(last) as { seq: number | null }).seq;
+    const { result, count } = checkKeyed(from, expected, legacyChanged, next ?? last);
     return result ?? { ok: true, legacy: 0, keyed: count, head: o.head() ? "checked" : "none" };
   }
 
