@@ -137,9 +137,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolTimeoutMs: settings.toolTimeoutMs,
   });
 
+  // TypeScript loads in the checker's own process, never on this thread.
   const typechecker: Typechecker = createTypechecker();
-  typechecker.warmUp();
-  await poolWarm;
+  const checkerWarm = typechecker.warmUp().catch((e) => log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
+  await Promise.all([poolWarm, checkerWarm]);
 
   const defaultModel: ModelStreamer =
     options.model ??
@@ -252,6 +253,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolSource.close();
     await runner.close({ reason });
     if (!options.sandbox) await pool.close();
+    await typechecker.close();
     closed = true;
     db.close();
   }

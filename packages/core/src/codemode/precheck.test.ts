@@ -81,6 +81,7 @@ describe("precheckSnippet: refuses whatever could load or resolve a module on th
 
   test("the refusal names the line and says what to do", () => {
     expect(refused('const a = 1;\nconst fs = await import("node:fs");')).toEqual({
+      kind: "module",
       line: 2,
       column: 18,
       message:

@@ -23,6 +23,12 @@
  */
 
 export interface PrecheckRefusal {
+  /**
+   * module: could load or resolve a module; escape: closes the wrapper function; ambiguous: a
+   * construct this lexer will not guess at; syntax: not valid code (the parsers say it better,
+   * and nothing that is not valid runs).
+   */
+  readonly kind: "module" | "escape" | "ambiguous" | "syntax";
   /** 1-based line in the model's code. */
   readonly line: number;
   readonly column: number;
@@ -79,11 +85,11 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
   let i = 0;
   const stack: Open[] = [];
   let prev: Prev = { kind: "none" };
-  const at = (pos: number, message: string): PrecheckRefusal => {
+  const at = (pos: number, message: string, kind: PrecheckRefusal["kind"] = "syntax"): PrecheckRefusal => {
     const before = code.slice(0, pos);
     const l = before.split(/\r\n|[\n\r\u2028\u2029]/).length;
     const lastBreak = Math.max(before.lastIndexOf("\n"), before.lastIndexOf("\r"), before.lastIndexOf("\u2028"), before.lastIndexOf("\u2029"));
-    return { line: l, column: pos - lastBreak, message };
+    return { kind, line: l, column: pos - lastBreak, message };
   };
   const operandBefore = () => prev.kind === "operand" || prev.kind === "close" || (prev.kind === "word" && (prev.afterDot || !EXPRESSION_KEYWORDS.has(prev.value)));
 
@@ -177,7 +183,7 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       let j = i + 2;
       while (j < code.length && !isLineTerminator(code[j]!)) j++;
       const text = code.slice(i, j);
-      if (DIRECTIVE.test(text)) return at(i, `comment directives (${text.trim().slice(0, 40)}) are not allowed in snippets.`);
+      if (DIRECTIVE.test(text)) return at(i, `comment directives (${text.trim().slice(0, 40)}) are not allowed in snippets.`, "module");
       i = j;
       continue;
     }
@@ -185,13 +191,13 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       const end = code.indexOf("*/", i + 2);
       if (end < 0) return at(i, "unterminated /* comment");
       const text = code.slice(i, end + 2);
-      if (/@jsx(ImportSource|Runtime|Frag)?\b/.test(text)) return at(i, "JSX pragma comments are not allowed in snippets.");
+      if (/@jsx(ImportSource|Runtime|Frag)?\b/.test(text)) return at(i, "JSX pragma comments are not allowed in snippets.", "module");
       i = end + 2;
       continue;
     }
     // Annex B HTML-like comments: some engines treat them as comments, so refuse rather than guess.
-    if (c === "<" && code.startsWith("<!--", i)) return at(i, "`<!--` is not allowed in snippets (write `< !--` if you mean a comparison).");
-    if (c === "-" && code.startsWith("-->", i) && !operandBefore()) return at(i, "`-->` is not allowed here in snippets (write `-- >` if you mean a decrement and comparison).");
+    if (c === "<" && code.startsWith("<!--", i)) return at(i, "`<!--` is not allowed in snippets (write `< !--` if you mean a comparison).", "ambiguous");
+    if (c === "-" && code.startsWith("-->", i) && !operandBefore()) return at(i, "`-->` is not allowed here in snippets (write `-- >` if you mean a decrement and comparison).", "ambiguous");
 
     if (c === '"' || c === "'") {
       const end = readString(i, c);
@@ -216,7 +222,7 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       const afterDot: boolean = prev.kind === "punct" && (prev.value === "." || prev.value === "?.");
       const reason = FORBIDDEN.get(w.word);
       // `x.import` / `{ import: 1 }` never load anything, but refusing them too keeps this check simple.
-      if (reason) return at(i, reason);
+      if (reason) return at(i, reason, "module");
       prev = OPERAND_KEYWORDS.has(w.word) ? { kind: "operand" } : { kind: "word", value: w.word, afterDot };
       i = w.end;
       continue;
@@ -230,13 +236,13 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
     if (c === "/") {
       const mode = slashMode(prev);
       if (mode === "ambiguous")
-        return at(i, "this `/` could be a division or the start of a regular expression; wrap the expression in parentheses (or put the regular expression in a variable on its own line).");
+        return at(i, "this `/` could be a division or the start of a regular expression; wrap the expression in parentheses (or put the regular expression in a variable on its own line).", "ambiguous");
       if (mode === "regex") {
         const end = readRegex(i);
         if (typeof end !== "number") return end;
         const body = code.slice(i, end);
         const word = /(?<![\p{ID_Continue}$])(import|export|require)(?![\p{ID_Continue}$])/u.exec(body);
-        if (word) return at(i + word.index, `${FORBIDDEN.get(word[1]!)} (This also applies inside regular expressions: write [i]mport.)`);
+        if (word) return at(i + word.index, `${FORBIDDEN.get(word[1]!)} (This also applies inside regular expressions: write [i]mport.)`, "module");
         i = end;
         prev = { kind: "operand" };
         continue;
@@ -260,6 +266,7 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
           c === "}"
             ? "unbalanced braces: this `}` closes the snippet's function early. Your code is the body of one async function; keep its braces balanced."
             : `unbalanced brackets: this \`${c}\` has no matching opener.`,
+          c === "}" ? "escape" : "syntax",
         );
       }
       if (open.char === "${") {

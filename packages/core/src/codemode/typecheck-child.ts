@@ -1,0 +1,29 @@
+/**
+ * The checker child process: loads TypeScript, warms up, then answers checks over IPC, one at a
+ * time. The gateway kills it when a check runs past its time or memory limit and starts another.
+ * Usage: spawned by typecheck.ts with `bun --smol`, an empty environment and IPC (JSON).
+ */
+import type { CheckerReply, CheckerRequest } from "./typecheck-protocol.ts";
+import { createProgramChecker } from "./typecheck-program.ts";
+
+const send = (m: CheckerReply) => process.send!(m);
+const checker = createProgramChecker();
+/** Declarations texts by key, as many as the checker caches parsed (oldest evicted first). */
+const texts = new Map<string, string>();
+const KEEP = 4;
+
+process.on("disconnect", () => process.exit(0));
+process.on("message", (m: CheckerRequest) => {
+  if (m?.type !== "check") return;
+  if (m.declarations !== undefined) {
+    texts.delete(m.key);
+    texts.set(m.key, m.declarations);
+    if (texts.size > KEEP) texts.delete(texts.keys().next().value!);
+  }
+  const declarations = texts.get(m.key);
+  if (declarations === undefined) return send({ type: "need-declarations", id: m.id });
+  send({ type: "result", id: m.id, result: checker.check(m.code, declarations, m.key) });
+});
+
+checker.warmUp();
+send({ type: "ready" });
