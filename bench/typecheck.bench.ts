@@ -1,6 +1,11 @@
-/** Code mode front half: declarations from zod, typecheck (cold / warm), transpile. `bun bench/typecheck.bench.ts` */
+/**
+ * Code mode front half: declarations from zod, typecheck (cold / warm, in its checker process),
+ * the main thread's event loop while a pathological typecheck runs, pre-check + transpile.
+ * `bun bench/typecheck.bench.ts`
+ */
 import ts from "typescript";
-import { createTypechecker, generateDeclarations, transpileSnippet } from "../packages/core/src/codemode/index.ts";
+import { createTypechecker, generateDeclarations, precheckSnippet, transpileSnippet } from "../packages/core/src/codemode/index.ts";
+import { createProgramChecker } from "../packages/core/src/codemode/typecheck-program.ts";
 import { fixtureToolPath, makeFixtureToolTree } from "../packages/testkit/src/tool-fixtures.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 
@@ -48,22 +53,23 @@ for (const n of SIZES) {
   const mid = runs[1]!;
   coldRows.push({
     tools: n,
-    "import core+typescript": fmtMs(mid.importMs),
-    "1st check (libs parsed + checked)": fmtMs(mid.firstCheckMs),
+    "import core (no TypeScript on this thread)": fmtMs(mid.importMs),
+    "warmUp: checker process spawned → ready": fmtMs(mid.warmUpMs),
+    "1st check (new declarations)": fmtMs(mid.firstCheckMs),
     "1st check, main-thread CPU": fmtMs(mid.firstCheckCpuMs),
     "2nd check": fmtMs(mid.secondCheckMs),
     "range of 1st check (3 procs)": `${fmtMs(runs[0]!.firstCheckMs)} – ${fmtMs(runs[2]!.firstCheckMs)}`,
   });
 }
-printTable("Typecheck cold (fresh `bun` process each, median of 3)", coldRows);
+printTable("Typecheck cold (fresh `bun` process each, checker process warmed by warmUp(), median of 3)", coldRows);
 
 // ---- typecheck warm -----------------------------------------------------------------------
 const checker = createTypechecker();
-checker.warmUp();
+await checker.warmUp();
 {
-  // let the JIT settle so the first size measured is not penalised (the gateway warms up at boot too)
+  // let the checker's JIT settle so the first size measured is not penalised (the gateway warms up at boot too)
   const { text } = generateDeclarations(makeFixtureToolTree(50));
-  for (let i = 0; i < 40; i++) checker.check(`const r = await tools.${fixtureToolPath(i % 50)}({ id: "${i}" });\nreturn [r].map((x) => x);`, text);
+  for (let i = 0; i < 40; i++) await checker.check(`const r = await tools.${fixtureToolPath(i % 50)}({ id: "${i}" });\nreturn [r].map((x) => x);`, text);
 }
 const warmRows: Array<Record<string, string | number>> = [];
 for (const n of SIZES) {
@@ -77,23 +83,59 @@ for (const n of SIZES) {
     `console.log(first, rows.length);\nreturn { first, rows };`;
   const bad = () => `const r = await tools.${a}({ id: ${k++}, status: "opne" });\nreturn r.missing;`;
   const firstT0 = performance.now();
-  const r = checker.check(good(), text);
+  const r = await checker.check(good(), text);
   const firstWithNewDecls = performance.now() - firstT0;
   if (!r.ok) throw new Error(`bench snippet should typecheck:\n${r.text}`);
   const ok = await bench(`check ok ${n}`, () => checker.check(good(), text), { iterations: 40, warmup: 5 });
   const err = await bench(`check err ${n}`, () => checker.check(bad(), text), { iterations: 40, warmup: 5 });
-  const okCpu = cpuMean(() => checker.check(good(), text), 40);
+  const c0 = threadCpuMs();
+  for (let i = 0; i < 40; i++) await checker.check(good(), text);
+  const okCpu = (threadCpuMs() - c0) / 40;
   warmRows.push({
     tools: n,
     "1st check after tree change": fmtMs(firstWithNewDecls),
     "ok snippet median": fmtMs(ok.medianMs),
     "ok p95": fmtMs(ok.p95Ms),
-    "ok mean, main-thread CPU": fmtMs(okCpu),
+    "ok mean, gateway-thread CPU": fmtMs(okCpu),
     "error snippet median": fmtMs(err.medianMs),
     "error p95": fmtMs(err.p95Ms),
   });
 }
-printTable("Typecheck warm (same checker, new snippet each time; target ≤ 20 ms @ 200 tools)", warmRows);
+printTable("Typecheck warm (checker process, IPC round trip included; new snippet each time; target ≤ 20 ms @ 200 tools)", warmRows);
+
+// ---- event loop during a pathological typecheck ---------------------------------------------
+// Recursive conditional type over growing tuples: minutes of checker CPU and > 1 GB if let run.
+const EXPLOSIVE = 'type T<N extends unknown[]> = N["length"] extends 999 ? N : T<[...N, N]>;\ntype X = T<[]>;\nconst x: X = null as any;\nreturn x;';
+// Smaller: finishes in about a second in process, so the old in-process design can be shown.
+const HEAVY = 'type E<T, D extends 0[] = []> = D["length"] extends 22 ? T : E<{ a: T; b: T } | [T, T], [...D, 0]>;\nlet v: E<string> = null as any;\nconst w: E<number> = v;\nreturn w;';
+const LIMIT_MS = 3_000;
+const stallRows: Array<Record<string, string | number>> = [];
+stallRows.push({ case: "baseline: idle event loop, no check", ...(await watchLoop(() => Bun.sleep(LIMIT_MS))) });
+{
+  const limited = createTypechecker({ timeoutMs: LIMIT_MS });
+  await limited.warmUp();
+  let outcome = "";
+  const watched = await watchLoop(async () => {
+    const r = await limited.check(EXPLOSIVE, "declare const tools: {};\n");
+    outcome = r.ok ? "ok?!" : `code ${r.diagnostics[0]!.code}`;
+    // include the replacement checker's start, which happens on this side too (spawn + IPC)
+    await limited.warmUp();
+  });
+  stallRows.push({ case: `pathological check, killed at the ${LIMIT_MS / 1000} s limit (${outcome}) + replacement started`, ...watched });
+  const heavy = await watchLoop(() => limited.check(HEAVY, "declare const tools: {};\n"));
+  stallRows.push({ case: "heavy check (deep instantiation), checker process", ...heavy });
+  await limited.close();
+}
+{
+  const inProcess = createProgramChecker();
+  inProcess.warmUp();
+  const before = await watchLoop(async () => {
+    await Bun.sleep(5);
+    inProcess.check(HEAVY, "declare const tools: {};\n");
+  });
+  stallRows.push({ case: "baseline: the same heavy check in process (the design before #9)", ...before });
+}
+printTable("Gateway event loop while a typecheck runs (1 ms interval timer; target: max stall ≤ 5 ms)", stallRows);
 
 // ---- transpile ----------------------------------------------------------------------------
 const snippets = [
@@ -118,14 +160,17 @@ for (const [i, code] of snippets.entries()) {
     ts.transpileModule(wrapped, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }),
     { iterations: 200, warmup: 20 },
   );
+  const pre = await bench(`precheck ${i}`, () => precheckSnippet(code), { iterations: 500, warmup: 50 });
   transpileRows.push({
     snippet: `${code.split("\n").length} lines`,
+    "precheckSnippet alone": fmtMs(pre.medianMs),
     "transpileSnippet (Bun.Transpiler)": fmtMs(bunT.medianMs),
     "baseline ts.transpileModule": fmtMs(tsT.medianMs),
     "speed-up": `${(tsT.medianMs / bunT.medianMs).toFixed(1)}×`,
   });
 }
-printTable("Transpile one snippet", transpileRows);
+printTable("Pre-check + transpile one snippet (transpileSnippet includes the pre-check)", transpileRows);
+await checker.close();
 
 function threadCpuMs(): number {
   const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
@@ -142,8 +187,39 @@ function cpuMean(fn: () => unknown, iterations: number): number {
   return (threadCpuMs() - c0) / iterations;
 }
 
+/**
+ * Runs `work` while a 1 ms interval timer ticks on this thread; a stall is how much later than
+ * 1 ms a tick came. Also the main-thread CPU spent meanwhile (not inflated by other processes).
+ */
+async function watchLoop(work: () => Promise<unknown>): Promise<Record<string, string>> {
+  const gaps: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gaps.push(now - last - 1);
+    last = now;
+  }, 1);
+  const c0 = threadCpuMs();
+  const t0 = performance.now();
+  await work();
+  const wall = performance.now() - t0;
+  const cpu = threadCpuMs() - c0;
+  clearInterval(timer);
+  gaps.sort((a, b) => a - b);
+  const q = (p: number) => Math.max(0, gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))] ?? 0);
+  return {
+    "wall": fmtMs(wall),
+    "ticks": String(gaps.length),
+    "stall p99": fmtMs(q(0.99)),
+    "max stall": fmtMs(q(1)),
+    "main-thread CPU meanwhile": fmtMs(cpu),
+    "≤ 5 ms": q(1) <= 5 ? "yes" : "NO",
+  };
+}
+
 interface ColdRun {
   importMs: number;
+  warmUpMs: number;
   declarationsMs: number;
   declarationsCpuMs: number;
   firstCheckMs: number;

@@ -9,6 +9,7 @@ import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receip
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
 import { newId } from "../ids.ts";
+import { findForbiddenKey, forbiddenKeyMessage } from "./plain-input.ts";
 
 /** A standing "approve always" rule source (approvals/rules.ts implements it). */
 export interface StandingApprovals {
@@ -198,6 +199,8 @@ function parseInput(def: ToolDefinition, json: string): ParsedInput {
   } catch {
     return { ok: false, message: "input is not valid JSON" };
   }
+  const forbidden = findForbiddenKey(raw);
+  if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };
   let result: ReturnType<ToolDefinition["args"]["safeParse"]>;
   try {
     // safeParse reports issues, but a transform/refine that throws (or is async) escapes it.
