@@ -46,6 +46,8 @@ export interface GatewayOptions {
   /** Directory of auth-profiles.json (default $OPENASSISTANT_CONFIG_DIR or ~/.config/openassistant). */
   readonly configDir?: string;
   readonly sandbox?: SandboxPool;
+  /** Default: a checker pool owned (and closed) by the gateway. A shared one is the caller's to close. */
+  readonly typechecker?: Typechecker;
   /** Reload tools when their files change (start/chat do; default false). */
   readonly watchTools?: boolean;
   /** Config already loaded by the caller (the CLI prints its tool table before starting). */
@@ -138,7 +140,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   // TypeScript loads in the checker's own process, never on this thread.
-  const typechecker: Typechecker = createTypechecker();
+  const typechecker: Typechecker = options.typechecker ?? createTypechecker();
   const checkerWarm = typechecker.warmUp().catch((e) => log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
   await Promise.all([poolWarm, checkerWarm]);
 
@@ -253,7 +255,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolSource.close();
     await runner.close({ reason });
     if (!options.sandbox) await pool.close();
-    await typechecker.close();
+    if (!options.typechecker) await typechecker.close();
     closed = true;
     db.close();
   }

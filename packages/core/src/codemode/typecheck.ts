@@ -242,6 +242,8 @@ class CheckerProcess {
     if (m.type === "ready" && this.state === "starting") {
       clearTimeout(this.timer);
       this.state = "idle";
+      // An idle checker never keeps the process alive (a pending check does, through its timer).
+      this.proc.unref();
       this.markReady(true);
       this.events.onReady();
       return;
