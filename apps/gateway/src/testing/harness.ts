@@ -71,13 +71,16 @@ export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
 
 /**
  * One checker process per test file, shared by its harnesses (as the in-process checker's JIT and
- * lib cache used to be): starting one loads TypeScript. Idle, it does not keep the process alive,
- * and it exits with the test process.
+ * lib cache used to be), started when the file loads: starting one loads TypeScript, which on a
+ * busy machine takes seconds a test's own time limit should not pay. Idle, it does not keep the
+ * process alive, and it exits with the test process.
  */
-let sharedChecker: Typechecker | undefined;
+const sharedChecker: Typechecker = createTypechecker();
+sharedChecker.warmUp().catch(() => {
+  // a checker that cannot start fails the checks closed; the tests that check will say so
+});
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  sharedChecker ??= createTypechecker();
   const api = await startFakeAnthropic();
   const dir = options.dir ?? makeTempDir("oa-gw-");
   const configDir = join(dir, "config");
