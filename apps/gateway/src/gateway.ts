@@ -94,7 +94,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
  * Assembles the process: config, tools, database (receipts + approvals + sessions), runner,
- * typechecker (warmed up here), model client and the event bus.
+ * typechecker (its process warms up in the background), model client and the event bus.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const env = options.env ?? {};
@@ -139,10 +139,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolTimeoutMs: settings.toolTimeoutMs,
   });
 
-  // TypeScript loads in the checker's own process, never on this thread.
+  // The checker loads TypeScript in its own process, off the start-up path: the gateway is ready
+  // without waiting for it, and a check that comes first waits for the warm checker.
   const typechecker: Typechecker = options.typechecker ?? createTypechecker();
-  const checkerWarm = typechecker.warmUp().catch((e) => log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
-  await Promise.all([poolWarm, checkerWarm]);
+  typechecker.warmUp().catch((e) => log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
+  await poolWarm;
 
   const defaultModel: ModelStreamer =
     options.model ??
