@@ -89,13 +89,17 @@ for (const n of SIZES) {
   const ok = await bench(`check ok ${n}`, () => checker.check(good(), text), { iterations: 40, warmup: 5 });
   const err = await bench(`check err ${n}`, () => checker.check(bad(), text), { iterations: 40, warmup: 5 });
   const c0 = threadCpuMs();
+  const s0 = checker.stats();
   for (let i = 0; i < 40; i++) await checker.check(good(), text);
   const okCpu = (threadCpuMs() - c0) / 40;
+  const s1 = checker.stats();
+  const checkerCpu = (s1.checkerCpuMs - s0.checkerCpuMs) / (s1.checked - s0.checked);
   warmRows.push({
     tools: n,
     "1st check after tree change": fmtMs(firstWithNewDecls),
     "ok snippet median": fmtMs(ok.medianMs),
     "ok p95": fmtMs(ok.p95Ms),
+    "ok mean, checker CPU": fmtMs(checkerCpu),
     "ok mean, gateway-thread CPU": fmtMs(okCpu),
     "error snippet median": fmtMs(err.medianMs),
     "error p95": fmtMs(err.p95Ms),
@@ -192,28 +196,40 @@ function cpuMean(fn: () => unknown, iterations: number): number {
  * 1 ms a tick came. Also the main-thread CPU spent meanwhile (not inflated by other processes).
  */
 async function watchLoop(work: () => Promise<unknown>): Promise<Record<string, string>> {
+  // Two measures per gap between ticks: wall time (inflated when other processes take the cores)
+  // and this thread's CPU time (what this thread itself ran between two ticks: the stall it caused).
   const gaps: number[] = [];
+  const cpuGaps: number[] = [];
   let last = performance.now();
-  const timer = setInterval(() => {
+  let lastCpu = threadCpuMs();
+  const tick = () => {
     const now = performance.now();
+    const cpuNow = threadCpuMs();
     gaps.push(now - last - 1);
+    cpuGaps.push(cpuNow - lastCpu);
     last = now;
-  }, 1);
+    lastCpu = cpuNow;
+  };
+  const timer = setInterval(tick, 1);
   const c0 = threadCpuMs();
   const t0 = performance.now();
   await work();
+  tick(); // a synchronous stall right up to the end counts too
   const wall = performance.now() - t0;
   const cpu = threadCpuMs() - c0;
   clearInterval(timer);
   gaps.sort((a, b) => a - b);
-  const q = (p: number) => Math.max(0, gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))] ?? 0);
+  cpuGaps.sort((a, b) => a - b);
+  const q = (xs: number[], p: number) => Math.max(0, xs[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0);
   return {
-    "wall": fmtMs(wall),
-    "ticks": String(gaps.length),
-    "stall p99": fmtMs(q(0.99)),
-    "max stall": fmtMs(q(1)),
-    "main-thread CPU meanwhile": fmtMs(cpu),
-    "≤ 5 ms": q(1) <= 5 ? "yes" : "NO",
+    wall: fmtMs(wall),
+    ticks: String(gaps.length),
+    "wall stall p99": fmtMs(q(gaps, 0.99)),
+    "max wall stall": fmtMs(q(gaps, 1)),
+    "max thread-CPU between ticks": fmtMs(q(cpuGaps, 1)),
+    "thread CPU in all": fmtMs(cpu),
+    "≤ 5 ms (thread CPU)": q(cpuGaps, 1) <= 5 ? "yes" : "NO",
+    "≤ 5 ms (wall)": q(gaps, 1) <= 5 ? "yes" : "NO",
   };
 }
 

@@ -6,6 +6,7 @@ export type CheckerRequest = { readonly type: "check"; readonly id: number; read
 /** Checker child → gateway. */
 export type CheckerReply =
   | { readonly type: "ready" }
-  | { readonly type: "result"; readonly id: number; readonly result: TypecheckResult }
+  /** `cpuMs`: the checker's CPU time for this check (user + system), for benchmarks. */
+  | { readonly type: "result"; readonly id: number; readonly result: TypecheckResult; readonly cpuMs: number }
   /** The child evicted (or never had) the declarations named by `key`: send them with the request. */
   | { readonly type: "need-declarations"; readonly id: number };

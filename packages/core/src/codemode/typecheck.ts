@@ -36,7 +36,15 @@ export interface Typechecker {
   /** Kills the checker processes; pending checks fail closed. */
   close(): Promise<void>;
   /** Processes started so far and how many were killed for a limit (for tests, benchmarks and `doctor`). */
-  stats(): { readonly started: number; readonly replaced: number; readonly live: number; readonly pids: readonly number[] };
+  stats(): {
+    readonly started: number;
+    readonly replaced: number;
+    readonly live: number;
+    readonly pids: readonly number[];
+    /** Checks answered by a checker, and the CPU time the checkers spent on them. */
+    readonly checked: number;
+    readonly checkerCpuMs: number;
+  };
 }
 
 const CHILD_ENTRY = `${import.meta.dir}/typecheck-child.ts`;
@@ -59,6 +67,7 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
   const queue: Job[] = [];
   let started = 0;
   let replaced = 0;
+  const counters = { checked: 0, cpuMs: 0 };
   let startFailures = 0;
   let closed = false;
   let lastText: string | undefined;
@@ -75,7 +84,7 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
 
   function spawn(): CheckerProcess {
     started++;
-    const checker = new CheckerProcess(limits, {
+    const checker = new CheckerProcess(limits, counters, {
       onReady: () => {
         startFailures = 0;
         dispatch();
@@ -151,7 +160,7 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
     },
     stats: () => {
       const live = [...checkers].filter((c) => c.state !== "dead");
-      return { started, replaced, live: live.length, pids: live.map((c) => c.pid) };
+      return { started, replaced, live: live.length, pids: live.map((c) => c.pid), checked: counters.checked, checkerCpuMs: counters.cpuMs };
     },
   };
 }
@@ -185,6 +194,7 @@ class CheckerProcess {
 
   constructor(
     private readonly limits: Limits,
+    private readonly counters: { checked: number; cpuMs: number },
     private readonly events: CheckerEvents,
   ) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
@@ -253,6 +263,8 @@ class CheckerProcess {
     if (!job || !("id" in m) || m.id !== job.id) return;
     if (m.type === "need-declarations") return this.send(job.key, job.declarations, job.id, true);
     if (m.type === "result") {
+      this.counters.checked++;
+      this.counters.cpuMs += typeof m.cpuMs === "number" ? m.cpuMs : 0;
       this.settle();
       job.resolve(m.result);
       this.state = "idle";
