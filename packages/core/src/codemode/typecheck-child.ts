@@ -11,6 +11,8 @@ const checker = createProgramChecker();
 /** Declarations texts by key, as many as the checker caches parsed (oldest evicted first). */
 const texts = new Map<string, string>();
 const KEEP = 4;
+/** Diagnostics sent back per check (a long snippet can have thousands). */
+const MAX_SENT = 100;
 
 process.on("disconnect", () => process.exit(0));
 process.on("message", (m: CheckerRequest) => {
@@ -23,7 +25,9 @@ process.on("message", (m: CheckerRequest) => {
   const declarations = texts.get(m.key);
   if (declarations === undefined) return send({ type: "need-declarations", id: m.id });
   const c0 = process.cpuUsage();
-  const result = checker.check(m.code, declarations, m.key);
+  const full = checker.check(m.code, declarations, m.key);
+  // The report text already names how many errors there are; the gateway parses what is sent.
+  const result = full.ok || full.diagnostics.length <= MAX_SENT ? full : { ...full, diagnostics: full.diagnostics.slice(0, MAX_SENT) };
   const c = process.cpuUsage(c0);
   send({ type: "result", id: m.id, result, cpuMs: (c.user + c.system) / 1000 });
 });

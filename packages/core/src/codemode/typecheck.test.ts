@@ -170,6 +170,16 @@ describe("typecheck", async () => {
     }
   });
 
+  test("a snippet with thousands of errors sends back at most 100 diagnostics; the text still counts them all", async () => {
+    const code = Array.from({ length: 1_500 }, (_, i) => `const v${i}: number = "s";`).join("\n");
+    const r = await check(code);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.diagnostics.length).toBe(100);
+      expect(r.text).toEndWith("… and 1480 more errors");
+    }
+  });
+
   test("fails closed when the checker itself breaks", async () => {
     const r = await checker.check("return 1;", undefined as unknown as string);
     expect(r.ok).toBe(false);
