@@ -64,6 +64,7 @@ const MODULE_LOADING: Record<string, string[]> = {
     "i++ / 2",
   ],
   "HTML-like comments": ["<!-- x\nreturn 1;", "x = 1;\n--> comment"],
+  "malformed escapes": ["\\u{110000}mport()", "\\u{FFFFFF}", "\\x69mport('bun')", "a\\"],
   "unbalanced or unterminated": ["const a = (1;", "const a = [1;", "const a = `x", "const a = 'x", "const a = /x", "const a = (1]; "],
 };
 
@@ -119,6 +120,45 @@ describe("precheckSnippet: ordinary snippets pass", () => {
       const r = refused(code);
       if (r) throw new Error(`refused ${JSON.stringify(code)}: line ${r.line}, col ${r.column}: ${r.message}`);
     }
+  });
+});
+
+describe("differential check against Bun's own parser", () => {
+  // Random token soup (seeded, so the same every run): whatever the pre-check lets through, Bun's
+  // transpiler must find no import, import.meta or require in it. A lexer that misreads a string,
+  // comment, template or regex boundary shows up here.
+  test("for 20,000 random snippets, nothing the pre-check accepts contains module loading for Bun", () => {
+    const frags = ['"', "'", "`", "/", "//", "/*", "*/", "{", "}", "(", ")", "[", "]", "${", "import", '("bun")', ".meta", "x", " ", "\n",
+      "\u2028", ";", "=", "if", "of", "return", "\\", "\\u0069mport", "1", ".", "!", "+", "++", "<", ">", "-->", "while", "=>", "export", "require", "a", "?"];
+    let seed = 0x9e3779b9 | 0;
+    const next = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % frags.length;
+    };
+    const transpiler = new Bun.Transpiler({ ...SNIPPET_TRANSPILER_OPTIONS, logLevel: "error" });
+    const leaks: string[] = [];
+    let accepted = 0;
+    for (let n = 0; n < 20_000; n++) {
+      let code = "";
+      for (let k = 0, len = 1 + (next() % 14); k < len; k++) code += frags[next()];
+      if (precheckSnippet(code)) continue;
+      accepted++;
+      const wrapped = `async function f() {\n${code}\n}\n`;
+      let js: string;
+      let found: unknown[];
+      try {
+        js = transpiler.transformSync(wrapped);
+        found = transpiler.scanImports(wrapped);
+      } catch {
+        continue; // not valid code: nothing runs
+      }
+      const code_only = js.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|\/\/[^\n]*/g, '""');
+      if (found.length > 0 || /\bimport\s*[(.]|\brequire\s*\(/.test(code_only)) leaks.push(code);
+    }
+    expect(accepted).toBeGreaterThan(1_000);
+    expect(leaks).toEqual([]);
   });
 });
 

@@ -141,7 +141,12 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
       // Module loading and wrapper escapes are refused before anything parses the code (see
       // precheck.ts); plain syntax errors go on to TypeScript, which reports them better (the
       // runner refuses those too, so they never run).
-      const refused = precheckSnippet(code);
+      let refused: ReturnType<typeof precheckSnippet>;
+      try {
+        refused = precheckSnippet(code);
+      } catch (e) {
+        return Promise.resolve(unavailable(`the pre-check failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
       if (refused && refused.kind !== "syntax") {
         const kind = refused.kind === "escape" ? OA_DIAGNOSTIC.escapesWrapper : OA_DIAGNOSTIC.moduleAccess;
         return Promise.resolve(failWith(kind, refused.message, refused.line, refused.column));
