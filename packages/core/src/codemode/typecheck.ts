@@ -5,9 +5,10 @@
  * the model and its checker is killed and replaced. Anything that goes wrong with a checker fails
  * the check closed (the code is not run).
  *
- * Why processes and not a Worker: a Worker shares the gateway's heap (a type that expands to
- * gigabytes would take the gateway with it) and Bun does not enforce a Worker's `resourceLimits`;
- * only a separate process can be capped and killed for certain.
+ * Why processes and not a Worker: a Worker lives in the gateway's process (a type that expands to
+ * gigabytes would take the gateway with it), and Bun does not enforce a Worker's `resourceLimits`
+ * (verified on Bun 1.4.5: a Worker given `maxOldGenerationSizeMb: 32` allocated 480 MB and finished
+ * normally); only a separate process can be capped and killed for certain.
  */
 import type { Subprocess } from "bun";
 import { readFileSync } from "node:fs";
