@@ -1,6 +1,10 @@
-/** Code mode front half: declarations from zod, typecheck (cold / warm), transpile. `bun bench/typecheck.bench.ts` */
+/**
+ * Code mode front half: declarations from zod, typecheck (cold / warm, in its checker process),
+ * the main thread's event loop while a pathological typecheck runs, pre-check + transpile.
+ * `bun bench/typecheck.bench.ts`
+ */
 import ts from "typescript";
-import { createTypechecker, generateDeclarations, transpileSnippet } from "../packages/core/src/codemode/index.ts";
+import { createTypechecker, generateDeclarations, precheckSnippet, transpileSnippet } from "../packages/core/src/codemode/index.ts";
 import { fixtureToolPath, makeFixtureToolTree } from "../packages/testkit/src/tool-fixtures.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 
@@ -48,22 +52,23 @@ for (const n of SIZES) {
   const mid = runs[1]!;
   coldRows.push({
     tools: n,
-    "import core+typescript": fmtMs(mid.importMs),
-    "1st check (libs parsed + checked)": fmtMs(mid.firstCheckMs),
+    "import core (no TypeScript on this thread)": fmtMs(mid.importMs),
+    "warmUp: checker process spawned → ready": fmtMs(mid.warmUpMs),
+    "1st check (new declarations)": fmtMs(mid.firstCheckMs),
     "1st check, main-thread CPU": fmtMs(mid.firstCheckCpuMs),
     "2nd check": fmtMs(mid.secondCheckMs),
     "range of 1st check (3 procs)": `${fmtMs(runs[0]!.firstCheckMs)} – ${fmtMs(runs[2]!.firstCheckMs)}`,
   });
 }
-printTable("Typecheck cold (fresh `bun` process each, median of 3)", coldRows);
+printTable("Typecheck cold (fresh `bun` process each, checker process warmed by warmUp(), median of 3)", coldRows);
 
 // ---- typecheck warm -----------------------------------------------------------------------
 const checker = createTypechecker();
-checker.warmUp();
+await checker.warmUp();
 {
-  // let the JIT settle so the first size measured is not penalised (the gateway warms up at boot too)
+  // let the checker's JIT settle so the first size measured is not penalised (the gateway warms up at boot too)
   const { text } = generateDeclarations(makeFixtureToolTree(50));
-  for (let i = 0; i < 40; i++) checker.check(`const r = await tools.${fixtureToolPath(i % 50)}({ id: "${i}" });\nreturn [r].map((x) => x);`, text);
+  for (let i = 0; i < 40; i++) await checker.check(`const r = await tools.${fixtureToolPath(i % 50)}({ id: "${i}" });\nreturn [r].map((x) => x);`, text);
 }
 const warmRows: Array<Record<string, string | number>> = [];
 for (const n of SIZES) {
@@ -77,23 +82,39 @@ for (const n of SIZES) {
     `console.log(first, rows.length);\nreturn { first, rows };`;
   const bad = () => `const r = await tools.${a}({ id: ${k++}, status: "opne" });\nreturn r.missing;`;
   const firstT0 = performance.now();
-  const r = checker.check(good(), text);
+  const r = await checker.check(good(), text);
   const firstWithNewDecls = performance.now() - firstT0;
   if (!r.ok) throw new Error(`bench snippet should typecheck:\n${r.text}`);
   const ok = await bench(`check ok ${n}`, () => checker.check(good(), text), { iterations: 40, warmup: 5 });
   const err = await bench(`check err ${n}`, () => checker.check(bad(), text), { iterations: 40, warmup: 5 });
-  const okCpu = cpuMean(() => checker.check(good(), text), 40);
+  const c0 = threadCpuMs();
+  const s0 = checker.stats();
+  for (let i = 0; i < 40; i++) await checker.check(good(), text);
+  const okCpu = (threadCpuMs() - c0) / 40;
+  const s1 = checker.stats();
+  const checkerCpu = (s1.checkerCpuMs - s0.checkerCpuMs) / (s1.checked - s0.checked);
   warmRows.push({
     tools: n,
     "1st check after tree change": fmtMs(firstWithNewDecls),
     "ok snippet median": fmtMs(ok.medianMs),
     "ok p95": fmtMs(ok.p95Ms),
-    "ok mean, main-thread CPU": fmtMs(okCpu),
+    "ok mean, checker CPU": fmtMs(checkerCpu),
+    "ok mean, gateway-thread CPU": fmtMs(okCpu),
     "error snippet median": fmtMs(err.medianMs),
     "error p95": fmtMs(err.p95Ms),
   });
 }
-printTable("Typecheck warm (same checker, new snippet each time; target ≤ 20 ms @ 200 tools)", warmRows);
+printTable("Typecheck warm (checker process, IPC round trip included; new snippet each time; target ≤ 20 ms @ 200 tools)", warmRows);
+
+// ---- event loop during a pathological typecheck ---------------------------------------------
+// In a fresh process (bench/typecheck.cold.ts stall): no garbage from the sections above, whose
+// collection would show up as stalls that have nothing to do with the typecheck.
+{
+  const proc = Bun.spawnSync(["bun", "bench/typecheck.cold.ts", "stall"], { cwd: root, stdout: "pipe", stderr: "inherit" });
+  if (proc.exitCode !== 0) throw new Error(`bench/typecheck.cold.ts stall exited ${proc.exitCode}`);
+  const rows = JSON.parse(proc.stdout.toString().trim().split("\n").pop()!) as Array<Record<string, string>>;
+  printTable("Gateway event loop while a typecheck runs (fresh process; 1 ms interval timer; target: max stall ≤ 5 ms)", rows);
+}
 
 // ---- transpile ----------------------------------------------------------------------------
 const snippets = [
@@ -118,14 +139,17 @@ for (const [i, code] of snippets.entries()) {
     ts.transpileModule(wrapped, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }),
     { iterations: 200, warmup: 20 },
   );
+  const pre = await bench(`precheck ${i}`, () => precheckSnippet(code), { iterations: 500, warmup: 50 });
   transpileRows.push({
     snippet: `${code.split("\n").length} lines`,
+    "precheckSnippet alone": fmtMs(pre.medianMs),
     "transpileSnippet (Bun.Transpiler)": fmtMs(bunT.medianMs),
     "baseline ts.transpileModule": fmtMs(tsT.medianMs),
     "speed-up": `${(tsT.medianMs / bunT.medianMs).toFixed(1)}×`,
   });
 }
-printTable("Transpile one snippet", transpileRows);
+printTable("Pre-check + transpile one snippet (transpileSnippet includes the pre-check)", transpileRows);
+await checker.close();
 
 function threadCpuMs(): number {
   const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
@@ -142,8 +166,10 @@ function cpuMean(fn: () => unknown, iterations: number): number {
   return (threadCpuMs() - c0) / iterations;
 }
 
+
 interface ColdRun {
   importMs: number;
+  warmUpMs: number;
   declarationsMs: number;
   declarationsCpuMs: number;
   firstCheckMs: number;

@@ -46,6 +46,8 @@ export interface GatewayOptions {
   /** Directory of auth-profiles.json and the receipt key (default $OPENASSISTANT_CONFIG_DIR or ~/.config/openassistant). */
   readonly configDir?: string;
   readonly sandbox?: SandboxPool;
+  /** Default: a checker pool owned (and closed) by the gateway. A shared one is the caller's to close. */
+  readonly typechecker?: Typechecker;
   /** Reload tools when their files change (start/chat do; default false). */
   readonly watchTools?: boolean;
   /** Config already loaded by the caller (the CLI prints its tool table before starting). */
@@ -92,7 +94,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
  * Assembles the process: config, tools, database (receipts + approvals + sessions), runner,
- * typechecker (warmed up here), model client and the event bus.
+ * typechecker (its process warms up in the background), model client and the event bus.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const env = options.env ?? {};
@@ -139,8 +141,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolTimeoutMs: settings.toolTimeoutMs,
   });
 
-  const typechecker: Typechecker = createTypechecker();
-  typechecker.warmUp();
+  // The checker loads TypeScript in its own process, off the start-up path: the gateway is ready
+  // without waiting for it, and a check that comes first waits for the warm checker.
+  const typechecker: Typechecker = options.typechecker ?? createTypechecker();
+  typechecker.warmUp().catch((e) => log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
   await poolWarm;
 
   const defaultModel: ModelStreamer =
@@ -254,6 +258,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolSource.close();
     await runner.close({ reason });
     if (!options.sandbox) await pool.close();
+    if (!options.typechecker) await typechecker.close();
     closed = true;
     receipts.close();
     db.close();

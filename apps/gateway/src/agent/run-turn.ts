@@ -239,7 +239,7 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
       const input = readExecuteInput(use);
       if (!input.ok) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: input.error };
       if (signal.aborted) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: "Not run: the turn was cancelled." };
-      const check = deps.typechecker.check(input.code, declarations);
+      const check = await deps.typechecker.check(input.code, declarations);
       if (!check.ok) {
         typecheckFailures++;
         const left = s.maxRepairRounds - typecheckFailures + 1;

@@ -26,7 +26,19 @@ export interface ServeOptions {
 export async function serve(options: ServeOptions): Promise<void> {
   const { out, err } = options;
   const t0 = performance.now();
-  const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true });
+  // Installed before tools load: their timers can fire while the gateway starts (nothing blocks
+  // this thread during start-up any more; the typecheck warms up in its own process).
+  let redact: (text: string) => string = (t) => t;
+  let fatalBeforeReady: string | undefined;
+  let onFatal = (why: string) => {
+    process.exitCode = 1;
+    fatalBeforeReady = why;
+  };
+  const removeCrashGuard = installCrashGuard({ log: err, redact: (t) => redact(t), onFatal: (why) => onFatal(why) });
+  const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true }).catch((e) => {
+    removeCrashGuard();
+    throw e;
+  });
   for (const d of loaded.diagnostics) err(`config: ${d}`);
   const snapshot = loaded.tools.current();
   out(formatToolTable(snapshot, loaded.settings.policy));
@@ -42,10 +54,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   const creds = checkCredentials(options.env, loaded.settings.anthropic.profileOrder);
   if (!creds.ok) {
     loaded.tools.close();
+    removeCrashGuard();
     throw new CliError(creds.message);
   }
 
   const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, log: (l) => err(l) });
+  redact = gateway.redact;
   out(`Database: ${gateway.settings.databasePath}`);
   out(`Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")})`);
   if (gateway.http) {
@@ -55,7 +69,6 @@ export async function serve(options: ServeOptions): Promise<void> {
   out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
 
   let stopSurface: () => Promise<void> | void = () => {};
-  let removeCrashGuard = () => {};
   const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (why: string) => {
@@ -67,14 +80,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     };
     process.once("SIGINT", () => void stop("interrupted"));
     process.once("SIGTERM", () => void stop("terminated"));
-    removeCrashGuard = installCrashGuard({
-      log: err,
-      redact: gateway.redact,
-      onFatal: (why) => {
-        process.exitCode = 1;
-        void stop(why);
-      },
-    });
+    onFatal = (why) => {
+      process.exitCode = 1;
+      void stop(why);
+    };
+    if (fatalBeforeReady) void stop(fatalBeforeReady);
     void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(() => stop("input closed"), (e) => {
       err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
       process.exitCode = 1;

@@ -4,6 +4,7 @@ import { startFakeAnthropic, type FakeAnthropic } from "@openassistant/testkit/a
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { openAuthStore } from "../auth/store.ts";
 import type { AuthProfileType } from "../auth/types.ts";
+import { createTypechecker, type Typechecker } from "@openassistant/core/codemode/typecheck.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
 import type { GatewaySettings } from "../settings.ts";
 
@@ -68,6 +69,17 @@ export interface HarnessOptions {
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
 
+/**
+ * One checker process per test file, shared by its harnesses (as the in-process checker's JIT and
+ * lib cache used to be), started when the file loads: starting one loads TypeScript, which on a
+ * busy machine takes seconds a test's own time limit should not pay. Idle, it does not keep the
+ * process alive, and it exits with the test process.
+ */
+const sharedChecker: Typechecker = createTypechecker();
+sharedChecker.warmUp().catch(() => {
+  // a checker that cannot start fails the checks closed; the tests that check will say so
+});
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const api = await startFakeAnthropic();
   const dir = options.dir ?? makeTempDir("oa-gw-");
@@ -86,6 +98,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       env,
       tools,
       configDir,
+      typechecker: sharedChecker,
       settings: {
         anthropic: { baseURL: api.url, profileOrder: options.profiles?.map((p) => `anthropic:${p.name}`) },
         approvalTimeoutMs: 30_000,

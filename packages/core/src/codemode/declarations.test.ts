@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { defineTool, z, type ToolTree } from "@openassistant/sdk";
 import { makeFixtureToolTree } from "@openassistant/testkit/tool-fixtures.ts";
 import { generateDeclarations } from "./declarations.ts";
-import { createTypechecker } from "./typecheck.ts";
+import { createProgramChecker as createTypechecker } from "./typecheck-program.ts";
 
 function threadCpuMs(): number {
   const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();

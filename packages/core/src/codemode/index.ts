@@ -4,9 +4,11 @@ export {
   createTypechecker,
   OA_DIAGNOSTIC,
   type Typechecker,
+  type TypecheckerOptions,
   type TypecheckDiagnostic,
   type TypecheckResult,
 } from "./typecheck.ts";
+export { precheckSnippet, type PrecheckRefusal } from "./precheck.ts";
 export { SnippetTranspileError, transpileSnippet } from "./transpile.ts";
 export { createCodeModeRunner, newRunId, type CodeModeRunner, type CodeModeRunnerOptions, type RunOptions } from "./runner.ts";
 export type { StandingApprovals } from "./tool-invoker.ts";

@@ -10,6 +10,7 @@ import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receip
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
 import { newId } from "../ids.ts";
+import { findForbiddenKey, forbiddenKeyMessage } from "./plain-input.ts";
 import { cutText } from "../text/cut.ts";
 import { formatIssues, redactBounded } from "./validation-report.ts";
 
@@ -224,6 +225,8 @@ function parseInput(def: ToolDefinition, json: string): ParsedInput {
   } catch {
     return { ok: false, message: "input is not valid JSON" };
   }
+  const forbidden = findForbiddenKey(raw);
+  if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };
   let result: ReturnType<ToolDefinition["args"]["safeParse"]>;
   try {
     // safeParse reports issues, but a transform/refine that throws (or is async) escapes it.

@@ -54,10 +54,10 @@ describe("transpileSnippet", () => {
   test("import and export statements are rejected with a clear error", () => {
     expect(() => transpileSnippet('import fs from "node:fs";\nreturn 1;')).toThrow(SnippetTranspileError);
     expect(() => transpileSnippet('const a = 1;\nimport { x } from "y";')).toThrow(
-      "line 2: import statements are not allowed; the snippet is a function body. Call tools through the global `tools` object.",
+      "line 2, col 1: `import` is not allowed: snippets cannot load modules (no import declarations, `import()`, `import.meta` or import attributes). Call tools through the global `tools` object.",
     );
-    expect(() => transpileSnippet("const a = 1;\nexport const b = 2;")).toThrow("line 2: export statements are not allowed");
-    expect(() => transpileSnippet('const fs = await import("node:fs");')).toThrow('import("node:fs") is not allowed');
+    expect(() => transpileSnippet("const a = 1;\nexport const b = 2;")).toThrow("line 2, col 1: `export` is not allowed");
+    expect(() => transpileSnippet('const fs = await import("node:fs");')).toThrow("line 1, col 18: `import` is not allowed");
   });
 
   test("a string that mentions import is fine", async () => {

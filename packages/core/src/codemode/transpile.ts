@@ -1,3 +1,5 @@
+import { precheckSnippet } from "./precheck.ts";
+
 /** The model's snippet could not be turned into JavaScript. The message names the line and what to change. */
 export class SnippetTranspileError extends Error {
   override name = "SnippetTranspileError";
@@ -6,17 +8,31 @@ export class SnippetTranspileError extends Error {
 const HEAD = "async function __oa_snippet() {\n";
 const TAIL = "\n}\n";
 
-// No dead-code elimination, tree shaking, inlining or import trimming: the body must run as written.
-const transpiler = new Bun.Transpiler({
+/**
+ * The transpiler can never execute anything: `macro: false` makes Bun refuse every macro import
+ * ("Macros are disabled"; verified on Bun 1.4.5 — `macro: {}` or leaving it out still RUNS
+ * `import { spawnSync } from "bun" with { type: "macro" }` at transpile time). The type says
+ * `MacroMap`, but Bun's JSTranspiler reads a boolean `false` as "no macros". No JSX (loader "ts"),
+ * no automatic JSX import, no Bun runtime imports, an inline empty tsconfig (nothing read from
+ * disk), no `define` replacements. No dead-code elimination, tree shaking, inlining or import
+ * trimming: the body must run as written. The model's code only gets here after precheckSnippet.
+ */
+export const SNIPPET_TRANSPILER_OPTIONS = Object.freeze({
   loader: "ts",
   target: "browser",
+  macro: false as unknown as Bun.MacroMap,
+  autoImportJSX: false,
+  allowBunRuntime: false,
+  tsconfig: { compilerOptions: {} },
+  define: {},
   deadCodeElimination: false,
   treeShaking: false,
   trimUnusedImports: false,
   inline: false,
   minifyWhitespace: false,
   logLevel: "error",
-});
+} satisfies Bun.TranspilerOptions);
+const transpiler = new Bun.Transpiler(SNIPPET_TRANSPILER_OPTIONS);
 
 const MODULE_STATEMENT = /^\s*(import|export)\b(?!\s*[.(])/m;
 
@@ -25,6 +41,9 @@ const MODULE_STATEMENT = /^\s*(import|export)\b(?!\s*[.(])/m;
  * and returns the JavaScript body. The caller wraps it in its own async function to run it.
  */
 export function transpileSnippet(code: string): string {
+  // Before anything parses the code: nothing that could load or resolve a module goes further.
+  const refused = precheckSnippet(code);
+  if (refused) throw new SnippetTranspileError(`line ${refused.line}, col ${refused.column}: ${refused.message}`);
   const wrapped = HEAD + code + TAIL;
   let js: string;
   try {

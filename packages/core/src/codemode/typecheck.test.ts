@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { defineTool, z } from "@openassistant/sdk";
 import { makeFixtureToolTree } from "@openassistant/testkit/tool-fixtures.ts";
 import { generateDeclarations } from "./declarations.ts";
@@ -27,19 +27,21 @@ function threadCpuMs(): number {
 }
 
 const checker = createTypechecker();
-beforeAll(() => checker.warmUp());
+// Starting a checker process loads TypeScript; a busy machine can make that take seconds.
+beforeAll(() => checker.warmUp(), 60_000);
+afterAll(() => checker.close());
 
 const check = (code: string) => checker.check(code, declarations);
 const failures = (r: TypecheckResult) => (r.ok ? [] : r.diagnostics.map((d) => [d.line, d.column, d.code]));
 
-describe("typecheck", () => {
-  test("a correct snippet passes", () => {
-    expect(check('const w = await tools.weather({ location: "Berlin" });\nreturn w;')).toEqual({ ok: true });
-    expect(check('await tools.mail.send({ to: "a@b.c", subject: "hi", body: "x" });')).toEqual({ ok: true });
+describe("typecheck", async () => {
+  test("a correct snippet passes", async () => {
+    expect(await check('const w = await tools.weather({ location: "Berlin" });\nreturn w;')).toEqual({ ok: true });
+    expect(await check('await tools.mail.send({ to: "a@b.c", subject: "hi", body: "x" });')).toEqual({ ok: true });
   });
 
-  test("wrong tool name: error at the member, line/col relative to the model's code", () => {
-    const r = check('const a = 1;\nconst w = await tools.wether({ location: "x" });');
+  test("wrong tool name: error at the member, line/col relative to the model's code", async () => {
+    const r = await check('const a = 1;\nconst w = await tools.wether({ location: "x" });');
     expect(failures(r)).toEqual([[2, 23, 2551]]);
     if (!r.ok) {
       expect(r.diagnostics[0]!.message).toContain("Property 'wether' does not exist");
@@ -49,25 +51,25 @@ describe("typecheck", () => {
     }
   });
 
-  test("wrong argument type", () => {
-    const r = check('\n  await tools.weather({ location: 5 });');
+  test("wrong argument type", async () => {
+    const r = await check('\n  await tools.weather({ location: 5 });');
     expect(failures(r)).toEqual([[2, 25, 2322]]);
     expect(r.ok ? "" : r.text).toContain("line 2, col 25: Type 'number' is not assignable to type 'string'. (TS2322)");
   });
 
-  test("wrong enum value", () => {
-    const r = check('await tools.weather({ location: "x", units: "kelvin" });');
+  test("wrong enum value", async () => {
+    const r = await check('await tools.weather({ location: "x", units: "kelvin" });');
     expect(failures(r)).toEqual([[1, 38, 2322]]);
   });
 
-  test("missing required argument", () => {
-    const r = check('await tools.mail.send({ to: "a" });');
+  test("missing required argument", async () => {
+    const r = await check('await tools.mail.send({ to: "a" });');
     expect(failures(r)).toEqual([[1, 23, 2345]]);
     expect(r.ok ? "" : r.text).toContain("Property 'subject' is missing");
   });
 
-  test("syntax errors are reported together with type errors", () => {
-    const r = check('const x = ;\nconst y: number = "s";');
+  test("syntax errors are reported together with type errors", async () => {
+    const r = await check('const x = ;\nconst y: number = "s";');
     expect(failures(r)).toEqual([
       [1, 11, 1109],
       [2, 7, 2322],
@@ -75,19 +77,19 @@ describe("typecheck", () => {
     expect(r.ok ? "" : r.text).toContain("line 1, col 11: Expression expected. (TS1109)");
   });
 
-  test("an unclosed brace is reported at the end of the model's code, not in the wrapper", () => {
-    const r = check("if (true) {\n  console.log(1);");
+  test("an unclosed brace is reported at the end of the model's code, not in the wrapper", async () => {
+    const r = await check("if (true) {\n  console.log(1);");
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.diagnostics[0]).toMatchObject({ line: 2, column: 18, code: 1005 });
   });
 
-  test("closing the wrapper early is an error", () => {
-    const r = check('}\nawait tools.weather({ location: "x" });\n{');
+  test("closing the wrapper early is an error", async () => {
+    const r = await check('}\nawait tools.weather({ location: "x" });\n{');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.diagnostics.map((d) => d.code)).toContain(OA_DIAGNOSTIC.escapesWrapper);
   });
 
-  test("ToolDeniedError, ToolInputError and ToolError in try/catch typecheck", () => {
+  test("ToolDeniedError, ToolInputError and ToolError in try/catch typecheck", async () => {
     const code = [
       "try {",
       '  await tools.mail.send({ to: "a", subject: "b" });',
@@ -98,65 +100,68 @@ describe("typecheck", () => {
       "  throw e;",
       "}",
     ].join("\n");
-    expect(check(code)).toEqual({ ok: true });
-    expect(failures(check("const e = new ToolDeniedError('x'); const c: number = e.code;"))).toEqual([[1, 43, 2322]]);
+    expect(await check(code)).toEqual({ ok: true });
+    expect(failures(await check("const e = new ToolDeniedError('x'); const c: number = e.code;"))).toEqual([[1, 43, 2322]]);
   });
 
-  test("process, fetch, require, timers and Bun are errors, with a sandbox hint", () => {
-    const r = check('process.exit(1);\nfetch("x");\nrequire("fs");\nsetTimeout(() => 1, 1);\nBun.file("x");');
+  test("process, fetch, require, timers and Bun are errors, with a sandbox hint", async () => {
+    const r = await check('process.exit(1);\nfetch("x");\nmodule.exports;\nsetTimeout(() => 1, 1);\nBun.file("x");');
     expect(failures(r).map(([line, col]) => [line, col])).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 1]]);
     if (!r.ok) for (const d of r.diagnostics) expect(d.message).toContain("Snippets run in a sandbox without host globals");
   });
 
-  test("import statements, import() and import.meta are errors", () => {
-    expect(failures(check('import fs from "fs";\nreturn 1;'))).toEqual([[1, 1, 1232]]);
-    const r = check('const m = await import("fs");');
+  test("import statements, import() and import.meta are errors", async () => {
+    // Refused by the pre-check, before TypeScript parses anything.
+    expect(failures(await check('import fs from "fs";\nreturn 1;'))).toEqual([[1, 1, OA_DIAGNOSTIC.moduleAccess]]);
+    const r = await check('const m = await import("fs");');
     expect(failures(r)).toEqual([[1, 17, OA_DIAGNOSTIC.moduleAccess]]);
-    expect(check("return import.meta;").ok).toBe(false);
+    expect(failures(await check("return import.meta;"))).toEqual([[1, 8, OA_DIAGNOSTIC.moduleAccess]]);
+    expect(failures(await check('const fs = require("fs");'))).toEqual([[1, 12, OA_DIAGNOSTIC.moduleAccess]]);
+    expect(failures(await check("export const a = 1;"))).toEqual([[1, 1, OA_DIAGNOSTIC.moduleAccess]]);
   });
 
-  test("top-level await and return work; no return is fine too", () => {
-    expect(check('const [a, b] = await Promise.all([tools.weather({ location: "a" }), tools.weather({ location: "b" })]);\nreturn { a, b };')).toEqual({ ok: true });
-    expect(check('await tools.weather({ location: "x" })')).toEqual({ ok: true });
-    expect(check("")).toEqual({ ok: true });
+  test("top-level await and return work; no return is fine too", async () => {
+    expect(await check('const [a, b] = await Promise.all([tools.weather({ location: "a" }), tools.weather({ location: "b" })]);\nreturn { a, b };')).toEqual({ ok: true });
+    expect(await check('await tools.weather({ location: "x" })')).toEqual({ ok: true });
+    expect(await check("")).toEqual({ ok: true });
   });
 
-  test("console methods are available; ES2022 library is there, DOM is not", () => {
-    expect(check('console.log("a", 1, {});\nconsole.info(1); console.warn(2); console.error(3); console.debug(4);')).toEqual({ ok: true });
-    expect(check("const x = [1, 2].at(-1); Object.hasOwn({}, 'a'); return x;")).toEqual({ ok: true });
-    expect(failures(check("document.title;"))).toEqual([[1, 1, 2584]]);
+  test("console methods are available; ES2022 library is there, DOM is not", async () => {
+    expect(await check('console.log("a", 1, {});\nconsole.info(1); console.warn(2); console.error(3); console.debug(4);')).toEqual({ ok: true });
+    expect(await check("const x = [1, 2].at(-1); Object.hasOwn({}, 'a'); return x;")).toEqual({ ok: true });
+    expect(failures(await check("document.title;"))).toEqual([[1, 1, 2584]]);
   });
 
-  test("directives in the snippet cannot widen the environment or switch checking off", () => {
-    expect(failures(check('/// <reference lib="dom" />\ndocument.title;'))).toEqual([[2, 1, 2584]]);
-    expect(failures(check("// @ts-nocheck\nprocess.exit();"))).toEqual([[1, 1, 90004], [2, 1, 2591]]);
+  test("directives in the snippet cannot widen the environment or switch checking off", async () => {
+    expect(failures(await check('/// <reference lib="dom" />\ndocument.title;'))).toEqual([[1, 1, OA_DIAGNOSTIC.moduleAccess]]);
+    expect(failures(await check("// @ts-nocheck\nprocess.exit();"))).toEqual([[1, 1, 90004], [2, 1, 2591]]);
   });
 
-  test("@ts-ignore / @ts-expect-error comments are rejected, wherever they stand; the same text in a string is fine", () => {
-    expect(failures(check('// @ts-ignore\nawait tools.weather({ location: 1 });'))).toEqual([[1, 1, 90004]]);
-    expect(failures(check('const n: number = 1;\n/* @ts-expect-error */\nconst s: string = n;'))).toEqual([[2, 1, 90004]]);
-    expect(failures(check('await tools.weather({ location: "x" }); // @ts-ignore'))).toEqual([[1, 41, 90004]]);
-    const r = check('await tools.weather({ location: "x" }); // @ts-ignore');
+  test("@ts-ignore / @ts-expect-error comments are rejected, wherever they stand; the same text in a string is fine", async () => {
+    expect(failures(await check('// @ts-ignore\nawait tools.weather({ location: 1 });'))).toEqual([[1, 1, 90004]]);
+    expect(failures(await check('const n: number = 1;\n/* @ts-expect-error */\nconst s: string = n;'))).toEqual([[2, 1, 90004]]);
+    expect(failures(await check('await tools.weather({ location: "x" }); // @ts-ignore'))).toEqual([[1, 41, 90004]]);
+    const r = await check('await tools.weather({ location: "x" }); // @ts-ignore');
     expect(!r.ok && r.text).toContain("@ts-ignore is not allowed in snippets");
-    expect(check('console.log("// @ts-ignore is just text here", `/* @ts-nocheck */`);')).toEqual({ ok: true });
+    expect(await check('console.log("// @ts-ignore is just text here", `/* @ts-nocheck */`);')).toEqual({ ok: true });
   });
 
-  test("strict mode: implicit any is an error", () => {
-    expect(failures(check("function f(x) { return x; }\nreturn f(1);"))).toEqual([[1, 12, 7006]]);
+  test("strict mode: implicit any is an error", async () => {
+    expect(failures(await check("function f(x) { return x; }\nreturn f(1);"))).toEqual([[1, 12, 7006]]);
   });
 
-  test("declarations change between checks (tree reload) and the checker follows", () => {
+  test("declarations change between checks (tree reload) and the checker follows", async () => {
     const other = generateDeclarations({
       notes: { add: defineTool({ description: "Add a note", approval: "auto", args: z.object({ text: z.string() }), run: async () => null }) },
     }).text;
-    expect(checker.check('await tools.notes.add({ text: "x" });', other)).toEqual({ ok: true });
-    expect(check('await tools.notes.add({ text: "x" });').ok).toBe(false);
-    expect(checker.check('await tools.notes.add({ text: "x" });', other)).toEqual({ ok: true });
+    expect(await checker.check('await tools.notes.add({ text: "x" });', other)).toEqual({ ok: true });
+    expect((await check('await tools.notes.add({ text: "x" });')).ok).toBe(false);
+    expect(await checker.check('await tools.notes.add({ text: "x" });', other)).toEqual({ ok: true });
   });
 
-  test("many errors are capped in the text report", () => {
+  test("many errors are capped in the text report", async () => {
     const code = Array.from({ length: 30 }, (_, i) => `const v${i}: number = "s";`).join("\n");
-    const r = check(code);
+    const r = await check(code);
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.diagnostics.length).toBe(30);
@@ -165,25 +170,35 @@ describe("typecheck", () => {
     }
   });
 
-  test("fails closed when the checker itself breaks", () => {
-    const r = checker.check("return 1;", undefined as unknown as string);
+  test("a snippet with thousands of errors sends back at most 100 diagnostics; the text still counts them all", async () => {
+    const code = Array.from({ length: 1_500 }, (_, i) => `const v${i}: number = "s";`).join("\n");
+    const r = await check(code);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.diagnostics.length).toBe(100);
+      expect(r.text).toEndWith("… and 1480 more errors");
+    }
+  });
+
+  test("fails closed when the checker itself breaks", async () => {
+    const r = await checker.check("return 1;", undefined as unknown as string);
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.diagnostics[0]!.code).toBe(OA_DIAGNOSTIC.unavailable);
       expect(r.text).toContain("typechecker is unavailable");
     }
     // and recovers on the next call
-    expect(check("return 1;")).toEqual({ ok: true });
+    expect(await check("return 1;")).toEqual({ ok: true });
   });
 
-  test("warm check against 200 realistic tools stays fast", () => {
+  test("warm check against 200 realistic tools stays fast", async () => {
     const big = generateDeclarations(makeFixtureToolTree(200)).text;
     const code = (i: number) => `const r = await tools.github.issues.get({ id: "x${i}", status: "open" });\nconsole.log(r);\nreturn r;`;
-    for (let i = 0; i < 5; i++) expect(checker.check(code(i), big)).toEqual({ ok: true });
+    for (let i = 0; i < 5; i++) expect(await checker.check(code(i), big)).toEqual({ ok: true });
     // CPU, not wall time: the suite shares the machine with other runs. Mean of 10, because the
     // thread CPU clock only advances at scheduler ticks.
     const c0 = threadCpuMs();
-    for (let i = 5; i < 15; i++) checker.check(code(i), big);
+    for (let i = 5; i < 15; i++) await checker.check(code(i), big);
     expect((threadCpuMs() - c0) / 10).toBeLessThan(20);
   });
 });

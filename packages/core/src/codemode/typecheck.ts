@@ -1,245 +1,333 @@
-import { dirname, join } from "node:path";
-import ts from "typescript";
-import { PRELUDE } from "./prelude.ts";
+/**
+ * The typecheck, off the gateway's main thread. TypeScript runs in pooled `bun --smol` child
+ * processes (typecheck-child.ts); this module never imports it. Each check has a time limit and
+ * each checker process a resident-memory cap; a check that exceeds either gets a clear error for
+ * the model and its checker is killed and replaced. Anything that goes wrong with a checker fails
+ * the check closed (the code is not run).
+ *
+ * Why processes and not a Worker: a Worker lives in the gateway's process (a type that expands to
+ * gigabytes would take the gateway with it), and Bun does not enforce a Worker's `resourceLimits`
+ * (verified on Bun 1.4.5: a Worker given `maxOldGenerationSizeMb: 32` allocated 480 MB and finished
+ * normally); only a separate process can be capped and killed for certain.
+ */
+import type { Subprocess } from "bun";
+import { readFileSync } from "node:fs";
+import { precheckSnippet } from "./precheck.ts";
+import { failWith, OA_DIAGNOSTIC, type TypecheckResult } from "./typecheck-diagnostics.ts";
+import type { CheckerReply, CheckerRequest } from "./typecheck-protocol.ts";
 
-export interface TypecheckDiagnostic {
-  /** 1-based, relative to the model's code (line 1 = its first line). */
-  readonly line: number;
-  /** 1-based. */
-  readonly column: number;
-  readonly message: string;
-  /** TypeScript error code (2339 …), or one of OA_DIAGNOSTIC for checks of our own. */
-  readonly code: number;
-  readonly category: "error";
+export { OA_DIAGNOSTIC, reportDiagnostics, type TypecheckDiagnostic, type TypecheckResult } from "./typecheck-diagnostics.ts";
+
+export interface TypecheckerOptions {
+  /** Limit for one check once a checker has it, in ms (default 5,000). */
+  readonly timeoutMs?: number;
+  /** Resident memory cap of one checker process, in MiB (default 1,024). Enforced where /proc exists (Linux). */
+  readonly memoryMb?: number;
+  /** Checker processes at most (default 2): one is started by warmUp, a second when checks overlap. */
+  readonly maxCheckers?: number;
+  /** How long a new checker may take to load TypeScript and warm up, in ms (default 30,000). */
+  readonly startTimeoutMs?: number;
 }
-
-export type TypecheckResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly diagnostics: readonly TypecheckDiagnostic[]; readonly text: string };
 
 export interface Typechecker {
-  /** Parses the standard library and runs one check, so the first real check is fast. */
-  warmUp(): void;
-  /** Typechecks a snippet (a function body) against `declarations` (text from generateDeclarations). */
-  check(code: string, declarations: string): TypecheckResult;
+  /** Starts a checker process and resolves once it has loaded TypeScript and parsed the standard library. */
+  warmUp(): Promise<void>;
+  /** Typechecks a snippet (a function body) against `declarations` (text from generateDeclarations). Never rejects. */
+  check(code: string, declarations: string): Promise<TypecheckResult>;
+  /** Kills the checker processes; pending checks fail closed. */
+  close(): Promise<void>;
+  /** Processes started so far and how many were killed for a limit (for tests, benchmarks and `doctor`). */
+  stats(): {
+    readonly started: number;
+    readonly replaced: number;
+    readonly live: number;
+    readonly pids: readonly number[];
+    /** Checks answered by a checker, and the CPU time the checkers spent on them. */
+    readonly checked: number;
+    readonly checkerCpuMs: number;
+  };
 }
 
-/** Codes of diagnostics that come from our own checks, not from TypeScript. */
-export const OA_DIAGNOSTIC = {
-  /** The checker itself failed; the snippet is rejected (fail closed). */
-  unavailable: 90001,
-  /** The code closes the wrapper function early (`}` … `{`). */
-  escapesWrapper: 90002,
-  /** `import(...)` / `import.meta`: snippets cannot load modules. */
-  moduleAccess: 90003,
-  /** `@ts-ignore` / `@ts-expect-error` / `@ts-nocheck`: the check may not be switched off. */
-  suppression: 90004,
-} as const;
+const CHILD_ENTRY = `${import.meta.dir}/typecheck-child.ts`;
+const MEMORY_POLL_MS = 20;
+/** Consecutive checker start failures after which queued checks fail instead of waiting for another try. */
+const MAX_START_FAILURES = 2;
 
-// No return annotation: `Promise<unknown>` would make TS2355 demand a `return` in every snippet.
-const WRAPPER_HEAD = "async function __run() {\n";
-const WRAPPER_TAIL = "\n}\n";
-const SNIPPET = "/snippet.ts";
-const PRELUDE_FILE = "/prelude.d.ts";
-const TOOLS_FILE = "/tools.d.ts";
-const MAX_REPORTED = 20;
-
-const OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022,
-  lib: ["lib.es2022.d.ts"],
-  types: [],
-  strict: true,
-  noEmit: true,
-  noResolve: true,
-  noLib: false,
-  skipLibCheck: true,
-  skipDefaultLibCheck: true,
-  libReplacement: false,
-  allowJs: false,
-  exactOptionalPropertyTypes: false,
-  noUncheckedIndexedAccess: false,
-};
-
-const libDir = dirname(Bun.resolveSync("typescript", import.meta.dir));
-
-/** Parsed lib files, shared by every checker in the process (they never change). */
-const libFiles = new Map<string, ts.SourceFile | undefined>();
-let preludeFile: ts.SourceFile | undefined;
-
-function libSourceFile(fileName: string, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions) {
-  if (libFiles.has(fileName)) return libFiles.get(fileName);
-  const text = ts.sys.readFile(fileName);
-  const file = text === undefined ? undefined : ts.createSourceFile(fileName, text, languageVersion, false, ts.ScriptKind.TS);
-  libFiles.set(fileName, file);
-  return file;
+interface Job {
+  readonly code: string;
+  readonly key: string;
+  readonly declarations: string;
+  readonly resolve: (r: TypecheckResult) => void;
 }
 
-export function createTypechecker(): Typechecker {
-  let oldProgram: ts.Program | undefined;
-  /** Declarations text → parsed file; a few entries (the tree rarely changes). */
-  const declarationFiles = new Map<string, ts.SourceFile>();
+type Limits = Required<TypecheckerOptions>;
 
-  const declarationsFile = (text: string, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions) => {
-    let file = declarationFiles.get(text);
-    if (file) {
-      declarationFiles.delete(text);
-    } else {
-      file = ts.createSourceFile(TOOLS_FILE, text, languageVersion, false, ts.ScriptKind.TS);
-      if (declarationFiles.size >= 4) declarationFiles.delete(declarationFiles.keys().next().value!);
+export function createTypechecker(options: TypecheckerOptions = {}): Typechecker {
+  const limits: Limits = { timeoutMs: 5_000, memoryMb: 1_024, maxCheckers: 2, startTimeoutMs: 30_000, ...options };
+  const checkers = new Set<CheckerProcess>();
+  const queue: Job[] = [];
+  let started = 0;
+  let replaced = 0;
+  const counters = { checked: 0, cpuMs: 0 };
+  let startFailures = 0;
+  let closed = false;
+  let lastText: string | undefined;
+  let lastKey = "";
+
+  const keyOf = (text: string) => {
+    // The same string object is compared by identity first, so an unchanged tree costs no hashing.
+    if (text !== lastText) {
+      lastText = text;
+      lastKey = `${text.length}:${Bun.hash(text).toString(36)}`;
     }
-    declarationFiles.set(text, file);
-    return file;
+    return lastKey;
   };
 
-  const run = (code: string, declarations: string): TypecheckResult => {
-    const snippetText = WRAPPER_HEAD + code + WRAPPER_TAIL;
-    let snippet: ts.SourceFile | undefined;
-    let tools: ts.SourceFile | undefined;
-    const host: ts.CompilerHost = {
-      getSourceFile(fileName, languageVersion) {
-        if (fileName === SNIPPET)
-          return (snippet ??= ts.createSourceFile(SNIPPET, snippetText, languageVersion, false, ts.ScriptKind.TS));
-        if (fileName === TOOLS_FILE) return (tools ??= declarationsFile(declarations, languageVersion));
-        if (fileName === PRELUDE_FILE)
-          return (preludeFile ??= ts.createSourceFile(PRELUDE_FILE, PRELUDE, languageVersion, false, ts.ScriptKind.TS));
-        if (fileName.startsWith(libDir)) return libSourceFile(fileName, languageVersion);
-        return undefined;
+  function spawn(): CheckerProcess {
+    started++;
+    const checker = new CheckerProcess(limits, counters, {
+      onReady: () => {
+        startFailures = 0;
+        dispatch();
       },
-      getDefaultLibFileName: () => join(libDir, "lib.es2022.d.ts"),
-      getDefaultLibLocation: () => libDir,
-      writeFile: () => {},
-      getCurrentDirectory: () => "/",
-      getCanonicalFileName: (f) => f,
-      useCaseSensitiveFileNames: () => true,
-      getNewLine: () => "\n",
-      fileExists: (f) => f === SNIPPET || f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
-      readFile: (f) => (f.startsWith(libDir) ? ts.sys.readFile(f) : undefined),
-      directoryExists: (d) => d === "/" || d.startsWith(libDir),
-      getDirectories: () => [],
-    };
-    const program = ts.createProgram({ rootNames: [PRELUDE_FILE, TOOLS_FILE, SNIPPET], options: OPTIONS, host, oldProgram });
-    oldProgram = program;
-    const file = program.getSourceFile(SNIPPET)!;
-    const syntactic = program.getSyntacticDiagnostics(file);
-    const raw = [...syntactic, ...program.getSemanticDiagnostics(file)];
-    const diagnostics = raw
-      .filter((d) => d.category === ts.DiagnosticCategory.Error && !SUPERSEDED.has(d.code))
-      .map((d) => toDiagnostic(file, code, d.start ?? WRAPPER_HEAD.length, messageFor(d), d.code));
-    if (syntactic.length === 0) diagnostics.push(...ownChecks(file, code));
-    if (diagnostics.length === 0) return { ok: true };
-    diagnostics.sort((a, b) => a.line - b.line || a.column - b.column);
-    return { ok: false, diagnostics, text: report(diagnostics) };
-  };
+      onIdle: () => dispatch(),
+      onGone: (why) => {
+        checkers.delete(checker);
+        if (closed) return;
+        if (why === "limit") replaced++;
+        if (why === "start-failed") {
+          startFailures++;
+          if (startFailures >= MAX_START_FAILURES && checkers.size === 0) {
+            // Fail closed: nobody can check these now. The next check tries to start a checker again.
+            for (const job of queue.splice(0)) job.resolve(unavailable("no checker process could be started"));
+            startFailures = 0;
+            return;
+          }
+          if (queue.length === 0) return; // retry only when a check is waiting
+        }
+        // Replace it at once, so the next check finds a warm checker.
+        if (queue.length > 0 || checkers.size === 0) checkers.add(spawn());
+        dispatch();
+      },
+    });
+    return checker;
+  }
+
+  function dispatch(): void {
+    while (queue.length > 0) {
+      const idle = [...checkers].find((c) => c.state === "idle");
+      if (idle) {
+        idle.run(queue.shift()!);
+        continue;
+      }
+      const starting = [...checkers].filter((c) => c.state === "starting").length;
+      if (starting < queue.length && checkers.size < limits.maxCheckers) {
+        checkers.add(spawn());
+        continue;
+      }
+      return;
+    }
+  }
 
   return {
     warmUp() {
-      run("return 1;", "declare const tools: {};\n");
+      if (closed) return Promise.resolve();
+      if (checkers.size === 0) checkers.add(spawn());
+      return Promise.race([...checkers].map((c) => c.ready)).then((ok) => {
+        if (!ok) throw new Error("the typecheck process did not start; checks will fail closed until one does");
+      });
     },
     check(code, declarations) {
+      if (closed) return Promise.resolve(unavailable("the gateway is shutting down"));
+      // Module loading and wrapper escapes are refused before anything parses the code (see
+      // precheck.ts); plain syntax errors go on to TypeScript, which reports them better (the
+      // runner refuses those too, so they never run).
+      let refused: ReturnType<typeof precheckSnippet>;
       try {
-        return run(code, declarations);
-      } catch (error) {
-        oldProgram = undefined;
-        const d: TypecheckDiagnostic = {
-          line: 1,
-          column: 1,
-          message: `The typechecker is unavailable (${(error as Error)?.message ?? String(error)}); the code was not run. Try again.`,
-          code: OA_DIAGNOSTIC.unavailable,
-          category: "error",
-        };
-        return { ok: false, diagnostics: [d], text: report([d]) };
+        refused = precheckSnippet(code);
+      } catch (e) {
+        return Promise.resolve(unavailable(`the pre-check failed: ${e instanceof Error ? e.message : String(e)}`));
       }
+      if (refused && refused.kind !== "syntax") {
+        const kind = refused.kind === "escape" ? OA_DIAGNOSTIC.escapesWrapper : OA_DIAGNOSTIC.moduleAccess;
+        return Promise.resolve(failWith(kind, refused.message, refused.line, refused.column));
+      }
+      if (typeof declarations !== "string") return Promise.resolve(unavailable("the tool declarations are missing"));
+      return new Promise<TypecheckResult>((resolve) => {
+        queue.push({ code, key: keyOf(declarations), declarations, resolve });
+        dispatch();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.resolve(unavailable("the gateway is shutting down"));
+      await Promise.all([...checkers].map((c) => c.kill("closing")));
+      checkers.clear();
+    },
+    stats: () => {
+      const live = [...checkers].filter((c) => c.state !== "dead");
+      return { started, replaced, live: live.length, pids: live.map((c) => c.pid), checked: counters.checked, checkerCpuMs: counters.cpuMs };
     },
   };
 }
 
-/** TypeScript's module-option complaints; our own moduleAccess diagnostic says it better. */
-const SUPERSEDED = new Set([1323, 1343, 2307, 2792]);
-/** Host globals a model may reach for; TypeScript's hint ("install @types/node") would mislead it. */
-const HOST_GLOBALS = new Set([
-  "process", "require", "module", "exports", "__dirname", "__filename", "Buffer", "global", "Bun", "Deno",
-  "fetch", "setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "queueMicrotask",
-  "window", "document", "navigator", "localStorage", "XMLHttpRequest", "WebSocket", "structuredClone",
-  "TextEncoder", "TextDecoder", "URL", "URLSearchParams", "atob", "btoa", "crypto", "performance",
-]);
-
-function messageFor(d: ts.Diagnostic): string {
-  const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
-  const name = /^Cannot find name '([^']+)'/.exec(message)?.[1];
-  if (name && HOST_GLOBALS.has(name))
-    return `Cannot find name '${name}'. Snippets run in a sandbox without host globals; use the \`tools\` object (and \`console\`) only.`;
-  return message;
+function unavailable(why: string): TypecheckResult {
+  return failWith(OA_DIAGNOSTIC.unavailable, `The typechecker is unavailable (${why}); the code was not run. Try again.`);
 }
 
-/** Maps a position in the wrapped file to the model's code; positions in the wrapper are clamped to the code. */
-function toDiagnostic(file: ts.SourceFile, code: string, start: number, message: string, codeNo: number): TypecheckDiagnostic {
-  const { line, character } = file.getLineAndCharacterOfPosition(start);
-  const codeLines = code.split("\n");
-  let outLine = line; // wrapper head is file line 0, so file line n is code line n (1-based)
-  let column = character + 1;
-  if (line < 1) {
-    outLine = 1;
-    column = 1;
-  } else if (line > codeLines.length) {
-    outLine = codeLines.length;
-    column = codeLines[codeLines.length - 1]!.length + 1;
-  }
-  return { line: outLine, column, message, code: codeNo, category: "error" };
+type GoneReason = "start-failed" | "limit" | "crashed" | "closing";
+
+interface CheckerEvents {
+  readonly onReady: () => void;
+  readonly onIdle: () => void;
+  readonly onGone: (why: GoneReason) => void;
 }
 
-/** Checks TypeScript does not make: the code must stay inside the wrapper and must not load modules. */
-function ownChecks(file: ts.SourceFile, code: string): TypecheckDiagnostic[] {
-  const out: TypecheckDiagnostic[] = [];
-  const wrapper = file.statements[0];
-  if (file.statements.length !== 1 || !wrapper || !ts.isFunctionDeclaration(wrapper)) {
-    const stray = file.statements[1] ?? file.statements[0]!;
-    out.push(
-      toDiagnostic(file, code, stray.getStart(file), "Unbalanced braces: a '}' closes the snippet early. Your code is the body of one async function; keep its braces balanced.", OA_DIAGNOSTIC.escapesWrapper),
+/** One checker child: starting → idle ⇄ busy → dead. */
+class CheckerProcess {
+  state: "starting" | "idle" | "busy" | "dead" = "starting";
+  /** Resolves true once warm, false if it died first. */
+  readonly ready: Promise<boolean>;
+  private readonly proc: Subprocess;
+  private readonly procStatus: string;
+  private markReady!: (ok: boolean) => void;
+  private job: (Job & { id: number }) | undefined;
+  private seq = 0;
+  private timer: Timer | undefined;
+  private memoryTimer: Timer | undefined;
+  /** Keys of declarations this child was sent (it may have evicted some: it then asks again). */
+  private readonly sentKeys = new Set<string>();
+
+  constructor(
+    private readonly limits: Limits,
+    private readonly counters: { checked: number; cpuMs: number },
+    private readonly events: CheckerEvents,
+  ) {
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
+    this.proc = Bun.spawn([process.execPath, "--smol", CHILD_ENTRY], {
+      // Nothing from the gateway's environment (no secrets reach the checker) except where Bun
+      // keeps its transpiler cache: without it, every checker re-parses the 9 MB TypeScript compiler.
+      env: cacheEnv(),
+      cwd: import.meta.dir,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "inherit",
+      serialization: "json",
+      ipc: (m: CheckerReply) => this.onMessage(m),
+    });
+    this.procStatus = `/proc/${this.proc.pid}/status`;
+    this.timer = setTimeout(() => this.end("start-failed"), limits.startTimeoutMs);
+    this.proc.exited.then(
+      () => this.end("crashed"),
+      () => this.end("crashed"),
     );
-    return out;
   }
-  const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
-      out.push(toDiagnostic(file, code, node.getStart(file), "import() is not available: snippets cannot load modules. Call tools through the global `tools` object.", OA_DIAGNOSTIC.moduleAccess));
-    else if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword)
-      out.push(toDiagnostic(file, code, node.getStart(file), "import.meta is not available in snippets.", OA_DIAGNOSTIC.moduleAccess));
-    ts.forEachChild(node, visit);
-  };
-  visit(wrapper);
-  out.push(...suppressionComments(file, code));
-  return out;
-}
 
-const SUPPRESSION = /@ts-(ignore|expect-error|nocheck)\b/;
+  get pid(): number {
+    return this.proc.pid;
+  }
 
-/** Comments that would switch the typecheck off for a line or the file (text in strings is not a comment). */
-function suppressionComments(file: ts.SourceFile, code: string): TypecheckDiagnostic[] {
-  const out: TypecheckDiagnostic[] = [];
-  if (!SUPPRESSION.test(code)) return out;
-  const seen = new Set<number>();
-  const visitToken = (node: ts.Node): void => {
-    if (node.getChildCount(file) > 0) {
-      for (const child of node.getChildren(file)) visitToken(child);
+  run(job: Job): void {
+    const id = ++this.seq;
+    this.job = { ...job, id };
+    this.state = "busy";
+    this.send(job.key, job.declarations, id, !this.sentKeys.has(job.key));
+    this.timer = setTimeout(
+      () => this.fail("limit", OA_DIAGNOSTIC.tooSlow, `The typecheck took too long (over ${fmtSeconds(this.limits.timeoutMs)}); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.`),
+      this.limits.timeoutMs,
+    );
+    this.memoryTimer = setInterval(() => this.checkMemory(), MEMORY_POLL_MS);
+  }
+
+  kill(why: GoneReason): Promise<unknown> {
+    this.end(why);
+    return this.proc.exited.catch(() => {});
+  }
+
+  private send(key: string, declarations: string, id: number, withText: boolean): void {
+    const message: CheckerRequest = withText ? { type: "check", id, code: this.job!.code, key, declarations } : { type: "check", id, code: this.job!.code, key };
+    if (withText) this.sentKeys.add(key);
+    try {
+      this.proc.send(message);
+    } catch (e) {
+      this.fail("crashed", OA_DIAGNOSTIC.unavailable, `The typechecker is unavailable (${e instanceof Error ? e.message : String(e)}); the code was not run. Try again.`);
+    }
+  }
+
+  private onMessage(m: CheckerReply): void {
+    if (this.state === "dead") return;
+    if (m.type === "ready" && this.state === "starting") {
+      clearTimeout(this.timer);
+      this.state = "idle";
+      // An idle checker never keeps the process alive (a pending check does, through its timer).
+      this.proc.unref();
+      this.markReady(true);
+      this.events.onReady();
       return;
     }
-    const ranges = [...(ts.getLeadingCommentRanges(file.text, node.pos) ?? []), ...(ts.getTrailingCommentRanges(file.text, node.end) ?? [])];
-    for (const range of ranges) {
-      if (seen.has(range.pos)) continue;
-      seen.add(range.pos);
-      const directive = SUPPRESSION.exec(file.text.slice(range.pos, range.end))?.[0];
-      if (directive)
-        out.push(toDiagnostic(file, code, range.pos, `${directive} is not allowed in snippets: fix the types instead (e.g. cast with \`as\`).`, OA_DIAGNOSTIC.suppression));
+    const job = this.job;
+    if (!job || !("id" in m) || m.id !== job.id) return;
+    if (m.type === "need-declarations") return this.send(job.key, job.declarations, job.id, true);
+    if (m.type === "result") {
+      this.counters.checked++;
+      this.counters.cpuMs += typeof m.cpuMs === "number" ? m.cpuMs : 0;
+      this.settle();
+      job.resolve(m.result);
+      this.state = "idle";
+      this.events.onIdle();
     }
-  };
-  visitToken(file);
-  return out;
+  }
+
+  private checkMemory(): void {
+    let rssKb: number;
+    try {
+      rssKb = Number(/VmRSS:\s*(\d+)/.exec(readFileSync(this.procStatus, "utf8"))?.[1] ?? 0);
+    } catch {
+      return; // no /proc (not Linux) or the process just exited
+    }
+    if (rssKb > this.limits.memoryMb * 1024)
+      this.fail("limit", OA_DIAGNOSTIC.tooLarge, `The typecheck used too much memory (over ${this.limits.memoryMb} MiB); the code was not run. Simplify the types (avoid types that expand into huge unions or deep instantiations) and try again.`);
+  }
+
+  private fail(why: GoneReason, code: number, message: string): void {
+    const job = this.job;
+    this.job = undefined;
+    job?.resolve(failWith(code, message));
+    this.end(why);
+  }
+
+  private settle(): void {
+    clearTimeout(this.timer);
+    clearInterval(this.memoryTimer);
+    this.job = undefined;
+  }
+
+  private end(why: GoneReason): void {
+    if (this.state === "dead") return;
+    const job = this.job;
+    const wasStarting = this.state === "starting";
+    this.state = "dead";
+    this.settle();
+    try {
+      this.proc.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    this.markReady(false); // warmUp() must not wait forever on a checker that will never be ready
+    job?.resolve(failWith(OA_DIAGNOSTIC.unavailable, "The typechecker is unavailable (its process exited during the check); the code was not run. Try again."));
+    this.events.onGone(wasStarting && why !== "closing" ? "start-failed" : why);
+  }
 }
 
-function report(diagnostics: readonly TypecheckDiagnostic[]): string {
-  const lines = diagnostics.slice(0, MAX_REPORTED).map((d) => {
-    const tag = d.code >= 90000 ? "" : ` (TS${d.code})`;
-    return `line ${d.line}, col ${d.column}: ${d.message.replaceAll("\n", "\n  ")}${tag}`;
-  });
-  if (diagnostics.length > MAX_REPORTED) lines.push(`… and ${diagnostics.length - MAX_REPORTED} more errors`);
-  return lines.join("\n");
+function cacheEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["HOME", "XDG_CACHE_HOME", "BUN_RUNTIME_TRANSPILER_CACHE_PATH"]) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
+  return env;
+}
+
+function fmtSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }

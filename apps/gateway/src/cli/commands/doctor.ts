@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { createTypechecker } from "@openassistant/core/codemode/typecheck.ts";
+import { createProgramChecker } from "@openassistant/core/codemode/typecheck-program.ts";
 import { openDatabase } from "@openassistant/core/db/open.ts";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
@@ -63,7 +63,7 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
       : { name: "tools", level: snapshot.count ? "ok" : "warn", detail: snapshot.count ? `${snapshot.count} loaded` : "none loaded: add one with `openassistant tools create <name>`" },
   );
 
-  const check = createTypechecker().check("return tools;", snapshot.declarations.text);
+  const check = createProgramChecker().check("return tools;", snapshot.declarations.text);
   checks.push(check.ok ? { name: "typecheck", level: "ok", detail: "the tool declarations compile" } : { name: "typecheck", level: "fail", detail: `the tool declarations do not compile:\n${check.text}` });
 
   const token = settings.discord?.token;

@@ -1,0 +1,36 @@
+/**
+ * The checker child process: loads TypeScript, warms up, then answers checks over IPC, one at a
+ * time. The gateway kills it when a check runs past its time or memory limit and starts another.
+ * Usage: spawned by typecheck.ts with `bun --smol`, an empty environment and IPC (JSON).
+ */
+import type { CheckerReply, CheckerRequest } from "./typecheck-protocol.ts";
+import { createProgramChecker } from "./typecheck-program.ts";
+
+const send = (m: CheckerReply) => process.send!(m);
+const checker = createProgramChecker();
+/** Declarations texts by key, as many as the checker caches parsed (oldest evicted first). */
+const texts = new Map<string, string>();
+const KEEP = 4;
+/** Diagnostics sent back per check (a long snippet can have thousands). */
+const MAX_SENT = 100;
+
+process.on("disconnect", () => process.exit(0));
+process.on("message", (m: CheckerRequest) => {
+  if (m?.type !== "check") return;
+  if (m.declarations !== undefined) {
+    texts.delete(m.key);
+    texts.set(m.key, m.declarations);
+    if (texts.size > KEEP) texts.delete(texts.keys().next().value!);
+  }
+  const declarations = texts.get(m.key);
+  if (declarations === undefined) return send({ type: "need-declarations", id: m.id });
+  const c0 = process.cpuUsage();
+  const full = checker.check(m.code, declarations, m.key);
+  // The report text already names how many errors there are; the gateway parses what is sent.
+  const result = full.ok || full.diagnostics.length <= MAX_SENT ? full : { ...full, diagnostics: full.diagnostics.slice(0, MAX_SENT) };
+  const c = process.cpuUsage(c0);
+  send({ type: "result", id: m.id, result, cpuMs: (c.user + c.system) / 1000 });
+});
+
+checker.warmUp();
+send({ type: "ready" });
