@@ -187,6 +187,6 @@ describe("read-only loading (plugins list)", () => {
     expect(r.entries.map((e) => `${e.id}:${e.status}`)).toEqual(["clock:loaded", "pad:error", "cal:loaded"]);
     const d = r.diagnostics.find((x) => x.id === "pad")!;
     expect(d.message).toBe("imports left-pad-not-installed-xyz, which is not installed");
-    expect(d.hint).toContain("run `bun start` or `openassistant plugins install`");
+    expect(d.hint).toContain("Run `openassistant plugins install`");
   });
 });

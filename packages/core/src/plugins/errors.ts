@@ -48,7 +48,7 @@ function describeUnsafe(err: unknown, file: string, workspace: string): { messag
   if (missing)
     return {
       message,
-      hint: `Add "${missing[1]}" to the "dependencies" of ${workspace}/package.json (installed automatically on the next load), or run \`bun add ${missing[1]}\` where the plugin lives.`,
+      hint: `Run \`openassistant plugins install\` (it adds "${missing[1]}" to ${workspace}/package.json and installs it); for a plugin outside the workspace, run \`bun add ${missing[1]}\` where the plugin lives.`,
       ...position,
     };
   if (e?.name === "BuildMessage" || e?.name === "ResolveMessage" || e?.name === "SyntaxError" || /Unexpected|Expected/.test(raw))
