@@ -1,8 +1,11 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { installCrashGuard } from "./crash-guard.ts";
+import { writeEditorTsconfig } from "./editor-tsconfig.ts";
 import { checkCredentials } from "./credentials.ts";
 import { CliError } from "./flags.ts";
 import { describeReload, summarizeReload } from "./reload-report.ts";
@@ -27,6 +30,14 @@ export async function serve(options: ServeOptions): Promise<void> {
   const { out, err } = options;
   const t0 = performance.now();
   const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true });
+  const workspace = join(loaded.settings.projectRoot, ".openassistant");
+  if (existsSync(workspace)) {
+    try {
+      writeEditorTsconfig(workspace);
+    } catch (e) {
+      err(`note: could not write ${join(workspace, "tsconfig.json")} for editors: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   for (const d of loaded.diagnostics) err(`config: ${d}`);
   const snapshot = loaded.tools.current();
   out(formatToolTable(snapshot, loaded.settings.policy));
