@@ -1,5 +1,4 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { generateDeclarations } from "@openassistant/core/codemode/declarations.ts";
 import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config/index.ts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins/index.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
@@ -34,8 +33,9 @@ export function formatDiagnostic(d: Diagnostic): string {
  * tool registry (workspace tools + plugins), and maps them to what the gateway needs.
  * Throws ConfigError for an invalid config (the message names file, line, column and the fix).
  */
-export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { watch?: boolean; tools?: boolean } = {}): Promise<LoadedGatewayConfig> {
-  const loaded = await loadConfig({ cwd, env });
+export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { watch?: boolean; tools?: boolean; unsetVars?: "error" | "report" } = {}): Promise<LoadedGatewayConfig> {
+  // Without tools nothing runs (receipts): an unset ${VAR} is reported, not fatal.
+  const loaded = await loadConfig({ cwd, env, unsetVars: opts.unsetVars ?? (opts.tools === false ? "report" : "error") });
   const c = loaded.config;
   const projectRoot = loaded.projectRoot;
   const dataDir = join(workspaceDir(projectRoot), "data");
@@ -57,6 +57,8 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
   };
 
   if (opts.tools === false) return { settings, tools: staticToolSource({}), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
+  const { generateDeclarations } = await import("@openassistant/core/codemode/declarations.ts");
   const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};

@@ -2,7 +2,6 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isToolDefinition, type PluginContext, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
-import { generateDeclarations } from "../codemode/declarations.ts";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { workspaceDir } from "../config/paths.ts";
@@ -107,6 +106,8 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
   let declarations: LoadResult["declarations"];
   if (opts.declarations !== false) {
     try {
+      // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
+      const { generateDeclarations } = await import("../codemode/declarations.ts");
       const d = generateDeclarations(tree as ToolTree);
       declarations = { text: d.text, hash: d.hash };
       for (const w of d.warnings) diagnostics.push({ level: "warning", id: w.split(":")[0]!.split(" ")[0]!, source: "declarations", message: w, hint: "The tool's input is typed `unknown` for the model; use plain zod types (no transforms) in args." });
@@ -233,6 +234,23 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     const why = pluginConfig?.enabled === false ? `config.${c.id}.enabled is false` : `config.tools.${c.id} is false`;
     return { entry: { ...base, status: "disabled", tools: [] }, fingerprint, diagnostics: [{ level: "info", id: c.id, source: c.source, message: `disabled (${why})`, hint: `Remove or flip ${why.split(" ")[0]} to enable it.` }] };
   }
+  const unset = lc.loadedConfig.unset?.find((u) => u.path[0] === "config" && u.path[1] === c.id);
+  if (unset)
+    return {
+      entry: { ...base, status: "error", tools: [] },
+      fingerprint,
+      diagnostics: [
+        {
+          level: "error",
+          id: c.id,
+          source: unset.file,
+          line: unset.line,
+          column: unset.column,
+          message: `config.${unset.path.slice(1).join(".")} uses \${${unset.name}}, which is not set, so "${c.id}" is not loaded`,
+          hint: `Set ${unset.name} in the environment (\`start\` fails without it); the other tools and plugins are not affected.`,
+        },
+      ],
+    };
   const prev = lc.previous;
   if (prev && prev.fingerprint === fingerprint && prev.subtree && prev.entry.status === "loaded" && !prev.entry.stale)
     return { entry: prev.entry, subtree: prev.subtree, fingerprint, diagnostics: [] };

@@ -28,7 +28,9 @@ export class PluginManifestError extends Error {
   }
 }
 
-const AJV_OPTIONS = { allErrors: true, useDefaults: true, strict: false } as const;
+// validateSchema: false skips compiling the draft-07 meta-schema (~100 ms of CPU per Ajv instance);
+// compile() still rejects malformed keywords ("type must be JSONType", "properties value must be object").
+const AJV_OPTIONS = { allErrors: true, useDefaults: true, strict: false, validateSchema: false } as const;
 const ajv = new Ajv(AJV_OPTIONS);
 
 const manifestShape = ajv.compile({

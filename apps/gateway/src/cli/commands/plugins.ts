@@ -66,10 +66,10 @@ const listCommand = defineCommand({
       let result: LoadResult;
       let rules: readonly PolicyRule[] = [];
       try {
-        const config = await loadConfig({ cwd: root, env: process.env });
+        const config = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
         rules = config.config.policy.rules;
         // Listing is side-effect free: no install, no package.json, no node_modules, no data dirs.
-        result = await loadTools({ config, env: process.env, readOnly: true, log: () => {} });
+        result = await loadTools({ config, env: process.env, readOnly: true, declarations: a.json, log: () => {} });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
