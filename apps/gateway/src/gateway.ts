@@ -239,7 +239,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   async function shutdown(reason = "gateway shutting down"): Promise<void> {
     if (closing) return;
     closing = true;
-    log(`shutting down: ${inflight.size} turn(s) in progress`);
+    if (inflight.size) log(`shutting down: ${inflight.size} turn(s) in progress`);
     // Cancelling a turn's signal denies its pending approvals (by "system", with this reason)
     // and fails calls that had not started; the turn then records its outcome.
     for (const { controller } of inflight.values()) controller.abort(reason);

@@ -72,7 +72,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     const stop = async (why: string) => {
       if (stopping) return;
       stopping = true;
-      err(`\n${why}: shutting down…`);
+      // /exit or Ctrl-D is the normal way out: a goodbye on stdout, nothing on stderr.
+      if (why !== "input closed") err(`\n${why}: shutting down…`);
       await stopSurface();
       resolve();
     };

@@ -30,7 +30,8 @@ export function formatPluginList(r: LoadResult, cwd: string, rules: readonly Pol
   const rel = (p: string) => displayPath(p, cwd);
   // The one command that fixes it, runnable from where the user is.
   const inProject = cwd === projectRoot || cwd.startsWith(`${projectRoot}/`);
-  const fix = (hint: string) => (inProject ? hint : hint.replaceAll("`openassistant plugins install`", `\`openassistant plugins install --project ${rel(projectRoot)}\``));
+  const here = (text: string) => text.replaceAll(`${cwd}/`, "");
+  const fix = (hint: string) => here(inProject ? hint : hint.replaceAll("`openassistant plugins install`", `\`openassistant plugins install --project ${rel(projectRoot)}\``));
   const rows = r.entries.map((e) => [e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]);
   const head = ["ID", "KIND", "STATUS", "ORIGIN", "SOURCE"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -48,7 +49,7 @@ export function formatPluginList(r: LoadResult, cwd: string, rules: readonly Pol
     out.push("", `Diagnostics (${counted.error} error, ${counted.warning} warning, ${counted.info} info):`);
     for (const d of r.diagnostics) {
       const where = `${rel(d.source)}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ""}` : ""}`;
-      out.push(`  ${d.level.toUpperCase()} ${d.id} (${where}): ${d.message}`, `    fix: ${fix(d.hint)}`);
+      out.push(`  ${d.level.toUpperCase()} ${d.id} (${where}): ${here(d.message)}`, `    fix: ${fix(d.hint)}`);
     }
   }
   const tools = r.entries.reduce((n, e) => n + e.tools.filter((t) => t.enabled).length, 0);
