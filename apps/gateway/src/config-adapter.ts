@@ -5,7 +5,7 @@ import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
 import type { EnvLike } from "./auth/types.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
-import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
+import type { ToolSnapshot, ToolSource } from "./tools-source.ts";
 
 export interface LoadedGatewayConfig {
   readonly settings: GatewaySettings;
@@ -56,7 +56,7 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     secrets: [...collectSecrets(c.config), ...loaded.secrets.filter(looksSecret)],
   };
 
-  if (opts.tools === false) return { settings, tools: staticToolSource({}), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  if (opts.tools === false) return { settings, tools: noTools(), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
   // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
   const { generateDeclarations } = await import("@openassistant/core/codemode/declarations.ts");
   const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot });
@@ -79,6 +79,13 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     close: stopWatching,
   };
   return { settings, tools, diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+}
+
+/** For commands that use no tools (receipts): the empty tree, without importing TypeScript to declare it. */
+function noTools(): ToolSource {
+  const text = "declare const tools: {\n};\n";
+  const snapshot: ToolSnapshot = { tree: {}, declarations: { text, hash: new Bun.CryptoHasher("sha256").update(text).digest("hex"), warnings: [] }, diagnostics: [], errors: 0, count: 0 };
+  return { current: () => snapshot, reload: async () => snapshot, subscribe: () => () => {}, close() {} };
 }
 
 /**
