@@ -58,6 +58,9 @@ describe("openassistant CLI (real subprocesses)", () => {
     expect(nested.stdout).toContain("(openassistant plugins list v0.1.0)");
     expect(root.stdout).toMatch(/^ {2}plugins +List tools and plugins/m);
     expect(none.stdout).toBe(root.stdout);
+    const badEnum = await run(["tools", "create", "x", "--approval", "sometimes"]);
+    expect(badEnum.code).toBe(1);
+    expect(badEnum.stderr).toBe("error: Invalid value for argument: --approval (sometimes). Expected one of: auto, required.\n");
     const unknown = await run(["nosuch"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe("error: Unknown command nosuch\n");
