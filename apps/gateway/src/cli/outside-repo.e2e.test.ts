@@ -34,7 +34,8 @@ describe("a project outside the repo, from an empty folder", () => {
     "init, a tool importing an npm package with no package.json, start uses it in a turn; tsc --noEmit passes",
     async () => {
       const dir = makeTempDir("oa-outside-");
-      const registryEnv = { BUN_CONFIG_REGISTRY: registry.url, NPM_CONFIG_REGISTRY: registry.url };
+      // Own package cache: the local registry's tarballs must not mix with the user's ~/.bun cache.
+      const registryEnv = { BUN_CONFIG_REGISTRY: registry.url, NPM_CONFIG_REGISTRY: registry.url, BUN_INSTALL_CACHE_DIR: makeTempDir("oa-bun-cache-") };
       const init = await cli(["init"], { cwd: dir });
       expect(init.code).toBe(0);
       expect(init.stdout).toContain("created .openassistant/tsconfig.json");

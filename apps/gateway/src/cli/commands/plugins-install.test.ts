@@ -23,7 +23,8 @@ afterAll(() => registry.stop());
 describe("plugins list → the one command → plugins install (real subprocesses)", () => {
   test("a tool's npm import and an npm plugin: list names the fix, install installs, list is clean; failures are one line per tool", async () => {
     const dir = makeTempDir("oa-cli-install-");
-    const env = { BUN_CONFIG_REGISTRY: registry.url, NPM_CONFIG_REGISTRY: registry.url };
+    // Own package cache: the local registry's tarballs must not mix with the user's ~/.bun cache.
+    const env = { BUN_CONFIG_REGISTRY: registry.url, NPM_CONFIG_REGISTRY: registry.url, BUN_INSTALL_CACHE_DIR: makeTempDir("oa-bun-cache-") };
     mkdirSync(join(dir, ".openassistant/tools"), { recursive: true });
     writeFileSync(join(dir, ".openassistant/config.jsonc"), `{ "plugins": ["oa-hello-plugin@^1"] }`);
     const tool = (pkg: string) => `import { defineTool, z } from "@openassistant/sdk";\nimport pad from "${pkg}";\nexport default defineTool({ description: "pad", approval: "auto", args: z.object({}), run: async () => pad(1, 3) });\n`;
