@@ -1,12 +1,11 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { generateDeclarations } from "@openassistant/core/codemode/declarations.ts";
 import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config/index.ts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins/index.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
 import type { EnvLike } from "./auth/types.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
-import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
+import type { ToolSnapshot, ToolSource } from "./tools-source.ts";
 
 export interface LoadedGatewayConfig {
   readonly settings: GatewaySettings;
@@ -34,8 +33,9 @@ export function formatDiagnostic(d: Diagnostic): string {
  * tool registry (workspace tools + plugins), and maps them to what the gateway needs.
  * Throws ConfigError for an invalid config (the message names file, line, column and the fix).
  */
-export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { watch?: boolean; tools?: boolean } = {}): Promise<LoadedGatewayConfig> {
-  const loaded = await loadConfig({ cwd, env });
+export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { watch?: boolean; tools?: boolean; unsetVars?: "error" | "report" } = {}): Promise<LoadedGatewayConfig> {
+  // Without tools nothing runs (receipts): an unset ${VAR} is reported, not fatal.
+  const loaded = await loadConfig({ cwd, env, unsetVars: opts.unsetVars ?? (opts.tools === false ? "report" : "error") });
   const c = loaded.config;
   const projectRoot = loaded.projectRoot;
   const dataDir = join(workspaceDir(projectRoot), "data");
@@ -56,7 +56,9 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     secrets: [...collectSecrets(c.config), ...loaded.secrets.filter(looksSecret)],
   };
 
-  if (opts.tools === false) return { settings, tools: staticToolSource({}), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  if (opts.tools === false) return { settings, tools: noTools(), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
+  const { generateDeclarations } = await import("@openassistant/core/codemode/declarations.ts");
   const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
@@ -77,6 +79,13 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     close: stopWatching,
   };
   return { settings, tools, diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+}
+
+/** For commands that use no tools (receipts): the empty tree, without importing TypeScript to declare it. */
+function noTools(): ToolSource {
+  const text = "declare const tools: {\n};\n";
+  const snapshot: ToolSnapshot = { tree: {}, declarations: { text, hash: new Bun.CryptoHasher("sha256").update(text).digest("hex"), warnings: [] }, diagnostics: [], errors: 0, count: 0 };
+  return { current: () => snapshot, reload: async () => snapshot, subscribe: () => () => {}, close() {} };
 }
 
 /**

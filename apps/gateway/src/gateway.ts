@@ -127,7 +127,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // The pool is spawned while the typechecker warms up (both are off the first turn's path).
   const pool = options.sandbox ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
-  const poolWarm = pool.warmUp().catch((e) => log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`));
+  const poolWarm = pool.warmUp().catch((e) => closing || log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`));
   const runner: CodeModeRunner = createCodeModeRunner({
     tools: () => toolSource.current().tree,
     requestApproval: approvals.requestApproval,
@@ -144,7 +144,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // The checker loads TypeScript in its own process, off the start-up path: the gateway is ready
   // without waiting for it, and a check that comes first waits for the warm checker.
   const typechecker: Typechecker = options.typechecker ?? createTypechecker();
-  typechecker.warmUp().catch((e) => log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
+  // A warm-up cut short by shutdown is not a failure worth reporting.
+  typechecker.warmUp().catch((e) => closing || log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
   await poolWarm;
 
   const defaultModel: ModelStreamer =
@@ -245,7 +246,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   async function shutdown(reason = "gateway shutting down"): Promise<void> {
     if (closing) return;
     closing = true;
-    log(`shutting down: ${inflight.size} turn(s) in progress`);
+    if (inflight.size) log(`shutting down: ${inflight.size} turn(s) in progress`);
     // Cancelling a turn's signal denies its pending approvals (by "system", with this reason)
     // and fails calls that had not started; the turn then records its outcome.
     for (const { controller } of inflight.values()) controller.abort(reason);

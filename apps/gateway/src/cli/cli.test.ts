@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { cli } from "../testing/cli.ts";
+import { cli, MAIN } from "../testing/cli.ts";
 import { main } from "./main.ts";
 
 type Node = { subCommands?: unknown };
@@ -41,4 +41,36 @@ describe("openassistant CLI (real subprocesses)", () => {
     }
     expect(version).toMatchObject({ code: 0, stdout: "0.1.0\n" });
   });
+
+  test("help piped: no colour codes even without NO_COLOR; nested usage names the root command; descriptions without loading commands", async () => {
+    const cwd = makeTempDir("oa-cli-help-");
+    const run = async (args: string[]) => {
+      const proc = Bun.spawn(["bun", MAIN, ...args], { cwd, env: { PATH: process.env.PATH!, HOME: cwd, TERM: "xterm-256color" }, stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      return { stdout, stderr, code };
+    };
+    const [root, nested, none] = await Promise.all([run(["--help"]), run(["plugins", "list", "--help"]), run([])]);
+    for (const r of [root, nested, none]) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain("\u001B[");
+    }
+    expect(nested.stdout).toContain("USAGE openassistant plugins list [OPTIONS]");
+    expect(nested.stdout).toContain("(openassistant plugins list v0.1.0)");
+    expect(root.stdout).toMatch(/^ {2}plugins +List tools and plugins/m);
+    expect(none.stdout).toBe(root.stdout);
+    const badEnum = await run(["tools", "create", "x", "--approval", "sometimes"]);
+    expect(badEnum.code).toBe(1);
+    expect(badEnum.stderr).toBe("error: Invalid value for argument: --approval (sometimes). Expected one of: auto, required.\n");
+    const unknown = await run(["nosuch"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("error: Unknown command nosuch\n");
+  }, 20_000);
+
+  test("/exit is a normal goodbye: exit 0, Bye. on stdout, nothing on stderr", async () => {
+    const cwd = makeTempDir("oa-cli-exit-");
+    const r = await cli(["chat"], { cwd, stdin: "/exit\n", env: { ANTHROPIC_API_KEY: "sk-ant-api03-exit-test-00000000000000" } });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd()).toEndWith("Bye.");
+    expect(r.stderr).toBe("");
+  }, 20_000);
 });

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openDatabase } from "@openassistant/core/db/open.ts";
+import { createSqliteReceiptStore } from "@openassistant/core/receipts/sqlite-store.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { cli } from "../testing/cli.ts";
 
@@ -35,4 +37,97 @@ describe("openassistant doctor (real subprocesses)", () => {
     expect(r.stdout).toMatch(/[✗⚠] tools: 0 loaded, \d+ problem/);
     expect(r.stdout).toContain("broken");
   }, 15_000);
+});
+
+describe("doctor catches the mistakes people make (real subprocesses)", () => {
+  const KEY = { ANTHROPIC_API_KEY: "sk-ant-api03-doctor-test-0000000000" };
+  const BOT = "MTA5ODc2NTQzMjEwOTg3NjU0.GaBcDe.abcdefghijklmnopqrstuvwxyz0123456789AB";
+
+  test("Discord: names that are not ids, empty allowlists; the endpoint it will call", async () => {
+    const dir = makeTempDir("oa-doctor-");
+    mkdirSync(join(dir, ".openassistant"), { recursive: true });
+    writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ discord: { token: BOT, allowedUsers: ["@ann", "ann#1234", "123456789012345678"], guildId: "my server" } }));
+    const r = await cli(["doctor"], { cwd: dir, env: { ...KEY, OPENASSISTANT_ANTHROPIC_BASE_URL: "http://127.0.0.1:9/proxy" } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("✗ discord ids: not Discord ids (they match nobody):");
+    expect(r.stdout).toContain('discord.allowedUsers: "@ann"');
+    expect(r.stdout).toContain('discord.allowedUsers: "ann#1234"');
+    expect(r.stdout).toContain('discord.guildId: "my server"');
+    expect(r.stdout).not.toContain('"123456789012345678"');
+    expect(r.stdout).toContain("Copy ID");
+    expect(r.stdout).toContain("✓ endpoint: http://127.0.0.1:9/proxy");
+    expect(r.stdout).not.toContain(BOT);
+
+    writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ discord: { token: BOT } }));
+    const empty = await cli(["doctor"], { cwd: dir, env: KEY });
+    expect(empty.stdout).toContain("✗ discord access: discord.allowedUsers and discord.allowedRoles are both empty, so nobody can talk to the bot");
+    expect(empty.stdout).toContain("✓ endpoint: https://api.anthropic.com");
+  }, 20_000);
+
+  test("credentials of the wrong shape: a setup-token stored as an API key, a malformed key", async () => {
+    const dir = makeTempDir("oa-doctor-");
+    const configDir = join(dir, "config");
+    mkdirSync(configDir, { recursive: true });
+    const token = `sk-ant-oat01-${"x".repeat(90)}`;
+    writeFileSync(
+      join(configDir, "auth-profiles.json"),
+      JSON.stringify({ version: 1, profiles: [{ id: "anthropic:api-key", provider: "anthropic", type: "api_key", secret: token, createdAt: new Date().toISOString() }], preferred: { anthropic: ["anthropic:api-key"] } }),
+      { mode: 0o600 },
+    );
+    const r = await cli(["doctor"], { cwd: dir, env: { ANTHROPIC_API_KEY: "not-a-key-at-all-00000" } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("✗ credentials: profile anthropic:api-key is stored as an API key but holds a Claude setup-token");
+    expect(r.stdout).toContain("openassistant auth anthropic setup-token");
+    expect(r.stdout).toContain('⚠ credentials: ANTHROPIC_API_KEY does not look like an Anthropic API key');
+    expect(r.stdout).not.toContain(token);
+  }, 20_000);
+
+  test("receipts: every run's chain is verified; an edited receipt is reported", async () => {
+    const dir = makeTempDir("oa-doctor-");
+    mkdirSync(join(dir, ".openassistant", "data"), { recursive: true });
+    const dbPath = join(dir, ".openassistant", "data", "openassistant.sqlite");
+    const db = openDatabase(dbPath);
+    // Signed with the key in the config dir the CLI uses (cli() sets OPENASSISTANT_CONFIG_DIR to <dir>/config).
+    const store = createSqliteReceiptStore(db, { keyDir: join(dir, "config") });
+    for (const runId of ["run_a", "run_b"]) {
+      store.append({ runId, callId: "c1", toolPath: "notes.add", phase: "requested", approval: "auto", policy: "auto" });
+      store.append({ runId, callId: "c1", toolPath: "notes.add", phase: "succeeded", approval: "auto", policy: "auto", outputPreview: "ok" });
+    }
+    const ok = await cli(["doctor"], { cwd: dir, env: KEY });
+    expect(ok.stdout).toMatch(/✓ receipts: 4 receipt\(s\) verify \(keyed chain, key .*config\/receipts\.key/);
+    db.exec("DROP TRIGGER receipts_no_update");
+    db.exec("UPDATE receipts SET output_preview = 'forged' WHERE run_id = 'run_b' AND phase = 'succeeded'");
+    db.close();
+    const bad = await cli(["doctor"], { cwd: dir, env: KEY });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/✗ receipts: receipts were changed outside the gateway: first bad row r_0+4/);
+    const noKey = await cli(["doctor"], { cwd: dir, env: { ...KEY, OPENASSISTANT_CONFIG_DIR: join(dir, "elsewhere") } });
+    expect(noKey.stdout).toContain("✗ receipts: no receipt key at");
+  }, 20_000);
+
+  test("a plugin's unset ${VAR} fails only that plugin; doctor, plugins list and receipts still work", async () => {
+    const dir = makeTempDir("oa-doctor-");
+    mkdirSync(join(dir, ".openassistant", "tools"), { recursive: true });
+    mkdirSync(join(dir, ".openassistant", "plugins", "vault"), { recursive: true });
+    writeFileSync(join(dir, ".openassistant", "plugins", "vault", "package.json"), JSON.stringify({ name: "vault", type: "module", openassistant: { entry: "./index.ts" } }));
+    writeFileSync(
+      join(dir, ".openassistant", "plugins", "vault", "index.ts"),
+      `import { defineTool, z } from "@openassistant/sdk";\nexport default () => ({ get: defineTool({ description: "get", approval: "auto", args: z.object({}), run: async () => 1 }) });\n`,
+    );
+    writeFileSync(join(dir, ".openassistant", "tools", "clock.ts"), `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "now", approval: "auto", args: z.object({}), run: async () => 1 });\n`);
+    writeFileSync(join(dir, ".openassistant", "config.jsonc"), `{\n  "config": {\n    "vault": { "token": "\${VAULT_TOKEN_UNSET}" }\n  }\n}\n`);
+    const list = await cli(["plugins", "list"], { cwd: dir });
+    expect(list.stdout).toMatch(/clock +tool +loaded/);
+    expect(list.stdout).toMatch(/vault +plugin +error/);
+    expect(list.stdout).toContain("ERROR vault (.openassistant/config.jsonc:3:16): config.vault.token uses ${VAULT_TOKEN_UNSET}, which is not set");
+    const doctor = await cli(["doctor"], { cwd: dir, env: KEY });
+    expect(doctor.stdout).toContain("✓ config");
+    expect(doctor.stdout).toContain("VAULT_TOKEN_UNSET");
+    expect(doctor.stdout).toMatch(/tools: 1 loaded, 1 problem/);
+    const receipts = await cli(["receipts"], { cwd: dir });
+    expect(receipts.stderr).not.toContain("VAULT_TOKEN_UNSET");
+    const start = await cli(["start"], { cwd: dir, env: KEY });
+    expect(start.code).toBe(1);
+    expect(start.stderr).toContain("environment variable VAULT_TOKEN_UNSET is not set");
+  }, 30_000);
 });

@@ -1,8 +1,11 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { installCrashGuard } from "./crash-guard.ts";
+import { writeEditorTsconfig } from "./editor-tsconfig.ts";
 import { checkCredentials } from "./credentials.ts";
 import { CliError } from "./flags.ts";
 import { describeReload, summarizeReload } from "./reload-report.ts";
@@ -39,6 +42,14 @@ export async function serve(options: ServeOptions): Promise<void> {
     removeCrashGuard();
     throw e;
   });
+  const workspace = join(loaded.settings.projectRoot, ".openassistant");
+  if (existsSync(workspace)) {
+    try {
+      writeEditorTsconfig(workspace);
+    } catch (e) {
+      err(`note: could not write ${join(workspace, "tsconfig.json")} for editors: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   for (const d of loaded.diagnostics) err(`config: ${d}`);
   const snapshot = loaded.tools.current();
   out(formatToolTable(snapshot, loaded.settings.policy));
@@ -74,7 +85,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     const stop = async (why: string) => {
       if (stopping) return;
       stopping = true;
-      err(`\n${why}: shutting down…`);
+      // /exit or Ctrl-D is the normal way out: a goodbye on stdout, nothing on stderr.
+      if (why !== "input closed") err(`\n${why}: shutting down…`);
       await stopSurface();
       resolve();
     };

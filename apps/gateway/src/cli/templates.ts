@@ -4,9 +4,9 @@ export const CONFIG_TEMPLATE = `{
   // OpenAssistant configuration (JSONC: comments and trailing commas are fine).
   // Precedence: OPENASSISTANT_CONFIG > this file > ~/.config/openassistant/config.jsonc (objects merge, arrays replace).
   // Secrets: write "\${ENV_VAR}" instead of the value; a missing variable is an error at startup.
-  // Full reference: docs/plugins.md.
+  // Full reference: docs/plugins.md in the OpenAssistant repository.
 
-  // Plugin packages: npm names (optionally "name@^1.0.0", installed with \`bun add\`), "file://" URLs,
+  // Plugin packages: npm names (optionally "name@^1.0.0", installed by \`openassistant plugins install\`), "file://" URLs,
   // or paths relative to the project root. Tools in .openassistant/tools/ and plugins in
   // .openassistant/plugins/ are found without being listed here.
   "plugins": [],
@@ -90,4 +90,5 @@ export default defineTool({
 });
 `;
 
-export const WORKSPACE_GITIGNORE = "node_modules/\ndata/\n.install.lock\n";
+/** tsconfig.json holds absolute paths to this machine's gateway checkout: regenerated, not committed. */
+export const WORKSPACE_GITIGNORE = "node_modules/\ndata/\n.install.lock\n.oa-stub/\ntsconfig.json\n";

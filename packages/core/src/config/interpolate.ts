@@ -2,6 +2,15 @@ import type { Node } from "jsonc-parser";
 import { ConfigError } from "./errors.ts";
 import { formatPath, positionOfPath } from "./positions.ts";
 
+/** A `${VAR}` whose variable is not set (collected instead of thrown in read-only commands). */
+export interface UnsetVar {
+  readonly name: string;
+  readonly path: ReadonlyArray<string | number>;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
 const TOKEN = /\$\$\{|\$\{([^}]*)\}?/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -14,7 +23,7 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function interpolateEnv(
   value: unknown,
   env: Readonly<Record<string, string | undefined>>,
-  where: { file: string; text: string; tree: Node | undefined; substituted?: string[] },
+  where: { file: string; text: string; tree: Node | undefined; substituted?: string[]; unset?: UnsetVar[] },
   path: Array<string | number> = [],
 ): unknown {
   if (typeof value === "string") {
@@ -29,6 +38,11 @@ export function interpolateEnv(
       if (!NAME.test(name ?? ""))
         fail(`"\${${name}}" is not a variable reference`, "Use ${NAME} with letters, digits and _ only; nesting and defaults are not supported.");
       const v = env[name!];
+      if (v === undefined && where.unset) {
+        // Read-only commands: record it (the plugin needing it fails alone) and substitute nothing.
+        where.unset.push({ name: name!, path: [...path], file: where.file, ...positionOfPath(where.text, where.tree, path) });
+        return "";
+      }
       if (v === undefined)
         fail(`environment variable ${name} is not set`, `Set ${name} in the environment before starting (Bun also reads .env from the directory you start in), or remove the reference.`);
       where.substituted?.push(v!);

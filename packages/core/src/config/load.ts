@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { z } from "zod";
 import type { Diagnostic } from "./diagnostic.ts";
 import { ConfigError } from "./errors.ts";
-import { interpolateEnv } from "./interpolate.ts";
+import { interpolateEnv, type UnsetVar } from "./interpolate.ts";
 import { duplicateKeys, parseJsonc } from "./jsonc.ts";
 import { deepMerge } from "./merge.ts";
 import { findProjectRoot, globalConfigDir, workspaceDir } from "./paths.ts";
@@ -18,6 +18,11 @@ export interface LoadConfigOptions {
   homeDir?: string;
   /** Skip the walk up from cwd. */
   projectRoot?: string;
+  /**
+   * "report" (read-only commands: receipts, doctor, plugins list): an unset `${VAR}` becomes "" and is
+   * listed in `unset` (a warning, or an error on the plugin whose config uses it). Default "error": throw.
+   */
+  unsetVars?: "error" | "report";
 }
 
 export interface LoadedConfig {
@@ -29,6 +34,8 @@ export interface LoadedConfig {
   readonly warnings: readonly Diagnostic[];
   /** Every value substituted from `${VAR}`: treated as secrets (redacted from logs, receipts, prompts). */
   readonly secrets: readonly string[];
+  /** With `unsetVars: "report"`: the `${VAR}`s that were not set. */
+  readonly unset?: readonly UnsetVar[];
 }
 
 /**
@@ -68,8 +75,9 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
 
   let merged: unknown = {};
   const secrets: string[] = [];
+  const unset: UnsetVar[] | undefined = opts.unsetVars === "report" ? [] : undefined;
   for (const file of files) {
-    const layer = readLayer(file, opts.env, secrets);
+    const layer = readLayer(file, opts.env, secrets, unset);
     warnings.push(...layer.warnings);
     merged = deepMerge(merged, layer.value);
   }
@@ -79,10 +87,21 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
     const issue = result.error.issues[0]!;
     throw new ConfigError(files.at(-1) ?? "(defaults)", 1, 1, formatPath(issue.path), issue.message, "Check the merged config.");
   }
-  return { config: result.data, sources: files, projectRoot, globalDir, warnings, secrets: [...new Set(secrets)] };
+  for (const u of unset ?? [])
+    if (u.path[0] !== "config")
+      warnings.push({
+        level: "warning",
+        id: "config",
+        source: u.file,
+        line: u.line,
+        column: u.column,
+        message: `${formatPath([...u.path])} uses \${${u.name}}, which is not set`,
+        hint: `Set ${u.name} in the environment before \`openassistant start\` (which fails without it); this command does not need it.`,
+      });
+  return { config: result.data, sources: files, projectRoot, globalDir, warnings, secrets: [...new Set(secrets)], ...(unset ? { unset } : {}) };
 }
 
-function readLayer(file: string, env: LoadConfigOptions["env"], substituted: string[]): { value: unknown; warnings: Diagnostic[] } {
+function readLayer(file: string, env: LoadConfigOptions["env"], substituted: string[], unset?: UnsetVar[]): { value: unknown; warnings: Diagnostic[] } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -93,7 +112,7 @@ function readLayer(file: string, env: LoadConfigOptions["env"], substituted: str
   }
   const text = decodeUtf8(bytes, file);
   const parsed = parseJsonc(text, file);
-  const where = { file, text, tree: parsed.tree, substituted };
+  const where = { file, text, tree: parsed.tree, substituted, ...(unset ? { unset } : {}) };
   if (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value))
     throw new ConfigError(file, 1, 1, "(root)", "the config must be a JSON object", 'Wrap the settings in { ... }, e.g. { "plugins": [] }.');
   const warnings = findLiteralSecrets(parsed.value, where);

@@ -13,7 +13,7 @@ describe("auto-install", () => {
   test("without dependencies: package.json is created (no @openassistant dependency), nothing is installed", async () => {
     const p = tempProject({ ".openassistant/tools/clock.ts": toolSource("clock") }, registryEnv);
     const r = await ensureWorkspaceDependencies(p.ws, { env: p.opts.env });
-    expect(r).toEqual({ ran: false, diagnostics: [] });
+    expect(r).toEqual({ ran: false, diagnostics: [], toolFailures: new Map(), added: [] });
     const pkg = JSON.parse(readFileSync(join(p.ws, "package.json"), "utf8"));
     expect(pkg).toEqual({ name: "openassistant-workspace", private: true, type: "module", workspaces: ["plugins/*"], dependencies: {} });
     expect(readFileSync(join(p.ws, ".gitignore"), "utf8")).toContain("node_modules/");

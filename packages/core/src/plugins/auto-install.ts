@@ -1,51 +1,73 @@
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { hasWorkspaceContent, listPluginDirs } from "./discovery.ts";
-import { applyInstallGuard, ensureStub } from "./install-guard.ts";
+import { installFailureReason, runBun, tailLines } from "./bun-install.ts";
+import { applyInstallGuard, ensureStub, GUARDED_SCOPE } from "./install-guard.ts";
+import { isDeclared, toolImports } from "./undeclared-imports.ts";
 import { versionSatisfies } from "./specifier.ts";
 
 export interface AutoInstallOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs?: number;
+  /** Receives what is being installed, and "still installing" lines for slow installs. */
+  readonly progress?: (line: string) => void;
+}
+
+/** Why a tool file cannot be loaded after the install (one diagnostic for that tool). */
+export interface ToolInstallFailure {
+  readonly message: string;
+  readonly hint: string;
 }
 
 export interface AutoInstallResult {
-  /** True when `bun install` was started. */
+  /** True when `bun install` or `bun add` was started. */
   readonly ran: boolean;
   readonly diagnostics: Diagnostic[];
+  /** Tool file → why a package it imports is not installed. */
+  readonly toolFailures: Map<string, ToolInstallFailure>;
+  /** `name@version` of the packages added to package.json for tools' undeclared imports. */
+  readonly added: string[];
 }
 
 const LOCK = ".install.lock";
+export const FIX_COMMAND = "openassistant plugins install";
 
 /**
  * Seed 000 auto-dependency management for a workspace dir (`<project>/.openassistant` or the global
  * dir): when it has tools or plugins, make sure `package.json` exists (private, type module,
- * `workspaces: ["plugins/*"]`, guard overrides; never an `@openassistant/*` dependency), and run
- * `bun install` there only if some declared dependency is missing or out of range. Serialised by a
- * lock file, bounded by a timeout; failures come back as diagnostics with bun's stderr tail.
+ * `workspaces: ["plugins/*"]`, guard overrides; never an `@openassistant/*` dependency), run
+ * `bun install` when a declared dependency is missing or out of range, and `bun add --exact` the
+ * packages tools import without declaring (so package.json gets the exact resolved version and
+ * bun.lock is written). Serialised by a lock file, bounded by a timeout. A package that cannot be
+ * installed (unknown, bad version, offline) fails only the tools importing it.
  */
 export async function ensureWorkspaceDependencies(workspace: string, opts: AutoInstallOptions = {}): Promise<AutoInstallResult> {
   const diagnostics: Diagnostic[] = [];
-  if (!hasWorkspaceContent(workspace)) return { ran: false, diagnostics };
+  const toolFailures = new Map<string, ToolInstallFailure>();
+  const added: string[] = [];
+  const done = (ran: boolean): AutoInstallResult => ({ ran, diagnostics, toolFailures, added });
+  if (!hasWorkspaceContent(workspace)) return done(false);
   const pkgFile = join(workspace, "package.json");
-  let pkg: Record<string, unknown>;
-  if (existsSync(pkgFile)) {
-    try {
-      pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
-    } catch (err) {
-      diagnostics.push({ level: "error", id: "install", source: pkgFile, message: `cannot parse package.json: ${(err as Error).message}`, hint: "Fix the JSON; dependencies were not installed." });
-      return { ran: false, diagnostics };
-    }
-  } else {
-    pkg = { name: "openassistant-workspace", private: true, type: "module", workspaces: ["plugins/*"], dependencies: {} };
-    writeFileSync(pkgFile, JSON.stringify(pkg, null, 2) + "\n");
-    const gitignore = join(workspace, ".gitignore");
-    if (!existsSync(gitignore)) writeFileSync(gitignore, "node_modules/\ndata/\n.install.lock\n");
+  const read = readWorkspacePackage(workspace);
+  if ("error" in read) {
+    diagnostics.push({ level: "error", id: "install", source: pkgFile, message: `cannot parse package.json: ${read.error}`, hint: "Fix the JSON; dependencies were not installed." });
+    return done(false);
   }
+  const pkg = read.pkg;
 
   const members = workspaceMembers(workspace, pkg);
-  const missing = [...missingDeps(workspace, pkg), ...members.flatMap((m) => missingDeps(m.dir, m.pkg))];
+  const imports = toolImports(workspace);
+  for (const [name, files] of imports.refused)
+    for (const file of files)
+      toolFailures.set(file, {
+        message: name.startsWith(GUARDED_SCOPE)
+          ? `imports ${name}: the gateway provides only @openassistant/sdk, and the @openassistant scope on npm belongs to an unrelated project, so it is never installed`
+          : `imports "${name}", which is not a valid npm package name`,
+        hint: `Remove or fix the import of "${name}" in ${file}.`,
+      });
+  const undeclared = () => [...imports.packages.keys()].filter((n) => !isDeclared(readWorkspacePackage(workspace).pkg ?? pkg, n) && installedVersion(n, workspace) === undefined).sort();
+  const missing = () => [...missingDeps(workspace, readWorkspacePackage(workspace).pkg ?? pkg), ...members.flatMap((m) => missingDeps(m.dir, m.pkg))];
   const guarded = applyInstallGuard(pkg, members.map((m) => m.pkg));
   if (guarded.stripped.length)
     diagnostics.push({
@@ -55,46 +77,87 @@ export async function ensureWorkspaceDependencies(workspace: string, opts: AutoI
       message: `removed ${guarded.stripped.join(", ")} from package.json: the @openassistant scope on npm is not ours`,
       hint: "Nothing to install for the SDK: the gateway provides @openassistant/sdk to every tool and plugin.",
     });
-  if (missing.length === 0 && guarded.stripped.length === 0) return { ran: false, diagnostics };
+  const work = missing().length > 0 || undeclared().length > 0;
+  if (!work && guarded.stripped.length === 0) return done(false);
   if (JSON.stringify(guarded.pkg) !== JSON.stringify(pkg)) writeFileSync(pkgFile, JSON.stringify(guarded.pkg, null, 2) + "\n");
-  if (missing.length === 0) return { ran: false, diagnostics };
+  if (!work) return done(false);
   ensureStub(workspace);
 
   const timeoutMs = opts.timeoutMs ?? 120_000;
+  const progress = opts.progress ?? (() => {});
   const release = await acquireLock(join(workspace, LOCK), timeoutMs);
+  let ran = false;
   try {
     // Another process may have installed while we waited.
-    const stillMissing = [...missingDeps(workspace, guarded.pkg), ...members.flatMap((m) => missingDeps(m.dir, m.pkg))];
-    if (stillMissing.length === 0) return { ran: false, diagnostics };
-    const proc = Bun.spawn([process.execPath, "install", "--no-progress"], {
-      cwd: workspace,
-      env: { ...(opts.env ?? process.env) } as Record<string, string>,
-      stdout: "pipe",
-      stderr: "pipe",
-      stdin: "ignore",
-    });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      proc.kill("SIGKILL");
-    }, timeoutMs);
-    const [stderr, stdout] = await Promise.all([new Response(proc.stderr).text(), new Response(proc.stdout).text()]);
-    const code = await proc.exited;
-    clearTimeout(timer);
-    if (timedOut || code !== 0) {
-      const tail = tailLines(scrub(stderr || stdout), 15);
-      diagnostics.push({
-        level: "error",
-        id: "install",
-        source: pkgFile,
-        message: `${timedOut ? `bun install timed out after ${Math.round(timeoutMs / 1000)} s` : `bun install failed (exit ${code})`} for ${stillMissing.map((m) => m.name).join(", ")}:\n${tail}`,
-        hint: `Fix the dependency in ${pkgFile} (or the plugin's package.json), then reload; run \`bun install\` in ${workspace} to see the full output.`,
-      });
+    const stillMissing = missing();
+    let installFailed: string | undefined;
+    if (stillMissing.length) {
+      ran = true;
+      const names = stillMissing.map((m) => m.name);
+      progress(`Installing dependencies in ${workspace}: ${names.join(", ")}`);
+      const r = await runBun(["install", "--no-progress"], workspace, { env: opts.env, timeoutMs, progress, what: names.join(", ") });
+      if (!r.ok) {
+        installFailed = r.timedOut ? `bun install timed out after ${Math.round(timeoutMs / 1000)} s` : installFailureReason(r.output);
+        diagnostics.push({
+          level: "error",
+          id: "install",
+          source: pkgFile,
+          message: `${r.timedOut ? installFailed : `bun install failed (exit ${r.code})`} for ${names.join(", ")}:\n${tailLines(r.output, 15)}`,
+          hint: `Fix the dependency in ${pkgFile} (or the plugin's package.json), then run \`${FIX_COMMAND}\` (or \`bun install\` in ${workspace} to see the full output).`,
+        });
+        for (const name of names) failTools(name, installFailed);
+      }
     }
-    return { ran: true, diagnostics };
+    const toAdd = undeclared();
+    if (toAdd.length && installFailed) for (const name of toAdd) failTools(name, `not installed because bun install failed: ${installFailed}`);
+    else if (toAdd.length) {
+      ran = true;
+      const users = (n: string) => (imports.packages.get(n) ?? []).map((f) => relative(workspace, f));
+      progress(`Installing ${toAdd.map((n) => `${n} (imported by ${users(n).join(", ")})`).join(", ")} into ${pkgFile}`);
+      const all = await runBun(["add", "--exact", "--no-progress", ...toAdd], workspace, { env: opts.env, timeoutMs, progress, what: toAdd.join(", ") });
+      const outcomes = all.ok || toAdd.length === 1 ? toAdd.map((n) => ({ name: n, r: all })) : [];
+      // One bad name fails the whole `bun add`: retry one by one so only the tools importing it fail.
+      if (!outcomes.length)
+        for (const name of toAdd) outcomes.push({ name, r: await runBun(["add", "--exact", "--no-progress", name], workspace, { env: opts.env, timeoutMs, progress, what: name }) });
+      const after = readWorkspacePackage(workspace).pkg ?? {};
+      for (const { name, r } of outcomes) {
+        if (r.ok) {
+          const version = (after.dependencies as Record<string, string> | undefined)?.[name] ?? installedVersion(name, workspace) ?? "?";
+          added.push(`${name}@${version}`);
+          progress(`  added ${name}@${version}`);
+        } else failTools(name, r.timedOut ? `bun add timed out after ${Math.round(timeoutMs / 1000)} s` : installFailureReason(r.output, name));
+      }
+    }
+    return done(ran);
   } finally {
     release();
   }
+
+  function failTools(name: string, reason: string) {
+    for (const file of imports.packages.get(name) ?? [])
+      toolFailures.set(file, {
+        message: `imports ${name}, which could not be installed: ${reason}`,
+        hint: `Fix the import or the package name/version, check the network and registry, then run \`${FIX_COMMAND}\`. The other tools still load.`,
+      });
+  }
+}
+
+/** The workspace's package.json, created (with a .gitignore) when missing. */
+export function readWorkspacePackage(workspace: string): { pkg: Record<string, unknown>; error?: undefined } | { pkg?: undefined; error: string } {
+  const pkgFile = join(workspace, "package.json");
+  if (existsSync(pkgFile)) {
+    try {
+      return { pkg: JSON.parse(readFileSync(pkgFile, "utf8")) };
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }
+  const pkg = { name: "openassistant-workspace", private: true, type: "module", workspaces: ["plugins/*"], dependencies: {} };
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(pkgFile, JSON.stringify(pkg, null, 2) + "\n");
+  const gitignore = join(workspace, ".gitignore");
+  if (!existsSync(gitignore)) writeFileSync(gitignore, "node_modules/\ndata/\n.install.lock\n");
+  return { pkg };
 }
 
 interface Member {
@@ -141,7 +204,7 @@ function missingDeps(dir: string, pkg: Record<string, unknown>): Missing[] {
 }
 
 /** Installed version ("" when it has none), or undefined when not installed. */
-function installedVersion(name: string, from: string): string | undefined {
+export function installedVersion(name: string, from: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
     const file = join(dir, "node_modules", name, "package.json");
     if (existsSync(file)) {
@@ -155,7 +218,7 @@ function installedVersion(name: string, from: string): string | undefined {
   }
 }
 
-async function acquireLock(file: string, timeoutMs: number): Promise<() => void> {
+export async function acquireLock(file: string, timeoutMs: number): Promise<() => void> {
   const deadline = Date.now() + timeoutMs + 10_000;
   for (;;) {
     try {
@@ -189,13 +252,4 @@ function isStale(file: string, timeoutMs: number): boolean {
   } catch {
     return false;
   }
-}
-
-function tailLines(text: string, n: number): string {
-  return text.trimEnd().split("\n").slice(-n).join("\n");
-}
-
-/** Registry credentials can appear in bun's output (URLs, `_authToken`); never pass them on. */
-function scrub(text: string): string {
-  return text.replace(/(\/\/)[^/\s:@]+:[^/\s@]+@/g, "$1***@").replace(/(_authToken|token)=\S+/gi, "$1=***");
 }

@@ -51,3 +51,14 @@ function resolveRelative(p: string): string | undefined {
   }
   return undefined;
 }
+
+/** The package an import specifier names: `dayjs/plugin/utc` → `dayjs`, `@scope/x/y` → `@scope/x`. */
+export function packageNameOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/** npm's rules for a package name (lower case, URL-safe, ≤ 214 chars, optional @scope/). */
+export function isValidPackageName(name: string): boolean {
+  return name.length <= 214 && /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(name);
+}

@@ -30,7 +30,9 @@ describe("load error messages", () => {
     const r = await loadTools({ ...p.opts, ...noInstall });
     const d = r.diagnostics.find((x) => x.id === "weather")!;
     const file = join(p.ws, "tools/weather.ts");
-    expect(d.message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:4:3: Expected "}" but found "approval" \\(\\+\\d+ more\\)$`));
+    // The path and position are the diagnostic's source/line/column, printed once, not repeated in the message.
+    expect(d.source).toBe(file);
+    expect(d.message).toMatch(/^Expected "}" but found "approval" \(\+\d+ more\)$/);
     expect(d.message).not.toContain("AggregateError");
     expect(d.message).not.toContain("errors building");
     expect([d.line, d.column]).toEqual([4, 3]);
@@ -42,7 +44,8 @@ describe("load error messages", () => {
     writeFileSync(file, MISSING_COMMA);
     const s = await reg.reload();
     const again = s.diagnostics.find((x) => x.id === "weather")!;
-    expect(again.message).toMatch(/weather\.ts:4:3: Expected "}" but found "approval" \(\+\d+ more\) \(the previous version stays active/);
+    expect(again.message).toMatch(/^Expected "}" but found "approval" \(\+\d+ more\) \(the previous version stays active/);
+    expect([again.line, again.column]).toEqual([4, 3]);
     expect(s.entries.find((e) => e.id === "weather")!.stale).toBe(true);
   });
 
@@ -188,6 +191,22 @@ describe("read-only loading (plugins list)", () => {
     expect(r.entries.map((e) => `${e.id}:${e.status}`)).toEqual(["clock:loaded", "pad:error", "cal:loaded"]);
     const d = r.diagnostics.find((x) => x.id === "pad")!;
     expect(d.message).toBe("imports left-pad-not-installed-xyz, which is not installed");
-    expect(d.hint).toContain("run `bun start` or `openassistant plugins install`");
+    expect(d.hint).toContain("Run `openassistant plugins install`");
+  });
+});
+
+describe("errors carry the line Bun gives", () => {
+  test("defineTool errors and errors thrown at import point at the line in the tool file", async () => {
+    const p = tempProject({
+      ".openassistant/tools/def.ts": `import { defineTool, z } from "@openassistant/sdk";\n\n\nexport default defineTool({ description: "", approval: "auto", args: z.object({}), run: async () => 1 });\n`,
+      ".openassistant/tools/thrower.ts": `import { defineTool } from "@openassistant/sdk";\n\nthrow new Error("boom at import");\n`,
+    });
+    const r = await loadTools({ ...p.opts, autoInstall: false });
+    const def = r.diagnostics.find((d) => d.id === "def")!;
+    expect([def.line, def.column]).toEqual([4, 16]);
+    expect(def.message).toStartWith('defineTool: "description" must be a non-empty string');
+    const thrower = r.diagnostics.find((d) => d.id === "thrower")!;
+    expect(thrower.line).toBe(3);
+    expect(thrower.message).toBe("boom at import");
   });
 });

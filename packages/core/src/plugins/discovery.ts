@@ -156,12 +156,13 @@ function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
     }
     return pluginCandidate(parsed.dir, "path", 2, spec);
   }
-  const dir = findInstalledPackage(parsed.name, input.projectRoot);
+  // `openassistant plugins install` installs config.plugins into .openassistant/; the project's own node_modules also count.
+  const dir = findInstalledPackage(parsed.name, input.projectWorkspace);
   if (!dir)
-    return broken(normalizeId(parsed.name), "npm", input.projectRoot, spec, `plugin package "${parsed.name}" is not installed in ${input.projectRoot}`, `Run \`bun add ${parsed.name}${parsed.range ? `@${parsed.range}` : ""}\` in the project root (or a tarball/path), then reload.`);
+    return broken(normalizeId(parsed.name), "npm", input.projectRoot, spec, `plugin package "${parsed.name}" is not installed in ${input.projectWorkspace} or ${input.projectRoot}`, `Run \`openassistant plugins install\` (it installs config.plugins into ${input.projectWorkspace}), then reload.`);
   const cand = pluginCandidate(dir, "npm", 2, spec);
   if (cand.kind === "plugin" && parsed.range && cand.pkg.version && !versionSatisfies(cand.pkg.version, parsed.range))
-    return broken(cand.id, "npm", join(dir, "package.json"), spec, `installed ${parsed.name}@${cand.pkg.version} does not satisfy "${parsed.range}"`, `Run \`bun add ${parsed.name}@${parsed.range}\`, or change the range in config.plugins.`);
+    return broken(cand.id, "npm", join(dir, "package.json"), spec, `installed ${parsed.name}@${cand.pkg.version} does not satisfy "${parsed.range}"`, `Run \`openassistant plugins install\`, or change the range in config.plugins.`);
   return cand;
 }
 

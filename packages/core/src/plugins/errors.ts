@@ -36,10 +36,13 @@ function describeUnsafe(err: unknown, file: string, workspace: string): { messag
   const unpacked = unpackAggregate(err);
   const e = unpacked.first as BuildMessageLike | undefined;
   const raw = stripCacheQuery((e && typeof e.message === "string" ? e.message : nonErrorText(unpacked.first)).split("\n")[0]!);
-  const pos = e?.position && typeof e.position.line === "number" ? e.position : undefined;
+  const built = e?.position && typeof e.position.line === "number" ? e.position : undefined;
+  const pos = built ?? stackPosition(unpacked.first, file);
   // Bun's BuildMessage columns are already 1-based.
-  const position = pos ? { line: pos.line!, column: Math.max(1, pos.column ?? 1) } : {};
-  const at = pos ? `${stripCacheQuery(pos.file || file)}:${pos.line}:${position.column}: ` : "";
+  const elsewhere = pos && pos.file && stripCacheQuery(pos.file) !== file ? stripCacheQuery(pos.file) : undefined;
+  // The diagnostic carries file:line:col itself; the message names a position only in another file (an imported helper).
+  const position = pos && !elsewhere ? { line: pos.line!, column: Math.max(1, pos.column ?? 1) } : {};
+  const at = pos && elsewhere ? `${elsewhere}:${pos.line}:${Math.max(1, pos.column ?? 1)}: ` : "";
   const more = unpacked.more ? ` (+${unpacked.more} more)` : "";
   const message = `${at}${raw}${more}`;
   if (e?.name === "ToolDefinitionError") return { message, hint: `Fix the defineTool({ ... }) options in ${file}.`, ...position };
@@ -48,12 +51,25 @@ function describeUnsafe(err: unknown, file: string, workspace: string): { messag
   if (missing)
     return {
       message,
-      hint: `Add "${missing[1]}" to the "dependencies" of ${workspace}/package.json (installed automatically on the next load), or run \`bun add ${missing[1]}\` where the plugin lives.`,
+      hint: `Run \`openassistant plugins install\` (it adds "${missing[1]}" to ${workspace}/package.json and installs it); for a plugin outside the workspace, run \`bun add ${missing[1]}\` where the plugin lives.`,
       ...position,
     };
   if (e?.name === "BuildMessage" || e?.name === "ResolveMessage" || e?.name === "SyntaxError" || /Unexpected|Expected/.test(raw))
     return { message, hint: `Fix the syntax error in ${file}${pos ? ` at line ${pos.line}` : ""}.`, ...position };
   return { message: `${e?.name && e.name !== "Error" ? `${e.name}: ` : ""}${message}`, hint: `Fix the error in ${file}; the other tools and plugins still load.`, ...position };
+}
+
+/**
+ * Where an Error thrown while importing `file` (or by defineTool called in it) came from: the first
+ * stack frame in that file, when Bun's stack has one.
+ */
+function stackPosition(err: unknown, file: string): { file: string; line: number; column: number } | undefined {
+  const stack = err instanceof Error && typeof err.stack === "string" ? err.stack : "";
+  for (const m of stack.matchAll(/\(?((?:file:\/\/)?\/[^():\s]+?)(?:\?v=\d+)?:(\d+):(\d+)\)?/g)) {
+    const at = m[1]!.replace(/^file:\/\//, "");
+    if (at === file) return { file: at, line: Number(m[2]), column: Number(m[3]) };
+  }
+  return undefined;
 }
 
 /** Text for a thrown value that is not an Error (`throw null`, `throw "x"`, `throw {}`). */

@@ -167,7 +167,7 @@ describe("fault isolation: each broken entry is skipped with a diagnostic, the r
     expect(diag("bad_define").message).toContain('defineTool: "description" must be a non-empty string');
     expect(diag("bad_define").hint).toContain("bad-define.ts");
     expect(diag("missing_dep").message).toContain("left-pad-not-installed-anywhere");
-    expect(diag("missing_dep").hint).toContain("dependencies");
+    expect(diag("missing_dep").hint).toContain("openassistant plugins install");
     expect(diag("syntax").source).toBe(join(p.ws, "tools/syntax.ts"));
     expect(diag("empty").message).toContain("exports no tool (exports: x)");
     expect(diag("boom").message).toContain("factory exploded");
@@ -199,7 +199,7 @@ describe("fault isolation: each broken entry is skipped with a diagnostic, the r
     p.write("node_modules/oa-versioned/package.json", JSON.stringify({ name: "oa-versioned", version: "1.4.0", openassistant: { entry: "./index.ts" } }));
     const r = await loadTools({ ...p.opts, ...noInstall });
     expect(r.entries.map((e) => `${e.id}:${e.origin}:${e.status}`)).toEqual(["nothere:npm:error", "versioned:npm:error"]);
-    expect(r.diagnostics[0]!.hint).toContain("bun add openassistant-plugin-nothere@^1.0.0");
+    expect(r.diagnostics[0]!.hint).toContain("openassistant plugins install");
     expect(r.diagnostics[1]!.message).toContain('installed oa-versioned@1.4.0 does not satisfy "^2.0.0"');
     p.write(".openassistant/config.json", JSON.stringify({ plugins: ["oa-versioned@^1.2"], config: { versioned: { apiKey: "k", projectId: "1" } } }));
     const ok = await loadTools({ ...p.opts, ...noInstall });

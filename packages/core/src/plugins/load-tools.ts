@@ -2,12 +2,11 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isToolDefinition, type PluginContext, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
-import { generateDeclarations } from "../codemode/declarations.ts";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { workspaceDir } from "../config/paths.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
-import { ensureWorkspaceDependencies } from "./auto-install.ts";
+import { ensureWorkspaceDependencies, FIX_COMMAND, type ToolInstallFailure } from "./auto-install.ts";
 import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
 import { isEntryDisabled, isToolEnabled } from "./enablement.ts";
@@ -59,10 +58,14 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
   const diagnostics: Diagnostic[] = [...loadedConfig.warnings];
 
   const readOnly = opts.readOnly === true;
+  const log = opts.log ?? defaultLog;
+  const installFailures = new Map<string, ToolInstallFailure>();
   if (opts.autoInstall !== false && !readOnly) {
+    const progress = opts.installProgress ?? ((line: string) => log("info", line, []));
     for (const ws of projectWorkspace === globalDir ? [projectWorkspace] : [projectWorkspace, globalDir]) {
-      const r = await ensureWorkspaceDependencies(ws, { env, timeoutMs: opts.installTimeoutMs });
+      const r = await ensureWorkspaceDependencies(ws, { env, timeoutMs: opts.installTimeoutMs, progress });
       diagnostics.push(...r.diagnostics);
+      for (const [file, failure] of r.toolFailures) installFailures.set(file, failure);
     }
   }
 
@@ -74,12 +77,11 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
   }
   for (const c of kept) if (c.kind === "plugin" && (c.origin === "npm" || c.origin === "path")) diagnostics.push(...checkScopePeers(c.id, c.pkg.dir));
   const gen = nextGeneration();
-  const log = opts.log ?? defaultLog;
   const helperStamps = new Map<string, string>();
 
   const results = await Promise.all(
     kept.map((c) =>
-      loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, readOnly, timeoutMs: opts.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, previous: previousOf(c, previous) }),
+      loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, readOnly, installFailures, timeoutMs: opts.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, previous: previousOf(c, previous) }),
     ),
   );
 
@@ -106,6 +108,8 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
   let declarations: LoadResult["declarations"];
   if (opts.declarations !== false) {
     try {
+      // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
+      const { generateDeclarations } = await import("../codemode/declarations.ts");
       const d = generateDeclarations(tree as ToolTree);
       declarations = { text: d.text, hash: d.hash };
       for (const w of d.warnings) diagnostics.push({ level: "warning", id: w.split(":")[0]!.split(" ")[0]!, source: "declarations", message: w, hint: "The tool's input is typed `unknown` for the model; use plain zod types (no transforms) in args." });
@@ -194,11 +198,13 @@ interface LoadContext {
   helperStamps: Map<string, string>;
   /** List mode: write nothing (no install, no node_modules, no data dirs). */
   readOnly: boolean;
+  /** Tool files whose imported packages could not be installed. */
+  installFailures: ReadonlyMap<string, ToolInstallFailure>;
   /** Time limit for importing the file and, separately, for running the factory. */
   timeoutMs: number;
 }
 
-const DEPS_HINT = "Dependencies are not installed; run `bun start` or `openassistant plugins install` (listing never installs anything).";
+const DEPS_HINT = `Run \`${FIX_COMMAND}\` (listing never installs anything; \`start\` installs too).`;
 
 /** Read-only mode: importing a package with no node_modules above it would let Bun fetch it from npm. */
 function uninstalledImports(file: string, dir: string): string[] {
@@ -230,6 +236,23 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     const why = pluginConfig?.enabled === false ? `config.${c.id}.enabled is false` : `config.tools.${c.id} is false`;
     return { entry: { ...base, status: "disabled", tools: [] }, fingerprint, diagnostics: [{ level: "info", id: c.id, source: c.source, message: `disabled (${why})`, hint: `Remove or flip ${why.split(" ")[0]} to enable it.` }] };
   }
+  const unset = lc.loadedConfig.unset?.find((u) => u.path[0] === "config" && u.path[1] === c.id);
+  if (unset)
+    return {
+      entry: { ...base, status: "error", tools: [] },
+      fingerprint,
+      diagnostics: [
+        {
+          level: "error",
+          id: c.id,
+          source: unset.file,
+          line: unset.line,
+          column: unset.column,
+          message: `config.${unset.path.slice(1).join(".")} uses \${${unset.name}}, which is not set, so "${c.id}" is not loaded`,
+          hint: `Set ${unset.name} in the environment (\`start\` fails without it); the other tools and plugins are not affected.`,
+        },
+      ],
+    };
   const prev = lc.previous;
   if (prev && prev.fingerprint === fingerprint && prev.subtree && prev.entry.status === "loaded" && !prev.entry.stale)
     return { entry: prev.entry, subtree: prev.subtree, fingerprint, diagnostics: [] };
@@ -259,6 +282,8 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       delete ctxConfig.enabled;
     } else if (c.kind === "tool") {
       file = c.file;
+      const installFailure = lc.installFailures.get(c.file);
+      if (installFailure) return fail({ source: c.file, ...installFailure });
       const pending = lc.readOnly ? uninstalledImports(c.file, dirname(c.file)) : [];
       if (pending.length) return fail({ source: c.file, message: `imports ${pending.join(", ")}, which is not installed`, hint: DEPS_HINT });
       const mod = await withTimeLimit(() => importFresh(c.file, lc.gen, dirname(c.file)), lc.timeoutMs);

@@ -66,6 +66,8 @@ export interface LoadToolsOptions {
   autoInstall?: boolean;
   /** Time limit for one `bun install` (default 120 s). */
   installTimeoutMs?: number;
+  /** Receives what auto-install is installing (and "still installing" lines). Default: `log` at info. */
+  installProgress?: (line: string) => void;
   /**
    * Time limit (ms) for importing one tool/plugin file, and separately for running one plugin
    * factory (default 10 000). A file that exceeds it is reported and skipped; the rest still loads.

@@ -56,7 +56,11 @@ describe("openassistant auth (subprocess, stdin)", () => {
   test("api-key with --profile, list (masked, in order, env fallback shown), remove", async () => {
     const dir = makeTempDir();
     expect((await cli(dir, ["anthropic", "api-key", "--profile", "work"], KEY)).code).toBe(0);
-    const odd = await cli(dir, ["anthropic", "api-key", "--profile=anthropic:proxy"], "proxy-key-0000000000009876");
+    const refused = await cli(dir, ["anthropic", "api-key", "--profile=anthropic:proxy"], "proxy-key-0000000000009876");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Anthropic API keys usually start with "sk-ant-": this is not one. Copy the key again, or pass --force');
+    expect(refused.stderr + refused.stdout).not.toContain("proxy-key-0000000000009876");
+    const odd = await cli(dir, ["anthropic", "api-key", "--profile=anthropic:proxy", "--force"], "proxy-key-0000000000009876");
     expect(odd.code).toBe(0);
     expect(odd.stderr).toContain('warning: Anthropic API keys usually start with "sk-ant-"');
 

@@ -109,12 +109,23 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
     }),
   });
 
-  const apiKeyArgs = { profile: PROFILE_ARG } as const satisfies ArgsDef;
+  const apiKeyArgs = {
+    profile: PROFILE_ARG,
+    force: { type: "boolean", description: 'Store a key that does not start with "sk-ant-" (e.g. for a proxy with its own keys)', default: false },
+  } as const satisfies ArgsDef;
   const apiKey = defineCommand({
-    meta: { name: "api-key", description: "Store an Anthropic API key (console.anthropic.com) and prefer it" },
+    meta: {
+      name: "api-key",
+      description: 'Store an Anthropic API key (console.anthropic.com) and prefer it. Pasted at a masked prompt, or read from stdin: echo "$KEY" | openassistant auth anthropic api-key',
+    },
     args: apiKeyArgs,
-    run: guarded<{ profile?: string }>(apiKeyArgs, async ({ args }) => {
-      const result = await readSecret("Paste your Anthropic API key", validateApiKey);
+    run: guarded<{ profile?: string; force?: boolean }>(apiKeyArgs, async ({ args }) => {
+      // A malformed key is refused (it would only fail later, at the first message) unless --force.
+      const strict = (raw: string): ValidationResult => {
+        const r = validateApiKey(raw);
+        return r.ok && r.warning && !args.force ? { ok: false, message: `${r.warning.replace(/; storing it anyway\.$/, "")}: this is not one. Copy the key again, or pass --force to store it anyway (e.g. for a proxy).` } : r;
+      };
+      const result = await readSecret("Paste your Anthropic API key", strict);
       if (result.warning) err(`warning: ${result.warning}`);
       saveProfile(args, "anthropic:api-key", "api_key", result.value);
     }),

@@ -3,7 +3,8 @@ import { createProgramChecker } from "@openassistant/core/codemode/typecheck-pro
 import { openDatabase } from "@openassistant/core/db/open.ts";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
-import { checkCredentials } from "../credentials.ts";
+import { resolveConfigDir } from "../../auth/paths.ts";
+import { checkCredentialShapes, checkDiscordAccess, checkEndpoint, checkReceipts, type CheckLevel, type DoctorCheck } from "../doctor-checks.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { resolveProject } from "../project.ts";
 
@@ -11,12 +12,7 @@ const args = {
   project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
 } as const;
 
-export type CheckLevel = "ok" | "warn" | "fail";
-export interface DoctorCheck {
-  readonly name: string;
-  readonly level: CheckLevel;
-  readonly detail: string;
-}
+export type { CheckLevel, DoctorCheck } from "../doctor-checks.ts";
 
 /** Discord bot tokens: base64(user id) . timestamp . hmac. */
 const DISCORD_TOKEN_SHAPE = /^[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}$/;
@@ -26,7 +22,7 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
   const checks: DoctorCheck[] = [];
   let loaded: Awaited<ReturnType<typeof loadGatewaySettings>>;
   try {
-    loaded = await loadGatewaySettings(cwd, env);
+    loaded = await loadGatewaySettings(cwd, env, { unsetVars: "report" });
   } catch (e) {
     checks.push({ name: "config", level: "fail", detail: e instanceof Error ? e.message : String(e) });
     return checks;
@@ -38,8 +34,8 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
       : { name: "config", level: "ok", detail: `valid (project ${settings.projectRoot})` },
   );
 
-  const creds = checkCredentials(env, settings.anthropic.profileOrder);
-  checks.push(creds.ok ? { name: "credentials", level: "ok", detail: `Anthropic: ${creds.ids.join(", ")}` } : { name: "credentials", level: "fail", detail: creds.message });
+  checks.push(...checkCredentialShapes(env, settings.anthropic.profileOrder));
+  checks.push(checkEndpoint(settings.anthropic.baseURL));
 
   try {
     const db = openDatabase(settings.databasePath);
@@ -51,6 +47,7 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
       db.close();
     }
     checks.push({ name: "database", level: "ok", detail: `writable: ${settings.databasePath}` });
+    checks.push(checkReceipts(settings.databasePath, resolveConfigDir(process.env)));
   } catch (e) {
     checks.push({ name: "database", level: "fail", detail: `${settings.databasePath} is not writable (${e instanceof Error ? e.message : String(e)}); fix its permissions or set database.path in the config.` });
   }
@@ -71,6 +68,7 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
     if (!token) checks.push({ name: "discord", level: "fail", detail: "discord.token is empty: set it (e.g. \"${DISCORD_TOKEN}\") or remove the discord section" });
     else if (!DISCORD_TOKEN_SHAPE.test(token)) checks.push({ name: "discord", level: "fail", detail: "discord.token does not look like a bot token (three dot-separated parts); copy it again from the Developer Portal → Bot → Reset Token" });
     else checks.push({ name: "discord", level: "ok", detail: "token has the shape of a bot token" });
+    checks.push(...checkDiscordAccess(loaded.config.config.discord));
   } else {
     checks.push({ name: "discord", level: "ok", detail: "not configured (the terminal is the surface)" });
   }
@@ -81,7 +79,7 @@ const ICON: Record<CheckLevel, string> = { ok: "✓", warn: "⚠", fail: "✗" }
 
 /** `openassistant doctor`: exit code 1 when any check fails. */
 export const doctorCommand = defineCommand({
-  meta: { name: "doctor", description: "Check config, credentials, database, tools and the Discord token" },
+  meta: { name: "doctor", description: "Check config, credentials, Discord access, database, receipts and tools" },
   args,
   run: ({ args: a, rawArgs }) =>
     guard(async () => {

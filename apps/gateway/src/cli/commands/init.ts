@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
+import { displayPath } from "../display-path.ts";
+import { writeEditorTsconfig } from "../editor-tsconfig.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { CONFIG_TEMPLATE, EXAMPLE_TOOL, WORKSPACE_GITIGNORE } from "../templates.ts";
 
@@ -32,9 +34,11 @@ export const initCommand = defineCommand({
       put(join(ws, ".gitignore"), WORKSPACE_GITIGNORE);
       const hasTools = (await Array.fromAsync(new Bun.Glob("*.{ts,js}").scan(join(ws, "tools")))).length > 0;
       if (!hasTools) put(join(ws, "tools", "clock.ts"), EXAMPLE_TOOL);
-      const rel = (f: string) => relative(process.cwd(), f) || ".";
+      const tsconfig = writeEditorTsconfig(ws);
+      if (tsconfig) written.push(tsconfig);
+      const rel = (f: string) => displayPath(f);
       for (const f of written) console.log(`created ${rel(f)}`);
       for (const f of skipped) console.log(`kept    ${rel(f)} (already exists${f.endsWith("config.jsonc") ? "; --force overwrites" : ""})`);
-      console.log("\nNext: edit .openassistant/config.jsonc, add tools with `openassistant tools create <name>`, check them with `openassistant plugins list`.");
+      console.log(`\nNext: edit ${rel(join(ws, "config.jsonc"))}, add tools with \`openassistant tools create <name>\`, check them with \`openassistant plugins list\`.\nEditors type-check the tools through ${rel(join(ws, "tsconfig.json"))} (npm imports are installed by \`start\` or \`openassistant plugins install\`).`);
     }),
 });

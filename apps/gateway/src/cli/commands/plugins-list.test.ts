@@ -43,7 +43,7 @@ describe("plugins list / tools create (real subprocesses)", () => {
     expect(r.stdout).toContain("tools.notes.add  [required → auto by policy]");
     expect(r.stdout).toContain("tools.notes.remove  [required]  ");
     expect(r.stdout).toContain("imports not-installed-pkg-oa, which is not installed");
-    expect(r.stdout).toContain("fix: Dependencies are not installed; run `bun start` or `openassistant plugins install`");
+    expect(r.stdout).toContain("fix: Run `openassistant plugins install` (listing never installs anything");
     expect(r.stdout).toMatch(/WARNING config \(\.openassistant\/config\.jsonc:1:\d+\): tools\["noets"\]: matches no tool or plugin, so it has no effect; did you mean "notes"\?/);
     expect(r.code).toBe(1);
   }, 20_000);

@@ -2,10 +2,15 @@ import { defineCommand } from "citty";
 import { ConfigError } from "@openassistant/core/config/errors.ts";
 import { loadConfig } from "@openassistant/core/config/load.ts";
 import { workspaceDir } from "@openassistant/core/config/paths.ts";
-import { ensureWorkspaceDependencies, loadTools } from "@openassistant/core/plugins/index.ts";
+import { ensureWorkspaceDependencies } from "@openassistant/core/plugins/auto-install.ts";
+import { loadTools } from "@openassistant/core/plugins/load-tools.ts";
+import { installNpmPlugins } from "@openassistant/core/plugins/npm-plugins.ts";
 import { resolvePolicy } from "@openassistant/core/policy/resolve.ts";
 import type { PolicyRule } from "@openassistant/core/policy/types.ts";
 import type { LoadResult } from "@openassistant/core/plugins/types.ts";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { displayPath } from "../display-path.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { resolveProject } from "../project.ts";
 
@@ -21,8 +26,12 @@ export function effectiveApproval(path: string, approval: "auto" | "required", r
 }
 
 /** Human-readable table of every discovered tool file and plugin, their tools and diagnostics. */
-export function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule[] = []): string {
-  const rel = (p: string) => (p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p);
+export function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule[] = [], projectRoot = cwd): string {
+  const rel = (p: string) => displayPath(p, cwd);
+  // The one command that fixes it, runnable from where the user is.
+  const inProject = cwd === projectRoot || cwd.startsWith(`${projectRoot}/`);
+  const here = (text: string) => text.replaceAll(`${cwd}/`, "");
+  const fix = (hint: string) => here(inProject ? hint : hint.replaceAll("`openassistant plugins install`", `\`openassistant plugins install --project ${rel(projectRoot)}\``));
   const rows = r.entries.map((e) => [e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]);
   const head = ["ID", "KIND", "STATUS", "ORIGIN", "SOURCE"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -40,7 +49,7 @@ export function formatPluginList(r: LoadResult, cwd: string, rules: readonly Pol
     out.push("", `Diagnostics (${counted.error} error, ${counted.warning} warning, ${counted.info} info):`);
     for (const d of r.diagnostics) {
       const where = `${rel(d.source)}${d.line ? `:${d.line}${d.column ? `:${d.column}` : ""}` : ""}`;
-      out.push(`  ${d.level.toUpperCase()} ${d.id} (${where}): ${d.message}`, `    fix: ${d.hint}`);
+      out.push(`  ${d.level.toUpperCase()} ${d.id} (${where}): ${here(d.message)}`, `    fix: ${fix(d.hint)}`);
     }
   }
   const tools = r.entries.reduce((n, e) => n + e.tools.filter((t) => t.enabled).length, 0);
@@ -58,10 +67,10 @@ const listCommand = defineCommand({
       let result: LoadResult;
       let rules: readonly PolicyRule[] = [];
       try {
-        const config = await loadConfig({ cwd: root, env: process.env });
+        const config = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
         rules = config.config.policy.rules;
         // Listing is side-effect free: no install, no package.json, no node_modules, no data dirs.
-        result = await loadTools({ config, env: process.env, readOnly: true, log: () => {} });
+        result = await loadTools({ config, env: process.env, readOnly: true, declarations: a.json, log: () => {} });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
@@ -69,7 +78,7 @@ const listCommand = defineCommand({
       if (a.json) {
         const { tree: _tree, declarations, ...rest } = result;
         console.log(JSON.stringify({ ...rest, declarationsHash: declarations?.hash }, null, 2));
-      } else console.log(formatPluginList(result, process.cwd(), rules));
+      } else console.log(formatPluginList(result, process.cwd(), rules, root));
       if (result.diagnostics.some((d) => d.level === "error")) process.exitCode = 1;
     }),
 });
@@ -77,7 +86,7 @@ const listCommand = defineCommand({
 const installArgs = { project: listArgs.project } as const;
 
 const installCommand = defineCommand({
-  meta: { name: "install", description: "Install the dependencies of .openassistant/ tools and plugins (what `start` does automatically)" },
+  meta: { name: "install", description: "Install what tools import and the npm plugins in config.plugins (start installs tool imports too)" },
   args: installArgs,
   run: ({ args: a, rawArgs }) =>
     guard(async () => {
@@ -89,18 +98,31 @@ const installCommand = defineCommand({
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
       }
+      const cwd = process.cwd();
+      const show = (p: string) => displayPath(p, cwd);
+      const progress = (line: string) => console.log(line.replace(/(?<![\w.])\/[^\s,:)]+/g, (p) => show(p)));
       const project = workspaceDir(config.projectRoot);
-      let failed = false;
+      const problems: string[] = [];
+      const installed: string[] = [];
       for (const ws of project === config.globalDir ? [project] : [project, config.globalDir]) {
-        const r = await ensureWorkspaceDependencies(ws, { env: process.env });
-        for (const d of r.diagnostics) {
-          console.error(`${d.level.toUpperCase()} ${d.source}: ${d.message}\n  fix: ${d.hint}`);
-          if (d.level === "error") failed = true;
-        }
-        if (r.ran && !failed) console.log(`installed dependencies in ${ws}`);
+        const r = await ensureWorkspaceDependencies(ws, { env: process.env, progress });
+        installed.push(...r.added);
+        for (const d of r.diagnostics) problems.push(`${d.level.toUpperCase()} ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
+        for (const [file, f] of r.toolFailures) problems.push(`ERROR ${show(file)}: ${f.message}\n  fix: ${f.hint}`);
       }
-      if (failed) process.exitCode = 1;
-      else console.log("Dependencies are up to date.");
+      const plugins = await installNpmPlugins(project, config.config.plugins, {
+        projectRoot: config.projectRoot,
+        homeDir: process.env.HOME ?? homedir(),
+        configFile: config.sources.at(-1) ?? join(project, "config.jsonc"),
+        env: process.env,
+        progress,
+      });
+      installed.push(...plugins.installed);
+      for (const d of plugins.diagnostics) problems.push(`ERROR ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
+      for (const p of problems) console.error(p);
+      if (problems.some((p) => p.startsWith("ERROR"))) process.exitCode = 1;
+      if (installed.length) console.log(`Installed ${installed.join(", ")}.`);
+      else if (!problems.length) console.log("Dependencies are up to date.");
     }),
 });
 

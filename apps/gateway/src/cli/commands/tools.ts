@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { defineCommand } from "citty";
+import { displayPath } from "../display-path.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
 import { resolveProject } from "../project.ts";
 import { toolTemplate } from "../templates.ts";
@@ -23,11 +24,11 @@ const createCommand = defineCommand({
       const root = resolveProject(a.project);
       const dir = join(root, ".openassistant", "tools");
       const file = join(dir, `${name}.ts`);
-      if (existsSync(file)) throw new CliError(`${relative(process.cwd(), file)} already exists; pick another name or edit that file`);
+      if (existsSync(file)) throw new CliError(`${displayPath(file)} already exists; pick another name or edit that file`);
       mkdirSync(dir, { recursive: true });
       const id = name.replace(/-/g, "_");
       writeFileSync(file, toolTemplate(id, a.approval as "auto" | "required"));
-      console.log(`created ${relative(process.cwd(), file) || file}\nIt is live at once as tools.${id}(...); until you fill in description, args and run, calls fail with "TODO: implement ${id}".`);
+      console.log(`created ${displayPath(file)}\nIt is live at once as tools.${id}(...); until you fill in description, args and run, calls fail with "TODO: implement ${id}".`);
     }),
 });
 

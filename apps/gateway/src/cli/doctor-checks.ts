@@ -1,0 +1,124 @@
+import { existsSync } from "node:fs";
+import { openDatabase } from "@openassistant/core/db/open.ts";
+import { createSqliteReceiptStore, receiptKeyPath } from "@openassistant/core/receipts/index.ts";
+import { resolveConfigDir } from "../auth/paths.ts";
+import { createAuthResolver } from "../auth/resolve.ts";
+import { openAuthStore } from "../auth/store.ts";
+import type { EnvLike } from "../auth/types.ts";
+import { API_KEY_PREFIX, SETUP_TOKEN_MIN_LENGTH, SETUP_TOKEN_PREFIX } from "../auth/validate.ts";
+import { NO_CREDENTIALS_MESSAGE } from "./credentials.ts";
+
+export type CheckLevel = "ok" | "warn" | "fail";
+export interface DoctorCheck {
+  readonly name: string;
+  readonly level: CheckLevel;
+  readonly detail: string;
+}
+
+/** Discord ids are snowflakes: 17–20 digits. "@ann" or "ann#1234" never match anyone. */
+const SNOWFLAKE = /^\d{17,20}$/;
+const ID_HINT = "Discord ids are numbers: enable Developer Mode (User Settings → Advanced), then right-click the user/role/server → Copy ID.";
+
+export interface DiscordAccessConfig {
+  readonly token?: string;
+  readonly allowedUsers: readonly string[];
+  readonly allowedRoles: readonly string[];
+  readonly allowedGuilds: readonly string[];
+  readonly allowedChannels: readonly string[];
+  readonly approvers?: readonly string[];
+  readonly guildId?: string;
+}
+
+/** Who can talk to the bot and approve, and ids that cannot be Discord ids. */
+export function checkDiscordAccess(d: DiscordAccessConfig): DoctorCheck[] {
+  if (!d.token) return [];
+  const out: DoctorCheck[] = [];
+  const bad: string[] = [];
+  const lists: Array<[string, readonly string[]]> = [
+    ["allowedUsers", d.allowedUsers],
+    ["allowedRoles", d.allowedRoles],
+    ["allowedGuilds", d.allowedGuilds],
+    ["allowedChannels", d.allowedChannels],
+    ["approvers", d.approvers ?? []],
+    ["guildId", d.guildId === undefined ? [] : [d.guildId]],
+  ];
+  for (const [key, ids] of lists) for (const id of ids) if (!SNOWFLAKE.test(id)) bad.push(`discord.${key}: ${JSON.stringify(id)}`);
+  if (bad.length) out.push({ name: "discord ids", level: "fail", detail: `not Discord ids (they match nobody):\n${bad.join("\n")}\n${ID_HINT}` });
+  if (d.allowedUsers.length === 0 && d.allowedRoles.length === 0)
+    out.push({
+      name: "discord access",
+      level: "fail",
+      detail: `discord.allowedUsers and discord.allowedRoles are both empty, so nobody can talk to the bot (everyone gets a polite refusal). Add your user id to discord.allowedUsers. ${ID_HINT}`,
+    });
+  else {
+    const approvers = d.approvers?.length ? d.approvers : d.allowedUsers;
+    out.push(
+      approvers.length
+        ? { name: "discord access", level: "ok", detail: `${d.allowedUsers.length} user(s), ${d.allowedRoles.length} role(s) may talk; ${approvers.length} approver(s)` }
+        : { name: "discord access", level: "warn", detail: "nobody can approve (discord.approvers and discord.allowedUsers are empty): tools with approval \"required\" will always be denied. Add approvers." },
+    );
+  }
+  return out;
+}
+
+/** Which credentials exist, in order, and the ones whose shape is wrong for their type. */
+export function checkCredentialShapes(env: EnvLike, profileOrder?: readonly string[]): DoctorCheck[] {
+  let candidates: ReturnType<ReturnType<typeof createAuthResolver>["candidates"]>;
+  try {
+    candidates = createAuthResolver({ store: openAuthStore(resolveConfigDir(env)), env, profileOrder }).candidates();
+  } catch (e) {
+    return [{ name: "credentials", level: "fail", detail: e instanceof Error ? e.message : String(e) }];
+  }
+  if (!candidates.length) return [{ name: "credentials", level: "fail", detail: NO_CREDENTIALS_MESSAGE }];
+  const out: DoctorCheck[] = [{ name: "credentials", level: "ok", detail: `Anthropic: ${candidates.map((c) => c.profileId).join(", ")}` }];
+  for (const c of candidates) {
+    const where = c.source === "env" ? c.profileId.slice(4) : `profile ${c.profileId}`;
+    if (c.type === "api_key" && c.secret.startsWith(SETUP_TOKEN_PREFIX))
+      out.push({
+        name: "credentials",
+        level: "fail",
+        detail: `${where} is stored as an API key but holds a Claude setup-token (${SETUP_TOKEN_PREFIX}…), which is sent the wrong way and rejected. ${c.source === "env" ? "Put it in ANTHROPIC_OAUTH_TOKEN instead." : `Run \`openassistant auth remove ${c.profileId}\`, then \`openassistant auth anthropic setup-token\`.`}`,
+      });
+    else if (c.type === "api_key" && !c.secret.startsWith(API_KEY_PREFIX))
+      out.push({ name: "credentials", level: "warn", detail: `${where} does not look like an Anthropic API key (they start with "${API_KEY_PREFIX}"); fine for a proxy that expects its own keys, otherwise copy the key again.` });
+    else if (c.type === "token" && (!c.secret.startsWith(SETUP_TOKEN_PREFIX) || c.secret.length < SETUP_TOKEN_MIN_LENGTH))
+      out.push({
+        name: "credentials",
+        level: "fail",
+        detail: `${where} is stored as a setup-token but is not one (${c.secret.startsWith(API_KEY_PREFIX) ? "it is an API key" : `expected ${SETUP_TOKEN_PREFIX}… of at least ${SETUP_TOKEN_MIN_LENGTH} characters`}). ${c.source === "env" ? "Fix the variable." : `Run \`openassistant auth remove ${c.profileId}\` and add it again with the right command.`}`,
+      });
+  }
+  return out;
+}
+
+export function checkEndpoint(baseURL: string | undefined): DoctorCheck {
+  return baseURL
+    ? { name: "endpoint", level: "ok", detail: `${baseURL} (OPENASSISTANT_ANTHROPIC_BASE_URL; the SDK's ANTHROPIC_BASE_URL is ignored)` }
+    : { name: "endpoint", level: "ok", detail: "https://api.anthropic.com (set OPENASSISTANT_ANTHROPIC_BASE_URL for a proxy)" };
+}
+
+/**
+ * The receipt key (in the config dir, like `receipts verify`) and the whole keyed chain: an edited,
+ * inserted or removed row, a removed run or a cut tail is named by its first bad row.
+ */
+export function checkReceipts(databasePath: string, configDir: string): DoctorCheck {
+  if (!existsSync(databasePath)) return { name: "receipts", level: "ok", detail: "no database yet (created by the first `openassistant start`)" };
+  const keyFile = receiptKeyPath(configDir);
+  const db = openDatabase(databasePath);
+  try {
+    const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'receipts'").get();
+    if (!hasTable) return { name: "receipts", level: "ok", detail: "no receipts yet" };
+    if (!existsSync(keyFile))
+      return { name: "receipts", level: "fail", detail: `no receipt key at ${keyFile}: receipts cannot be verified. Run with the gateway's OPENASSISTANT_CONFIG_DIR, or restore the key file.` };
+    const store = createSqliteReceiptStore(db, { keyDir: configDir });
+    const v = store.verify();
+    store.close();
+    return v.ok
+      ? { name: "receipts", level: "ok", detail: `${v.keyed + v.legacy} receipt(s) verify (keyed chain, key ${keyFile}${v.legacy ? `; ${v.legacy} legacy` : ""}${v.head === "checked" ? "; tail checked" : ""})` }
+      : { name: "receipts", level: "fail", detail: `receipts were changed outside the gateway: first bad row ${v.brokenAt}: ${v.reason}` };
+  } catch (e) {
+    return { name: "receipts", level: "fail", detail: `cannot verify receipts in ${databasePath}: ${e instanceof Error ? e.message : String(e)}` };
+  } finally {
+    db.close();
+  }
+}
