@@ -104,7 +104,7 @@ export function createToolInvoker(ctx: InvokerContext) {
       return finish("failed", { error }, cross("ToolError", error, "UNKNOWN_TOOL"));
     }
 
-    const parsed = parseInput(definition, inputJson);
+    const parsed = await parseInput(definition, inputJson);
     if (!parsed.ok) {
       const error = parsed.threw
         ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.recorded})`
@@ -218,7 +218,11 @@ export function createToolInvoker(ctx: InvokerContext) {
 
 type ParsedInput = { ok: true; value: unknown } | { ok: false; message: string; threw?: ThrownValue };
 
-function parseInput(def: ToolDefinition, json: string): ParsedInput {
+/**
+ * Parses with `safeParseAsync`, so a schema may check asynchronously before anyone is asked to
+ * approve (the workspace tools typecheck a source file this way; a failure goes back to the model).
+ */
+async function parseInput(def: ToolDefinition, json: string): Promise<ParsedInput> {
   let raw: unknown;
   try {
     raw = json === undefined || json === "" ? {} : JSON.parse(json);
@@ -227,10 +231,10 @@ function parseInput(def: ToolDefinition, json: string): ParsedInput {
   }
   const forbidden = findForbiddenKey(raw);
   if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };
-  let result: ReturnType<ToolDefinition["args"]["safeParse"]>;
+  let result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>;
   try {
-    // safeParse reports issues, but a transform/refine that throws (or is async) escapes it.
-    result = def.args.safeParse(raw === undefined ? {} : raw);
+    // safeParseAsync reports issues, but a transform/refine that throws escapes it.
+    result = await def.args.safeParseAsync(raw === undefined ? {} : raw);
   } catch (e) {
     const threw = describeThrown(e, "the schema");
     return { ok: false, message: threw.crossing, threw };
