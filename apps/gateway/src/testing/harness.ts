@@ -115,8 +115,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   return harness;
 }
 
+/**
+ * The model every harness test talks to; the strict fake applies that model's contract. The suite
+ * runs with the default and with OA_TEST_MODEL=claude-sonnet-5 / claude-haiku-4-5 (other thinking behaviour).
+ */
+export const TEST_MODEL = process.env.OA_TEST_MODEL || "claude-sonnet-5-5";
+
 const defaultTurn = {
-  model: "claude-test",
+  model: TEST_MODEL,
   maxTokens: 1024,
   maxRounds: 8,
   maxRepairRounds: 3,
