@@ -64,6 +64,8 @@ export interface HarnessOptions {
   /** Auth profiles to store (in order); default: env ANTHROPIC_API_KEY only. */
   readonly profiles?: ReadonlyArray<{ name: string; type: AuthProfileType; secret: string }>;
   readonly dir?: string;
+  /** For tests that provoke a contract error on purpose. */
+  readonly allowContractViolations?: boolean;
 }
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
@@ -110,6 +112,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await gateway.shutdown();
       await api.close();
+      // A request the real API would reject fails the test that sent it, whatever else it asserted.
+      if (api.violations.length && !options.allowContractViolations)
+        throw new Error(`The fake Anthropic API rejected ${api.violations.length} request(s) the real API would reject:\n${api.violations.map((v) => `${v.status} ${v.type}: ${v.message}`).join("\n")}`);
     },
   };
   return harness;
