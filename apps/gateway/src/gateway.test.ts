@@ -116,7 +116,9 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
 
   test("model API errors become a clear message and an error event, never a crash", async () => {
     h = await startHarness();
-    h.api.script([fakeAnthropicErrors.overloaded()]);
+    // With one credential an overload is waited out and retried twice (retry-after kept short here).
+    const overloaded = { error: { ...fakeAnthropicErrors.overloaded().error, headers: { "retry-after-ms": "10" } } };
+    h.api.script([overloaded, overloaded, overloaded]);
     const events: GatewayEvent[] = [];
     const outcome = await h.gateway.handleMessage({ sessionKey: "t6", surface: "terminal", text: "hi", onEvent: (e) => events.push(e) });
     expect(outcome.stopReason).toBe("model_error");

@@ -157,7 +157,7 @@ export function classifyModelError(err: unknown, cred: ResolvedCredential, endpo
     return { ...base, kind: "rate_limited", rotate: "rate_limit", retryAfterMs, message: `Anthropic's rate limit was reached for ${cred.profileId}; ${when}.` };
   }
   if (status === 529 || type === "overloaded_error") {
-    return { ...base, kind: "overloaded", rotate: "overloaded", message: "Anthropic is overloaded, try again in a minute." };
+    return { ...base, kind: "overloaded", rotate: "overloaded", retryAfterMs: parseRetryAfterMs(err.headers), message: "Anthropic is overloaded, try again in a minute." };
   }
   if (status === 413 || type === "request_too_large" || ((status === 400 || type === "invalid_request_error") && /prompt is too long|too many (input )?tokens|context (window|length)/i.test(text))) {
     return { ...base, kind: "context_too_long", message: "The conversation is too long for the model's context window; older messages need to be trimmed." };
