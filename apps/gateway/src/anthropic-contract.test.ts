@@ -165,6 +165,19 @@ describe("requests carry only what the model accepts", () => {
   });
 });
 
+describe("context window by real token counts", () => {
+  test("a round that would not fit the window (last usage + this turn's tool results) is not sent; the user is told", async () => {
+    h = await startHarness({ settings: turn({ model: "claude-haiku-4-5" }) });
+    // The first response reports a prompt of 199,500 tokens: with max_tokens 1024 the next round cannot fit 200K.
+    h.api.script([exec("toolu_1", { usage: { input_tokens: 199_500, output_tokens: 20 } })]);
+    const outcome = await h.gateway.handleMessage({ sessionKey: "full", surface: "terminal", text: "x" });
+    expect(outcome.stopReason).toBe("context_full");
+    expect(outcome.text).toContain("context window");
+    expect(h.api.messageRequests()).toHaveLength(1);
+    expect(h.calls).toEqual(["reminders.list"]);
+  });
+});
+
 describe("prompt caching", () => {
   test("a 5-round tool loop reads the conversation from the cache: at most 4 breakpoints, hit rate recorded", async () => {
     h = await startHarness({ settings: turn({ model: "claude-sonnet-5-5" }) });

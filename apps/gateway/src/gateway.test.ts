@@ -24,7 +24,7 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
     expect(req.body.stream).toBe(true);
     expect(req.headers.authorization).toBe(`Bearer ${TEST_API_KEY}`);
     expect(req.body.tools.map((t: { name: string }) => t.name)).toEqual(["execute"]);
-    expect(req.body.system[0].cache_control).toEqual({ type: "ephemeral" });
+    expect(req.body.system[0].cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
     expect(req.body.system[0].text).toContain("declare const tools");
     expect(req.body.system[0].text).toContain("create(input: {");
     expect(req.body.system[0].text).toContain("declare class ToolDeniedError");

@@ -9,7 +9,8 @@ import type { RotationEvent } from "../auth/types.ts";
 import type { GatewayEvent, TurnStopReason } from "../events/types.ts";
 import { groundAnswer, summaryForModel } from "../grounding/ground.ts";
 import { repairHistory } from "../sessions/repair.ts";
-import { trimHistory, type TrimmedHistory } from "../sessions/trim.ts";
+import { estimateTokens, trimHistory, type TrimmedHistory } from "../sessions/trim.ts";
+import { modelCapabilities } from "@openassistant/core/config/model-capabilities.ts";
 import type { NewMessage } from "../sessions/types.ts";
 import { EXECUTE_TOOL, readExecuteInput } from "./execute-tool.ts";
 import { isThinking, textOf, thinkingTextOf, toParams, withoutThinking } from "./messages.ts";
@@ -133,6 +134,8 @@ interface TurnState {
   readonly usage: { inputTokens: number; outputTokens: number; rounds: number };
   typecheckFailures: number;
   contextRetried: boolean;
+  /** The last request as the API counted it (input incl. cache) and as we estimate it. */
+  lastPrompt?: { readonly tokens: number; readonly estimate: number };
 }
 
 /** What the turn does next. */
@@ -225,6 +228,15 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
     messages: [...state.trimmed.messages, ...turnTail(state)],
     final: final && usage.rounds > 0,
   });
+  // Real token counts: the last response's usage plus what this turn added since (tool results
+  // included). A request that cannot fit is not sent; mid-turn history cannot be trimmed without
+  // changing the prefix of this turn's thinking blocks, so the turn ends with a clear message.
+  const estimate = estimateTokens([request.system, request.tools, request.messages]);
+  const window = modelCapabilities(s.model)?.contextWindow;
+  if (window && state.lastPrompt) {
+    const projected = state.lastPrompt.tokens + Math.max(0, estimate - state.lastPrompt.estimate);
+    if (projected + request.max_tokens > window) return { kind: "finish", stopReason: "context_full" };
+  }
   usage.rounds++;
   emit({ type: "model.request", turnId, round: usage.rounds });
   let message: Message;
@@ -240,6 +252,10 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
   }
   usage.inputTokens += (message.usage?.input_tokens ?? 0) + (message.usage?.cache_read_input_tokens ?? 0) + (message.usage?.cache_creation_input_tokens ?? 0);
   usage.outputTokens += message.usage?.output_tokens ?? 0;
+  if (message.usage) {
+    const tokens = (message.usage.input_tokens ?? 0) + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
+    state.lastPrompt = { tokens, estimate };
+  }
   const thinking = thinkingTextOf(message.content);
   if (thinking) emit({ type: "model.thinking", turnId, text: thinking });
   return readResponse(state, message, final);

@@ -155,6 +155,13 @@ export function checkRequest(body: Json, issued: IssuedThinking): ContractError 
   const breakpoints = countCacheControl(body);
   if (breakpoints > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`, DOCS.promptCaching);
 
+  // DOCS.promptCaching (mixing TTLs): a 1-hour breakpoint must come before any 5-minute one.
+  let seenShort = false;
+  for (const ttl of cacheTtls(body)) {
+    if (ttl === "1h" && seenShort) return invalid("a cache_control with ttl \"1h\" must not come after one with ttl \"5m\"", DOCS.promptCaching);
+    if (ttl !== "1h") seenShort = true;
+  }
+
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m?.role !== "user" && m?.role !== "assistant") return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`, DOCS.messages);
@@ -252,6 +259,16 @@ export function currentLoopStart(messages: Json[]): number {
     if (blocks.some((b: Json) => b.type !== "tool_result")) return i + 1;
   }
   return 0;
+}
+
+/** TTLs of the cache breakpoints in prompt order (tools, system, messages). */
+function cacheTtls(body: Json): string[] {
+  const out: string[] = [];
+  const add = (b: Json) => b?.cache_control && out.push(b.cache_control.ttl ?? "5m");
+  for (const t of body.tools ?? []) add(t);
+  for (const b of systemBlocks(body.system)) add(b);
+  for (const m of body.messages ?? []) for (const b of contentBlocks(m.content)) add(b);
+  return out;
 }
 
 export function countCacheControl(body: Json): number {

@@ -220,6 +220,8 @@ describe("fake Anthropic enforces the documented contract", () => {
     const system = [1, 2, 3, 4, 5].map((n) => ({ type: "text", text: `part ${n}`, cache_control: cc }));
     expect(await rejected({ ...base, model: h, system })).toContain("maximum of 4 blocks with cache_control");
     expect(await rejected({ ...base, model: h, max_tokens: 100_000 })).toContain("maximum allowed number of output tokens");
+    const ttls = [{ type: "text", text: "a", cache_control: cc }, { type: "text", text: "b", cache_control: { type: "ephemeral", ttl: "1h" } }];
+    expect(await rejected({ ...base, model: h, system: ttls })).toContain("1h");
   });
 
   test("usage: a repeated prefix behind a cache breakpoint is read from the cache", async () => {
