@@ -23,6 +23,9 @@ const quick = (e: ScriptedError): ScriptedError => ({ error: { ...e.error, heade
 type Block = { type: string; thinking?: string; signature?: string };
 const blocks = (m: { content: unknown }) => m.content as Block[];
 
+/** End-to-end turns with several requests (and a restart) on a busy 2-core VM: a generous limit, not a timing check. */
+const E2E_TIMEOUT = 30_000;
+
 const MODELS = ["claude-sonnet-5-5", "claude-sonnet-5", "claude-haiku-4-5"] as const;
 
 for (const model of MODELS) {
@@ -65,7 +68,7 @@ for (const model of MODELS) {
       expect(fourth.text).toBe("Switched models, one reminder.");
       expect(h.api.messageRequests().at(-1)!.body.model).toBe(other);
       expect(h.api.violations).toEqual([]);
-    });
+    }, E2E_TIMEOUT);
 
     test("429 then ok, 529 once and an overload mid-stream: the turn answers; receipts show each call ran once", async () => {
       h = await startHarness({ settings: turn({ model }) });
@@ -91,7 +94,7 @@ for (const model of MODELS) {
       expect(outcome.runIds).toHaveLength(1);
       const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
       expect(receipts.filter((r) => r.phase === "succeeded")).toHaveLength(1);
-    });
+    }, E2E_TIMEOUT);
 
     test("model_context_window_exceeded cuts off a tool call: it never runs, and the user is told", async () => {
       h = await startHarness({ settings: turn({ model }) });
@@ -104,7 +107,7 @@ for (const model of MODELS) {
       // The stored exchange is well-formed for the next message.
       h.api.script([textTurn("fresh start")]);
       expect((await h.gateway.handleMessage({ sessionKey: "ctx", surface: "terminal", text: "again" })).text).toBe("fresh start");
-    });
+    }, E2E_TIMEOUT);
 
     test("refusal: no partial answer is stored as if complete, the user is told", async () => {
       h = await startHarness({ settings: turn({ model }) });
@@ -115,7 +118,7 @@ for (const model of MODELS) {
       const session = h.gateway.sessions.getOrCreate("ref", "terminal");
       const stored = JSON.stringify(h.gateway.sessions.history(session.id));
       expect(stored).not.toContain("Here is how to");
-    });
+    }, E2E_TIMEOUT);
 
     test("pause_turn is continued; stop_sequence and max_tokens end with the text", async () => {
       h = await startHarness({ settings: turn({ model }) });
@@ -126,7 +129,7 @@ for (const model of MODELS) {
       h.api.script([textTurn("Cut", { stop_reason: "max_tokens" })]);
       const cut = await h.gateway.handleMessage({ sessionKey: "pause", surface: "terminal", text: "more" });
       expect(cut.text).toContain("cut off at the response token limit");
-    });
+    }, E2E_TIMEOUT);
   });
 }
 
@@ -155,14 +158,14 @@ describe("requests carry only what the model accepts", () => {
     const last = h.api.messageRequests().at(-1)!.body;
     expect(last.thinking).toBeUndefined();
     expect(last.output_config).toBeUndefined();
-  });
+  }, E2E_TIMEOUT);
 
   test("the last allowed round asks for text with tool_choice none, never a forced tool choice", async () => {
     h = await startHarness({ settings: turn({ model: "claude-sonnet-5-5", maxRounds: 2 }) });
     h.api.script([exec("toolu_1"), textTurn("final")]);
     await h.gateway.handleMessage({ sessionKey: "final", surface: "terminal", text: "x" });
     expect(h.api.messageRequests().map((r) => r.body.tool_choice)).toEqual([undefined, { type: "none" }]);
-  });
+  }, E2E_TIMEOUT);
 });
 
 describe("context window by real token counts", () => {
@@ -175,7 +178,7 @@ describe("context window by real token counts", () => {
     expect(outcome.text).toContain("context window");
     expect(h.api.messageRequests()).toHaveLength(1);
     expect(h.calls).toEqual(["reminders.list"]);
-  });
+  }, E2E_TIMEOUT);
 });
 
 describe("prompt caching", () => {
@@ -191,5 +194,5 @@ describe("prompt caching", () => {
     // Every round after the first reads at least the system prompt and the conversation so far.
     for (const u of usage.slice(1)) expect(u.cache_read_input_tokens).toBeGreaterThan(0);
     expect(rate).toBeGreaterThan(0.5);
-  });
+  }, E2E_TIMEOUT);
 });

@@ -186,9 +186,10 @@ describe("sessions", () => {
     expect(body.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "My name is Ann." }] },
       { role: "assistant", content: [{ type: "text", text: "Nice to meet you, Ann." }] },
-      // The newest block is a prompt-cache breakpoint (request copy only; not stored).
-      { role: "user", content: [{ type: "text", text: "What is my name?", cache_control: { type: "ephemeral" } }] },
+      { role: "user", content: [{ type: "text", text: "What is my name?" }] },
     ]);
+    // The conversation's cache breakpoint is automatic (top level): messages are sent as stored.
+    expect(body.cache_control).toEqual({ type: "ephemeral" });
     const session = second.sessions.getOrCreate("discord:dm:42", "discord");
     expect(second.sessions.turns(session.id).map((t) => t.stopReason)).toEqual(["answered", "answered"]);
   });

@@ -64,18 +64,3 @@ export function withoutThinking(messages: readonly MessageParam[]): MessageParam
     return content.length ? [{ ...m, content }] : [];
   });
 }
-
-/**
- * Marks the newest block for prompt caching too (the system block is the first breakpoint), so each
- * round of a tool loop reads the conversation so far from the cache; at most 2 of the 4 allowed
- * breakpoints are used. Copies; stored history is untouched.
- */
-export function withCacheBreakpoint(messages: MessageParam[]): MessageParam[] {
-  const last = messages.at(-1);
-  if (!last || typeof last.content === "string" || last.content.length === 0) return messages;
-  const blocks = [...last.content];
-  const tail = blocks[blocks.length - 1]!;
-  if (tail.type !== "text" && tail.type !== "tool_result") return messages;
-  blocks[blocks.length - 1] = { ...tail, cache_control: { type: "ephemeral" } };
-  return [...messages.slice(0, -1), { ...last, content: blocks } as MessageParam];
-}

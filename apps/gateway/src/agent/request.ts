@@ -1,7 +1,6 @@
 import type { MessageCreateParamsBase, MessageParam, TextBlockParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
 import { modelCapabilities, type ModelCapabilities } from "@openassistant/core/config/model-capabilities.ts";
 import type { TurnSettings } from "./settings.ts";
-import { withCacheBreakpoint } from "./messages.ts";
 
 /** Request parameters the agent sends (streaming is the client's business). */
 export type ModelRequest = Omit<MessageCreateParamsBase, "stream">;
@@ -31,7 +30,11 @@ export function buildRequest(input: RoundInput): ModelRequest {
     max_tokens: caps ? Math.min(s.maxTokens, caps.maxOutput) : s.maxTokens,
     system: input.system,
     tools: input.tools,
-    messages: withCacheBreakpoint(input.messages),
+    messages: input.messages,
+    // Automatic caching: the API puts this breakpoint on the last cacheable block itself, so the
+    // messages sent are byte-for-byte the ones sent last round plus the new ones (no marker moves
+    // inside the prefix of a thinking block). With the system block's, 2 of the 4 breakpoints.
+    cache_control: { type: "ephemeral" },
     ...thinkingParams(s, caps),
     ...(input.final ? { tool_choice: { type: "none" as const } } : {}),
   };

@@ -268,6 +268,7 @@ function cacheTtls(body: Json): string[] {
   for (const t of body.tools ?? []) add(t);
   for (const b of systemBlocks(body.system)) add(b);
   for (const m of body.messages ?? []) for (const b of contentBlocks(m.content)) add(b);
+  if (body.cache_control) out.push(body.cache_control.ttl ?? "5m");
   return out;
 }
 

@@ -456,6 +456,9 @@ function cachePositions(body: any): Array<{ hash: string; tokens: number; marked
     const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content ?? []);
     for (const b of blocks) push(b, { role: m.role });
   }
+  // Automatic caching (DOCS.promptCaching): a top-level cache_control marks the last cacheable block.
+  const last = out.at(-1);
+  if (body.cache_control && last) out[out.length - 1] = { ...last, marked: true, ttl: body.cache_control.ttl ?? last.ttl };
   return out;
 }
 
