@@ -4,10 +4,12 @@ import type { TurnSettings } from "./agent/settings.ts";
 import { startHarness, type Harness } from "./testing/harness.ts";
 
 // The documented Claude API contract, end to end (real SDK → strict fake Anthropic → real sandbox and
-// SQLite), for three current models with different thinking behaviour:
+// SQLite), for models with different thinking behaviour:
 // - claude-sonnet-5-5: adaptive thinking by default, display "omitted", forced tool use / disabled thinking rejected;
-// - claude-sonnet-5: adaptive by default, "disabled" accepted;
-// - claude-haiku-4-5: no thinking unless asked (budget thinking), no effort parameter.
+// - claude-opus-5-5: adaptive thinking always on (no between_tools, no disabled);
+// - claude-haiku-5-5: adaptive by default, "disabled" accepted, prefill rejected;
+// - claude-sonnet-5 (earlier): adaptive by default, "disabled" accepted, forced tool use allowed without thinking;
+// - claude-haiku-4-5 (earlier): no thinking unless asked (budget thinking), no effort parameter.
 // The harness fails a test whose requests the real API would reject (docs/anthropic-contract.md).
 
 let h: Harness | undefined;
@@ -26,7 +28,7 @@ const blocks = (m: { content: unknown }) => m.content as Block[];
 /** End-to-end turns with several requests (and a restart) on a busy 2-core VM: a generous limit, not a timing check. */
 const E2E_TIMEOUT = 30_000;
 
-const MODELS = ["claude-sonnet-5-5", "claude-sonnet-5", "claude-haiku-4-5"] as const;
+const MODELS = ["claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5", "claude-sonnet-5", "claude-haiku-4-5"] as const;
 
 for (const model of MODELS) {
   describe(`contract on ${model}`, () => {

@@ -122,7 +122,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
 /**
  * The model every harness test talks to; the strict fake applies that model's contract. The suite
- * runs with the default and with OA_TEST_MODEL=claude-sonnet-5 / claude-haiku-4-5 (other thinking behaviour).
+ * also runs with OA_TEST_MODEL=claude-opus-5-5 / claude-haiku-5-5 / claude-sonnet-5 / claude-haiku-4-5
+ * (other thinking behaviour; docs/anthropic-contract.md).
  */
 export const TEST_MODEL = process.env.OA_TEST_MODEL || "claude-sonnet-5-5";
 

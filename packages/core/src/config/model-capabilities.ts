@@ -73,17 +73,21 @@ const haiku45: Omit<ModelCapabilities, "id"> = {
   source: "https://platform.claude.com/docs/en/about-claude/models/overview",
 };
 
+const LINEUP = "https://platform.claude.com/docs/en/models/haiku-5-5/overview";
+
 const rows: Array<[string, Omit<ModelCapabilities, "id">]> = [
+  // The current lineup ("How it compares" table on the model pages): Fable 5.1 and Opus 5.5 think
+  // always (adaptive only), Sonnet 5.5 and Haiku 5.5 adaptively; all 1M context, 128K output.
   ["claude-sonnet-5-5", sonnet55],
-  ["claude-opus-5-5", { ...sonnet55, source: "https://platform.claude.com/docs/en/models/opus-5/overview" }],
-  // "Adaptive (always on)" in the current lineup table.
-  ["claude-fable-5-1", { ...sonnet55, thinking: ["adaptive"], betweenToolsEffort: [], source: "https://platform.claude.com/docs/en/models/opus-5/overview" }],
-  ["claude-sonnet-5", sonnet5],
-  ["claude-opus-5", { ...sonnet5, source: "https://platform.claude.com/docs/en/models/opus-5/overview" }],
+  ["claude-opus-5-5", { ...sonnet55, thinking: ["adaptive"], betweenToolsEffort: [], defaultEffort: "medium", source: LINEUP }],
+  ["claude-fable-5-1", { ...sonnet55, thinking: ["adaptive"], betweenToolsEffort: [], source: LINEUP }],
   [
     "claude-haiku-5-5",
-    { ...sonnet5, rejects: { ...sonnet5.rejects, assistantPrefill: true }, maxOutput: 64_000, source: "https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide" },
+    { ...sonnet5, defaultEffort: "medium", rejects: { ...sonnet5.rejects, assistantPrefill: true }, source: "https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide" },
   ],
+  // Earlier models the SDK still lists.
+  ["claude-sonnet-5", sonnet5],
+  ["claude-opus-5", { ...sonnet5, source: "https://platform.claude.com/docs/en/models/opus-5/overview" }],
   ["claude-haiku-4-5", haiku45],
   ["claude-haiku-4-5-20251001", haiku45],
 ];

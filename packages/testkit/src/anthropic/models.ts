@@ -104,18 +104,18 @@ const HAIKU_4_5: FakeModelRules = {
   minCacheableTokens: 2048,
 };
 
-const ADAPTIVE_5_5: FakeModelRules = { ...SONNET_5_5 };
-
 /** The models the fake serves (ids from the SDK's `Model` union and the models overview). */
 export const FAKE_MODELS: Readonly<Record<string, FakeModelRules>> = {
   "claude-sonnet-5-5": SONNET_5_5,
-  "claude-opus-5-5": ADAPTIVE_5_5,
-  // DOCS.opus5Overview: Fable 5.1 — "Adaptive (always on)": no way to turn thinking off.
+  // https://platform.claude.com/docs/en/models/haiku-5-5/overview ("How it compares"): Fable 5.1 and
+  // Opus 5.5 — "Adaptive (always on)": adaptive is the only accepted thinking type.
+  "claude-opus-5-5": { ...SONNET_5_5, thinkingTypes: ["adaptive"], betweenToolsEfforts: [] },
   "claude-fable-5-1": { ...SONNET_5_5, thinkingTypes: ["adaptive"], betweenToolsEfforts: [] },
+  // DOCS.migrationHaiku55: adaptive instead of budgets; sampling parameters and prefill are 400s;
+  // thinking blocks work only in the account that produced them. Overview: 1M context, 128K output.
+  "claude-haiku-5-5": { ...SONNET_5, thinkingTypes: ["adaptive", "disabled"], rejectsPrefill: true, thinkingTiedToModel: true },
   "claude-sonnet-5": SONNET_5,
   "claude-opus-5": SONNET_5,
-  // DOCS.migrationHaiku55: adaptive instead of budgets; sampling parameters and prefill are 400s.
-  "claude-haiku-5-5": { ...SONNET_5, thinkingTypes: ["adaptive", "disabled"], rejectsPrefill: true, thinkingTiedToModel: true, maxOutput: 64_000 },
   "claude-haiku-4-5": HAIKU_4_5,
   "claude-haiku-4-5-20251001": HAIKU_4_5,
 };
