@@ -162,6 +162,23 @@ describe("requests carry only what the model accepts", () => {
     expect(last.output_config).toBeUndefined();
   }, E2E_TIMEOUT);
 
+  test("thinkingDisplay summarized: the model's thinking comes back as text and is shown as progress", async () => {
+    h = await startHarness({ settings: turn({ model: "claude-sonnet-5-5", thinkingDisplay: "summarized" }) });
+    h.api.script([exec("toolu_1", { thinking: "Listing reminders first." }), textTurn("one", { thinking: "Now answering." })]);
+    const progress: string[] = [];
+    const outcome = await h.gateway.handleMessage({
+      sessionKey: "display",
+      surface: "terminal",
+      text: "x",
+      onEvent: (e) => {
+        if (e.type === "model.thinking") progress.push(e.text);
+      },
+    });
+    expect(progress).toEqual(["Listing reminders first.", "Now answering."]);
+    // Thinking is never part of the answer.
+    expect(outcome.text).toBe("one");
+  }, E2E_TIMEOUT);
+
   test("the last allowed round asks for text with tool_choice none, never a forced tool choice", async () => {
     h = await startHarness({ settings: turn({ model: "claude-sonnet-5-5", maxRounds: 2 }) });
     h.api.script([exec("toolu_1"), textTurn("final")]);

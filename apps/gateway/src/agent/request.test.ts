@@ -22,6 +22,12 @@ describe("buildRequest sends only what the model accepts", () => {
     expect(haiku.output_config).toBeUndefined();
   });
 
+  test("thinkingDisplay: summarized asks for readable thinking where thinking is adaptive", () => {
+    expect(build({ model: "claude-sonnet-5-5", thinkingDisplay: "summarized" }).thinking).toEqual({ type: "adaptive", display: "summarized" });
+    expect(build({ model: "claude-sonnet-5-5", thinking: "between_tools", thinkingDisplay: "summarized" }).thinking).toEqual({ type: "between_tools" });
+    expect(build({ model: "claude-haiku-4-5", thinkingDisplay: "summarized" }).thinking).toBeUndefined();
+  });
+
   test("budget thinking on Haiku 4.5 stays ≥ 1024 and below max_tokens", () => {
     expect(build({ model: "claude-haiku-4-5", thinking: "enabled", maxTokens: 8000 }).thinking).toEqual({ type: "enabled", budget_tokens: 4000 });
   });

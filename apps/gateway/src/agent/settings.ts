@@ -23,6 +23,8 @@ export interface TurnSettings {
   readonly effort?: EffortLevel;
   /** `thinking.type`; sent only when the model accepts it, else the model's default applies. */
   readonly thinking?: ThinkingSetting;
+  /** `thinking.display` for adaptive / budget thinking: "summarized" returns readable progress. */
+  readonly thinkingDisplay?: "summarized" | "omitted";
 }
 
 /** The config's `model` section (core schema) as turn settings: the one place both meet. */
@@ -39,6 +41,7 @@ export function turnSettingsFromConfig(model: OpenAssistantConfig["model"]): Tur
     ...(model.system ? { system: model.system } : {}),
     ...(model.effort ? { effort: model.effort } : {}),
     ...(model.thinking ? { thinking: model.thinking } : {}),
+    ...(model.thinkingDisplay ? { thinkingDisplay: model.thinkingDisplay } : {}),
   };
 }
 
@@ -53,6 +56,6 @@ export function mergeTurnSettings(base: TurnSettings, overrides: Readonly<Record
     const v = overrides[key];
     if (v !== undefined && v !== null && typeof v === typeof base[key]) out[key] = v;
   }
-  for (const key of ["system", "effort", "thinking"] as const) if (typeof overrides[key] === "string") out[key] = overrides[key];
+  for (const key of ["system", "effort", "thinking", "thinkingDisplay"] as const) if (typeof overrides[key] === "string") out[key] = overrides[key];
   return out as unknown as TurnSettings;
 }

@@ -50,6 +50,8 @@ export const configSchema = z.strictObject({
       effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
       /** `adaptive` | `between_tools` (| `enabled` | `disabled` on older models), as the model allows. */
       thinking: z.enum(["adaptive", "between_tools", "enabled", "disabled"]).optional(),
+      /** `summarized` returns readable thinking (shown as progress); the current models default to `omitted`. */
+      thinkingDisplay: z.enum(["summarized", "omitted"]).optional(),
     })
     .superRefine((model, ctx) => {
       for (const message of checkModelSettings(model.name, model)) ctx.addIssue({ code: "custom", message, path: [] });
