@@ -16,8 +16,9 @@ export interface LoadedGatewayConfig {
 }
 
 /**
- * Our own override of the Anthropic endpoint (proxies, the fake API in tests), read explicitly:
- * the SDK's ANTHROPIC_BASE_URL is never used (see DESIGN "Model and auth").
+ * Our own override of the Anthropic endpoint (proxies, the fake API in tests); the standard
+ * ANTHROPIC_BASE_URL is honoured when it is not set. Both are read here, explicitly (the SDK is
+ * never left to read process.env).
  */
 export const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
 
@@ -40,7 +41,7 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
   const projectRoot = loaded.projectRoot;
   const dataDir = join(workspaceDir(projectRoot), "data");
   const dbPath = c.database.path ? (isAbsolute(c.database.path) ? c.database.path : resolve(projectRoot, c.database.path)) : join(dataDir, "openassistant.sqlite");
-  const baseURL = env[BASE_URL_ENV]?.trim() || undefined;
+  const baseURL = env[BASE_URL_ENV]?.trim() || env.ANTHROPIC_BASE_URL?.trim() || undefined;
 
   const settings: GatewaySettings = {
     projectRoot,

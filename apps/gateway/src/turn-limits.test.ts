@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import type { TurnSettings } from "./agent/settings.ts";
-import { startHarness, type Harness } from "./testing/harness.ts";
+import { startHarness, TEST_MODEL, type Harness } from "./testing/harness.ts";
 
 // Turn limits end to end (real SDK → fake Anthropic, real sandbox, real SQLite). In their own file
 // beside gateway.test.ts so each file stays under the 10 s budget.
@@ -53,8 +53,8 @@ describe("per-session settings", () => {
     h.api.script([textTurn("a"), textTurn("b")]);
     await h.gateway.handleMessage({ sessionKey: "pick", surface: "terminal", text: "hi" });
     const session = h.gateway.sessions.getOrCreate("pick", "terminal");
-    h.gateway.sessions.setSettings(session.id, { model: "claude-session-model" });
+    h.gateway.sessions.setSettings(session.id, { model: "claude-opus-5-5" });
     await h.gateway.handleMessage({ sessionKey: "pick", surface: "terminal", text: "hi again" });
-    expect(h.api.messageRequests().map((r) => r.body.model)).toEqual(["claude-test", "claude-session-model"]);
+    expect(h.api.messageRequests().map((r) => r.body.model)).toEqual([TEST_MODEL, "claude-opus-5-5"]);
   });
 });

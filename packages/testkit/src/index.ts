@@ -13,7 +13,9 @@ export {
   type FakeContentBlock,
   type FakeUsage,
   type FakeStopReason,
+  type ContractViolation,
 } from "./anthropic/fake-server.ts";
+export { FAKE_MODELS, type FakeModelRules } from "./anthropic/models.ts";
 export {
   startFakeDiscord,
   FakeDiscord,

@@ -1,38 +1,37 @@
-import type {
-  ContentBlock,
-  ContentBlockParam,
-  Message,
-  MessageCreateParamsBase,
-  MessageParam,
-  TextBlockParam,
-  ToolResultBlockParam,
-  ToolUseBlock,
-} from "@anthropic-ai/sdk/resources/messages/messages";
+import type { ContentBlockParam, Message, MessageParam, ToolResultBlockParam, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ToolTree } from "@openassistant/sdk";
 import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
 import { formatRunResultForModel } from "@openassistant/core/codemode/format-result.ts";
 import type { Typechecker } from "@openassistant/core/codemode/typecheck.ts";
 import type { ActivitySummary, Receipt, ReceiptStore } from "@openassistant/core/receipts/index.ts";
+import { newId } from "@openassistant/core/ids.ts";
 import type { RotationEvent } from "../auth/types.ts";
 import type { GatewayEvent, TurnStopReason } from "../events/types.ts";
 import { groundAnswer, summaryForModel } from "../grounding/ground.ts";
-import { repairHistory, sanitizeBlock } from "../sessions/repair.ts";
-import { trimHistory } from "../sessions/trim.ts";
+import { repairHistory } from "../sessions/repair.ts";
+import { estimateTokens, trimHistory, type TrimmedHistory } from "../sessions/trim.ts";
+import { modelCapabilities } from "@openassistant/core/config/model-capabilities.ts";
 import type { NewMessage } from "../sessions/types.ts";
 import { EXECUTE_TOOL, readExecuteInput } from "./execute-tool.ts";
+import { isThinking, textOf, thinkingTextOf, toParams, withoutThinking } from "./messages.ts";
+import { buildRequest, type ModelRequest } from "./request.ts";
 import type { TurnSettings } from "./settings.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
-import { startTurnClock } from "./turn-clock.ts";
-import { newId } from "@openassistant/core/ids.ts";
+import { startTurnClock, type TurnClock } from "./turn-clock.ts";
 
-/** Request parameters the agent sends (streaming is the client's business). */
-export type ModelRequest = Omit<MessageCreateParamsBase, "stream">;
+export type { ModelRequest } from "./request.ts";
 
 /** The model transport (apps/gateway/src/model): streams one request, resolves with the final message. */
 export interface ModelStreamer {
   streamMessage(
     params: ModelRequest,
-    options: { onText?: (text: string) => void; signal?: AbortSignal; onRotate?: (event: RotationEvent) => void },
+    options: {
+      onText?: (text: string) => void;
+      signal?: AbortSignal;
+      onRotate?: (event: RotationEvent) => void;
+      /** Called before the client waits out a `retry-after` and retries. */
+      onRetry?: (info: { seconds: number; reason: string }) => void;
+    },
   ): Promise<Message>;
 }
 
@@ -94,6 +93,8 @@ export const EMPTY_USER_MESSAGE = "(The user sent an empty message.)";
 
 const CUT_OFF_TEXT =
   "Not run: this tool call was cut off at the response token limit (max_tokens), so its code is incomplete. Send shorter code, or split the work over several execute calls.";
+const CONTEXT_CUT_OFF_TEXT =
+  "Not run: this tool call was cut off because the model's context window is full (model_context_window_exceeded), so its code is incomplete.";
 
 const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, string> = {
   max_rounds: "I stopped: this turn reached its limit of model rounds.",
@@ -101,10 +102,56 @@ const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, st
   token_budget: "I stopped: this turn used up its token budget.",
   timeout: "I stopped: this turn ran out of time.",
   aborted: "I stopped: the turn was cancelled.",
+  refused: "The model declined to answer this request (stop reason: refusal), so there is no answer. Rephrasing the request, or starting a new conversation, may help.",
+  context_full:
+    "I stopped: the conversation filled the model's context window. Start a new conversation (or ask again more briefly); the receipts of what ran are kept.",
 };
 
+/** Continuation prompt after a `pause_turn` (valid on every model, including those that reject prefill). */
+const CONTINUE_TEXT = "(Continue.)";
+
+/** Everything one turn knows; each step reads and advances it. */
+interface TurnState {
+  readonly turnId: string;
+  readonly session: TurnSession;
+  readonly deps: TurnDeps;
+  readonly s: TurnSettings;
+  readonly signal: AbortSignal;
+  readonly clock: TurnClock;
+  readonly emit: (e: GatewayEvent) => void;
+  readonly stopReasonFor: () => TurnStopReason;
+  /**
+   * The tools the next execute checks against and runs with: refreshed before each execute, so a
+   * tool written or reloaded mid-turn is usable at once. The prompt keeps the declarations it
+   * started with (its prefix must not change during a tool loop).
+   */
+  tree: ToolTree;
+  declarations: string;
+  readonly system: ReturnType<typeof buildSystemPrompt>;
+  readonly userContent: ContentBlockParam[];
+  /** Stored history made valid, thinking of finished turns left out (see messages.ts). */
+  readonly history: MessageParam[];
+  trimmed: TrimmedHistory;
+  historyTokens: number;
+  /** The messages this turn adds (user request first). */
+  readonly added: NewMessage[];
+  readonly runIds: string[];
+  readonly usage: { inputTokens: number; outputTokens: number; rounds: number };
+  typecheckFailures: number;
+  contextRetried: boolean;
+  /** The last request as the API counted it (input incl. cache) and as we estimate it. */
+  lastPrompt?: { readonly tokens: number; readonly estimate: number };
+}
+
+/** What the turn does next. */
+export type TurnStep =
+  | { readonly kind: "request" }
+  | { readonly kind: "tools"; readonly message: Message; readonly final: boolean }
+  | { readonly kind: "finish"; readonly stopReason: TurnStopReason; readonly text?: string };
+
 /**
- * One user message to a final answer: model → (typecheck → run → result)* → text, then grounding.
+ * One user message to a final answer, as a small state machine:
+ * request a round → (handle tool uses → request a round)* → finish (grounding).
  * Never throws for model, tool or limit problems: they end the turn with a clear text and events.
  */
 export async function runTurn(session: TurnSession, userMessage: string, deps: TurnDeps, options: TurnOptions = {}): Promise<TurnOutcome> {
@@ -115,223 +162,274 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
     events.push(e);
     options.onEvent?.(e);
   };
-
   // An own timer (stopped at the end) instead of AbortSignal.timeout, so a finished turn leaves nothing
   // pending, and so it can stand still while an approval waits for an operator.
   const timeoutController = new AbortController();
   const timeout = timeoutController.signal;
   const clock = startTurnClock(s.turnTimeoutSeconds * 1000, () => timeoutController.abort(`the turn exceeded ${s.turnTimeoutSeconds}s`));
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const stopReasonFor = (): TurnStopReason => (options.signal?.aborted ? "aborted" : timeout.aborted ? "timeout" : "aborted");
   try {
-    return await loop();
+    const state = startTurn(session, userMessage, deps, {
+      turnId,
+      signal,
+      clock,
+      emit,
+      stopReasonFor: () => (options.signal?.aborted ? "aborted" : timeout.aborted ? "timeout" : "aborted"),
+    });
+    let step: TurnStep = { kind: "request" };
+    while (step.kind !== "finish") step = step.kind === "request" ? await requestRound(state) : await handleToolUses(state, step.message, step.final);
+    return finishTurn(state, step, events);
   } finally {
     clock.stop();
   }
+}
 
-  async function loop(): Promise<TurnOutcome> {
-    const { tree, declarations } = deps.tools();
-    const system = buildSystemPrompt(declarations, s.system);
-    // The API rejects an empty or whitespace-only text block, and a stored one would break every later turn.
-    const userContent: ContentBlockParam[] = [{ type: "text", text: userMessage.trim() ? userMessage : EMPTY_USER_MESSAGE }];
-    const added: NewMessage[] = [{ role: "user", content: userContent }];
-    const runIds: string[] = [];
-    let historyTokens = s.historyTokens;
-    // Whatever is stored (an interrupted write, an older version), the request must be valid.
-    const history = repairHistory(session.history);
-    let trimmed = trimHistory([...history, { role: "user", content: userContent }], { maxTokens: historyTokens, maxMessages: s.historyMessages });
-    const usage = { inputTokens: 0, outputTokens: 0, rounds: 0 };
-    let typecheckFailures = 0;
-    let finalText: string | undefined;
-    let stopReason: TurnStopReason = "answered";
-    let contextRetried = false;
+export function startTurn(
+  session: TurnSession,
+  userMessage: string,
+  deps: TurnDeps,
+  ctx: Pick<TurnState, "turnId" | "signal" | "clock" | "emit" | "stopReasonFor">,
+): TurnState {
+  const s = deps.settings;
+  const { tree, declarations } = deps.tools();
+  // The API rejects an empty or whitespace-only text block, and a stored one would break every later turn.
+  const userContent: ContentBlockParam[] = [{ type: "text", text: userMessage.trim() ? userMessage : EMPTY_USER_MESSAGE }];
+  // Whatever is stored (an interrupted write, an older version), the request must be valid.
+  const history = withoutThinking(repairHistory(session.history));
+  return {
+    ...ctx,
+    session,
+    deps,
+    s,
+    tree,
+    declarations,
+    system: buildSystemPrompt(declarations, s.system),
+    userContent,
+    history,
+    historyTokens: s.historyTokens,
+    trimmed: trimHistory([...history, { role: "user", content: userContent }], { maxTokens: s.historyTokens, maxMessages: s.historyMessages }),
+    added: [{ role: "user", content: userContent }],
+    runIds: [],
+    usage: { inputTokens: 0, outputTokens: 0, rounds: 0 },
+    typecheckFailures: 0,
+    contextRetried: false,
+  };
+}
 
-    /** Messages of this turn after the user's request (assistant / tool results), for the next request. */
-    const turnTail = () => added.slice(1).map((m) => ({ role: m.role, content: m.content }) as MessageParam);
+/** Messages of this turn after the user's request (assistant / tool results), as sent. */
+const turnTail = (state: TurnState): MessageParam[] => state.added.slice(1).map((m) => ({ role: m.role, content: m.content }) as MessageParam);
 
-    for (;;) {
-      if (signal.aborted) {
-        stopReason = stopReasonFor();
-        break;
+/** Asks the model for one round and decides what its answer means. */
+export async function requestRound(state: TurnState): Promise<TurnStep> {
+  const { s, usage, turnId, emit } = state;
+  if (state.signal.aborted) return { kind: "finish", stopReason: state.stopReasonFor() };
+  if (usage.rounds >= s.maxRounds) return { kind: "finish", stopReason: "max_rounds" };
+  // The last allowed round (or after too many failed repairs) must answer in text.
+  const final = usage.rounds === s.maxRounds - 1 || state.typecheckFailures > s.maxRepairRounds;
+  const request = buildRequest({
+    settings: s,
+    system: state.system,
+    tools: [EXECUTE_TOOL],
+    messages: [...state.trimmed.messages, ...turnTail(state)],
+    final: final && usage.rounds > 0,
+  });
+  // Real token counts: the last response's usage plus what this turn added since (tool results
+  // included). A request that cannot fit is not sent; mid-turn history cannot be trimmed without
+  // changing the prefix of this turn's thinking blocks, so the turn ends with a clear message.
+  const estimate = estimateTokens([request.system, request.tools, request.messages]);
+  const window = modelCapabilities(s.model)?.contextWindow;
+  if (window && state.lastPrompt) {
+    const projected = state.lastPrompt.tokens + Math.max(0, estimate - state.lastPrompt.estimate);
+    if (projected + request.max_tokens > window) return { kind: "finish", stopReason: "context_full" };
+  }
+  usage.rounds++;
+  emit({ type: "model.request", turnId, round: usage.rounds });
+  let message: Message;
+  try {
+    message = await state.deps.model.streamMessage(request, {
+      signal: state.signal,
+      onText: (text) => emit({ type: "model.text", turnId, text }),
+      onRotate: (r) => emit({ type: "profile.rotated", turnId, from: r.from, to: r.to, reason: r.reason, ...(r.message ? { message: r.message } : {}) }),
+      onRetry: (r) => emit({ type: "model.retrying", turnId, seconds: r.seconds, reason: r.reason }),
+    });
+  } catch (e) {
+    return modelFailed(state, asModelError(e));
+  }
+  usage.inputTokens += (message.usage?.input_tokens ?? 0) + (message.usage?.cache_read_input_tokens ?? 0) + (message.usage?.cache_creation_input_tokens ?? 0);
+  usage.outputTokens += message.usage?.output_tokens ?? 0;
+  if (message.usage) {
+    const tokens = (message.usage.input_tokens ?? 0) + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
+    state.lastPrompt = { tokens, estimate };
+  }
+  const thinking = thinkingTextOf(message.content);
+  if (thinking) emit({ type: "model.thinking", turnId, text: thinking });
+  return readResponse(state, message, final);
+}
+
+function modelFailed(state: TurnState, err: ModelErrorLike): TurnStep {
+  if (state.signal.aborted || err.kind === "aborted") return { kind: "finish", stopReason: state.stopReasonFor() };
+  // Re-trimming history changes the prefix before this turn's thinking blocks, which the API then
+  // rejects; so trim-and-retry only while the turn has none.
+  const tailHasThinking = state.added.some((m) => m.content.some(isThinking));
+  if (err.kind === "context_too_long" && !state.contextRetried && !tailHasThinking) {
+    state.contextRetried = true;
+    state.usage.rounds--;
+    state.historyTokens = Math.floor(state.historyTokens / 4);
+    state.trimmed = trimHistory([...state.history, { role: "user", content: state.userContent }], {
+      maxTokens: state.historyTokens,
+      maxMessages: state.s.historyMessages,
+    });
+    return { kind: "request" };
+  }
+  if (err.kind === "context_too_long") return { kind: "finish", stopReason: "context_full" };
+  state.emit({ type: "error", turnId: state.turnId, code: `model.${err.kind ?? "api"}`, message: err.message });
+  return { kind: "finish", stopReason: "model_error", text: err.message };
+}
+
+/** Every documented stop reason, handled on purpose. */
+export function readResponse(state: TurnState, message: Message, final: boolean): TurnStep {
+  const content = toParams(message.content);
+  const toolUses = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  switch (message.stop_reason) {
+    case "refusal":
+      // No partial answer is stored as if it were complete.
+      state.added.push({ role: "assistant", content: [{ type: "text", text: "(The model declined to answer; its partial reply was discarded.)" }] });
+      return { kind: "finish", stopReason: "refused" };
+    case "pause_turn":
+      // A long server-side turn paused: send it back and let the model continue.
+      if (toolUses.length === 0) {
+        if (content.length) state.added.push({ role: "assistant", content });
+        state.added.push({ role: "user", content: [{ type: "text", text: CONTINUE_TEXT }] });
+        return { kind: "request" };
       }
-      if (usage.rounds >= s.maxRounds) {
-        stopReason = "max_rounds";
-        break;
-      }
-      const repairsExhausted = typecheckFailures > s.maxRepairRounds;
-      // The last allowed round (or after too many failed repairs) must answer in text.
-      const finalRound = usage.rounds === s.maxRounds - 1 || repairsExhausted;
-      const request: ModelRequest = {
-        model: s.model,
-        max_tokens: s.maxTokens,
-        system,
-        tools: [EXECUTE_TOOL],
-        messages: withCacheBreakpoint([...trimmed.messages, ...turnTail()]),
-        ...(finalRound && usage.rounds > 0 ? { tool_choice: { type: "none" as const } } : {}),
-      };
-      usage.rounds++;
-      emit({ type: "model.request", turnId, round: usage.rounds });
-      let message: Message;
-      try {
-        message = await deps.model.streamMessage(request, {
-          signal,
-          onText: (text) => emit({ type: "model.text", turnId, text }),
-          onRotate: (r) => emit({ type: "profile.rotated", turnId, from: r.from, to: r.to, reason: r.reason, ...(r.message ? { message: r.message } : {}) }),
-        });
-      } catch (e) {
-        const err = asModelError(e);
-        if (signal.aborted || err.kind === "aborted") {
-          stopReason = stopReasonFor();
-          break;
-        }
-        if (err.kind === "context_too_long" && !contextRetried) {
-          contextRetried = true;
-          usage.rounds--;
-          historyTokens = Math.floor(historyTokens / 4);
-          trimmed = trimHistory([...history, { role: "user", content: userContent }], { maxTokens: historyTokens, maxMessages: s.historyMessages });
-          continue;
-        }
-        emit({ type: "error", turnId, code: `model.${err.kind ?? "api"}`, message: err.message });
-        stopReason = "model_error";
-        finalText = err.message;
-        break;
-      }
-      usage.inputTokens += (message.usage?.input_tokens ?? 0) + (message.usage?.cache_read_input_tokens ?? 0) + (message.usage?.cache_creation_input_tokens ?? 0);
-      usage.outputTokens += message.usage?.output_tokens ?? 0;
-
-      const toolUses = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
-      if (toolUses.length === 0 || finalRound) {
-        // A final round may not call tools; drop any tool_use so stored history stays well-formed.
-        const content = toParams(message.content.filter((b) => b.type !== "tool_use"));
-        finalText = textOf(content);
-        if (!finalText.trim()) finalText = toolUses.length ? STOP_NOTES[repairsExhausted ? "max_repairs" : "max_rounds"] : "(The model returned no text.)";
-        added.push({ role: "assistant", content: content.length ? content : [{ type: "text", text: finalText }] });
-        stopReason = toolUses.length === 0 ? "answered" : repairsExhausted ? "max_repairs" : "max_rounds";
-        if (toolUses.length === 0 && message.stop_reason === "max_tokens") finalText += "\n\n(The answer was cut off at the response token limit.)";
-        break;
-      }
-
-      added.push({ role: "assistant", content: toParams(message.content) });
-      const results: ToolResultBlockParam[] = [];
-      const roundRuns: string[] = [];
-      // Cut off at max_tokens: the last tool_use's input is an incomplete JSON (the SDK parses what
-      // arrived), so its code may be a truncated prefix that still compiles. Never run it.
-      const cutOff = message.stop_reason === "max_tokens" && message.content.at(-1)?.type === "tool_use" ? message.content.at(-1) : undefined;
-      for (const use of toolUses) {
-        results.push(use === cutOff ? { type: "tool_result", tool_use_id: use.id, is_error: true, content: CUT_OFF_TEXT } : await executeToolUse(use, roundRuns));
-      }
-      runIds.push(...roundRuns);
-      // Evidence for the model's final answer: the turn's activity so far, from receipts, appended to the last result.
-      if (roundRuns.length) {
-        const last = results[results.length - 1]!;
-        const text = typeof last.content === "string" ? last.content : "";
-        results[results.length - 1] = { ...last, content: `${text}\n\n${summaryForModel(turnReceipts())}` };
-      }
-      added.push({ role: "user", content: results, runIds: roundRuns } as NewMessage);
-
-      if (usage.inputTokens + usage.outputTokens >= s.maxTurnTokens) {
-        stopReason = "token_budget";
-        break;
-      }
-    }
-
-    async function executeToolUse(use: ToolUseBlock, roundRuns: string[]): Promise<ToolResultBlockParam> {
-      const input = readExecuteInput(use);
-      if (!input.ok) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: input.error };
-      if (signal.aborted) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: "Not run: the turn was cancelled." };
-      const check = await deps.typechecker.check(input.code, declarations);
-      if (!check.ok) {
-        typecheckFailures++;
-        const left = s.maxRepairRounds - typecheckFailures + 1;
-        emit({ type: "typecheck.failed", turnId, diagnostics: check.text, repairRound: typecheckFailures });
-        const tail = left > 0 ? `Fix the code and call execute again (${left} repair round${left === 1 ? "" : "s"} left this turn).` : "No repair rounds are left this turn: answer the user in text without running code.";
-        return { type: "tool_result", tool_use_id: use.id, is_error: true, content: `The code was not run: it failed the typecheck.\n${check.text}\n${tail}` };
-      }
-      const runId = newRunId();
-      roundRuns.push(runId);
-      emit({ type: "run.started", turnId, runId, code: input.code });
-      const result = await deps.runner.runPromise(input.code, {
-        runId,
-        tools: tree,
-        sessionId: session.id,
-        requestedBy: session.requestedBy,
-        signal,
-        onCall: (outcome) => emit({ type: "call.settled", turnId, runId, outcome }),
-        onApprovalWait: (waiting) => (waiting ? clock.hold() : clock.release()),
-      });
-      emit({ type: "run.finished", turnId, runId, ok: result.ok, error: result.error ? `${result.error.name}: ${result.error.message}` : undefined });
-      return { type: "tool_result", tool_use_id: use.id, is_error: !result.ok, content: formatRunResultForModel(result) };
-    }
-
-    function turnReceipts(): Receipt[] {
-      return runIds.flatMap((id) => deps.receipts.byRun(id));
-    }
-
-    if (finalText === undefined) {
-      const note = STOP_NOTES[stopReason as keyof typeof STOP_NOTES] ?? "I stopped.";
-      finalText = note;
-      // Keep stored history well-formed: the turn ends on an assistant message.
-      added.push({ role: "assistant", content: [{ type: "text", text: note }] });
-    } else if (stopReason === "model_error") {
-      added.push({ role: "assistant", content: [{ type: "text", text: `(The model call failed: ${finalText})` }] });
-    }
-
-    const grounding = groundAnswer(finalText, turnReceipts());
-    const outcome: TurnOutcome = {
-      turnId,
-      text: finalText,
-      summary: grounding.summary,
-      summaryText: grounding.summaryText,
-      unverified: grounding.unverified,
-      runIds,
-      events,
-      stopReason,
-      messages: added,
-      usage,
-      omittedHistory: trimmed.omitted,
-    };
-    return outcome;
+      return { kind: "tools", message, final };
+    case "model_context_window_exceeded":
+      if (toolUses.length === 0) return answer(state, content, "context_full");
+      return { kind: "tools", message, final };
+    default:
+      // end_turn, stop_sequence, max_tokens, tool_use.
+      if (toolUses.length === 0) return answer(state, content, message.stop_reason === "max_tokens" ? "max_tokens" : "answered");
+      return { kind: "tools", message, final };
   }
 }
 
-/**
- * Marks the newest block for prompt caching too (the system block is the first breakpoint), so
- * each round of a tool loop reads the conversation so far from the cache. Copies; stored history is untouched.
- */
-function withCacheBreakpoint(messages: MessageParam[]): MessageParam[] {
-  const last = messages.at(-1);
-  if (!last || typeof last.content === "string" || last.content.length === 0) return messages;
-  const blocks = [...last.content];
-  const tail = blocks[blocks.length - 1]!;
-  if (tail.type !== "text" && tail.type !== "tool_result") return messages;
-  blocks[blocks.length - 1] = { ...tail, cache_control: { type: "ephemeral" } };
-  return [...messages.slice(0, -1), { ...last, content: blocks } as MessageParam];
+function answer(state: TurnState, content: ContentBlockParam[], why: "answered" | "max_tokens" | "context_full"): TurnStep {
+  let text = textOf(content) || "(The model returned no text.)";
+  if (why === "max_tokens") text += "\n\n(The answer was cut off at the response token limit.)";
+  if (why === "context_full") text += "\n\n(The answer was cut off: the conversation filled the model's context window.)";
+  const stored = content.filter((b) => b.type !== "tool_use");
+  state.added.push({ role: "assistant", content: stored.some((b) => b.type === "text") ? stored : [...stored, { type: "text", text }] });
+  return { kind: "finish", stopReason: why === "context_full" ? "context_full" : "answered", text };
+}
+
+/** Runs the response's tool calls (or declines them on a final round) and sends the results back. */
+export async function handleToolUses(state: TurnState, message: Message, final: boolean): Promise<TurnStep> {
+  const { s } = state;
+  const toolUses = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  if (final) {
+    // A final round may not call tools; drop any tool_use so stored history stays well-formed.
+    const repairsExhausted = state.typecheckFailures > s.maxRepairRounds;
+    const stopReason: TurnStopReason = repairsExhausted ? "max_repairs" : "max_rounds";
+    const content = toParams(message.content).filter((b) => b.type !== "tool_use");
+    const text = textOf(content) || STOP_NOTES[stopReason];
+    state.added.push({ role: "assistant", content: content.some((b) => b.type === "text") ? content : [...content, { type: "text", text }] });
+    return { kind: "finish", stopReason, text };
+  }
+  // The assistant turn goes back exactly as it came, thinking blocks and signatures included.
+  state.added.push({ role: "assistant", content: toParams(message.content) });
+  // Cut off at max_tokens / a full context window: the last tool_use's input is incomplete JSON (the
+  // SDK parses what arrived), so its code may be a truncated prefix that still compiles. Never run it.
+  const cutOffBy = message.stop_reason === "max_tokens" || message.stop_reason === "model_context_window_exceeded" ? message.stop_reason : undefined;
+  const cutOff = cutOffBy && message.content.at(-1)?.type === "tool_use" ? message.content.at(-1) : undefined;
+  const results: ToolResultBlockParam[] = [];
+  const roundRuns: string[] = [];
+  for (const use of toolUses) {
+    results.push(
+      use === cutOff
+        ? { type: "tool_result", tool_use_id: use.id, is_error: true, content: cutOffBy === "max_tokens" ? CUT_OFF_TEXT : CONTEXT_CUT_OFF_TEXT }
+        : await executeToolUse(state, use, roundRuns),
+    );
+  }
+  state.runIds.push(...roundRuns);
+  // Evidence for the model's final answer: the turn's activity so far, from receipts, appended to the last result.
+  if (roundRuns.length) {
+    const last = results[results.length - 1]!;
+    const text = typeof last.content === "string" ? last.content : "";
+    results[results.length - 1] = { ...last, content: `${text}\n\n${summaryForModel(turnReceipts(state))}` };
+  }
+  state.added.push({ role: "user", content: results, runIds: roundRuns } as NewMessage);
+  if (cutOffBy === "model_context_window_exceeded") return { kind: "finish", stopReason: "context_full" };
+  if (state.usage.inputTokens + state.usage.outputTokens >= s.maxTurnTokens) return { kind: "finish", stopReason: "token_budget" };
+  return { kind: "request" };
+}
+
+async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: string[]): Promise<ToolResultBlockParam> {
+  const { s, deps, turnId, emit, signal } = state;
+  const input = readExecuteInput(use);
+  if (!input.ok) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: input.error };
+  if (signal.aborted) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: "Not run: the turn was cancelled." };
+  const current = deps.tools();
+  state.tree = current.tree;
+  state.declarations = current.declarations;
+  const check = await deps.typechecker.check(input.code, state.declarations);
+  if (!check.ok) {
+    state.typecheckFailures++;
+    const left = s.maxRepairRounds - state.typecheckFailures + 1;
+    emit({ type: "typecheck.failed", turnId, diagnostics: check.text, repairRound: state.typecheckFailures });
+    const tail =
+      left > 0
+        ? `Fix the code and call execute again (${left} repair round${left === 1 ? "" : "s"} left this turn).`
+        : "No repair rounds are left this turn: answer the user in text without running code.";
+    return { type: "tool_result", tool_use_id: use.id, is_error: true, content: `The code was not run: it failed the typecheck.\n${check.text}\n${tail}` };
+  }
+  const runId = newRunId();
+  roundRuns.push(runId);
+  emit({ type: "run.started", turnId, runId, code: input.code });
+  const result = await deps.runner.runPromise(input.code, {
+    runId,
+    tools: state.tree,
+    sessionId: state.session.id,
+    requestedBy: state.session.requestedBy,
+    signal,
+    onCall: (outcome) => emit({ type: "call.settled", turnId, runId, outcome }),
+    onApprovalWait: (waiting) => (waiting ? state.clock.hold() : state.clock.release()),
+  });
+  emit({ type: "run.finished", turnId, runId, ok: result.ok, error: result.error ? `${result.error.name}: ${result.error.message}` : undefined });
+  return { type: "tool_result", tool_use_id: use.id, is_error: !result.ok, content: formatRunResultForModel(result) };
+}
+
+function turnReceipts(state: TurnState): Receipt[] {
+  return state.runIds.flatMap((id) => state.deps.receipts.byRun(id));
+}
+
+/** Ends the turn: a stored exchange that is always well-formed, the answer grounded in receipts. */
+export function finishTurn(state: TurnState, step: Extract<TurnStep, { kind: "finish" }>, events: readonly GatewayEvent[]): TurnOutcome {
+  const { stopReason } = step;
+  let text = step.text;
+  if (stopReason === "model_error") {
+    state.added.push({ role: "assistant", content: [{ type: "text", text: `(The model call failed: ${text})` }] });
+  } else if (text === undefined) {
+    text = STOP_NOTES[stopReason as keyof typeof STOP_NOTES] ?? "I stopped.";
+    // Keep stored history well-formed: the turn ends on an assistant message.
+    if (state.added.at(-1)?.role !== "assistant") state.added.push({ role: "assistant", content: [{ type: "text", text }] });
+  }
+  const grounding = groundAnswer(text ?? "", turnReceipts(state));
+  return {
+    turnId: state.turnId,
+    text: text ?? "",
+    summary: grounding.summary,
+    summaryText: grounding.summaryText,
+    unverified: grounding.unverified,
+    runIds: state.runIds,
+    events,
+    stopReason,
+    messages: state.added,
+    usage: state.usage,
+    omittedHistory: state.trimmed.omitted,
+  };
 }
 
 function asModelError(e: unknown): ModelErrorLike {
   if (e instanceof Error) return { kind: (e as { kind?: string }).kind, message: e.message };
   return { message: String(e) };
-}
-
-/**
- * Response blocks → request params (text and tool_use; other kinds are not produced without extra
- * features), as the API accepts them back: no empty text blocks, tool_use input an object.
- */
-function toParams(blocks: readonly ContentBlock[]): ContentBlockParam[] {
-  const out: ContentBlockParam[] = [];
-  for (const b of blocks) {
-    const param: ContentBlockParam | undefined =
-      b.type === "text" ? { type: "text", text: b.text } : b.type === "tool_use" ? { type: "tool_use", id: b.id, name: b.name, input: b.input } : undefined;
-    const safe = param && sanitizeBlock(param);
-    if (safe) out.push(safe);
-  }
-  return out;
-}
-
-function textOf(blocks: readonly ContentBlockParam[]): string {
-  return blocks
-    .filter((b): b is TextBlockParam => b.type === "text")
-    .map((b) => b.text)
-    .join("\n")
-    .trim();
 }

@@ -1,4 +1,5 @@
 import { defaultConfig, type OpenAssistantConfig } from "@openassistant/core/config/schema.ts";
+import type { EffortLevel, ThinkingSetting } from "@openassistant/core/config/model-capabilities.ts";
 
 /** The knobs of one turn; defaults = the config schema's `model` defaults, overridden by config `model.*` and per-session settings. */
 export interface TurnSettings {
@@ -18,6 +19,12 @@ export interface TurnSettings {
   /** Approximate token budget (chars / 4) for prior history in the request. */
   readonly historyTokens: number;
   readonly historyMessages: number;
+  /** `output_config.effort`; sent only when the model supports it (model-capabilities.ts). */
+  readonly effort?: EffortLevel;
+  /** `thinking.type`; sent only when the model accepts it, else the model's default applies. */
+  readonly thinking?: ThinkingSetting;
+  /** `thinking.display` for adaptive / budget thinking: "summarized" returns readable progress. */
+  readonly thinkingDisplay?: "summarized" | "omitted";
 }
 
 /** The config's `model` section (core schema) as turn settings: the one place both meet. */
@@ -32,6 +39,9 @@ export function turnSettingsFromConfig(model: OpenAssistantConfig["model"]): Tur
     historyTokens: model.historyTokens,
     historyMessages: model.historyMessages,
     ...(model.system ? { system: model.system } : {}),
+    ...(model.effort ? { effort: model.effort } : {}),
+    ...(model.thinking ? { thinking: model.thinking } : {}),
+    ...(model.thinkingDisplay ? { thinkingDisplay: model.thinkingDisplay } : {}),
   };
 }
 
@@ -46,6 +56,6 @@ export function mergeTurnSettings(base: TurnSettings, overrides: Readonly<Record
     const v = overrides[key];
     if (v !== undefined && v !== null && typeof v === typeof base[key]) out[key] = v;
   }
-  if (typeof overrides.system === "string") out.system = overrides.system;
+  for (const key of ["system", "effort", "thinking", "thinkingDisplay"] as const) if (typeof overrides[key] === "string") out[key] = overrides[key];
   return out as unknown as TurnSettings;
 }

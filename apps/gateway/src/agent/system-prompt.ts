@@ -11,14 +11,18 @@ To do anything beyond talking, call the \`execute\` tool with TypeScript: the bo
 
 /**
  * System blocks: instructions + ambient declarations (prelude + tools) in one block marked for
- * prompt caching (it only changes when tools reload), then the operator's `model.system`, uncached.
+ * prompt caching with a 1-hour TTL (it only changes when tools reload), then the operator's
+ * `model.system`, uncached.
  */
 export function buildSystemPrompt(declarations: string, extra?: string): TextBlockParam[] {
   const blocks: TextBlockParam[] = [
     {
       type: "text",
       text: `${INSTRUCTIONS}\n\nDeclarations available to your code:\n\`\`\`ts\n${PRELUDE}\n${declarations}\`\`\``,
-      cache_control: { type: "ephemeral" },
+      // 1-hour TTL: messages in a chat arrive minutes apart, so the 5-minute default would let the
+      // largest, most stable block (instructions + declarations) expire between them. A 1h breakpoint
+      // must come before 5m ones; this is the first. (prompt caching docs: cache duration)
+      cache_control: { type: "ephemeral", ttl: "1h" },
     },
   ];
   if (extra && extra.trim()) blocks.push({ type: "text", text: extra.trim() });

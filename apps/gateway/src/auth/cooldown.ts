@@ -9,11 +9,14 @@ export const COOLDOWN_STEPS_MS = [1 * MINUTE, 5 * MINUTE, 25 * MINUTE, 60 * MINU
 export const OVERLOAD_COOLDOWN_MS = 30_000;
 
 /**
- * Cooldown length after the `failures`-th consecutive failure (1-based). A server-sent
- * retry-after longer than the step wins.
+ * Cooldown length after the `failures`-th consecutive failure (1-based). A rate limit or an
+ * overload follows the server's retry-after when there is one (the server knows when the limit
+ * resets; escalating to an hour would lock out a key that works again in seconds); otherwise the
+ * steps apply, and a retry-after longer than the step wins.
  */
 export function cooldownMs(failures: number, retryAfterMs?: number, reason?: FailureReason): number {
-  if (reason === "overloaded") return Math.max(OVERLOAD_COOLDOWN_MS, retryAfterMs ?? 0);
+  if ((reason === "rate_limit" || reason === "overloaded") && retryAfterMs !== undefined) return retryAfterMs;
+  if (reason === "overloaded") return OVERLOAD_COOLDOWN_MS;
   const index = Math.min(Math.max(failures, 1), COOLDOWN_STEPS_MS.length) - 1;
   const step = COOLDOWN_STEPS_MS[index] ?? COOLDOWN_STEPS_MS[COOLDOWN_STEPS_MS.length - 1]!;
   return Math.max(step, retryAfterMs ?? 0);

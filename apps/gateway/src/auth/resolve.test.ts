@@ -29,16 +29,16 @@ describe("credential resolution order", () => {
     const ids = (o: { pinnedProfile?: string; profileOrder?: string[] }) =>
       createAuthResolver({ store, env, ...o }).candidates().map((c) => c.profileId);
 
-    expect(ids({})).toEqual(["anthropic:c", "anthropic:a", "anthropic:b", "anthropic:d", "env:ANTHROPIC_OAUTH_TOKEN", "env:ANTHROPIC_API_KEY"]);
+    expect(ids({})).toEqual(["anthropic:c", "anthropic:a", "anthropic:b", "anthropic:d", "env:ANTHROPIC_API_KEY", "env:ANTHROPIC_OAUTH_TOKEN"]);
     expect(ids({ profileOrder: ["anthropic:d", "anthropic:missing", "anthropic:b"] }).slice(0, 3)).toEqual(["anthropic:d", "anthropic:b", "anthropic:c"]);
     expect(ids({ pinnedProfile: "anthropic:b", profileOrder: ["anthropic:d"] }).slice(0, 3)).toEqual(["anthropic:b", "anthropic:d", "anthropic:c"]);
     expect(createAuthResolver({ store, env, pinnedProfile: "anthropic:b" }).resolve().profileId).toBe("anthropic:b");
   });
 
-  test("env fallback: ANTHROPIC_OAUTH_TOKEN as a token first, then ANTHROPIC_API_KEY as a key", () => {
+  test("env fallback: ANTHROPIC_API_KEY as a key first, then ANTHROPIC_OAUTH_TOKEN as a token", () => {
     const store = storeWith();
     const both = createAuthResolver({ store, env: { ANTHROPIC_OAUTH_TOKEN: "sk-ant-oat01-t", ANTHROPIC_API_KEY: "sk-ant-api03-k" } });
-    expect(both.resolve()).toEqual({ profileId: "env:ANTHROPIC_OAUTH_TOKEN", source: "env", type: "token", secret: "sk-ant-oat01-t" });
+    expect(both.resolve()).toEqual({ profileId: "env:ANTHROPIC_API_KEY", source: "env", type: "api_key", secret: "sk-ant-api03-k" });
     const keyOnly = createAuthResolver({ store, env: { ANTHROPIC_API_KEY: " sk-ant-api03-k " } });
     expect(keyOnly.resolve()).toEqual({ profileId: "env:ANTHROPIC_API_KEY", source: "env", type: "api_key", secret: "sk-ant-api03-k" });
   });

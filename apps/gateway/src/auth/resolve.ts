@@ -7,7 +7,7 @@ import type { AuthProfile, AuthProvider, EnvLike, FailureReason, ResolvedCredent
  *
  * Order: pinned profile > config order (`config.auth.anthropic.profileOrder`) > the store's
  * preferred order (set by the auth CLI) > remaining profiles in file order > env
- * (`ANTHROPIC_OAUTH_TOKEN` as a token, then `ANTHROPIC_API_KEY` as an API key).
+ * (`ANTHROPIC_API_KEY` as an API key, then `ANTHROPIC_OAUTH_TOKEN` as a token).
  * Profiles on cooldown are skipped. Cooldowns of profiles are persisted in the store; cooldowns of
  * env credentials live in this resolver only.
  */
@@ -57,9 +57,10 @@ export interface AuthResolver {
   succeed(cred: ResolvedCredential): void;
 }
 
+/** An API key is tried before a setup-token: Anthropic restricts setup-tokens to its own clients. */
 const ENV_SOURCES = [
-  { name: "ANTHROPIC_OAUTH_TOKEN", type: "token" },
   { name: "ANTHROPIC_API_KEY", type: "api_key" },
+  { name: "ANTHROPIC_OAUTH_TOKEN", type: "token" },
 ] as const;
 
 /** lastUsedAt is only rewritten when older than this, so a busy gateway does not write per call. */

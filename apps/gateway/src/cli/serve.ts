@@ -72,7 +72,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, log: (l) => err(l) });
   redact = gateway.redact;
   out(`Database: ${gateway.settings.databasePath}`);
-  out(`Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")})`);
+  out(`Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")}; endpoint ${gateway.settings.anthropic.baseURL ?? "https://api.anthropic.com"})`);
   if (gateway.http) {
     out(`HTTP API: ${gateway.http.url} (bearer token in ${gateway.http.tokenPath ?? "config http.token"})`);
     if (gateway.http.tokenCreated) out(`HTTP API token (shown once): ${gateway.http.token}`);

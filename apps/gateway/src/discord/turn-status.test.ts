@@ -34,3 +34,16 @@ describe("failed status", () => {
     expect(renderStatus({ ...s, error: "x".repeat(500) }).length).toBeLessThan(220);
   });
 });
+
+describe("progress notes from thinking blocks", () => {
+  test("the latest note is shown on the status line, escaped and cut; a retry wait is shown too", () => {
+    const own = () => true;
+    let s = initialStatus(0);
+    s = nextStatus(s, { type: "model.thinking", turnId: "t", text: "Looking up reminders.\nChecking the **calendar** next." }, own);
+    expect(renderStatus(s)).toBe("💭 Thinking… — Checking the \\*\\*calendar\\*\\* next.");
+    s = nextStatus(s, { type: "model.retrying", turnId: "t", seconds: 3, reason: "rate limited" }, own);
+    expect(renderStatus(s)).toBe("💭 Thinking… — waiting 3 s before retrying (rate limited)");
+    s = nextStatus(s, { type: "model.thinking", turnId: "t", text: "x".repeat(400) }, own);
+    expect(renderStatus(s).length).toBeLessThan(180);
+  });
+});

@@ -1,3 +1,5 @@
+import { escapeMarkdown } from "discord.js";
+import { cutText, escapeInvisible } from "@openassistant/core/text/index.ts";
 import type { GatewayEvent } from "../events/types.ts";
 
 /** What the live status message shows while a turn runs. */
@@ -9,6 +11,8 @@ export interface TurnStatus {
   readonly waiting: readonly string[];
   readonly startedAt: number;
   readonly error?: string;
+  /** The model's latest progress note (thinking text the display returns), or a retry wait. */
+  readonly note?: string;
 }
 
 export function initialStatus(now = Date.now()): TurnStatus {
@@ -24,6 +28,10 @@ export function nextStatus(s: TurnStatus, e: GatewayEvent, ownRun: (runId: strin
   switch (e.type) {
     case "model.request":
       return s.waiting.length > 0 ? s : { ...s, phase: "thinking" };
+    case "model.thinking":
+      return { ...s, note: e.text };
+    case "model.retrying":
+      return { ...s, note: `waiting ${e.seconds} s before retrying (${e.reason})` };
     case "run.started":
       return ownRun(e.runId) ? { ...s, phase: "running" } : s;
     case "run.finished":
@@ -57,13 +65,19 @@ export function shortReason(error: string | undefined): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
+/** One line of model text for the status: last line, escaped, at most 150 characters. */
+function noteLine(note: string | undefined): string {
+  const line = note?.trim().split("\n").filter((l) => l.trim()).at(-1)?.trim();
+  return line ? ` — ${escapeMarkdown(escapeInvisible(cutText(line, 150, { marker: () => "…" })))}` : "";
+}
+
 export function renderStatus(s: TurnStatus, now = Date.now()): string {
   const calls = s.calls > 0 ? ` · ${s.calls} call${s.calls === 1 ? "" : "s"}` : "";
   switch (s.phase) {
     case "thinking":
-      return `💭 Thinking…${calls}`;
+      return `💭 Thinking…${calls}${noteLine(s.note)}`;
     case "running":
-      return `⚙️ Running code…${calls}`;
+      return `⚙️ Running code…${calls}${noteLine(s.note)}`;
     case "approval":
       return `⏸️ Waiting for approval (${s.waiting.length} pending)${calls}`;
     case "done":

@@ -6,6 +6,10 @@ export type GatewayEvent =
   | { readonly type: "turn.started"; readonly turnId: string; readonly sessionId: string; readonly surface: string; readonly at: number }
   /** A streamed text delta from the model. */
   | { readonly type: "model.text"; readonly turnId: string; readonly text: string }
+  /** Readable thinking of a model response (progress notes between tool calls), when the display returns it. */
+  | { readonly type: "model.thinking"; readonly turnId: string; readonly text: string }
+  /** The model call waits before a retry (rate limit / overload `retry-after`). */
+  | { readonly type: "model.retrying"; readonly turnId: string; readonly seconds: number; readonly reason: string }
   /** A model round is starting (round 1 = first request of the turn). */
   | { readonly type: "model.request"; readonly turnId: string; readonly round: number }
   | { readonly type: "typecheck.failed"; readonly turnId: string; readonly diagnostics: string; readonly repairRound: number }
@@ -26,4 +30,8 @@ export type TurnStopReason =
   | "token_budget"
   | "timeout"
   | "aborted"
-  | "model_error";
+  | "model_error"
+  /** The model declined (stop_reason "refusal"); no partial answer is kept. */
+  | "refused"
+  /** The conversation filled the model's context window. */
+  | "context_full";

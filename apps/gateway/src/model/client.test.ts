@@ -42,6 +42,8 @@ afterEach(() => {
   api.requests.length = 0;
 });
 
+const MODEL = "claude-haiku-4-5";
+
 function storeWith(...profiles: Array<[id: string, type: AuthProfileType, secret: string]>): AuthStore {
   const store = openAuthStore(makeTempDir());
   for (const [id, type, secret] of profiles) {
@@ -54,7 +56,9 @@ function storeWith(...profiles: Array<[id: string, type: AuthProfileType, secret
 function client(store: AuthStore, extra: Partial<ModelClientOptions> & { env?: EnvLike; onRotate?: (e: RotationEvent) => void } = {}) {
   const { env, onRotate, ...rest } = extra;
   const auth = createAuthResolver({ store, env: env ?? {}, onRotate });
-  return createModelClient({ auth, baseURL: api.url, model: "claude-test", maxTokens: 256, transientDelayMs: 1, ...rest });
+  // claude-haiku-4-5 does not think unless asked, so these transport tests see only scripted blocks.
+  // Same-key waits are off here (rateLimitRetries 0) and tested on their own below.
+  return createModelClient({ auth, baseURL: api.url, model: MODEL, maxTokens: 256, transientDelayMs: 1, rateLimitRetries: 0, ...rest });
 }
 
 const userMessage = { messages: [{ role: "user" as const, content: "hi" }] };
@@ -79,11 +83,12 @@ describe("transport through the real SDK", () => {
     );
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join("")).toBe("Hello there, friend!");
-    expect(msg.content).toEqual([{ type: "text", text: "Hello there, friend!" } as never]);
+    expect(msg.content).toHaveLength(1);
+    expect(msg.content[0]).toMatchObject({ type: "text", text: "Hello there, friend!" });
     expect(msg.stop_reason).toBe("end_turn");
     expect(msg.usage).toMatchObject({ input_tokens: 11, output_tokens: 4, cache_read_input_tokens: 9, cache_creation_input_tokens: 3 });
     const req = api.messageRequests()[0]!;
-    expect(req.body).toMatchObject({ model: "claude-test", max_tokens: 256, stream: true });
+    expect(req.body).toMatchObject({ model: MODEL, max_tokens: 256, stream: true });
     expect(req.body.system[0].cache_control).toEqual({ type: "ephemeral" }); // passed through untouched
   });
 
@@ -101,7 +106,7 @@ describe("transport through the real SDK", () => {
   test("JSON turn through an SDK client built by buildSdkClient", async () => {
     api.script([toolUseTurn({ id: "toolu_9", name: "execute", input: { code: "1" } })]);
     const sdk = buildSdkClient({ profileId: "anthropic:a", source: "profile", type: "api_key", secret: KEY_A }, { baseURL: api.url });
-    const msg = await sdk.messages.create({ model: "claude-test", max_tokens: 10, ...userMessage });
+    const msg = await sdk.messages.create({ model: MODEL, max_tokens: 10, ...userMessage });
     expect(msg.content[0]).toEqual({ type: "tool_use", id: "toolu_9", name: "execute", input: { code: "1" } } as never);
     expect(api.messageRequests()[0]!.body.stream).toBeUndefined();
   });
@@ -304,5 +309,82 @@ describe("error mapping", () => {
     expect(msg.content[0]).toMatchObject({ text: "second try" });
     expect(api.messageRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY_A}`, `Bearer ${KEY_A}`]);
     expect(openAuthStore(store.configDir).get("anthropic:a")!.failures).toBeUndefined();
+  });
+});
+
+describe("one credential: rate limits and overloads are waited out on the same key", () => {
+  const waiting = (store: AuthStore, retries: Array<{ seconds: number; reason: string }>) => ({
+    client: client(store, { rateLimitRetries: 2, maxRetryWaitMs: 30 }),
+    opts: { onRetry: (r: { seconds: number; reason: string }) => retries.push(r) },
+  });
+
+  test("429 then ok: waits retry-after (capped), retries the same key, no cooldown", async () => {
+    api.script([{ error: { ...fakeAnthropicErrors.rateLimited(1).error, headers: { "retry-after-ms": "20" } } }, textTurn("after the wait")]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A]);
+    const retries: Array<{ seconds: number; reason: string }> = [];
+    const { client: c, opts } = waiting(store, retries);
+    const msg = await c.streamMessage(userMessage, opts);
+    expect(msg.content[0]).toMatchObject({ text: "after the wait" });
+    expect(retries).toEqual([{ seconds: 1, reason: "rate limited" }]);
+    expect(api.messageRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY_A}`, `Bearer ${KEY_A}`]);
+    expect(openAuthStore(store.configDir).get("anthropic:a")!.cooldownUntil).toBeUndefined();
+  });
+
+  test("529 once, and an overload mid-stream before any output: both retried on the same key", async () => {
+    api.script([fakeAnthropicErrors.overloaded(), fakeAnthropicErrors.overloaded({ midStream: true }), textTurn("third time")]);
+    const retries: Array<{ seconds: number; reason: string }> = [];
+    const { client: c, opts } = waiting(storeWith(["anthropic:a", "api_key", KEY_A]), retries);
+    const msg = await c.streamMessage(userMessage, opts);
+    expect(msg.content[0]).toMatchObject({ text: "third time" });
+    expect(retries.map((r) => r.reason)).toEqual(["Anthropic is overloaded", "Anthropic is overloaded"]);
+  });
+
+  test("an api_error event mid-stream is retried like a 5xx", async () => {
+    api.script([{ error: { ...fakeAnthropicErrors.apiError(500).error, midStream: true } }, textTurn("recovered")]);
+    const msg = await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage);
+    expect(msg.content[0]).toMatchObject({ text: "recovered" });
+  });
+
+  test("a retry-after longer than the cap is not waited: a clear error with the time", async () => {
+    api.script([fakeAnthropicErrors.rateLimited(600)]);
+    const { client: c, opts } = waiting(storeWith(["anthropic:a", "api_key", KEY_A]), []);
+    const err = await expectModelError(c.streamMessage(userMessage, opts));
+    expect(err.kind).toBe("rate_limited");
+    expect(err.message).toContain("retry after 600 s");
+  });
+
+  test("with several credentials, a 429's cooldown follows retry-after instead of the 1-minute step", async () => {
+    api.script([fakeAnthropicErrors.rateLimited(3), textTurn("from b")]);
+    const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B]);
+    const before = Date.now();
+    await client(store).streamMessage(userMessage);
+    const until = Date.parse(openAuthStore(store.configDir).get("anthropic:a")!.cooldownUntil!);
+    expect(until - before).toBeLessThan(30_000);
+    expect(until - before).toBeGreaterThanOrEqual(2_000);
+  });
+
+  test("a spend limit (402 billing_error) is not retried and says so", async () => {
+    api.script([fakeAnthropicErrors.spendLimit()]);
+    const { client: c, opts } = waiting(storeWith(["anthropic:a", "api_key", KEY_A]), []);
+    const err = await expectModelError(c.streamMessage(userMessage, opts));
+    expect(err.kind).toBe("billing");
+    expect(err.message).toContain("not retried");
+    expect(api.messageRequests()).toHaveLength(1);
+  });
+
+  test("every known form of a setup-token rejection falls back to the API key", async () => {
+    for (const rejection of [fakeAnthropicErrors.setupTokenRejected(), fakeAnthropicErrors.oauthNotSupported(), fakeAnthropicErrors.bareError()]) {
+      api.script([rejection, textTurn("via key")]);
+      const store = storeWith(["anthropic:manual", "token", TOKEN], ["anthropic:key", "api_key", KEY_A]);
+      const msg = await client(store).streamMessage(userMessage);
+      expect(msg.content[0]).toMatchObject({ text: "via key" });
+      expect(openAuthStore(store.configDir).get("anthropic:manual")!.lastFailureReason).toBe("auth");
+    }
+  });
+
+  test("errors carry the request id from the error body / header", async () => {
+    api.script([fakeAnthropicErrors.authentication()]);
+    const err = await expectModelError(client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage));
+    expect(err.requestId).toMatch(/^req_fake_/);
   });
 });

@@ -3,7 +3,7 @@ import type { Message, MessageCreateParamsBase } from "@anthropic-ai/sdk/resourc
 import { AuthError, type AuthResolver } from "../auth/resolve.ts";
 import type { FailureReason, ResolvedCredential, RotationEvent } from "../auth/types.ts";
 import { classifyModelError, ModelError } from "./errors.ts";
-import { buildSdkClient, OAUTH_BETA } from "./sdk-client.ts";
+import { buildSdkClient, DEFAULT_ANTHROPIC_BASE_URL, OAUTH_BETA } from "./sdk-client.ts";
 
 /**
  * Transport to the Anthropic Messages API with auth profiles: picks a credential, streams the
@@ -15,7 +15,7 @@ export interface ModelClientOptions {
   auth: AuthResolver;
   model: string;
   maxTokens: number;
-  /** Defaults to https://api.anthropic.com; never taken from ANTHROPIC_BASE_URL. */
+  /** Defaults to https://api.anthropic.com (the config adapter passes ANTHROPIC_BASE_URL / our override). */
   baseURL?: string;
   fetch?: typeof globalThis.fetch;
   timeoutMs?: number;
@@ -25,6 +25,13 @@ export interface ModelClientOptions {
   transientRetries?: number;
   /** Pause before a transient retry (default 1000 ms). */
   transientDelayMs?: number;
+  /**
+   * With no other credential to rotate to, a 429 / 529 (or an overload mid-stream before any output)
+   * waits out `retry-after` — at most this long (default 60 000 ms) — and retries the same credential.
+   */
+  maxRetryWaitMs?: number;
+  /** Same-credential retries after a 429 / 529 (default 2). */
+  rateLimitRetries?: number;
 }
 
 /** Message params without model / max_tokens (the client's defaults apply unless given). */
@@ -39,6 +46,8 @@ export interface StreamOptions {
   betas?: string[];
   /** Called for every rotation during this call (in addition to the resolver's onRotate). */
   onRotate?: (event: RotationEvent) => void;
+  /** Called before waiting out a `retry-after` on the same credential (to show the wait as status). */
+  onRetry?: (info: { seconds: number; reason: string }) => void;
 }
 
 export interface ModelClient {
@@ -58,6 +67,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const maxAttempts = options.maxAttempts ?? 4;
   const transientRetries = options.transientRetries ?? 1;
   const transientDelayMs = options.transientDelayMs ?? 1000;
+  const maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
+  const rateLimitRetries = options.rateLimitRetries ?? 2;
+  const endpoint = options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL;
   const clients = new Map<string, { secret: string; client: Anthropic }>();
 
   function clientFor(cred: ResolvedCredential): Anthropic {
@@ -83,6 +95,14 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     }
   }
 
+  function otherUsable(cred: ResolvedCredential): boolean {
+    try {
+      return auth.candidates().some((c) => c.profileId !== cred.profileId && (!c.cooldownUntil || c.cooldownUntil.getTime() <= Date.now()));
+    } catch {
+      return false;
+    }
+  }
+
   function betaHeader(cred: ResolvedCredential, extra: string[] = []): Record<string, string> {
     const betas = [...(cred.type === "token" ? [OAUTH_BETA] : []), ...extra];
     return betas.length ? { "anthropic-beta": [...new Set(betas)].join(",") } : {};
@@ -92,6 +112,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     let cred = resolveOrThrow();
     const rotatedAway: Attempted[] = [];
     let transientLeft = transientRetries;
+    let waitLeft = rateLimitRetries;
 
     for (let attempt = 1; ; attempt++) {
       let streamedText = false;
@@ -109,7 +130,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         return message;
       } catch (err) {
         if (opts.signal?.aborted) throw new ModelError("aborted", "The model call was cancelled.", { profileId: cred.profileId, cause: err });
-        const c = classifyModelError(err, cred);
+        const c = classifyModelError(err, cred, endpoint);
         const details = {
           status: c.status,
           profileId: cred.profileId,
@@ -118,6 +139,18 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           cause: err,
         };
 
+        // One credential (nothing else usable): a rate limit or an overload is waited out on the same
+        // key, following retry-after, before anything is put on cooldown.
+        if ((c.rotate === "rate_limit" || c.rotate === "overloaded") && !streamedText && waitLeft > 0 && attempt < maxAttempts && !otherUsable(cred)) {
+          const waitMs = Math.min(c.retryAfterMs ?? (c.rotate === "overloaded" ? 2_000 : 10_000), maxRetryWaitMs);
+          if (c.retryAfterMs === undefined || c.retryAfterMs <= maxRetryWaitMs) {
+            waitLeft--;
+            opts.onRetry?.({ seconds: Math.ceil(waitMs / 1000), reason: c.rotate === "overloaded" ? "Anthropic is overloaded" : "rate limited" });
+            await sleep(waitMs, opts.signal);
+            if (opts.signal?.aborted) throw new ModelError("aborted", "The model call was cancelled.", { profileId: cred.profileId, cause: err });
+            continue;
+          }
+        }
         if (c.rotate) {
           // Text already reached the user: a retry would repeat it, so cool down but stop here.
           const next = auth.fail(cred, c.rotate, { retryAfterMs: c.retryAfterMs, message: c.apiMessage ?? c.message }, opts.onRotate);

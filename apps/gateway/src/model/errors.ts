@@ -79,12 +79,21 @@ function credentialNoun(cred: ResolvedCredential): string {
   return cred.source === "env" ? `The ${what} in ${cred.profileId.slice(4)}` : `The ${what} for profile ${cred.profileId}`;
 }
 
-export function classifyModelError(err: unknown, cred: ResolvedCredential): ClassifiedError {
+/**
+ * Maps an SDK error to what the gateway does about it, by HTTP status and `error.type`
+ * (https://platform.claude.com/docs/en/api/errors); message text is read only for the setup-token
+ * rejections, which share their type with other errors, and for "prompt is too long".
+ */
+export function classifyModelError(err: unknown, cred: ResolvedCredential, endpoint = "https://api.anthropic.com"): ClassifiedError {
   if (err instanceof APIUserAbortError || (err instanceof Error && err.name === "AbortError")) {
     return { kind: "aborted", message: "The model call was cancelled." };
   }
   if (err instanceof APIConnectionError) {
-    return { kind: "network", message: `Could not reach the Anthropic API (${err.message}). Check the network connection and try again.`, transient: true };
+    return {
+      kind: "network",
+      message: `Could not reach the Anthropic API at ${endpoint} (${err.message}). Check the network connection (and ANTHROPIC_BASE_URL / OPENASSISTANT_ANTHROPIC_BASE_URL if set) and try again.`,
+      transient: true,
+    };
   }
   if (!(err instanceof APIError)) {
     const text = err instanceof Error ? err.message : String(err);
@@ -92,13 +101,21 @@ export function classifyModelError(err: unknown, cred: ResolvedCredential): Clas
   }
 
   const status = typeof err.status === "number" ? err.status : undefined;
-  const type = err.type ?? undefined;
+  // Mid-stream errors (an SSE `error` event after a 200) carry no status, only the error body.
+  const body = (err.error ?? undefined) as { error?: { type?: string; details?: { error_code?: string } } } | undefined;
+  const type = err.type ?? body?.error?.type ?? undefined;
+  const errorCode = body?.error?.details?.error_code;
   const apiMessage = err.apiMessage ?? (typeof err.error === "object" ? undefined : String(err.error));
   const text = apiMessage ?? err.message;
   const base = { status, apiMessage: apiMessage ?? undefined, requestId: err.requestID ?? undefined };
   const who = credentialNoun(cred);
 
-  if (/only authorized for use with Claude Code/i.test(text)) {
+  // The forms a rejected setup-token has taken on the public record: 400 "only authorized for use with
+  // Claude Code", 401 "OAuth authentication is currently not supported", and a bare 400 "Error".
+  const tokenRejected =
+    /only authorized for use with Claude Code/i.test(text) ||
+    (cred.type === "token" && (/OAuth authentication is currently not supported/i.test(text) || (status === 400 && text.trim() === "Error")));
+  if (tokenRejected) {
     return {
       ...base,
       kind: "setup_token_rejected",
@@ -119,7 +136,7 @@ export function classifyModelError(err: unknown, cred: ResolvedCredential): Clas
       ...base,
       kind: "billing",
       rotate: "billing",
-      message: `Anthropic refused ${cred.profileId} for a billing reason (${text}). Check Plans & Billing at https://console.anthropic.com, or add another key with ${API_KEY_COMMAND}.`,
+      message: `Anthropic refused ${cred.profileId} for a billing or spend-limit reason (${text}); the request is not retried. Check Plans & Billing and the workspace spend limits at https://console.anthropic.com, or add another key with ${API_KEY_COMMAND}.`,
     };
   }
   if (status === 401 || type === "authentication_error") {
@@ -140,16 +157,20 @@ export function classifyModelError(err: unknown, cred: ResolvedCredential): Clas
     return { ...base, kind: "rate_limited", rotate: "rate_limit", retryAfterMs, message: `Anthropic's rate limit was reached for ${cred.profileId}; ${when}.` };
   }
   if (status === 529 || type === "overloaded_error") {
-    return { ...base, kind: "overloaded", rotate: "overloaded", message: "Anthropic is overloaded, try again in a minute." };
+    return { ...base, kind: "overloaded", rotate: "overloaded", retryAfterMs: parseRetryAfterMs(err.headers), message: "Anthropic is overloaded, try again in a minute." };
   }
-  if ((status === 400 || status === 413 || type === "invalid_request_error") && /prompt is too long|too many (input )?tokens|context (window|length)/i.test(text)) {
+  if (status === 413 || type === "request_too_large" || ((status === 400 || type === "invalid_request_error") && /prompt is too long|too many (input )?tokens|context (window|length)/i.test(text))) {
     return { ...base, kind: "context_too_long", message: "The conversation is too long for the model's context window; older messages need to be trimmed." };
   }
-  if (status !== undefined && status >= 500) {
-    return { ...base, kind: "api", transient: true, message: `The Anthropic API had an internal error (${status}${text ? `: ${text}` : ""}); try again shortly.` };
+  if ((status !== undefined && status >= 500) || type === "api_error" || type === "timeout_error") {
+    return { ...base, kind: "api", transient: true, message: `The Anthropic API had an internal error (${status ?? type}${text ? `: ${text}` : ""}); try again shortly.` };
+  }
+  if (status === 404 || type === "not_found_error") {
+    return { ...base, kind: "invalid_request", message: `Anthropic does not know this model or endpoint (${text}); check model.name in the config or /model.` };
   }
   if (status === 400 || type === "invalid_request_error") {
-    return { ...base, kind: "invalid_request", message: `Anthropic rejected the request: ${text}` };
+    const code = errorCode ? ` [${errorCode}]` : "";
+    return { ...base, kind: "invalid_request", message: `Anthropic rejected the request${code}: ${text}${base.requestId ? ` (request id ${base.requestId})` : ""}` };
   }
   return { ...base, kind: "api", message: `The Anthropic API returned an error${status ? ` (${status})` : ""}: ${text}` };
 }

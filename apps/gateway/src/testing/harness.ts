@@ -65,6 +65,8 @@ export interface HarnessOptions {
   /** Auth profiles to store (in order); default: env ANTHROPIC_API_KEY only. */
   readonly profiles?: ReadonlyArray<{ name: string; type: AuthProfileType; secret: string }>;
   readonly dir?: string;
+  /** For tests that provoke a contract error on purpose. */
+  readonly allowContractViolations?: boolean;
 }
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
@@ -123,13 +125,23 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await gateway.shutdown();
       await api.close();
+      // A request the real API would reject fails the test that sent it, whatever else it asserted.
+      if (api.violations.length && !options.allowContractViolations)
+        throw new Error(`The fake Anthropic API rejected ${api.violations.length} request(s) the real API would reject:\n${api.violations.map((v) => `${v.status} ${v.type}: ${v.message}`).join("\n")}`);
     },
   };
   return harness;
 }
 
+/**
+ * The model every harness test talks to; the strict fake applies that model's contract. The suite
+ * also runs with OA_TEST_MODEL=claude-opus-5-5 / claude-haiku-5-5 / claude-sonnet-5 / claude-haiku-4-5
+ * (other thinking behaviour; docs/anthropic-contract.md).
+ */
+export const TEST_MODEL = process.env.OA_TEST_MODEL || "claude-sonnet-5-5";
+
 const defaultTurn = {
-  model: "claude-test",
+  model: TEST_MODEL,
   maxTokens: 1024,
   maxRounds: 8,
   maxRepairRounds: 3,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkModelSettings } from "./model-capabilities.ts";
 
 /** Operator override by tool path pattern (`*` within a segment, `**` across). First match wins. */
 export const policyRuleSchema = z.strictObject({
@@ -45,6 +46,15 @@ export const configSchema = z.strictObject({
       historyMessages: z.number().int().positive().default(200),
       /** Extra text appended to the system prompt. */
       system: z.string().optional(),
+      /** Thinking depth (`output_config.effort`); allowed values depend on the model (model-capabilities.ts). */
+      effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
+      /** `adaptive` | `between_tools` (| `enabled` | `disabled` on older models), as the model allows. */
+      thinking: z.enum(["adaptive", "between_tools", "enabled", "disabled"]).optional(),
+      /** `summarized` returns readable thinking (shown as progress); the current models default to `omitted`. */
+      thinkingDisplay: z.enum(["summarized", "omitted"]).optional(),
+    })
+    .superRefine((model, ctx) => {
+      for (const message of checkModelSettings(model.name, model)) ctx.addIssue({ code: "custom", message, path: [] });
     })
     .prefault({}),
   discord: z

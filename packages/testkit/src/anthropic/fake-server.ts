@@ -1,7 +1,21 @@
+import {
+  checkRequest,
+  estimateTokens,
+  prefixHash,
+  redactedData,
+  rulesFor,
+  signThinking,
+  thinkingPlan,
+  type ContractError,
+  type IssuedThinking,
+} from "./contract.ts";
+
 /**
- * A fake Anthropic Messages API on 127.0.0.1 for tests that drive the real `@anthropic-ai/sdk`.
- *
- * Bun's fetch cannot be intercepted, so tests point the SDK at this server instead:
+ * A fake Anthropic Messages API on 127.0.0.1 for tests that drive the real `@anthropic-ai/sdk`,
+ * as strict as the real one: every request is checked against the documented contract of the model
+ * it names (contract.ts, models.ts — each rule cites its docs page) and a request the real API
+ * would reject is answered with the same status and error shape (`request_id` included), recorded
+ * in `violations`, and never consumes a scripted turn.
  *
  * ```ts
  * const api = await startFakeAnthropic();
@@ -12,23 +26,25 @@
  *   (req) => textTurn(`you sent ${req.body.messages.length} messages`),
  * ]);
  * const client = new Anthropic({ baseURL: api.url, apiKey: "sk-ant-test", maxRetries: 0 });
- * // ... later
- * expect(api.requests[0]!.headers.authorization).toBe("Bearer sk-ant-test");
  * await api.close();
  * ```
  *
- * Each `POST /v1/messages` consumes the next scripted turn. A message turn is served as JSON, or as
- * an SSE stream when the request body has `stream: true` (message_start, ping, content_block_start /
- * delta / stop with text_delta and input_json_delta, message_delta, message_stop). An error turn is
- * served as the API's error JSON with its status (or, with `midStream`, as an SSE `error` event
- * after message_start). When the queue is empty the server answers 500 `api_error` naming the
- * problem, so a missing script fails loudly instead of hanging. Every request (any path) is recorded.
+ * Each valid `POST /v1/messages` consumes the next scripted turn. Thinking is emulated per model:
+ * when the request has thinking on (explicitly or by the model's default), the message starts with a
+ * signed thinking block (empty text when the display is "omitted"), streamed with thinking_delta and
+ * signature_delta. The signature binds the block to its model, its text and everything before it, so
+ * a block that is edited, moved after a changed prefix, or dropped from a tool loop is a 400.
+ * Usage is computed (characters / 4) with prompt-cache reads and writes unless the script gives it.
+ * An error turn is served as the API's error JSON with its status (or, with `midStream`, as an SSE
+ * `error` event after message_start). An empty queue answers 500 naming the problem.
  */
 
-/** A content block the fake can return. */
+/** A content block the fake can return. Thinking blocks get their signature (or data) from the fake. */
 export type FakeContentBlock =
   | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown };
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "thinking"; thinking: string }
+  | { type: "redacted_thinking" };
 
 export interface FakeUsage {
   input_tokens?: number;
@@ -37,13 +53,18 @@ export interface FakeUsage {
   cache_creation_input_tokens?: number;
 }
 
-export type FakeStopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn";
+// Every stop reason the API documents (DOCS.stopReasons).
+export type FakeStopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "model_context_window_exceeded";
 
 /** A successful assistant message. */
 export interface ScriptedMessage {
   content: FakeContentBlock[];
   /** Defaults to "tool_use" when a tool_use block is present, else "end_turn". */
   stop_reason?: FakeStopReason;
+  /**
+   * Usage to report. Fields left out are computed from the request: input tokens as characters / 4,
+   * cache reads / writes from the cache_control breakpoints of earlier requests (DOCS.promptCaching).
+   */
   usage?: FakeUsage;
   /** Defaults to the request's `model`. */
   model?: string;
@@ -53,6 +74,11 @@ export interface ScriptedMessage {
   chunkSize?: number;
   /** Wait this long before answering (for abort / timeout tests). */
   delayMs?: number;
+  /**
+   * The thinking the model "did" when the request has thinking on and the script gives no thinking
+   * block: its text is returned when the display mode returns text. `false`: no thinking block.
+   */
+  thinking?: string | false;
 }
 
 /** An API error response. */
@@ -71,6 +97,8 @@ export interface ScriptedError {
     /** For streaming requests: answer 200, send message_start, then an SSE `error` event. */
     midStream?: boolean;
     delayMs?: number;
+    /** Extra fields of the `error` object (e.g. `details: { error_code }`). */
+    extra?: Record<string, unknown>;
   };
 }
 
@@ -90,15 +118,27 @@ export interface RecordedRequest {
   body: any;
 }
 
+/** A request the fake answered with a contract error (what the real API would reject). */
+export interface ContractViolation {
+  readonly request: RecordedRequest;
+  readonly status: number;
+  readonly type: string;
+  readonly message: string;
+}
+
 export interface FakeAnthropic {
   /** Base URL to pass as the SDK's `baseURL` (no trailing slash, no `/v1`). */
   url: string;
-  /** Append turns to the queue; each POST /v1/messages consumes one. */
+  /** Append turns to the queue; each valid POST /v1/messages consumes one. */
   script(turns: ScriptedTurn[]): void;
   /** Every request received, in order. */
   requests: RecordedRequest[];
   /** Requests to POST /v1/messages only. */
   messageRequests(): RecordedRequest[];
+  /** Requests the fake rejected because the real API would have (see contract.ts). */
+  violations: ContractViolation[];
+  /** Usage reported for each message served, in order (to measure cache hit rates). */
+  served: Array<{ model: string; usage: Required<FakeUsage> }>;
   /** Number of scripted turns not consumed yet. */
   remaining(): number;
   close(): Promise<void>;
@@ -160,6 +200,20 @@ export const fakeAnthropicErrors = {
   promptTooLong: (tokens = 210_000, max = 200_000): ScriptedError => ({
     error: { status: 400, type: "invalid_request_error", message: `prompt is too long: ${tokens} tokens > ${max} maximum` },
   }),
+  /** 413 request_too_large, sent by Cloudflare before the request reaches the API (docs: errors). */
+  requestTooLarge: (): ScriptedError => ({
+    error: { status: 413, type: "request_too_large", message: "Request exceeds the maximum allowed number of bytes." },
+  }),
+  /** The known rejection of an OAuth (setup-token) credential on the Messages API. */
+  oauthNotSupported: (): ScriptedError => ({
+    error: { status: 401, type: "authentication_error", message: "OAuth authentication is currently not supported." },
+  }),
+  /** The bare rejection some setup-tokens got: a 400 whose message is only "Error". */
+  bareError: (): ScriptedError => ({ error: { status: 400, type: "invalid_request_error", message: "Error" } }),
+  /** A workspace / organization spend limit: billing_error with HTTP 402. */
+  spendLimit: (): ScriptedError => ({
+    error: { status: 402, type: "billing_error", message: "You have reached your specified workspace API usage limits. You will regain access on 2026-12-01 at 00:00 UTC." },
+  }),
   apiError: (status = 500): ScriptedError => ({
     error: { status, type: "api_error", message: "Internal server error" },
   }),
@@ -168,7 +222,13 @@ export const fakeAnthropicErrors = {
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
+  const violations: ContractViolation[] = [];
+  const served: FakeAnthropic["served"] = [];
+  const issued: IssuedThinking = new Map();
+  // Cached prefixes (hash → expiry). DOCS.promptCaching: default TTL 5 minutes, "1h" on request.
+  const cache = new Map<string, number>();
   let messageCount = 0;
+  let requestCount = 0;
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -176,17 +236,29 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     async fetch(req) {
       const recorded = await recordRequest(req);
       requests.push(recorded);
+      const requestId = `req_fake_${String(++requestCount).padStart(6, "0")}`;
 
-      if (req.method !== "POST" || recorded.path !== "/v1/messages") {
-        return errorResponse({ status: 404, type: "not_found_error", message: `fake-anthropic: no route ${req.method} ${recorded.path}` });
+      if (req.method === "POST" && recorded.path === "/v1/messages/count_tokens") {
+        // DOCS.messages (token counting): the same body minus max_tokens; answers { input_tokens }.
+        const problem = checkRequest({ ...recorded.body, max_tokens: 1 }, issued);
+        if (problem) return contractError(problem, recorded, requestId);
+        return Response.json({ input_tokens: estimateTokens(recorded.body) }, { headers: { "request-id": requestId } });
       }
+      if (req.method !== "POST" || recorded.path !== "/v1/messages") {
+        return errorResponse({ status: 404, type: "not_found_error", message: `fake-anthropic: no route ${req.method} ${recorded.path}` }, requestId);
+      }
+      const problem = checkRequest(recorded.body, issued);
+      if (problem) return contractError(problem, recorded, requestId);
       const next = queue.shift();
       if (!next) {
-        return errorResponse({
-          status: 500,
-          type: "api_error",
-          message: `fake-anthropic: no scripted turn left for request #${requests.length} (POST /v1/messages); call script() with more turns`,
-        });
+        return errorResponse(
+          {
+            status: 500,
+            type: "api_error",
+            message: `fake-anthropic: no scripted turn left for request #${requests.length} (POST /v1/messages); call script() with more turns`,
+          },
+          requestId,
+        );
       }
       const turn = typeof next === "function" ? await next(recorded) : next;
       const wantsStream = recorded.body?.stream === true;
@@ -194,16 +266,22 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       if ("error" in turn) {
         if (turn.error.delayMs) await Bun.sleep(turn.error.delayMs);
         if (turn.error.midStream && wantsStream) {
-          return sseResponse(midStreamErrorEvents(turn, recorded, ++messageCount));
+          return sseResponse(midStreamErrorEvents(turn, recorded, ++messageCount), requestId);
         }
-        return errorResponse(turn.error);
+        return errorResponse(turn.error, requestId);
       }
       if (turn.delayMs) await Bun.sleep(turn.delayMs);
-      const message = buildMessage(turn, recorded, ++messageCount);
-      if (wantsStream) return sseResponse(streamEvents(message, turn.chunkSize ?? 8));
-      return Response.json(message, { headers: { "request-id": `req_fake_${messageCount}` } });
+      const message = buildMessage(turn, recorded, ++messageCount, issued, cache);
+      served.push({ model: message.model, usage: message.usage });
+      if (wantsStream) return sseResponse(streamEvents(message, turn.chunkSize ?? 8), requestId);
+      return Response.json(message, { headers: { "request-id": requestId } });
     },
   });
+
+  function contractError(problem: ContractError, request: RecordedRequest, requestId: string): Response {
+    violations.push({ request, ...problem });
+    return errorResponse(problem, requestId);
+  }
 
   return {
     url: `http://127.0.0.1:${server.port}`,
@@ -211,6 +289,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       queue.push(...turns);
     },
     requests,
+    violations,
+    served,
     messageRequests: () => requests.filter((r) => r.method === "POST" && r.path === "/v1/messages"),
     remaining: () => queue.length,
     async close() {
@@ -236,41 +316,164 @@ async function recordRequest(req: Request): Promise<RecordedRequest> {
   return { method: req.method, path: new URL(req.url).pathname, headers, body };
 }
 
-function errorResponse(e: ScriptedError["error"]): Response {
-  const headers: Record<string, string> = { "request-id": `req_fake_err_${e.status}`, ...(e.headers ?? {}) };
-  if (e.retryAfterSeconds !== undefined) headers["retry-after"] = String(e.retryAfterSeconds);
-  if (e.shouldRetry !== undefined) headers["x-should-retry"] = String(e.shouldRetry);
-  return Response.json({ type: "error", error: { type: e.type, message: e.message } }, { status: e.status, headers });
+// DOCS.errors: errors are JSON `{ type: "error", error: { type, message }, request_id }`, and every
+// response carries a `request-id` header.
+function errorResponse(e: ScriptedError["error"] | ContractError, requestId: string): Response {
+  const scripted = e as ScriptedError["error"];
+  const headers: Record<string, string> = { "request-id": requestId, ...(scripted.headers ?? {}) };
+  if (scripted.retryAfterSeconds !== undefined) headers["retry-after"] = String(scripted.retryAfterSeconds);
+  if (scripted.shouldRetry !== undefined) headers["x-should-retry"] = String(scripted.shouldRetry);
+  return Response.json({ type: "error", error: { type: e.type, message: e.message, ...(scripted.extra ?? {}) }, request_id: requestId }, { status: e.status, headers });
 }
+
+type WireBlock =
+  | { type: "text"; text: string; citations: null }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
 
 interface WireMessage {
   id: string;
   type: "message";
   role: "assistant";
   model: string;
-  content: FakeContentBlock[];
+  content: WireBlock[];
   stop_reason: FakeStopReason;
-  stop_sequence: null;
+  stop_sequence: string | null;
   usage: Required<FakeUsage>;
 }
 
-function buildMessage(turn: ScriptedMessage, req: RecordedRequest, n: number): WireMessage {
-  const hasToolUse = turn.content.some((b) => b.type === "tool_use");
+/** The blocks the model returns for this request: thinking as the model's settings produce it, then the script. */
+function responseBlocks(turn: ScriptedMessage, req: RecordedRequest): FakeContentBlock[] {
+  const rules = rulesFor(req.body?.model);
+  const plan = rules ? thinkingPlan(req.body, rules) : { mode: "off" as const, display: "omitted" as const };
+  const scripted = turn.content;
+  // No thinking without thinking on (DOCS.migrationSonnet55 table: Haiku 4.5 does not think unless asked).
+  if (plan.mode === "off") return scripted.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
+  if (scripted.some((b) => b.type === "thinking" || b.type === "redacted_thinking") || turn.thinking === false) return scripted;
+  const hasToolUse = scripted.some((b) => b.type === "tool_use");
+  if (plan.mode === "between_tools") {
+    // DOCS.whatsNewSonnet55: with between_tools, the short progress updates written between tool calls
+    // still come back as thinking blocks, with their summary text; a reply without tools is text only.
+    return hasToolUse ? [{ type: "thinking", thinking: turn.thinking ?? "Progress: calling a tool." }, ...scripted] : scripted;
+  }
+  // Adaptive / enabled: a thinking block first; display "omitted" returns empty thinking text with the
+  // signature (DOCS.thinking, "Controlling thinking display").
+  const text = plan.display === "summarized" ? (turn.thinking ?? "Thinking about the request.") : "";
+  return [{ type: "thinking", thinking: text }, ...scripted];
+}
+
+function buildMessage(turn: ScriptedMessage, req: RecordedRequest, n: number, issued: IssuedThinking, cache: Map<string, number>): WireMessage {
+  const model = turn.model ?? String(req.body?.model ?? "claude-fake");
+  const blocks = responseBlocks(turn, req);
+  const params: unknown[] = [];
+  const content: WireBlock[] = [];
+  const msgIndex = Array.isArray(req.body?.messages) ? req.body.messages.length : 0;
+  for (const b of blocks) {
+    let wire: WireBlock;
+    if (b.type === "thinking") {
+      wire = { type: "thinking", thinking: b.thinking, signature: signThinking(model, b.thinking, prefixHash(req.body ?? {}, msgIndex, params.length, params)) };
+    } else if (b.type === "redacted_thinking") {
+      wire = { type: "redacted_thinking", data: redactedData(model, prefixHash(req.body ?? {}, msgIndex, params.length, params)) };
+    } else if (b.type === "text") {
+      wire = { type: "text", text: b.text, citations: null };
+    } else {
+      wire = b;
+    }
+    content.push(wire);
+    params.push(wire.type === "text" ? { type: "text", text: wire.text } : wire);
+  }
+  const thinkingBlocks = content.filter((b) => b.type === "thinking" || b.type === "redacted_thinking");
+  for (const b of content) if (b.type === "tool_use") issued.set(b.id, thinkingBlocks);
+
+  const hasToolUse = content.some((b) => b.type === "tool_use");
+  const computed = computeUsage(req.body ?? {}, cache);
   return {
     id: turn.id ?? `msg_fake_${n}`,
     type: "message",
     role: "assistant",
-    model: turn.model ?? String(req.body?.model ?? "claude-fake"),
-    content: turn.content,
+    model,
+    content,
     stop_reason: turn.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"),
-    stop_sequence: null,
-    usage: {
-      input_tokens: turn.usage?.input_tokens ?? 10,
-      output_tokens: turn.usage?.output_tokens ?? 5,
-      cache_read_input_tokens: turn.usage?.cache_read_input_tokens ?? 0,
-      cache_creation_input_tokens: turn.usage?.cache_creation_input_tokens ?? 0,
-    },
+    stop_sequence: turn.stop_reason === "stop_sequence" ? String(req.body?.stop_sequences?.[0] ?? "") : null,
+    usage: turn.usage
+      ? {
+          input_tokens: turn.usage.input_tokens ?? 10,
+          output_tokens: turn.usage.output_tokens ?? 5,
+          cache_read_input_tokens: turn.usage.cache_read_input_tokens ?? 0,
+          cache_creation_input_tokens: turn.usage.cache_creation_input_tokens ?? 0,
+        }
+      : { ...computed, output_tokens: Math.max(1, estimateTokens(content)) },
   };
+}
+
+/**
+ * Prompt caching as documented (DOCS.promptCaching): a breakpoint caches the prefix up to its block;
+ * a later request reads the longest cached prefix found at a breakpoint or up to 20 blocks before
+ * it; prefixes shorter than the model's minimum are not cached.
+ */
+function computeUsage(body: any, cache: Map<string, number>): Omit<Required<FakeUsage>, "output_tokens"> {
+  const rules = rulesFor(body.model);
+  const minimum = rules?.minCacheableTokens ?? 1024;
+  const positions = cachePositions(body);
+  const total = positions.at(-1)?.tokens ?? estimateTokens(body.messages);
+  const now = Date.now();
+  let read = 0;
+  for (const p of positions.filter((x) => x.marked).reverse()) {
+    const start = positions.indexOf(p);
+    for (let k = start; k >= Math.max(0, start - 20); k--) {
+      const hit = cache.get(positions[k]!.hash);
+      if (hit !== undefined && hit > now && positions[k]!.tokens >= minimum) {
+        read = Math.max(read, positions[k]!.tokens);
+        break;
+      }
+    }
+  }
+  let written = 0;
+  for (const p of positions.filter((x) => x.marked)) {
+    if (p.tokens < minimum) continue;
+    cache.set(p.hash, now + (p.ttl === "1h" ? 3_600_000 : 300_000));
+    written = Math.max(written, p.tokens);
+  }
+  const creation = Math.max(0, written - read);
+  return { input_tokens: Math.max(1, total - read - creation), cache_read_input_tokens: read, cache_creation_input_tokens: creation };
+}
+
+function cachePositions(body: any): Array<{ hash: string; tokens: number; marked: boolean; ttl?: string }> {
+  const out: Array<{ hash: string; tokens: number; marked: boolean; ttl?: string }> = [];
+  const parts: unknown[] = [];
+  let tokens = 0;
+  const push = (block: any, extra?: unknown) => {
+    const clean = stripMarkers(block);
+    parts.push(extra === undefined ? clean : { ...(extra as object), block: clean });
+    tokens += estimateTokens(clean);
+    out.push({ hash: hashParts(parts), tokens, marked: Boolean(block?.cache_control), ttl: block?.cache_control?.ttl });
+  };
+  for (const t of body.tools ?? []) push(t);
+  const system = typeof body.system === "string" ? [{ type: "text", text: body.system }] : (body.system ?? []);
+  for (const b of system) push(b);
+  for (const m of body.messages ?? []) {
+    const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content ?? []);
+    for (const b of blocks) push(b, { role: m.role });
+  }
+  // Automatic caching (DOCS.promptCaching): a top-level cache_control marks the last cacheable block.
+  const last = out.at(-1);
+  if (body.cache_control && last) out[out.length - 1] = { ...last, marked: true, ttl: body.cache_control.ttl ?? last.ttl };
+  return out;
+}
+
+function stripMarkers(value: any): any {
+  if (Array.isArray(value)) return value.map(stripMarkers);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) if (key !== "cache_control" && key !== "citations") out[key] = stripMarkers(value[key]);
+    return out;
+  }
+  return value;
+}
+
+function hashParts(parts: unknown[]): string {
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify(parts)).digest("hex");
 }
 
 type SseEvent = { event: string; data: unknown };
@@ -287,30 +490,31 @@ function messageStartEvent(m: WireMessage): SseEvent {
     event: "message_start",
     data: {
       type: "message_start",
-      message: { ...m, content: [], stop_reason: null, usage: { ...m.usage, output_tokens: 1 } },
+      message: { ...m, content: [], stop_reason: null, stop_sequence: null, usage: { ...m.usage, output_tokens: 1 } },
     },
   };
 }
 
+// DOCS.streaming: message_start, content_block_start / delta / stop per block (text_delta,
+// input_json_delta, thinking_delta, then signature_delta just before the thinking block's stop),
+// message_delta with stop_reason and usage, message_stop.
 function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
   const events: SseEvent[] = [messageStartEvent(m), { event: "ping", data: { type: "ping" } }];
+  const delta = (index: number, d: unknown): SseEvent => ({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: d } });
   m.content.forEach((block, index) => {
+    const start = (content_block: unknown) => events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block } });
     if (block.type === "text") {
-      events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: { type: "text", text: "" } } });
-      for (const piece of chunks(block.text, chunkSize)) {
-        events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } } });
-      }
+      start({ type: "text", text: "", citations: null });
+      for (const piece of chunks(block.text, chunkSize)) events.push(delta(index, { type: "text_delta", text: piece }));
+    } else if (block.type === "thinking") {
+      start({ type: "thinking", thinking: "", signature: "" });
+      for (const piece of chunks(block.thinking, chunkSize)) events.push(delta(index, { type: "thinking_delta", thinking: piece }));
+      events.push(delta(index, { type: "signature_delta", signature: block.signature }));
+    } else if (block.type === "redacted_thinking") {
+      start(block);
     } else {
-      events.push({
-        event: "content_block_start",
-        data: { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } },
-      });
-      for (const piece of chunks(JSON.stringify(block.input ?? {}), chunkSize)) {
-        events.push({
-          event: "content_block_delta",
-          data: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } },
-        });
-      }
+      start({ type: "tool_use", id: block.id, name: block.name, input: {} });
+      for (const piece of chunks(JSON.stringify(block.input ?? {}), chunkSize)) events.push(delta(index, { type: "input_json_delta", partial_json: piece }));
     }
     events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
   });
@@ -318,7 +522,7 @@ function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
     event: "message_delta",
     data: {
       type: "message_delta",
-      delta: { stop_reason: m.stop_reason, stop_sequence: null },
+      delta: { stop_reason: m.stop_reason, stop_sequence: m.stop_sequence },
       usage: {
         output_tokens: m.usage.output_tokens,
         input_tokens: m.usage.input_tokens,
@@ -331,15 +535,23 @@ function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
   return events;
 }
 
+// DOCS.errors: "When receiving a streaming response via SSE, it's possible that an error can occur
+// after returning a 200 response".
 function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: number): SseEvent[] {
-  const m = buildMessage({ content: [] }, req, n);
-  return [
-    messageStartEvent(m),
-    { event: "error", data: { type: "error", error: { type: turn.error.type, message: turn.error.message } } },
-  ];
+  const m: WireMessage = {
+    id: `msg_fake_${n}`,
+    type: "message",
+    role: "assistant",
+    model: String(req.body?.model ?? "claude-fake"),
+    content: [],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+  };
+  return [messageStartEvent(m), { event: "error", data: { type: "error", error: { type: turn.error.type, message: turn.error.message } } }];
 }
 
-function sseResponse(events: SseEvent[]): Response {
+function sseResponse(events: SseEvent[], requestId: string): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -349,6 +561,6 @@ function sseResponse(events: SseEvent[]): Response {
     },
   });
   return new Response(body, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": "req_fake_stream" },
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": requestId },
   });
 }

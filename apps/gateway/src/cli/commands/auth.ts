@@ -104,7 +104,7 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
       const { value } = await readSecret("Paste your Claude setup-token", validateSetupToken);
       saveProfile(args, "anthropic:manual", "token", value);
       out(
-        "Note: Anthropic currently accepts setup-tokens only inside Claude Code. If requests are rejected, add an API key with `openassistant auth anthropic api-key`.",
+        "Note: Anthropic restricts Claude subscription setup-tokens to its own clients (such as Claude Code), so the API may reject this token here. OpenAssistant does not pretend to be another client; when a token is rejected it falls back to an API key if you have one. Add one with `openassistant auth anthropic api-key`.",
       );
     }),
   });

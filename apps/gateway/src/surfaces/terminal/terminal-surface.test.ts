@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
-import { lastToolResult, startHarness, terminalStreams, type Harness } from "../../testing/harness.ts";
+import { lastToolResult, startHarness, terminalStreams, TEST_MODEL, type Harness } from "../../testing/harness.ts";
 import { startTerminalSurface } from "./terminal-surface.ts";
 
 let h: Harness | undefined;
@@ -115,22 +115,22 @@ describe("terminal surface", () => {
     const io = terminalStreams();
     const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
     io.send("/model");
-    await io.waitFor(/model: the configured default \(claude-test\)/);
+    await io.waitFor(new RegExp(`model: the configured default \\(${TEST_MODEL}\\)`));
     io.send("hi");
     await io.waitFor(/assistant › one/);
-    io.send("/model claude-opus-test-9");
-    await io.waitFor(/model: claude-opus-test-9 for this session from the next message/);
+    io.send("/model claude-opus-5-5");
+    await io.waitFor(/model: claude-opus-5-5 for this session from the next message/);
     io.send("/model");
-    await io.waitFor(/model: claude-opus-test-9 \(this session\)/);
+    await io.waitFor(/model: claude-opus-5-5 \(this session\)/);
     io.send("hi again");
     await io.waitFor(/assistant › two/);
     io.send("/model not a model!");
     await io.waitFor(/"not a model!" is not a model name/);
     io.send("/model default");
-    await io.waitFor(/model: back to the configured default \(claude-test\)/);
+    await io.waitFor(new RegExp(`model: back to the configured default \\(${TEST_MODEL}\\)`));
     io.send("and again");
     await io.waitFor(/assistant › three/);
-    expect(h.api.messageRequests().map((r) => r.body.model)).toEqual(["claude-test", "claude-opus-test-9", "claude-test"]);
+    expect(h.api.messageRequests().map((r) => r.body.model)).toEqual([TEST_MODEL, "claude-opus-5-5", TEST_MODEL]);
     // "/model" lines are commands, never sent to the model as messages.
     expect(JSON.stringify(h.api.messageRequests().at(-1)!.body.messages)).not.toContain("/model");
     io.input.end();

@@ -7,6 +7,7 @@ import type { IncomingMessage } from "../../gateway.ts";
 import type { SessionStore } from "../../sessions/store.ts";
 import { escapeControlChars, formatAnswer, formatApprovalPrompt, formatFullInput } from "./format.ts";
 import { createSpinner } from "./spinner.ts";
+import { cutText } from "@openassistant/core/text/index.ts";
 
 /** What the terminal needs from the gateway. */
 export interface TerminalGateway {
@@ -101,6 +102,15 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         break;
       case "call.settled":
         if (!approvals.length) spinner.set(`tools.${event.outcome.toolPath} ${event.outcome.status}…`);
+        break;
+      case "model.thinking": {
+        // Progress notes the model writes between tool calls (when the thinking display returns them).
+        const line = event.text.trim().split("\n").filter((l) => l.trim()).at(-1)?.trim();
+        if (line && !approvals.length) spinner.set(`${escapeControlChars(cutText(line, 120, { marker: () => "…" }))}…`);
+        break;
+      }
+      case "model.retrying":
+        write(`(waiting ${event.seconds} s before retrying: ${event.reason})`);
         break;
       case "profile.rotated":
         write(`(switched Anthropic credential ${event.from} → ${event.to}: ${event.reason})`);
