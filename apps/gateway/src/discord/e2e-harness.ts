@@ -136,6 +136,8 @@ export async function startDiscordE2E(
       await env.surface.stop();
       await h.close();
       await fake.close();
+      // A request real Discord would reject fails the test that provoked it (unless it declared it with fake.expectErrors).
+      fake.assertNoUnexpectedErrors();
     },
   };
   return env;
