@@ -7,6 +7,7 @@ import type { DiscordGatewayPort } from "./port.ts";
 import { cardButtonId } from "./custom-ids.ts";
 import { renderCard, type CardMessage, type CardState } from "./render-card.ts";
 import { describeDiscordError } from "./discord-errors.ts";
+import { retryWhileUnreachable } from "./retry.ts";
 import { fitMessage, fitText } from "./fit.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import type { SurfaceStore } from "./surface-store.ts";
@@ -85,7 +86,8 @@ export function createApprovalCards(deps: {
         const ch = await channel(targetId);
         if (!ch) throw new Error("channel not found or not text-based");
         store.addCard({ callId: request.callId, channelId: targetId, messageId: "", kind: kind === "channel" ? "conversation" : kind });
-        const msg = await ch.send(payload);
+        // While Discord is unreachable the post is retried (until the request expires), so the card is not lost.
+        const msg = await retryWhileUnreachable(() => ch.send(payload), request.expiresAt);
         store.addCard({ callId: request.callId, channelId: targetId, messageId: msg.id, kind: kind === "channel" ? "conversation" : kind });
         if (counts) reached.push(where);
         return true;
