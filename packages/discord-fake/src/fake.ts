@@ -244,6 +244,29 @@ export class FakeDiscord {
     return payload;
   }
 
+  /** A moderator deletes a channel or thread (CHANNEL_DELETE / THREAD_DELETE); later requests to it get 10003 Unknown Channel. */
+  deleteChannel(channelId: string): void {
+    const channel = this.world.channel(channelId);
+    const payload = this.world.apiChannel(channelId);
+    this.world.channels.delete(channelId);
+    if (channel.guild_id) {
+      const guild = this.world.guild(channel.guild_id);
+      guild.channelIds = guild.channelIds.filter((id) => id !== channelId);
+      this.gateway.dispatch(isThread(channel.type) ? "THREAD_DELETE" : "CHANNEL_DELETE", payload, (s) => (s.intents & Intents.Guilds ? payload : null));
+    }
+  }
+
+  /** A moderator archives (or locks) a thread (THREAD_UPDATE). */
+  archiveThread(threadId: string, options: { locked?: boolean } = {}): void {
+    const thread = this.world.channel(threadId);
+    if (!isThread(thread.type)) throw new Error(`fake-discord: ${threadId} is not a thread`);
+    thread.thread_metadata.archived = true;
+    thread.thread_metadata.archive_timestamp = new Date().toISOString();
+    if (options.locked) thread.thread_metadata.locked = true;
+    const payload = this.world.apiChannel(threadId);
+    this.gateway.dispatch("THREAD_UPDATE", payload, (s) => (s.intents & Intents.Guilds ? payload : null));
+  }
+
   /** The DM channel id between the bot and a user (created on first use). */
   dmChannelId(userId: string): string {
     return this.world.dmChannel(userId).id;
