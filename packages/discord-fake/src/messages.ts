@@ -49,8 +49,10 @@ export class MessageService {
     const channel = this.world.channels.get(input.channelId);
     if (!channel) throw unknownChannel();
     if (!isTextLike(channel.type)) throw new DiscordHttpError(400, 50008, "Cannot send messages in a non-text channel");
-    if (channel.thread_metadata?.locked) throw new DiscordHttpError(403, 50083, "Thread is archived");
     const body = input.body ?? {};
+    // An ephemeral interaction reply is shown only to the clicker, so a locked thread does not stop it.
+    const ephemeralReply = input.interactionResponse && ((body.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
+    if (channel.thread_metadata?.locked && !ephemeralReply) throw new DiscordHttpError(403, 50083, "Thread is archived");
     validateBody(body, input.files ?? [], input.allowEmpty ?? false);
     const allowedFlags = input.interactionResponse ? INTERACTION_FLAGS : CREATABLE_FLAGS;
     if ((body.flags ?? 0) & ~allowedFlags) throw invalidFormBody("flags", "MESSAGE_FLAGS_INVALID", `Invalid message flags: ${body.flags}`);

@@ -8,6 +8,7 @@ import { cardButtonId } from "./custom-ids.ts";
 import { renderCard, type CardMessage, type CardState } from "./render-card.ts";
 import { describeDiscordError } from "./discord-errors.ts";
 import { retryWhileUnreachable } from "./retry.ts";
+import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
 import { fitMessage, fitText } from "./fit.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import type { SurfaceStore } from "./surface-store.ts";
@@ -160,6 +161,8 @@ export function createApprovalCards(deps: {
             store.addCard({ ...ref, messageId });
           }
           if (done?.has(messageId)) return true;
+          if (isLockedThread(ch)) throw new Error("the card is in a locked thread");
+          await unarchiveForEdit(ch, "update an approval card");
           await ch.messages.edit(messageId, payload);
           return true;
         }).then((r) => {

@@ -85,6 +85,8 @@ describe("a card in an archived thread", () => {
     e.h.api.script(writeTurn("archived", () => {}));
     const thread = await threadOf(msg.id);
     const card = await eventually(() => findCard(e.fake, thread, "notes.write"), "the card");
+    // Let the status message settle first, so no edit races the moderator's archive.
+    await eventually(() => botTexts(e.fake, thread).some((t) => t.startsWith("⏸️ Waiting for approval")), "the waiting status");
     e.fake.archiveThread(thread);
     await eventually(() => e.surface.client.channels.cache.get(thread)?.isThread() && (e.surface.client.channels.cache.get(thread) as { archived?: boolean }).archived, "the client to see the archive");
     const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice });
@@ -92,5 +94,20 @@ describe("a card in an archived thread", () => {
     await eventually(() => e.ran.find((r) => r.what === "notes.write:archived"), "the tool to run");
     expect(await eventually(() => decisionField(e.fake.message(card.id)), "the edited card")).toContain("Approved by");
     expect(e.fake.channel(thread)!.thread_metadata.archived).toBe(false);
+  });
+
+  test("in a locked thread the clicker is told clearly; the decision still counts", async () => {
+    e.h.api.script(writeTurn("locked", () => {}));
+    const msg = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.alice, content: "save locked", mentionsBot: true });
+    const thread = await threadOf(msg.id);
+    const card = await eventually(() => findCard(e.fake, thread, "notes.write"), "the card");
+    await eventually(() => botTexts(e.fake, thread).some((t) => t.startsWith("⏸️ Waiting for approval")), "the waiting status");
+    e.fake.expectErrors({ code: 50083 }); // the answer cannot be posted in a locked thread
+    e.fake.archiveThread(thread, { locked: true });
+    await eventually(() => (e.surface.client.channels.cache.get(thread) as { locked?: boolean } | undefined)?.locked, "the client to see the lock");
+    const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice });
+    expect((await click.callback()).type).toBe(6);
+    expect(await eventually(() => click.followUps().at(-1)?.content, "the note")).toContain("locked thread");
+    await eventually(() => e.ran.find((r) => r.what === "notes.write:locked"), "the tool to run");
   });
 });

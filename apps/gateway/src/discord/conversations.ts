@@ -6,6 +6,7 @@ import { applyDecision } from "./approval-actions.ts";
 import { authorizeChat, isApprover, REFUSAL_TEXT, type Actor, type AuthResult, type RefusalLimiter } from "./authorize.ts";
 import type { DmRoleResolver } from "./dm-roles.ts";
 import { createLiveMessage } from "./live-message.ts";
+import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
 import { fitMessage } from "./fit.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
 import { withRetry } from "./retry.ts";
@@ -25,7 +26,7 @@ const TYPING_EVERY_MS = 8_000;
 /** A channel we can talk in (DM, text channel, thread). */
 interface TalkChannel {
   readonly id: string;
-  send(payload: AnswerMessage): Promise<{ edit(p: { content: string }): Promise<unknown> }>;
+  send(payload: AnswerMessage): Promise<{ channel: unknown; edit(p: { content: string }): Promise<unknown> }>;
   sendTyping(): Promise<unknown>;
 }
 
@@ -182,7 +183,13 @@ export function createConversations(deps: {
     const typing = setInterval(() => void safely(log, `typing in ${channel.id}`, () => channel.sendTyping()), TYPING_EVERY_MS);
     let status: TurnStatus = initialStatus();
     const first = renderStatus(status);
-    const statusMessage = channel.send(fitMessage({ content: first })).then((m) => ({ edit: (content: string) => m.edit(fitMessage({ content })) }));
+    const statusMessage = channel.send(fitMessage({ content: first })).then((m) => ({
+      edit: async (content: string) => {
+        if (isLockedThread(m.channel)) return undefined; // a moderator locked the thread: leave it as it is
+        await unarchiveForEdit(m.channel, "update the assistant's status message");
+        return m.edit(fitMessage({ content }));
+      },
+    }));
     const live = createLiveMessage(statusMessage, first, log);
 
     const ownRuns = new Set<string>();

@@ -16,6 +16,7 @@ import { safely, type SurfaceLog } from "./logger.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { DiscordGatewayPort } from "./port.ts";
 import type { ApprovalRecord } from "@openassistant/core/approvals/store.ts";
+import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
 import { echo, fitMessage, fitModal } from "./fit.ts";
 import { renderCard } from "./render-card.ts";
 import { renderPendingList } from "./render-pending.ts";
@@ -67,14 +68,11 @@ export function createInteractionHandler(deps: {
    * is unarchived first (Discord refuses edits there); in a locked thread the clicker is told instead.
    */
   async function showOnCard(i: ButtonInteraction | ModalSubmitInteraction, record: ApprovalRecord): Promise<boolean> {
-    const ch = i.channel;
-    if (ch?.isThread() && ch.archived) {
-      if (ch.locked) {
-        await tell(i, `This card is in a locked thread, so it cannot be updated. ${stateLine(record)}`);
-        return false;
-      }
-      await ch.setArchived(false, "update an approval card");
+    if (isLockedThread(i.channel)) {
+      await tell(i, `This card is in a locked thread, so it cannot be updated. ${stateLine(record)}`);
+      return false;
     }
+    await unarchiveForEdit(i.channel, "update an approval card");
     await i.editReply(fitMessage(renderCard(record.request, cardStateOf(record))) as never);
     return true;
   }
@@ -137,7 +135,8 @@ export function createInteractionHandler(deps: {
     // Duplicate or late: a card that still shows buttons (e.g. a copy whose edit failed) is brought
     // up to date; one that already shows the outcome is left alone. Either way nothing changes.
     const shown = result.outcome === "decided" || i.message.components.length > 0 ? await showOnCard(i, fresh) : true;
-    if (result.outcome !== "decided" || result.rule || !shown) await tell(i, applied.text);
+    // (When the card could not be shown, the clicker was already told the outcome.)
+    if (shown && (result.outcome !== "decided" || result.rule)) await tell(i, applied.text);
   }
 
   async function onModal(i: ModalSubmitInteraction): Promise<void> {
@@ -159,7 +158,7 @@ export function createInteractionHandler(deps: {
     const record = gateway.broker.get(parsed.callId);
     if (i.isFromMessage() && record) {
       const shown = await showOnCard(i, record);
-      if (applied.result.outcome !== "decided" || !shown) await tell(i, applied.text);
+      if (shown && applied.result.outcome !== "decided") await tell(i, applied.text);
     } else {
       await i.editReply(fitMessage({ content: applied.text }));
     }
