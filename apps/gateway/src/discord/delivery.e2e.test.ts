@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { textTurn, toolUseTurn, type RecordedRequest } from "@openassistant/testkit";
 import { botTexts, cardCallId, markerModel, decisionField, eventually, findCard, lastToolResultText, startDiscordE2E, type DiscordE2E } from "./e2e-harness.ts";
 
+// Under load (other suites on a 2-core machine) a turn with a card can take seconds; the bounds are generous, not speed claims.
+setDefaultTimeout(20_000);
 let e: DiscordE2E;
 let approvalsChannel: string;
 beforeAll(async () => {
@@ -13,8 +15,8 @@ beforeAll(async () => {
       return {};
     },
   });
-});
-afterAll(() => e.close());
+}, 30_000); // a busy machine can take seconds to start the sandbox pool and connect
+afterAll(() => e?.close(), 30_000);
 
 let seq = 0;
 /** The model calls notes.write; `before` runs synchronously when the model is asked (no race with the card). */

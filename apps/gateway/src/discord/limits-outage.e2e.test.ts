@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startFakeDiscord, textTurn, toolUseTurn } from "@openassistant/testkit";
 import { startHarness } from "../testing/harness.ts";
 import { DiscordStartError } from "./discord-errors.ts";
@@ -6,6 +6,8 @@ import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, trailOf, t
 import { startDiscordSurface } from "./index.ts";
 
 const APPROVERS = 50;
+// Under load (other suites on a 2-core machine) a turn with a card can take seconds; the bounds are generous, not speed claims.
+setDefaultTimeout(20_000);
 let e: DiscordE2E;
 let approvers: string[] = [];
 beforeAll(async () => {
@@ -17,8 +19,8 @@ beforeAll(async () => {
       return { approvers: [ids.alice, ...approvers] };
     },
   });
-});
-afterAll(() => e.close());
+}, 30_000); // a busy machine can take seconds to start the sandbox pool and connect
+afterAll(() => e?.close(), 30_000);
 
 const FAMILY = "👨‍👩‍👧‍👦"; // one grapheme, 11 UTF-16 units
 
