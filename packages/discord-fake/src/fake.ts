@@ -579,7 +579,8 @@ export class FakeDiscord {
   private recordCall(call: Omit<RecordedCall, "index" | "time">, deliberate: boolean): void {
     const recorded: RecordedCall = { index: this.calls.length, time: Date.now(), ...call };
     this.calls.push(recorded);
-    if (recorded.status >= 400 && recorded.status < 500 && !deliberate && !this.consumeExpectation(recorded)) this.unexpectedErrors.push(recorded);
+    // A 429 is the rate limit speaking, not a malformed request: clients wait and retry (see `calls[].rateLimited`).
+    if (recorded.status >= 400 && recorded.status < 500 && recorded.status !== 429 && !deliberate && !this.consumeExpectation(recorded)) this.unexpectedErrors.push(recorded);
     notify(this.callWaiters, recorded);
   }
 
