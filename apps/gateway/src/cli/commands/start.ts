@@ -16,6 +16,6 @@ export const startCommand = defineCommand({
       rejectUnknownFlags(rawArgs, args);
       await serve({ cwd: resolveProject(a.project), env: process.env, surface: "auto", out: (l) => console.log(l), err: (l) => console.error(l) });
       // stdin can keep the event loop alive after the surface ended; everything is closed by now.
-      if (!process.exitCode) process.exit(0);
+      process.exit(process.exitCode ?? 0);
     }),
 });
