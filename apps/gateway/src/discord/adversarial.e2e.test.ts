@@ -149,7 +149,6 @@ describe("adversarial input and output", () => {
   test("a user message deleted while its turn runs (card pending): the turn still answers", async () => {
     e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "del" })', () => "finished anyway"));
     const msg = e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "save del" });
-    e.fake.expectErrors({ code: 10008 }); // the reply-to of later messages, if any, points at a deleted message
     const card = await eventually(() => findCard(e.fake, dm, "notes.write"), "the card");
     await fetch(`${e.fake.apiUrl}/v10/channels/${dm}/messages/${msg.id}`, { method: "DELETE", headers: { authorization: `Bot ${e.fake.token}` } });
     e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice });

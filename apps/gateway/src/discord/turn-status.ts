@@ -1,3 +1,4 @@
+import { fitText } from "./fit.ts";
 import type { GatewayEvent } from "../events/types.ts";
 
 /** What the live status message shows while a turn runs. */
@@ -54,7 +55,7 @@ function seconds(ms: number): string {
 /** First line of an error, at most 200 characters: the status is a glance, the answer explains. */
 export function shortReason(error: string | undefined): string {
   const line = (error ?? "unknown error").split("\n")[0]!.trim() || "unknown error";
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return fitText(line, 200, "ellipsis");
 }
 
 export function renderStatus(s: TurnStatus, now = Date.now()): string {
