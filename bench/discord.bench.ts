@@ -93,7 +93,7 @@ const rows: Array<Record<string, string | number>> = [];
   cards.forEach((c, i) => {
     if (!String(c.embeds[0].fields[0].value).includes(`job-${1000 + i}`)) misrouted++;
   });
-  await Promise.all(cards.map((c) => e.fake.clickButton({ messageId: c.id, customId: `oa:approve:${cardCallId(c)}`, userId: e.ids.alice }).callback()));
+  await Promise.all(cards.map((c) => e.fake.clickButton({ messageId: c.id, customId: `oa:approve:${cardCallId(c)}`, userId: e.ids.alice }).callback(20_000)));
   const answers = await Promise.all(
     threads.map((t, i) => eventually(() => e.fake.messages(t).find((m) => (m.content as string).startsWith(`result for job-${1000 + i}:`)), `answer ${i}`, 60_000)),
   );
