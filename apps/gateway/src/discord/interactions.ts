@@ -115,12 +115,21 @@ export function createInteractionHandler(deps: {
     }
 
     // Acknowledge first: Discord's 3 s window never depends on role lookups, SQLite or edits.
-    await i.deferUpdate();
+    // If the acknowledgement itself came too late (a stalled process), the click still counts: the
+    // decision is recorded and every copy of the card is edited through the channel instead.
+    const kind = action === "approve" || action === "lapprove" ? "approve" : action === "always" ? "always" : "deny";
+    const acked = await i.deferUpdate().then(
+      () => true,
+      (e) => (log(`acknowledging click ${i.id} on ${callId} failed; deciding anyway`, e), false),
+    );
     const { actor, ok } = await approverActor(actorOfInteraction(i));
+    if (!acked) {
+      if (ok) applyDecision(gateway, config, actor, callId, kind);
+      return;
+    }
     if (!ok) return tell(i, NOT_APPROVER_TEXT);
     const record = gateway.broker.get(callId);
     if (!record) return tell(i, `This approval (\`${echo(callId)}\`) is unknown to the gateway; nothing was changed.`);
-    const kind = action === "approve" || action === "lapprove" ? "approve" : action === "always" ? "always" : "deny";
     const fromCard = isCardMessage(i);
     if (fromCard) cards.markShown(callId, i.message.id);
     const applied = applyDecision(gateway, config, actor, callId, kind);
