@@ -158,5 +158,7 @@ const rows: Array<Record<string, string | number>> = [];
 }
 
 printTable("Discord surface (fake Discord, real gateway)", rows);
-await e.close();
+// Acknowledgements that missed Discord's 3 s window on an overloaded machine show up as rejected
+// requests here; report them instead of failing the whole bench run.
+await e.close().catch((x) => console.log(`\nnote: ${x instanceof Error ? x.message.split("\n")[0] : String(x)}`));
 process.exit(0);
