@@ -9,17 +9,20 @@ import {
   eventually,
   findCard,
   markerModel,
+  messageText,
   startDiscordE2E,
   toolThenAnswer, trailOf
 } from "../apps/gateway/src/discord/e2e-harness.ts";
 
 const ITER = 30;
 const CONCURRENT = 50;
+const APPROVERS = 50;
+const CLICK_ROUNDS = 6;
 
 function stats(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-  return { median: at(0.5), p95: at(0.95), min: s[0]! };
+  return { median: at(0.5), p95: at(0.95), p99: at(0.99), max: s.at(-1)!, min: s[0]! };
 }
 
 const e = await startDiscordE2E({ settings: { approvalTimeoutMs: 60_000 } });
@@ -83,16 +86,16 @@ const rows: Array<Record<string, string | number>> = [];
     e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: i % 2 ? e.ids.bob : e.ids.alice, content: `please save job-${1000 + i}`, mentionsBot: true }),
   );
   const threads = await Promise.all(
-    msgs.map(async (m) => (await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${m.id}/threads` }, 20_000)).response.id as string),
+    msgs.map(async (m) => (await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${m.id}/threads` }, 60_000)).response.id as string),
   );
-  const cards = await Promise.all(threads.map((t) => eventually(() => findCard(e.fake, t, "notes.write"), `card in ${t}`, 20_000)));
+  const cards = await Promise.all(threads.map((t) => eventually(() => findCard(e.fake, t, "notes.write"), `card in ${t}`, 60_000)));
   let misrouted = 0;
   cards.forEach((c, i) => {
     if (!String(c.embeds[0].fields[0].value).includes(`job-${1000 + i}`)) misrouted++;
   });
-  await Promise.all(cards.map((c) => e.fake.clickButton({ messageId: c.id, customId: `oa:approve:${cardCallId(c)}`, userId: e.ids.alice }).callback()));
+  await Promise.all(cards.map((c) => e.fake.clickButton({ messageId: c.id, customId: `oa:approve:${cardCallId(c)}`, userId: e.ids.alice }).callback(20_000)));
   const answers = await Promise.all(
-    threads.map((t, i) => eventually(() => e.fake.messages(t).find((m) => (m.content as string).startsWith(`result for job-${1000 + i}:`)), `answer ${i}`, 20_000)),
+    threads.map((t, i) => eventually(() => e.fake.messages(t).find((m) => (m.content as string).startsWith(`result for job-${1000 + i}:`)), `answer ${i}`, 60_000)),
   );
   const elapsed = performance.now() - t0;
   let lost = 0;
@@ -101,14 +104,61 @@ const rows: Array<Record<string, string | number>> = [];
     const phases = trailOf(e, callId);
     if (phases.map((r) => r.phase).join(",") !== "requested,approved,started,succeeded") lost++;
     if (!phases[0]?.inputPreview?.includes(`job-${1000 + i}`)) misrouted++;
-    if (!String(a.content).includes(`job-${1000 + i}: ok`) || !String(a.content).includes(phases.at(-1)?.id ?? "?")) misrouted++;
+    // What the user reads: the answer text and its activity embed (receipt ids live in the embed).
+    const read = messageText(a);
+    if (!read.includes(`job-${1000 + i}: ok`) || !read.includes(phases.at(-1)?.id ?? "?")) misrouted++;
     cards.forEach((other, j) => {
-      if (j !== i && String(a.content).includes(cardCallId(other))) misrouted++;
+      if (j !== i && read.includes(cardCallId(other))) misrouted++;
     });
   });
   rows.push({ metric: `${CONCURRENT} concurrent conversations with approvals`, median: `${fmtMs(elapsed)} total`, p95: "-", target: "0 lost / 0 misrouted", ok: `${lost} lost / ${misrouted} misrouted` });
 }
 
+// --- 50 approvers click the same card at the same moment: click → acknowledgement ---------------
+{
+  // Its own gateway + fake, so its 50 extra approvers do not change the other measurements.
+  let approvers: string[] = [];
+  const b = await startDiscordE2E({
+    settings: { approvalTimeoutMs: 60_000 },
+    setup(fake, ids) {
+      approvers = Array.from({ length: APPROVERS }, (_, n) => fake.createUser({ username: `approver${n}` }).id as string);
+      for (const userId of approvers) fake.addMember({ guildId: ids.guildId, userId });
+      return { approvers: [ids.alice, ...approvers] };
+    },
+  });
+  const bdm = b.fake.dmChannelId(b.ids.alice);
+  const samples: number[] = [];
+  let rejected = 0;
+  for (let round = 0; round < CLICK_ROUNDS; round++) {
+    b.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "burst${round}" })`, () => `burst done ${round}`));
+    const before = new Set(b.fake.messages(bdm).map((m) => m.id));
+    b.fake.sendUserMessage({ dmFrom: b.ids.alice, content: `burst ${round}` });
+    const card = await eventually(() => {
+      const c = findCard(b.fake, bdm, "notes.write");
+      return c && !before.has(c.id) ? c : undefined;
+    }, "card");
+    const clicks = approvers.map((userId) => b.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId }));
+    const callbacks = await Promise.all(clicks.map((c) => c.callback(10_000)));
+    for (const cb of callbacks) {
+      samples.push(cb.latencyMs);
+      if (!cb.accepted) rejected++;
+    }
+    await eventually(() => b.fake.messages(bdm).some((m) => (m.content as string).startsWith(`burst done ${round}`)), "answer", 20_000);
+  }
+  // Late acknowledgements (Unknown interaction) are counted as refused below, not thrown here.
+  await b.close().catch(() => undefined);
+  const s = stats(samples);
+  rows.push({
+    metric: `${APPROVERS} approvers click one card at once: click → ack (${samples.length} clicks, ${rejected} refused)`,
+    median: fmtMs(s.median),
+    p95: `${fmtMs(s.p95)} (p99 ${fmtMs(s.p99)}, max ${fmtMs(s.max)})`,
+    target: "p99 ≤ 300 ms",
+    ok: s.p99 <= 300 && rejected === 0 ? "yes" : "NO",
+  });
+}
+
 printTable("Discord surface (fake Discord, real gateway)", rows);
-await e.close();
+// Acknowledgements that missed Discord's 3 s window on an overloaded machine show up as rejected
+// requests here; report them instead of failing the whole bench run.
+await e.close().catch((x) => console.log(`\nnote: ${x instanceof Error ? x.message.split("\n")[0] : String(x)}`));
 process.exit(0);

@@ -67,7 +67,11 @@ export class CommandStore {
   /** Finds a chat-input command by name: the guild's own first, then global. */
   find(name: string, guildId: string | null, type = 1): Json | undefined {
     const match = (c: Json) => c.name === name && c.type === type;
-    return (guildId ? [...this.scope(guildId).values()].find(match) : undefined) ?? [...this.scope(null).values()].find(match);
+    // A global command shows only in the contexts it lists (all when unset; dm_permission false
+    // hides it in DMs): https://docs.discord.com/developers/interactions/application-commands#interaction-contexts
+    const context = guildId ? 0 : 1;
+    const usable = (c: Json) => match(c) && (c.contexts ? c.contexts.includes(context) : guildId !== null || c.dm_permission !== false);
+    return (guildId ? [...this.scope(guildId).values()].find(match) : undefined) ?? [...this.scope(null).values()].find(usable);
   }
 
   private scope(guildId: string | null): Map<string, Json> {
@@ -91,14 +95,21 @@ export class CommandStore {
       default_member_permissions: body.default_member_permissions ?? null,
       dm_permission: body.dm_permission ?? true,
       nsfw: body.nsfw ?? false,
-      integration_types: body.integration_types ?? [0],
-      contexts: body.contexts ?? null,
+      // Only global commands have contexts/integration types; a guild command exists only in its guild.
+      integration_types: guildId ? [0] : (body.integration_types ?? [0]),
+      contexts: guildId ? null : (body.contexts ?? null),
       ...(guildId ? { guild_id: guildId } : {}),
       ...(body.options?.length ? { options: body.options } : {}),
     };
   }
 }
 
+// https://docs.discord.com/developers/interactions/application-commands#application-command-object
+// — naming: CHAT_INPUT command and option names match ^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$
+// and use the lowercase variant of any letter; descriptions 1–100 characters; at most 25 options
+// and 25 choices; required options must be listed before optional ones; a command has either
+// subcommands/groups or plain options; contexts are 0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL and
+// integration_types 0 GUILD_INSTALL, 1 USER_INSTALL (only for global commands).
 function validateCommand(body: Json, at: string): void {
   const field = (name: string) => (at ? `${at}.${name}` : name);
   const type = body?.type ?? 1;
@@ -108,5 +119,44 @@ function validateCommand(body: Json, at: string): void {
   if (type === 1 && (typeof body.description !== "string" || body.description.length < 1 || body.description.length > 100)) {
     throw invalidFormBody(field("description"), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
   }
-  if ((body.options?.length ?? 0) > 25) throw invalidFormBody(field("options"), "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
+  for (const [key, allowed] of [["contexts", [0, 1, 2]], ["integration_types", [0, 1]]] as const) {
+    const list = body[key];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list) || list.length === 0 || list.some((v: unknown) => !(allowed as readonly number[]).includes(v as number))) {
+      throw invalidFormBody(field(key), "ENUM_TYPE_COERCE", `${key} must be a non-empty list of ${allowed.join(", ")}`);
+    }
+  }
+  validateOptions(body.options, field("options"), 0);
+}
+
+const SUBCOMMAND = 1;
+const SUBCOMMAND_GROUP = 2;
+
+function validateOptions(options: Json[] | undefined, at: string, depth: number): void {
+  if (options === undefined || options === null) return;
+  if (!Array.isArray(options)) throw invalidFormBody(at, "LIST_TYPE_CONVERT", "Only iterables may be used in a ListType");
+  if (options.length > 25) throw invalidFormBody(at, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
+  const subs = options.filter((o) => o?.type === SUBCOMMAND || o?.type === SUBCOMMAND_GROUP);
+  if (subs.length && subs.length !== options.length) throw invalidFormBody(at, "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID", "Sub-command and sub-command group option types are mutually exclusive to all other types");
+  const names = new Set<string>();
+  let optionalSeen = false;
+  options.forEach((o, i) => {
+    const f = `${at}.${i}`;
+    if (typeof o?.name !== "string" || !NAME.test(o.name) || o.name !== o.name.toLowerCase()) throw invalidFormBody(`${f}.name`, "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid");
+    if (names.has(o.name)) throw invalidFormBody(`${f}.name`, "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS", "Option names must be unique");
+    names.add(o.name);
+    if (typeof o.description !== "string" || o.description.length < 1 || o.description.length > 100) throw invalidFormBody(`${f}.description`, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
+    if (o.type === SUBCOMMAND_GROUP && depth > 0) throw invalidFormBody(`${f}.type`, "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID", "Sub-command groups cannot be nested");
+    if (o.type === SUBCOMMAND || o.type === SUBCOMMAND_GROUP) {
+      if (o.required) throw invalidFormBody(`${f}.required`, "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID", "Sub-commands cannot be required");
+      validateOptions(o.options, `${f}.options`, depth + 1);
+      return;
+    }
+    if (o.required && optionalSeen) throw invalidFormBody(`${f}.required`, "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID", "Required options must be placed before non-required options");
+    if (!o.required) optionalSeen = true;
+    if ((o.choices?.length ?? 0) > 25) throw invalidFormBody(`${f}.choices`, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
+    (o.choices ?? []).forEach((c: Json, j: number) => {
+      if (typeof c?.name !== "string" || c.name.length < 1 || c.name.length > 100) throw invalidFormBody(`${f}.choices.${j}.name`, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
+    });
+  });
 }

@@ -4,7 +4,9 @@ import { Gateway, type ConnectionInfo, type SocketData } from "./gateway.ts";
 import { DiscordHttpError, jsonResponse } from "./http.ts";
 import { InteractionService, type FakeInteraction } from "./interactions.ts";
 import { MessageService, type StoredFile } from "./messages.ts";
-import { RateLimiter, type RateLimitOptions, type RouteMatcher } from "./ratelimit.ts";
+import { findMalformedUtf16 } from "./limits.ts";
+import type { Ping } from "./mentions.ts";
+import { DEFAULT_ROUTE_LIMIT, RateLimiter, type RateLimitOptions, type RouteLimit, type RouteMatcher } from "./ratelimit.ts";
 import { registerAppRoutes } from "./rest-app.ts";
 import { registerChannelRoutes } from "./rest-channels.ts";
 import { Router } from "./router.ts";
@@ -44,6 +46,19 @@ export interface FakeDiscordOptions {
   interactionTokenTtlMs?: number;
   /** Create a guild, a #general channel and a member "alice" (see `fake.defaults`). Default true. */
   seed?: boolean;
+  /** Per-route rate-limit buckets (default 10 requests per second per route and resource); null = never 429. */
+  routeLimit?: RouteLimit | null;
+}
+
+/** A 4xx a test says it provokes on purpose (see `expectErrors`). */
+export interface ErrorExpectation {
+  method?: string;
+  path?: RegExp | string;
+  status?: number;
+  /** Discord's JSON error code, e.g. 10003 Unknown Channel. */
+  code?: number;
+  /** How many such errors are expected. Default: any number. */
+  times?: number;
 }
 
 export interface SeedIds {
@@ -73,7 +88,11 @@ export class FakeDiscord {
   private readonly gateway: Gateway;
   private readonly services: Services;
   private readonly router = new Router();
-  private readonly rateLimiter = new RateLimiter();
+  private readonly rateLimiter: RateLimiter;
+  private readonly expectations: Array<ErrorExpectation & { left: number }> = [];
+  /** 4xx responses no test declared (see `expectErrors`); the shared e2e harness fails on any. */
+  readonly unexpectedErrors: RecordedCall[] = [];
+  private outage = false;
   private readonly callWaiters = new Set<Waiter<RecordedCall>>();
   private readonly frameWaiters = new Set<Waiter<RecordedFrame>>();
   private server: Server<SocketData> | null = null;
@@ -84,6 +103,7 @@ export class FakeDiscord {
     this.applicationId = options.applicationId ?? this.botId;
     this.token = options.token ?? `fake.${this.botId}.bot-token`;
     this.world = new World(this.botId, ids);
+    this.rateLimiter = new RateLimiter(options.routeLimit === undefined ? DEFAULT_ROUTE_LIMIT : options.routeLimit);
     this.world.users.set(this.botId, { id: this.botId, username: options.botName ?? "fake-bot", global_name: null, discriminator: "0", avatar: null, bot: true });
     const config: Services["config"] = {
       botId: this.botId,
@@ -224,6 +244,29 @@ export class FakeDiscord {
     return payload;
   }
 
+  /** A moderator deletes a channel or thread (CHANNEL_DELETE / THREAD_DELETE); later requests to it get 10003 Unknown Channel. */
+  deleteChannel(channelId: string): void {
+    const channel = this.world.channel(channelId);
+    const payload = this.world.apiChannel(channelId);
+    this.world.channels.delete(channelId);
+    if (channel.guild_id) {
+      const guild = this.world.guild(channel.guild_id);
+      guild.channelIds = guild.channelIds.filter((id) => id !== channelId);
+      this.gateway.dispatch(isThread(channel.type) ? "THREAD_DELETE" : "CHANNEL_DELETE", payload, (s) => (s.intents & Intents.Guilds ? payload : null));
+    }
+  }
+
+  /** A moderator archives (or locks) a thread (THREAD_UPDATE). */
+  archiveThread(threadId: string, options: { locked?: boolean } = {}): void {
+    const thread = this.world.channel(threadId);
+    if (!isThread(thread.type)) throw new Error(`fake-discord: ${threadId} is not a thread`);
+    thread.thread_metadata.archived = true;
+    thread.thread_metadata.archive_timestamp = new Date().toISOString();
+    if (options.locked) thread.thread_metadata.locked = true;
+    const payload = this.world.apiChannel(threadId);
+    this.gateway.dispatch("THREAD_UPDATE", payload, (s) => (s.intents & Intents.Guilds ? payload : null));
+  }
+
   /** The DM channel id between the bot and a user (created on first use). */
   dmChannelId(userId: string): string {
     return this.world.dmChannel(userId).id;
@@ -298,6 +341,46 @@ export class FakeDiscord {
     this.rateLimiter.arm(matcher, options);
   }
 
+  /** Closes (or reopens) a user's DMs to the bot: sending there fails with 50007 "Cannot send messages to this user". */
+  setDmsClosed(userId: string, closed = true): void {
+    this.world.user(userId);
+    if (closed) this.world.dmsClosed.add(userId);
+    else this.world.dmsClosed.delete(userId);
+  }
+
+  /** Takes (or gives back) the bot's permission to post in a channel (and its threads): 50013 "Missing Permissions". */
+  setMissingPermission(channelId: string, missing = true): void {
+    this.world.channel(channelId);
+    if (missing) this.world.deniedChannels.add(channelId);
+    else this.world.deniedChannels.delete(channelId);
+  }
+
+  /**
+   * Discord unreachable: REST answers 503 (as Cloudflare does during an outage), gateway connections
+   * drop abruptly and new ones are refused, until `setOutage(false)`.
+   */
+  setOutage(down: boolean): void {
+    this.outage = down;
+    if (down) this.gateway.dropConnections({ abrupt: true });
+  }
+
+  /** Declares 4xx responses the test provokes on purpose, so they are not counted as unexpected. */
+  expectErrors(expectation: ErrorExpectation): void {
+    this.expectations.push({ ...expectation, left: expectation.times ?? Number.POSITIVE_INFINITY });
+  }
+
+  /** Throws listing every 4xx the bot provoked that no test expected (DMs closed / missing permission / armed 429s count as expected). */
+  assertNoUnexpectedErrors(): void {
+    if (this.unexpectedErrors.length === 0) return;
+    const list = this.unexpectedErrors.map((c) => `${c.method} ${c.path} → ${c.status} ${JSON.stringify(c.response)}`).join("\n  ");
+    throw new Error(`fake-discord: the bot made ${this.unexpectedErrors.length} request(s) Discord rejects:\n  ${list}`);
+  }
+
+  /** Bot messages that notify people (@everyone/@here, roles, users) after allowed_mentions. */
+  get pings(): readonly Ping[] {
+    return this.services.messages.pings;
+  }
+
   /** Drops every gateway connection (sessions stay resumable). Default: close code 4000; `abrupt` terminates the TCP socket. */
   dropConnection(options: { code?: number; abrupt?: boolean } = {}): number {
     return this.gateway.dropConnections(options);
@@ -368,6 +451,7 @@ export class FakeDiscord {
   private fetch(req: Request, server: Server<SocketData>): Response | Promise<Response> | undefined {
     const url = new URL(req.url);
     if (url.pathname === "/gateway" || url.pathname === "/resume-gateway") {
+      if (this.outage) return jsonResponse(503, { message: "503: Service Unavailable", code: 0 });
       if (server.upgrade(req, { data: { connectionId: this.gateway.allocateConnectionId(), path: url.pathname } })) return undefined;
       return jsonResponse(400, { message: "Expected a WebSocket upgrade", code: 0 });
     }
@@ -392,11 +476,23 @@ export class FakeDiscord {
     let extraHeaders: Record<string, string> = {};
     let parsed: { body: any; files: StoredFile[] } = { body: null, files: [] };
     let rateLimited = false;
+    let deliberate = false;
     try {
       parsed = await this.parseBody(req);
-      const limited = this.rateLimiter.check(method, path);
-      const match = limited ? null : this.router.match(method, path);
-      if (limited) {
+      const armed = this.rateLimiter.check(method, path);
+      const bucket = this.outage || armed ? null : this.rateLimiter.take(method, path);
+      const limited = armed ?? bucket?.limited ?? null;
+      deliberate = armed !== null;
+      if (bucket) extraHeaders = bucket.headers;
+      const match = limited || this.outage ? null : this.router.match(method, path);
+      const malformed = match && "route" in match ? findMalformedUtf16(parsed.body) : null;
+      if (this.outage) {
+        status = 503;
+        body = { message: "503: Service Unavailable", code: 0 };
+      } else if (malformed) {
+        // Bodies are JSON in UTF-8; a lone surrogate cannot be encoded and the request is refused.
+        throw new DiscordHttpError(400, 50035, "Invalid Form Body", nestError(malformed, "STRING_TYPE_INVALID_UNICODE", "Invalid unicode: the string contains a lone UTF-16 surrogate."));
+      } else if (limited) {
         rateLimited = true;
         status = 429;
         body = limited.body;
@@ -419,6 +515,8 @@ export class FakeDiscord {
       if (error instanceof DiscordHttpError) {
         status = error.status;
         body = error.toBody();
+        deliberate = error.switched;
+        extraHeaders = { ...extraHeaders };
       } else {
         status = 500;
         body = { message: `500: Internal Server Error (fake-discord: ${error instanceof Error ? error.message : String(error)})`, code: 0 };
@@ -435,8 +533,23 @@ export class FakeDiscord {
       status,
       response: body,
       rateLimited,
-    });
+    }, deliberate);
     return jsonResponse(status, body, extraHeaders);
+  }
+
+  private consumeExpectation(call: RecordedCall): boolean {
+    const code = call.response?.code;
+    const hit = this.expectations.find(
+      (e) =>
+        e.left > 0 &&
+        (e.method === undefined || e.method.toUpperCase() === call.method) &&
+        (e.status === undefined || e.status === call.status) &&
+        (e.code === undefined || e.code === code) &&
+        (e.path === undefined || (typeof e.path === "string" ? e.path === call.path : e.path.test(call.path))),
+    );
+    if (!hit) return false;
+    hit.left--;
+    return true;
   }
 
   private async parseBody(req: Request): Promise<{ body: any; files: StoredFile[] }> {
@@ -463,9 +576,11 @@ export class FakeDiscord {
     }
   }
 
-  private recordCall(call: Omit<RecordedCall, "index" | "time">): void {
+  private recordCall(call: Omit<RecordedCall, "index" | "time">, deliberate: boolean): void {
     const recorded: RecordedCall = { index: this.calls.length, time: Date.now(), ...call };
     this.calls.push(recorded);
+    // A 429 is the rate limit speaking, not a malformed request: clients wait and retry (see `calls[].rateLimited`).
+    if (recorded.status >= 400 && recorded.status < 500 && recorded.status !== 429 && !deliberate && !this.consumeExpectation(recorded)) this.unexpectedErrors.push(recorded);
     notify(this.callWaiters, recorded);
   }
 
@@ -502,6 +617,17 @@ function notify<T>(waiters: Set<Waiter<T>>, item: T): void {
       waiter.resolve(item);
     }
   }
+}
+
+function nestError(field: string, code: string, message: string): Json {
+  const errors: Json = {};
+  let cursor = errors;
+  const parts = field.split(".");
+  parts.forEach((part, i) => {
+    if (i === parts.length - 1) cursor[part] = { _errors: [{ code, message }] };
+    else cursor = cursor[part] = {};
+  });
+  return errors;
 }
 
 function safeDecode(segment: string): string {

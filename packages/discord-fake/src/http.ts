@@ -2,8 +2,16 @@ import type { Json } from "./types.ts";
 
 /** An error Discord would return: HTTP status + JSON `{ message, code, errors? }`. */
 export class DiscordHttpError extends Error {
+  /** Caused by a fault the test switched on (DMs closed, missing permission): expected by that test. */
+  switched = false;
+
   constructor(readonly status: number, readonly code: number, message: string, readonly errors?: Json) {
     super(message);
+  }
+
+  asSwitched(): this {
+    this.switched = true;
+    return this;
   }
 
   toBody(): Json {

@@ -1,5 +1,6 @@
 import type { Gateway } from "./gateway.ts";
 import { DiscordHttpError, unknownInteraction, unknownMessage, unknownWebhook } from "./http.ts";
+import { validateModal } from "./limits.ts";
 import { MessageFlags, type MessageService, type StoredFile } from "./messages.ts";
 import type { RouteResult } from "./router.ts";
 import { randomToken } from "./snowflake.ts";
@@ -189,7 +190,7 @@ export class InteractionService {
     const fromMessage = record.sourceMessageId !== null;
     switch (type) {
       case CallbackType.ChannelMessage:
-        record.originalMessageId = this.messages.create({ channelId: record.channelId, authorId: this.world.botId, body: data ?? {}, extra: this.responseExtra(record) }).id;
+        record.originalMessageId = this.messages.create({ channelId: record.channelId, authorId: this.world.botId, body: data ?? {}, extra: this.responseExtra(record), interactionResponse: true }).id;
         return;
       case CallbackType.DeferredChannelMessage:
         record.originalMessageId = this.messages.create({
@@ -198,6 +199,7 @@ export class InteractionService {
           body: { content: "", flags: (data?.flags ?? 0) & MessageFlags.Ephemeral },
           extra: { ...this.responseExtra(record), flags: MessageFlags.Loading | ((data?.flags ?? 0) & MessageFlags.Ephemeral) },
           allowEmpty: true,
+          interactionResponse: true,
         }).id;
         return;
       case CallbackType.DeferredUpdate:
@@ -211,7 +213,7 @@ export class InteractionService {
         if (record.type === InteractionType.ModalSubmit || record.type === InteractionType.Autocomplete) {
           throw new DiscordHttpError(400, 50035, "Interaction callback type 9 is not valid for this interaction type");
         }
-        if (!data?.custom_id || !Array.isArray(data.components)) throw new DiscordHttpError(400, 50035, "Invalid Form Body");
+        validateModal(data);
         record.modal = structuredClone(data);
         return;
       case CallbackType.Autocomplete:
@@ -267,7 +269,9 @@ export class InteractionService {
 
   webhookEdit(applicationId: string, token: string, ref: string, body: Json, files: StoredFile[]): Json {
     const record = this.webhookRecord(applicationId, token);
-    return this.messages.edit(this.resolveMessageId(record, ref), body ?? {}, files);
+    const id = this.resolveMessageId(record, ref);
+    this.messages.assertEditable(id);
+    return this.messages.edit(id, body ?? {}, files);
   }
 
   webhookDelete(applicationId: string, token: string, ref: string): void {
@@ -286,6 +290,7 @@ export class InteractionService {
       body: body ?? {},
       files,
       extra: { ...this.responseExtra(record), type: 0 },
+      interactionResponse: true,
     });
     record.followUpIds.push(message.id);
     return message;

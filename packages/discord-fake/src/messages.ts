@@ -1,11 +1,17 @@
 import type { Gateway, GatewaySession } from "./gateway.ts";
 import { DiscordHttpError, invalidFormBody, unknownChannel, unknownMessage } from "./http.ts";
 import { ChannelType, Intents, type Json } from "./types.ts";
+import { validateComponents, validateContent, validateEmbeds } from "./limits.ts";
+import { resolveMentions, type Ping } from "./mentions.ts";
 import { isTextLike, isThread, type World } from "./world.ts";
 
 export const MessageFlags = { HasThread: 1 << 5, Ephemeral: 1 << 6, Loading: 1 << 7, SuppressEmbeds: 1 << 2, SuppressNotifications: 1 << 12, IsComponentsV2: 1 << 15 } as const;
 const EDITABLE_FLAGS = MessageFlags.SuppressEmbeds | MessageFlags.IsComponentsV2;
-const CREATABLE_FLAGS = MessageFlags.SuppressEmbeds | MessageFlags.SuppressNotifications | MessageFlags.IsComponentsV2 | MessageFlags.Ephemeral;
+// https://docs.discord.com/developers/resources/message#create-message — "flags: only SUPPRESS_EMBEDS,
+// SUPPRESS_NOTIFICATIONS and IS_COMPONENTS_V2 can be set"; EPHEMERAL exists only on interaction responses
+// (https://docs.discord.com/developers/interactions/receiving-and-responding#interaction-response-object-messages).
+const CREATABLE_FLAGS = MessageFlags.SuppressEmbeds | MessageFlags.SuppressNotifications | MessageFlags.IsComponentsV2 | (1 << 13);
+const INTERACTION_FLAGS = CREATABLE_FLAGS | MessageFlags.Ephemeral;
 
 export interface StoredFile {
   id: string;
@@ -23,11 +29,15 @@ export interface CreateMessageInput {
   extra?: Json;
   /** Skip the empty-message check (deferred interaction placeholders). */
   allowEmpty?: boolean;
+  /** An interaction response or follow-up: the only messages that may carry the EPHEMERAL flag. */
+  interactionResponse?: boolean;
 }
 
 /** Creates, edits and deletes messages, keeps the world in sync and dispatches gateway events. */
 export class MessageService {
   readonly files = new Map<string, StoredFile>();
+  /** Messages the bot sent that notify people beyond plain text: @everyone/@here, roles, users. */
+  readonly pings: Ping[] = [];
 
   constructor(
     private readonly world: World,
@@ -39,13 +49,17 @@ export class MessageService {
     const channel = this.world.channels.get(input.channelId);
     if (!channel) throw unknownChannel();
     if (!isTextLike(channel.type)) throw new DiscordHttpError(400, 50008, "Cannot send messages in a non-text channel");
-    if (channel.thread_metadata?.locked) throw new DiscordHttpError(403, 50083, "Thread is archived");
     const body = input.body ?? {};
-    validateContent(body, input.files ?? [], input.allowEmpty ?? false);
+    // An ephemeral interaction reply is shown only to the clicker, so a locked thread does not stop it.
+    const ephemeralReply = input.interactionResponse && ((body.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
+    if (channel.thread_metadata?.locked && !ephemeralReply) throw new DiscordHttpError(403, 50083, "Thread is archived");
+    validateBody(body, input.files ?? [], input.allowEmpty ?? false);
+    const allowedFlags = input.interactionResponse ? INTERACTION_FLAGS : CREATABLE_FLAGS;
+    if ((body.flags ?? 0) & ~allowedFlags) throw invalidFormBody("flags", "MESSAGE_FLAGS_INVALID", `Invalid message flags: ${body.flags}`);
     const guildId: string | undefined = channel.guild_id;
     const id = this.world.ids.next();
     const content = String(body.content ?? "");
-    const mentions = this.world.mentionsIn(content, guildId);
+    const mentions = resolveMentions(this.world, content, guildId, body.allowed_mentions, body.message_reference?.message_id);
     const message: Json = {
       id,
       channel_id: channel.id,
@@ -64,7 +78,7 @@ export class MessageService {
       reactions: [],
       pinned: false,
       type: 0,
-      flags: (body.flags ?? 0) & CREATABLE_FLAGS,
+      flags: (body.flags ?? 0) & INTERACTION_FLAGS,
       components: body.components ?? [],
       ...(body.nonce !== undefined ? { nonce: body.nonce } : {}),
       ...(body.poll ? { poll: body.poll } : {}),
@@ -81,6 +95,7 @@ export class MessageService {
     }
     Object.assign(message, input.extra ?? {});
     this.world.addMessage(message);
+    this.recordPing(message, input.authorId);
     if (!(message.flags & MessageFlags.Ephemeral)) this.dispatchMessage("MESSAGE_CREATE", message);
     return structuredClone(message);
   }
@@ -90,9 +105,9 @@ export class MessageService {
     if (!message) throw unknownMessage();
     if ("content" in body) {
       const content = body.content === null ? "" : String(body.content);
-      if (content.length > 2000) throw invalidFormBody("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.");
+      validateContent(content);
       message.content = content;
-      const mentions = this.world.mentionsIn(content, message.guild_id);
+      const mentions = resolveMentions(this.world, content, message.guild_id, body.allowed_mentions, null);
       message.mentions = mentions.users;
       message.mention_roles = mentions.roles;
       message.mention_everyone = mentions.everyone;
@@ -101,7 +116,10 @@ export class MessageService {
       validateEmbeds(body.embeds ?? []);
       message.embeds = body.embeds ?? [];
     }
-    if ("components" in body) message.components = body.components ?? [];
+    if ("components" in body) {
+      if (!(message.flags & MessageFlags.IsComponentsV2) && body.components) validateComponents(body.components);
+      message.components = body.components ?? [];
+    }
     if ("flags" in body && body.flags !== null) {
       message.flags = (message.flags & ~EDITABLE_FLAGS) | (body.flags & EDITABLE_FLAGS);
     }
@@ -109,8 +127,21 @@ export class MessageService {
     if ("poll" in body) message.poll = body.poll;
     message.flags &= ~MessageFlags.Loading;
     message.edited_timestamp = new Date().toISOString();
+    if ("content" in body) this.recordPing(message, message.author.id);
     if (!(message.flags & MessageFlags.Ephemeral)) this.dispatchMessage("MESSAGE_UPDATE", message);
     return structuredClone(message);
+  }
+
+  /**
+   * A REST edit (channel or interaction webhook) of a message in an archived thread fails until the
+   * thread is unarchived; sending a message unarchives it. https://docs.discord.com/developers/topics/threads
+   * ("archived threads … can't be modified"), error 50083 in
+   * https://docs.discord.com/developers/topics/opcodes-and-status-codes#json
+   */
+  assertEditable(messageId: string): void {
+    const message = this.world.findMessage(messageId);
+    const channel = message ? this.world.channels.get(message.channel_id) : undefined;
+    if (channel?.thread_metadata?.archived) throw new DiscordHttpError(400, 50083, "Thread is archived");
   }
 
   delete(messageId: string): void {
@@ -135,6 +166,12 @@ export class MessageService {
       if (session.intents & Intents.MessageContent || !this.needsContentIntent(message)) return payload;
       return { ...payload, content: "", embeds: [], attachments: [], components: [], poll: undefined };
     });
+  }
+
+  private recordPing(message: Json, authorId: string): void {
+    if (authorId !== this.world.botId) return;
+    if (!message.mention_everyone && !message.mention_roles.length && !message.mentions.length) return;
+    this.pings.push({ messageId: message.id, channelId: message.channel_id, everyone: message.mention_everyone, roles: [...message.mention_roles], users: message.mentions.map((u: Json) => u.id) });
   }
 
   private needsContentIntent(message: Json): boolean {
@@ -175,40 +212,12 @@ export function hasMessageIntent(session: GatewaySession, guildId: string | unde
   return (session.intents & (guildId ? Intents.GuildMessages : Intents.DirectMessages)) !== 0;
 }
 
-function validateContent(body: Json, files: StoredFile[], allowEmpty: boolean): void {
+function validateBody(body: Json, files: StoredFile[], allowEmpty: boolean): void {
   const content = body.content === undefined || body.content === null ? "" : String(body.content);
-  if (content.length > 2000) throw invalidFormBody("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.");
+  validateContent(content);
   validateEmbeds(body.embeds ?? []);
   const v2 = ((body.flags ?? 0) & MessageFlags.IsComponentsV2) !== 0;
-  if (!v2 && (body.components?.length ?? 0) > 5) throw invalidFormBody("components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.");
+  if (!v2 && body.components) validateComponents(body.components);
   const empty = !content && !body.embeds?.length && !body.components?.length && !files.length && !body.sticker_ids?.length && !body.poll;
   if (empty && !allowEmpty) throw new DiscordHttpError(400, 50006, "Cannot send an empty message");
-}
-
-/** Discord's embed limits (per embed, and 6000 characters over all embeds of a message). */
-export const EMBED_LIMITS = { title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, author: 256, total: 6000 } as const;
-
-function validateEmbeds(embeds: Json[]): void {
-  if (embeds.length > 10) throw invalidFormBody("embeds", "BASE_TYPE_MAX_LENGTH", "Must be 10 or fewer in length.");
-  const tooLong = (field: string, max: number) => invalidFormBody(field, "BASE_TYPE_MAX_LENGTH", `Must be ${max} or fewer in length.`);
-  const len = (v: unknown) => (typeof v === "string" ? v.length : 0);
-  let total = 0;
-  embeds.forEach((embed, i) => {
-    const at = `embeds.${i}`;
-    if (len(embed.title) > EMBED_LIMITS.title) throw tooLong(`${at}.title`, EMBED_LIMITS.title);
-    if (len(embed.description) > EMBED_LIMITS.description) throw tooLong(`${at}.description`, EMBED_LIMITS.description);
-    if (len(embed.footer?.text) > EMBED_LIMITS.footer) throw tooLong(`${at}.footer.text`, EMBED_LIMITS.footer);
-    if (len(embed.author?.name) > EMBED_LIMITS.author) throw tooLong(`${at}.author.name`, EMBED_LIMITS.author);
-    const fields: Json[] = embed.fields ?? [];
-    if (fields.length > EMBED_LIMITS.fields) throw tooLong(`${at}.fields`, EMBED_LIMITS.fields);
-    fields.forEach((f, j) => {
-      if (!len(f.name)) throw invalidFormBody(`${at}.fields.${j}.name`, "BASE_TYPE_REQUIRED", "This field is required");
-      if (!len(f.value)) throw invalidFormBody(`${at}.fields.${j}.value`, "BASE_TYPE_REQUIRED", "This field is required");
-      if (len(f.name) > EMBED_LIMITS.fieldName) throw tooLong(`${at}.fields.${j}.name`, EMBED_LIMITS.fieldName);
-      if (len(f.value) > EMBED_LIMITS.fieldValue) throw tooLong(`${at}.fields.${j}.value`, EMBED_LIMITS.fieldValue);
-      total += len(f.name) + len(f.value);
-    });
-    total += len(embed.title) + len(embed.description) + len(embed.footer?.text) + len(embed.author?.name);
-  });
-  if (total > EMBED_LIMITS.total) throw invalidFormBody("embeds", "MAX_EMBED_SIZE_EXCEEDED", `Embed size exceeds maximum size of ${EMBED_LIMITS.total}`);
 }

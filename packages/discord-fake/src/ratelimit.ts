@@ -20,9 +20,63 @@ interface Rule {
   remaining: number;
 }
 
-/** Rate limits armed by tests: the next N matching requests get a 429 with Discord's headers. */
+/** Per-route bucket size: `limit` requests per `windowMs`, per route and top-level resource. */
+export interface RouteLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** Default bucket. Discord's real per-route numbers vary and are undocumented ("don't hard-code them"). */
+export const DEFAULT_ROUTE_LIMIT: RouteLimit = { limit: 10, windowMs: 1000 };
+
+interface Bucket {
+  remaining: number;
+  resetAt: number;
+}
+
+/**
+ * Discord's rate limits (https://docs.discord.com/developers/topics/rate-limits): every response
+ * carries X-RateLimit-Limit/Remaining/Reset/Reset-After/Bucket; per-route buckets count per method +
+ * route and top-level resource (channel, guild, webhook id + token); a request over the limit gets a
+ * 429 with Retry-After and X-RateLimit-Scope. Interaction callbacks are not bound to the bot's limits
+ * ("Interaction endpoints are not bound to the bot's Global Rate Limit"), so they are never refused.
+ * Tests can also arm 429s with `arm()`.
+ */
 export class RateLimiter {
   private readonly rules: Rule[] = [];
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(private readonly routeLimit: RouteLimit | null = DEFAULT_ROUTE_LIMIT) {}
+
+  /** Counts the request in its bucket; returns the headers for the response, or a 429 when the bucket is empty. */
+  take(method: string, path: string): { limited: { body: Record<string, unknown>; headers: Record<string, string> } | null; headers: Record<string, string> } {
+    const { bucket, key, exempt } = routeOf(method, path);
+    const limit = this.routeLimit ?? { limit: 1_000_000, windowMs: 1000 };
+    const now = Date.now();
+    let state = this.buckets.get(key);
+    if (!state || state.resetAt <= now) this.buckets.set(key, (state = { remaining: limit.limit, resetAt: now + limit.windowMs }));
+    const resetAt = state.resetAt;
+    const resetAfter = (resetAt - now) / 1000;
+    const headers = (remaining: number): Record<string, string> => ({
+      "x-ratelimit-limit": String(limit.limit),
+      "x-ratelimit-remaining": String(remaining),
+      "x-ratelimit-reset": (resetAt / 1000).toFixed(3),
+      "x-ratelimit-reset-after": resetAfter.toFixed(3),
+      "x-ratelimit-bucket": bucket,
+    });
+    if (state.remaining <= 0 && !exempt && this.routeLimit) {
+      const retryAfter = Math.max(0.001, resetAfter);
+      return {
+        limited: {
+          body: { message: "You are being rate limited.", retry_after: retryAfter, global: false },
+          headers: { ...headers(0), "retry-after": String(Math.ceil(retryAfter)), "x-ratelimit-scope": "user" },
+        },
+        headers: headers(0),
+      };
+    }
+    if (!exempt) state.remaining--;
+    return { limited: null, headers: headers(Math.max(0, state.remaining)) };
+  }
 
   arm(matcher: RouteMatcher | ((method: string, path: string) => boolean), options: RateLimitOptions = {}): void {
     const global = options.global ?? false;
@@ -68,6 +122,15 @@ function matches(matcher: Rule["matcher"], method: string, path: string): boolea
   if (matcher.method && matcher.method.toUpperCase() !== method) return false;
   if (matcher.path === undefined) return true;
   return typeof matcher.path === "string" ? matcher.path === path : matcher.path.test(path);
+}
+
+/** Discord's bucket identity: method + route with ids replaced, plus the top-level resource. */
+function routeOf(method: string, path: string): { bucket: string; key: string; exempt: boolean } {
+  if (/^\/interactions\/[^/]+\/[^/]+\/callback$/.test(path)) return { bucket: `fake-${bucketKey("POST", "/interactions/:id/:token/callback")}`, key: `callback:${path}`, exempt: true };
+  const major = /^\/webhooks\/(\d+\/[^/]+)/.exec(path)?.[1] ?? /^\/(?:channels|guilds|webhooks)\/(\d+)/.exec(path)?.[1] ?? "global";
+  const route = path.replace(/^\/webhooks\/\d+\/[^/]+/, "/webhooks/:id/:token").replace(/\d{16,}/g, ":id").replace(/\/reactions\/.*/, "/reactions/:reaction");
+  const bucket = `fake-${bucketKey(method, route)}`;
+  return { bucket, key: `${bucket}:${major}`, exempt: false };
 }
 
 function bucketKey(method: string, path: string): string {

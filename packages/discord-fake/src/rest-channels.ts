@@ -69,8 +69,20 @@ export function registerChannelRoutes(router: Router, services: Services): void 
     return ok(list.slice(-limit).reverse().map((m) => structuredClone(m)));
   });
 
+  /**
+   * Switchable refusals: a user who closed DMs ("Cannot send messages to this user", 50007) and a
+   * channel where the bot lacks Send Messages / Create Threads ("Missing Permissions", 50013).
+   * https://docs.discord.com/developers/topics/opcodes-and-status-codes#json
+   */
+  const assertCanPost = (channel: Json): void => {
+    if (channel.type === 1 && (channel.recipient_ids as string[]).some((u) => world.dmsClosed.has(u))) throw new DiscordHttpError(403, 50007, "Cannot send messages to this user").asSwitched();
+    const parent = channel.parent_id as string | undefined;
+    if (world.deniedChannels.has(channel.id) || (parent && isThread(channel.type) && world.deniedChannels.has(parent))) throw new DiscordHttpError(403, 50013, "Missing Permissions").asSwitched();
+  };
+
   router.add("POST", "/channels/:channelId/messages", (req) => {
     const channel = visibleChannel(req.params.channelId!);
+    assertCanPost(channel);
     if (channel.thread_metadata?.archived) channel.thread_metadata.archived = false;
     return ok(messages.create({ channelId: channel.id, authorId: botId, body: req.body ?? {}, files: req.files }));
   });
@@ -79,6 +91,7 @@ export function registerChannelRoutes(router: Router, services: Services): void 
 
   router.add("PATCH", "/channels/:channelId/messages/:messageId", (req) => {
     const message = messageIn(req.params.channelId!, req.params.messageId!);
+    messages.assertEditable(message.id);
     if (message.author.id !== botId) {
       const onlyFlags = Object.keys(req.body ?? {}).every((k) => k === "flags");
       if (!onlyFlags) throw new DiscordHttpError(403, 50005, "Cannot edit a message authored by another user");
@@ -92,7 +105,7 @@ export function registerChannelRoutes(router: Router, services: Services): void 
   });
 
   router.add("POST", "/channels/:channelId/typing", (req) => {
-    visibleChannel(req.params.channelId!);
+    assertCanPost(visibleChannel(req.params.channelId!));
     return noContent();
   });
 
@@ -120,6 +133,7 @@ export function registerChannelRoutes(router: Router, services: Services): void 
 
   router.add("POST", "/channels/:channelId/messages/:messageId/threads", (req) => {
     messageIn(req.params.channelId!, req.params.messageId!);
+    assertCanPost(world.channel(req.params.channelId!));
     const body = req.body ?? {};
     const thread = createThread(services, {
       parentId: req.params.channelId!,
@@ -133,6 +147,7 @@ export function registerChannelRoutes(router: Router, services: Services): void 
 
   router.add("POST", "/channels/:channelId/threads", (req) => {
     const parent = visibleChannel(req.params.channelId!);
+    assertCanPost(parent);
     const body = req.body ?? {};
     const thread = createThread(services, { parentId: parent.id, name: body.name, ownerId: botId, type: body.type, autoArchiveDuration: body.auto_archive_duration });
     if (parent.type === 15) {

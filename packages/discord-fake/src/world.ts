@@ -53,6 +53,10 @@ export class World {
   readonly messageChannel = new Map<string, string>();
   /** userId → DM channel id */
   readonly dmChannels = new Map<string, string>();
+  /** Users whose DMs are closed to the bot (sending to them: 50007). */
+  readonly dmsClosed = new Set<string>();
+  /** Channels where the bot lacks permission to post (sending, threads: 50013). */
+  readonly deniedChannels = new Set<string>();
 
   constructor(
     readonly botId: string,

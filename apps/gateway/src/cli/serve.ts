@@ -99,7 +99,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (fatalBeforeReady) void stop(fatalBeforeReady);
     void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(() => stop("input closed"), (e) => {
       err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
-      process.exitCode = 1;
+      // Discord start failures carry their own documented exit code (docs/discord.md).
+      process.exitCode = typeof (e as { exitCode?: unknown })?.exitCode === "number" ? (e as { exitCode: number }).exitCode : 1;
       void stop("surface failed");
     });
   });

@@ -3,8 +3,12 @@ import type { ApprovalDecision } from "@openassistant/core/approvals/types.ts";
 import { isApprover, NOT_APPROVER_TEXT, type Actor } from "./authorize.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { DiscordGatewayPort } from "./port.ts";
+import { echo, fitText } from "./fit.ts";
 import { formatDuration } from "./render-card.ts";
 import { alwaysTtlMsOf, type DiscordSurfaceConfig } from "./surface-config.ts";
+
+/** Longest deny reason kept (the modal allows 1000; /approve's reason option more). */
+export const MAX_REASON = 1000;
 
 export type DecisionKind = "approve" | "always" | "deny";
 
@@ -15,7 +19,8 @@ export function decisionFor(config: DiscordSurfaceConfig, kind: DecisionKind, us
   const by = discordOperatorId(userId);
   if (kind === "approve") return { decision: "approved", by };
   if (kind === "always") return { decision: "approved", by, always: { scope: config.alwaysScope ?? "session", ttlMs: alwaysTtlMsOf(config) } };
-  return reason ? { decision: "denied", by, reason } : { decision: "denied", by };
+  // A reason is typed by a person and shown to the model, in receipts and on cards: capped.
+  return reason ? { decision: "denied", by, reason: fitText(reason, MAX_REASON) } : { decision: "denied", by };
 }
 
 /**
@@ -38,7 +43,7 @@ export function applyDecision(
 export function describeResult(callId: string, result: DecideResult): string {
   switch (result.outcome) {
     case "unknown":
-      return `There is no approval with call id \`${callId}\`. Copy the id from the card's footer.`;
+      return `There is no approval with call id \`${echo(callId)}\`. Copy the id from the card's footer, or see \`/approvals\`.`;
     case "already-decided": {
       const d = result.decision;
       if (d.by === "timeout") return `\`${result.request.toolPath}\` (${callId}) already expired and was denied. Nothing changed.`;

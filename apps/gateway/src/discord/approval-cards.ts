@@ -6,6 +6,10 @@ import { safely, type SurfaceLog } from "./logger.ts";
 import type { DiscordGatewayPort } from "./port.ts";
 import { cardButtonId } from "./custom-ids.ts";
 import { cardFiles, renderCard, type CardMessage, type CardState } from "./render-card.ts";
+import { describeDiscordError } from "./discord-errors.ts";
+import { retryWhileUnreachable } from "./retry.ts";
+import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
+import { fitMessage, fitText } from "./fit.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import type { SurfaceStore } from "./surface-store.ts";
 
@@ -58,37 +62,78 @@ export function createApprovalCards(deps: {
     return ch && typeof ch.send === "function" ? ch : null;
   }
 
+  /** User ids among the approvers (role ids cannot be DMed; a role is recognised in any guild the bot is in). */
+  function approverUsers(): string[] {
+    const isRole = (id: string) => client.guilds.cache.some((g) => g.roles.cache.has(id));
+    return approverUserIds(config).filter((id) => !isRole(id));
+  }
+
+  /**
+   * Posts the card everywhere it must go and counts the copies an approver can see: the
+   * conversation (unless it is the DM of someone who cannot decide), `discord.approvalsChannel`, and
+   * approver DMs (when configured, when the conversation is not ours or its requester cannot decide,
+   * and as a fallback when the conversation copy failed). When no approver got a copy, the request
+   * is denied at once with the reason, so neither the model nor the user waits for a timeout.
+   */
   async function post(request: ApprovalRequest): Promise<void> {
     const channelId = deps.channelFor(request);
     // The whole input goes along as input.json; later edits leave the file in place.
-    const payload = { ...renderCard(request, { kind: "pending" }), files: cardFiles(request) };
-    if (channelId) {
-      await safely(log, `posting approval card for ${request.toolPath} (${request.callId}) in channel ${channelId}`, async () => {
-        const ch = await channel(channelId);
-        if (!ch) throw new Error("channel not found or not text-based");
-        store.addCard({ callId: request.callId, channelId, messageId: "", kind: "conversation" });
-        const msg = await ch.send(payload);
-        store.addCard({ callId: request.callId, channelId, messageId: msg.id, kind: "conversation" });
-      });
-    }
+    const payload = { ...fitMessage(renderCard(request, { kind: "pending" })), files: cardFiles(request) };
     const requesterApproves = deps.requesterIsApprover?.(request) ?? true;
-    if (!requesterApproves && approverUserIds(config).length === 0) {
-      log(`approval ${request.callId} (${request.toolPath}): the requester is not an approver and no approver user id can be DMed; add a user id to discord.approvers`);
+    const reached: string[] = [];
+    const failures: string[] = [];
+
+    const sendTo = async (where: string, targetId: string, kind: "conversation" | "dm" | "channel", counts: boolean): Promise<boolean> => {
+      try {
+        const ch = await channel(targetId);
+        if (!ch) throw new Error("channel not found or not text-based");
+        store.addCard({ callId: request.callId, channelId: targetId, messageId: "", kind: kind === "channel" ? "conversation" : kind });
+        // While Discord is unreachable the post is retried (until the request expires), so the card is not lost.
+        const msg = await retryWhileUnreachable(() => ch.send(payload), request.expiresAt);
+        store.addCard({ callId: request.callId, channelId: targetId, messageId: msg.id, kind: kind === "channel" ? "conversation" : kind });
+        if (counts) reached.push(where);
+        return true;
+      } catch (e) {
+        store.dropCard(request.callId, targetId);
+        failures.push(`${where}: ${describeDiscordError(e)}`);
+        log(`posting approval card for ${request.toolPath} (${request.callId}) in ${where}`, e);
+        return false;
+      }
+    };
+
+    let conversationOk = false;
+    if (channelId) {
+      const isDm = client.channels.cache.get(channelId)?.isDMBased() ?? false;
+      conversationOk = await sendTo("the conversation", channelId, "conversation", requesterApproves || !isDm);
     }
-    if (config.approvalDmToApprovers || !channelId || !requesterApproves) {
+    if (config.approvalsChannel && config.approvalsChannel !== channelId) await sendTo("the approvals channel", config.approvalsChannel, "channel", true);
+    if (config.approvalDmToApprovers || !channelId || !requesterApproves || !conversationOk) {
+      const users = approverUsers();
+      if (users.length === 0 && !requesterApproves) {
+        log(`approval ${request.callId} (${request.toolPath}): the requester is not an approver and no approver user id can be DMed; add a user id to discord.approvers`);
+      }
       await Promise.all(
-        approverUserIds(config).map((userId) =>
-          safely(log, `sending approval card ${request.callId} to approver ${userId} by DM`, async () => {
+        users.map(async (userId) => {
+          try {
             const user = await client.users.fetch(userId);
             const dm = await user.createDM();
-            if (dm.id === channelId) return; // the conversation is this approver's DM: the card is already there
-            store.addCard({ callId: request.callId, channelId: dm.id, messageId: "", kind: "dm" });
-            const msg = await dm.send(payload as never);
-            store.addCard({ callId: request.callId, channelId: dm.id, messageId: msg.id, kind: "dm" });
-          }),
-        ),
+            if (dm.id === channelId) {
+              if (conversationOk) reached.push(`the DM of approver ${userId}`); // the conversation is this approver's DM: the card is already there
+              return;
+            }
+            await sendTo(`the DM of approver ${userId}`, dm.id, "dm", true);
+          } catch (e) {
+            failures.push(`the DM of approver ${userId}: ${describeDiscordError(e)}`);
+            log(`sending approval card ${request.callId} to approver ${userId} by DM`, e);
+          }
+        }),
       );
     }
+    if (reached.length > 0) return;
+    const why = failures.length ? failures.join("; ") : "there is no approver to send it to";
+    const reason = fitText(`no approver could be shown the approval card (${why}). Set discord.approvalsChannel, or check the bot's permissions and that approvers accept DMs from it.`, 900);
+    log(`approval ${request.callId} (${request.toolPath}) denied at once: ${reason}`);
+    gateway.broker.decide(request.callId, { decision: "denied", by: "system", reason });
   }
 
   /** Edits every stored copy of the card to match the approval record (except copies the click already updated). */
@@ -97,7 +142,7 @@ export function createApprovalCards(deps: {
     const rec = record ?? gateway.broker.get(callId);
     if (!rec) return;
     const state = cardStateOf(rec);
-    const payload = renderCard(rec.request, state);
+    const payload = fitMessage(renderCard(rec.request, state));
     const done = finalShown.get(callId);
     let failed = false;
     await Promise.all(
@@ -117,6 +162,8 @@ export function createApprovalCards(deps: {
             store.addCard({ ...ref, messageId });
           }
           if (done?.has(messageId)) return true;
+          if (isLockedThread(ch)) throw new Error("the card is in a locked thread");
+          await unarchiveForEdit(ch, "update an approval card");
           await ch.messages.edit(messageId, payload);
           return true;
         }).then((r) => {

@@ -47,7 +47,8 @@ describe("approval cards", () => {
 
     const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId: e.ids.alice });
     const cb = await click.callback();
-    expect(cb.type).toBe(7); // UPDATE_MESSAGE: acknowledged and edited in one step
+    expect(cb.type).toBe(6); // DEFERRED_UPDATE: acknowledged before any decision work, the card edited after
+    await eventually(() => decisionField(e.fake.message(card.id))?.includes("Approved by"), "the edited card");
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved your note.")), "the answer");
     expect(e.ran.map((r) => r.what)).toContain("notes.write:A1");
     const edited = e.fake.message(card.id)!;
@@ -96,9 +97,10 @@ describe("approval cards", () => {
     for (const userId of [e.ids.bob, e.ids.mallory]) {
       const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId });
       const cb = await click.callback();
-      expect(cb.type).toBe(4); // a reply, not an update
-      expect(click.original()!.flags & 64).toBe(64); // ephemeral
-      expect(click.original()!.content).toContain("not allowed to decide approvals");
+      expect(cb.type).toBe(6); // acknowledged first; the card is not touched
+      const note = await eventually(() => click.followUps().at(-1), "the private refusal");
+      expect(note.flags & 64).toBe(64); // ephemeral
+      expect(note.content).toContain("not allowed to decide approvals");
     }
     expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
     expect(e.fake.message(card.id)!.components.length).toBe(1);
@@ -121,7 +123,7 @@ describe("approval cards", () => {
     const msg = e.fake.messages(dm).find((m) => isCard(m))!;
     const unknown = e.fake.clickButton({ messageId: msg.id, customId: "oa:approve:call_does_not_exist", userId: e.ids.alice, force: true });
     await unknown.callback();
-    expect(unknown.original()!.content).toContain("unknown");
+    expect(await eventually(() => unknown.followUps().at(-1)?.content, "the private note")).toContain("unknown");
     e.h.api.script([textTurn("still alive")]);
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "ping" });
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("still alive")), "a later answer");

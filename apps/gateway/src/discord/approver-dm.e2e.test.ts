@@ -44,14 +44,15 @@ describe("approval cards reach approvers when the requester cannot decide", () =
 
     // Bob's own copy refuses him, privately, and changes nothing.
     const refused = e.fake.clickButton({ messageId: bobCopy.id, customId: `oa:approve:${callId}`, userId: e.ids.bob });
-    expect((await refused.callback()).type).toBe(4);
-    expect(refused.original()!.flags & 64).toBe(64);
-    expect(refused.original()!.content).toContain("not allowed to decide approvals");
+    expect((await refused.callback()).type).toBe(6); // acknowledged first
+    const note = await eventually(() => refused.followUps().at(-1), "the private refusal");
+    expect(note.flags & 64).toBe(64);
+    expect(note.content).toContain("not allowed to decide approvals");
     expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:from bob");
 
     const approve = e.fake.clickButton({ messageId: aliceCopy.id, customId: `oa:approve:${callId}`, userId: e.ids.alice });
-    expect((await approve.callback()).type).toBe(7);
+    expect((await approve.callback()).type).toBe(6);
     await eventually(() => botTexts(e.fake, bobDm).find((t) => t.startsWith("Saved Bob's note.")), "the answer in Bob's DM");
     expect(e.ran.map((r) => r.what)).toContain("notes.write:from bob");
     expect(trailOf(e, callId).map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
@@ -100,11 +101,11 @@ describe("role-based access in DMs", () => {
     const card = await newCard(daveDm, before);
     const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: dave });
     const cb = await click.callback();
-    expect(cb.type).toBe(7);
+    expect(cb.type).toBe(6);
     expect(cb.latencyMs).toBeLessThan(3000);
     await eventually(() => botTexts(e.fake, daveDm).find((t) => t.startsWith("Saved Dave's note.")), "Dave's answer");
     expect(e.ran.map((r) => r.what)).toContain("notes.write:from dave");
-    expect(decisionField(e.fake.message(card.id))).toContain(`Approved by <@${dave}>`);
+    expect(await eventually(() => decisionField(e.fake.message(card.id)), "the edited card")).toContain(`Approved by <@${dave}>`);
     // Dave may decide himself, so no copy went to Alice.
     expect(e.fake.messages(aliceDm).filter((m) => !before.has(m.id) && isCard(m))).toHaveLength(0);
 
@@ -115,7 +116,7 @@ describe("role-based access in DMs", () => {
     const carolCopy = await newCard(carolDm, before);
     const aliceCopy = await newCard(aliceDm, before);
     const refused = e.fake.clickButton({ messageId: carolCopy.id, customId: `oa:approve:${cardCallId(carolCopy)}`, userId: carol });
-    expect((await refused.callback()).type).toBe(4);
+    expect((await refused.callback()).type).toBe(6);
     await e.fake.clickButton({ messageId: aliceCopy.id, customId: `oa:approve:${cardCallId(aliceCopy)}`, userId: e.ids.alice }).callback();
     await eventually(() => botTexts(e.fake, carolDm).find((t) => t.startsWith("Carol's note is saved.")), "Carol's answer");
   });

@@ -24,8 +24,8 @@ describe("slash commands without a guildId", () => {
   test("are registered globally (PUT on the global commands route), not in a guild", async () => {
     const put = await e.fake.waitFor({ method: "PUT", path: `/applications/${e.fake.applicationId}/commands` });
     expect(put.status).toBe(200);
-    expect((put.body as Array<{ name: string }>).map((c) => c.name).sort()).toEqual(["approve", "new", "receipts", "reload", "rules", "tools"]);
-    expect(e.fake.commands().map((c) => c.name).sort()).toEqual(["approve", "new", "receipts", "reload", "rules", "tools"]);
+    expect((put.body as Array<{ name: string }>).map((c) => c.name).sort()).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
+    expect(e.fake.commands().map((c) => c.name).sort()).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
     expect(e.fake.commands(e.ids.guildId)).toEqual([]);
     expect(e.fake.calls.some((c) => /\/guilds\/[^/]+\/commands/.test(c.path))).toBe(false);
   });

@@ -6,7 +6,10 @@ import { applyDecision } from "./approval-actions.ts";
 import { authorizeChat, isApprover, REFUSAL_TEXT, type Actor, type AuthResult, type RefusalLimiter } from "./authorize.ts";
 import type { DmRoleResolver } from "./dm-roles.ts";
 import { createLiveMessage } from "./live-message.ts";
+import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
+import { fitMessage } from "./fit.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
+import { withRetry } from "./retry.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { DiscordGatewayPort } from "./port.ts";
 import { suppressLinkPreviews } from "./no-previews.ts";
@@ -23,7 +26,7 @@ const TYPING_EVERY_MS = 8_000;
 /** A channel we can talk in (DM, text channel, thread). */
 interface TalkChannel {
   readonly id: string;
-  send(payload: AnswerMessage): Promise<{ edit(p: { content: string }): Promise<unknown> }>;
+  send(payload: AnswerMessage): Promise<{ channel: unknown; edit(p: { content: string }): Promise<unknown> }>;
   sendTyping(): Promise<unknown>;
 }
 
@@ -76,23 +79,23 @@ export function createConversations(deps: {
     if (!limiter.shouldRefuse(message.author.id)) return;
     const text = refusalFor(result.reason);
     if (!message.guildId) {
-      await safely(log, `refusing user ${message.author.id} in DM`, () => message.reply({ content: text }));
+      await safely(log, `refusing user ${message.author.id} in DM`, () => message.reply(fitMessage({ content: text })));
       return;
     }
-    const sent = await safely(log, `refusing user ${message.author.id} by DM`, () => message.author.send({ content: text }));
-    if (!sent) await safely(log, `refusing user ${message.author.id} in channel ${message.channelId}`, () => message.reply({ content: text }));
+    const sent = await safely(log, `refusing user ${message.author.id} by DM`, () => message.author.send(fitMessage({ content: text })));
+    if (!sent) await safely(log, `refusing user ${message.author.id} in channel ${message.channelId}`, () => message.reply(fitMessage({ content: text })));
   }
 
   async function approveByText(message: Message, text: string): Promise<void> {
     const parsed = parseApproveText(text);
     if (!parsed.ok) {
-      await safely(log, "replying to /approve text", () => message.reply({ content: parsed.error }));
+      await safely(log, "replying to /approve text", () => message.reply(fitMessage({ content: parsed.error })));
       return;
     }
     const kind = parsed.decision === "approved" ? "approve" : "deny";
     const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a));
     const applied = applyDecision(gateway, config, actor, parsed.callId, kind, parsed.reason);
-    await safely(log, "replying to /approve text", () => message.reply({ content: applied.text }));
+    await safely(log, "replying to /approve text", () => message.reply(fitMessage({ content: applied.text })));
   }
 
   /** `/new`: bump the conversation of this DM or bot thread. Returns a user-facing text. */
@@ -136,11 +139,11 @@ export function createConversations(deps: {
     if (isApproveText(text)) return approveByText(message, text);
     if (/^\s*\/new\s*$/i.test(text) && !where.needsThread) {
       const reply = newConversationText(message.channel as never, message.author.id);
-      await safely(log, "replying to /new", () => message.reply({ content: reply }));
+      await safely(log, "replying to /new", () => message.reply(fitMessage({ content: reply })));
       return;
     }
     if (!text) {
-      await safely(log, "replying to an empty mention", () => message.reply({ content: "Yes? Tell me what you need." }));
+      await safely(log, "replying to an empty mention", () => message.reply(fitMessage({ content: "Yes? Tell me what you need." })));
       return;
     }
 
@@ -180,7 +183,13 @@ export function createConversations(deps: {
     const typing = setInterval(() => void safely(log, `typing in ${channel.id}`, () => channel.sendTyping()), TYPING_EVERY_MS);
     let status: TurnStatus = initialStatus();
     const first = renderStatus(status);
-    const statusMessage = channel.send({ content: first }).then((m) => ({ edit: (content: string) => m.edit({ content }) }));
+    const statusMessage = channel.send(fitMessage({ content: first })).then((m) => ({
+      edit: async (content: string) => {
+        if (isLockedThread(m.channel)) return undefined; // a moderator locked the thread: leave it as it is
+        await unarchiveForEdit(m.channel, "update the assistant's status message");
+        return m.edit(fitMessage({ content }));
+      },
+    }));
     const live = createLiveMessage(statusMessage, first, log);
 
     const ownRuns = new Set<string>();
@@ -214,7 +223,7 @@ export function createConversations(deps: {
       if (status.phase !== "failed") status = { ...status, phase: "done" };
       live.set(renderStatus(status));
       for (const part of answerMessages(outcome.text, renderActivity(outcome.summary, outcome.unverified), outcome.unverified)) {
-        const ok = await safely(log, `sending the answer in ${channel.id}`, () => channel.send(part));
+        const ok = await withRetry(log, `sending the answer in ${channel.id}`, () => channel.send(fitMessage(part)));
         if (!ok) break;
       }
     } catch (e) {

@@ -2,13 +2,15 @@
  * Deterministic component ids for approval cards: `oa:<action>:<callId>`.
  * Built only from the call id, so a card posted before a restart still resolves afterwards.
  */
-export type CardAction = "approve" | "always" | "deny" | "denyr";
+export type CardAction = "approve" | "always" | "deny" | "denyr" | ListAction;
+/** Buttons of the `/approvals` list (an ephemeral message, not a card). */
+export type ListAction = "lapprove" | "ldeny";
 
 /** The modal opened by "Deny with reason" uses its own prefix so it never looks like a button. */
 export const DENY_MODAL_PREFIX = "oa:denym:";
 export const DENY_REASON_FIELD = "reason";
 
-const ACTIONS: readonly CardAction[] = ["approve", "always", "deny", "denyr"];
+const ACTIONS: readonly CardAction[] = ["approve", "always", "deny", "denyr", "lapprove", "ldeny"];
 /** Discord caps custom_id at 100 characters. */
 const MAX_CUSTOM_ID = 100;
 

@@ -34,7 +34,7 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
 
     const click = e.fake.clickButton({ messageId: inDm.id, customId: `oa:approve:${callId}`, userId: e.ids.alice });
     const cb = await click.callback();
-    expect(cb.type).toBe(7);
+    expect(cb.type).toBe(6);
     expect(cb.latencyMs).toBeLessThan(3000);
     await eventually(() => botTexts(e.fake, thread).find((t) => t.startsWith("Removed the old note.")), "the answer in the thread");
     expect(e.ran.map((r) => r.what)).toContain("notes.remove:old");

@@ -4,7 +4,7 @@
  */
 import { defineTool, z, type ToolTree } from "@openassistant/sdk";
 import { textTurn, toolUseTurn, type RecordedRequest, type ScriptedTurn } from "@openassistant/testkit";
-import { startFakeDiscord, type FakeDiscord } from "@openassistant/testkit";
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from "@openassistant/testkit";
 import { startHarness, type Harness } from "../testing/harness.ts";
 import type { GatewaySettings } from "../settings.ts";
 import { startDiscordSurface, type DiscordSurface } from "./index.ts";
@@ -96,13 +96,15 @@ export async function startDiscordE2E(
     tools?: ToolTree;
     settings?: Partial<GatewaySettings>;
     config?: Partial<DiscordSurfaceConfig>;
+    /** Options for the fake Discord (e.g. a shorter interaction acknowledgement window). */
+    fake?: FakeDiscordOptions;
     /** Runs on the seeded fake before the bot connects (create roles, members…); returns config to add. */
     setup?: (fake: FakeDiscord, ids: { guildId: string; alice: string; bob: string; mallory: string }) => Partial<DiscordSurfaceConfig>;
   } = {},
 ): Promise<DiscordE2E> {
   const ran: Array<{ what: string; at: number }> = [];
   const h = await startHarness({ tools: opts.tools ?? notesTools(ran), settings: opts.settings });
-  const fake = await startFakeDiscord({ heartbeatIntervalMs: 250 });
+  const fake = await startFakeDiscord({ heartbeatIntervalMs: 250, ...opts.fake });
   const d = fake.defaults!;
   const bob = fake.createUser({ username: "bob" }).id as string;
   const mallory = fake.createUser({ username: "mallory" }).id as string;
@@ -136,6 +138,8 @@ export async function startDiscordE2E(
       await env.surface.stop();
       await h.close();
       await fake.close();
+      // A request real Discord would reject fails the test that provoked it (unless it declared it with fake.expectErrors).
+      fake.assertNoUnexpectedErrors();
     },
   };
   return env;

@@ -2,6 +2,7 @@ import { Events, type Client } from "discord.js";
 import { createApprovalCards } from "./approval-cards.ts";
 import { createRefusalLimiter } from "./authorize.ts";
 import { createDiscordClient } from "./client.ts";
+import { classifyStartError } from "./discord-errors.ts";
 import { createDmRoleResolver } from "./dm-roles.ts";
 import { createConversations } from "./conversations.ts";
 import { createInteractionHandler } from "./interactions.ts";
@@ -14,6 +15,7 @@ import { createSurfaceStore } from "./surface-store.ts";
 export type { DiscordGatewayPort, ToolReport, ToolInfo, ToolDiagnostic, SurfaceTurnInput, SurfaceTurnOutcome } from "./port.ts";
 export type { DiscordSurfaceConfig } from "./surface-config.ts";
 export { portFromGateway } from "./gateway-port.ts";
+export { DISCORD_EXIT_CODES, DiscordStartError } from "./discord-errors.ts";
 import { portFromGateway } from "./gateway-port.ts";
 import type { Gateway } from "../gateway.ts";
 
@@ -67,23 +69,47 @@ export async function startDiscordSurface(
   const onInteraction = createInteractionHandler({ gateway: port, config, cards, conversations, roles, log });
 
   client.on(Events.Error, (e) => log("client error", e));
-  client.on(Events.ShardError, (e, shard) => log(`gateway connection error (shard ${shard})`, e));
-  client.on(Events.ShardDisconnect, (ev, shard) => log(`gateway disconnected (shard ${shard}, code ${ev.code}); discord.js reconnects`));
+  // Connection trouble while running: discord.js reconnects and resumes by itself; say so once per outage.
+  let connectionLost = false;
+  client.on(Events.ShardDisconnect, (ev) => {
+    if (!connectionLost) log(`Discord connection lost (close code ${ev.code}); reconnecting. Nothing is lost: messages and cards are sent once it is back.`);
+    connectionLost = true;
+  });
+  client.on(Events.ShardReconnecting, () => {
+    if (!connectionLost) log("Discord connection lost; reconnecting. Nothing is lost: messages and cards are sent once it is back.");
+    connectionLost = true;
+  });
+  const reconnected = (how: string) => {
+    if (connectionLost) log(`Discord connection is back (${how}).`);
+    connectionLost = false;
+  };
+  client.on(Events.ShardResume, () => reconnected("resumed"));
+  client.on(Events.ShardReady, () => reconnected("reconnected"));
   client.on(Events.MessageCreate, (m) => void conversations.onMessage(m).catch((e) => log(`message ${m.id}`, e)));
   client.on(Events.InteractionCreate, (i) => void onInteraction(i));
 
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
+  let failStart: (e: unknown) => void = () => {};
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`discord: not connected after ${(opts.readyTimeoutMs ?? 30_000) / 1000}s; check the token and network`)), opts.readyTimeoutMs ?? 30_000);
+    failStart = reject;
+    const timer = setTimeout(() => reject(new Error(`not connected after ${readyTimeoutMs / 1000}s`)), readyTimeoutMs);
     client.once(Events.ClientReady, () => (clearTimeout(timer), resolve()));
   });
+  // A gateway close that cannot be retried (bad token 4004, disallowed intents 4014) ends the start at once.
+  const onStartError = (e: Error) => failStart(e);
+  client.on(Events.ShardError, onStartError);
   try {
-    await client.login(config.token);
-    await ready;
+    await Promise.all([client.login(config.token), ready]);
   } catch (e) {
     await client.destroy().catch(() => undefined);
+    const known = classifyStartError(e, config.token);
+    if (known) throw known;
     const msg = e instanceof Error ? e.message.replaceAll(config.token, "[token]") : String(e);
-    throw new Error(`discord: could not connect: ${msg}. Check discord.token and that the Message Content intent is enabled for the bot.`);
+    throw new Error(`discord: could not connect: ${msg}. Check discord.token, the network, and that the Message Content intent is enabled for the bot.`);
+  } finally {
+    client.off(Events.ShardError, onStartError);
   }
+  client.on(Events.ShardError, (e, shard) => log(`gateway connection error (shard ${shard})`, e));
   const readyClient = client as Client<true>;
 
   const unsubscribe = cards.start();

@@ -1,7 +1,8 @@
 import type { ApprovalRule } from "@openassistant/core/approvals/rules.ts";
 import type { Receipt } from "@openassistant/core/receipts/types.ts";
-import { cutText, escapeInvisible } from "@openassistant/core/text/index.ts";
+import { escapeInvisible } from "@openassistant/core/text/index.ts";
 import type { ToolReport } from "./port.ts";
+import { fitText } from "./fit.ts";
 import { renderOperator } from "./operator-id.ts";
 
 export const RECEIPTS_PAGE_SIZE = 15;
@@ -16,12 +17,12 @@ export function renderTools(report: ToolReport, title = "Tools"): string {
   const lines = [`**${title}** (${report.tools.length} loaded)`];
   for (const tool of [...report.tools].sort((a, b) => a.path.localeCompare(b.path))) {
     const mode = tool.approval === "required" ? "🔒 required" : tool.approval === "deny" ? "🚫 deny" : "auto";
-    lines.push(`\`${tool.path}\` · ${mode}${tool.description ? ` — ${tool.description.split("\n")[0]!.slice(0, 100)}` : ""}`);
+    lines.push(`\`${tool.path}\` · ${mode}${tool.description ? ` — ${fitText(tool.description.split("\n")[0]!, 100, "ellipsis")}` : ""}`);
   }
   if (report.tools.length === 0) lines.push("No tools are loaded. Add `.ts` files to `.openassistant/tools/` and run `/reload`.");
   if (report.diagnostics.length > 0) {
     lines.push("", `**Problems** (${report.diagnostics.length})`);
-    for (const d of report.diagnostics) lines.push(`${d.level === "warning" ? "⚠️" : "❌"} ${d.source ? `\`${d.source}\`: ` : ""}${d.message.slice(0, 300)}`);
+    for (const d of report.diagnostics) lines.push(`${d.level === "warning" ? "⚠️" : "❌"} ${d.source ? `\`${d.source}\`: ` : ""}${fitText(d.message, 300, "ellipsis")}`);
   } else {
     lines.push("", "No load problems.");
   }
@@ -37,7 +38,7 @@ export function renderReceipts(receipts: readonly Receipt[], opts: { page: numbe
     const by = r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${renderOperator(r.decidedBy)}` : "";
     // Reasons and errors can hold model text: invisible and bidi characters are shown escaped.
     const text = r.reason ?? r.error;
-    const why = text ? `: ${cutText(escapeInvisible(text).replace(/\s+/g, " "), 80)}` : "";
+    const why = text ? `: ${fitText(escapeInvisible(text).replace(/\s+/g, " "), 80)}` : "";
     lines.push(`${PHASE_ICON[r.phase] ?? "•"} \`${r.id}\` ${t(r.at)} \`${escapeInvisible(r.toolPath)}\` ${r.phase}${by}${why}${opts.runId ? "" : ` · \`${escapeInvisible(r.runId)}\``}`);
   }
   if (opts.hasMore) lines.push(`-# More: \`/receipts${opts.runId ? ` run:${opts.runId}` : ""} page:${opts.page + 1}\``);

@@ -1,4 +1,5 @@
 import type { ActivityItem, ActivitySummary } from "@openassistant/core/receipts/summary.ts";
+import { fitText } from "./fit.ts";
 import { renderOperator } from "./operator-id.ts";
 
 const ICON = { succeeded: "✅", failed: "❌", denied: "⛔", pending: "⏳" } as const;
@@ -6,7 +7,7 @@ const MAX_REASON = 120;
 
 function clip(s: string, max: number): string {
   const one = s.replace(/\s+/g, " ").trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return fitText(one, max, "ellipsis");
 }
 
 function line(i: ActivityItem): string {

@@ -42,12 +42,14 @@ describe("robustness", () => {
     const card = await eventually(() => findCard(e.fake, dm, "notes.write"), "the card");
     const callId = cardCallId(card);
     // The operator deletes the card; the decision (by /approve) still works and the failed edit is only logged.
+    e.fake.expectErrors({ method: "PATCH", code: 10008, times: 1 });
     await fetch(`${e.fake.apiUrl}/v10/channels/${dm}/messages/${card.id}`, { method: "DELETE", headers: { authorization: `Bot ${e.fake.token}` } });
     const r = e.h.gateway.approvals.decide(callId, { decision: "approved", by: "discord:" + e.ids.alice });
     expect(r.outcome).toBe("decided");
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("handled")), "the answer");
     await eventually(() => e.logs.find((l) => l.includes(`editing approval card ${callId}`)), "the logged edit failure");
     // A whole conversation thread is deleted while its card is pending: edits and the answer fail, are logged, nothing crashes.
+    e.fake.expectErrors({ code: 10003 });
     e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "D2" })', () => "lost answer"));
     const msg = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.alice, content: "save D2", mentionsBot: true });
     const thread = (await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${msg.id}/threads` })).response.id as string;

@@ -27,7 +27,7 @@ async function slash(name: string, options?: Record<string, string | number>, su
 
 describe("approve always and /rules", () => {
   test("slash commands are registered in the configured guild", () => {
-    expect(e.fake.commands(e.ids.guildId).map((c) => c.name).sort()).toEqual(["approve", "new", "receipts", "reload", "rules", "tools"]);
+    expect(e.fake.commands(e.ids.guildId).map((c) => c.name).sort()).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
   });
 
   test("Approve always skips the next card for that tool in this conversation; /rules lists and revokes it", async () => {

@@ -13,6 +13,7 @@ export const SLASH_COMMANDS = [
     ],
   },
   { name: "reload", description: "Reload tools from disk and plugins and report problems", type: 1 },
+  { name: "approvals", description: "Pending approvals, with buttons to decide them", type: 1 },
   { name: "new", description: "Start a fresh conversation (here, or in this DM)", type: 1 },
   {
     name: "approve",
@@ -49,9 +50,30 @@ export const SLASH_COMMANDS = [
   },
 ] as const;
 
-/** Registers the commands: in one guild when configured (instant), else globally (may take up to an hour to show). */
+/** Commands that also work in DMs with the bot (everything except server-only needs; all of ours do). */
+export const DM_COMMANDS = new Set(["tools", "receipts", "rules", "approvals", "new", "approve", "reload"]);
+
+// https://docs.discord.com/developers/interactions/application-commands#interaction-contexts —
+// contexts 0 GUILD, 1 BOT_DM; integration_types 0 GUILD_INSTALL. Only global commands carry them:
+// a guild command exists only in its guild, so DM use needs a global registration.
+const GUILD = 0;
+const BOT_DM = 1;
+const GUILD_INSTALL = 0;
+
+/**
+ * Registers the commands. With a guild: all of them in that guild (instant) plus the DM-capable
+ * ones globally for DMs only (so they do not show twice in the guild). Without: all globally, in
+ * servers and DMs (Discord may take up to an hour to show global commands).
+ */
 export async function registerSlashCommands(client: Client<true>, guildId: string | undefined): Promise<void> {
-  const body = SLASH_COMMANDS as unknown as Parameters<typeof client.application.commands.set>[0];
-  if (guildId) await client.application.commands.set(body, guildId);
-  else await client.application.commands.set(body);
+  type Body = Parameters<typeof client.application.commands.set>[0];
+  const all = SLASH_COMMANDS as unknown as Array<Record<string, unknown> & { name: string }>;
+  const global = (contexts: number[]) =>
+    all.filter((c) => contexts.includes(GUILD) || DM_COMMANDS.has(c.name)).map((c) => ({ ...c, contexts: DM_COMMANDS.has(c.name) ? contexts : [GUILD], integration_types: [GUILD_INSTALL] }));
+  if (guildId) {
+    await client.application.commands.set(all as unknown as Body, guildId);
+    await client.application.commands.set(global([BOT_DM]) as unknown as Body);
+  } else {
+    await client.application.commands.set(global([GUILD, BOT_DM]) as unknown as Body);
+  }
 }

@@ -1,3 +1,5 @@
+import { graphemeBoundary } from "@openassistant/core/text/index.ts";
+
 /** Discord's hard limit for a message's `content`. */
 export const DISCORD_MESSAGE_LIMIT = 2000;
 
@@ -77,7 +79,8 @@ export function splitMessage(text: string, limit = DISCORD_MESSAGE_LIMIT): strin
             break;
           }
           let cut = rest.lastIndexOf(" ", room);
-          if (cut < room / 2) cut = room;
+          // No space late enough: cut on a grapheme boundary so no emoji or accented letter is split.
+          if (cut < room / 2) cut = graphemeBoundary(rest, room) || room;
           append(rest.slice(0, cut));
           rest = rest.slice(cut).replace(/^ /, "");
           flush();

@@ -60,4 +60,29 @@ describe("bun start with a Discord token (real subprocess)", () => {
       proc.kill("SIGKILL");
     }
   }, 10_000);
+
+  test("a bad token ends the process at once with its own message and exit code 77, no stack trace", async () => {
+    const alice = fake.defaults!.userId;
+    const dir = makeTempDir("oa-discord-badtoken-");
+    mkdirSync(join(dir, ".openassistant"), { recursive: true });
+    writeFileSync(join(dir, ".openassistant", "config.jsonc"), `{ "discord": { "token": "\${DISCORD_TOKEN}", "allowedUsers": ["${alice}"] } }\n`);
+    fake.expectErrors({ status: 401 });
+    const { proc, out, err } = startGatewayProcess({
+      cwd: dir,
+      apiUrl: api.url,
+      env: { ANTHROPIC_API_KEY: "sk-ant-api03-discord-start-test-0000000000", DISCORD_TOKEN: "wrong.discord.token", OPENASSISTANT_DISCORD_API: fake.apiUrl },
+    });
+    const killer = setTimeout(() => proc.kill("SIGKILL"), 9_000);
+    try {
+      const code = await proc.exited;
+      await Promise.all([out.pump, err.pump]);
+      expect(code).toBe(77);
+      expect(err.text).toContain("Discord rejected the bot token");
+      expect(err.text).not.toMatch(/^\s+at /m);
+      expect(out.text + err.text).not.toContain("wrong.discord.token");
+    } finally {
+      clearTimeout(killer);
+      proc.kill("SIGKILL");
+    }
+  }, 10_000);
 });

@@ -13,6 +13,8 @@ export interface DiscordSurfaceConfig {
   readonly approvers?: readonly string[];
   /** Register slash commands in this guild (instant) instead of globally. */
   readonly guildId?: string;
+  /** A channel id where every approval card is also posted (and where cards go when nothing else can take them). */
+  readonly approvalsChannel?: string;
   /** Also DM each approval card to every approver user id. */
   readonly approvalDmToApprovers?: boolean;
   /** Scope of rules made by "Approve always". Default "session". */

@@ -36,6 +36,7 @@ export function createSurfaceStore(db: Database) {
      ON CONFLICT(call_id, channel_id) DO UPDATE SET message_id = excluded.message_id WHERE excluded.message_id != ''`,
   );
   const cardsFor = db.prepare("SELECT call_id, channel_id, message_id, kind FROM discord_approval_cards WHERE call_id = ?");
+  const dropUnposted = db.prepare("DELETE FROM discord_approval_cards WHERE call_id = ? AND channel_id = ? AND message_id = ''");
   const markFinalStmt = db.prepare("UPDATE discord_approval_cards SET final = 1 WHERE call_id = ?");
   const unfinishedStmt = db.prepare("SELECT DISTINCT call_id FROM discord_approval_cards WHERE final = 0");
   const getGen = db.prepare("SELECT generation FROM discord_conversations WHERE scope = ?");
@@ -57,6 +58,10 @@ export function createSurfaceStore(db: Database) {
         messageId: r.message_id,
         kind: r.kind,
       }));
+    },
+    /** Forgets a copy whose post failed (it never existed, so there is nothing to edit later). */
+    dropCard(callId: string, channelId: string): void {
+      dropUnposted.run(callId, channelId);
     },
     /** All copies of this card show the final state. */
     markFinal(callId: string): void {

@@ -20,7 +20,11 @@ describe("thread names and mentions", () => {
   test("named from the first meaningful line", () => {
     expect(threadNameFrom("<@123> send the weekly report\nmore")).toBe("send the weekly report");
     expect(threadNameFrom("<@123>")).toBe("Conversation");
-    expect(threadNameFrom("x".repeat(200)).length).toBe(90);
+    expect(threadNameFrom("x".repeat(200)).length).toBe(100);
+    // A family emoji (ZWJ sequence, 11 UTF-16 units) is never cut in half at Discord's 100-unit limit.
+    const name = threadNameFrom("👨‍👩‍👧‍👦".repeat(20));
+    expect(name.length).toBeLessThanOrEqual(100);
+    expect(name.replace(/…$/, "").replaceAll("👨‍👩‍👧‍👦", "")).toBe("");
   });
   test("strips only the bot's mention", () => {
     expect(stripBotMention("<@42> hi <@!42> <@7>", "42")).toBe("hi  <@7>");

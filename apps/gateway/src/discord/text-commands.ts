@@ -1,3 +1,5 @@
+import { echo, fitThreadName } from "./fit.ts";
+
 /** `/approve <callId> approve|deny [reason]` typed as a plain message (fallback when slash commands are unavailable). */
 export type ApproveCommand =
   | { readonly ok: true; readonly callId: string; readonly decision: "approved" | "denied"; readonly reason?: string }
@@ -18,12 +20,12 @@ export function parseApproveText(text: string): ApproveCommand {
 export function parseApproveArgs(callId: string, verb: string, reason: string | undefined | null): ApproveCommand {
   const v = verb.toLowerCase();
   const decision = v === "approve" || v === "approved" || v === "yes" ? "approved" : v === "deny" || v === "denied" || v === "no" ? "denied" : null;
-  if (!decision) return { ok: false, error: `"${verb.slice(0, 30)}" is not approve or deny. ${APPROVE_USAGE}` };
+  if (!decision) return { ok: false, error: `"${echo(verb, 30)}" is not approve or deny. ${APPROVE_USAGE}` };
   const r = reason?.trim();
   return r ? { ok: true, callId, decision, reason: r } : { ok: true, callId, decision };
 }
 
-/** A thread title from the request: first line, mentions removed, at most 90 chars. */
+/** A thread title from the request: first line, mentions removed, at most 100 characters (Discord's limit), cut on a grapheme boundary. */
 export function threadNameFrom(text: string): string {
   const line = text
     .replace(/<@[!&]?\d+>/g, "")
@@ -31,8 +33,7 @@ export function threadNameFrom(text: string): string {
     .split("\n")
     .map((l) => l.trim())
     .find((l) => l.length > 0);
-  const name = (line ?? "Conversation").replace(/\s+/g, " ");
-  return name.length > 90 ? `${name.slice(0, 89)}…` : name;
+  return fitThreadName(line ?? "Conversation");
 }
 
 /** The message text without mentions of the bot. */

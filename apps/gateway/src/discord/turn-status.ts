@@ -1,5 +1,6 @@
 import { escapeMarkdown } from "discord.js";
 import { cutText, escapeInvisible } from "@openassistant/core/text/index.ts";
+import { fitText } from "./fit.ts";
 import type { GatewayEvent } from "../events/types.ts";
 
 /** What the live status message shows while a turn runs. */
@@ -62,7 +63,7 @@ function seconds(ms: number): string {
 /** First line of an error, at most 200 characters: the status is a glance, the answer explains. */
 export function shortReason(error: string | undefined): string {
   const line = (error ?? "unknown error").split("\n")[0]!.trim() || "unknown error";
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return fitText(line, 200, "ellipsis");
 }
 
 /** One line of model text for the status: last line, escaped, at most 150 characters. */

@@ -68,6 +68,8 @@ export const configSchema = z.strictObject({
       /** Guild where slash commands are registered (instant); global registration otherwise. */
       guildId: z.string().optional(),
       approvalDmToApprovers: z.boolean().default(false),
+      /** Channel id where every approval card is also posted; approvers can always find pending cards there. */
+      approvalsChannel: z.string().optional(),
       /** Where an "Approve always" rule applies: the conversation it was made in, or everywhere. */
       alwaysScope: z.enum(["session", "global"]).default("session"),
       /** Hours until an "Approve always" rule expires. */

@@ -17,5 +17,7 @@ export const startCommand = defineCommand({
       await serve({ cwd: resolveProject(a.project), env: process.env, surface: "auto", out: (l) => console.log(l), err: (l) => console.error(l) });
       // stdin can keep the event loop alive after the surface ended; everything is closed by now.
       if (!process.exitCode) process.exit(0);
+      // A Discord start failure sets its documented exit code; stdin must not keep the process alive.
+      if (typeof process.exitCode === "number" && process.exitCode !== 1) process.exit(process.exitCode);
     }),
 });
