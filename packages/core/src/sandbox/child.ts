@@ -1,7 +1,9 @@
 /**
  * Entry point of a sandbox child process (`bun --smol child.ts <memoryBytes>`), spawned by the
  * pool with an empty environment. Runs one snippet at a time; talks to the parent only over IPC.
- * The WASM module is compiled once; a fresh QuickJS instance is prepared ahead for the next run.
+ * The WASM module is compiled once. Fresh QuickJS instances are prepared ahead, while the child
+ * is idle, and more than one is kept: a run that follows right after another still finds a fresh
+ * instance ready, instead of waiting the 2–5 ms it takes to make one.
  */
 import type { ChildMessage, ParentMessage } from "./protocol.ts";
 import { compileQuickJS } from "./quickjs.ts";
@@ -10,45 +12,79 @@ import { sandboxErrorMessages as msg } from "./messages.ts";
 
 const send = (m: ChildMessage) => process.send!(m);
 
-/** The instance for the next run; `toolsKey` when its `tools` object is already built. */
-let nextVm: { memoryBytes: number; toolsKey?: string; vm: Promise<PreparedVm> } | undefined;
+/** Fresh instances kept prepared; each is used by exactly one run and then dropped. */
+const SPARES = 2;
+
+/** Prepared, unused instances (memory size each was made with, and its built `tools`, if any). */
+const spares: Array<{ memoryBytes: number; vm: PreparedVm }> = [];
 let current: VmRun | undefined;
 /** Tool paths of the previous run; a run message without paths means "the same". */
 let lastToolPaths: readonly string[] = [];
+let lastMemoryBytes = Number(process.argv[2]) || 64 * 1024 * 1024;
 let lastSeq = 0;
+let filling = false;
 
-/**
- * Prepares the next run's QuickJS instance (with the previous run's tools already built: runs of
- * one gateway almost always share them), then tells the parent this child is ready again.
- */
-function prepareNext(memoryBytes: number, toolPaths?: readonly string[]): void {
-  const toolsKey = toolPaths ? toolsKeyOf(toolPaths) : undefined;
-  const vm = prepareVm(memoryBytes).then((prepared) => {
-    if (toolPaths) preloadTools(prepared, toolPaths);
-    return prepared;
-  });
-  nextVm = { memoryBytes, toolsKey, vm };
-  vm.then(
-    () => send({ t: "ready" }),
-    () => process.exit(70), // cannot create instances: let the pool replace this process
-  );
+/** Yields to the event loop, so a run or an answer that arrives meanwhile is served first. */
+const yieldToMessages = () => new Promise<void>((resolve) => setImmediate(resolve));
+let runEnded: (() => void) | undefined;
+/** Resolves once no run is executing (a run may wait minutes for an approval: no polling). */
+async function noRun(): Promise<void> {
+  while (current) await new Promise<void>((resolve) => (runEnded = resolve));
 }
 
-function takeVm(memoryBytes: number, toolPaths: readonly string[]): Promise<PreparedVm> {
-  const ready = nextVm;
-  nextVm = undefined;
-  const fits = ready && ready.memoryBytes === memoryBytes && (ready.toolsKey === undefined || ready.toolsKey === toolsKeyOf(toolPaths));
-  return fits ? ready.vm : prepareVm(memoryBytes);
+/** Tells the parent this child is free, and how many fresh instances it holds (it prefers fuller children). */
+function announceReady(): void {
+  if (current || spares.length === 0) return;
+  send({ t: "ready", n: spares.length });
+}
+
+/**
+ * Tops the spares up while the child is idle. Instances are made one step at a time, yielding in
+ * between, and never while a run is executing (a run's tool answers are not delayed by it).
+ */
+async function fill(): Promise<void> {
+  if (filling) return;
+  filling = true;
+  try {
+    while (spares.length < SPARES) {
+      await noRun();
+      const memoryBytes = lastMemoryBytes;
+      const toolPaths = lastToolPaths;
+      const vm = await prepareVm(memoryBytes);
+      await yieldToMessages();
+      await noRun();
+      if (toolPaths.length > 0 && toolPaths === lastToolPaths) preloadTools(vm, toolPaths);
+      spares.push({ memoryBytes, vm });
+      announceReady();
+      await yieldToMessages();
+    }
+  } catch {
+    process.exit(70); // cannot create instances: let the pool replace this process
+  } finally {
+    filling = false;
+  }
+}
+
+/** A spare made for this memory size and these tools (or none built yet); other spares are dropped. */
+function takeSpare(memoryBytes: number, toolPaths: readonly string[]): PreparedVm | undefined {
+  const key = toolsKeyOf(toolPaths);
+  while (spares.length > 0) {
+    const spare = spares.shift()!;
+    if (spare.memoryBytes === memoryBytes && (spare.vm.toolsKey === undefined || spare.vm.toolsKey === key)) return spare.vm;
+  }
+  return undefined;
 }
 
 async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> {
   lastSeq = m.seq;
   const toolPaths = (lastToolPaths = m.toolPaths ?? lastToolPaths);
+  lastMemoryBytes = m.limits.memoryBytes;
   let vm: PreparedVm;
   try {
-    vm = await takeVm(m.limits.memoryBytes, toolPaths);
+    vm = takeSpare(m.limits.memoryBytes, toolPaths) ?? (await prepareVm(m.limits.memoryBytes));
   } catch (e) {
     send({ t: "done", outcome: { ok: false, error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") } }, cpuMs: 0 });
+    void fill();
     return;
   }
   const run = new VmRun(vm, { code: m.code, toolPaths, limits: m.limits }, {
@@ -60,8 +96,11 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
     },
     done(outcome, cpuMs, logs) {
       current = undefined;
+      runEnded?.();
+      runEnded = undefined;
       send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
-      prepareNext(m.limits.memoryBytes, toolPaths);
+      announceReady();
+      void fill();
     },
   });
   current = run;
@@ -79,6 +118,5 @@ process.on("message", (m: ParentMessage) => {
 // The parent went away: nothing left to serve.
 process.on("disconnect", () => process.exit(0));
 
-const memoryBytes = Number(process.argv[2]) || 64 * 1024 * 1024;
 await compileQuickJS();
-prepareNext(memoryBytes);
+void fill();
