@@ -65,6 +65,23 @@ async function fill(): Promise<void> {
   }
 }
 
+/**
+ * Making an instance blocks this child for a few ms, so with a spare still at hand it waits until
+ * the child has been idle a moment: a run that follows right away (a repair round, a burst) starts
+ * on the spare instead of waiting behind the preparation.
+ */
+const FILL_AFTER_IDLE_MS = 10;
+let fillTimer: ReturnType<typeof setTimeout> | undefined;
+function scheduleFill(): void {
+  if (fillTimer) clearTimeout(fillTimer);
+  fillTimer = undefined;
+  if (spares.length === 0) return void fill();
+  fillTimer = setTimeout(() => {
+    fillTimer = undefined;
+    void fill();
+  }, FILL_AFTER_IDLE_MS);
+}
+
 /** A spare made for this memory size and these tools (or none built yet); other spares are dropped. */
 function takeSpare(memoryBytes: number, toolPaths: readonly string[]): PreparedVm | undefined {
   const key = toolsKeyOf(toolPaths);
@@ -76,6 +93,8 @@ function takeSpare(memoryBytes: number, toolPaths: readonly string[]): PreparedV
 }
 
 async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> {
+  if (fillTimer) clearTimeout(fillTimer);
+  fillTimer = undefined;
   lastSeq = m.seq;
   const toolPaths = (lastToolPaths = m.toolPaths ?? lastToolPaths);
   lastMemoryBytes = m.limits.memoryBytes;
@@ -84,7 +103,7 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
     vm = takeSpare(m.limits.memoryBytes, toolPaths) ?? (await prepareVm(m.limits.memoryBytes));
   } catch (e) {
     send({ t: "done", outcome: { ok: false, error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") } }, cpuMs: 0 });
-    void fill();
+    scheduleFill();
     return;
   }
   const run = new VmRun(vm, { code: m.code, toolPaths, limits: m.limits }, {
@@ -100,7 +119,7 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
       runEnded = undefined;
       send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
       announceReady();
-      void fill();
+      scheduleFill();
     },
   });
   current = run;

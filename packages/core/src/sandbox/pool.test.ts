@@ -109,20 +109,29 @@ describe("sandbox pool: tool calls", () => {
     expect(value(r)).toEqual({ top: ["calendar", "mail"], cal: ["create", "list"], frozen: true, assignError: "TypeError", addError: "TypeError", still: 1 });
   });
 
-  test("calls made in parallel are in flight on the host at the same time", async () => {
-    const host = fakeHost({
-      "slow.a": async () => (await Bun.sleep(150), "a"),
-      "slow.b": async () => (await Bun.sleep(150), "b"),
-      "slow.c": async () => (await Bun.sleep(150), "c"),
-    });
-    const t0 = performance.now();
-    const r = await pool.run({ code: `return await Promise.all([tools.slow.a(1), tools.slow.b(2), tools.slow.c(3)]);`, ...host });
-    const elapsed = performance.now() - t0;
-    expect(value(r)).toEqual(["a", "b", "c"]);
-    const latestStart = Math.max(...host.calls.map((c) => c.startedAt));
-    const earliestEnd = Math.min(...host.calls.map((c) => c.endedAt!));
-    expect(latestStart).toBeLessThan(earliestEnd); // all three overlapped
-    expect(elapsed).toBeLessThan(400);
+  test("calls made in one Promise.all are all in flight on the host at once", async () => {
+    // Each tool call waits until all ten have reached the host. Were the calls serialized, the
+    // first would wait alone: it is released by a fallback timer and the count below stays at 1.
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let releaseAll!: () => void;
+    const allArrived = new Promise<void>((resolve) => (releaseAll = resolve));
+    const fallback = setTimeout(releaseAll, 10_000);
+    const tools: Record<string, (input: unknown) => Promise<unknown>> = {};
+    for (let i = 0; i < 10; i++) {
+      tools[`slow.t${i}`] = async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        if (inFlight === 10) releaseAll();
+        await allArrived;
+        inFlight--;
+        return i;
+      };
+    }
+    const host = fakeHost(tools);
+    const r = await pool.run({ code: `return await Promise.all([${Object.keys(tools).map((p) => `tools.${p}({})`).join(", ")}]);`, ...host });
+    clearTimeout(fallback);
+    expect(value(r)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(maxInFlight).toBe(10);
   });
 
   test("a denial is catchable by class and the run continues", async () => {
