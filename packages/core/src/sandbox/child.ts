@@ -1,13 +1,14 @@
 /**
  * Entry point of a sandbox child process (`bun --smol child.ts <memoryBytes>`), spawned by the
  * pool with an empty environment. Runs one snippet at a time; talks to the parent only over IPC.
- * The WASM module is compiled once. Fresh QuickJS instances are prepared ahead, while the child
- * is idle, and more than one is kept: a run that follows right after another still finds a fresh
- * instance ready, instead of waiting the 2–5 ms it takes to make one.
+ * The WASM module is compiled once. Every run starts on a pristine QuickJS instance: a new one, or
+ * a used one whose whole memory was put back to the snapshot taken when it was new (see
+ * `restoreVm`). Pristine instances are prepared ahead, while the child is idle, and more than one
+ * is kept: a run that follows right after another still finds one ready.
  */
 import type { ChildMessage, ParentMessage } from "./protocol.ts";
 import { compileQuickJS } from "./quickjs.ts";
-import { preloadTools, prepareVm, toolsKeyOf, VmRun, type PreparedVm } from "./runner.ts";
+import { isRestorable, preloadTools, prepareVm, restoreVm, toolsKeyOf, VmRun, type PreparedVm } from "./runner.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 
 const send = (m: ChildMessage) => process.send!(m);
@@ -17,12 +18,20 @@ const SPARES = 2;
 
 /** Prepared, unused instances (memory size each was made with, and its built `tools`, if any). */
 const spares: Array<{ memoryBytes: number; vm: PreparedVm }> = [];
+/** Used instances waiting to be restored to their snapshot. */
+const used: Array<{ memoryBytes: number; vm: PreparedVm }> = [];
 let current: VmRun | undefined;
 /** Tool paths of the previous run; a run message without paths means "the same". */
 let lastToolPaths: readonly string[] = [];
 let lastMemoryBytes = Number(process.argv[2]) || 64 * 1024 * 1024;
 let lastSeq = 0;
 let filling = false;
+/**
+ * A new child prepares all its spares before it first says it is ready: making an instance in a
+ * fresh process takes 100 ms or more (the WASM code is still being optimized), and a run sent
+ * meanwhile would wait behind it.
+ */
+let started = false;
 
 /** Yields to the event loop, so a run or an answer that arrives meanwhile is served first. */
 const yieldToMessages = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -34,7 +43,7 @@ async function noRun(): Promise<void> {
 
 /** Tells the parent this child is free, and how many fresh instances it holds (it prefers fuller children). */
 function announceReady(): void {
-  if (current || spares.length === 0) return;
+  if (current || spares.length === 0 || !started) return;
   send({ t: "ready", n: spares.length });
 }
 
@@ -50,10 +59,12 @@ async function fill(): Promise<void> {
       await noRun();
       const memoryBytes = lastMemoryBytes;
       const toolPaths = lastToolPaths;
-      const vm = await prepareVm(memoryBytes);
+      const reuse = takeUsed(memoryBytes);
+      if (reuse) restoreVm(reuse);
+      const vm = reuse ?? (await prepareVm(memoryBytes));
       await yieldToMessages();
       await noRun();
-      if (toolPaths.length > 0 && toolPaths === lastToolPaths) preloadTools(vm, toolPaths);
+      if (toolPaths.length > 0 && toolPaths === lastToolPaths && vm.toolsKey === undefined) preloadTools(vm, toolPaths);
       spares.push({ memoryBytes, vm });
       announceReady();
       await yieldToMessages();
@@ -82,6 +93,15 @@ function scheduleFill(): void {
   }, FILL_AFTER_IDLE_MS);
 }
 
+/** A used instance of this memory size that can be restored (the others are dropped). */
+function takeUsed(memoryBytes: number): PreparedVm | undefined {
+  while (used.length > 0) {
+    const entry = used.pop()!;
+    if (entry.memoryBytes === memoryBytes && isRestorable(entry.vm)) return entry.vm;
+  }
+  return undefined;
+}
+
 /** A spare made for this memory size and these tools (or none built yet); other spares are dropped. */
 function takeSpare(memoryBytes: number, toolPaths: readonly string[]): PreparedVm | undefined {
   const key = toolsKeyOf(toolPaths);
@@ -92,6 +112,12 @@ function takeSpare(memoryBytes: number, toolPaths: readonly string[]): PreparedV
   return undefined;
 }
 
+function restored(memoryBytes: number): PreparedVm | undefined {
+  const vm = takeUsed(memoryBytes);
+  if (vm) restoreVm(vm);
+  return vm;
+}
+
 async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> {
   if (fillTimer) clearTimeout(fillTimer);
   fillTimer = undefined;
@@ -100,7 +126,7 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
   lastMemoryBytes = m.limits.memoryBytes;
   let vm: PreparedVm;
   try {
-    vm = takeSpare(m.limits.memoryBytes, toolPaths) ?? (await prepareVm(m.limits.memoryBytes));
+    vm = takeSpare(m.limits.memoryBytes, toolPaths) ?? restored(m.limits.memoryBytes) ?? (await prepareVm(m.limits.memoryBytes));
   } catch (e) {
     send({ t: "done", outcome: { ok: false, error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") } }, cpuMs: 0 });
     scheduleFill();
@@ -115,6 +141,7 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
     },
     done(outcome, cpuMs, logs) {
       current = undefined;
+      if (used.length < SPARES && isRestorable(vm)) used.push({ memoryBytes: m.limits.memoryBytes, vm });
       runEnded?.();
       runEnded = undefined;
       send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
@@ -138,4 +165,6 @@ process.on("message", (m: ParentMessage) => {
 process.on("disconnect", () => process.exit(0));
 
 await compileQuickJS();
-void fill();
+await fill();
+started = true;
+announceReady();

@@ -290,7 +290,11 @@ describe("sandbox pool: process lifecycle", () => {
     const before = new Set(sandboxChildren());
     const own = createSandboxPool({ minIdle: 1, idleRetireMs: 200 });
     try {
-      const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(100), 1) });
+      // Each call waits until all four runs are in flight, so four children are needed at once.
+      let arrived = 0;
+      let releaseAll!: () => void;
+      const allArrived = new Promise<void>((resolve) => (releaseAll = resolve));
+      const host = fakeHost({ "ops.wait": async () => (++arrived === 4 && releaseAll(), await allArrived, 1) });
       await Promise.all([1, 2, 3, 4].map(() => own.run({ code: `return await tools.ops.wait({});`, ...host })));
       const grown = sandboxChildren().filter((p) => !before.has(p)).length;
       expect(grown).toBeGreaterThanOrEqual(4);
@@ -318,6 +322,31 @@ describe("sandbox pool: process lifecycle", () => {
     const left = sandboxChildren().filter((p) => mine.includes(p));
     expect(left).toEqual([]);
     expect(own.run({ code: "return 1", toolPaths: [], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(/closed/);
+  });
+});
+
+describe("sandbox pool: instances restored between runs", () => {
+  test("nothing a run leaves behind reaches the next run on the same child, and Math.random is reseeded", async () => {
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1 });
+    try {
+      const seen: unknown[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await own.run({
+          code: `const before = [typeof globalThis.left, typeof Array.prototype.left, JSON.stringify.left];
+                 globalThis.left = 1; Array.prototype.left = 2; JSON.stringify.left = 3; Object.freeze(Math);
+                 const big = new Uint8Array(1 << 20).fill(7);
+                 return { before, fresh: new Uint8Array(1 << 20).every((b) => b === 0), r: Math.random() };`,
+          ...fakeHost({}),
+        });
+        const v = value(r) as { before: unknown[]; fresh: boolean; r: number };
+        expect(v.before).toEqual(["undefined", "undefined", null]);
+        expect(v.fresh).toBe(true);
+        seen.push(v.r);
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+    } finally {
+      await own.close();
+    }
   });
 });
 
