@@ -141,7 +141,8 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
     },
     done(outcome, cpuMs, logs) {
       current = undefined;
-      if (used.length < SPARES && isRestorable(vm)) used.push({ memoryBytes: m.limits.memoryBytes, vm });
+      // At most SPARES instances besides the running one (each holds 16 MB and its snapshot).
+      if (spares.length + used.length < SPARES && isRestorable(vm)) used.push({ memoryBytes: m.limits.memoryBytes, vm });
       runEnded?.();
       runEnded = undefined;
       send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
