@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { defineTool, z, type ToolTree } from "../packages/sdk/src/index.ts";
 import { bench, fmtMs, printTable, quantiles, type BenchResult } from "./lib.ts";
 import { createSandboxPool } from "../packages/core/src/sandbox/pool.ts";
-import { prepareVm, VmRun } from "../packages/core/src/sandbox/runner.ts";
+import { prepareVm, restoreVm, VmRun } from "../packages/core/src/sandbox/runner.ts";
 import { defaultSandboxLimits, type HostCallResult, type SandboxRunOptions } from "../packages/core/src/sandbox/types.ts";
 import { createCodeModeRunner } from "../packages/core/src/codemode/runner.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
@@ -55,9 +55,12 @@ async function direct(): Promise<unknown> {
   return JSON.stringify({ a: a!.id, b: b!.id, c: c!.id, d: d!.id, e: e!.id, f: f!.id });
 }
 
-// QuickJS in the bench process: a fresh instance per run, same runner the children use.
+// QuickJS in the bench process: the runner the children use, on one instance restored to its
+// snapshot before each run (as a child does between runs).
+const inProcessVm = await prepareVm(defaultSandboxLimits.memoryBytes);
 async function inProcess(code: string): Promise<unknown> {
-  const prepared = await prepareVm(defaultSandboxLimits.memoryBytes);
+  const prepared = inProcessVm;
+  restoreVm(prepared);
   return new Promise((resolve, reject) => {
     const run: VmRun = new VmRun(prepared, { code, toolPaths, limits: { ...defaultSandboxLimits, maxToolCalls: 2000 } }, {
       wait(calls) {
@@ -180,7 +183,7 @@ async function spaced(fn: () => Promise<unknown>, n: number): Promise<number[]> 
 type System = { name: string; base: "bun" | "node"; sample: (n: number) => Promise<number[]> };
 const systems: System[] = [
   { name: "direct host calls, Bun (baseline for ours)", base: "bun", sample: (n) => spaced(direct, n) },
-  { name: "sandbox pool alone (child process, fresh QuickJS per run)", base: "bun", sample: (n) => spaced(() => inPool(SNIPPETS.six), n) },
+  { name: "sandbox pool alone (child process, pristine QuickJS per run)", base: "bun", sample: (n) => spaced(() => inPool(SNIPPETS.six), n) },
   { name: "code-mode runner (pool + transpile + policy + SQLite receipts)", base: "bun", sample: (n) => spaced(() => viaRunner(SNIPPETS.six), n) },
 ];
 if (typeof peers !== "string") {
@@ -248,7 +251,7 @@ async function crossing(name: string, run: (s: Snippet) => Promise<unknown>, emp
   return (many - empty) / 1000;
 }
 const perCrossing = {
-  inProcess: await crossing("QuickJS in-process (no boundary)", (s) => inProcess(SNIPPETS[s])),
+  inProcess: await crossing("QuickJS in-process (no process boundary)", (s) => inProcess(SNIPPETS[s])),
   pool: await crossing("sandbox pool alone", (s) => inPool(SNIPPETS[s])),
   runner: await crossing("code-mode runner (incl. receipts)", (s) => viaRunner(SNIPPETS[s])),
   ivm: undefined as number | undefined,
