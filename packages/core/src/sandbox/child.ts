@@ -8,7 +8,7 @@
  */
 import type { ChildMessage, ParentMessage } from "./protocol.ts";
 import { compileQuickJS } from "./quickjs.ts";
-import { isRestorable, preloadTools, prepareVm, restoreVm, toolsKeyOf, VmRun, type PreparedVm } from "./runner.ts";
+import { isRestorable, prefault, preloadTools, prepareVm, restoreVm, toolsKeyOf, VmRun, type PreparedVm } from "./runner.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 
 const send = (m: ChildMessage) => process.send!(m);
@@ -61,9 +61,14 @@ async function fill(): Promise<void> {
       const toolPaths = lastToolPaths;
       const reuse = takeUsed(memoryBytes);
       if (reuse) restoreVm(reuse);
-      const vm = reuse ?? (await prepareVm(memoryBytes));
+      const vm = reuse ?? (await prepareVm(memoryBytes, noRun));
       await yieldToMessages();
       await noRun();
+      if (!reuse) {
+        prefault(vm);
+        await yieldToMessages();
+        await noRun();
+      }
       if (toolPaths.length > 0 && toolPaths === lastToolPaths && vm.toolsKey === undefined) preloadTools(vm, toolPaths);
       spares.push({ memoryBytes, vm });
       announceReady();
