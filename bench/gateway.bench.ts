@@ -1,7 +1,7 @@
 /**
  * Gateway benchmarks (issue 13 targets; issue 4's were 1.5 s and 30 ms):
- *  1. start to ready — config + 200 tools + DB + typecheck warm-up, fresh subprocess, median ≤ 600 ms
- *     (the sandbox pool warms up in the background and is not part of "ready").
+ *  1. start to ready — config + 200 tools + DB + typecheck warm-up + sandbox warm-up, fresh
+ *     subprocess, median ≤ 600 ms.
  *  2. overhead per turn excluding model and tool time — the strict fake Anthropic (packages/testkit)
  *     with instant scripted responses, trivial tools; baseline = the same requests sent straight
  *     through the SDK to the same fake server in this run; target median ≤ 10 ms. The typecheck
@@ -85,7 +85,7 @@ for (const mode of ["import", "workspace", "tree"] as const) {
     { measure: `  of which: createGateway() (DB, typecheck + sandbox warm-up, declarations)`, median: fmtMs(median(inProc)), p95: fmtMs(p95(inProc)), target: "", ok: "" },
   );
 }
-printTable("Gateway start to ready (config + 200 tools + DB + typecheck warm-up; sandbox warms up in the background; fresh subprocess and dir, 6 runs each)", startRows);
+printTable("Gateway start to ready (config + 200 tools + DB + typecheck warm-up + sandbox warm-up; fresh subprocess and dir, 6 runs each)", startRows);
 
 // ── 2. overhead per turn ─────────────────────────────────────────────────────────────────────
 const api = await startFakeAnthropic();

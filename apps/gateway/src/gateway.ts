@@ -121,11 +121,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     events.emit(e.type === "requested" ? { type: "approval.requested", request: e.request } : { type: "approval.decided", callId: e.request.callId, decision: e.decision }),
   );
 
-  // The pool warms up in the background, not on the path to ready: a child takes 150–250 ms to
-  // start (compiling QuickJS and warming up its WASM code), and the first
-  // run comes after a model round trip anyway; a run that comes sooner waits for its child.
+  // The pool is spawned while the typechecker warms up (both are off the first turn's path).
   const pool = options.sandbox ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
-  void pool.warmUp().catch((e) => log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`));
+  const poolWarm = pool.warmUp().catch((e) => log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`));
   const runner: CodeModeRunner = createCodeModeRunner({
     tools: () => toolSource.current().tree,
     requestApproval: approvals.requestApproval,
@@ -141,6 +139,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   const typechecker: Typechecker = createTypechecker();
   typechecker.warmUp();
+  await poolWarm;
 
   const defaultModel: ModelStreamer =
     options.model ??
