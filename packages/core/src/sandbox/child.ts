@@ -60,7 +60,7 @@ async function fill(): Promise<void> {
       const memoryBytes = lastMemoryBytes;
       const toolPaths = lastToolPaths;
       const reuse = takeUsed(memoryBytes);
-      if (reuse) restoreVm(reuse);
+      if (reuse) restoreVm(reuse, toolPaths);
       const vm = reuse ?? (await prepareVm(memoryBytes, noRun));
       await yieldToMessages();
       await noRun();
@@ -107,19 +107,24 @@ function takeUsed(memoryBytes: number): PreparedVm | undefined {
   return undefined;
 }
 
-/** A spare made for this memory size and these tools (or none built yet); other spares are dropped. */
+/**
+ * A spare made for this memory size (the others are dropped). One whose `tools` object was built
+ * for other tool paths is first put back to its state before any `tools` object.
+ */
 function takeSpare(memoryBytes: number, toolPaths: readonly string[]): PreparedVm | undefined {
   const key = toolsKeyOf(toolPaths);
   while (spares.length > 0) {
     const spare = spares.shift()!;
-    if (spare.memoryBytes === memoryBytes && (spare.vm.toolsKey === undefined || spare.vm.toolsKey === key)) return spare.vm;
+    if (spare.memoryBytes !== memoryBytes) continue;
+    if (spare.vm.toolsKey !== undefined && spare.vm.toolsKey !== key) restoreVm(spare.vm, toolPaths);
+    return spare.vm;
   }
   return undefined;
 }
 
-function restored(memoryBytes: number): PreparedVm | undefined {
+function restored(memoryBytes: number, toolPaths: readonly string[]): PreparedVm | undefined {
   const vm = takeUsed(memoryBytes);
-  if (vm) restoreVm(vm);
+  if (vm) restoreVm(vm, toolPaths);
   return vm;
 }
 
@@ -131,7 +136,7 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
   lastMemoryBytes = m.limits.memoryBytes;
   let vm: PreparedVm;
   try {
-    vm = takeSpare(m.limits.memoryBytes, toolPaths) ?? restored(m.limits.memoryBytes) ?? (await prepareVm(m.limits.memoryBytes));
+    vm = takeSpare(m.limits.memoryBytes, toolPaths) ?? restored(m.limits.memoryBytes, toolPaths) ?? (await prepareVm(m.limits.memoryBytes));
   } catch (e) {
     send({ t: "done", outcome: { ok: false, error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") } }, cpuMs: 0 });
     scheduleFill();

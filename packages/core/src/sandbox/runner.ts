@@ -41,8 +41,10 @@ export interface PreparedVm {
   active: VmRun | undefined;
   /** The tool paths whose `tools` object is already built in this VM (see preloadTools). */
   toolsKey?: string;
-  /** The pristine linear memory (up to its last non-zero byte) and the `toolsKey` it was taken with. */
-  snapshot: Uint8Array;
+  /** The pristine memory right after the prelude, before any `tools` object was built. */
+  base: Snapshot;
+  /** The pristine memory as a run will get it (`base`, or taken again once `tools` was built), and its `toolsKey`. */
+  snapshot: Snapshot;
   snapshotToolsKey: string | undefined;
   /** A run trapped inside the WASM (the instance's state is unknown): it is never restored. */
   poisoned: boolean;
@@ -77,15 +79,36 @@ export function preloadTools(vm: PreparedVm, toolPaths: readonly string[]): void
  * calls. What lies past the last non-zero byte is zero, and is zeroed again on restore.
  */
 function takeSnapshot(vm: PreparedVm): void {
-  const memory = Buffer.from(vm.instance.memory.buffer);
-  // Compared a 64 KB page at a time in native code: a JS loop over 16 MB costs ~100 ms before the JIT warms up.
-  let end = memory.length - (memory.length % PAGE_BYTES);
-  while (end > 0 && memory.subarray(end - PAGE_BYTES, end).equals(ZERO_PAGE)) end -= PAGE_BYTES;
-  vm.snapshot = Uint8Array.prototype.slice.call(memory, 0, end);
+  vm.snapshot = capture(vm.instance.memory);
   vm.snapshotToolsKey = vm.toolsKey;
 }
+
+/** The non-zero 64 KB pages of a memory (most of QuickJS's 5 MB stack region is never written). */
+type Snapshot = ReadonlyArray<readonly [offset: number, bytes: Uint8Array]>;
 const PAGE_BYTES = 64 * 1024;
 const ZERO_PAGE = Buffer.alloc(PAGE_BYTES);
+
+function capture(memory: WebAssembly.Memory): Snapshot {
+  const bytes = Buffer.from(memory.buffer);
+  const pages: Array<readonly [number, Uint8Array]> = [];
+  // Compared in native code: a JS loop over 16 MB costs ~100 ms before the JIT warms up.
+  for (let offset = 0; offset + PAGE_BYTES <= bytes.length; offset += PAGE_BYTES) {
+    const page = bytes.subarray(offset, offset + PAGE_BYTES);
+    if (!page.equals(ZERO_PAGE)) pages.push([offset, Uint8Array.prototype.slice.call(page)]);
+  }
+  return pages;
+}
+
+function apply(memory: WebAssembly.Memory, snapshot: Snapshot): void {
+  const bytes = new Uint8Array(memory.buffer);
+  let at = 0;
+  for (const [offset, page] of snapshot) {
+    if (offset > at) bytes.fill(0, at, offset);
+    bytes.set(page, offset);
+    at = offset + page.length;
+  }
+  bytes.fill(0, at);
+}
 
 /**
  * Writes every page of the VM's memory once (by restoring it), so the first restore after a run
@@ -102,15 +125,19 @@ export function isRestorable(vm: PreparedVm): boolean {
 }
 
 /**
- * Puts a used VM back into the state of its snapshot: the snapshot's bytes, and zeros after them
- * up to the end of the memory, so nothing of the previous run survives (about 1.5 ms for 16 MB,
- * against 3–6 ms and a garbage-collected 16 MB memory for a new instance).
+ * Puts a used VM back into the state of its snapshot: every non-zero page of it, and zeros
+ * everywhere else up to the end of the memory, so nothing of the previous run survives (about
+ * 1–2 ms for 16 MB, against 3–6 ms and a garbage-collected 16 MB memory for a new instance).
+ * Given other tool paths than the snapshot's `tools` object was built for, it goes back to the
+ * state before any `tools` object (the run then builds its own).
  */
-export function restoreVm(vm: PreparedVm): void {
+export function restoreVm(vm: PreparedVm, toolPaths?: readonly string[]): void {
   if (!isRestorable(vm)) throw new Error("this VM cannot be restored");
-  const bytes = new Uint8Array(vm.instance.memory.buffer);
-  bytes.set(vm.snapshot, 0);
-  bytes.fill(0, vm.snapshot.length);
+  if (toolPaths && vm.snapshotToolsKey !== undefined && vm.snapshotToolsKey !== toolsKeyOf(toolPaths)) {
+    vm.snapshot = vm.base;
+    vm.snapshotToolsKey = undefined;
+  }
+  apply(vm.instance.memory, vm.snapshot);
   vm.toolsKey = vm.snapshotToolsKey;
 }
 
@@ -167,8 +194,8 @@ export async function prepareVm(memoryBytes: number, whenIdle?: () => Promise<vo
   runtime.setInterruptHandler(() => vm?.active?.onInterrupt() ?? false);
   // Handles quickjs-emscripten creates lazily must exist before the snapshot, not inside a run.
   void [context.undefined, context.true, context.false, context.null, context.global];
-  vm = { instance, runtime, context, helpers, active: undefined, snapshot: new Uint8Array(0), snapshotToolsKey: undefined, poisoned: false };
-  takeSnapshot(vm);
+  const base = capture(instance.memory);
+  vm = { instance, runtime, context, helpers, active: undefined, base, snapshot: base, snapshotToolsKey: undefined, poisoned: false };
   return vm;
 }
 
