@@ -37,3 +37,10 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   console.log(`| ${cols.map(() => "---").join(" | ")} |`);
   for (const r of rows) console.log(`| ${cols.map((c) => String(r[c])).join(" | ")} |`);
 }
+
+/** Median and p95 of raw samples (ms). */
+export function quantiles(samples: readonly number[]): { median: number; p95: number; min: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+  return { median: at(0.5), p95: at(0.95), min: s[0]! };
+}

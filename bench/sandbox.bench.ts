@@ -1,14 +1,27 @@
 /**
- * Code-mode sandbox overhead: the 6-call snippet (3 sequential awaits + 3 in Promise.all) in the
- * child-process pool vs. the same calls made directly in the host (baseline), unsafe node:vm
- * (reference, NOT a boundary) and QuickJS in-process (no process isolation). Plus the cost of
- * one crossing, from a 1000-call snippet.
+ * Code-mode sandbox overhead against its peers, in one run. The snippet (3 sequential awaited tool
+ * calls + 3 in Promise.all) runs in:
+ *  - the child-process pool alone, and the code-mode runner users get (pool + transpile + policy +
+ *    SQLite receipts on a real file);
+ *  - isolated-vm 5.0.4 (reused isolate) and @utcp/code-mode 1.2.12, under Node (bench/peers/,
+ *    installed there on demand, never by the root install);
+ *  - direct host calls in the same process (Bun for ours, Node for the peers): overhead = median
+ *    minus that baseline.
+ * Runs are spaced 50 ms apart (like chat turns) and interleaved in rounds across all systems, so
+ * drift on this noisy VM hits every system alike. Also: back to back, per tool crossing (1000
+ * sequential awaits minus an empty run), and 10 parallel 20 ms tools.
  */
-import vm from "node:vm";
-import { bench, fmtMs, printTable, type BenchResult } from "./lib.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { defineTool, z, type ToolTree } from "../packages/sdk/src/index.ts";
+import { bench, fmtMs, printTable, quantiles, type BenchResult } from "./lib.ts";
 import { createSandboxPool } from "../packages/core/src/sandbox/pool.ts";
-import { prepareVm, VmRun } from "../packages/core/src/sandbox/runner.ts";
+import { prepareVm, restoreVm, VmRun } from "../packages/core/src/sandbox/runner.ts";
 import { defaultSandboxLimits, type HostCallResult, type SandboxRunOptions } from "../packages/core/src/sandbox/types.ts";
+import { createCodeModeRunner } from "../packages/core/src/codemode/runner.ts";
+import { openDatabase } from "../packages/core/src/db/open.ts";
+import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite-store.ts";
+import { makeTempDir } from "../packages/testkit/src/temp.ts";
 
 const toolPaths = ["calendar.list", "calendar.get", "mail.search", "mail.get"];
 const onToolCall = async (path: string, inputJson: string): Promise<HostCallResult> => {
@@ -16,14 +29,18 @@ const onToolCall = async (path: string, inputJson: string): Promise<HostCallResu
   return { ok: true, json: JSON.stringify({ id: 7, path, title: "Standup", input }) };
 };
 
-const SIX_CALLS = `
+const SNIPPETS = {
+  six: `
 const a = await tools.calendar.list({ day: 1 });
 const b = await tools.calendar.get({ id: a.id });
 const c = await tools.mail.search({ q: "invoice" });
 const [d, e, f] = await Promise.all([tools.mail.get({ id: 1 }), tools.mail.get({ id: 2 }), tools.calendar.get({ id: 3 })]);
-return { a: a.id, b: b.id, c: c.id, d: d.id, e: e.id, f: f.id };`;
-const THOUSAND_CALLS = `let n = 0; for (let i = 0; i < 1000; i++) n += (await tools.calendar.get({ id: i })).id; return n;`;
-const EMPTY = `return 1;`;
+return { a: a.id, b: b.id, c: c.id, d: d.id, e: e.id, f: f.id };`,
+  thousand: `let n = 0; for (let i = 0; i < 1000; i++) n += (await tools.calendar.get({ id: i })).id; return n;`,
+  empty: `return 1;`,
+} as const;
+type Snippet = keyof typeof SNIPPETS;
+const PARALLEL = `return await Promise.all(Array.from({ length: 10 }, (_, i) => tools.slow.wait({ i })));`;
 
 // Direct: the same six calls and JSON work, straight in the host.
 async function direct(): Promise<unknown> {
@@ -38,24 +55,12 @@ async function direct(): Promise<unknown> {
   return JSON.stringify({ a: a!.id, b: b!.id, c: c!.id, d: d!.id, e: e!.id, f: f!.id });
 }
 
-// node:vm: unsafe reference (the snippet can reach the host through constructors).
-function nodeVmRunner(code: string) {
-  const tools: Record<string, Record<string, (input: unknown) => Promise<unknown>>> = {};
-  for (const path of toolPaths) {
-    const [ns, name] = path.split(".") as [string, string];
-    (tools[ns] ??= {})[name] = async (input) => {
-      const r = await onToolCall(path, JSON.stringify(input));
-      return r.ok && r.json !== undefined ? JSON.parse(r.json) : undefined;
-    };
-  }
-  const context = vm.createContext({ tools });
-  const script = new vm.Script(`(async () => {${code}\n})()`);
-  return async () => JSON.stringify(await script.runInContext(context));
-}
-
-// QuickJS in the bench process: a fresh instance per run, same runner the children use.
+// QuickJS in the bench process: the runner the children use, on one instance restored to its
+// snapshot before each run (as a child does between runs).
+const inProcessVm = await prepareVm(defaultSandboxLimits.memoryBytes);
 async function inProcess(code: string): Promise<unknown> {
-  const prepared = await prepareVm(defaultSandboxLimits.memoryBytes);
+  const prepared = inProcessVm;
+  restoreVm(prepared);
   return new Promise((resolve, reject) => {
     const run: VmRun = new VmRun(prepared, { code, toolPaths, limits: { ...defaultSandboxLimits, maxToolCalls: 2000 } }, {
       wait(calls) {
@@ -72,69 +77,226 @@ async function inProcess(code: string): Promise<unknown> {
   });
 }
 
-const pool = createSandboxPool({ minIdle: 1 });
+// The pool as the gateway configures it (two warm children).
+const pool = createSandboxPool({ minIdle: 2 });
 await pool.warmUp();
-/** A gateway's worth of tools declared (the snippet still calls the same four). */
-const manyToolPaths = Object.freeze([...toolPaths, ...Array.from({ length: 196 }, (_, i) => `svc${i % 20}.noun${i}.verb`)]);
-const inPool = async (code: string, paths: readonly string[] = toolPaths) => {
-  const options: SandboxRunOptions = { code, toolPaths: paths, onToolCall, limits: { maxToolCalls: 2000 } };
+const slowPaths = ["slow.wait"];
+const slowToolCall = async (_path: string, inputJson: string): Promise<HostCallResult> => (await Bun.sleep(20), { ok: true, json: inputJson });
+const inPool = async (code: string, paths: readonly string[] = toolPaths, host = onToolCall) => {
+  const options: SandboxRunOptions = { code, toolPaths: paths, onToolCall: host, limits: { maxToolCalls: 2000 } };
   const r = await pool.run(options);
   if (!r.ok) throw new Error(`${r.error.name}: ${r.error.message}`);
   return r.valueJson;
 };
 
-/** Like bench(), but each sample is taken after a short pause (runs are normally separated by model turns). */
-async function benchSpaced(name: string, fn: () => Promise<unknown>, iterations: number, pauseMs: number): Promise<BenchResult> {
+// The runner users get: transpile, policy, zod validation and SQLite receipts on a real file.
+const dir = makeTempDir("oa-bench-sandbox-");
+const db = openDatabase(join(dir, "oa.sqlite"));
+const result = (path: string) => async (input: unknown) => ({ id: 7, path, title: "Standup", input });
+const anyInput = z.object({}).passthrough();
+const tree: ToolTree = {
+  calendar: {
+    list: defineTool({ description: "list", approval: "auto", args: anyInput, run: result("calendar.list") }),
+    get: defineTool({ description: "get", approval: "auto", args: anyInput, run: result("calendar.get") }),
+  },
+  mail: {
+    search: defineTool({ description: "search", approval: "auto", args: anyInput, run: result("mail.search") }),
+    get: defineTool({ description: "get", approval: "auto", args: anyInput, run: result("mail.get") }),
+  },
+  slow: { wait: defineTool({ description: "wait", approval: "auto", args: anyInput, run: async (i) => (await Bun.sleep(20), i) }) },
+};
+const runner = createCodeModeRunner({
+  tools: tree,
+  receipts: createSqliteReceiptStore(db),
+  requestApproval: async () => ({ decision: "denied", by: "bench" }),
+  sandbox: pool,
+  limits: { maxToolCalls: 2000 },
+});
+const viaRunner = async (code: string) => {
+  const r = await runner.runPromise(code);
+  if (!r.ok) throw new Error(`${r.error?.name}: ${r.error?.message}`);
+  return r.valueJson;
+};
+
+// ── peers under Node ─────────────────────────────────────────────────────────────────────────
+const peersDir = join(import.meta.dir, "peers");
+type PeerName = "direct" | "ivm" | "ivm-context" | "code-mode";
+interface Peers {
+  run(peer: PeerName, snippet: Snippet, n: number, pauseMs: number): Promise<number[]>;
+  close(): void;
+}
+/** Installs bench/peers on demand (npm ci builds isolated-vm's addon) and starts the Node side. */
+async function startPeers(): Promise<Peers | string> {
+  if (!Bun.which("node")) return "node is not installed";
+  if (!existsSync(join(peersDir, "node_modules", "isolated-vm", "out", "isolated_vm.node"))) {
+    console.error("bench/peers: installing isolated-vm and @utcp/code-mode with npm ci (builds a native addon, takes minutes)…");
+    const install = Bun.spawnSync(["npm", "ci", "--no-audit", "--no-fund", "--legacy-peer-deps"], { cwd: peersDir, stdout: "inherit", stderr: "inherit" });
+    if (install.exitCode !== 0) return `npm ci in bench/peers failed (exit ${install.exitCode})`;
+  }
+  const proc = Bun.spawn(["node", join(peersDir, "peers.mjs")], { cwd: peersDir, stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const lines = (async function* () {
+    let buffered = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        yield buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+      }
+    }
+  })();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error("the peers process exited");
+    return JSON.parse(value) as Record<string, unknown>;
+  };
+  const hello = await next().catch((e: Error) => ({ error: e.message }));
+  if (!("ready" in hello)) return `the peers process did not start (${JSON.stringify(hello)})`;
+  return {
+    async run(peer, snippet, n, pauseMs) {
+      proc.stdin.write(`${JSON.stringify({ peer, snippet, n, pauseMs })}\n`);
+      proc.stdin.flush();
+      return (await next()).samples as number[];
+    },
+    close: () => proc.kill(),
+  };
+}
+const peers = await startPeers();
+const peerNote = typeof peers === "string" ? peers : undefined;
+if (peerNote) console.error(`bench/peers unavailable: ${peerNote}`);
+
+// ── interleaved, spaced runs of the 6-call snippet ───────────────────────────────────────────
+const PAUSE = 50;
+const ROUNDS = 6;
+const PER_ROUND = 10;
+async function spaced(fn: () => Promise<unknown>, n: number): Promise<number[]> {
   const samples: number[] = [];
-  for (let i = 0; i < iterations + 10; i++) {
-    await Bun.sleep(pauseMs);
+  for (let i = 0; i < n; i++) {
+    await Bun.sleep(PAUSE);
     const t0 = performance.now();
     await fn();
-    if (i >= 10) samples.push(performance.now() - t0);
+    samples.push(performance.now() - t0);
   }
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
-  return { name, iterations, medianMs: at(0.5), p95Ms: at(0.95), minMs: samples[0]! };
+  return samples;
 }
-
-const nodeVmSix = nodeVmRunner(SIX_CALLS);
-const iterations = 200;
-const rows = [
-  await bench("direct (baseline)", direct, { iterations, warmup: 50 }),
-  await bench("node:vm (unsafe reference)", nodeVmSix, { iterations, warmup: 50 }),
-  await bench("QuickJS in-process (fresh instance)", () => inProcess(SIX_CALLS), { iterations, warmup: 50 }),
-  await bench("pool, child process (back to back)", () => inPool(SIX_CALLS), { iterations, warmup: 50 }),
-  await benchSpaced("pool, child process (runs 5 ms apart)", () => inPool(SIX_CALLS), iterations, 5),
-  await benchSpaced("pool, 200 tools declared (runs 5 ms apart)", () => inPool(SIX_CALLS, manyToolPaths), iterations, 5),
+type System = { name: string; base: "bun" | "node"; sample: (n: number) => Promise<number[]> };
+const systems: System[] = [
+  { name: "direct host calls, Bun (baseline for ours)", base: "bun", sample: (n) => spaced(direct, n) },
+  { name: "sandbox pool alone (child process, pristine QuickJS per run)", base: "bun", sample: (n) => spaced(() => inPool(SNIPPETS.six), n) },
+  { name: "code-mode runner (pool + transpile + policy + SQLite receipts)", base: "bun", sample: (n) => spaced(() => viaRunner(SNIPPETS.six), n) },
 ];
-const base = rows[0]!.medianMs;
-const nodeVm = rows[1]!.medianMs;
+if (typeof peers !== "string") {
+  systems.push(
+    { name: "direct host calls, Node (baseline for peers)", base: "node", sample: (n) => peers.run("direct", "six", n, PAUSE) },
+    { name: "isolated-vm 5.0.4, reused isolate, fresh context per run", base: "node", sample: (n) => peers.run("ivm-context", "six", n, PAUSE) },
+    { name: "isolated-vm 5.0.4, reused isolate and context", base: "node", sample: (n) => peers.run("ivm", "six", n, PAUSE) },
+    { name: "@utcp/code-mode 1.2.12", base: "node", sample: (n) => peers.run("code-mode", "six", n, PAUSE) },
+  );
+}
+// Warm every system (JIT, caches, the receipts table) before measuring.
+for (const s of systems) await s.sample(10);
+const samples = new Map<string, number[]>(systems.map((s) => [s.name, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  for (const s of systems) samples.get(s.name)!.push(...(await s.sample(PER_ROUND)));
+}
+const stats = new Map(systems.map((s) => [s.name, quantiles(samples.get(s.name)!)]));
+const baseOf = (s: System) => stats.get(systems.find((x) => x.base === s.base)!.name)!.median;
+const overhead = new Map(systems.map((s) => [s.name, stats.get(s.name)!.median - baseOf(s)]));
+const ivmName = "isolated-vm 5.0.4, reused isolate, fresh context per run";
+const ivmOverhead = overhead.get(ivmName);
 printTable(
-  "Sandbox: 6-call snippet (3 sequential + 3 parallel), per run",
-  rows.map((r) => ({
-    mode: r.name,
-    median: fmtMs(r.medianMs),
-    min: fmtMs(r.minMs),
+  `Sandbox vs peers: 6-call snippet (3 sequential + 3 in Promise.all), runs ${PAUSE} ms apart, ${ROUNDS} interleaved rounds of ${PER_ROUND}`,
+  systems.map((s) => {
+    const q = stats.get(s.name)!;
+    const o = overhead.get(s.name)!;
+    return {
+      system: s.name,
+      median: fmtMs(q.median),
+      p95: fmtMs(q.p95),
+      "overhead (median − direct)": s.name.startsWith("direct") ? "—" : fmtMs(o),
+      "× isolated-vm overhead": ivmOverhead === undefined || s.name.startsWith("direct") ? "—" : `${(o / ivmOverhead).toFixed(2)}×`,
+    };
+  }),
+);
+if (peerNote) console.log(`\nPeers not measured: ${peerNote}.`);
+
+// ── back to back ─────────────────────────────────────────────────────────────────────────────
+const iterations = 200;
+const backToBack: BenchResult[] = [
+  await bench("sandbox pool alone", () => inPool(SNIPPETS.six), { iterations, warmup: 30 }),
+  await bench("code-mode runner", () => viaRunner(SNIPPETS.six), { iterations, warmup: 30 }),
+];
+const spacedOf = {
+  "sandbox pool alone": stats.get(systems[1]!.name)!.median,
+  "code-mode runner": stats.get(systems[2]!.name)!.median,
+} as Record<string, number>;
+printTable(
+  "Back to back (no pause between runs) vs spaced; target ≤ 1.5× spaced",
+  backToBack.map((r) => ({
+    system: r.name,
+    "back to back median": fmtMs(r.medianMs),
     p95: fmtMs(r.p95Ms),
-    "overhead vs direct": fmtMs(r.medianMs - base),
-    "× direct": (r.medianMs / base).toFixed(0),
-    "× node:vm": (r.medianMs / nodeVm).toFixed(1),
+    "spaced median": fmtMs(spacedOf[r.name]!),
+    "back to back / spaced": `${(r.medianMs / spacedOf[r.name]!).toFixed(2)}×`,
   })),
 );
 
-const crossRows = [];
-for (const [name, fn] of [
-  ["QuickJS in-process", (code: string) => inProcess(code)],
-  ["pool, child process", (code: string) => inPool(code)],
-] as const) {
-  const empty = await bench(`${name} empty`, () => fn(EMPTY), { iterations: 50, warmup: 10 });
-  const many = await bench(`${name} 1000 calls`, () => fn(THOUSAND_CALLS), { iterations: 15, warmup: 3 });
-  crossRows.push({
-    mode: name,
-    "empty run": fmtMs(empty.medianMs),
-    "1000 sequential calls": fmtMs(many.medianMs),
-    "per crossing": fmtMs((many.medianMs - empty.medianMs) / 1000),
-  });
+// ── per tool crossing ────────────────────────────────────────────────────────────────────────
+const crossRows: Array<Record<string, string>> = [];
+async function crossing(name: string, run: (s: Snippet) => Promise<unknown>, emptyMs?: (n: number) => Promise<number[]>, manyMs?: (n: number) => Promise<number[]>) {
+  const empty = emptyMs ? quantiles(await emptyMs(30)).median : (await bench(`${name} empty`, () => run("empty"), { iterations: 30, warmup: 5 })).medianMs;
+  const many = manyMs ? quantiles(await manyMs(9)).median : (await bench(`${name} 1000`, () => run("thousand"), { iterations: 9, warmup: 2 })).medianMs;
+  crossRows.push({ system: name, "empty run": fmtMs(empty), "1000 sequential calls": fmtMs(many), "per crossing": fmtMs((many - empty) / 1000) });
+  return (many - empty) / 1000;
 }
-printTable("Sandbox: cost per tool crossing (1000 sequential awaits)", crossRows);
+const perCrossing = {
+  inProcess: await crossing("QuickJS in-process (no process boundary)", (s) => inProcess(SNIPPETS[s])),
+  pool: await crossing("sandbox pool alone", (s) => inPool(SNIPPETS[s])),
+  runner: await crossing("code-mode runner (incl. receipts)", (s) => viaRunner(SNIPPETS[s])),
+  ivm: undefined as number | undefined,
+};
+if (typeof peers !== "string") {
+  perCrossing.ivm = await crossing("isolated-vm 5.0.4", async () => undefined, (n) => peers.run("ivm", "empty", n, 0), (n) => peers.run("ivm", "thousand", n, 0));
+  await crossing("@utcp/code-mode 1.2.12", async () => undefined, (n) => peers.run("code-mode", "empty", n, 0), (n) => peers.run("code-mode", "thousand", n, 0));
+}
+printTable("Cost per tool crossing (1000 sequential awaits minus an empty run); target ≤ 100 µs incl. receipts", crossRows);
+
+// ── parallel tools overlap ───────────────────────────────────────────────────────────────────
+const par = [
+  await bench("sandbox pool alone", () => inPool(PARALLEL, slowPaths, slowToolCall), { iterations: 30, warmup: 3 }),
+  await bench("code-mode runner (incl. receipts)", () => viaRunner(PARALLEL), { iterations: 30, warmup: 3 }),
+];
+printTable(
+  "10 tools of 20 ms each in one Promise.all (serial would be 200 ms)",
+  par.map((r) => ({ system: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms), "× one tool (20 ms)": `${(r.medianMs / 20).toFixed(2)}×` })),
+);
+
+// ── the targets of issue 13, as ratios in this run ───────────────────────────────────────────
+const runnerOverhead = overhead.get(systems[2]!.name)!;
+const poolOverhead = overhead.get(systems[1]!.name)!;
+printTable("Issue 13 sandbox targets (this run)", [
+  {
+    target: "runner per-run overhead ≤ isolated-vm's (reused isolate)",
+    measured: ivmOverhead === undefined ? `${fmtMs(runnerOverhead)} (no peer)` : `${fmtMs(runnerOverhead)} vs ${fmtMs(ivmOverhead)} = ${(runnerOverhead / ivmOverhead).toFixed(2)}×`,
+    ok: ivmOverhead === undefined ? "?" : runnerOverhead <= ivmOverhead ? "yes" : "NO",
+  },
+  {
+    target: "pool alone per-run overhead vs isolated-vm's",
+    measured: ivmOverhead === undefined ? fmtMs(poolOverhead) : `${fmtMs(poolOverhead)} vs ${fmtMs(ivmOverhead)} = ${(poolOverhead / ivmOverhead).toFixed(2)}×`,
+    ok: ivmOverhead === undefined ? "?" : poolOverhead <= ivmOverhead ? "yes" : "NO",
+  },
+  ...backToBack.map((r) => ({
+    target: `${r.name}: back to back ≤ 1.5× spaced`,
+    measured: `${(r.medianMs / spacedOf[r.name]!).toFixed(2)}×`,
+    ok: r.medianMs <= 1.5 * spacedOf[r.name]! ? "yes" : "NO",
+  })),
+  { target: "per tool crossing incl. receipts ≤ 100 µs", measured: fmtMs(perCrossing.runner), ok: perCrossing.runner <= 0.1 ? "yes" : "NO" },
+  { target: "pool alone per crossing vs isolated-vm's", measured: perCrossing.ivm === undefined ? fmtMs(perCrossing.pool) : `${fmtMs(perCrossing.pool)} vs ${fmtMs(perCrossing.ivm)}`, ok: "" },
+  { target: "10 parallel 20 ms tools ≈ 20 ms (runner)", measured: fmtMs(par[1]!.medianMs), ok: par[1]!.medianMs < 40 ? "yes" : "NO" },
+]);
+
+if (typeof peers !== "string") peers.close();
+await runner.close();
 await pool.close();
+db.close();

@@ -61,6 +61,8 @@ export class SandboxChild implements Watched {
   private sentPathSet: ReadonlySet<string> = new Set();
   /** For retiring idle children: when this child last became idle. */
   idleSince = performance.now();
+  /** Fresh QuickJS instances the child reported prepared (a fuller child takes a run sooner). */
+  spares = 0;
 
   constructor(private readonly spawnOptions: ChildSpawnOptions) {
     this.proc = Bun.spawn([process.execPath, "--smol", CHILD_ENTRY, String(spawnOptions.memoryBytes)], {
@@ -87,6 +89,7 @@ export class SandboxChild implements Watched {
   execute(options: SandboxRunOptions, limits: SandboxLimits, graceMs: number): Promise<SandboxResult> {
     if (this.status !== "idle") throw new Error(`sandbox child is not available (${this.status})`);
     this.status = "running";
+    this.spares = Math.max(0, this.spares - 1);
     return new Promise<SandboxResult>((resolve) => {
       const run: ActiveRun = {
         options,
@@ -155,6 +158,7 @@ export class SandboxChild implements Watched {
 
   private onMessage(m: ChildMessage): void {
     if (m.t === "ready") {
+      this.spares = typeof m.n === "number" ? m.n : 1;
       if (this.status !== "starting" && this.status !== "recycling") return;
       this.status = "idle";
       this.idleSince = performance.now();

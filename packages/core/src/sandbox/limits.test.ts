@@ -92,7 +92,8 @@ describe("sandbox limits", () => {
     const wider = await peakOfBomb(128);
     expect(wider.after - wider.idle).toBeGreaterThan(32 * MB + margin);
     await works();
-  });
+    // Two pools started and two bombs run to their cap: ~1.5 s idle, over 5 s on a loaded 2-core VM.
+  }, 20_000);
 
   test("a typed-array bomb fails with MemoryLimitError", async () => {
     const r = await pool.run({ code: `const a = []; for (;;) a.push(new Uint8Array(1024 * 1024));`, ...fakeHost({}), limits: { memoryBytes: 32 * 1024 * 1024 } });

@@ -109,20 +109,29 @@ describe("sandbox pool: tool calls", () => {
     expect(value(r)).toEqual({ top: ["calendar", "mail"], cal: ["create", "list"], frozen: true, assignError: "TypeError", addError: "TypeError", still: 1 });
   });
 
-  test("calls made in parallel are in flight on the host at the same time", async () => {
-    const host = fakeHost({
-      "slow.a": async () => (await Bun.sleep(150), "a"),
-      "slow.b": async () => (await Bun.sleep(150), "b"),
-      "slow.c": async () => (await Bun.sleep(150), "c"),
-    });
-    const t0 = performance.now();
-    const r = await pool.run({ code: `return await Promise.all([tools.slow.a(1), tools.slow.b(2), tools.slow.c(3)]);`, ...host });
-    const elapsed = performance.now() - t0;
-    expect(value(r)).toEqual(["a", "b", "c"]);
-    const latestStart = Math.max(...host.calls.map((c) => c.startedAt));
-    const earliestEnd = Math.min(...host.calls.map((c) => c.endedAt!));
-    expect(latestStart).toBeLessThan(earliestEnd); // all three overlapped
-    expect(elapsed).toBeLessThan(400);
+  test("calls made in one Promise.all are all in flight on the host at once", async () => {
+    // Each tool call waits until all ten have reached the host. Were the calls serialized, the
+    // first would wait alone: it is released by a fallback timer and the count below stays at 1.
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let releaseAll!: () => void;
+    const allArrived = new Promise<void>((resolve) => (releaseAll = resolve));
+    const fallback = setTimeout(releaseAll, 10_000);
+    const tools: Record<string, (input: unknown) => Promise<unknown>> = {};
+    for (let i = 0; i < 10; i++) {
+      tools[`slow.t${i}`] = async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        if (inFlight === 10) releaseAll();
+        await allArrived;
+        inFlight--;
+        return i;
+      };
+    }
+    const host = fakeHost(tools);
+    const r = await pool.run({ code: `return await Promise.all([${Object.keys(tools).map((p) => `tools.${p}({})`).join(", ")}]);`, ...host });
+    clearTimeout(fallback);
+    expect(value(r)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(maxInFlight).toBe(10);
   });
 
   test("a denial is catchable by class and the run continues", async () => {
@@ -281,7 +290,11 @@ describe("sandbox pool: process lifecycle", () => {
     const before = new Set(sandboxChildren());
     const own = createSandboxPool({ minIdle: 1, idleRetireMs: 200 });
     try {
-      const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(100), 1) });
+      // Each call waits until all four runs are in flight, so four children are needed at once.
+      let arrived = 0;
+      let releaseAll!: () => void;
+      const allArrived = new Promise<void>((resolve) => (releaseAll = resolve));
+      const host = fakeHost({ "ops.wait": async () => (++arrived === 4 && releaseAll(), await allArrived, 1) });
       await Promise.all([1, 2, 3, 4].map(() => own.run({ code: `return await tools.ops.wait({});`, ...host })));
       const grown = sandboxChildren().filter((p) => !before.has(p)).length;
       expect(grown).toBeGreaterThanOrEqual(4);
@@ -309,6 +322,31 @@ describe("sandbox pool: process lifecycle", () => {
     const left = sandboxChildren().filter((p) => mine.includes(p));
     expect(left).toEqual([]);
     expect(own.run({ code: "return 1", toolPaths: [], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(/closed/);
+  });
+});
+
+describe("sandbox pool: instances restored between runs", () => {
+  test("nothing a run leaves behind reaches the next run on the same child, and Math.random is reseeded", async () => {
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1 });
+    try {
+      const seen: unknown[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await own.run({
+          code: `const before = [typeof globalThis.left, typeof Array.prototype.left, JSON.stringify.left];
+                 globalThis.left = 1; Array.prototype.left = 2; JSON.stringify.left = 3; Object.freeze(Math);
+                 const big = new Uint8Array(1 << 20).fill(7);
+                 return { before, fresh: new Uint8Array(1 << 20).every((b) => b === 0), r: Math.random() };`,
+          ...fakeHost({}),
+        });
+        const v = value(r) as { before: unknown[]; fresh: boolean; r: number };
+        expect(v.before).toEqual(["undefined", "undefined", null]);
+        expect(v.fresh).toBe(true);
+        seen.push(v.r);
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -121,8 +121,18 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     retireTimer.unref?.();
   }
 
+  /**
+   * The idle child with the most prepared instances, the most recently used among equals. A child
+   * that just finished a run is still preparing its next instances; another one runs sooner.
+   */
+  function takeIdle(): SandboxChild | undefined {
+    let best = idle.length - 1;
+    for (let i = idle.length - 2; i >= 0; i--) if (idle[i]!.spares > idle[best]!.spares) best = i;
+    return best < 0 ? undefined : idle.splice(best, 1)[0];
+  }
+
   function acquire(): Promise<SandboxChild | "closed" | "spawn-failed"> {
-    const ready = idle.pop();
+    const ready = takeIdle();
     if (ready) {
       replenish();
       return Promise.resolve(ready);

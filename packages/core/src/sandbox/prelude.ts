@@ -71,7 +71,23 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
 
   let maxInputChars = Infinity;
   let maxLogValues = 65536;
-  function configure(limit, logBytes) {
+  // Math.random from a generator seeded by the host on every run: a VM restored from a snapshot
+  // would otherwise repeat QuickJS's own sequence run after run (xorshift128, 53-bit doubles).
+  let r0 = 0x9e3779b9, r1 = 0x7f4a7c15, r2 = 0x85ebca6b, r3 = 0xc2b2ae35;
+  function next32() {
+    const t = r0 ^ (r0 << 11);
+    r0 = r1; r1 = r2; r2 = r3;
+    r3 = (r3 ^ (r3 >>> 19) ^ t ^ (t >>> 8)) >>> 0;
+    return r3;
+  }
+  function random() {
+    return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992;
+  }
+  defineProperty(Math, "random", { value: random, writable: true, configurable: true, enumerable: false });
+
+  function configure(limit, logBytes, s0, s1, s2, s3) {
+    r0 = s0 >>> 0 || 1; r1 = s1 >>> 0; r2 = s2 >>> 0; r3 = s3 >>> 0;
+    for (let i = 0; i < 8; i++) next32();
     maxInputChars = limit;
     // Every value printed adds at least one byte to the log, so a value with more parts than the
     // log can hold is not walked to the end (that only burnt the snippet's CPU budget).

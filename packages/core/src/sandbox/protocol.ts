@@ -27,8 +27,11 @@ export type ChildOutcome =
   | { readonly ok: false; readonly error: { readonly name: SandboxErrorName; readonly message: string } };
 
 export type ChildMessage =
-  /** A fresh QuickJS instance is prepared: the child can take the next run without delay. */
-  | { readonly t: "ready" }
+  /**
+   * The child can take the next run without delay: `n` fresh QuickJS instances are prepared.
+   * Sent when it becomes free and again each time it prepares another instance while free.
+   */
+  | { readonly t: "ready"; readonly n: number }
   /** The VM is idle, waiting for answers. `ack` is the last parent seq it processed. */
   | { readonly t: "wait"; readonly ack: number; readonly c?: WireCall[]; readonly l?: LogLine[] }
   | { readonly t: "done"; readonly outcome: ChildOutcome; readonly cpuMs: number; readonly l?: LogLine[] };

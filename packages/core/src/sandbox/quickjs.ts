@@ -1,7 +1,8 @@
 /**
- * QuickJS instances for the sandbox. The WASM module is compiled once per process; every run
- * gets a fresh instance with its own fixed-size WebAssembly.Memory, because
- * `runtime.setMemoryLimit` alone does not cap memory in the prebuilt WASM.
+ * QuickJS instances for the sandbox. The WASM module is compiled once per process; each instance
+ * has its own fixed-size WebAssembly.Memory, because `runtime.setMemoryLimit` alone does not cap
+ * memory in the prebuilt WASM. Every run starts on a pristine instance: a new one, or one whose
+ * memory was put back to its snapshot (runner.ts `restoreVm`).
  */
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
@@ -24,6 +25,8 @@ export interface QuickJSInstance {
   readonly module: QuickJSWASMModule;
   readonly memory: WebAssembly.Memory;
   readonly memoryBytes: number;
+  /** Size of the memory right after instantiation (it only grows). */
+  readonly initialBytes: number;
 }
 
 /** A fresh QuickJS WASM instance whose linear memory can never grow beyond `memoryBytes`. */
@@ -32,5 +35,5 @@ export async function newQuickJSInstance(memoryBytes: number): Promise<QuickJSIn
   const bytes = Math.max(MIN_MEMORY_BYTES, Math.ceil(memoryBytes / PAGE) * PAGE);
   const memory = new WebAssembly.Memory({ initial: MIN_MEMORY_BYTES / PAGE, maximum: bytes / PAGE });
   const module = await newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmModule, wasmMemory: memory }));
-  return { module, memory, memoryBytes: bytes };
+  return { module, memory, memoryBytes: bytes, initialBytes: memory.buffer.byteLength };
 }
