@@ -94,7 +94,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
  * Assembles the process: config, tools, database (receipts + approvals + sessions), runner,
- * typechecker (its process warms up in the background), model client and the event bus.
+ * typechecker (its process warmed up here, off this thread), model client and the event bus.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const env = options.env ?? {};
@@ -141,12 +141,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolTimeoutMs: settings.toolTimeoutMs,
   });
 
-  // The checker loads TypeScript in its own process, off the start-up path: the gateway is ready
-  // without waiting for it, and a check that comes first waits for the warm checker.
+  // The checker loads TypeScript in its own process, in parallel with the sandbox pool: nothing
+  // blocks this thread meanwhile, and "ready" still means the first check is fast.
   const typechecker: Typechecker = options.typechecker ?? createTypechecker();
   // A warm-up cut short by shutdown is not a failure worth reporting.
-  typechecker.warmUp().catch((e) => closing || log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
-  await poolWarm;
+  const checkerWarm = typechecker.warmUp().catch((e) => closing || log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
+  await Promise.all([poolWarm, checkerWarm]);
 
   const defaultModel: ModelStreamer =
     options.model ??

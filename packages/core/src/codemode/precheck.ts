@@ -101,7 +101,7 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       if (c === "\\") {
         const m = /^\\u(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{4}))/.exec(code.slice(j, j + 10));
         const cp = m ? parseInt(m[1] ?? m[2]!, 16) : -1;
-        if (cp < 0 || cp > 0x10ffff) return at(j, "a backslash in an identifier must start a unicode escape (\\uXXXX)");
+        if (!m || cp > 0x10ffff) return at(j, "a backslash in an identifier must start a unicode escape (\\uXXXX)");
         word += String.fromCodePoint(cp);
         j += m![0].length;
         continue;
