@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config/index.ts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins/index.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
+import { toolHistory, workspaceTools, WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace/index.ts";
 import type { EnvLike } from "./auth/types.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
@@ -55,12 +56,34 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     // config: port 0 = disabled.
     http: c.http.port > 0 ? { port: c.http.port, ...(c.http.token ? { token: c.http.token } : {}) } : undefined,
     secrets: [...collectSecrets(c.config), ...loaded.secrets.filter(looksSecret)],
+    alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };
 
   if (opts.tools === false) return { settings, tools: noTools(), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
   // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
   const { generateDeclarations } = await import("@openassistant/core/codemode/declarations.ts");
-  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot });
+  const ws = workspaceDir(projectRoot);
+  // The assistant's own tool files: a write reloads the registry and reports what the file provides.
+  const bundled = c.workspace.enabled
+    ? [
+        {
+          id: "workspace",
+          tools: workspaceTools({
+            toolsDir: join(ws, "tools"),
+            history: toolHistory(join(ws, "history")),
+            // Reloading installs what the new file imports (undeclared imports are added and installed).
+            install: async () => {},
+            reload: async (file: string) => {
+              const s = await registry.reload();
+              const entry = s.entries.find((e) => e.source === file);
+              const problems = s.diagnostics.filter((d) => d.source === file && d.level === "error").map((d) => d.message);
+              return { problems, tools: entry?.status === "loaded" && !entry.stale ? entry.tools.map((t) => t.path) : [] };
+            },
+          }),
+        },
+      ]
+    : [];
+  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot, bundled });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {

@@ -134,6 +134,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     receipts,
     policy: settings.policy,
     standing: approvals.rules,
+    alwaysAsk: settings.alwaysAsk,
     limits: settings.sandboxLimits,
     sandbox: pool,
     redact,

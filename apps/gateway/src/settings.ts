@@ -27,6 +27,8 @@ export interface GatewaySettings {
   readonly http?: { readonly port: number; readonly token?: string };
   /** Values to scrub from receipts, logs and prompts besides credentials (config secrets). */
   readonly secrets: readonly string[];
+  /** Tool path patterns that always need a person's approval (`workspace.*` writes unless allowAutoWrite). */
+  readonly alwaysAsk?: readonly string[];
 }
 
 export function defaultSettings(projectRoot: string): GatewaySettings {

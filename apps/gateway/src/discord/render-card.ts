@@ -21,6 +21,7 @@ export type CardState =
 const COLOR = { pending: 0xf0b232, approved: 0x23a55a, denied: 0xda373c, closed: 0x80848e } as const;
 const MAX_CODE = 900;
 const MAX_DESCRIPTION = 600;
+const MAX_SUMMARY = 1_500;
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
 const EMBED_DESCRIPTION = 4096;
 const EMBED_TOTAL = 6000;
@@ -144,7 +145,9 @@ export function renderCard(req: ApprovalRequest, state: CardState): CardMessage 
   const title = truncate(`Approval needed: ${escapeInvisible(req.toolPath)}`, 256);
   const footer = truncate(`call ${escapeInvisible(req.callId)} · run ${escapeInvisible(req.runId)}`, 512);
   const note = inputNote(req);
-  const head = `${truncate(escapeInvisible(req.description || "(no description)"), MAX_DESCRIPTION)}\n\n**Input**${note ? ` · ${note}` : ""}\n`;
+  // The tool's own summary of the call (e.g. a file's SHA-256, packages and diff) comes first.
+  const summary = req.summary ? `\n${codeBlock("diff", escapeInvisible(req.summary), MAX_SUMMARY)}` : "";
+  const head = `${truncate(escapeInvisible(req.description || "(no description)"), MAX_DESCRIPTION)}${summary}\n\n**Input**${note ? ` · ${note}` : ""}\n`;
   // The input gets what is left of Discord's 6000 characters per embed, with room kept for the
   // longest "Decision" field, so the card shows the same input before and after a decision.
   const others = title.length + footer.length + fields.filter((f) => f.name !== "Decision" && f.name !== "Expires").reduce((n, f) => n + f.name.length + f.value.length, 0);

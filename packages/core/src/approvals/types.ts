@@ -13,6 +13,11 @@ export interface ApprovalRequest {
    * render their own per-field preview from (`previewInputJson`). Absent on older records.
    */
   readonly inputJson?: string;
+  /**
+   * The tool's own summary of this call (its `previewInput`: e.g. a file's SHA-256 and diff),
+   * shown above the fields; secrets redacted, invisible characters for the surface to escape.
+   */
+  readonly summary?: string;
   /** The model's code that made the call (for the card). */
   readonly code?: string;
   /** Who asked the assistant (user id / name on the surface). */

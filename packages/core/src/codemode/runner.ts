@@ -1,3 +1,4 @@
+import { matchToolPattern } from "../tools/pattern.ts";
 import * as Effect from "effect/Effect";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import type { RequestApproval } from "../approvals/types.ts";
@@ -21,6 +22,8 @@ export interface CodeModeRunnerOptions {
   readonly policy?: readonly PolicyRule[] | (() => readonly PolicyRule[]);
   /** "Approve always" rules consulted before asking an operator. */
   readonly standing?: StandingApprovals;
+  /** Tool path patterns that always ask a person (rules and "approve always" cannot make them automatic). */
+  readonly alwaysAsk?: readonly string[];
   readonly limits?: Partial<SandboxLimits>;
   /** Defaults to a pool owned (and closed) by the runner. */
   readonly sandbox?: SandboxPool;
@@ -107,6 +110,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       requestApproval: options.requestApproval,
       policy: currentPolicy(),
       standing: options.standing,
+      alwaysAsk: (path: string) => (options.alwaysAsk ?? []).some((p) => matchToolPattern(p, path)),
       redact,
       approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
       toolTimeoutMs: options.toolTimeoutMs ?? 120_000,

@@ -16,6 +16,8 @@ import { formatIssues, redactBounded } from "./validation-report.ts";
 
 /** Error messages crossing to the sandbox and recorded in receipts (the store caps them too). */
 const MAX_MESSAGE_CHARS = 4_000;
+/** A tool's own summary on an approval card (a replaced file's diff can be long; the file is attached whole). */
+const MAX_SUMMARY_CHARS = 3_000;
 
 /** A standing "approve always" rule source (approvals/rules.ts implements it). */
 export interface StandingApprovals {
@@ -33,6 +35,8 @@ export interface InvokerContext {
   readonly requestApproval: RequestApproval;
   readonly policy: readonly PolicyRule[];
   readonly standing?: StandingApprovals;
+  /** Tools that always need a person's approval: no operator rule or "approve always" makes them automatic. */
+  readonly alwaysAsk?: (toolPath: string) => boolean;
   readonly redact: (text: string) => string;
   readonly approvalTimeoutMs: number;
   readonly toolTimeoutMs: number;
@@ -71,7 +75,8 @@ export function createToolInvoker(ctx: InvokerContext) {
     const t0 = performance.now();
     const definition = ctx.tools.get(path);
     const approval = definition?.approval ?? "auto";
-    const policy: PolicyMode = definition ? resolvePolicy(path, approval, ctx.policy).mode : "deny";
+    const alwaysAsk = ctx.alwaysAsk?.(path) === true;
+    const policy: PolicyMode = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk).mode : "deny";
     const base = { runId: ctx.runId, callId, toolPath: path, approval, policy, sessionId: ctx.sessionId };
     // Receipts are staged and committed together; `durable` runs right before each step with an
     // effect outside the gateway (approval card, tool run), so those steps never outrun their receipts.
@@ -118,12 +123,12 @@ export function createToolInvoker(ctx: InvokerContext) {
     let decision: Decision = "auto";
     let decidedBy: string | undefined;
     if (policy === "deny") {
-      const reason = resolvePolicy(path, approval, ctx.policy).rule?.reason ?? "denied by operator policy";
+      const reason = resolvePolicy(path, approval, ctx.policy, alwaysAsk).rule?.reason ?? "denied by operator policy";
       append({ phase: "denied", decision: "denied", decidedBy: "policy", reason });
       return finish("denied", { decision: "denied", decidedBy: "policy", reason }, cross("ToolDeniedError", `${path} was denied: ${reason}`, "DENIED"));
     }
     if (policy === "required") {
-      const verdict = await decide(callId, path, definition, input, durable);
+      const verdict = await decide(callId, path, definition, input, durable, alwaysAsk);
       decidedBy = verdict.by;
       if (verdict.decision === "denied") {
         const reason = verdict.reason ?? "denied by operator";
@@ -180,8 +185,8 @@ export function createToolInvoker(ctx: InvokerContext) {
     return finish("failed", { decision, decidedBy, error }, cross("ToolError", `${path} failed: ${failure.crossing}`, "TOOL_FAILED"));
   }
 
-  async function decide(callId: string, path: string, definition: ToolDefinition, input: unknown, durable: () => Promise<string | undefined>): Promise<ApprovalDecision> {
-    const rule = ctx.standing?.match(path, ctx.sessionId, Date.now());
+  async function decide(callId: string, path: string, definition: ToolDefinition, input: unknown, durable: () => Promise<string | undefined>, alwaysAsk: boolean): Promise<ApprovalDecision> {
+    const rule = alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
     if (rule) return { decision: "approved", by: `rule:${rule.id}` };
     if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
     // The card is seen outside the gateway: the `requested` receipt is committed first.
@@ -198,6 +203,7 @@ export function createToolInvoker(ctx: InvokerContext) {
           toolPath: path,
           description: definition.description,
           ...approvalInput(input, ctx.redact, ctx.previewChars),
+          ...toolSummary(definition, input, ctx.redact),
           code: ctx.redact(ctx.code),
           requestedBy: ctx.requestedBy,
           requestedAt: now,
@@ -334,4 +340,15 @@ function typeOf(e: unknown): string {
 
 function clip(text: string, max: number): string {
   return cutText(text, max);
+}
+
+/** The tool's own summary of a call for the operator (its `previewInput`), redacted and bounded. */
+function toolSummary(def: ToolDefinition, input: unknown, redact: (text: string) => string): { summary?: string } {
+  let text: unknown;
+  try {
+    text = def.previewInput?.(input);
+  } catch {
+    return {}; // a broken previewInput must not break the call; the fields still show everything
+  }
+  return typeof text === "string" && text.trim() ? { summary: cutText(redact(text), MAX_SUMMARY_CHARS) } : {};
 }

@@ -119,6 +119,18 @@ export const configSchema = z.strictObject({
         .default({}),
     })
     .prefault({}),
+  /** The assistant's own tool files (`tools.workspace.*`). */
+  workspace: z
+    .strictObject({
+      /** Offer `tools.workspace.*` to the model at all. */
+      enabled: z.boolean().default(true),
+      /**
+       * DANGEROUS: lets operator rules and "approve always" make writing or removing tool files
+       * automatic. Tools run in the gateway with full rights; leave this off.
+       */
+      allowAutoWrite: z.boolean().default(false),
+    })
+    .prefault({}),
   database: z.strictObject({ path: z.string().optional() }).prefault({}),
   http: z
     .strictObject({

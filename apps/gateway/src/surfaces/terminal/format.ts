@@ -26,6 +26,7 @@ export function formatApprovalPrompt(request: ApprovalRequest, queued: number): 
     `── Approval needed${queued > 0 ? ` (${queued} more waiting)` : ""} ──`,
     `Tool:  tools.${request.toolPath}`,
     `What:  ${request.description}`,
+    ...(request.summary ? ["Summary:", ...request.summary.split("\n").slice(0, MAX_CODE_LINES * 2).map((line) => `  │ ${line}`)] : []),
     "Input:",
     ...input.split("\n").map((line) => `  ${line}`),
   ];

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { sha256Hex } from "@openassistant/core/workspace/index.ts";
+import { startFakeAnthropic, textTurn, toolUseTurn, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import { renderCard } from "./discord/render-card.ts";
+import { createGateway, type Gateway } from "./gateway.ts";
+import { TEST_API_KEY, TEST_MODEL } from "./testing/harness.ts";
+
+// The source check starts TypeScript in a child process; the gateway starts a sandbox pool.
+setDefaultTimeout(180_000);
+
+const POSTHOG_PLUGIN = resolve(import.meta.dir, "../../../integrations/posthog");
+const KEY = "phx_e2eWorkspaceKey0123456789";
+let ph: FakePostHog;
+beforeAll(async () => {
+  ph = await startFakePostHog({ personalApiKey: KEY, projectApiKey: "phc_x", projectId: "4242", insights: [77], hogql: () => ({ columns: ["day", "count"], results: [["2026-11-21", 48]] }) });
+});
+afterAll(() => ph.close());
+
+/** What the model writes: a tool that sets up a PostHog alert, its settings read from the environment. */
+const MONITOR = `import { defineTool, z } from "@openassistant/sdk";
+
+export default defineTool({
+  description: "Alert the team when daily signups drop below a threshold",
+  approval: "required",
+  args: z.object({ insightId: z.number().int(), below: z.number() }),
+  run: async ({ insightId, below }, ctx) => {
+    const res = await fetch(\`\${process.env.OA_E2E_POSTHOG_HOST}/api/projects/4242/alerts/\`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: \`Bearer \${process.env.OA_E2E_POSTHOG_KEY}\` },
+      body: JSON.stringify({ name: \`Signups below \${below}/day\`, insight: insightId, subscribed_users: [1], condition: { type: "absolute_value" }, threshold: { configuration: { type: "absolute", bounds: { lower: below } } }, calculation_interval: "daily" }),
+      signal: ctx?.signal,
+    });
+    if (!res.ok) throw new Error(\`PostHog answered \${res.status}: \${await res.text()}\`);
+    const alert = (await res.json()) as { id: string };
+    return { alertId: alert.id, below };
+  },
+});
+`;
+
+async function gatewayIn(dir: string, api: FakeAnthropic): Promise<Gateway> {
+  return createGateway({
+    cwd: dir,
+    env: { ANTHROPIC_API_KEY: TEST_API_KEY, PH_KEY: KEY },
+    configDir: join(dir, "config"),
+    settings: { anthropic: { baseURL: api.url }, approvalTimeoutMs: 60_000, turn: { model: TEST_MODEL, maxTokens: 1024, maxRounds: 8, maxRepairRounds: 3, maxTurnTokens: 1_000_000, turnTimeoutSeconds: 120, historyTokens: 60_000, historyMessages: 200 } } as never,
+  });
+}
+
+function project(): string {
+  const dir = makeTempDir("oa-ws-e2e-");
+  mkdirSync(join(dir, ".openassistant", "tools"), { recursive: true });
+  writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ plugins: [POSTHOG_PLUGIN], config: { posthog: { personalApiKey: "${PH_KEY}", projectId: "4242", host: ph.url } } }));
+  return dir;
+}
+
+const writeCall = (id: string) =>
+  toolUseTurn({ id, name: "execute", input: { code: `return await tools.workspace.writeTool({ path: "signup_monitor.ts", source: ${JSON.stringify(MONITOR)}, reason: "Watch signups in PostHog; alert below 50 a day" });` } });
+
+describe("the assistant writes its own tool (issue 14)", () => {
+  test("write → card with the full source and its SHA-256 → approve → reload → the new tool runs in the same turn → grounded answer", async () => {
+    process.env.OA_E2E_POSTHOG_HOST = ph.url;
+    process.env.OA_E2E_POSTHOG_KEY = KEY;
+    const dir = project();
+    const api = await startFakeAnthropic();
+    const gateway = await gatewayIn(dir, api);
+    try {
+      const cards: Array<{ tool: string; summary?: string; input?: string; card: string }> = [];
+      gateway.approvals.subscribe((e) => {
+        if (e.type !== "requested") return;
+        cards.push({ tool: e.request.toolPath, summary: e.request.summary, input: e.request.inputJson, card: JSON.stringify(renderCard(e.request, { kind: "pending" })) });
+        gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+      });
+      api.script([
+        writeCall("toolu_w"),
+        // The new tool is typechecked against the reloaded declarations: no cast needed.
+        toolUseTurn({ id: "toolu_m", name: "execute", input: { code: "return await tools.signup_monitor({ insightId: 77, below: 50 });" } }),
+        textTurn("Done: I set up a PostHog alert that fires when daily signups drop below 50."),
+      ]);
+      const out = await gateway.handleMessage({ sessionKey: "s1", surface: "terminal", text: "Watch our signups in PostHog and tell me when they drop below 50 a day" });
+
+      // The operator saw the whole source (in the full input) and its hash.
+      const card = cards.find((c) => c.tool === "workspace.writeTool")!;
+      expect(card.summary).toContain(`new signup_monitor.ts · sha256 ${sha256Hex(MONITOR)}`);
+      expect(card.summary).toContain("reason: Watch signups in PostHog; alert below 50 a day");
+      // The Discord card shows that summary; the whole input (the source) goes along as input.json.
+      expect(card.card).toContain(sha256Hex(MONITOR));
+      expect(JSON.parse(card.input!).source).toBe(MONITOR);
+      // What was written is exactly what was approved.
+      expect(readFileSync(join(dir, ".openassistant/tools/signup_monitor.ts"), "utf8")).toBe(MONITOR);
+      // The new tool needs approval too, and it ran against PostHog.
+      expect(cards.map((c) => c.tool)).toEqual(["workspace.writeTool", "signup_monitor"]);
+      expect(ph.alerts).toEqual([expect.objectContaining({ name: "Signups below 50/day", insight: 77 })]);
+      expect(ph.violations).toEqual([]);
+      // Grounded: the answer is backed by success receipts of both calls.
+      expect(out.unverified).toBe(false);
+      const receipts = out.runIds.flatMap((r) => gateway.receipts.query({ runId: r }));
+      const succeeded = receipts.filter((r) => r.phase === "succeeded").map((r) => r.toolPath);
+      expect(succeeded).toEqual(["workspace.writeTool", "signup_monitor"]);
+      expect(receipts.find((r) => r.toolPath === "workspace.writeTool" && r.phase === "approved")?.decidedBy).toBe("operator-1");
+      // The history names the version and the call that wrote it.
+      const log = readFileSync(join(dir, ".openassistant/history/tools.jsonl"), "utf8");
+      expect(JSON.parse(log.trim().split("\n").at(-1)!)).toMatchObject({ name: "signup_monitor.ts", action: "write", sha256: sha256Hex(MONITOR) });
+    } finally {
+      delete process.env.OA_E2E_POSTHOG_HOST;
+      delete process.env.OA_E2E_POSTHOG_KEY;
+      await gateway.shutdown();
+      await api.close();
+      expect(api.violations).toEqual([]);
+    }
+  });
+
+  test("Deny leaves no file, and an answer claiming success is flagged as unverified", async () => {
+    const dir = project();
+    const api = await startFakeAnthropic();
+    const gateway = await gatewayIn(dir, api);
+    try {
+      gateway.approvals.subscribe((e) => {
+        if (e.type === "requested") gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "not now" });
+      });
+      api.script([writeCall("toolu_w"), textTurn("I've set up the signup monitor for you.")]);
+      const out = await gateway.handleMessage({ sessionKey: "s2", surface: "terminal", text: "Watch our signups and tell me when they drop below 50 a day" });
+      expect(existsSync(join(dir, ".openassistant/tools/signup_monitor.ts"))).toBe(false);
+      expect(JSON.stringify(api.messageRequests()[1]!.body)).toContain("not now");
+      expect(out.unverified).toBe(true);
+    } finally {
+      await gateway.shutdown();
+      await api.close();
+    }
+  });
+
+  test("no rule or 'approve always' makes a write automatic unless workspace.allowAutoWrite is set", async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, ".openassistant", "config.json"),
+      JSON.stringify({ policy: { rules: [{ match: "workspace.**", mode: "auto" }] }, plugins: [POSTHOG_PLUGIN], config: { posthog: { personalApiKey: "${PH_KEY}", projectId: "4242", host: ph.url } } }),
+    );
+    const api = await startFakeAnthropic();
+    const gateway = await gatewayIn(dir, api);
+    try {
+      const asked: string[] = [];
+      gateway.approvals.rules.add({ toolPath: "workspace.writeTool", scope: "global", createdBy: "operator-1", expiresAt: Date.now() + 3_600_000 });
+      gateway.approvals.subscribe((e) => {
+        if (e.type !== "requested") return;
+        asked.push(e.request.toolPath);
+        gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "checking the rule" });
+      });
+      api.script([writeCall("toolu_w"), textTurn("It was not written.")]);
+      await gateway.handleMessage({ sessionKey: "s3", surface: "terminal", text: "write the tool" });
+      expect(asked).toEqual(["workspace.writeTool"]);
+    } finally {
+      await gateway.shutdown();
+      await api.close();
+    }
+  });
+});
