@@ -1,3 +1,4 @@
+import { createRedactor } from "@openassistant/core/receipts/redact.ts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
@@ -26,7 +27,44 @@ export interface ServeOptions {
 export async function serve(options: ServeOptions): Promise<void> {
   const { out, err } = options;
   const t0 = performance.now();
+  // The guard goes in before any tool or plugin is imported: one that throws from a timer or an
+  // unawaited promise while loading must be reported, not kill the process. Its redactor grows as
+  // the secrets become known (token shapes → config secrets → every credential).
+  let redact: (text: string) => string = createRedactor([]);
+  let fatal: string | undefined;
+  let onFatal = (why: string) => void (fatal ??= why);
+  const removeCrashGuard = installCrashGuard({
+    log: err,
+    redact: (text) => redact(text),
+    onFatal: (why) => {
+      process.exitCode = 1;
+      onFatal(why);
+    },
+  });
+  try {
+    await serveGuarded(options, t0, {
+      setRedact: (r) => void (redact = r),
+      fatal: () => fatal,
+      onFatal: (handler) => void (onFatal = handler),
+    });
+  } finally {
+    removeCrashGuard();
+  }
+}
+
+interface GuardHooks {
+  /** Upgrades the crash guard's redactor once more secrets are known. */
+  setRedact(redact: (text: string) => string): void;
+  /** A crash loop seen so far (while loading), if any. */
+  fatal(): string | undefined;
+  /** Where a crash loop goes once the surface can be stopped. */
+  onFatal(handler: (why: string) => void): void;
+}
+
+async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks): Promise<void> {
+  const { out, err } = options;
   const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true });
+  guard.setRedact(createRedactor(loaded.settings.secrets));
   for (const d of loaded.diagnostics) err(`config: ${d}`);
   const snapshot = loaded.tools.current();
   out(formatToolTable(snapshot, loaded.settings.policy));
@@ -46,6 +84,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
 
   const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, log: (l) => err(l) });
+  guard.setRedact(gateway.redact);
   out(`Database: ${gateway.settings.databasePath}`);
   out(`Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")})`);
   if (gateway.http) {
@@ -54,8 +93,14 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
 
+  const early = guard.fatal();
+  if (early !== undefined) {
+    unsubscribeReloads();
+    await gateway.shutdown();
+    throw new CliError(`${early} while starting: fix the tool or plugin named in the errors above.`);
+  }
+
   let stopSurface: () => Promise<void> | void = () => {};
-  let removeCrashGuard = () => {};
   const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (why: string) => {
@@ -67,14 +112,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     };
     process.once("SIGINT", () => void stop("interrupted"));
     process.once("SIGTERM", () => void stop("terminated"));
-    removeCrashGuard = installCrashGuard({
-      log: err,
-      redact: gateway.redact,
-      onFatal: (why) => {
-        process.exitCode = 1;
-        void stop(why);
-      },
-    });
+    guard.onFatal((why) => void stop(why));
     void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(() => stop("input closed"), (e) => {
       err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
       process.exitCode = 1;
@@ -82,7 +120,6 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   });
   await stopped;
-  removeCrashGuard();
   unsubscribeReloads();
   await gateway.shutdown();
   out("Bye.");
