@@ -32,7 +32,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   // the secrets become known (token shapes → config secrets → every credential).
   let redact: (text: string) => string = createRedactor([]);
   let fatal: string | undefined;
-  let onFatal = (why: string) => void (fatal ??= why);
+  let onFatal: (why: string) => void = (why) => void (fatal ??= why);
   const removeCrashGuard = installCrashGuard({
     log: err,
     redact: (text) => redact(text),
