@@ -28,12 +28,32 @@ const works = async (on: SandboxPool = pool) => {
 const peakRss = (pid: string) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 describe("sandbox limits", () => {
-  test("an endless loop fails quickly with CpuLimitError", async () => {
-    const t0 = performance.now();
+  test("an endless loop fails with CpuLimitError after about its CPU budget", async () => {
     const r = await pool.run({ code: "let i = 0; while (true) { i++; }", ...fakeHost({}), limits: { cpuMs: 100 } });
     expect(expectError(r, "CpuLimitError")).toContain("100 ms CPU budget");
-    expect(performance.now() - t0).toBeLessThan(1_500);
+    // CPU time, not wall time: a busy machine does not move it. Wide margin over the budget.
+    expect(r.stats.cpuMs).toBeGreaterThanOrEqual(100);
+    expect(r.stats.cpuMs).toBeLessThan(1_000);
     await works();
+  });
+
+  test("the CPU budget is enforced inside the VM on its own: the run fails, the child is not killed", async () => {
+    // A watchdog grace far beyond the test's timeout: only the in-VM interrupt can end this loop.
+    const before = new Set(sandboxChildren());
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1, watchdogGraceMs: 600_000 });
+    try {
+      await own.warmUp();
+      const [pid] = sandboxChildren().filter((p) => !before.has(p));
+      const r = await own.run({ code: "let i = 0; while (true) { i++; }", ...fakeHost({}), limits: { cpuMs: 100 } });
+      const message = expectError(r, "CpuLimitError");
+      expect(message).toContain("inside the sandbox (waiting for tools does not count)");
+      expect(message).not.toContain("killed");
+      await works(own);
+      // The same process served the next run: the in-VM limit needs no kill.
+      expect(sandboxChildren().filter((p) => !before.has(p))).toEqual([pid!]);
+    } finally {
+      await own.close();
+    }
   });
 
   test("CPU is summed over slices between tool calls", async () => {
@@ -53,11 +73,8 @@ describe("sandbox limits", () => {
     const code = `const base = Array.from({ length: 2000 }, () => Math.random().toString(36).slice(2, 9)).join(",");
                   const a = (base + ",").repeat(1500).split(",");
                   a.sort(); a.sort((x, y) => 0); return a.length;`;
-    const t0 = performance.now();
     const r = await pool.run({ code, ...fakeHost({}), limits: { cpuMs: 100, memoryBytes: 256 * 1024 * 1024 } });
-    const elapsed = performance.now() - t0;
-    expect(expectError(r, "CpuLimitError")).toContain("killed");
-    expect(elapsed).toBeLessThan(2_000);
+    expect(expectError(r, "CpuLimitError")).toContain("stopped responding (stuck inside a built-in such as sort on a huge array), so its sandbox process was killed");
     await works();
     await works();
   });
@@ -105,12 +122,22 @@ describe("sandbox limits", () => {
     await works();
   });
 
-  test("awaiting a promise that can never settle fails with DeadlockError", async () => {
-    const t0 = performance.now();
-    const r = await pool.run({ code: `console.log("waiting"); await new Promise(() => {}); return 1;`, ...fakeHost({}) });
+  test("awaiting a promise that can never settle fails with DeadlockError, at once rather than at the wall-clock limit", async () => {
+    const r = await pool.run({ code: `console.log("waiting"); await new Promise(() => {}); return 1;`, ...fakeHost({}), limits: { wallMs: 600_000 } });
     expect(expectError(r, "DeadlockError")).toContain("can never settle");
     expect(r.logs).toEqual([{ level: "log", text: "waiting" }]);
-    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+
+  test("a pool with default limits caps each run's memory at 64 MB", async () => {
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1 });
+    try {
+      const alloc = (mb: number) => own.run({ code: `const a = new Uint8Array(${mb} * 1024 * 1024); a[a.length - 1] = 1; return a.length;`, ...fakeHost({}) });
+      const fits = await alloc(48);
+      expect(fits.ok && fits.valueJson).toBe(String(48 * 1024 * 1024));
+      expect(expectError(await alloc(72), "MemoryLimitError")).toContain("limit 64 MB");
+    } finally {
+      await own.close();
+    }
   });
 
   test("a deadlock after tool calls is still detected", async () => {
@@ -143,7 +170,9 @@ describe("sandbox limits", () => {
     const host = fakeHost({ "a.get": () => 1 });
     const r = await pool.run({ code: `for (let i = 0; i < 100; i++) { try { await tools.a.get(i); } catch {} }`, ...host, limits: { maxToolCalls: 10 } });
     expect(expectError(r, "ToolCallLimitError")).toContain("more than 10 tool calls");
-    expect(host.calls.length).toBeLessThanOrEqual(10);
+    expect(host.calls.length).toBe(10);
+    const exactly = await pool.run({ code: `for (let i = 0; i < 10; i++) await tools.a.get(i); return "all ten";`, ...fakeHost({ "a.get": () => 1 }), limits: { maxToolCalls: 10 } });
+    expect(exactly.ok && exactly.valueJson).toBe('"all ten"');
   });
 
   test("a tool input over maxInputChars is a catchable ToolInputError in the VM and never reaches the host", async () => {
