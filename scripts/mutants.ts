@@ -142,6 +142,9 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/discord/logger.ts", REDACT, [
     ["discord-log-unredacted", `sink(redact(formatLogLine(message, error)));`, `sink(formatLogLine(message, error));`, "Discord surface log lines keep tokens"],
   ]),
+  ...m("apps/gateway/src/model/sdk-client.ts", ["apps/gateway/src/model/client.test.ts"], [
+    ["oauth-beta-typo", `export const OAUTH_BETA = "oauth-2025-04-20";`, `export const OAUTH_BETA = "oauth-2025-04-02";`, "subscription tokens are sent with a wrong beta header"],
+  ]),
   ...m("apps/gateway/src/gateway.ts", REDACT, [
     ["gateway-discord-token-not-secret", `...(settings.discord?.token ? [settings.discord.token] : []), `, ``, "the Discord token is not a secret"],
     ["gateway-http-token-not-secret", `, ...(httpToken ? [httpToken.token] : [])]`, `]`, "the HTTP token is not a secret"],

@@ -115,14 +115,11 @@ describe("sandbox pool: tool calls", () => {
       "slow.b": async () => (await Bun.sleep(150), "b"),
       "slow.c": async () => (await Bun.sleep(150), "c"),
     });
-    const t0 = performance.now();
     const r = await pool.run({ code: `return await Promise.all([tools.slow.a(1), tools.slow.b(2), tools.slow.c(3)]);`, ...host });
-    const elapsed = performance.now() - t0;
     expect(value(r)).toEqual(["a", "b", "c"]);
     const latestStart = Math.max(...host.calls.map((c) => c.startedAt));
     const earliestEnd = Math.min(...host.calls.map((c) => c.endedAt!));
     expect(latestStart).toBeLessThan(earliestEnd); // all three overlapped
-    expect(elapsed).toBeLessThan(400);
   });
 
   test("a denial is catchable by class and the run continues", async () => {
@@ -208,10 +205,9 @@ describe("sandbox pool: tool calls", () => {
   });
 
   test("wallMs bounds the whole run, waits included", async () => {
-    const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(2_000), 1) });
-    const t0 = performance.now();
+    // A tool that never answers: only the wall-clock limit can end the run.
+    const host = fakeHost({ "ops.wait": () => new Promise(() => {}) });
     const r = await pool.run({ code: `console.log("before"); return await tools.ops.wait({});`, ...host, limits: { wallMs: 200 } });
-    expect(performance.now() - t0).toBeLessThan(1_000);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.name).toBe("WallClockError");
     expect(r.logs).toEqual([{ level: "log", text: "before" }]);
@@ -219,12 +215,11 @@ describe("sandbox pool: tool calls", () => {
   });
 
   test("abort kills the run with AbortedError; an already-aborted signal never starts", async () => {
-    const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(2_000), 1) });
+    // A tool that never answers: only the abort can end the run.
+    const host = fakeHost({ "ops.wait": () => new Promise(() => {}) });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const t0 = performance.now();
     const r = await pool.run({ code: `return await tools.ops.wait({});`, ...host, signal: controller.signal });
-    expect(performance.now() - t0).toBeLessThan(1_000);
     expect(!r.ok && r.error.name).toBe("AbortedError");
 
     const spinning = new AbortController();
