@@ -9,6 +9,8 @@
  *   bun run mutation --only id,id    just these
  *   bun run mutation --match grounding   ids containing a word
  *   bun run mutation --list          print the mutants and exit
+ *   bun run mutation --at <commit>   mutate that commit's tree instead (e.g. to score an older suite;
+ *                                    test files it lacks are left out)
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,10 +26,14 @@ function arg(name: string): string | undefined {
 }
 
 /** A copy of the working tree (tracked and untracked, not ignored files) that shares the dependency store. */
-function copyRepo(): string {
+function copyRepo(commit?: string): string {
   const dir = mkdtempSync(join(tmpdir(), "oa-mutation-"));
+  if (commit) {
+    const archive = Bun.spawnSync(["sh", "-c", `git archive "$1" | tar -x -C "$2"`, "sh", commit, dir], { cwd: ROOT });
+    if (archive.exitCode !== 0) throw new Error(`git archive ${commit} failed: ${archive.stderr.toString()}`);
+  }
   const files = Bun.spawnSync(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT }).stdout.toString().split("\0").filter(Boolean);
-  for (const f of files) {
+  for (const f of commit ? [] : files) {
     if (!existsSync(join(ROOT, f))) continue; // deleted in the working tree
     mkdirSync(dirname(join(dir, f)), { recursive: true });
     cpSync(join(ROOT, f), join(dir, f));
@@ -79,8 +85,10 @@ for (const m of MUTANTS) {
   ids.add(m.id);
 }
 
-const dir = copyRepo();
-console.log(`copy: ${dir}`);
+const at = arg("--at");
+const dir = copyRepo(at);
+console.log(`copy: ${dir}${at ? ` (at ${at})` : ""}`);
+if (at) mutants = mutants.map((x) => ({ ...x, tests: x.tests.filter((t) => existsSync(join(dir, t))) }));
 let exitCode = 0;
 try {
   const allTests = [...new Set(mutants.flatMap((m) => m.tests))];
@@ -99,6 +107,11 @@ try {
     if (n !== 1) {
       results.push({ m, outcome: "stale", detail: `"find" occurs ${n} times in ${m.file}; update the mutant` });
       console.log(`[${i + 1}/${mutants.length}] STALE    ${m.id}`);
+      continue;
+    }
+    if (m.tests.length === 0) {
+      results.push({ m, outcome: "survived", detail: "no test file" });
+      console.log(`[${i + 1}/${mutants.length}] SURVIVED ${m.id} (no test file)`);
       continue;
     }
     writeFileSync(path, original.replace(m.find, () => m.replace));
