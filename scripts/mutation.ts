@@ -50,7 +50,8 @@ function copyRepo(commit?: string): string {
 }
 
 function runTests(dir: string, tests: readonly string[]): { pass: boolean; timedOut: boolean; tail: string } {
-  const proc = Bun.spawnSync(["bun", "test", ...tests.map((t) => `./${t}`)], {
+  // A lenient per-test timeout: on a loaded machine a slow test must not count as a kill.
+  const proc = Bun.spawnSync(["bun", "test", "--timeout", "20000", ...tests.map((t) => `./${t}`)], {
     cwd: dir,
     env: { ...process.env, FORCE_COLOR: "0" },
     stdout: "pipe",

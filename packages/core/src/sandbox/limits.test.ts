@@ -54,7 +54,7 @@ describe("sandbox limits", () => {
     } finally {
       await own.close();
     }
-  });
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("CPU is summed over slices between tool calls", async () => {
     const host = fakeHost({ "a.tick": () => 1 });
@@ -77,7 +77,7 @@ describe("sandbox limits", () => {
     expect(expectError(r, "CpuLimitError")).toContain("stopped responding (stuck inside a built-in such as sort on a huge array), so its sandbox process was killed");
     await works();
     await works();
-  });
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("an allocation bomb fails with MemoryLimitError; the child's peak memory stays within the cap", async () => {
     const MB = 1024 * 1024;
@@ -109,7 +109,7 @@ describe("sandbox limits", () => {
     const wider = await peakOfBomb(128);
     expect(wider.after - wider.idle).toBeGreaterThan(32 * MB + margin);
     await works();
-  });
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("a typed-array bomb fails with MemoryLimitError", async () => {
     const r = await pool.run({ code: `const a = []; for (;;) a.push(new Uint8Array(1024 * 1024));`, ...fakeHost({}), limits: { memoryBytes: 32 * 1024 * 1024 } });
@@ -138,7 +138,7 @@ describe("sandbox limits", () => {
     } finally {
       await own.close();
     }
-  });
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("a deadlock after tool calls is still detected", async () => {
     const host = fakeHost({ "a.get": () => 1 });
