@@ -8,7 +8,7 @@ let dm: string;
 beforeAll(async () => {
   e = await startDiscordE2E(); // alice: allowed + approver; bob: allowed, not an approver
   dm = e.fake.dmChannelId(e.ids.alice);
-});
+}, 30_000); // starts a gateway, a sandbox pool and a fake Discord: slow on a loaded machine
 afterAll(() => e.close());
 
 async function slashApprove(userId: string, id: string, decision: "approve" | "deny") {
@@ -18,7 +18,7 @@ async function slashApprove(userId: string, id: string, decision: "approve" | "d
 }
 
 describe("/approve by an allowed user who is not an approver", () => {
-  test("is refused, slash or typed, approve or deny, and changes nothing", async () => {
+  test("is refused, slash, typed or by button, and changes nothing", async () => {
     e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "secret plan" })`, () => "saved it"));
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "save the plan" });
     const card = await eventually(() => findCard(e.fake, dm, "notes.write"), "the approval card");
@@ -32,6 +32,12 @@ describe("/approve by an allowed user who is not an approver", () => {
     await eventually(() => botTexts(e.fake, bobDm).find((t) => t === NOT_APPROVER_TEXT), "the typed refusal");
     e.fake.sendUserMessage({ dmFrom: e.ids.bob, content: `/approve ${callId} deny because` });
     await eventually(() => botTexts(e.fake, bobDm).filter((t) => t === NOT_APPROVER_TEXT).length === 2 || undefined, "the second typed refusal");
+
+    // The card's buttons refuse him too; "Deny with reason" does not even open its form.
+    for (const action of ["approve", "always", "deny", "denyr"]) {
+      const cb = await e.fake.clickButton({ messageId: card.id, customId: `oa:${action}:${callId}`, userId: e.ids.bob }).callback();
+      expect({ action, type: cb.type, content: cb.data?.content }).toEqual({ action, type: 4, content: NOT_APPROVER_TEXT });
+    }
 
     // Nothing changed: still pending, nothing ran, no decision receipt, the card still has its buttons.
     expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");

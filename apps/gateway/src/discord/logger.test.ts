@@ -27,7 +27,7 @@ describe("Discord surface log, on the real surface", () => {
   let e: DiscordE2E;
   beforeAll(async () => {
     e = await startDiscordE2E({ settings: { secrets: [CONFIG_SECRET], http: { port: 0, token: HTTP_TOKEN } } });
-  });
+  }, 30_000); // starts a gateway, a sandbox pool and a fake Discord: slow on a loaded machine
   afterAll(() => e.close());
 
   test("a client error quoting the bot token, the HTTP token and a config secret is logged without them", async () => {
