@@ -70,8 +70,17 @@ export const MUTANTS: readonly Mutant[] = [
     ["interactions-revoke-no-check", `if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`, ``, "/rules revoke by non-approvers"],
     ["interactions-command-auth-dropped", `if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);`, ``, "slash commands from unauthorized users are served"],
     ["interactions-receipts-not-approver-only", `const APPROVER_COMMANDS = new Set(["reload", "receipts"]);`, `const APPROVER_COMMANDS = new Set(["reload"]);`, "/receipts open to every allowed user"],
-    ["interactions-modal-no-check", `if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);\n    const reason`, `const reason`, "deny-with-reason modal submits skip the approver check"],
   ]),
+  {
+    id: "interactions-modal-no-check",
+    file: "apps/gateway/src/discord/interactions.ts",
+    find: `if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);\n    const reason`,
+    replace: `const reason`,
+    tests: DISCORD,
+    equivalent: true,
+    description:
+      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same refusal; the only other step (markShown) needs the message Discord attaches to a modal it showed this user, and the button check never shows it to a non-approver",
+  },
   ...m("packages/core/src/receipts/hash.ts", RECEIPTS, [
     ["hash-drops-decidedBy", `    decidedBy: r.decidedBy ?? null,\n`, ``, "who decided is not hashed"],
     ["hash-drops-decision", `    decision: r.decision ?? null,\n`, ``, "the decision is not hashed"],

@@ -122,6 +122,7 @@ try {
     const outcome = r.timedOut ? "timeout" : r.pass ? "survived" : "killed";
     results.push({ m, outcome, detail: r.tail });
     console.log(`[${i + 1}/${mutants.length}] ${outcome.toUpperCase().padEnd(8)} ${m.id} (${Math.round((performance.now() - t0) / 1000)} s)`);
+    if (outcome !== "survived" && r.tail) console.log(`    ${r.tail.split("\n")[0]}`);
   }
 
   const killed = results.filter((r) => r.outcome === "killed" || r.outcome === "timeout").length;

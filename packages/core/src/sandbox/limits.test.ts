@@ -68,6 +68,24 @@ describe("sandbox limits", () => {
     expect(host.calls.length).toBeLessThan(100);
   });
 
+  test("CPU spent inside built-ins (where the interrupt never fires) is summed over slices and ends the run", async () => {
+    // Each slice is one sort (~70 ms of CPU, all inside C) and a tool call; no JS loop runs long
+    // enough to reach the interrupt handler, so only the check after each slice can stop it.
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1, watchdogGraceMs: 600_000 });
+    try {
+      const host = fakeHost({ "a.tick": () => 1 });
+      const code = `const base = Array.from({ length: 500 }, (_, i) => String((i * 7919) % 1000)).join(",");
+        const a = (base + ",").repeat(150).split(",");
+        for (let k = 0; k < 8; k++) { await tools.a.tick(); a.slice().sort(); }
+        return "all slices ran";`;
+      const r = await own.run({ code, ...host, limits: { cpuMs: 150, memoryBytes: 256 * 1024 * 1024 } });
+      expect(expectError(r, "CpuLimitError")).toContain("inside the sandbox (waiting for tools does not count)");
+      expect(host.calls.length).toBeLessThan(8);
+    } finally {
+      await own.close();
+    }
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
+
   test("a loop inside a built-in (sort of a huge array) is killed by the watchdog and the child is replaced", async () => {
     // split() and sort() run in C without ever reaching the interrupt handler.
     const code = `const base = Array.from({ length: 2000 }, () => Math.random().toString(36).slice(2, 9)).join(",");
