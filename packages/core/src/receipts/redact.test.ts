@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clipText, createRedactor, previewJson } from "./redact.ts";
+import { clipText, createRedactor, previewJson, redactDeep } from "./redact.ts";
 
 describe("createRedactor", () => {
   test("replaces known secret values (length ≥ 6), longest first, and their JSON-escaped form", () => {
@@ -56,5 +56,18 @@ describe("previewJson", () => {
     expect(naive).toContain("S3CRET"); // the trap: the clip split the secret
     const safe = previewJson(value, 56, redact);
     expect(safe).not.toContain("S3CRET");
+  });
+});
+
+describe("redactDeep", () => {
+  test("scrubs every string of a JSON-shaped value, nested and in keys, and keeps the shape", () => {
+    const redact = createRedactor(["hunter2-password"]);
+    const event = { type: "turn.done", text: "pw is hunter2-password", nested: [{ note: 'quoted "hunter2-password"' }], n: 3, ok: true };
+    expect(redactDeep(event, redact)).toEqual({ type: "turn.done", text: "pw is [redacted]", nested: [{ note: 'quoted "[redacted]"' }], n: 3, ok: true });
+    expect(redactDeep({ "hunter2-password": 1 }, redact)).toEqual({ "[redacted]": 1 });
+    // Nothing to scrub: the same object comes back.
+    const clean = { a: "b" };
+    expect(redactDeep(clean, redact)).toBe(clean);
+    expect(redactDeep(undefined, redact)).toBeUndefined();
   });
 });
