@@ -127,7 +127,9 @@ try {
 
   const killed = results.filter((r) => r.outcome === "killed" || r.outcome === "timeout").length;
   const judged = results.filter((r) => r.outcome !== "stale").length;
-  console.log(`\nscore: ${killed}/${judged} killed (${judged ? Math.round((killed / judged) * 100) : 0}%)`);
+  const equivalent = results.filter((r) => r.outcome === "survived" && r.m.equivalent).length;
+  const live = results.filter((r) => r.outcome === "survived" && !r.m.equivalent).length;
+  console.log(`\nscore: ${killed}/${judged} killed (${judged ? Math.round((killed / judged) * 100) : 0}%); ${equivalent} equivalent, ${live} surviving non-equivalent`);
   for (const r of results.filter((x) => x.outcome === "survived" || x.outcome === "stale")) {
     console.log(`\n${r.outcome.toUpperCase()}: ${r.m.id} — ${r.m.file}\n  ${r.m.description}\n  ${r.detail}`);
   }
