@@ -4,6 +4,9 @@ import { makeFixtureToolTree } from "@openassistant/testkit/tool-fixtures.ts";
 import { generateDeclarations } from "./declarations.ts";
 import { createTypechecker } from "./typecheck.ts";
 
+/** For tests that typecheck or render hundreds of tools: seconds of wall time on a loaded 2-core machine. */
+const HEAVY_MS = 30_000;
+
 function threadCpuMs(): number {
   const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
   return (u.user + u.system) / 1000;
@@ -124,7 +127,7 @@ describe("generateDeclarations", () => {
       expect(text).toContain(line);
     // the whole thing is valid TypeScript
     expect(createTypechecker().check("return 1;", text)).toEqual({ ok: true });
-  });
+  }, HEAVY_MS);
 
   test("transforms use their input type; unconvertible schemas become unknown with a warning", () => {
     const { text, warnings } = generateDeclarations({
@@ -153,7 +156,7 @@ describe("generateDeclarations", () => {
     expect(text).toMatch(/root: Input_cat_save_\d+;/);
     expect(text).toMatch(/type Input_cat_save_\d+ = \{\n  name: string;\n  children: Input_cat_save_\d+\[\];\n\};/);
     expect(createTypechecker().check('await tools.cat.save({ root: { name: "a", children: [{ name: "b", children: [] }] } });', text)).toEqual({ ok: true });
-  });
+  }, HEAVY_MS);
 
   test("comment terminators in descriptions cannot break the declarations", () => {
     const { text } = generateDeclarations({
@@ -162,7 +165,7 @@ describe("generateDeclarations", () => {
     expect(text).not.toContain("like */5");
     expect(createTypechecker().check('await tools.cron({ spec: "x" }); const y: string = x;', text).ok).toBe(false);
     expect(createTypechecker().check('await tools.cron({ spec: "x" });', text)).toEqual({ ok: true });
-  });
+  }, HEAVY_MS);
 
   test("deterministic: equal trees give equal text and hash; any change gives a new hash", () => {
     const a = generateDeclarations(makeFixtureToolTree(50));
@@ -172,7 +175,7 @@ describe("generateDeclarations", () => {
     expect(a.hash).toMatch(/^[0-9a-f]{64}$/);
     const c = generateDeclarations(makeFixtureToolTree(51));
     expect(c.hash).not.toBe(a.hash);
-  });
+  }, HEAVY_MS);
 
   test("cached: an unchanged tree is not rendered again; a changed tree renders only its new definitions", () => {
     const tree = makeFixtureToolTree(300) as Record<string, ToolTree[string]>;
@@ -199,7 +202,7 @@ describe("generateDeclarations", () => {
     expect(grown.text).toContain("extra(input: {");
     expect(grown.text).toContain("counted(input: {");
     expect(renders).toBe(1);
-  });
+  }, HEAVY_MS);
 
   test("1000 realistic, never-seen tools generate within 100 ms of CPU (best of 3; a fresh process is in the bench)", () => {
     // Main-thread CPU time, not wall time: the suite shares the machine with other test runs.
@@ -212,5 +215,5 @@ describe("generateDeclarations", () => {
       expect(text.length).toBeGreaterThan(100_000);
     }
     expect(best).toBeLessThan(100);
-  });
+  }, HEAVY_MS);
 });

@@ -64,7 +64,7 @@ describe("redactDeep", () => {
     const redact = createRedactor(["hunter2-password"]);
     const event = { type: "turn.done", text: "pw is hunter2-password", nested: [{ note: 'quoted "hunter2-password"' }], n: 3, ok: true };
     expect(redactDeep(event, redact)).toEqual({ type: "turn.done", text: "pw is [redacted]", nested: [{ note: 'quoted "[redacted]"' }], n: 3, ok: true });
-    expect(redactDeep({ "hunter2-password": 1 }, redact)).toEqual({ "[redacted]": 1 });
+    expect(redactDeep<Record<string, number>>({ "hunter2-password": 1 }, redact)).toEqual({ "[redacted]": 1 });
     // Nothing to scrub: the same object comes back.
     const clean = { a: "b" };
     expect(redactDeep(clean, redact)).toBe(clean);
