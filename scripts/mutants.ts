@@ -28,7 +28,7 @@ const DISCORD = [
   "apps/gateway/src/discord/dm-copies-global-rules.e2e.test.ts",
 ];
 const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite-store.test.ts"];
-const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts", "apps/gateway/src/gateway.test.ts"];
+const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
 const SANDBOX = ["packages/core/src/sandbox/limits.test.ts", "packages/core/src/sandbox/pool.test.ts"];
 const REDACT = [
   "packages/core/src/receipts/redact.test.ts",

@@ -93,11 +93,17 @@ if (at) mutants = mutants.map((x) => ({ ...x, tests: x.tests.filter((t) => exist
 let exitCode = 0;
 try {
   const allTests = [...new Set(mutants.flatMap((m) => m.tests))];
-  console.log(`baseline: ${allTests.length} test files on the unmutated copy…`);
-  const baseline = runTests(dir, allTests);
-  if (!baseline.pass) {
-    console.error(`baseline fails; fix the suite before judging mutants:\n${baseline.tail}`);
-    process.exit(2);
+  console.log(`baseline: ${allTests.length} test files on the unmutated copy, one by one…`);
+  for (const file of allTests) {
+    // One retry: a file that fails twice unmutated cannot judge a mutant.
+    const first = runTests(dir, [file]);
+    if (first.pass) continue;
+    console.log(`  ${file} failed once, retrying:\n  ${first.tail.split("\n")[0]}`);
+    const again = runTests(dir, [file]);
+    if (!again.pass) {
+      console.error(`baseline fails in ${file}; fix it before judging mutants:\n${again.tail}`);
+      process.exit(2);
+    }
   }
 
   const results: Array<{ m: Mutant; outcome: "killed" | "survived" | "timeout" | "stale"; detail: string }> = [];
