@@ -250,6 +250,15 @@ describe("sandbox pool: tool calls", () => {
   });
 });
 
+describe("sandbox pool: limits are checked", () => {
+  test("a zero, negative or non-number limit is refused with a message naming it, for the pool and for a run", async () => {
+    expect(() => createSandboxPool({ limits: { cpuMs: 0 } })).toThrow("createSandboxPool limits: cpuMs must be a positive number (got 0).");
+    expect(() => createSandboxPool({ limits: { memoryBytes: -1 } })).toThrow("memoryBytes must be a positive number");
+    expect(() => createSandboxPool({ limits: { wallMs: Number.NaN } })).toThrow("wallMs must be a positive number");
+    await expect(pool.run({ code: "return 1;", ...fakeHost({}), limits: { maxToolCalls: 0 } })).rejects.toThrow("run limits: maxToolCalls must be a positive number (got 0).");
+  });
+});
+
 describe("sandbox pool: process lifecycle", () => {
 
   test("a child that dies mid-run fails only its own run; the pool replaces it", async () => {
