@@ -63,6 +63,8 @@ function runTests(dir: string, tests: readonly string[]): { pass: boolean; timed
   return { pass: proc.exitCode === 0, timedOut: proc.exitCode === null, tail: fails.join("\n") || text.trim().split("\n").slice(-3).join("\n") };
 }
 
+class BaselineFailure extends Error {}
+
 function count(haystack: string, needle: string): number {
   let n = 0;
   for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + needle.length)) n++;
@@ -102,7 +104,7 @@ try {
     const again = runTests(dir, [file]);
     if (!again.pass) {
       console.error(`baseline fails in ${file}; fix it before judging mutants:\n${again.tail}`);
-      process.exit(2);
+      throw new BaselineFailure();
     }
   }
 
@@ -140,6 +142,9 @@ try {
     console.log(`\n${r.outcome.toUpperCase()}: ${r.m.id} — ${r.m.file}\n  ${r.m.description}\n  ${r.detail}`);
   }
   if (results.some((r) => r.outcome === "survived" && !r.m.equivalent) || results.some((r) => r.outcome === "stale")) exitCode = 1;
+} catch (e) {
+  if (!(e instanceof BaselineFailure)) throw e;
+  exitCode = 2;
 } finally {
   if (!process.argv.includes("--keep")) rmSync(dir, { recursive: true, force: true });
 }
