@@ -258,15 +258,14 @@ describe("graceful shutdown in a real process", () => {
   test("with a pending approval, the process exits on its own after shutdown()", async () => {
     const { makeTempDir } = await import("@openassistant/testkit/temp.ts");
     const dir = makeTempDir("oa-gw-child-");
-    const started = performance.now();
     const proc = Bun.spawn(["bun", `${import.meta.dir}/testing/shutdown.child.ts`, dir], { stdout: "pipe", stderr: "pipe" });
-    const killer = setTimeout(() => proc.kill("SIGKILL"), 8000);
+    // A process that hangs is SIGKILLed and fails the exit-code check below; no wall-clock comparison.
+    const killer = setTimeout(() => proc.kill("SIGKILL"), 25_000);
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(killer);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-    expect(performance.now() - started).toBeLessThan(7000);
     const result = JSON.parse(stdout.trim().split("\n").at(-1)!);
     expect(result.stopReason).toBe("aborted");
     expect(result.summaryText).toContain('⛔ reminders.create denied by system: "gateway shutting down"');
-  }, 10_000);
+  }, 30_000);
 });

@@ -189,9 +189,15 @@ describe("unusual usage", () => {
 
   test("an empty or whitespace-only message does not poison the session", async () => {
     h = await startHarness();
-    h.api.script([textTurn("hi"), textTurn("hi")]);
-    await h.gateway.handleMessage({ sessionKey: "blank", surface: "discord", text: "  \n\t " });
-    await h.gateway.handleMessage({ sessionKey: "blank", surface: "discord", text: "" });
-    await h.gateway.handleMessage({ sessionKey: "blank", surface: "discord", text: "hello" });
+    h.api.script([textTurn("first"), textTurn("second"), textTurn("third")]);
+    const texts: string[] = [];
+    for (const text of ["  \n\t ", "", "hello"]) texts.push((await h.gateway.handleMessage({ sessionKey: "blank", surface: "discord", text })).text);
+    expect(texts).toEqual(["first", "second", "third"]);
+    // Blank messages reach the model as a visible placeholder (the API rejects empty text blocks).
+    const userTexts = (i: number) =>
+      (h!.api.messageRequests()[i]!.body.messages as Array<{ role: string; content: Array<{ text?: string }> }>).filter((m) => m.role === "user").map((m) => m.content.map((b) => b.text).join(""));
+    expect(userTexts(2)).toEqual(["(The user sent an empty message.)", "(The user sent an empty message.)", "hello"]);
+    const history = h.gateway.sessions.history(h.gateway.sessions.getOrCreate("blank", "discord").id);
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import ts from "typescript";
 import { defineTool, isToolDefinition, ToolDefinitionError, z } from "./index.ts";
 
 const valid = () => ({
@@ -42,15 +44,30 @@ describe("defineTool", () => {
     expect(await Promise.resolve(tool.run({ city: "Oslo", units: "c" }))).toBe("sync:Oslo");
   });
 
-  test("infers the input type from args", () => {
-    defineTool({
-      description: "typed",
-      approval: "required",
-      args: z.object({ n: z.number() }),
-      // @ts-expect-error input.n is a number, not a string
-      run: async (input) => input.n.toUpperCase(),
-    });
-  });
+  test("infers the input type from args (checked by the TypeScript compiler, not just by tsc --noEmit)", () => {
+    // A tool author's file, compiled against this SDK: using a number field as a string must be a
+    // type error, using it as a number must not.
+    const source = (body: string) => `import { defineTool, z } from "./index.ts";
+export default defineTool({ description: "typed", approval: "required", args: z.object({ n: z.number(), s: z.string().default("x") }), run: async (input) => ${body} });
+`;
+    const errors = (body: string) => {
+      const file = join(import.meta.dir, "__inference_check__.ts");
+      const options: ts.CompilerOptions = {
+        strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Preserve, moduleResolution: ts.ModuleResolutionKind.Bundler,
+        allowImportingTsExtensions: true, skipLibCheck: true, types: [], lib: ["lib.es2022.d.ts"],
+      };
+      const host = ts.createCompilerHost(options);
+      const read = host.getSourceFile.bind(host);
+      host.getSourceFile = (name, version) => (name === file ? ts.createSourceFile(name, source(body), version) : read(name, version));
+      const exists = host.fileExists.bind(host);
+      host.fileExists = (name) => name === file || exists(name);
+      const program = ts.createProgram([file], options, host);
+      return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    };
+    expect(errors("input.n.toFixed(2) + input.s.toUpperCase()")).toEqual([]);
+    expect(errors("input.n.toUpperCase()")).toEqual([expect.stringContaining("Property 'toUpperCase' does not exist on type 'number'")]);
+    expect(errors("input.missing")).toEqual([expect.stringContaining("Property 'missing' does not exist")]);
+  }, 30_000);
 });
 
 describe("SDK dependency tree", () => {

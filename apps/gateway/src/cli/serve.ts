@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { createRedactor } from "@openassistant/core/receipts/redact.ts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
@@ -29,19 +30,44 @@ export interface ServeOptions {
 export async function serve(options: ServeOptions): Promise<void> {
   const { out, err } = options;
   const t0 = performance.now();
-  // Installed before tools load: their timers can fire while the gateway starts (nothing blocks
-  // this thread during start-up any more; the typecheck warms up in its own process).
-  let redact: (text: string) => string = (t) => t;
-  let fatalBeforeReady: string | undefined;
-  let onFatal = (why: string) => {
-    process.exitCode = 1;
-    fatalBeforeReady = why;
-  };
-  const removeCrashGuard = installCrashGuard({ log: err, redact: (t) => redact(t), onFatal: (why) => onFatal(why) });
-  const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true }).catch((e) => {
-    removeCrashGuard();
-    throw e;
+  // The guard goes in before any tool or plugin is imported: one that throws from a timer or an
+  // unawaited promise while loading must be reported, not kill the process. Its redactor grows as
+  // the secrets become known (token shapes → config secrets → every credential).
+  let redact: (text: string) => string = createRedactor([]);
+  let fatal: string | undefined;
+  let onFatal: (why: string) => void = (why) => void (fatal ??= why);
+  const removeCrashGuard = installCrashGuard({
+    log: err,
+    redact: (text) => redact(text),
+    onFatal: (why) => {
+      process.exitCode = 1;
+      onFatal(why);
+    },
   });
+  try {
+    await serveGuarded(options, t0, {
+      setRedact: (r) => void (redact = r),
+      fatal: () => fatal,
+      onFatal: (handler) => void (onFatal = handler),
+    });
+  } finally {
+    removeCrashGuard();
+  }
+}
+
+interface GuardHooks {
+  /** Upgrades the crash guard's redactor once more secrets are known. */
+  setRedact(redact: (text: string) => string): void;
+  /** A crash loop seen so far (while loading), if any. */
+  fatal(): string | undefined;
+  /** Where a crash loop goes once the surface can be stopped. */
+  onFatal(handler: (why: string) => void): void;
+}
+
+async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks): Promise<void> {
+  const { out, err } = options;
+  const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true });
+  guard.setRedact(createRedactor(loaded.settings.secrets));
   const workspace = join(loaded.settings.projectRoot, ".openassistant");
   if (existsSync(workspace)) {
     try {
@@ -65,12 +91,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   const creds = checkCredentials(options.env, loaded.settings.anthropic.profileOrder);
   if (!creds.ok) {
     loaded.tools.close();
-    removeCrashGuard();
     throw new CliError(creds.message);
   }
 
   const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, log: (l) => err(l) });
-  redact = gateway.redact;
+  guard.setRedact(gateway.redact);
   out(`Database: ${gateway.settings.databasePath}`);
   out(`Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")}; endpoint ${gateway.settings.anthropic.baseURL ?? "https://api.anthropic.com"})`);
   if (gateway.http) {
@@ -78,6 +103,13 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (gateway.http.tokenCreated) out(`HTTP API token (shown once): ${gateway.http.token}`);
   }
   out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
+
+  const early = guard.fatal();
+  if (early !== undefined) {
+    unsubscribeReloads();
+    await gateway.shutdown();
+    throw new CliError(`${early} while starting: fix the tool or plugin named in the errors above.`);
+  }
 
   let stopSurface: () => Promise<void> | void = () => {};
   const stopped = new Promise<void>((resolve) => {
@@ -92,11 +124,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     };
     process.once("SIGINT", () => void stop("interrupted"));
     process.once("SIGTERM", () => void stop("terminated"));
-    onFatal = (why) => {
-      process.exitCode = 1;
-      void stop(why);
-    };
-    if (fatalBeforeReady) void stop(fatalBeforeReady);
+    guard.onFatal((why) => void stop(why));
     void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(() => stop("input closed"), (e) => {
       err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
       // Discord start failures carry their own documented exit code (docs/discord.md).
@@ -105,7 +133,6 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   });
   await stopped;
-  removeCrashGuard();
   unsubscribeReloads();
   await gateway.shutdown();
   out("Bye.");

@@ -151,8 +151,13 @@ describe("adversarial input and output", () => {
     const msg = e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "save del" });
     const card = await eventually(() => findCard(e.fake, dm, "notes.write"), "the card");
     await fetch(`${e.fake.apiUrl}/v10/channels/${dm}/messages/${msg.id}`, { method: "DELETE", headers: { authorization: `Bot ${e.fake.token}` } });
-    e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice });
-    await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("finished anyway")), "the answer");
+    const callId = cardCallId(card);
+    e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId: e.ids.alice });
+    const answer = await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("finished anyway")), "the answer");
+    expect(answer).toContain("✅ `notes.write` (approved by");
+    expect(e.ran.map((r) => r.what)).toContain("notes.write:del");
+    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
+    expect(e.fake.message(msg.id)).toBeUndefined();
   });
 
   test("a modal with a whitespace-only reason denies without a reason; Discord caps the reason at the modal's max length", async () => {

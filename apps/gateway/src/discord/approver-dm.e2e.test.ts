@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { textTurn } from "@openassistant/testkit";
+import { REFUSAL_TEXT } from "./authorize.ts";
 import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, trailOf, type DiscordE2E, isCard } from "./e2e-harness.ts";
 
 let e: DiscordE2E;
@@ -86,10 +87,17 @@ describe("role-based access in DMs", () => {
     e.fake.sendUserMessage({ dmFrom: carol, content: "hello" });
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Hi Carol.")), "the answer to Carol");
     await e.fake.waitFor({ method: "GET", path: `/guilds/${e.ids.guildId}/members/${carol}`, status: 200, since });
+    const lastRequest = e.h.api.messageRequests().at(-1)!.body.messages as Array<{ role: string; content: unknown }>;
+    expect(JSON.stringify(lastRequest.at(-1)!.content)).toContain("hello");
 
+    const requests = e.h.api.messageRequests().length;
     const mdm = e.fake.dmChannelId(e.ids.mallory);
     e.fake.sendUserMessage({ dmFrom: e.ids.mallory, content: "me too" });
-    await eventually(() => botTexts(e.fake, mdm).find((t) => t.startsWith("Sorry, I can only help")), "Mallory's refusal");
+    const refusal = await eventually(() => botTexts(e.fake, mdm).find((t) => t.startsWith("Sorry, I can only help")), "Mallory's refusal");
+    expect(refusal).toBe(REFUSAL_TEXT);
+    // Refused before the model: no request was made for Mallory.
+    expect(e.h.api.messageRequests().length).toBe(requests);
+    expect(botTexts(e.fake, mdm)).toEqual([REFUSAL_TEXT]);
   });
 
   test("a role-approver decides by button in a DM; a role-allowed non-approver's card goes to the approver users", async () => {

@@ -69,9 +69,8 @@ describe("interaction acknowledgement", () => {
       }
       await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith(`done ${text}`)), "the answer");
     }
+    // Discord's rule; how fast it is typically is measured in bench/discord.bench.ts.
     expect(Math.max(...latencies)).toBeLessThan(3000);
-    const median = [...latencies].sort((a, b) => a - b)[Math.floor(latencies.length / 2)]!;
-    expect(median).toBeLessThan(500); // typically a few ms against the fake
   });
 
   test("a component that is not ours is acknowledged with a deferred update and changes nothing", async () => {

@@ -35,6 +35,7 @@ export function portFromGateway(gateway: Gateway | DiscordGatewayPort): DiscordG
     broker: g.approvals,
     receipts: g.receipts,
     db: g.db,
+    redact: g.redact,
     listTools: () => reportOf(g.tools(), g.settings.policy),
     reload: async () => reportOf(await g.reloadTools(), g.settings.policy),
   };

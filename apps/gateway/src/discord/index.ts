@@ -6,7 +6,8 @@ import { classifyStartError } from "./discord-errors.ts";
 import { createDmRoleResolver } from "./dm-roles.ts";
 import { createConversations } from "./conversations.ts";
 import { createInteractionHandler } from "./interactions.ts";
-import { defaultLog, type SurfaceLog } from "./logger.ts";
+import { createRedactor } from "@openassistant/core/receipts/redact.ts";
+import { createSurfaceLog, type SurfaceLog } from "./logger.ts";
 import type { DiscordGatewayPort } from "./port.ts";
 import { registerSlashCommands } from "./slash-commands.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
@@ -22,6 +23,7 @@ import type { Gateway } from "../gateway.ts";
 export interface DiscordSurfaceOptions {
   /** REST base URL (tests: the fake Discord's `/api`). */
   readonly restApi?: string;
+  /** Where log lines go (already redacted); default stderr. */
   readonly log?: SurfaceLog;
   /** Skip slash command registration (e.g. a second process on the same app). Default false. */
   readonly skipCommandRegistration?: boolean;
@@ -50,7 +52,11 @@ export async function startDiscordSurface(
 ): Promise<DiscordSurface> {
   if (!config?.token) throw new Error("discord: config.discord.token is empty. Set it (e.g. \"${DISCORD_TOKEN}\") or remove the discord section.");
   const port = portFromGateway(gateway);
-  const log = opts.log ?? defaultLog;
+  // The gateway's redactor knows every configured secret; the token is added for ports without one.
+  const tokenRedact = createRedactor([config.token]);
+  const redact = (text: string) => tokenRedact(port.redact ? port.redact(text) : text);
+  const sink = opts.log;
+  const log = createSurfaceLog(redact, sink ? (line) => sink(line) : undefined);
   const client = createDiscordClient({ restApi: opts.restApi });
   const store = createSurfaceStore(port.db);
   const limiter = createRefusalLimiter(opts.refusalWindowMs);

@@ -51,6 +51,8 @@ export interface DiscordGatewayPort {
   /** The gateway database; the surface adds its own `discord_*` tables to it. */
   readonly db: Database;
   listTools(): ToolReport;
+  /** Scrubs secrets from a text (the gateway's redactor); the surface's log lines go through it. */
+  readonly redact?: (text: string) => string;
   /** Reloads tools from disk and plugins; resolves with what is loaded now. */
   reload(): Promise<ToolReport>;
 }

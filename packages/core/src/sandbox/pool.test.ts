@@ -217,10 +217,9 @@ describe("sandbox pool: tool calls", () => {
   });
 
   test("wallMs bounds the whole run, waits included", async () => {
-    const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(2_000), 1) });
-    const t0 = performance.now();
+    // A tool that never answers: only the wall-clock limit can end the run.
+    const host = fakeHost({ "ops.wait": () => new Promise(() => {}) });
     const r = await pool.run({ code: `console.log("before"); return await tools.ops.wait({});`, ...host, limits: { wallMs: 200 } });
-    expect(performance.now() - t0).toBeLessThan(1_000);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.name).toBe("WallClockError");
     expect(r.logs).toEqual([{ level: "log", text: "before" }]);
@@ -228,12 +227,11 @@ describe("sandbox pool: tool calls", () => {
   });
 
   test("abort kills the run with AbortedError; an already-aborted signal never starts", async () => {
-    const host = fakeHost({ "ops.wait": async () => (await Bun.sleep(2_000), 1) });
+    // A tool that never answers: only the abort can end the run.
+    const host = fakeHost({ "ops.wait": () => new Promise(() => {}) });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const t0 = performance.now();
     const r = await pool.run({ code: `return await tools.ops.wait({});`, ...host, signal: controller.signal });
-    expect(performance.now() - t0).toBeLessThan(1_000);
     expect(!r.ok && r.error.name).toBe("AbortedError");
 
     const spinning = new AbortController();
@@ -261,6 +259,15 @@ describe("sandbox pool: tool calls", () => {
     expect(pool.run({ code: "", toolPaths: ["calendar..create"], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(
       /Invalid tool path "calendar..create"/,
     );
+  });
+});
+
+describe("sandbox pool: limits are checked", () => {
+  test("a zero, negative or non-number limit is refused with a message naming it, for the pool and for a run", async () => {
+    expect(() => createSandboxPool({ limits: { cpuMs: 0 } })).toThrow("createSandboxPool limits: cpuMs must be a positive number (got 0).");
+    expect(() => createSandboxPool({ limits: { memoryBytes: -1 } })).toThrow("memoryBytes must be a positive number");
+    expect(() => createSandboxPool({ limits: { wallMs: Number.NaN } })).toThrow("wallMs must be a positive number");
+    await expect(pool.run({ code: "return 1;", ...fakeHost({}), limits: { maxToolCalls: 0 } })).rejects.toThrow("run limits: maxToolCalls must be a positive number (got 0).");
   });
 });
 
@@ -298,13 +305,15 @@ describe("sandbox pool: process lifecycle", () => {
       await Promise.all([1, 2, 3, 4].map(() => own.run({ code: `return await tools.ops.wait({});`, ...host })));
       const grown = sandboxChildren().filter((p) => !before.has(p)).length;
       expect(grown).toBeGreaterThanOrEqual(4);
-      await Bun.sleep(700);
-      expect(sandboxChildren().filter((p) => !before.has(p)).length).toBe(1);
+      // Retirement runs on its own timer; poll for it instead of guessing how long a loaded machine needs.
+      const mine = () => sandboxChildren().filter((p) => !before.has(p)).length;
+      for (const until = Date.now() + 20_000; mine() > 1 && Date.now() < until; ) await Bun.sleep(50);
+      expect(mine()).toBe(1);
       expect(value(await own.run({ code: "return 4;", ...fakeHost({}) }))).toBe(4);
     } finally {
       await own.close();
     }
-  });
+  }, 30_000);
 
   test("children get an empty environment and close() leaves no processes behind", async () => {
     const before = new Set(sandboxChildren());

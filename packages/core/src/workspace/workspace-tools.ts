@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { defineTool, type ToolTree, z } from "@openassistant/sdk";
 import { createTwoFilesPatch } from "diff";
@@ -97,6 +97,7 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
         const previous = current(target.file);
         const previousSha256 = previous === undefined ? undefined : sha256Hex(previous);
         const previousCopy = previous === undefined ? undefined : o.history.keep(target.name, previous, previousSha256!);
+        mkdirSync(o.toolsDir, { recursive: true });
         atomicWrite(target.file, input.source);
         const restore = async (why: string): Promise<never> => {
           if (previous === undefined) unlinkSync(target.file);

@@ -1,0 +1,54 @@
+/** `/approve` (slash command and typed text) decides only for approvers, whoever else may chat. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { NOT_APPROVER_TEXT } from "./authorize.ts";
+import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E } from "./e2e-harness.ts";
+
+let e: DiscordE2E;
+let dm: string;
+beforeAll(async () => {
+  e = await startDiscordE2E(); // alice: allowed + approver; bob: allowed, not an approver
+  dm = e.fake.dmChannelId(e.ids.alice);
+}, 30_000); // starts a gateway, a sandbox pool and a fake Discord: slow on a loaded machine
+afterAll(() => e.close());
+
+async function slashApprove(userId: string, id: string, decision: "approve" | "deny") {
+  const i = e.fake.runSlashCommand({ name: "approve", options: { id, decision }, userId, channelId: e.ids.channelId });
+  await i.callback();
+  return eventually(() => i.original()?.content as string | undefined, "/approve reply");
+}
+
+describe("/approve by an allowed user who is not an approver", () => {
+  test("is refused, slash, typed or by button, and changes nothing", async () => {
+    e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "secret plan" })`, () => "saved it"));
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "save the plan" });
+    const card = await eventually(() => findCard(e.fake, dm, "notes.write"), "the approval card");
+    const callId = cardCallId(card);
+
+    expect(await slashApprove(e.ids.bob, callId, "approve")).toBe(NOT_APPROVER_TEXT);
+    expect(await slashApprove(e.ids.bob, callId, "deny")).toBe(NOT_APPROVER_TEXT);
+
+    const bobDm = e.fake.dmChannelId(e.ids.bob);
+    e.fake.sendUserMessage({ dmFrom: e.ids.bob, content: `/approve ${callId} approve` });
+    await eventually(() => botTexts(e.fake, bobDm).find((t) => t === NOT_APPROVER_TEXT), "the typed refusal");
+    e.fake.sendUserMessage({ dmFrom: e.ids.bob, content: `/approve ${callId} deny because` });
+    await eventually(() => botTexts(e.fake, bobDm).filter((t) => t === NOT_APPROVER_TEXT).length === 2 || undefined, "the second typed refusal");
+
+    // The card's buttons refuse him too; "Deny with reason" does not even open its form.
+    for (const action of ["approve", "always", "deny", "denyr"]) {
+      const cb = await e.fake.clickButton({ messageId: card.id, customId: `oa:${action}:${callId}`, userId: e.ids.bob }).callback();
+      expect({ action, type: cb.type, content: cb.data?.content }).toEqual({ action, type: 4, content: NOT_APPROVER_TEXT });
+    }
+
+    // Nothing changed: still pending, nothing ran, no decision receipt, the card still has its buttons.
+    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect(e.ran).toEqual([]);
+    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested"]);
+    expect(e.fake.message(card.id)!.components.length).toBeGreaterThan(0);
+
+    // The approver's /approve still works afterwards.
+    expect(await slashApprove(e.ids.alice, callId, "approve")).toContain("Approved `notes.write`");
+    await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved it")), "the answer");
+    expect(e.ran.map((r) => r.what)).toEqual(["notes.write:secret plan"]);
+    expect(e.h.gateway.receipts.query({ callId, phase: "approved" })[0]!.decidedBy).toBe(`discord:${e.ids.alice}`);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * The approval path of one tool call, driven directly (no sandbox): who may let a required call
+ * run, what is recorded, and that every way an approval can go wrong ends as a denial.
+ */
+import { describe, expect, test } from "bun:test";
+import { defineTool, z, type ToolDefinition } from "@openassistant/sdk";
+import { createApprovalBroker } from "../approvals/broker.ts";
+import { createApprovalRuleStore } from "../approvals/rules.ts";
+import type { ApprovalRequest, RequestApproval } from "../approvals/types.ts";
+import { openDatabase } from "../db/open.ts";
+import type { PolicyRule } from "../policy/types.ts";
+import { createRedactor } from "../receipts/redact.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createToolInvoker, type InvokerContext } from "./tool-invoker.ts";
+
+const SECRET = "sk-ant-api03-invoker-test-secret-0000";
+
+function setup(opts: { requestApproval?: RequestApproval; policy?: PolicyRule[]; signal?: AbortSignal; code?: string } = {}) {
+  const db = openDatabase(":memory:");
+  const receipts = createSqliteReceiptStore(db);
+  const ran: string[] = [];
+  const asked: ApprovalRequest[] = [];
+  const waits: boolean[] = [];
+  const tools = new Map<string, ToolDefinition>([
+    ["notes.add", defineTool({ description: "Add a note", approval: "required", args: z.object({ text: z.string() }), run: async ({ text }) => (ran.push(`add:${text}`), { text }) })],
+    ["notes.list", defineTool({ description: "List notes", approval: "auto", args: z.object({}), run: async () => (ran.push("list"), ["a"]) })],
+  ]);
+  const ctx: InvokerContext = {
+    runId: "run_inv",
+    sessionId: "sess_1",
+    requestedBy: "ann",
+    code: opts.code ?? "await tools.notes.add({ text: 'x' })",
+    tools,
+    receipts,
+    requestApproval: (req, signal) => {
+      asked.push(req);
+      return (opts.requestApproval ?? (async () => ({ decision: "approved", by: "alice" })))(req, signal);
+    },
+    policy: opts.policy ?? [],
+    redact: createRedactor([]),
+    approvalTimeoutMs: 60_000,
+    toolTimeoutMs: 10_000,
+    previewChars: 500,
+    signal: opts.signal ?? new AbortController().signal,
+    onApprovalWait: (w) => waits.push(w),
+    running: new Map(),
+  };
+  const invoker = createToolInvoker(ctx);
+  const trail = () => receipts.byRun("run_inv").map((r) => [r.phase, r.decidedBy ?? "-"].join(":"));
+  return { ctx, invoker, receipts, ran, asked, waits, trail, db };
+}
+
+describe("tool invoker: approval channel failures end as denials", () => {
+  for (const [what, channel] of [
+    ["throws synchronously (e.g. the database is gone)", (() => { throw new Error(`card could not be posted: Missing Access (${SECRET})`); }) as RequestApproval],
+    ["rejects (e.g. posting the card failed)", (async () => { throw new Error(`card could not be posted: Missing Access (${SECRET})`); }) as RequestApproval],
+    ["rejects with a non-Error", (async () => { throw { status: 500 }; }) as RequestApproval],
+  ] as const) {
+    test(`an approval channel that ${what} denies the call with a reason; the tool never runs`, async () => {
+      const s = setup({ requestApproval: channel });
+      const result = await s.invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.error.name).toBe("ToolDeniedError");
+        expect(result.error.code).toBe("DENIED");
+        expect(result.error.message).toContain("approval could not be obtained");
+      }
+      expect(s.ran).toEqual([]);
+      expect(s.trail()).toEqual(["requested:-", "denied:system"]);
+      const denied = s.receipts.byRun("run_inv")[1]!;
+      expect(denied.decision).toBe("denied");
+      expect(denied.reason).toStartWith("approval could not be obtained: ");
+      expect(denied.reason).not.toContain(SECRET);
+      expect(s.invoker.outcomes).toEqual([expect.objectContaining({ status: "denied", decidedBy: "system" })]);
+      // The turn clock is paused while waiting and resumed after, even when the channel broke.
+      expect(s.waits).toEqual([true, false]);
+    });
+  }
+
+  test("a real broker that cannot persist the request (a broker error) denies the call", async () => {
+    const s = setup();
+    const brokerDb = openDatabase(":memory:");
+    const broker = createApprovalBroker({ db: brokerDb, defaultTimeoutMs: 60_000 });
+    brokerDb.exec("DROP TABLE approvals");
+    const invoker = createToolInvoker({ ...s.ctx, requestApproval: broker.requestApproval });
+    const result = await invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
+    expect(result.ok).toBe(false);
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "denied:system"]);
+  });
+});
+
+describe("tool invoker: the approval path", () => {
+  test("an approved call records who approved on every later receipt and runs once", async () => {
+    const s = setup();
+    const result = await s.invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
+    expect(result).toEqual({ ok: true, json: JSON.stringify({ text: "milk" }) });
+    expect(s.ran).toEqual(["add:milk"]);
+    expect(s.trail()).toEqual(["requested:-", "approved:alice", "started:alice", "succeeded:alice"]);
+    expect(s.receipts.byRun("run_inv").slice(1).map((r) => r.decision)).toEqual(["approved", "approved", "approved"]);
+    expect(s.waits).toEqual([true, false]);
+  });
+
+  test("the request shows the operator the tool, its input, redacted code, and expires after the configured timeout", async () => {
+    const s = setup({ code: `await tools.notes.add({ text: "${SECRET}" })` });
+    const before = Date.now();
+    await s.invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
+    const req = s.asked[0]!;
+    expect(req).toMatchObject({ toolPath: "notes.add", runId: "run_inv", sessionId: "sess_1", requestedBy: "ann", description: "Add a note", inputPreview: '{"text":"milk"}' });
+    expect(req.code).toBe('await tools.notes.add({ text: "[redacted]" })');
+    expect(req.expiresAt - req.requestedAt).toBe(60_000);
+    expect(req.requestedAt).toBeGreaterThanOrEqual(before);
+  });
+
+  test("an operator's denial keeps its reason and the tool never runs", async () => {
+    const s = setup({ requestApproval: async () => ({ decision: "denied", by: "bob", reason: "not today" }) });
+    const result = await s.invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.message).toBe("notes.add was denied by bob: not today");
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "denied:bob"]);
+    expect(s.receipts.byRun("run_inv")[1]!.reason).toBe("not today");
+  });
+
+  test("an auto tool runs without asking; an operator rule can require approval for it", async () => {
+    const auto = setup();
+    await auto.invoker.invoke("notes.list", "{}");
+    expect(auto.asked).toEqual([]);
+    expect(auto.trail()).toEqual(["requested:-", "started:-", "succeeded:-"]);
+    const forced = setup({ policy: [{ match: "notes.list", mode: "required" }] });
+    await forced.invoker.invoke("notes.list", "{}");
+    expect(forced.asked.map((r) => r.toolPath)).toEqual(["notes.list"]);
+    expect(forced.trail()).toEqual(["requested:-", "approved:alice", "started:alice", "succeeded:alice"]);
+  });
+
+  test("an operator deny rule refuses auto and required tools without asking anyone", async () => {
+    const s = setup({ policy: [{ match: "notes.*", mode: "deny", reason: "read-only today" }] });
+    for (const path of ["notes.list", "notes.add"]) {
+      const result = await s.invoker.invoke(path, path === "notes.add" ? '{"text":"x"}' : "{}");
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.message).toBe(`${path} was denied: read-only today`);
+    }
+    expect(s.asked).toEqual([]);
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "denied:policy", "requested:-", "denied:policy"]);
+  });
+
+  test("a standing rule approves only in its own session", async () => {
+    const s = setup({ requestApproval: async () => ({ decision: "denied", by: "bob", reason: "asked" }) });
+    const rules = createApprovalRuleStore(s.db);
+    const rule = rules.add({ toolPath: "notes.add", scope: "session", sessionId: "sess_1", createdBy: "alice" });
+    const mine = await createToolInvoker({ ...s.ctx, standing: rules }).invoke("notes.add", '{"text":"a"}');
+    expect(mine.ok).toBe(true);
+    expect(s.asked).toEqual([]);
+    const other = await createToolInvoker({ ...s.ctx, sessionId: "sess_2", standing: rules }).invoke("notes.add", '{"text":"b"}');
+    expect(other.ok).toBe(false);
+    expect(s.asked.map((r) => r.sessionId)).toEqual(["sess_2"]);
+    expect(s.receipts.byRun("run_inv").filter((r) => r.phase === "approved").map((r) => r.decidedBy)).toEqual([`rule:${rule.id}`]);
+    expect(s.ran).toEqual(["add:a"]);
+  });
+
+  test("a run cancelled before the call asks nobody and denies it", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const s = setup({ signal: controller.signal });
+    const result = await s.invoker.invoke("notes.add", '{"text":"x"}');
+    expect(result.ok).toBe(false);
+    expect(s.asked).toEqual([]);
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "denied:system"]);
+  });
+
+  test("a run cancelled while the approval was pending does not run the approved tool", async () => {
+    const controller = new AbortController();
+    const s = setup({
+      signal: controller.signal,
+      requestApproval: async () => {
+        controller.abort();
+        return { decision: "approved", by: "alice" };
+      },
+    });
+    const result = await s.invoker.invoke("notes.add", '{"text":"x"}');
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe("CANCELLED");
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "approved:alice", "failed:alice"]);
+  });
+
+  test("invalid input and unknown tools fail before anyone is asked", async () => {
+    const s = setup();
+    const bad = await s.invoker.invoke("notes.add", JSON.stringify({ text: 5 }));
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.name).toBe("ToolInputError");
+    const unknown = await s.invoker.invoke("notes.nope", "{}");
+    expect(unknown.ok).toBe(false);
+    if (!unknown.ok) expect(unknown.error.code).toBe("UNKNOWN_TOOL");
+    expect(s.asked).toEqual([]);
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "failed:-", "requested:-", "failed:-"]);
+  });
+
+  test("secrets in the input are redacted in the requested receipt and the card's preview", async () => {
+    const s = setup();
+    await s.invoker.invoke("notes.add", JSON.stringify({ text: SECRET }));
+    const [requested] = s.receipts.byRun("run_inv");
+    expect(requested!.inputPreview).toBe('{"text":"[redacted]"}');
+    expect(s.asked[0]!.inputPreview).toBe('{"text":"[redacted]"}');
+  });
+});

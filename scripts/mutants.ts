@@ -1,0 +1,175 @@
+/**
+ * Mutants for `bun run mutation` (scripts/mutation.ts): realistic one-line breakages of the
+ * security-critical modules. `find` must occur exactly once in `file`; `tests` are the test files
+ * that should notice. Mark a mutant `equivalent` (with the reason in `description`) only when no
+ * behaviour can tell it apart; docs/testing.md lists every survivor.
+ */
+export interface Mutant {
+  readonly id: string;
+  readonly file: string;
+  readonly find: string;
+  readonly replace: string;
+  readonly tests: readonly string[];
+  readonly description: string;
+  readonly equivalent?: boolean;
+}
+
+const INVOKER = [
+  "packages/core/src/codemode/tool-invoker.test.ts",
+  "packages/core/src/codemode/runner.test.ts",
+  "packages/core/src/codemode/runner-adversarial.test.ts",
+];
+const DISCORD = [
+  "apps/gateway/src/discord/authorize.test.ts",
+  "apps/gateway/src/discord/approvals.e2e.test.ts",
+  "apps/gateway/src/discord/approve-command.e2e.test.ts",
+  "apps/gateway/src/discord/commands-access.e2e.test.ts",
+  "apps/gateway/src/discord/rules-commands.e2e.test.ts",
+  "apps/gateway/src/discord/dm-copies-global-rules.e2e.test.ts",
+];
+const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite-store.test.ts"];
+const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
+const SANDBOX = ["packages/core/src/sandbox/limits.test.ts", "packages/core/src/sandbox/pool.test.ts"];
+const REDACT = [
+  "packages/core/src/receipts/redact.test.ts",
+  "apps/gateway/src/security/tokens.test.ts",
+  "apps/gateway/src/security/secrets.e2e.test.ts",
+  "apps/gateway/src/discord/logger.test.ts",
+];
+
+const m = (file: string, tests: readonly string[], list: Array<[id: string, find: string, replace: string, description: string]>): Mutant[] =>
+  list.map(([id, find, replace, description]) => ({ id, file, find, replace, tests, description }));
+
+export const MUTANTS: readonly Mutant[] = [
+  ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
+    ["invoker-required-flipped", `if (policy === "required") {`, `if (policy === "auto") {`, "approval asked for auto calls instead of required ones"],
+    ["invoker-denial-ignored", `if (verdict.decision === "denied") {`, `if (verdict.decision === "denied" && verdict.by !== "system") {`, "a system denial (broken channel, abort) lets the call run"],
+    ["invoker-broken-channel-approves", `return { decision: "denied", by: "system", reason: ctx.redact(\`approval could not be obtained`, `return { decision: "approved", by: "system", reason: ctx.redact(\`approval could not be obtained`, "an approval channel that throws counts as an approval"],
+    ["invoker-policy-deny-only-required", `if (policy === "deny") {`, `if (policy === "deny" && approval === "required") {`, "operator deny rules ignored for auto tools"],
+    ["invoker-rule-any-session", `ctx.standing?.match(path, ctx.sessionId, Date.now())`, `ctx.standing?.match(path, undefined, Date.now())`, "standing rules matched without the session"],
+    ["invoker-abort-before-ask", `if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };`, ``, "a cancelled run still asks for approval"],
+    ["invoker-abort-before-start", `if (ctx.signal.aborted) {\n      const error = "run cancelled before the tool started";`, `if (false) {\n      const error = "run cancelled before the tool started";`, "a run cancelled while approval was pending still runs the tool"],
+    ["invoker-approved-no-decider", `append({ phase: "approved", decision, decidedBy });`, `append({ phase: "approved", decision });`, "approved receipt without who decided"],
+    ["invoker-started-no-decider", `append({ phase: "started", decision, decidedBy, inputPreview`, `append({ phase: "started", decision, inputPreview`, "started receipt without who decided"],
+    ["invoker-validation-skipped", `if (!parsed.ok) {`, `if (!parsed.ok && parsed.threw) {`, "invalid input reaches run()"],
+    ["invoker-wait-not-reset", `ctx.onApprovalWait?.(false);`, ``, "the turn clock stays paused after an approval"],
+    ["invoker-card-code-unredacted", `code: ctx.redact(ctx.code),`, `code: ctx.code,`, "secrets in the model's code reach approval cards"],
+    ["invoker-expiry-wrong", `expiresAt: now + ctx.approvalTimeoutMs,`, `expiresAt: now + ctx.approvalTimeoutMs * 1000,`, "approval expiry far beyond the configured timeout"],
+    ["invoker-error-unredacted", `const error = ctx.redact(failure.recorded);`, `const error = failure.recorded;`, "a tool's error is recorded with its secrets"],
+    ["invoker-request-preview-unredacted", `append({ phase: "requested", inputPreview: clip(ctx.redact(inputJson), ctx.previewChars) });`, `append({ phase: "requested", inputPreview: clip(inputJson, ctx.previewChars) });`, "the requested receipt keeps secrets from the input"],
+  ]),
+  ...m("apps/gateway/src/discord/authorize.ts", DISCORD, [
+    ["authorize-approver-or-allowed", `return has(config.approvers, actor.userId) || actor.roleIds.some((r) => has(config.approvers, r));`, `return has(config.approvers, actor.userId) || has(config.allowedUsers, actor.userId);`, "any allowed user may approve even when approvers are set"],
+    ["authorize-approver-roles-ignored", `return has(config.approvers, actor.userId) || actor.roleIds.some((r) => has(config.approvers, r));`, `return has(config.approvers, actor.userId);`, "approver roles no longer count"],
+    ["authorize-anyone-may-dm", `return userOk ? { ok: true } : { ok: false, reason: "user" };`, `return userOk || actor.guildId === null ? { ok: true } : { ok: false, reason: "user" };`, "anyone may talk to the bot in DMs"],
+    ["authorize-guild-check-dropped", `if (config.allowedGuilds?.length && !has(config.allowedGuilds, actor.guildId)) return { ok: false, reason: "guild" };`, ``, "guild allowlist ignored"],
+  ]),
+  ...m("apps/gateway/src/discord/approval-actions.ts", DISCORD, [
+    ["actions-no-approver-check", `if (!isApprover(config, actor)) return { allowed: false, text: NOT_APPROVER_TEXT };`, ``, "/approve (slash or typed) decides for non-approvers"],
+    ["actions-deny-approves", `if (kind === "approve") return { decision: "approved", by };`, `if (kind !== "always") return { decision: "approved", by };`, "Deny approves"],
+    ["actions-always-global", `scope: config.alwaysScope ?? "session"`, `scope: config.alwaysScope ?? "global"`, "Approve always defaults to every conversation"],
+  ]),
+  ...m("apps/gateway/src/discord/interactions.ts", DISCORD, [
+    ["interactions-button-no-check", `if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);\n\n    const record`, `\n    const record`, "buttons skip the approver check (deny-with-reason opens its modal for anyone)"],
+    ["interactions-dm-approver-any", `if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: isApprover(config, actor) };`, `if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: true };`, "in guilds everyone counts as an approver for approver-only actions"],
+    ["interactions-revoke-no-check", `if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`, ``, "/rules revoke by non-approvers"],
+    ["interactions-command-auth-dropped", `if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);`, ``, "slash commands from unauthorized users are served"],
+    ["interactions-receipts-not-approver-only", `const APPROVER_COMMANDS = new Set(["reload", "receipts"]);`, `const APPROVER_COMMANDS = new Set(["reload"]);`, "/receipts open to every allowed user"],
+  ]),
+  {
+    id: "interactions-modal-no-check",
+    file: "apps/gateway/src/discord/interactions.ts",
+    find: `if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);\n    const reason`,
+    replace: `const reason`,
+    tests: DISCORD,
+    equivalent: true,
+    description:
+      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same refusal; the only other step (markShown) needs the message Discord attaches to a modal it showed this user, and the button check never shows it to a non-approver",
+  },
+  ...m("packages/core/src/receipts/hash.ts", RECEIPTS, [
+    ["hash-drops-decidedBy", `    decidedBy: r.decidedBy ?? null,\n`, ``, "who decided is not hashed"],
+    ["hash-drops-decision", `    decision: r.decision ?? null,\n`, ``, "the decision is not hashed"],
+    ["hash-drops-reason", `    reason: r.reason ?? null,\n`, ``, "the reason is not hashed"],
+    ["hash-drops-outputPreview", `    outputPreview: r.outputPreview ?? null,\n`, ``, "the output preview is not hashed"],
+    ["hash-drops-at", `    at: r.at,\n`, ``, "the time is not hashed"],
+    ["hash-drops-sessionId", `    sessionId: r.sessionId ?? null,\n`, ``, "the session is not hashed"],
+    ["hash-drops-policy", `    policy: r.policy,\n`, ``, "the effective policy is not hashed"],
+    ["hash-not-chained", `hasher.update(prevHash ?? "");`, ``, "the previous hash is not part of the hash"],
+    ["hash-no-separator", `hasher.update("\\n");`, ``, "no separator between previous hash and content"],
+  ]),
+  ...m("packages/core/src/receipts/sqlite-store.ts", RECEIPTS, [
+    ["store-verify-prev-skipped", `if (row.prev_hash !== prev)`, `if (row.prev_hash !== prev && prev === null)`, "verification ignores broken links after the first receipt"],
+    ["store-verify-content-skipped", `if (receiptHash(prev, rowToReceipt(row)) !== row.hash)`, `if (false)`, "verification ignores edited content"],
+    ["store-verify-tail-skipped", `if (remembered && knownSeq === currentSeq() && remembered !== (last?.hash ?? null))`, `if (remembered && knownSeq !== currentSeq() && remembered !== (last?.hash ?? null))`, "a cut tail is not detected"],
+    ["store-cache-not-invalidated", `if (lastSeq !== knownSeq || lastHashByRun.size > MAX_CACHED_RUNS) lastHashByRun.clear();`, `if (lastHashByRun.size > MAX_CACHED_RUNS) lastHashByRun.clear();`, "two writers on one file fork the chain"],
+    ["store-hash-unchained", `const hash = receiptHash(prevHash, content);`, `const hash = receiptHash(null, content);`, "appended receipts are not chained"],
+    ["store-validation-skipped", `    validateDraft(draft);\n`, ``, "invalid drafts are stored"],
+  ]),
+  ...m("apps/gateway/src/grounding/ground.ts", GROUNDING, [
+    ["ground-pending-backs", `return candidates.some((r) => status.get(r.callId) === "succeeded");`, `return candidates.some((r) => status.get(r.callId) !== "denied");`, "a pending or failed call backs a claim"],
+    ["ground-required-ignored", `const candidates = required.length ? required : calls.filter(isActionCall);`, `const candidates = calls.filter(isActionCall);`, "a succeeded auto call backs a claim although the required one was denied"],
+    ["ground-read-verb-prefix", `return !readVerbs.has(last) && !readVerbs.has(verb);`, `return !readVerbs.has(last);`, "getEvents-style reads back action claims"],
+    ["ground-stem-read-backs", `return matching.some((r) => isActionCall(r) && status.get(r.callId) === "succeeded");`, `return matching.some((r) => status.get(r.callId) === "succeeded");`, "a read whose name matches the verb backs the claim"],
+    ["ground-no-family-backed", `if (!matching.length) return hasBackingReceipt(receipts);`, `if (!matching.length) return true;`, "a claim no tool matches counts as backed"],
+  ]),
+  ...m("apps/gateway/src/grounding/claims.ts", GROUNDING, [
+    ["claims-negation-ignored", `if (!negated && !attributed)`, `if (!attributed)`, "negated sentences count as claims"],
+    ["claims-questions-count", `if (!sentence || sentence.endsWith("?")) continue;`, `if (!sentence) continue;`, "questions count as claims"],
+  ]),
+  ...m("apps/gateway/src/grounding/render.ts", GROUNDING, [
+    ["render-no-unverified-mark", `if (o.unverified) parts.push(UNVERIFIED_MARK);`, ``, "the user is not told an answer is unverified"],
+  ]),
+  ...m("apps/gateway/src/agent/run-turn.ts", GROUNDING, [
+    ["turn-grounds-last-run-only", `return runIds.flatMap((id) => deps.receipts.byRun(id));`, `return runIds.slice(-1).flatMap((id) => deps.receipts.byRun(id));`, "grounding sees only the turn's last run"],
+  ]),
+  ...m("packages/core/src/sandbox/runner.ts", SANDBOX, [
+    ["vm-cpu-interrupt-off", `if (this.cpuMs + (cpuNow() - this.sliceStart) > this.limits.cpuMs) {`, `if (false) {`, "no CPU limit inside the VM (only the watchdog remains)"],
+    ["vm-cpu-after-slice-off", `if (this.interrupted || this.cpuMs > this.limits.cpuMs) return`, `if (this.interrupted) return`, "CPU summed over slices is not checked after a slice"],
+    ["vm-tool-calls-off-by-one", `if (++this.toolCalls > this.limits.maxToolCalls) {`, `if (++this.toolCalls >= this.limits.maxToolCalls) {`, "the last allowed tool call is refused"],
+    ["vm-output-chars-not-bytes", `const bytes = Buffer.byteLength(text);\n      this.settled`, `const bytes = text.length;\n      this.settled`, "output limit counts characters, not bytes"],
+    ["vm-log-limit-loose", `if (bytes <= room) {`, `if (bytes <= room + 1024) {`, "console output may exceed its limit"],
+  ]),
+  ...m("packages/core/src/sandbox/child-process.ts", SANDBOX, [
+    ["watchdog-off", `if (run.clock.busyMs(now) > run.limits.cpuMs + run.graceMs) {`, `if (false) {`, "a child stuck in a built-in is never killed"],
+    ["wall-clock-off", `this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }), limits.wallMs);`, `this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }), limits.wallMs * 1000);`, "the wall-clock limit is not enforced"],
+  ]),
+  ...m("packages/core/src/sandbox/types.ts", SANDBOX, [
+    ["default-memory-128", `memoryBytes: 64 * 1024 * 1024,`, `memoryBytes: 128 * 1024 * 1024,`, "the default memory cap is 128 MB"],
+  ]),
+  ...m("packages/core/src/sandbox/pool.ts", SANDBOX, [
+    ["pool-zero-limit-accepted", `value <= 0`, `value < 0`, "a zero limit is accepted"],
+  ]),
+  {
+    id: "pool-ignores-memory-limit",
+    file: "packages/core/src/sandbox/pool.ts",
+    find: `memoryBytes: baseLimits.memoryBytes,`,
+    replace: `memoryBytes: defaultSandboxLimits.memoryBytes,`,
+    tests: SANDBOX,
+    equivalent: true,
+    description:
+      "children pre-prepare their first instance with the default memory, not the pool's. Equivalent in behaviour: every run carries its own memoryBytes and the child prepares a matching instance when the pre-prepared one differs (sandbox/child.ts takeVm), so the cap is always the run's; only that first run is slower, which bench/sandbox.bench.ts measures",
+  },
+  ...m("packages/core/src/sandbox/quickjs.ts", SANDBOX, [
+    ["wasm-memory-uncapped", `maximum: bytes / PAGE`, `maximum: (bytes * 4) / PAGE`, "the WASM memory may grow past the cap"],
+  ]),
+  ...m("packages/core/src/receipts/redact.ts", REDACT, [
+    ["redact-json-form-missed", `variants.add(JSON.stringify(s).slice(1, -1));`, ``, "JSON-escaped secrets survive"],
+    ["redact-min-length-12", `const MIN_SECRET_LENGTH = 6;`, `const MIN_SECRET_LENGTH = 12;`, "secrets of 6–11 characters are not redacted"],
+    ["redact-shortest-first", `.sort((a, b) => b.length - a.length)`, `.sort((a, b) => a.length - b.length)`, "a secret containing another is only partly redacted"],
+    ["redact-discord-shape-missed", `  [/\\b[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,}/g, REDACTED],\n`, ``, "unconfigured Discord tokens survive"],
+    ["redact-bearer-missed", "  [/\\bBearer\\s+[A-Za-z0-9._~+/=-]{8,}/gi, `Bearer ${REDACTED}`],\n", ``, "bearer tokens survive"],
+    ["redact-after-clip", `if (redact) text = redact(text);\n  return clipText(text, maxChars);`, `text = clipText(text, maxChars);\n  return redact ? redact(text) : text;`, "previews are cut before redaction (half secrets survive)"],
+    ["redact-deep-noop", `return scrubbed === json ? value : (JSON.parse(scrubbed) as T);`, `return value;`, "events and stored messages keep secrets"],
+    ["redact-regexp-unescaped", `const known = [...variants].sort((a, b) => b.length - a.length).map(escapeRegExp);`, `const known = [...variants].sort((a, b) => b.length - a.length);`, "secrets with regexp characters are not matched"],
+  ]),
+  ...m("apps/gateway/src/discord/logger.ts", REDACT, [
+    ["discord-log-unredacted", `sink(redact(formatLogLine(message, error)));`, `sink(formatLogLine(message, error));`, "Discord surface log lines keep tokens"],
+  ]),
+  ...m("apps/gateway/src/model/sdk-client.ts", ["apps/gateway/src/model/client.test.ts"], [
+    ["oauth-beta-typo", `export const OAUTH_BETA = "oauth-2025-04-20";`, `export const OAUTH_BETA = "oauth-2025-04-02";`, "subscription tokens are sent with a wrong beta header"],
+  ]),
+  ...m("apps/gateway/src/gateway.ts", REDACT, [
+    ["gateway-discord-token-not-secret", `...(settings.discord?.token ? [settings.discord.token] : []), `, ``, "the Discord token is not a secret"],
+    ["gateway-http-token-not-secret", `, ...(httpToken ? [httpToken.token] : [])]`, `]`, "the HTTP token is not a secret"],
+  ]),
+];
