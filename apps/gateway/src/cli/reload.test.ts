@@ -48,7 +48,7 @@ describe("reloads in a running gateway (real subprocess, file watching on)", () 
       expect(JSON.stringify(api.messageRequests()[3]!.body)).toContain("sunny v1");
 
       proc.stdin.write("/reload\n");
-      await out.waitFor(/Reloaded: 2 tools, no changes; 1 problem/);
+      await out.waitFor(/Reloaded: 6 tools, no changes; 1 problem/);
       proc.stdin.end();
       expect(await proc.exited).toBe(0);
     } finally {

@@ -34,9 +34,21 @@ describe("/approve by an allowed user who is not an approver", () => {
     await eventually(() => botTexts(e.fake, bobDm).filter((t) => t === NOT_APPROVER_TEXT).length === 2 || undefined, "the second typed refusal");
 
     // The card's buttons refuse him too; "Deny with reason" does not even open its form.
+    // Every click is acknowledged first (type 6), then refused in a private follow-up.
     for (const action of ["approve", "always", "deny", "denyr"]) {
-      const cb = await e.fake.clickButton({ messageId: card.id, customId: `oa:${action}:${callId}`, userId: e.ids.bob }).callback();
-      expect({ action, type: cb.type, content: cb.data?.content }).toEqual({ action, type: 4, content: NOT_APPROVER_TEXT });
+      const click = e.fake.clickButton({ messageId: card.id, customId: `oa:${action}:${callId}`, userId: e.ids.bob });
+      const cb = await click.callback();
+      if (cb.type === 9) {
+        // "Deny with reason" must answer with its form first; the refusal comes when it is sent.
+        const submit = e.fake.submitModal({ customId: (cb.data as { custom_id: string }).custom_id, userId: e.ids.bob, fields: { reason: "no" } });
+        expect((await submit.callback()).type).toBe(6);
+        const note = await eventually(() => submit.followUps().at(-1), "the refusal on submit");
+        expect({ action, content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({ action, content: NOT_APPROVER_TEXT, ephemeral: true });
+        continue;
+      }
+      expect({ action, type: cb.type }).toEqual({ action, type: 6 });
+      const note = await eventually(() => click.followUps().at(-1), "the private refusal");
+      expect({ action, content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({ action, content: NOT_APPROVER_TEXT, ephemeral: true });
     }
 
     // Nothing changed: still pending, nothing ran, no decision receipt, the card still has its buttons.

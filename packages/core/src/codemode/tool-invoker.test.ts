@@ -106,7 +106,7 @@ describe("tool invoker: the approval path", () => {
     const before = Date.now();
     await s.invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
     const req = s.asked[0]!;
-    expect(req).toMatchObject({ toolPath: "notes.add", runId: "run_inv", sessionId: "sess_1", requestedBy: "ann", description: "Add a note", inputPreview: '{"text":"milk"}' });
+    expect(req).toMatchObject({ toolPath: "notes.add", runId: "run_inv", sessionId: "sess_1", requestedBy: "ann", description: "Add a note", inputPreview: 'text: "milk"' });
     expect(req.code).toBe('await tools.notes.add({ text: "[redacted]" })');
     expect(req.expiresAt - req.requestedAt).toBe(60_000);
     expect(req.requestedAt).toBeGreaterThanOrEqual(before);
@@ -204,6 +204,6 @@ describe("tool invoker: the approval path", () => {
     await s.invoker.invoke("notes.add", JSON.stringify({ text: SECRET }));
     const [requested] = s.receipts.byRun("run_inv");
     expect(requested!.inputPreview).toBe('{"text":"[redacted]"}');
-    expect(s.asked[0]!.inputPreview).toBe('{"text":"[redacted]"}');
+    expect(s.asked[0]!.inputPreview).toBe('text: "[redacted]"');
   });
 });
