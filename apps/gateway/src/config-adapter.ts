@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { approxTokens, withDiscovery } from "@openassistant/core/codemode/tool-discovery.ts";
 import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config/index.ts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins/index.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
@@ -87,13 +88,19 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
-    const declarations = s.declarations ? { ...s.declarations, warnings: [] } : generateDeclarations(s.tree);
+    let tree = s.tree;
+    let declarations = s.declarations ? { ...s.declarations, warnings: [] } : generateDeclarations(s.tree);
+    // More declarations than the prompt budget: the model searches them from its code instead.
+    if (approxTokens(declarations.text) > c.model.toolPromptTokens) {
+      tree = withDiscovery(s.tree);
+      declarations = generateDeclarations(tree);
+    }
     return {
-      tree: s.tree,
+      tree,
       declarations,
       diagnostics: [...s.diagnostics.map(formatDiagnostic), ...declarations.warnings],
       errors: s.diagnostics.filter((d) => d.level === "error").length,
-      count: flattenToolTree(s.tree).length,
+      count: flattenToolTree(tree).length,
     };
   });
   const tools: ToolSource = {

@@ -1,3 +1,4 @@
+import { promptToolListing } from "@openassistant/core/codemode/tool-discovery.ts";
 import type { ContentBlockParam, Message, MessageParam, ToolResultBlockParam, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ToolTree } from "@openassistant/sdk";
 import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
@@ -107,6 +108,9 @@ const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, st
     "I stopped: the conversation filled the model's context window. Start a new conversation (or ask again more briefly); the receipts of what ran are kept.",
 };
 
+/** Declarations up to this many tokens go in the prompt whole (config `model.toolPromptTokens`). */
+const DEFAULT_TOOL_PROMPT_TOKENS = 15_000;
+
 /** Continuation prompt after a `pause_turn` (valid on every model, including those that reject prefill). */
 const CONTINUE_TEXT = "(Continue.)";
 
@@ -203,7 +207,8 @@ export function startTurn(
     s,
     tree,
     declarations,
-    system: buildSystemPrompt(declarations, s.system),
+    // Too many declarations for the prompt: it lists namespaces, the model uses tools.$search.
+    system: buildSystemPrompt(promptToolListing(tree, declarations, s.toolPromptTokens ?? DEFAULT_TOOL_PROMPT_TOKENS).text, s.system),
     userContent,
     history,
     historyTokens: s.historyTokens,

@@ -19,6 +19,8 @@ export interface TurnSettings {
   /** Approximate token budget (chars / 4) for prior history in the request. */
   readonly historyTokens: number;
   readonly historyMessages: number;
+  /** Budget for the tool declarations in the prompt; above it, discovery mode (namespaces + tools.$search). */
+  readonly toolPromptTokens?: number;
   /** `output_config.effort`; sent only when the model supports it (model-capabilities.ts). */
   readonly effort?: EffortLevel;
   /** `thinking.type`; sent only when the model accepts it, else the model's default applies. */
@@ -38,6 +40,7 @@ export function turnSettingsFromConfig(model: OpenAssistantConfig["model"]): Tur
     turnTimeoutSeconds: model.turnTimeoutSeconds,
     historyTokens: model.historyTokens,
     historyMessages: model.historyMessages,
+    toolPromptTokens: model.toolPromptTokens,
     ...(model.system ? { system: model.system } : {}),
     ...(model.effort ? { effort: model.effort } : {}),
     ...(model.thinking ? { thinking: model.thinking } : {}),

@@ -19,11 +19,11 @@ function bigTree(n: number): ToolTree {
 describe("tool discovery", () => {
   test("small sets go in the prompt whole; large ones as namespaces plus how to search", () => {
     const small = bigTree(0);
-    expect(promptToolListing(small, generateDeclarations(small), 15_000).mode).toBe("full");
+    expect(promptToolListing(small, generateDeclarations(small).text, 15_000).mode).toBe("full");
     const big = bigTree(1000);
     const decl = generateDeclarations(big);
     expect(approxTokens(decl.text)).toBeGreaterThan(15_000);
-    const listing = promptToolListing(big, decl, 15_000);
+    const listing = promptToolListing(big, decl.text, 15_000);
     expect(listing.mode).toBe("discovery");
     expect(approxTokens(listing.text)).toBeLessThan(500);
     expect(listing.text).toContain("tools.github (1003 tools)");

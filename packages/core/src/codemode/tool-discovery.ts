@@ -1,6 +1,6 @@
 import { defineTool, type ToolDefinition, type ToolTree, z } from "@openassistant/sdk";
 import { flattenToolTree } from "../tools/flatten.ts";
-import { declareTool, type GeneratedDeclarations } from "./declarations.ts";
+import { declareTool } from "./declarations.ts";
 
 /**
  * Discovery for large tool sets. When every declaration does not fit the prompt budget, the prompt
@@ -78,8 +78,8 @@ export function discoveryTools(currentTree: () => ToolTree): ToolTree {
  * What the prompt says about the tools: every declaration when they fit `budgetTokens`, else one
  * line per namespace (tool count and a sample of what it does) and how to search.
  */
-export function promptToolListing(tree: ToolTree, declarations: GeneratedDeclarations, budgetTokens: number): { readonly mode: "full" | "discovery"; readonly text: string } {
-  if (approxTokens(declarations.text) <= budgetTokens) return { mode: "full", text: declarations.text };
+export function promptToolListing(tree: ToolTree, declarations: string, budgetTokens: number): { readonly mode: "full" | "discovery"; readonly text: string } {
+  if (approxTokens(declarations) <= budgetTokens) return { mode: "full", text: declarations };
   const groups = new Map<string, ToolDefinition[]>();
   for (const t of flattenToolTree(tree)) {
     const ns = t.path.split(".")[0]!;
@@ -101,4 +101,9 @@ export function promptToolListing(tree: ToolTree, declarations: GeneratedDeclara
     lines.push(`//   tools.${ns} (${defs.length} tool${defs.length === 1 ? "" : "s"}): ${sample}${defs.length > 3 ? "; …" : ""}`);
   }
   return { mode: "discovery", text: `${lines.join("\n")}\n` };
+}
+
+/** `tree` plus `tools.$search` / `tools.$describe` over it. */
+export function withDiscovery(tree: ToolTree): ToolTree {
+  return { ...tree, ...discoveryTools(() => tree) };
 }

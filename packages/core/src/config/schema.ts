@@ -44,6 +44,11 @@ export const configSchema = z.strictObject({
       historyTokens: z.number().int().positive().default(60_000),
       /** Most prior messages sent in a request. */
       historyMessages: z.number().int().positive().default(200),
+      /**
+       * Tokens (characters / 4) the tool declarations may take in the prompt. Above it the prompt
+       * lists namespaces and the model finds tools with tools.$search / tools.$describe.
+       */
+      toolPromptTokens: z.number().int().positive().default(15_000),
       /** Extra text appended to the system prompt. */
       system: z.string().optional(),
       /** Thinking depth (`output_config.effort`); allowed values depend on the model (model-capabilities.ts). */

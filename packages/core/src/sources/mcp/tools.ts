@@ -1,4 +1,5 @@
-import { defineTool, type ToolTree, z } from "@openassistant/sdk";
+import { defineTool, type ToolTree } from "@openassistant/sdk";
+import { inputSchemaFromJson } from "../input-schema.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { callableName } from "../../tools/names.ts";
 import type { McpConnection } from "./connection.ts";
@@ -14,13 +15,7 @@ export function mcpToolTree(connection: McpConnection, tools: readonly Tool[]): 
     let name = callableName(tool.name).replace(/\./g, "_") || "tool";
     for (let n = 2; used.has(name); n++) name = `${callableName(tool.name).replace(/\./g, "_")}${n}`;
     used.add(name);
-    let args: z.ZodObject;
-    try {
-      const schema = z.fromJSONSchema((tool.inputSchema ?? { type: "object" }) as never);
-      args = schema instanceof z.ZodObject ? schema : z.object({}).catchall(z.unknown());
-    } catch {
-      args = z.object({}).catchall(z.unknown());
-    }
+    const args = inputSchemaFromJson(tool.inputSchema);
     const description = [tool.title && tool.title !== tool.name ? tool.title : undefined, tool.description].filter(Boolean).join(": ") || `${connection.name} tool ${tool.name}`;
     Object.defineProperty(tree, name, {
       enumerable: true,

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { defineTool, type ToolDefinition, type ToolTree, z } from "@openassistant/sdk";
+import { defineTool, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
+import { inputSchemaFromJson } from "../input-schema.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
 
 export type OpenApiAuth =
@@ -68,14 +69,7 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
 }
 
 function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAuth | undefined): ToolDefinition {
-  let args: z.ZodObject;
-  try {
-    const schema = z.fromJSONSchema(op.inputSchema as never);
-    args = schema instanceof z.ZodObject ? schema : z.object({}).passthrough();
-  } catch {
-    // A schema zod cannot express still gets a tool; the server validates what it receives.
-    args = z.object({}).catchall(z.unknown());
-  }
+  const args = inputSchemaFromJson(op.inputSchema);
   return defineTool({
     description: op.description,
     approval: op.method === "GET" || op.method === "HEAD" ? "auto" : "required",

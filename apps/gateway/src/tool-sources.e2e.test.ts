@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "@openassistant/sdk";
+import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
+import { closeMcpConnections } from "@openassistant/core/sources/mcp/index.ts";
+import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
+import { startMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import { createGateway } from "./gateway.ts";
+import { TEST_API_KEY, TEST_MODEL } from "./testing/harness.ts";
+
+// GitHub's description is 13 MB and server-everything is a child process: seconds on a busy machine.
+setDefaultTimeout(240_000);
+afterAll(() => closeMcpConnections());
+
+const EVERYTHING = Bun.resolveSync("@modelcontextprotocol/server-everything/dist/index.js", join(import.meta.dir, "../../../packages/testkit/src"));
+const GITHUB_SPEC = Bun.resolveSync("@octokit/openapi/generated/api.github.com.json", join(import.meta.dir, "../../../packages/testkit/src"));
+
+describe("tool sources beyond files (issue 15)", () => {
+  test("an MCP server over stdio, one over HTTP and GitHub's OpenAPI spec: one turn calls a tool of each, approval where required, receipts for each; the prompt switches to discovery", async () => {
+    const gh = await startFakeGitHub({ token: "ghp_e2e", repos: { "acme/app": { issues: [{ number: 1, title: "Crash on start", body: null, state: "open", labels: [], comments: [], user: "ann" }], files: {} } } });
+    const deleted: number[] = [];
+    const users = await startMcpHttpServer((s) => {
+      s.registerTool("delete-user", { description: "Delete a user", inputSchema: { id: z.number() } }, async ({ id }) => {
+        deleted.push(id);
+        return { content: [{ type: "text", text: `deleted ${id}` }] };
+      });
+    });
+    const api = await startFakeAnthropic();
+    const dir = makeTempDir("oa-sources-e2e-");
+    mkdirSync(join(dir, ".openassistant"), { recursive: true });
+    writeFileSync(
+      join(dir, ".openassistant", "config.json"),
+      JSON.stringify({
+        mcp: { servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], allowProcess: true }, users: { url: users.url } } },
+        openapi: { github: { spec: GITHUB_SPEC, baseUrl: gh.url, auth: { type: "header", name: "authorization", value: "token ${GH_TOKEN}" } } },
+        workspace: { enabled: false },
+      }),
+    );
+    const gateway = await createGateway({
+      cwd: dir,
+      env: { ANTHROPIC_API_KEY: TEST_API_KEY, GH_TOKEN: "ghp_e2e" },
+      configDir: join(dir, "config"),
+      settings: { anthropic: { baseURL: api.url }, approvalTimeoutMs: 60_000, turn: { model: TEST_MODEL, maxTokens: 1024, maxRounds: 8, maxRepairRounds: 3, maxTurnTokens: 1_000_000, turnTimeoutSeconds: 120, historyTokens: 60_000, historyMessages: 200, toolPromptTokens: 15_000 } } as never,
+    });
+    try {
+      const paths = flattenToolTree(gateway.tools().tree).map((t) => t.path);
+      expect(paths).toContain("everything.getSum");
+      expect(paths).toContain("users.deleteUser");
+      expect(paths.filter((p: string) => p.startsWith("github.")).length).toBeGreaterThan(1000);
+      expect(paths).toContain("$search");
+
+      const asked: string[] = [];
+      gateway.approvals.subscribe((e) => {
+        if (e.type !== "requested") return;
+        asked.push(e.request.toolPath);
+        gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+      });
+      api.script([
+        toolUseTurn({ id: "toolu_s", name: "execute", input: { code: 'return await tools.$search({ query: "list repository issues", limit: 3 });' } }),
+        toolUseTurn({
+          id: "toolu_c",
+          name: "execute",
+          input: {
+            code: [
+              "const sum = await tools.everything.getSum({ a: 2, b: 3 });",
+              'const issues = (await tools.github.issues.listForRepo({ owner: "acme", repo: "app" })) as Array<{ title: string }>;',
+              "const gone = await tools.users.deleteUser({ id: 7 });",
+              "return { sum, titles: issues.map((i) => i.title), gone };",
+            ].join("\n"),
+          },
+        }),
+        textTurn("2 + 3 = 5, the open issue is 'Crash on start', and user 7 was deleted."),
+      ]);
+      const out = await gateway.handleMessage({ sessionKey: "s1", surface: "terminal", text: "sum 2 and 3, list acme/app issues, delete user 7" });
+
+      // Discovery mode: the prompt lists namespaces instead of 1,000+ declarations.
+      const first = JSON.stringify(api.messageRequests()[0]!.body.system);
+      expect(first).toContain("tools.github (");
+      expect(first).toContain("tools.$search");
+      expect(first.length).toBeLessThan(60_000);
+      expect(JSON.stringify(api.messageRequests()[1]!.body.messages)).toContain("tools.github.issues.listForRepo");
+
+      expect(asked).toEqual(["users.deleteUser"]);
+      expect(deleted).toEqual([7]);
+      expect(gh.violations).toEqual([]);
+      expect(gh.requests.at(-1)?.authorization).toBe("token ghp_e2e");
+      const succeeded = out.runIds.flatMap((r) => gateway.receipts.query({ runId: r, phase: "succeeded" })).map((r) => r.toolPath);
+      expect(succeeded).toEqual(["$search", "everything.getSum", "github.issues.listForRepo", "users.deleteUser"]);
+      expect(out.unverified).toBe(false);
+    } finally {
+      await gateway.shutdown();
+      await api.close();
+      await users.close();
+      await gh.close();
+      expect(api.violations).toEqual([]);
+    }
+  });
+});
