@@ -20,7 +20,12 @@ const commands: Array<{ name: string; argv: string[]; target?: number }> = [
 
 async function sample(argv: string[]): Promise<{ wall: number; cpu: number }> {
   const t0 = performance.now();
-  const proc = Bun.spawn(argv, { cwd: ROOT, stdout: "ignore", stderr: "ignore", env: { ...process.env, NO_COLOR: "1" } });
+  const proc = Bun.spawn(argv, {
+    cwd: ROOT,
+    stdout: "ignore",
+    stderr: "ignore",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   await proc.exited;
   const wall = performance.now() - t0;
   const usage = proc.resourceUsage();
@@ -39,13 +44,16 @@ for (let i = 0; i < SAMPLES; i++)
   }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const min = (xs: number[]) => Math.min(...xs);
-printTable(`CLI start-up (fresh process, ${SAMPLES} interleaved samples each)`, commands.map((c, j) => ({
-  command: c.name,
-  "wall median": fmtMs(median(walls[j]!)),
-  "wall min": fmtMs(min(walls[j]!)),
-  "CPU (user+sys) median": fmtMs(median(cpus[j]!)),
-  target: c.target ? `≤ ${c.target} ms` : "",
-})));
+printTable(
+  `CLI start-up (fresh process, ${SAMPLES} interleaved samples each)`,
+  commands.map((c, j) => ({
+    command: c.name,
+    "wall median": fmtMs(median(walls[j]!)),
+    "wall min": fmtMs(min(walls[j]!)),
+    "CPU (user+sys) median": fmtMs(median(cpus[j]!)),
+    target: c.target ? `≤ ${c.target} ms` : "",
+  })),
+);
 
 // Which heavy packages a command pulls in: import the CLI in-process and list the modules loaded.
 const probe = (argv: string[]) => `
@@ -58,10 +66,17 @@ const heavy = Object.keys(require.cache).map((k) => /node_modules\\/(?:\\.bun\\/
 console.log(JSON.stringify({ modules: Object.keys(require.cache).length, heavy: [...new Set(heavy)] }));
 `;
 const rows: Array<Record<string, string>> = [];
-for (const [name, argv] of [["--help (main.ts only)", []], ["plugins list", ["plugins", "list"]]] as const) {
+for (const [name, argv] of [
+  ["--help (main.ts only)", []],
+  ["plugins list", ["plugins", "list"]],
+] as const) {
   const proc = Bun.spawn(["bun", "-e", probe([...argv])], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
   const out = (await new Response(proc.stdout).text()).trim().split("\n").at(-1) ?? "{}";
   const r = JSON.parse(out) as { modules?: number; heavy?: string[] };
-  rows.push({ command: name, "modules loaded": String(r.modules ?? "?"), "typescript / discord.js / effect / anthropic": r.heavy?.length ? r.heavy.join(", ") : "none" });
+  rows.push({
+    command: name,
+    "modules loaded": String(r.modules ?? "?"),
+    "typescript / discord.js / effect / anthropic": r.heavy?.length ? r.heavy.join(", ") : "none",
+  });
 }
 printTable("What the CLI imports", rows);

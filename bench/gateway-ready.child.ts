@@ -26,7 +26,11 @@ if (mode === "tree") {
     group[`tool${i}`] = defineTool({
       description: `Benchmark tool ${i}`,
       approval: i % 5 === 0 ? "required" : "auto",
-      args: z.object({ id: z.string().describe("the id"), count: z.number().int().optional(), tags: z.array(z.string()).default([]) }),
+      args: z.object({
+        id: z.string().describe("the id"),
+        count: z.number().int().optional(),
+        tags: z.array(z.string()).default([]),
+      }),
       run: async (input) => ({ ok: true, input }),
     });
   }
@@ -37,5 +41,13 @@ if (mode === "tree") {
 const t1 = performance.now();
 const gateway = await createGateway({ cwd: dir, env, tools, loaded, configDir: `${dir}/config` });
 const ready = performance.now();
-console.log(JSON.stringify({ sinceProcessStartMs: ready, importMs: imported, loadMs: t1 - t0, createGatewayMs: ready - t1, tools: gateway.tools().count }));
+console.log(
+  JSON.stringify({
+    sinceProcessStartMs: ready,
+    importMs: imported,
+    loadMs: t1 - t0,
+    createGatewayMs: ready - t1,
+    tools: gateway.tools().count,
+  }),
+);
 await gateway.shutdown();

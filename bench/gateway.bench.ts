@@ -74,25 +74,67 @@ for (const mode of ["import", "workspace", "tree"] as const) {
     importMs.push(line.importMs ?? line.sinceProcessStartMs);
   }
   if (mode === "import") {
-    startRows.push({ measure: "baseline: spawn → gateway modules imported (no work)", median: fmtMs(median(wall)), p95: fmtMs(p95(wall)), target: "", ok: "" });
+    startRows.push({
+      measure: "baseline: spawn → gateway modules imported (no work)",
+      median: fmtMs(median(wall)),
+      p95: fmtMs(p95(wall)),
+      target: "",
+      ok: "",
+    });
     continue;
   }
   const what = mode === "workspace" ? `${tools} tool files via config + registry` : `${tools} tools as a tree`;
   startRows.push(
-    { measure: `${what}: spawn → ready (wall)`, median: fmtMs(median(wall)), p95: fmtMs(p95(wall)), target: "≤ 600 ms", ok: median(wall) <= 600 ? "yes" : "NO" },
-    { measure: `  of which: module import (in child)`, median: fmtMs(median(importMs)), p95: fmtMs(p95(importMs)), target: "", ok: "" },
-    ...(mode === "workspace" ? [{ measure: `  of which: config + tool loading (loadGatewaySettings)`, median: fmtMs(median(loadMs)), p95: fmtMs(p95(loadMs)), target: "", ok: "" }] : []),
-    { measure: `  of which: createGateway() (DB, typecheck + sandbox warm-up, declarations)`, median: fmtMs(median(inProc)), p95: fmtMs(p95(inProc)), target: "", ok: "" },
+    {
+      measure: `${what}: spawn → ready (wall)`,
+      median: fmtMs(median(wall)),
+      p95: fmtMs(p95(wall)),
+      target: "≤ 600 ms",
+      ok: median(wall) <= 600 ? "yes" : "NO",
+    },
+    {
+      measure: `  of which: module import (in child)`,
+      median: fmtMs(median(importMs)),
+      p95: fmtMs(p95(importMs)),
+      target: "",
+      ok: "",
+    },
+    ...(mode === "workspace"
+      ? [
+          {
+            measure: `  of which: config + tool loading (loadGatewaySettings)`,
+            median: fmtMs(median(loadMs)),
+            p95: fmtMs(p95(loadMs)),
+            target: "",
+            ok: "",
+          },
+        ]
+      : []),
+    {
+      measure: `  of which: createGateway() (DB, typecheck + sandbox warm-up, declarations)`,
+      median: fmtMs(median(inProc)),
+      p95: fmtMs(p95(inProc)),
+      target: "",
+      ok: "",
+    },
   );
 }
-printTable("Gateway start to ready (config + 200 tools + DB + typecheck warm-up + sandbox warm-up; fresh subprocess and dir, 6 runs each)", startRows);
+printTable(
+  "Gateway start to ready (config + 200 tools + DB + typecheck warm-up + sandbox warm-up; fresh subprocess and dir, 6 runs each)",
+  startRows,
+);
 
 // ── 2. overhead per turn ─────────────────────────────────────────────────────────────────────
 const api = await startFakeAnthropic();
 const dir = makeTempDir("oa-bench-turn-");
 const tools = {
   notes: {
-    add: defineTool({ description: "Add a note", approval: "auto", args: z.object({ text: z.string() }), run: async (i) => ({ id: 1, ...i }) }),
+    add: defineTool({
+      description: "Add a note",
+      approval: "auto",
+      args: z.object({ text: z.string() }),
+      run: async (i) => ({ id: 1, ...i }),
+    }),
     list: defineTool({ description: "List notes", approval: "auto", args: z.object({}), run: async () => [] }),
   },
 };
@@ -104,8 +146,12 @@ const gateway = await createGateway({
   settings: { anthropic: { baseURL: api.url } },
 });
 const SNIPPET = 'return await tools.notes.add({ text: "x" });';
-const script = () => api.script([toolUseTurn({ id: "toolu_b", name: "execute", input: { code: SNIPPET } }), textTurn("Added the note.")]);
-const sdk = buildSdkClient({ profileId: "bench", source: "env", type: "api_key", secret: "sk-ant-api03-bench-000000000000" }, { baseURL: api.url });
+const script = () =>
+  api.script([toolUseTurn({ id: "toolu_b", name: "execute", input: { code: SNIPPET } }), textTurn("Added the note.")]);
+const sdk = buildSdkClient(
+  { profileId: "bench", source: "env", type: "api_key", secret: "sk-ant-api03-bench-000000000000" },
+  { baseURL: api.url },
+);
 
 const N = 40;
 const turnMs: number[] = [];
@@ -124,7 +170,10 @@ for (let i = 0; i < N + 5; i++) {
   await gateway.handleMessage({ sessionKey: `bench-${i}`, surface: "bench", text: "add a note", onEvent });
   const total = performance.now() - t0;
   // Baseline: replay the exact request bodies this turn sent, straight through the SDK.
-  const bodies = api.messageRequests().slice(before).map((r) => r.body);
+  const bodies = api
+    .messageRequests()
+    .slice(before)
+    .map((r) => r.body);
   api.script([toolUseTurn({ id: "toolu_b", name: "execute", input: { code: "return 1" } }), textTurn("ok")]);
   const b0 = performance.now();
   for (const body of bodies) {
@@ -151,27 +200,89 @@ for (let i = 0; i < N + 5; i++) {
 const rest = overhead.map((o, i) => o - runMs[i]! - median(checkMs));
 printTable(`Gateway overhead per turn (model → execute → model, ${N} turns, instant fake model, trivial tool)`, [
   { measure: "whole turn (handleMessage)", median: fmtMs(median(turnMs)), p95: fmtMs(p95(turnMs)), target: "", ok: "" },
-  { measure: "baseline: same 2 requests straight through the SDK", median: fmtMs(median(baselineMs)), p95: fmtMs(p95(baselineMs)), target: "", ok: "" },
-  { measure: "gateway overhead (turn − baseline)", median: fmtMs(median(overhead)), p95: fmtMs(p95(overhead)), target: "≤ 10 ms", ok: median(overhead) <= 10 ? "yes" : "NO" },
-  { measure: "  of which: the run (transpile + sandbox + policy + receipts)", median: fmtMs(median(runMs)), p95: fmtMs(p95(runMs)), target: "", ok: "" },
-  { measure: "  of which: typecheck of the snippet (measured apart, warm checker)", median: fmtMs(median(checkMs)), p95: fmtMs(p95(checkMs)), target: "", ok: "" },
-  { measure: "  the rest: sessions, prompt, events, grounding (overhead − run − typecheck)", median: fmtMs(median(rest)), p95: fmtMs(p95(rest)), target: "", ok: "" },
-  { measure: "ratio turn / baseline", median: `${(median(turnMs) / median(baselineMs)).toFixed(2)}×`, p95: "", target: "", ok: "" },
+  {
+    measure: "baseline: same 2 requests straight through the SDK",
+    median: fmtMs(median(baselineMs)),
+    p95: fmtMs(p95(baselineMs)),
+    target: "",
+    ok: "",
+  },
+  {
+    measure: "gateway overhead (turn − baseline)",
+    median: fmtMs(median(overhead)),
+    p95: fmtMs(p95(overhead)),
+    target: "≤ 10 ms",
+    ok: median(overhead) <= 10 ? "yes" : "NO",
+  },
+  {
+    measure: "  of which: the run (transpile + sandbox + policy + receipts)",
+    median: fmtMs(median(runMs)),
+    p95: fmtMs(p95(runMs)),
+    target: "",
+    ok: "",
+  },
+  {
+    measure: "  of which: typecheck of the snippet (measured apart, warm checker)",
+    median: fmtMs(median(checkMs)),
+    p95: fmtMs(p95(checkMs)),
+    target: "",
+    ok: "",
+  },
+  {
+    measure: "  the rest: sessions, prompt, events, grounding (overhead − run − typecheck)",
+    median: fmtMs(median(rest)),
+    p95: fmtMs(p95(rest)),
+    target: "",
+    ok: "",
+  },
+  {
+    measure: "ratio turn / baseline",
+    median: `${(median(turnMs) / median(baselineMs)).toFixed(2)}×`,
+    p95: "",
+    target: "",
+    ok: "",
+  },
 ]);
 // ── 3. prompt-cache hit rate of a 5-round tool loop (strict fake: cache reads computed from the
 // cache_control breakpoints, as documented) ────────────────────────────────────────────────────
 const servedBefore = api.served.length;
-const add = (id: string) => toolUseTurn({ id, name: "execute", input: { code: 'return await tools.notes.add({ text: "x" });' } });
-api.script([add("toolu_c1"), add("toolu_c2"), add("toolu_c3"), add("toolu_c4"), add("toolu_c5"), textTurn("Added five notes.")]);
+const add = (id: string) =>
+  toolUseTurn({ id, name: "execute", input: { code: 'return await tools.notes.add({ text: "x" });' } });
+api.script([
+  add("toolu_c1"),
+  add("toolu_c2"),
+  add("toolu_c3"),
+  add("toolu_c4"),
+  add("toolu_c5"),
+  textTurn("Added five notes."),
+]);
 await gateway.handleMessage({ sessionKey: "bench-cache", surface: "bench", text: "add five notes, one at a time" });
 const loop = api.served.slice(servedBefore).map((x) => x.usage);
 const read = loop.reduce((n, u) => n + u.cache_read_input_tokens, 0);
 const written = loop.reduce((n, u) => n + u.cache_creation_input_tokens, 0);
-const totalIn = loop.reduce((n, u) => n + u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens, 0);
-printTable(`Prompt cache, 5-round tool loop (${loop.length} requests, ${gateway.settings.turn.model}, fake Anthropic)`, [
-  { measure: "input tokens read from cache / all input tokens", median: `${((read / totalIn) * 100).toFixed(1)}%`, p95: "", target: "", ok: "" },
-  { measure: "tokens read / written / total", median: `${read} / ${written} / ${totalIn}`, p95: "", target: "", ok: "" },
-]);
+const totalIn = loop.reduce(
+  (n, u) => n + u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens,
+  0,
+);
+printTable(
+  `Prompt cache, 5-round tool loop (${loop.length} requests, ${gateway.settings.turn.model}, fake Anthropic)`,
+  [
+    {
+      measure: "input tokens read from cache / all input tokens",
+      median: `${((read / totalIn) * 100).toFixed(1)}%`,
+      p95: "",
+      target: "",
+      ok: "",
+    },
+    {
+      measure: "tokens read / written / total",
+      median: `${read} / ${written} / ${totalIn}`,
+      p95: "",
+      target: "",
+      ok: "",
+    },
+  ],
+);
 
 await gateway.shutdown();
 await api.close();

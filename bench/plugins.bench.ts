@@ -14,7 +14,10 @@ const LOADER = join(import.meta.dir, "../packages/core/src/plugins/index.ts");
 const SAMPLES = 5;
 
 function makeProject(tools: number, plugins: number): string {
-  const root = join(tmpdir(), `oa-bench-plugins-${process.pid}-${tools}-${plugins}-${Math.random().toString(36).slice(2)}`);
+  const root = join(
+    tmpdir(),
+    `oa-bench-plugins-${process.pid}-${tools}-${plugins}-${Math.random().toString(36).slice(2)}`,
+  );
   mkdirSync(join(root, ".openassistant/tools"), { recursive: true });
   writeFileSync(join(root, "package.json"), "{}");
   for (let i = 0; i < tools; i++)
@@ -32,8 +35,21 @@ export default defineTool({
   for (let p = 0; p < plugins; p++) {
     const dir = join(root, `.openassistant/plugins/plugin-${p}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `plugin-${p}`, type: "module", openassistant: { entry: "./index.ts" } }));
-    writeFileSync(join(dir, "openassistant.json"), JSON.stringify({ id: `plugin${p}`, configSchema: { type: "object", properties: { host: { type: "string", default: "x" } }, additionalProperties: false } }));
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: `plugin-${p}`, type: "module", openassistant: { entry: "./index.ts" } }),
+    );
+    writeFileSync(
+      join(dir, "openassistant.json"),
+      JSON.stringify({
+        id: `plugin${p}`,
+        configSchema: {
+          type: "object",
+          properties: { host: { type: "string", default: "x" } },
+          additionalProperties: false,
+        },
+      }),
+    );
     writeFileSync(
       join(dir, "index.ts"),
       `import { defineTool, z, type PluginContext } from "@openassistant/sdk";
@@ -83,15 +99,18 @@ const empty = makeProject(0, 0);
 try {
   const base = await cold(empty, "empty project (baseline)");
   const full = await cold(big, "200 tools + 20 plugins");
-  printTable(`Cold discovery + load + declarations (fresh subprocess, median of ${SAMPLES})`, [base, full].map((r) => ({
-    case: r.label,
-    tools: r.tools,
-    "loader import + loadTools": fmtMs(r.total),
-    "loadTools only": fmtMs(r.load),
-    "process wall": fmtMs(r.wall),
-    "vs baseline": `${(r.total / base.total).toFixed(2)}×`,
-    "target ≤ 1 s": r.label.startsWith("200") ? (r.total <= 1000 ? "✓" : "✗") : "",
-  })));
+  printTable(
+    `Cold discovery + load + declarations (fresh subprocess, median of ${SAMPLES})`,
+    [base, full].map((r) => ({
+      case: r.label,
+      tools: r.tools,
+      "loader import + loadTools": fmtMs(r.total),
+      "loadTools only": fmtMs(r.load),
+      "process wall": fmtMs(r.wall),
+      "vs baseline": `${(r.total / base.total).toFixed(2)}×`,
+      "target ≤ 1 s": r.label.startsWith("200") ? (r.total <= 1000 ? "✓" : "✗") : "",
+    })),
+  );
 
   // Reload: edit one tool, wait for the watcher-driven snapshot.
   const reg = createToolRegistry({ cwd: big, env: { PATH: process.env.PATH, HOME: big }, homeDir: big, log: () => {} });
@@ -103,9 +122,12 @@ try {
     const before = reg.current().version;
     const marker = `edited ${i}`;
     const t0 = performance.now();
-    writeFileSync(join(big, ".openassistant/tools/tool-7.ts"), `import { defineTool, z } from "@openassistant/sdk";
+    writeFileSync(
+      join(big, ".openassistant/tools/tool-7.ts"),
+      `import { defineTool, z } from "@openassistant/sdk";
 export default defineTool({ description: ${JSON.stringify(marker)}, approval: "auto", args: z.object({ q: z.string() }), run: async (i) => i });
-`);
+`,
+    );
     for (;;) {
       const s = reg.current();
       if (s.version > before && s.entries.find((e) => e.id === "tool_7")?.tools[0]?.description === marker) break;
@@ -121,7 +143,11 @@ export default defineTool({ description: ${JSON.stringify(marker)}, approval: "a
   const explicit = performance.now() - t0;
   reloads.sort((a, b) => a - b);
   printTable("Reload of one edited tool (200 tools + 20 plugins, watch() with 50 ms debounce, 10 edits)", [
-    { measure: "write → new snapshot via watch(), median", value: fmtMs(median(reloads)), "target ≤ 300 ms": median(reloads) <= 300 ? "✓" : "✗" },
+    {
+      measure: "write → new snapshot via watch(), median",
+      value: fmtMs(median(reloads)),
+      "target ≤ 300 ms": median(reloads) <= 300 ? "✓" : "✗",
+    },
     { measure: "write → new snapshot via watch(), max", value: fmtMs(reloads.at(-1)!), "target ≤ 300 ms": "" },
     { measure: "explicit reload(), nothing changed", value: fmtMs(explicit), "target ≤ 300 ms": "" },
   ]);

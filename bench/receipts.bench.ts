@@ -102,7 +102,14 @@ async function concurrentRuns(runs: number, calls: number, mode: "old" | "group"
   const one = async (r: number) => {
     for (let c = 0; c < calls; c++) {
       const t = performance.now();
-      const base = { runId: `run_${r}`, callId: `call_${r}_${c}`, toolPath: "weather.get", approval: "auto", policy: "auto", sessionId: "sess_1" } as const;
+      const base = {
+        runId: `run_${r}`,
+        callId: `call_${r}_${c}`,
+        toolPath: "weather.get",
+        approval: "auto",
+        policy: "auto",
+        sessionId: "sess_1",
+      } as const;
       if (mode === "old") {
         store.append({ ...base, phase: "requested", inputPreview: '{"location":"Berlin"}' });
         store.append({ ...base, phase: "started", decision: "auto", inputPreview: '{"location":"Berlin"}' });
@@ -134,8 +141,22 @@ const best = <T extends { rate: number; cpu: number }>(xs: T[]) => xs.reduce((a,
 const oldSingle = best([oldPathSingle(5_000), oldPathSingle(5_000), oldPathSingle(5_000)]);
 const newSingle = best([await groupSingle(5_000), await groupSingle(5_000), await groupSingle(5_000)]);
 printTable("Receipt append, one run (file, WAL, synchronous=NORMAL, keyed chain)", [
-  { path: "append(): one commit per receipt (before)", "sustained receipts/s": Math.round(oldSingle.rate).toLocaleString("en-US"), "CPU/receipt": `${oldSingle.cpu.toFixed(1)} µs`, "per free core": perCore(oldSingle.cpu), "median durable append": fmtMs(oldSingle.median), "p99": fmtMs(oldSingle.p99) },
-  { path: "stage() + await durable(): group commit", "sustained receipts/s": Math.round(newSingle.rate).toLocaleString("en-US"), "CPU/receipt": `${newSingle.cpu.toFixed(1)} µs`, "per free core": perCore(newSingle.cpu), "median durable append": fmtMs(newSingle.median), "p99": fmtMs(newSingle.p99) },
+  {
+    path: "append(): one commit per receipt (before)",
+    "sustained receipts/s": Math.round(oldSingle.rate).toLocaleString("en-US"),
+    "CPU/receipt": `${oldSingle.cpu.toFixed(1)} µs`,
+    "per free core": perCore(oldSingle.cpu),
+    "median durable append": fmtMs(oldSingle.median),
+    p99: fmtMs(oldSingle.p99),
+  },
+  {
+    path: "stage() + await durable(): group commit",
+    "sustained receipts/s": Math.round(newSingle.rate).toLocaleString("en-US"),
+    "CPU/receipt": `${newSingle.cpu.toFixed(1)} µs`,
+    "per free core": perCore(newSingle.cpu),
+    "median durable append": fmtMs(newSingle.median),
+    p99: fmtMs(newSingle.p99),
+  },
 ]);
 
 const oldConc = best([await concurrentRuns(50, 40, "old"), await concurrentRuns(50, 40, "old")]);
@@ -143,12 +164,54 @@ const newConc = best([await concurrentRuns(50, 40, "group"), await concurrentRun
 const oneOld = best([await concurrentRuns(1, 2_000, "old"), await concurrentRuns(1, 2_000, "old")]);
 const oneNew = best([await concurrentRuns(1, 2_000, "group"), await concurrentRuns(1, 2_000, "group")]);
 printTable("Receipts of tool calls (requested, started, outcome), file DB, keyed chain", [
-  { runs: "50 concurrent", path: "one commit per receipt (before)", "receipts/s": Math.round(oldConc.rate).toLocaleString("en-US"), "CPU/receipt": `${oldConc.cpu.toFixed(1)} µs`, "per free core": perCore(oldConc.cpu), "median per call": fmtMs(oldConc.callMedian), target: "", verified: String(oldConc.verified) },
-  { runs: "50 concurrent", path: "group commit", "receipts/s": Math.round(newConc.rate).toLocaleString("en-US"), "CPU/receipt": `${newConc.cpu.toFixed(1)} µs`, "per free core": perCore(newConc.cpu), "median per call": fmtMs(newConc.callMedian), target: `≥ 20,000/s: ${newConc.rate >= 20_000 ? "yes" : "NO"} (per free core: ${1e6 / newConc.cpu >= 20_000 ? "yes" : "NO"}); ${(newConc.rate / oldConc.rate).toFixed(2)}× before`, verified: String(newConc.verified) },
-  { runs: "1", path: "one commit per receipt (before)", "receipts/s": Math.round(oneOld.rate).toLocaleString("en-US"), "CPU/receipt": `${oneOld.cpu.toFixed(1)} µs`, "per free core": perCore(oneOld.cpu), "median per call": fmtMs(oneOld.callMedian), target: "", verified: String(oneOld.verified) },
-  { runs: "1", path: "group commit", "receipts/s": Math.round(oneNew.rate).toLocaleString("en-US"), "CPU/receipt": `${oneNew.cpu.toFixed(1)} µs`, "per free core": perCore(oneNew.cpu), "median per call": fmtMs(oneNew.callMedian), target: `per call ${(oneNew.callMedian / oneOld.callMedian).toFixed(2)}× before`, verified: String(oneNew.verified) },
+  {
+    runs: "50 concurrent",
+    path: "one commit per receipt (before)",
+    "receipts/s": Math.round(oldConc.rate).toLocaleString("en-US"),
+    "CPU/receipt": `${oldConc.cpu.toFixed(1)} µs`,
+    "per free core": perCore(oldConc.cpu),
+    "median per call": fmtMs(oldConc.callMedian),
+    target: "",
+    verified: String(oldConc.verified),
+  },
+  {
+    runs: "50 concurrent",
+    path: "group commit",
+    "receipts/s": Math.round(newConc.rate).toLocaleString("en-US"),
+    "CPU/receipt": `${newConc.cpu.toFixed(1)} µs`,
+    "per free core": perCore(newConc.cpu),
+    "median per call": fmtMs(newConc.callMedian),
+    target: `≥ 20,000/s: ${newConc.rate >= 20_000 ? "yes" : "NO"} (per free core: ${1e6 / newConc.cpu >= 20_000 ? "yes" : "NO"}); ${(newConc.rate / oldConc.rate).toFixed(2)}× before`,
+    verified: String(newConc.verified),
+  },
+  {
+    runs: "1",
+    path: "one commit per receipt (before)",
+    "receipts/s": Math.round(oneOld.rate).toLocaleString("en-US"),
+    "CPU/receipt": `${oneOld.cpu.toFixed(1)} µs`,
+    "per free core": perCore(oneOld.cpu),
+    "median per call": fmtMs(oneOld.callMedian),
+    target: "",
+    verified: String(oneOld.verified),
+  },
+  {
+    runs: "1",
+    path: "group commit",
+    "receipts/s": Math.round(oneNew.rate).toLocaleString("en-US"),
+    "CPU/receipt": `${oneNew.cpu.toFixed(1)} µs`,
+    "per free core": perCore(oneNew.cpu),
+    "median per call": fmtMs(oneNew.callMedian),
+    target: `per call ${(oneNew.callMedian / oneOld.callMedian).toFixed(2)}× before`,
+    verified: String(oneNew.verified),
+  },
 ]);
-console.log(`\nload average at end: ${(await Bun.file("/proc/loadavg").text().catch(() => "n/a")).trim()}`);
+console.log(
+  `\nload average at end: ${(
+    await Bun.file("/proc/loadavg")
+      .text()
+      .catch(() => "n/a")
+  ).trim()}`,
+);
 
 // Reads over a file with 1000-call runs.
 const db = openDatabase(join(dir, "reads.sqlite"));
@@ -156,11 +219,22 @@ const store = createSqliteReceiptStore(db, { keyDir });
 const tx = db.transaction(() => {
   for (let c = 0; c < 1000; c++) {
     const required = c % 10 === 0;
-    const base = { runId: "run_big", callId: `c${c}`, toolPath: required ? "calendar.create" : "weather.get", approval: required ? "required" : "auto", policy: required ? "required" : "auto" } as const;
+    const base = {
+      runId: "run_big",
+      callId: `c${c}`,
+      toolPath: required ? "calendar.create" : "weather.get",
+      approval: required ? "required" : "auto",
+      policy: required ? "required" : "auto",
+    } as const;
     store.append({ ...base, phase: "requested", inputPreview: '{"q":1}' });
     if (required) store.append({ ...base, phase: "approved", decision: "approved", decidedBy: "alice" });
     store.append({ ...base, phase: "started", decision: required ? "approved" : "auto" });
-    store.append({ ...base, phase: c % 97 === 0 ? "failed" : "succeeded", decision: required ? "approved" : "auto", error: c % 97 === 0 ? "boom" : undefined });
+    store.append({
+      ...base,
+      phase: c % 97 === 0 ? "failed" : "succeeded",
+      decision: required ? "approved" : "auto",
+      error: c % 97 === 0 ? "boom" : undefined,
+    });
   }
 });
 tx();
@@ -168,14 +242,21 @@ for (let i = 0; i < 20_000; i++) store.append(draftFor(i));
 const runReceipts = store.byRun("run_big");
 const rows = [
   await bench("summarizeRun, 1000-call run (3100 receipts)", () => summarizeRun(runReceipts), { iterations: 100 }),
-  await bench("summarizeRun + formatSummaryForModel", () => formatSummaryForModel(summarizeRun(runReceipts)), { iterations: 100 }),
+  await bench("summarizeRun + formatSummaryForModel", () => formatSummaryForModel(summarizeRun(runReceipts)), {
+    iterations: 100,
+  }),
   await bench("byRun, 3100 receipts", () => store.byRun("run_big"), { iterations: 30 }),
-  await bench("verifyRun, 3100-receipt run (its span of the keyed chain + head)", () => store.verifyRun("run_big"), { iterations: 10 }),
+  await bench("verifyRun, 3100-receipt run (its span of the keyed chain + head)", () => store.verifyRun("run_big"), {
+    iterations: 10,
+  }),
   await bench("verify(): whole database, 23k receipts + head", () => store.verify(), { iterations: 10 }),
   await bench("query tool glob `calendar.*` limit 200", () => store.query({ tool: "calendar.*" }), { iterations: 30 }),
   await bench("query phase=failed limit 200", () => store.query({ phase: "failed" }), { iterations: 30 }),
 ];
-printTable("Summary and reads (file DB, 23k receipts)", rows.map((r) => ({ what: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms) })));
+printTable(
+  "Summary and reads (file DB, 23k receipts)",
+  rows.map((r) => ({ what: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms) })),
+);
 store.close();
 db.close();
 
@@ -183,16 +264,35 @@ db.close();
 const bdb = openDatabase(join(dir, "approvals.sqlite"));
 const broker = createApprovalBroker({ db: bdb, defaultTimeoutMs: 60_000 });
 broker.subscribe((e) => {
-  if (e.type === "requested") queueMicrotask(() => broker.decide(e.request.callId, { decision: "approved", by: "alice" }));
+  if (e.type === "requested")
+    queueMicrotask(() => broker.decide(e.request.callId, { decision: "approved", by: "alice" }));
 });
 let n = 0;
 const req = (): ApprovalRequest => {
   const now = Date.now();
-  return { callId: `call_${n++}`, runId: "run_1", toolPath: "calendar.create", description: "Create", inputPreview: "{}", requestedAt: now, expiresAt: now + 60_000 };
+  return {
+    callId: `call_${n++}`,
+    runId: "run_1",
+    toolPath: "calendar.create",
+    description: "Create",
+    inputPreview: "{}",
+    requestedAt: now,
+    expiresAt: now + 60_000,
+  };
 };
 const signal = new AbortController().signal;
-const rt = await bench("requestApproval → decide → resolved (file DB)", () => broker.requestApproval(req(), signal), { iterations: 500, warmup: 20 });
-const concurrent = await bench("20 concurrent approvals (Promise.all)", () => Promise.all(Array.from({ length: 20 }, () => broker.requestApproval(req(), signal))), { iterations: 50 });
-printTable("Approval broker round trip", [rt, concurrent].map((r) => ({ what: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms) })));
+const rt = await bench("requestApproval → decide → resolved (file DB)", () => broker.requestApproval(req(), signal), {
+  iterations: 500,
+  warmup: 20,
+});
+const concurrent = await bench(
+  "20 concurrent approvals (Promise.all)",
+  () => Promise.all(Array.from({ length: 20 }, () => broker.requestApproval(req(), signal))),
+  { iterations: 50 },
+);
+printTable(
+  "Approval broker round trip",
+  [rt, concurrent].map((r) => ({ what: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms) })),
+);
 broker.close();
 bdb.close();

@@ -17,7 +17,11 @@ import { defineTool, z, type ToolTree } from "../packages/sdk/src/index.ts";
 import { bench, fmtMs, printTable, quantiles, type BenchResult } from "./lib.ts";
 import { createSandboxPool } from "../packages/core/src/sandbox/pool.ts";
 import { prepareVm, restoreVm, VmRun } from "../packages/core/src/sandbox/runner.ts";
-import { defaultSandboxLimits, type HostCallResult, type SandboxRunOptions } from "../packages/core/src/sandbox/types.ts";
+import {
+  defaultSandboxLimits,
+  type HostCallResult,
+  type SandboxRunOptions,
+} from "../packages/core/src/sandbox/types.ts";
 import { createCodeModeRunner } from "../packages/core/src/codemode/runner.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
 import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite-store.ts";
@@ -51,7 +55,11 @@ async function direct(): Promise<unknown> {
   const a = await call("calendar.list", { day: 1 });
   const b = await call("calendar.get", { id: a!.id });
   const c = await call("mail.search", { q: "invoice" });
-  const [d, e, f] = await Promise.all([call("mail.get", { id: 1 }), call("mail.get", { id: 2 }), call("calendar.get", { id: 3 })]);
+  const [d, e, f] = await Promise.all([
+    call("mail.get", { id: 1 }),
+    call("mail.get", { id: 2 }),
+    call("calendar.get", { id: 3 }),
+  ]);
   return JSON.stringify({ a: a!.id, b: b!.id, c: c!.id, d: d!.id, e: e!.id, f: f!.id });
 }
 
@@ -62,17 +70,21 @@ async function inProcess(code: string): Promise<unknown> {
   const prepared = inProcessVm;
   restoreVm(prepared);
   return new Promise((resolve, reject) => {
-    const run: VmRun = new VmRun(prepared, { code, toolPaths, limits: { ...defaultSandboxLimits, maxToolCalls: 2000 } }, {
-      wait(calls) {
-        for (const [id, path, json] of calls) {
-          void onToolCall(path, json).then((r) => run.deliver([r.ok ? [id, r.json] : [id, null, r.error]]));
-        }
+    const run: VmRun = new VmRun(
+      prepared,
+      { code, toolPaths, limits: { ...defaultSandboxLimits, maxToolCalls: 2000 } },
+      {
+        wait(calls) {
+          for (const [id, path, json] of calls) {
+            void onToolCall(path, json).then((r) => run.deliver([r.ok ? [id, r.json] : [id, null, r.error]]));
+          }
+        },
+        done(outcome) {
+          if (outcome.ok) resolve(outcome.valueJson);
+          else reject(new Error(outcome.error.message));
+        },
       },
-      done(outcome) {
-        if (outcome.ok) resolve(outcome.valueJson);
-        else reject(new Error(outcome.error.message));
-      },
-    });
+    );
     run.start();
   });
 }
@@ -81,7 +93,9 @@ async function inProcess(code: string): Promise<unknown> {
 const pool = createSandboxPool({ minIdle: 2 });
 await pool.warmUp();
 const slowPaths = ["slow.wait"];
-const slowToolCall = async (_path: string, inputJson: string): Promise<HostCallResult> => (await Bun.sleep(20), { ok: true, json: inputJson });
+const slowToolCall = async (_path: string, inputJson: string): Promise<HostCallResult> => (
+  await Bun.sleep(20), { ok: true, json: inputJson }
+);
 const inPool = async (code: string, paths: readonly string[] = toolPaths, host = onToolCall) => {
   const options: SandboxRunOptions = { code, toolPaths: paths, onToolCall: host, limits: { maxToolCalls: 2000 } };
   const r = await pool.run(options);
@@ -103,7 +117,14 @@ const tree: ToolTree = {
     search: defineTool({ description: "search", approval: "auto", args: anyInput, run: result("mail.search") }),
     get: defineTool({ description: "get", approval: "auto", args: anyInput, run: result("mail.get") }),
   },
-  slow: { wait: defineTool({ description: "wait", approval: "auto", args: anyInput, run: async (i) => (await Bun.sleep(20), i) }) },
+  slow: {
+    wait: defineTool({
+      description: "wait",
+      approval: "auto",
+      args: anyInput,
+      run: async (i) => (await Bun.sleep(20), i),
+    }),
+  },
 };
 const runner = createCodeModeRunner({
   tools: tree,
@@ -129,11 +150,22 @@ interface Peers {
 async function startPeers(): Promise<Peers | string> {
   if (!Bun.which("node")) return "node is not installed";
   if (!existsSync(join(peersDir, "node_modules", "isolated-vm", "out", "isolated_vm.node"))) {
-    console.error("bench/peers: installing isolated-vm and @utcp/code-mode with npm ci (builds a native addon, takes minutes)…");
-    const install = Bun.spawnSync(["npm", "ci", "--no-audit", "--no-fund", "--legacy-peer-deps"], { cwd: peersDir, stdout: "inherit", stderr: "inherit" });
+    console.error(
+      "bench/peers: installing isolated-vm and @utcp/code-mode with npm ci (builds a native addon, takes minutes)…",
+    );
+    const install = Bun.spawnSync(["npm", "ci", "--no-audit", "--no-fund", "--legacy-peer-deps"], {
+      cwd: peersDir,
+      stdout: "inherit",
+      stderr: "inherit",
+    });
     if (install.exitCode !== 0) return `npm ci in bench/peers failed (exit ${install.exitCode})`;
   }
-  const proc = Bun.spawn(["node", join(peersDir, "peers.mjs")], { cwd: peersDir, stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn(["node", join(peersDir, "peers.mjs")], {
+    cwd: peersDir,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const lines = (async function* () {
     let buffered = "";
     const decoder = new TextDecoder();
@@ -183,14 +215,34 @@ async function spaced(fn: () => Promise<unknown>, n: number): Promise<number[]> 
 type System = { name: string; base: "bun" | "node"; sample: (n: number) => Promise<number[]> };
 const systems: System[] = [
   { name: "direct host calls, Bun (baseline for ours)", base: "bun", sample: (n) => spaced(direct, n) },
-  { name: "sandbox pool alone (child process, pristine QuickJS per run)", base: "bun", sample: (n) => spaced(() => inPool(SNIPPETS.six), n) },
-  { name: "code-mode runner (pool + transpile + policy + SQLite receipts)", base: "bun", sample: (n) => spaced(() => viaRunner(SNIPPETS.six), n) },
+  {
+    name: "sandbox pool alone (child process, pristine QuickJS per run)",
+    base: "bun",
+    sample: (n) => spaced(() => inPool(SNIPPETS.six), n),
+  },
+  {
+    name: "code-mode runner (pool + transpile + policy + SQLite receipts)",
+    base: "bun",
+    sample: (n) => spaced(() => viaRunner(SNIPPETS.six), n),
+  },
 ];
 if (typeof peers !== "string") {
   systems.push(
-    { name: "direct host calls, Node (baseline for peers)", base: "node", sample: (n) => peers.run("direct", "six", n, PAUSE) },
-    { name: "isolated-vm 5.0.4, reused isolate, fresh context per run", base: "node", sample: (n) => peers.run("ivm-context", "six", n, PAUSE) },
-    { name: "isolated-vm 5.0.4, reused isolate and context", base: "node", sample: (n) => peers.run("ivm", "six", n, PAUSE) },
+    {
+      name: "direct host calls, Node (baseline for peers)",
+      base: "node",
+      sample: (n) => peers.run("direct", "six", n, PAUSE),
+    },
+    {
+      name: "isolated-vm 5.0.4, reused isolate, fresh context per run",
+      base: "node",
+      sample: (n) => peers.run("ivm-context", "six", n, PAUSE),
+    },
+    {
+      name: "isolated-vm 5.0.4, reused isolate and context",
+      base: "node",
+      sample: (n) => peers.run("ivm", "six", n, PAUSE),
+    },
     { name: "@utcp/code-mode 1.2.12", base: "node", sample: (n) => peers.run("code-mode", "six", n, PAUSE) },
   );
 }
@@ -215,7 +267,8 @@ printTable(
       median: fmtMs(q.median),
       p95: fmtMs(q.p95),
       "overhead (median − direct)": s.name.startsWith("direct") ? "—" : fmtMs(o),
-      "× isolated-vm overhead": ivmOverhead === undefined || s.name.startsWith("direct") ? "—" : `${(o / ivmOverhead).toFixed(2)}×`,
+      "× isolated-vm overhead":
+        ivmOverhead === undefined || s.name.startsWith("direct") ? "—" : `${(o / ivmOverhead).toFixed(2)}×`,
     };
   }),
 );
@@ -244,10 +297,24 @@ printTable(
 
 // ── per tool crossing ────────────────────────────────────────────────────────────────────────
 const crossRows: Array<Record<string, string>> = [];
-async function crossing(name: string, run: (s: Snippet) => Promise<unknown>, emptyMs?: (n: number) => Promise<number[]>, manyMs?: (n: number) => Promise<number[]>) {
-  const empty = emptyMs ? quantiles(await emptyMs(30)).median : (await bench(`${name} empty`, () => run("empty"), { iterations: 30, warmup: 5 })).medianMs;
-  const many = manyMs ? quantiles(await manyMs(9)).median : (await bench(`${name} 1000`, () => run("thousand"), { iterations: 9, warmup: 2 })).medianMs;
-  crossRows.push({ system: name, "empty run": fmtMs(empty), "1000 sequential calls": fmtMs(many), "per crossing": fmtMs((many - empty) / 1000) });
+async function crossing(
+  name: string,
+  run: (s: Snippet) => Promise<unknown>,
+  emptyMs?: (n: number) => Promise<number[]>,
+  manyMs?: (n: number) => Promise<number[]>,
+) {
+  const empty = emptyMs
+    ? quantiles(await emptyMs(30)).median
+    : (await bench(`${name} empty`, () => run("empty"), { iterations: 30, warmup: 5 })).medianMs;
+  const many = manyMs
+    ? quantiles(await manyMs(9)).median
+    : (await bench(`${name} 1000`, () => run("thousand"), { iterations: 9, warmup: 2 })).medianMs;
+  crossRows.push({
+    system: name,
+    "empty run": fmtMs(empty),
+    "1000 sequential calls": fmtMs(many),
+    "per crossing": fmtMs((many - empty) / 1000),
+  });
   return (many - empty) / 1000;
 }
 const perCrossing = {
@@ -257,10 +324,23 @@ const perCrossing = {
   ivm: undefined as number | undefined,
 };
 if (typeof peers !== "string") {
-  perCrossing.ivm = await crossing("isolated-vm 5.0.4", async () => undefined, (n) => peers.run("ivm", "empty", n, 0), (n) => peers.run("ivm", "thousand", n, 0));
-  await crossing("@utcp/code-mode 1.2.12", async () => undefined, (n) => peers.run("code-mode", "empty", n, 0), (n) => peers.run("code-mode", "thousand", n, 0));
+  perCrossing.ivm = await crossing(
+    "isolated-vm 5.0.4",
+    async () => undefined,
+    (n) => peers.run("ivm", "empty", n, 0),
+    (n) => peers.run("ivm", "thousand", n, 0),
+  );
+  await crossing(
+    "@utcp/code-mode 1.2.12",
+    async () => undefined,
+    (n) => peers.run("code-mode", "empty", n, 0),
+    (n) => peers.run("code-mode", "thousand", n, 0),
+  );
 }
-printTable("Cost per tool crossing (1000 sequential awaits minus an empty run); target ≤ 100 µs incl. receipts", crossRows);
+printTable(
+  "Cost per tool crossing (1000 sequential awaits minus an empty run); target ≤ 100 µs incl. receipts",
+  crossRows,
+);
 
 // ── parallel tools overlap ───────────────────────────────────────────────────────────────────
 const par = [
@@ -269,7 +349,12 @@ const par = [
 ];
 printTable(
   "10 tools of 20 ms each in one Promise.all (serial would be 200 ms)",
-  par.map((r) => ({ system: r.name, median: fmtMs(r.medianMs), p95: fmtMs(r.p95Ms), "× one tool (20 ms)": `${(r.medianMs / 20).toFixed(2)}×` })),
+  par.map((r) => ({
+    system: r.name,
+    median: fmtMs(r.medianMs),
+    p95: fmtMs(r.p95Ms),
+    "× one tool (20 ms)": `${(r.medianMs / 20).toFixed(2)}×`,
+  })),
 );
 
 // ── the targets of issue 13, as ratios in this run ───────────────────────────────────────────
@@ -278,12 +363,18 @@ const poolOverhead = overhead.get(systems[1]!.name)!;
 printTable("Issue 13 sandbox targets (this run)", [
   {
     target: "runner per-run overhead ≤ isolated-vm's (reused isolate)",
-    measured: ivmOverhead === undefined ? `${fmtMs(runnerOverhead)} (no peer)` : `${fmtMs(runnerOverhead)} vs ${fmtMs(ivmOverhead)} = ${(runnerOverhead / ivmOverhead).toFixed(2)}×`,
+    measured:
+      ivmOverhead === undefined
+        ? `${fmtMs(runnerOverhead)} (no peer)`
+        : `${fmtMs(runnerOverhead)} vs ${fmtMs(ivmOverhead)} = ${(runnerOverhead / ivmOverhead).toFixed(2)}×`,
     ok: ivmOverhead === undefined ? "?" : runnerOverhead <= ivmOverhead ? "yes" : "NO",
   },
   {
     target: "pool alone per-run overhead vs isolated-vm's",
-    measured: ivmOverhead === undefined ? fmtMs(poolOverhead) : `${fmtMs(poolOverhead)} vs ${fmtMs(ivmOverhead)} = ${(poolOverhead / ivmOverhead).toFixed(2)}×`,
+    measured:
+      ivmOverhead === undefined
+        ? fmtMs(poolOverhead)
+        : `${fmtMs(poolOverhead)} vs ${fmtMs(ivmOverhead)} = ${(poolOverhead / ivmOverhead).toFixed(2)}×`,
     ok: ivmOverhead === undefined ? "?" : poolOverhead <= ivmOverhead ? "yes" : "NO",
   },
   ...backToBack.map((r) => ({
@@ -291,9 +382,24 @@ printTable("Issue 13 sandbox targets (this run)", [
     measured: `${(r.medianMs / spacedOf[r.name]!).toFixed(2)}×`,
     ok: r.medianMs <= 1.5 * spacedOf[r.name]! ? "yes" : "NO",
   })),
-  { target: "per tool crossing incl. receipts ≤ 100 µs", measured: fmtMs(perCrossing.runner), ok: perCrossing.runner <= 0.1 ? "yes" : "NO" },
-  { target: "pool alone per crossing vs isolated-vm's", measured: perCrossing.ivm === undefined ? fmtMs(perCrossing.pool) : `${fmtMs(perCrossing.pool)} vs ${fmtMs(perCrossing.ivm)}`, ok: "" },
-  { target: "10 parallel 20 ms tools ≈ 20 ms (runner)", measured: fmtMs(par[1]!.medianMs), ok: par[1]!.medianMs < 40 ? "yes" : "NO" },
+  {
+    target: "per tool crossing incl. receipts ≤ 100 µs",
+    measured: fmtMs(perCrossing.runner),
+    ok: perCrossing.runner <= 0.1 ? "yes" : "NO",
+  },
+  {
+    target: "pool alone per crossing vs isolated-vm's",
+    measured:
+      perCrossing.ivm === undefined
+        ? fmtMs(perCrossing.pool)
+        : `${fmtMs(perCrossing.pool)} vs ${fmtMs(perCrossing.ivm)}`,
+    ok: "",
+  },
+  {
+    target: "10 parallel 20 ms tools ≈ 20 ms (runner)",
+    measured: fmtMs(par[1]!.medianMs),
+    ok: par[1]!.medianMs < 40 ? "yes" : "NO",
+  },
 ]);
 
 if (typeof peers !== "string") peers.close();

@@ -4,7 +4,12 @@
  * `bun bench/typecheck.bench.ts`
  */
 import ts from "typescript";
-import { createTypechecker, generateDeclarations, precheckSnippet, transpileSnippet } from "../packages/core/src/codemode/index.ts";
+import {
+  createTypechecker,
+  generateDeclarations,
+  precheckSnippet,
+  transpileSnippet,
+} from "../packages/core/src/codemode/index.ts";
 import { fixtureToolPath, makeFixtureToolTree } from "../packages/testkit/src/tool-fixtures.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 
@@ -28,7 +33,9 @@ for (const n of SIZES) {
   const cached = await bench(`declarations ${n} cached`, () => generateDeclarations(same), { iterations: 200 });
   // a new tree object around already-seen definitions (e.g. a reload that changed nothing)
   const rebuilt = () => Object.fromEntries(Object.entries(same));
-  const perDef = await bench(`declarations ${n} rebuilt tree`, () => generateDeclarations(rebuilt()), { iterations: 100 });
+  const perDef = await bench(`declarations ${n} rebuilt tree`, () => generateDeclarations(rebuilt()), {
+    iterations: 100,
+  });
   const { text } = generateDeclarations(same);
   declRows.push({
     tools: n,
@@ -68,7 +75,11 @@ await checker.warmUp();
 {
   // let the checker's JIT settle so the first size measured is not penalised (the gateway warms up at boot too)
   const { text } = generateDeclarations(makeFixtureToolTree(50));
-  for (let i = 0; i < 40; i++) await checker.check(`const r = await tools.${fixtureToolPath(i % 50)}({ id: "${i}" });\nreturn [r].map((x) => x);`, text);
+  for (let i = 0; i < 40; i++)
+    await checker.check(
+      `const r = await tools.${fixtureToolPath(i % 50)}({ id: "${i}" });\nreturn [r].map((x) => x);`,
+      text,
+    );
 }
 const warmRows: Array<Record<string, string | number>> = [];
 for (const n of SIZES) {
@@ -104,16 +115,26 @@ for (const n of SIZES) {
     "error p95": fmtMs(err.p95Ms),
   });
 }
-printTable("Typecheck warm (checker process, IPC round trip included; new snippet each time; target ≤ 20 ms @ 200 tools)", warmRows);
+printTable(
+  "Typecheck warm (checker process, IPC round trip included; new snippet each time; target ≤ 20 ms @ 200 tools)",
+  warmRows,
+);
 
 // ---- event loop during a pathological typecheck ---------------------------------------------
 // In a fresh process (bench/typecheck.cold.ts stall): no garbage from the sections above, whose
 // collection would show up as stalls that have nothing to do with the typecheck.
 {
-  const proc = Bun.spawnSync(["bun", "bench/typecheck.cold.ts", "stall"], { cwd: root, stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawnSync(["bun", "bench/typecheck.cold.ts", "stall"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   if (proc.exitCode !== 0) throw new Error(`bench/typecheck.cold.ts stall exited ${proc.exitCode}`);
   const rows = JSON.parse(proc.stdout.toString().trim().split("\n").pop()!) as Array<Record<string, string>>;
-  printTable("Gateway event loop while a typecheck runs (fresh process; 1 ms interval timer; target: max stall ≤ 5 ms)", rows);
+  printTable(
+    "Gateway event loop while a typecheck runs (fresh process; 1 ms interval timer; target: max stall ≤ 5 ms)",
+    rows,
+  );
 }
 
 // ---- transpile ----------------------------------------------------------------------------
@@ -135,8 +156,12 @@ const transpileRows: Array<Record<string, string | number>> = [];
 for (const [i, code] of snippets.entries()) {
   const wrapped = `async function __run() {\n${code}\n}`;
   const bunT = await bench(`bun transpile ${i}`, () => transpileSnippet(code), { iterations: 500, warmup: 50 });
-  const tsT = await bench(`ts.transpileModule ${i}`, () =>
-    ts.transpileModule(wrapped, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }),
+  const tsT = await bench(
+    `ts.transpileModule ${i}`,
+    () =>
+      ts.transpileModule(wrapped, {
+        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+      }),
     { iterations: 200, warmup: 20 },
   );
   const pre = await bench(`precheck ${i}`, () => precheckSnippet(code), { iterations: 500, warmup: 50 });
@@ -166,7 +191,6 @@ function cpuMean(fn: () => unknown, iterations: number): number {
   return (threadCpuMs() - c0) / iterations;
 }
 
-
 interface ColdRun {
   importMs: number;
   warmUpMs: number;
@@ -178,7 +202,11 @@ interface ColdRun {
 }
 
 function coldChild(n: number): ColdRun {
-  const proc = Bun.spawnSync(["bun", "bench/typecheck.cold.ts", String(n)], { cwd: root, stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawnSync(["bun", "bench/typecheck.cold.ts", String(n)], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   if (proc.exitCode !== 0) throw new Error(`bench/typecheck.cold.ts ${n} exited ${proc.exitCode}`);
   return JSON.parse(proc.stdout.toString().trim().split("\n").pop()!);
 }

@@ -41,15 +41,28 @@ const secondCheckMs = performance.now() - t3;
 await checker.close();
 
 if (!first.ok) throw new Error(`fixture snippet failed to typecheck: ${first.text}`);
-console.log(JSON.stringify({ n, importMs, declarationsMs, declarationsCpuMs, warmUpMs, firstCheckMs, firstCheckCpuMs, secondCheckMs }));
+console.log(
+  JSON.stringify({
+    n,
+    importMs,
+    declarationsMs,
+    declarationsCpuMs,
+    warmUpMs,
+    firstCheckMs,
+    firstCheckCpuMs,
+    secondCheckMs,
+  }),
+);
 async function measureStalls(): Promise<Array<Record<string, string>>> {
   const { createTypechecker } = await import("../packages/core/src/codemode/typecheck.ts");
   const { createProgramChecker } = await import("../packages/core/src/codemode/typecheck-program.ts");
   Bun.gc(true);
   // Recursive conditional type over growing tuples: minutes of checker CPU and > 1 GB if let run.
-  const EXPLOSIVE = 'type T<N extends unknown[]> = N["length"] extends 999 ? N : T<[...N, N]>;\ntype X = T<[]>;\nconst x: X = null as any;\nreturn x;';
+  const EXPLOSIVE =
+    'type T<N extends unknown[]> = N["length"] extends 999 ? N : T<[...N, N]>;\ntype X = T<[]>;\nconst x: X = null as any;\nreturn x;';
   // Smaller: finishes in about a second in process, so the old in-process design can be shown.
-  const HEAVY = 'type E<T, D extends 0[] = []> = D["length"] extends 22 ? T : E<{ a: T; b: T } | [T, T], [...D, 0]>;\nlet v: E<string> = null as any;\nconst w: E<number> = v;\nreturn w;';
+  const HEAVY =
+    'type E<T, D extends 0[] = []> = D["length"] extends 22 ? T : E<{ a: T; b: T } | [T, T], [...D, 0]>;\nlet v: E<string> = null as any;\nconst w: E<number> = v;\nreturn w;';
   const LIMIT_MS = 3_000;
   const stallRows: Array<Record<string, string>> = [];
   stallRows.push({ case: "baseline: idle event loop, no check", ...(await watchLoop(() => Bun.sleep(LIMIT_MS))) });
@@ -63,7 +76,10 @@ async function measureStalls(): Promise<Array<Record<string, string>>> {
       // include the replacement checker's start, which happens on this side too (spawn + IPC)
       await limited.warmUp();
     });
-    stallRows.push({ case: `pathological check, killed at the ${LIMIT_MS / 1000} s limit (${outcome}) + replacement started`, ...watched });
+    stallRows.push({
+      case: `pathological check, killed at the ${LIMIT_MS / 1000} s limit (${outcome}) + replacement started`,
+      ...watched,
+    });
     const heavy = await watchLoop(() => limited.check(HEAVY, "declare const tools: {};\n"));
     stallRows.push({ case: "heavy check (deep instantiation), checker process", ...heavy });
     await limited.close();

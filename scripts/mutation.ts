@@ -32,7 +32,10 @@ function copyRepo(commit?: string): string {
     const archive = Bun.spawnSync(["sh", "-c", `git archive "$1" | tar -x -C "$2"`, "sh", commit, dir], { cwd: ROOT });
     if (archive.exitCode !== 0) throw new Error(`git archive ${commit} failed: ${archive.stderr.toString()}`);
   }
-  const files = Bun.spawnSync(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT }).stdout.toString().split("\0").filter(Boolean);
+  const files = Bun.spawnSync(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT })
+    .stdout.toString()
+    .split("\0")
+    .filter(Boolean);
   for (const f of commit ? [] : files) {
     if (!existsSync(join(ROOT, f))) continue; // deleted in the working tree
     mkdirSync(dirname(join(dir, f)), { recursive: true });
@@ -40,7 +43,24 @@ function copyRepo(commit?: string): string {
   }
   // Workspace packages link each other through relative symlinks in their own node_modules:
   // copied as links, they point into the copy. Third-party packages come from the shared store.
-  const nested = Bun.spawnSync(["find", ".", "-mindepth", "2", "-maxdepth", "3", "-name", "node_modules", "-type", "d", "-not", "-path", "./node_modules/*"], { cwd: ROOT })
+  const nested = Bun.spawnSync(
+    [
+      "find",
+      ".",
+      "-mindepth",
+      "2",
+      "-maxdepth",
+      "3",
+      "-name",
+      "node_modules",
+      "-type",
+      "d",
+      "-not",
+      "-path",
+      "./node_modules/*",
+    ],
+    { cwd: ROOT },
+  )
     .stdout.toString()
     .split("\n")
     .filter(Boolean);
@@ -59,8 +79,15 @@ function runTests(dir: string, tests: readonly string[]): { pass: boolean; timed
     timeout: TIMEOUT_MS,
   });
   const text = `${proc.stdout.toString()}${proc.stderr.toString()}`;
-  const fails = text.split("\n").filter((l) => l.startsWith("(fail)")).slice(0, 3);
-  return { pass: proc.exitCode === 0, timedOut: proc.exitCode === null, tail: fails.join("\n") || text.trim().split("\n").slice(-3).join("\n") };
+  const fails = text
+    .split("\n")
+    .filter((l) => l.startsWith("(fail)"))
+    .slice(0, 3);
+  return {
+    pass: proc.exitCode === 0,
+    timedOut: proc.exitCode === null,
+    tail: fails.join("\n") || text.trim().split("\n").slice(-3).join("\n"),
+  };
 }
 
 class BaselineFailure extends Error {}
@@ -123,13 +150,18 @@ try {
       console.log(`[${i + 1}/${mutants.length}] SURVIVED ${m.id} (no test file)`);
       continue;
     }
-    writeFileSync(path, original.replace(m.find, () => m.replace));
+    writeFileSync(
+      path,
+      original.replace(m.find, () => m.replace),
+    );
     const t0 = performance.now();
     const r = runTests(dir, m.tests);
     writeFileSync(path, original);
     const outcome = r.timedOut ? "timeout" : r.pass ? "survived" : "killed";
     results.push({ m, outcome, detail: r.tail });
-    console.log(`[${i + 1}/${mutants.length}] ${outcome.toUpperCase().padEnd(8)} ${m.id} (${Math.round((performance.now() - t0) / 1000)} s)`);
+    console.log(
+      `[${i + 1}/${mutants.length}] ${outcome.toUpperCase().padEnd(8)} ${m.id} (${Math.round((performance.now() - t0) / 1000)} s)`,
+    );
     if (outcome !== "survived" && r.tail) console.log(`    ${r.tail.split("\n")[0]}`);
   }
 
@@ -137,11 +169,14 @@ try {
   const judged = results.filter((r) => r.outcome !== "stale").length;
   const equivalent = results.filter((r) => r.outcome === "survived" && r.m.equivalent).length;
   const live = results.filter((r) => r.outcome === "survived" && !r.m.equivalent).length;
-  console.log(`\nscore: ${killed}/${judged} killed (${judged ? Math.round((killed / judged) * 100) : 0}%); ${equivalent} equivalent, ${live} surviving non-equivalent`);
+  console.log(
+    `\nscore: ${killed}/${judged} killed (${judged ? Math.round((killed / judged) * 100) : 0}%); ${equivalent} equivalent, ${live} surviving non-equivalent`,
+  );
   for (const r of results.filter((x) => x.outcome === "survived" || x.outcome === "stale")) {
     console.log(`\n${r.outcome.toUpperCase()}: ${r.m.id} — ${r.m.file}\n  ${r.m.description}\n  ${r.detail}`);
   }
-  if (results.some((r) => r.outcome === "survived" && !r.m.equivalent) || results.some((r) => r.outcome === "stale")) exitCode = 1;
+  if (results.some((r) => r.outcome === "survived" && !r.m.equivalent) || results.some((r) => r.outcome === "stale"))
+    exitCode = 1;
 } catch (e) {
   if (!(e instanceof BaselineFailure)) throw e;
   exitCode = 2;

@@ -12,7 +12,9 @@ export default defineTool({
     const zone = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     let formatted: string;
     try {
-      formatted = new Intl.DateTimeFormat("en-GB", { timeZone: zone, dateStyle: "full", timeStyle: "long" }).format(now);
+      formatted = new Intl.DateTimeFormat("en-GB", { timeZone: zone, dateStyle: "full", timeStyle: "long" }).format(
+        now,
+      );
     } catch {
       throw new Error(`unknown time zone "${zone}"; use an IANA name like "Europe/Oslo"`);
     }

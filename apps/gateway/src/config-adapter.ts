@@ -36,13 +36,25 @@ export function formatDiagnostic(d: Diagnostic): string {
  * tool registry (workspace tools + plugins), and maps them to what the gateway needs.
  * Throws ConfigError for an invalid config (the message names file, line, column and the fix).
  */
-export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { watch?: boolean; tools?: boolean; unsetVars?: "error" | "report" } = {}): Promise<LoadedGatewayConfig> {
+export async function loadGatewaySettings(
+  cwd: string,
+  env: EnvLike,
+  opts: { watch?: boolean; tools?: boolean; unsetVars?: "error" | "report" } = {},
+): Promise<LoadedGatewayConfig> {
   // Without tools nothing runs (receipts): an unset ${VAR} is reported, not fatal.
-  const loaded = await loadConfig({ cwd, env, unsetVars: opts.unsetVars ?? (opts.tools === false ? "report" : "error") });
+  const loaded = await loadConfig({
+    cwd,
+    env,
+    unsetVars: opts.unsetVars ?? (opts.tools === false ? "report" : "error"),
+  });
   const c = loaded.config;
   const projectRoot = loaded.projectRoot;
   const dataDir = join(workspaceDir(projectRoot), "data");
-  const dbPath = c.database.path ? (isAbsolute(c.database.path) ? c.database.path : resolve(projectRoot, c.database.path)) : join(dataDir, "openassistant.sqlite");
+  const dbPath = c.database.path
+    ? isAbsolute(c.database.path)
+      ? c.database.path
+      : resolve(projectRoot, c.database.path)
+    : join(dataDir, "openassistant.sqlite");
   const baseURL = env[BASE_URL_ENV]?.trim() || env.ANTHROPIC_BASE_URL?.trim() || undefined;
 
   const settings: GatewaySettings = {
@@ -60,7 +72,8 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
     alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };
 
-  if (opts.tools === false) return { settings, tools: noTools(), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  if (opts.tools === false)
+    return { settings, tools: noTools(), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
   // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
   const { generateDeclarations } = await import("@openassistant/core/codemode/declarations.ts");
   const ws = workspaceDir(projectRoot);
@@ -77,8 +90,13 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
             reload: async (file: string) => {
               const s = await registry.reload();
               const entry = s.entries.find((e) => e.source === file);
-              const problems = s.diagnostics.filter((d) => d.source === file && d.level === "error").map((d) => d.message);
-              return { problems, tools: entry?.status === "loaded" && !entry.stale ? entry.tools.map((t) => t.path) : [] };
+              const problems = s.diagnostics
+                .filter((d) => d.source === file && d.level === "error")
+                .map((d) => d.message);
+              return {
+                problems,
+                tools: entry?.status === "loaded" && !entry.stale ? entry.tools.map((t) => t.path) : [],
+              };
             },
           }),
         },
@@ -115,7 +133,13 @@ export async function loadGatewaySettings(cwd: string, env: EnvLike, opts: { wat
 /** For commands that use no tools (receipts): the empty tree, without importing TypeScript to declare it. */
 function noTools(): ToolSource {
   const text = "declare const tools: {\n};\n";
-  const snapshot: ToolSnapshot = { tree: {}, declarations: { text, hash: new Bun.CryptoHasher("sha256").update(text).digest("hex"), warnings: [] }, diagnostics: [], errors: 0, count: 0 };
+  const snapshot: ToolSnapshot = {
+    tree: {},
+    declarations: { text, hash: new Bun.CryptoHasher("sha256").update(text).digest("hex"), warnings: [] },
+    diagnostics: [],
+    errors: 0,
+    count: 0,
+  };
   return { current: () => snapshot, reload: async () => snapshot, subscribe: () => () => {}, close() {} };
 }
 

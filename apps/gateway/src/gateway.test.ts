@@ -17,7 +17,12 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
   test("system prompt carries the declarations with cache_control; one execute tool; streamed", async () => {
     h = await startHarness();
     h.api.script([textTurn("Hello!")]);
-    const outcome = await h.gateway.handleMessage({ sessionKey: "terminal", surface: "terminal", userId: "ann", text: "hi" });
+    const outcome = await h.gateway.handleMessage({
+      sessionKey: "terminal",
+      surface: "terminal",
+      userId: "ann",
+      text: "hi",
+    });
     expect(outcome.text).toBe("Hello!");
     expect(outcome.unverified).toBe(false);
     const req = h.api.messageRequests()[0]!;
@@ -39,7 +44,12 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
       textTurn("You have one reminder: water plants."),
     ]);
     const events: GatewayEvent[] = [];
-    const outcome = await h.gateway.handleMessage({ sessionKey: "t1", surface: "terminal", text: "what reminders?", onEvent: (e) => events.push(e) });
+    const outcome = await h.gateway.handleMessage({
+      sessionKey: "t1",
+      surface: "terminal",
+      text: "what reminders?",
+      onEvent: (e) => events.push(e),
+    });
     const [, second, third] = h.api.messageRequests();
     const repair = lastToolResult(second!.body);
     expect(repair.is_error).toBe(true);
@@ -58,7 +68,11 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
 
   test("repair rounds are bounded by maxRepairRounds", async () => {
     h = await startHarness({ settings: { turn: { maxRepairRounds: 1 } as never } });
-    h.api.script([exec("toolu_1", "tools.nope();"), exec("toolu_2", "tools.nope2();"), textTurn("Sorry, I could not write working code.")]);
+    h.api.script([
+      exec("toolu_1", "tools.nope();"),
+      exec("toolu_2", "tools.nope2();"),
+      textTurn("Sorry, I could not write working code."),
+    ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "t2", surface: "terminal", text: "do it" });
     const reqs = h.api.messageRequests();
     expect(reqs).toHaveLength(3);
@@ -71,10 +85,17 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
   test("a failed tool call appears in the summary for the model and the user", async () => {
     h = await startHarness();
     h.api.script([
-      exec("toolu_1", 'try { await tools.mail.send({ to: "bob@example.com", body: "hi" }); return "sent"; } catch (e) { return String(e); }'),
+      exec(
+        "toolu_1",
+        'try { await tools.mail.send({ to: "bob@example.com", body: "hi" }); return "sent"; } catch (e) { return String(e); }',
+      ),
       (req) => {
         const result = lastToolResult(req.body);
-        return textTurn(result.content.includes("❌ mail.send failed") ? "I could not send the email: the mail server refused the connection." : "??");
+        return textTurn(
+          result.content.includes("❌ mail.send failed")
+            ? "I could not send the email: the mail server refused the connection."
+            : "??",
+        );
       },
     ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "t3", surface: "terminal", text: "mail bob" });
@@ -110,8 +131,14 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
     ]);
     await h.gateway.handleMessage({ sessionKey: "t5", surface: "terminal", text: "x" });
     const [, second, third] = h.api.messageRequests();
-    expect(lastToolResult(second!.body)).toEqual({ is_error: true, content: expect.stringContaining('"code" field is missing') });
-    expect(lastToolResult(third!.body)).toEqual({ is_error: true, content: expect.stringContaining('"code" must be a string, got a number') });
+    expect(lastToolResult(second!.body)).toEqual({
+      is_error: true,
+      content: expect.stringContaining('"code" field is missing'),
+    });
+    expect(lastToolResult(third!.body)).toEqual({
+      is_error: true,
+      content: expect.stringContaining('"code" must be a string, got a number'),
+    });
   });
 
   test("model API errors become a clear message and an error event, never a crash", async () => {
@@ -120,7 +147,12 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
     const overloaded = { error: { ...fakeAnthropicErrors.overloaded().error, headers: { "retry-after-ms": "10" } } };
     h.api.script([overloaded, overloaded, overloaded]);
     const events: GatewayEvent[] = [];
-    const outcome = await h.gateway.handleMessage({ sessionKey: "t6", surface: "terminal", text: "hi", onEvent: (e) => events.push(e) });
+    const outcome = await h.gateway.handleMessage({
+      sessionKey: "t6",
+      surface: "terminal",
+      text: "hi",
+      onEvent: (e) => events.push(e),
+    });
     expect(outcome.stopReason).toBe("model_error");
     expect(outcome.text).toContain("Anthropic is overloaded, try again in a minute.");
     expect(events.find((e) => e.type === "error")).toMatchObject({ code: "model.overloaded" });
@@ -139,7 +171,10 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
     h.api.script([textTurn("back")]);
     const next = await h.gateway.handleMessage({ sessionKey: "t7", surface: "terminal", text: "hi again" });
     expect(next.text).toBe("back");
-    const roles = h.api.messageRequests().at(-1)!.body.messages.map((m: { role: string }) => m.role);
+    const roles = h.api
+      .messageRequests()
+      .at(-1)!
+      .body.messages.map((m: { role: string }) => m.role);
     expect(roles).toEqual(["user", "assistant", "user", "assistant", "user"]);
   });
 });
@@ -158,12 +193,22 @@ describe("auth profile rotation, end to end through the gateway", () => {
       });
       h.api.script([error, textTurn("Answered by the second profile.")]);
       const events: GatewayEvent[] = [];
-      const outcome = await h.gateway.handleMessage({ sessionKey: `rot-${name}`, surface: "terminal", text: "hi", onEvent: (e) => events.push(e) });
+      const outcome = await h.gateway.handleMessage({
+        sessionKey: `rot-${name}`,
+        surface: "terminal",
+        text: "hi",
+        onEvent: (e) => events.push(e),
+      });
       expect(outcome.text).toBe("Answered by the second profile.");
       const [a, b] = h.api.messageRequests();
       expect(a!.headers.authorization).toBe("Bearer sk-ant-api03-first-aaaaaaaaaaaaaaaa");
       expect(b!.headers.authorization).toBe("Bearer sk-ant-api03-second-bbbbbbbbbbbbbbb");
-      expect(events.find((e) => e.type === "profile.rotated")).toMatchObject({ from: "anthropic:first", to: "anthropic:second", reason, turnId: outcome.turnId });
+      expect(events.find((e) => e.type === "profile.rotated")).toMatchObject({
+        from: "anthropic:first",
+        to: "anthropic:second",
+        reason,
+        turnId: outcome.turnId,
+      });
       const recorded = h.gateway.sessions.turnEvents({ turnId: outcome.turnId, type: "profile.rotated" });
       expect(recorded).toHaveLength(1);
       expect(recorded[0]!.data).toMatchObject({ from: "anthropic:first", to: "anthropic:second", reason });
@@ -176,12 +221,22 @@ describe("sessions", () => {
   test("history persists across a gateway restart on the same database file", async () => {
     h = await startHarness();
     h.api.script([textTurn("Nice to meet you, Ann.")]);
-    await h.gateway.handleMessage({ sessionKey: "discord:dm:42", surface: "discord", userId: "42", text: "My name is Ann." });
+    await h.gateway.handleMessage({
+      sessionKey: "discord:dm:42",
+      surface: "discord",
+      userId: "42",
+      text: "My name is Ann.",
+    });
     const dbPath = h.gateway.settings.databasePath;
     const second = await h.restart();
     expect(second.settings.databasePath).toBe(dbPath);
     h.api.script([textTurn("Your name is Ann.")]);
-    await second.handleMessage({ sessionKey: "discord:dm:42", surface: "discord", userId: "42", text: "What is my name?" });
+    await second.handleMessage({
+      sessionKey: "discord:dm:42",
+      surface: "discord",
+      userId: "42",
+      text: "What is my name?",
+    });
     const body = h.api.messageRequests().at(-1)!.body;
     expect(body.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "My name is Ann." }] },
@@ -198,12 +253,19 @@ describe("sessions", () => {
     h = await startHarness({ settings: { turn: { historyTokens: 600 } as never } });
     for (let i = 0; i < 4; i++) {
       h.api.script([textTurn(`answer ${i} ${"y".repeat(400)}`)]);
-      await h.gateway.handleMessage({ sessionKey: "long", surface: "terminal", text: `question ${i} ${"x".repeat(400)}` });
+      await h.gateway.handleMessage({
+        sessionKey: "long",
+        surface: "terminal",
+        text: `question ${i} ${"x".repeat(400)}`,
+      });
     }
     h.api.script([fakeAnthropicErrors.promptTooLong(), textTurn("Still here.")]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "long", surface: "terminal", text: "and now?" });
     expect(outcome.text).toBe("Still here.");
-    const [tooLong, retry] = h.api.messageRequests().slice(-2).map((r) => r.body.messages);
+    const [tooLong, retry] = h.api
+      .messageRequests()
+      .slice(-2)
+      .map((r) => r.body.messages);
     expect(tooLong.length).toBeGreaterThan(retry.length);
     expect(tooLong.length).toBeLessThan(9); // 8 stored + the new one, already trimmed
     expect(tooLong[0].content[0].text).toContain("Earlier conversation omitted");
@@ -231,7 +293,9 @@ describe("graceful shutdown", () => {
     h = await startHarness();
     h.api.script([exec("toolu_1", 'return await tools.reminders.create({ text: "call mom", at: "9:00" });')]);
     const gateway = h.gateway;
-    const requested = new Promise<void>((resolve) => gateway.events.subscribe((e) => e.type === "approval.requested" && resolve()));
+    const requested = new Promise<void>((resolve) =>
+      gateway.events.subscribe((e) => e.type === "approval.requested" && resolve()),
+    );
     const turn = gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "remind me" });
     await requested;
     const dbPath = gateway.settings.databasePath;
@@ -241,12 +305,16 @@ describe("graceful shutdown", () => {
     expect(outcome.summaryText).toMatch(/⛔ reminders\.create denied by system: "gateway shutting down"/);
     expect(h.calls).toEqual([]);
     expect(() => gateway.db.query("SELECT 1").get()).toThrow();
-    await expect(gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "again" })).rejects.toThrow(/shutting down/);
+    await expect(gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "again" })).rejects.toThrow(
+      /shutting down/,
+    );
 
     // Reopen the file: the denial receipt and the closed approval are durable.
     const { openDatabase } = await import("@openassistant/core/db/open.ts");
     const db = openDatabase(dbPath);
-    const phases = db.query<{ phase: string; reason: string | null }, []>("SELECT phase, reason FROM receipts ORDER BY seq").all();
+    const phases = db
+      .query<{ phase: string; reason: string | null }, []>("SELECT phase, reason FROM receipts ORDER BY seq")
+      .all();
     expect(phases.map((p) => p.phase)).toEqual(["requested", "denied"]);
     expect(phases[1]!.reason).toBe("gateway shutting down");
     expect(db.query<{ status: string }, []>("SELECT status FROM approvals").get()!.status).toBe("denied");
@@ -258,10 +326,17 @@ describe("graceful shutdown in a real process", () => {
   test("with a pending approval, the process exits on its own after shutdown()", async () => {
     const { makeTempDir } = await import("@openassistant/testkit/temp.ts");
     const dir = makeTempDir("oa-gw-child-");
-    const proc = Bun.spawn(["bun", `${import.meta.dir}/testing/shutdown.child.ts`, dir], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["bun", `${import.meta.dir}/testing/shutdown.child.ts`, dir], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     // A process that hangs is SIGKILLed and fails the exit-code check below; no wall-clock comparison.
     const killer = setTimeout(() => proc.kill("SIGKILL"), 25_000);
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     clearTimeout(killer);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     const result = JSON.parse(stdout.trim().split("\n").at(-1)!);

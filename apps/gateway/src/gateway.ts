@@ -99,7 +99,9 @@ const SHUTDOWN_GRACE_MS = 5_000;
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const env = options.env ?? {};
   const log = options.log ?? (() => {});
-  const loaded = options.tools ? undefined : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools })));
+  const loaded = options.tools
+    ? undefined
+    : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools })));
   const base = loaded?.settings ?? defaultSettings(options.cwd);
   const settings: GatewaySettings = { ...base, ...options.settings, turn: { ...base.turn, ...options.settings?.turn } };
   const toolSource: ToolSource = options.tools ? staticToolSource(options.tools) : loaded!.tools;
@@ -112,9 +114,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   const configDir = options.configDir ?? resolveConfigDir(env);
   const authStore = openAuthStore(configDir);
-  const auth = createAuthResolver({ store: authStore, profileOrder: settings.anthropic.profileOrder, pinnedProfile: settings.anthropic.pinned, env });
+  const auth = createAuthResolver({
+    store: authStore,
+    profileOrder: settings.anthropic.profileOrder,
+    pinnedProfile: settings.anthropic.pinned,
+    env,
+  });
   const httpToken = settings.http ? resolveHttpToken(settings.dataDir, settings.http.token) : undefined;
-  const secrets = [...settings.secrets, ...credentialSecrets(auth), ...(settings.discord?.token ? [settings.discord.token] : []), ...(httpToken ? [httpToken.token] : [])];
+  const secrets = [
+    ...settings.secrets,
+    ...credentialSecrets(auth),
+    ...(settings.discord?.token ? [settings.discord.token] : []),
+    ...(httpToken ? [httpToken.token] : []),
+  ];
   const redact = createRedactor(secrets);
 
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
@@ -122,12 +134,22 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
   closeOrphanedApprovals(approvals, receipts, log);
   approvals.subscribe((e) =>
-    events.emit(e.type === "requested" ? { type: "approval.requested", request: e.request } : { type: "approval.decided", callId: e.request.callId, decision: e.decision }),
+    events.emit(
+      e.type === "requested"
+        ? { type: "approval.requested", request: e.request }
+        : { type: "approval.decided", callId: e.request.callId, decision: e.decision },
+    ),
   );
 
   // The pool is spawned while the typechecker warms up (both are off the first turn's path).
   const pool = options.sandbox ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
-  const poolWarm = pool.warmUp().catch((e) => closing || log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`));
+  const poolWarm = pool
+    .warmUp()
+    .catch(
+      (e) =>
+        closing ||
+        log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`),
+    );
   const runner: CodeModeRunner = createCodeModeRunner({
     tools: () => toolSource.current().tree,
     requestApproval: approvals.requestApproval,
@@ -146,19 +168,43 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // blocks this thread meanwhile, and "ready" still means the first check is fast.
   const typechecker: Typechecker = options.typechecker ?? createTypechecker();
   // A warm-up cut short by shutdown is not a failure worth reporting.
-  const checkerWarm = typechecker.warmUp().catch((e) => closing || log(`typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`));
+  const checkerWarm = typechecker
+    .warmUp()
+    .catch(
+      (e) =>
+        closing ||
+        log(
+          `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
+        ),
+    );
   await Promise.all([poolWarm, checkerWarm]);
 
   const defaultModel: ModelStreamer =
     options.model ??
-    createModelClient({ auth, model: settings.turn.model, maxTokens: settings.turn.maxTokens, baseURL: settings.anthropic.baseURL, timeoutMs: settings.anthropic.timeoutMs });
+    createModelClient({
+      auth,
+      model: settings.turn.model,
+      maxTokens: settings.turn.maxTokens,
+      baseURL: settings.anthropic.baseURL,
+      timeoutMs: settings.anthropic.timeoutMs,
+    });
   const pinnedModels = new Map<string, ModelStreamer>();
   const modelFor = (profile: string | undefined): ModelStreamer => {
     if (!profile || options.model) return defaultModel;
     let m = pinnedModels.get(profile);
     if (!m) {
-      const pinned = createAuthResolver({ store: authStore, profileOrder: settings.anthropic.profileOrder, env, pinnedProfile: profile });
-      m = createModelClient({ auth: pinned, model: settings.turn.model, maxTokens: settings.turn.maxTokens, baseURL: settings.anthropic.baseURL });
+      const pinned = createAuthResolver({
+        store: authStore,
+        profileOrder: settings.anthropic.profileOrder,
+        env,
+        pinnedProfile: profile,
+      });
+      m = createModelClient({
+        auth: pinned,
+        model: settings.turn.model,
+        maxTokens: settings.turn.maxTokens,
+        baseURL: settings.anthropic.baseURL,
+      });
       pinnedModels.set(profile, m);
     }
     return m;
@@ -167,8 +213,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Model-side facts are recorded next to the receipts (turn_events): rotations and model errors.
   events.subscribe((e) => {
     if (closed) return;
-    if (e.type === "profile.rotated") sessions.recordTurnEvent(e.turnId, e.type, { from: e.from, to: e.to, reason: e.reason, message: e.message ? redact(e.message) : undefined });
-    else if (e.type === "error") sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
+    if (e.type === "profile.rotated")
+      sessions.recordTurnEvent(e.turnId, e.type, {
+        from: e.from,
+        to: e.to,
+        reason: e.reason,
+        message: e.message ? redact(e.message) : undefined,
+      });
+    else if (e.type === "error")
+      sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
   });
 
   const http: GatewayHttp | undefined =
@@ -200,40 +253,54 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
     if (message.signal?.aborted) abortFromCaller();
     message.signal?.addEventListener("abort", abortFromCaller, { once: true });
-    const work = previous.catch(() => {}).then(async () => {
-      if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
-      const onEvent = (e: GatewayEvent) => {
-        const safe = redactDeep(e, redact);
-        events.emit(safe);
-        message.onEvent?.(safe);
-      };
-      sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
-      onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
-      const fresh = sessions.get(session.id) ?? session;
-      const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
-      const raw = await runTurn(
-        { id: session.id, history, requestedBy: message.userId },
-        message.text,
-        {
-          model: modelFor(fresh.settings.profile),
-          runner,
-          receipts,
-          typechecker,
-          tools: () => {
-            const snapshot = toolSource.current();
-            return { tree: snapshot.tree, declarations: snapshot.declarations.text };
+    const work = previous
+      .catch(() => {})
+      .then(async () => {
+        if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
+        const onEvent = (e: GatewayEvent) => {
+          const safe = redactDeep(e, redact);
+          events.emit(safe);
+          message.onEvent?.(safe);
+        };
+        sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
+        onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
+        const fresh = sessions.get(session.id) ?? session;
+        const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
+        const raw = await runTurn(
+          { id: session.id, history, requestedBy: message.userId },
+          message.text,
+          {
+            model: modelFor(fresh.settings.profile),
+            runner,
+            receipts,
+            typechecker,
+            tools: () => {
+              const snapshot = toolSource.current();
+              return { tree: snapshot.tree, declarations: snapshot.declarations.text };
+            },
+            settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
           },
-          settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
-        },
-        { turnId, signal: controller.signal, onEvent },
-      );
-      // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
-      const outcome = redactDeep(raw, redact);
-      sessions.appendMessages(session.id, turnId, outcome.messages);
-      sessions.finishTurn(turnId, { stopReason: outcome.stopReason, unverified: outcome.unverified, runIds: outcome.runIds, usage: outcome.usage });
-      onEvent({ type: "turn.finished", turnId, sessionId: session.id, unverified: outcome.unverified, runIds: outcome.runIds, stopReason: outcome.stopReason });
-      return outcome;
-    });
+          { turnId, signal: controller.signal, onEvent },
+        );
+        // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
+        const outcome = redactDeep(raw, redact);
+        sessions.appendMessages(session.id, turnId, outcome.messages);
+        sessions.finishTurn(turnId, {
+          stopReason: outcome.stopReason,
+          unverified: outcome.unverified,
+          runIds: outcome.runIds,
+          usage: outcome.usage,
+        });
+        onEvent({
+          type: "turn.finished",
+          turnId,
+          sessionId: session.id,
+          unverified: outcome.unverified,
+          runIds: outcome.runIds,
+          stopReason: outcome.stopReason,
+        });
+        return outcome;
+      });
     const tracked = work.finally(() => {
       inflight.delete(turnId);
       message.signal?.removeEventListener("abort", abortFromCaller);

@@ -10,7 +10,9 @@ import { requestViolations } from "./testing/request-rules.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
-  if (h) for (const r of h.api.messageRequests()) expect({ violations: requestViolations(r.body) }).toEqual({ violations: [] });
+  if (h)
+    for (const r of h.api.messageRequests())
+      expect({ violations: requestViolations(r.body) }).toEqual({ violations: [] });
   await h?.close();
   h = undefined;
 });
@@ -18,7 +20,8 @@ afterEach(async () => {
 const LIST = "return await tools.reminders.list({});";
 const CREATE = 'return await tools.reminders.create({ text: "call mom", at: "9:00" });';
 const turn = (t: Partial<TurnSettings>) => ({ turn: t as TurnSettings });
-const blocksOf = (body: { messages: Array<{ content: unknown }> }, i: number) => body.messages.at(i)!.content as Array<Record<string, unknown>>;
+const blocksOf = (body: { messages: Array<{ content: unknown }> }, i: number) =>
+  body.messages.at(i)!.content as Array<Record<string, unknown>>;
 
 describe("unusual model output", () => {
   test("several tool_use blocks in one round: valid ones run, an unknown tool and a non-object input get is_error results", async () => {
@@ -62,10 +65,25 @@ describe("unusual model output", () => {
 
   test("an empty text block before a tool_use is not sent back (the API rejects empty text blocks)", async () => {
     h = await startHarness();
-    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: LIST } }, { content: [{ type: "text", text: "" }, { type: "tool_use", id: "toolu_1", name: "execute", input: { code: LIST } }] }), textTurn("done")]);
+    h.api.script([
+      toolUseTurn(
+        { id: "toolu_1", name: "execute", input: { code: LIST } },
+        {
+          content: [
+            { type: "text", text: "" },
+            { type: "tool_use", id: "toolu_1", name: "execute", input: { code: LIST } },
+          ],
+        },
+      ),
+      textTurn("done"),
+    ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "emptytext", surface: "terminal", text: "list" });
     expect(outcome.text).toBe("done");
-    expect(blocksOf(h.api.messageRequests()[1]!.body, -2).map((b) => b.type).filter((t) => t !== "thinking")).toEqual(["tool_use"]);
+    expect(
+      blocksOf(h.api.messageRequests()[1]!.body, -2)
+        .map((b) => b.type)
+        .filter((t) => t !== "thinking"),
+    ).toEqual(["tool_use"]);
   });
 
   test("a whitespace-only answer still leaves a valid history for the next turn", async () => {
@@ -80,7 +98,8 @@ describe("unusual model output", () => {
     h = await startHarness();
     h.api.script([
       toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } }, { stop_reason: "max_tokens" }),
-      (req) => textTurn(lastToolResult(req.body).content.includes("cut off") ? "My code was cut off; nothing ran." : "??"),
+      (req) =>
+        textTurn(lastToolResult(req.body).content.includes("cut off") ? "My code was cut off; nothing ran." : "??"),
     ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "cut", surface: "terminal", text: "remind me" });
     expect(h.calls).toEqual([]);
@@ -102,7 +121,10 @@ describe("unusual model output", () => {
     h = await startHarness();
     const code = `const big = "${"x".repeat(100_000)}";\nconst xs: number[] = [];\n${"xs.push(big.length);\n".repeat(200)}return xs.length + ":" + big.length;`;
     expect(code.length).toBeGreaterThan(100_000);
-    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code } }), (req) => textTurn(lastToolResult(req.body).content.includes("200:100000") ? "ok" : "??")]);
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code } }),
+      (req) => textTurn(lastToolResult(req.body).content.includes("200:100000") ? "ok" : "??"),
+    ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "big", surface: "terminal", text: "count" });
     expect(outcome.text).toBe("ok");
     expect(outcome.runIds).toHaveLength(1);
@@ -110,7 +132,9 @@ describe("unusual model output", () => {
 
   test("a model that never stops calling tools stops at maxRounds", async () => {
     h = await startHarness({ settings: turn({ maxRounds: 3 }) });
-    h.api.script([0, 1, 2].map((i) => toolUseTurn({ id: `toolu_${i}`, name: "execute", input: { code: "return 1;" } })));
+    h.api.script(
+      [0, 1, 2].map((i) => toolUseTurn({ id: `toolu_${i}`, name: "execute", input: { code: "return 1;" } })),
+    );
     const outcome = await h.gateway.handleMessage({ sessionKey: "loop", surface: "terminal", text: "go" });
     expect(outcome.stopReason).toBe("max_rounds");
     h.api.script([textTurn("fine")]);
@@ -132,11 +156,19 @@ describe("a corrupt stored history", () => {
     h.api.script([textTurn("first")]);
     await h.gateway.handleMessage({ sessionKey: "corrupt", surface: "terminal", text: "hi" });
     const session = h.gateway.sessions.getOrCreate("corrupt", "terminal");
-    const insert = h.gateway.db.query("INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at) VALUES (?, ?, ?, ?, NULL, '[]', 0)");
+    const insert = h.gateway.db.query(
+      "INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at) VALUES (?, ?, ?, ?, NULL, '[]', 0)",
+    );
     const rows: Array<[string, string]> = [
       ["user", JSON.stringify([{ type: "text", text: "list them" }])],
       // The process died after the assistant's tool_use was stored, before its result.
-      ["assistant", JSON.stringify([{ type: "text", text: "Looking." }, { type: "tool_use", id: "toolu_lost", name: "execute", input: { code: "return 1" } }])],
+      [
+        "assistant",
+        JSON.stringify([
+          { type: "text", text: "Looking." },
+          { type: "tool_use", id: "toolu_lost", name: "execute", input: { code: "return 1" } },
+        ]),
+      ],
       ["user", JSON.stringify([{ type: "tool_result", tool_use_id: "toolu_other", content: "orphan" }])],
       ["assistant", JSON.stringify([])],
       ["assistant", "{not json"],
@@ -147,7 +179,10 @@ describe("a corrupt stored history", () => {
     h.api.script([textTurn("still here")]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "corrupt", surface: "terminal", text: "hello?" });
     expect(outcome.text).toBe("still here");
-    const sent = h.api.messageRequests().at(-1)!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    const sent = h.api.messageRequests().at(-1)!.body.messages as Array<{
+      role: string;
+      content: Array<Record<string, unknown>>;
+    }>;
     const lost = sent.flatMap((m) => m.content).find((b) => b.tool_use_id === "toolu_lost")!;
     expect(lost).toMatchObject({ type: "tool_result", is_error: true });
     expect(sent.at(-1)!.content.at(-1)).toMatchObject({ type: "text", text: "hello?" });
@@ -181,7 +216,9 @@ describe("unusual usage", () => {
     const queued = h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "two" });
     await Bun.sleep(50);
     const stopping = h.gateway.shutdown();
-    await expect(h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "three" })).rejects.toThrow(/shutting down/);
+    await expect(h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "three" })).rejects.toThrow(
+      /shutting down/,
+    );
     expect((await running).stopReason).toBe("aborted");
     await expect(queued).rejects.toThrow(/shutting down/);
     await stopping;
@@ -191,11 +228,14 @@ describe("unusual usage", () => {
     h = await startHarness();
     h.api.script([textTurn("first"), textTurn("second"), textTurn("third")]);
     const texts: string[] = [];
-    for (const text of ["  \n\t ", "", "hello"]) texts.push((await h.gateway.handleMessage({ sessionKey: "blank", surface: "discord", text })).text);
+    for (const text of ["  \n\t ", "", "hello"])
+      texts.push((await h.gateway.handleMessage({ sessionKey: "blank", surface: "discord", text })).text);
     expect(texts).toEqual(["first", "second", "third"]);
     // Blank messages reach the model as a visible placeholder (the API rejects empty text blocks).
     const userTexts = (i: number) =>
-      (h!.api.messageRequests()[i]!.body.messages as Array<{ role: string; content: Array<{ text?: string }> }>).filter((m) => m.role === "user").map((m) => m.content.map((b) => b.text).join(""));
+      (h!.api.messageRequests()[i]!.body.messages as Array<{ role: string; content: Array<{ text?: string }> }>)
+        .filter((m) => m.role === "user")
+        .map((m) => m.content.map((b) => b.text).join(""));
     expect(userTexts(2)).toEqual(["(The user sent an empty message.)", "(The user sent an empty message.)", "hello"]);
     const history = h.gateway.sessions.history(h.gateway.sessions.getOrCreate("blank", "discord").id);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);

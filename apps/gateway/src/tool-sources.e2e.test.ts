@@ -15,18 +15,38 @@ import { TEST_API_KEY, TEST_MODEL } from "./testing/harness.ts";
 setDefaultTimeout(240_000);
 afterAll(() => closeMcpConnections());
 
-const EVERYTHING = Bun.resolveSync("@modelcontextprotocol/server-everything/dist/index.js", join(import.meta.dir, "../../../packages/testkit/src"));
-const GITHUB_SPEC = Bun.resolveSync("@octokit/openapi/generated/api.github.com.json", join(import.meta.dir, "../../../packages/testkit/src"));
+const EVERYTHING = Bun.resolveSync(
+  "@modelcontextprotocol/server-everything/dist/index.js",
+  join(import.meta.dir, "../../../packages/testkit/src"),
+);
+const GITHUB_SPEC = Bun.resolveSync(
+  "@octokit/openapi/generated/api.github.com.json",
+  join(import.meta.dir, "../../../packages/testkit/src"),
+);
 
 describe("tool sources beyond files (issue 15)", () => {
   test("an MCP server over stdio, one over HTTP and GitHub's OpenAPI spec: one turn calls a tool of each, approval where required, receipts for each; the prompt switches to discovery", async () => {
-    const gh = await startFakeGitHub({ token: "ghp_e2e", repos: { "acme/app": { issues: [{ number: 1, title: "Crash on start", body: null, state: "open", labels: [], comments: [], user: "ann" }], files: {} } } });
+    const gh = await startFakeGitHub({
+      token: "ghp_e2e",
+      repos: {
+        "acme/app": {
+          issues: [
+            { number: 1, title: "Crash on start", body: null, state: "open", labels: [], comments: [], user: "ann" },
+          ],
+          files: {},
+        },
+      },
+    });
     const deleted: number[] = [];
     const users = await startMcpHttpServer((s) => {
-      s.registerTool("delete-user", { description: "Delete a user", inputSchema: { id: z.number() } }, async ({ id }) => {
-        deleted.push(id);
-        return { content: [{ type: "text", text: `deleted ${id}` }] };
-      });
+      s.registerTool(
+        "delete-user",
+        { description: "Delete a user", inputSchema: { id: z.number() } },
+        async ({ id }) => {
+          deleted.push(id);
+          return { content: [{ type: "text", text: `deleted ${id}` }] };
+        },
+      );
     });
     const api = await startFakeAnthropic();
     const dir = makeTempDir("oa-sources-e2e-");
@@ -34,8 +54,19 @@ describe("tool sources beyond files (issue 15)", () => {
     writeFileSync(
       join(dir, ".openassistant", "config.json"),
       JSON.stringify({
-        mcp: { servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], allowProcess: true }, users: { url: users.url } } },
-        openapi: { github: { spec: GITHUB_SPEC, baseUrl: gh.url, auth: { type: "header", name: "authorization", value: "token ${GH_TOKEN}" } } },
+        mcp: {
+          servers: {
+            everything: { command: process.execPath, args: [EVERYTHING, "stdio"], allowProcess: true },
+            users: { url: users.url },
+          },
+        },
+        openapi: {
+          github: {
+            spec: GITHUB_SPEC,
+            baseUrl: gh.url,
+            auth: { type: "header", name: "authorization", value: "token ${GH_TOKEN}" },
+          },
+        },
         workspace: { enabled: false },
       }),
     );
@@ -43,7 +74,21 @@ describe("tool sources beyond files (issue 15)", () => {
       cwd: dir,
       env: { ANTHROPIC_API_KEY: TEST_API_KEY, GH_TOKEN: "ghp_e2e" },
       configDir: join(dir, "config"),
-      settings: { anthropic: { baseURL: api.url }, approvalTimeoutMs: 60_000, turn: { model: TEST_MODEL, maxTokens: 1024, maxRounds: 8, maxRepairRounds: 3, maxTurnTokens: 1_000_000, turnTimeoutSeconds: 120, historyTokens: 60_000, historyMessages: 200, toolPromptTokens: 15_000 } } as never,
+      settings: {
+        anthropic: { baseURL: api.url },
+        approvalTimeoutMs: 60_000,
+        turn: {
+          model: TEST_MODEL,
+          maxTokens: 1024,
+          maxRounds: 8,
+          maxRepairRounds: 3,
+          maxTurnTokens: 1_000_000,
+          turnTimeoutSeconds: 120,
+          historyTokens: 60_000,
+          historyMessages: 200,
+          toolPromptTokens: 15_000,
+        },
+      } as never,
     });
     try {
       const paths = flattenToolTree(gateway.tools().tree).map((t) => t.path);
@@ -59,7 +104,11 @@ describe("tool sources beyond files (issue 15)", () => {
         gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
       });
       api.script([
-        toolUseTurn({ id: "toolu_s", name: "execute", input: { code: 'return await tools.$search({ query: "list repository issues", limit: 3 });' } }),
+        toolUseTurn({
+          id: "toolu_s",
+          name: "execute",
+          input: { code: 'return await tools.$search({ query: "list repository issues", limit: 3 });' },
+        }),
         toolUseTurn({
           id: "toolu_c",
           name: "execute",
@@ -74,7 +123,11 @@ describe("tool sources beyond files (issue 15)", () => {
         }),
         textTurn("2 + 3 = 5, the open issue is 'Crash on start', and user 7 was deleted."),
       ]);
-      const out = await gateway.handleMessage({ sessionKey: "s1", surface: "terminal", text: "sum 2 and 3, list acme/app issues, delete user 7" });
+      const out = await gateway.handleMessage({
+        sessionKey: "s1",
+        surface: "terminal",
+        text: "sum 2 and 3, list acme/app issues, delete user 7",
+      });
 
       // Discovery mode: the prompt lists namespaces instead of 1,000+ declarations.
       const first = JSON.stringify(api.messageRequests()[0]!.body.system);
@@ -87,7 +140,9 @@ describe("tool sources beyond files (issue 15)", () => {
       expect(deleted).toEqual([7]);
       expect(gh.violations).toEqual([]);
       expect(gh.requests.at(-1)?.authorization).toBe("token ghp_e2e");
-      const succeeded = out.runIds.flatMap((r) => gateway.receipts.query({ runId: r, phase: "succeeded" })).map((r) => r.toolPath);
+      const succeeded = out.runIds
+        .flatMap((r) => gateway.receipts.query({ runId: r, phase: "succeeded" }))
+        .map((r) => r.toolPath);
       expect(succeeded).toEqual(["$search", "everything.getSum", "github.issues.listForRepo", "users.deleteUser"]);
       expect(out.unverified).toBe(false);
     } finally {

@@ -24,7 +24,13 @@ export interface ToolSource {
 
 export function snapshotOf(tree: ToolTree, diagnostics: readonly string[] = []): ToolSnapshot {
   const declarations = generateDeclarations(tree);
-  return { tree, declarations, diagnostics: [...diagnostics, ...declarations.warnings], errors: diagnostics.length, count: flattenToolTree(tree).length };
+  return {
+    tree,
+    declarations,
+    diagnostics: [...diagnostics, ...declarations.warnings],
+    errors: diagnostics.length,
+    count: flattenToolTree(tree).length,
+  };
 }
 
 /** A fixed tree (tests, embedding). */

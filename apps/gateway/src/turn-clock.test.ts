@@ -22,7 +22,8 @@ describe("the turn clock (model.turnTimeoutSeconds) and approvals", () => {
     h.api.script([exec("toolu_1", CREATE), textTurn("I've scheduled the reminder for 9:00.")]);
     const gateway = h.gateway;
     gateway.events.subscribe((e) => {
-      if (e.type === "approval.requested") setTimeout(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }), 1_500);
+      if (e.type === "approval.requested")
+        setTimeout(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }), 1_500);
     });
     const started = performance.now();
     const outcome = await gateway.handleMessage({ sessionKey: "clock", surface: "terminal", text: "remind me" });
@@ -48,7 +49,8 @@ describe("the turn clock (model.turnTimeoutSeconds) and approvals", () => {
     h.api.script([exec("toolu_1", CREATE, { delayMs: 600 }), textTurn("done", { delayMs: 1_000 })]);
     const gateway = h.gateway;
     gateway.events.subscribe((e) => {
-      if (e.type === "approval.requested") setTimeout(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }), 300);
+      if (e.type === "approval.requested")
+        setTimeout(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }), 300);
     });
     const outcome = await gateway.handleMessage({ sessionKey: "resume", surface: "terminal", text: "remind me" });
     expect(outcome.stopReason).toBe("timeout");

@@ -15,7 +15,7 @@ afterEach(async () => {
 const exec = (id: string, code: string, extra = {}) => toolUseTurn({ id, name: "execute", input: { code } }, extra);
 const turn = (t: Partial<TurnSettings>) => ({ turn: t as TurnSettings });
 const LIST = "return await tools.reminders.list({});";
-const CREATE = 'return await tools.reminders.create({ text: "call mom", at: "9:00" });';
+const _CREATE = 'return await tools.reminders.create({ text: "call mom", at: "9:00" });';
 
 describe("turn limits", () => {
   test("maxRounds: the last round is sent with tool_choice none; a model that still calls a tool stops with max_rounds", async () => {
@@ -30,12 +30,17 @@ describe("turn limits", () => {
     expect(outcome.text).toContain("limit of model rounds");
     expect(outcome.usage.rounds).toBe(2);
     expect(h.calls).toEqual(["reminders.list"]); // the final round's tool_use is never run
-    expect(h.gateway.sessions.turns(h.gateway.sessions.getOrCreate("rounds", "terminal").id).at(-1)!.stopReason).toBe("max_rounds");
+    expect(h.gateway.sessions.turns(h.gateway.sessions.getOrCreate("rounds", "terminal").id).at(-1)!.stopReason).toBe(
+      "max_rounds",
+    );
   });
 
   test("maxTurnTokens: usage summed over the rounds ends the turn with token_budget", async () => {
     h = await startHarness({ settings: turn({ maxTurnTokens: 1_000 }) });
-    h.api.script([exec("toolu_1", LIST, { usage: { input_tokens: 700, output_tokens: 200, cache_read_input_tokens: 150 } }), textTurn("never requested")]);
+    h.api.script([
+      exec("toolu_1", LIST, { usage: { input_tokens: 700, output_tokens: 200, cache_read_input_tokens: 150 } }),
+      textTurn("never requested"),
+    ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "tokens", surface: "terminal", text: "list" });
     expect(outcome.stopReason).toBe("token_budget");
     expect(outcome.text).toContain("token budget");
@@ -44,7 +49,6 @@ describe("turn limits", () => {
     expect(h.api.remaining()).toBe(1);
     expect(h.calls).toEqual(["reminders.list"]);
   });
-
 });
 
 describe("per-session settings", () => {

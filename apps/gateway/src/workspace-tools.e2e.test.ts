@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sha256Hex } from "@openassistant/core/workspace/index.ts";
-import { startFakeAnthropic, textTurn, toolUseTurn, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
+import {
+  startFakeAnthropic,
+  textTurn,
+  toolUseTurn,
+  type FakeAnthropic,
+} from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { renderCard } from "./discord/render-card.ts";
@@ -16,7 +21,13 @@ const POSTHOG_PLUGIN = resolve(import.meta.dir, "../../../integrations/posthog")
 const KEY = "phx_e2eWorkspaceKey0123456789";
 let ph: FakePostHog;
 beforeAll(async () => {
-  ph = await startFakePostHog({ personalApiKey: KEY, projectApiKey: "phc_x", projectId: "4242", insights: [77], hogql: () => ({ columns: ["day", "count"], results: [["2026-11-21", 48]] }) });
+  ph = await startFakePostHog({
+    personalApiKey: KEY,
+    projectApiKey: "phc_x",
+    projectId: "4242",
+    insights: [77],
+    hogql: () => ({ columns: ["day", "count"], results: [["2026-11-21", 48]] }),
+  });
 });
 afterAll(() => ph.close());
 
@@ -46,19 +57,44 @@ async function gatewayIn(dir: string, api: FakeAnthropic): Promise<Gateway> {
     cwd: dir,
     env: { ANTHROPIC_API_KEY: TEST_API_KEY, PH_KEY: KEY },
     configDir: join(dir, "config"),
-    settings: { anthropic: { baseURL: api.url }, approvalTimeoutMs: 60_000, turn: { model: TEST_MODEL, maxTokens: 1024, maxRounds: 8, maxRepairRounds: 3, maxTurnTokens: 1_000_000, turnTimeoutSeconds: 120, historyTokens: 60_000, historyMessages: 200 } } as never,
+    settings: {
+      anthropic: { baseURL: api.url },
+      approvalTimeoutMs: 60_000,
+      turn: {
+        model: TEST_MODEL,
+        maxTokens: 1024,
+        maxRounds: 8,
+        maxRepairRounds: 3,
+        maxTurnTokens: 1_000_000,
+        turnTimeoutSeconds: 120,
+        historyTokens: 60_000,
+        historyMessages: 200,
+      },
+    } as never,
   });
 }
 
 function project(): string {
   const dir = makeTempDir("oa-ws-e2e-");
   mkdirSync(join(dir, ".openassistant", "tools"), { recursive: true });
-  writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ plugins: [POSTHOG_PLUGIN], config: { posthog: { personalApiKey: "${PH_KEY}", projectId: "4242", host: ph.url } } }));
+  writeFileSync(
+    join(dir, ".openassistant", "config.json"),
+    JSON.stringify({
+      plugins: [POSTHOG_PLUGIN],
+      config: { posthog: { personalApiKey: "${PH_KEY}", projectId: "4242", host: ph.url } },
+    }),
+  );
   return dir;
 }
 
 const writeCall = (id: string) =>
-  toolUseTurn({ id, name: "execute", input: { code: `return await tools.workspace.writeTool({ path: "signup_monitor.ts", source: ${JSON.stringify(MONITOR)}, reason: "Watch signups in PostHog; alert below 50 a day" });` } });
+  toolUseTurn({
+    id,
+    name: "execute",
+    input: {
+      code: `return await tools.workspace.writeTool({ path: "signup_monitor.ts", source: ${JSON.stringify(MONITOR)}, reason: "Watch signups in PostHog; alert below 50 a day" });`,
+    },
+  });
 
 describe("the assistant writes its own tool (issue 14)", () => {
   test("write → card with the full source and its SHA-256 → approve → reload → the new tool runs in the same turn → grounded answer", async () => {
@@ -71,16 +107,29 @@ describe("the assistant writes its own tool (issue 14)", () => {
       const cards: Array<{ tool: string; summary?: string; input?: string; card: string }> = [];
       gateway.approvals.subscribe((e) => {
         if (e.type !== "requested") return;
-        cards.push({ tool: e.request.toolPath, summary: e.request.summary, input: e.request.inputJson, card: JSON.stringify(renderCard(e.request, { kind: "pending" })) });
+        cards.push({
+          tool: e.request.toolPath,
+          summary: e.request.summary,
+          input: e.request.inputJson,
+          card: JSON.stringify(renderCard(e.request, { kind: "pending" })),
+        });
         gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
       });
       api.script([
         writeCall("toolu_w"),
         // The new tool is typechecked against the reloaded declarations: no cast needed.
-        toolUseTurn({ id: "toolu_m", name: "execute", input: { code: "return await tools.signup_monitor({ insightId: 77, below: 50 });" } }),
+        toolUseTurn({
+          id: "toolu_m",
+          name: "execute",
+          input: { code: "return await tools.signup_monitor({ insightId: 77, below: 50 });" },
+        }),
         textTurn("Done: I set up a PostHog alert that fires when daily signups drop below 50."),
       ]);
-      const out = await gateway.handleMessage({ sessionKey: "s1", surface: "terminal", text: "Watch our signups in PostHog and tell me when they drop below 50 a day" });
+      const out = await gateway.handleMessage({
+        sessionKey: "s1",
+        surface: "terminal",
+        text: "Watch our signups in PostHog and tell me when they drop below 50 a day",
+      });
 
       // The operator saw the whole source (in the full input) and its hash.
       const card = cards.find((c) => c.tool === "workspace.writeTool")!;
@@ -100,10 +149,16 @@ describe("the assistant writes its own tool (issue 14)", () => {
       const receipts = out.runIds.flatMap((r) => gateway.receipts.query({ runId: r }));
       const succeeded = receipts.filter((r) => r.phase === "succeeded").map((r) => r.toolPath);
       expect(succeeded).toEqual(["workspace.writeTool", "signup_monitor"]);
-      expect(receipts.find((r) => r.toolPath === "workspace.writeTool" && r.phase === "approved")?.decidedBy).toBe("operator-1");
+      expect(receipts.find((r) => r.toolPath === "workspace.writeTool" && r.phase === "approved")?.decidedBy).toBe(
+        "operator-1",
+      );
       // The history names the version and the call that wrote it.
       const log = readFileSync(join(dir, ".openassistant/history/tools.jsonl"), "utf8");
-      expect(JSON.parse(log.trim().split("\n").at(-1)!)).toMatchObject({ name: "signup_monitor.ts", action: "write", sha256: sha256Hex(MONITOR) });
+      expect(JSON.parse(log.trim().split("\n").at(-1)!)).toMatchObject({
+        name: "signup_monitor.ts",
+        action: "write",
+        sha256: sha256Hex(MONITOR),
+      });
     } finally {
       delete process.env.OA_E2E_POSTHOG_HOST;
       delete process.env.OA_E2E_POSTHOG_KEY;
@@ -119,10 +174,15 @@ describe("the assistant writes its own tool (issue 14)", () => {
     const gateway = await gatewayIn(dir, api);
     try {
       gateway.approvals.subscribe((e) => {
-        if (e.type === "requested") gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "not now" });
+        if (e.type === "requested")
+          gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "not now" });
       });
       api.script([writeCall("toolu_w"), textTurn("I've set up the signup monitor for you.")]);
-      const out = await gateway.handleMessage({ sessionKey: "s2", surface: "terminal", text: "Watch our signups and tell me when they drop below 50 a day" });
+      const out = await gateway.handleMessage({
+        sessionKey: "s2",
+        surface: "terminal",
+        text: "Watch our signups and tell me when they drop below 50 a day",
+      });
       expect(existsSync(join(dir, ".openassistant/tools/signup_monitor.ts"))).toBe(false);
       expect(JSON.stringify(api.messageRequests()[1]!.body)).toContain("not now");
       expect(out.unverified).toBe(true);
@@ -136,17 +196,30 @@ describe("the assistant writes its own tool (issue 14)", () => {
     const dir = project();
     writeFileSync(
       join(dir, ".openassistant", "config.json"),
-      JSON.stringify({ policy: { rules: [{ match: "workspace.**", mode: "auto" }] }, plugins: [POSTHOG_PLUGIN], config: { posthog: { personalApiKey: "${PH_KEY}", projectId: "4242", host: ph.url } } }),
+      JSON.stringify({
+        policy: { rules: [{ match: "workspace.**", mode: "auto" }] },
+        plugins: [POSTHOG_PLUGIN],
+        config: { posthog: { personalApiKey: "${PH_KEY}", projectId: "4242", host: ph.url } },
+      }),
     );
     const api = await startFakeAnthropic();
     const gateway = await gatewayIn(dir, api);
     try {
       const asked: string[] = [];
-      gateway.approvals.rules.add({ toolPath: "workspace.writeTool", scope: "global", createdBy: "operator-1", expiresAt: Date.now() + 3_600_000 });
+      gateway.approvals.rules.add({
+        toolPath: "workspace.writeTool",
+        scope: "global",
+        createdBy: "operator-1",
+        expiresAt: Date.now() + 3_600_000,
+      });
       gateway.approvals.subscribe((e) => {
         if (e.type !== "requested") return;
         asked.push(e.request.toolPath);
-        gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "checking the rule" });
+        gateway.approvals.decide(e.request.callId, {
+          decision: "denied",
+          by: "operator-1",
+          reason: "checking the rule",
+        });
       });
       api.script([writeCall("toolu_w"), textTurn("It was not written.")]);
       await gateway.handleMessage({ sessionKey: "s3", surface: "terminal", text: "write the tool" });

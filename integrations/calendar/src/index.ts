@@ -12,24 +12,40 @@ function isTimeZone(zone: string): boolean {
 
 /** `config.calendar`; openassistant.json carries the same rules as JSON Schema, checked before import. */
 const CalendarConfig = z.object({
-  timezone: z.string().default("UTC").refine(isTimeZone, { error: (issue) => `${JSON.stringify(issue.input)} is not an IANA time zone (e.g. "Europe/Oslo")` }),
+  timezone: z
+    .string()
+    .default("UTC")
+    .refine(isTimeZone, {
+      error: (issue) => `${JSON.stringify(issue.input)} is not an IANA time zone (e.g. "Europe/Oslo")`,
+    }),
   defaultDurationMinutes: z.number().int().min(1).max(1440).default(60),
 });
 
-const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: "must be an ISO 8601 date-time, e.g. 2025-03-01T09:00:00Z" });
+const isoDate = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), { message: "must be an ISO 8601 date-time, e.g. 2025-03-01T09:00:00Z" });
 
 export default definePlugin({
   config: CalendarConfig,
   tools: (ctx) => calendarTools(ctx.config, ctx.dataDir, ctx.logger),
 });
 
-function calendarTools(config: z.output<typeof CalendarConfig>, dataDir: string, logger: { info(message: string): void }) {
+function calendarTools(
+  config: z.output<typeof CalendarConfig>,
+  dataDir: string,
+  logger: { info(message: string): void },
+) {
   const store = new EventStore(dataDir);
   const show = (e: CalendarEvent) => ({
     ...e,
-    local: new Intl.DateTimeFormat("en-GB", { timeZone: config.timezone, dateStyle: "medium", timeStyle: "short" }).format(new Date(e.startsAt)),
+    local: new Intl.DateTimeFormat("en-GB", {
+      timeZone: config.timezone,
+      dateStyle: "medium",
+      timeStyle: "short",
+    }).format(new Date(e.startsAt)),
   });
-  const endOf = (startsAt: string, minutes?: number) => new Date(Date.parse(startsAt) + (minutes ?? config.defaultDurationMinutes) * 60_000).toISOString();
+  const endOf = (startsAt: string, minutes?: number) =>
+    new Date(Date.parse(startsAt) + (minutes ?? config.defaultDurationMinutes) * 60_000).toISOString();
 
   return {
     events: {
@@ -115,7 +131,8 @@ function calendarTools(config: z.output<typeof CalendarConfig>, dataDir: string,
         previewInput: (i) => `delete ${i.id}`,
         run: async ({ id }) =>
           store.update((events) => {
-            if (!events.some((e) => e.id === id)) throw new Error(`no event with id ${id}; call events.list to find it`);
+            if (!events.some((e) => e.id === id))
+              throw new Error(`no event with id ${id}; call events.list to find it`);
             return { events: events.filter((e) => e.id !== id), result: { deleted: id } };
           }),
       }),

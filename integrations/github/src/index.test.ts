@@ -18,10 +18,35 @@ beforeAll(async () => {
     repos: {
       "acme/app": {
         issues: [
-          { number: 1, title: "Crash on start", body: "stack trace", state: "open", labels: ["bug"], comments: [], user: "ann" },
-          { number: 2, title: "Add dark mode", body: null, state: "open", labels: ["feature"], comments: [], user: "bob" },
+          {
+            number: 1,
+            title: "Crash on start",
+            body: "stack trace",
+            state: "open",
+            labels: ["bug"],
+            comments: [],
+            user: "ann",
+          },
+          {
+            number: 2,
+            title: "Add dark mode",
+            body: null,
+            state: "open",
+            labels: ["feature"],
+            comments: [],
+            user: "bob",
+          },
           { number: 3, title: "Old crash", body: null, state: "closed", labels: ["bug"], comments: [], user: "ann" },
-          { number: 4, title: "Fix the crash", body: null, state: "open", labels: [], comments: [], user: "cy", pull_request: true },
+          {
+            number: 4,
+            title: "Fix the crash",
+            body: null,
+            state: "open",
+            labels: [],
+            comments: [],
+            user: "cy",
+            pull_request: true,
+          },
         ],
         files: { "README.md": "# App\nHello ✓\n" },
       },
@@ -33,8 +58,16 @@ afterAll(() => gh.close());
 async function githubTools(config: Record<string, unknown>) {
   const root = makeTempDir("oa-github-");
   mkdirSync(join(root, ".openassistant"), { recursive: true });
-  writeFileSync(join(root, ".openassistant/config.jsonc"), JSON.stringify({ plugins: [PLUGIN_DIR], config: { github: config } }));
-  const env = { PATH: process.env.PATH!, HOME: root, OPENASSISTANT_CONFIG_DIR: join(root, "global"), GITHUB_TOKEN: TOKEN };
+  writeFileSync(
+    join(root, ".openassistant/config.jsonc"),
+    JSON.stringify({ plugins: [PLUGIN_DIR], config: { github: config } }),
+  );
+  const env = {
+    PATH: process.env.PATH!,
+    HOME: root,
+    OPENASSISTANT_CONFIG_DIR: join(root, "global"),
+    GITHUB_TOKEN: TOKEN,
+  };
   const r = await loadTools({ cwd: root, env, homeDir: root, autoInstall: false, log: () => {} });
   const index = indexToolTree(r.tree);
   const call = async (path: string, input: unknown) => {
@@ -66,18 +99,37 @@ describe("github plugin against a fake GitHub that validates every request again
     const { call } = await githubTools({ token: "${GITHUB_TOKEN}", baseUrl: gh.url, defaultRepo: "acme/app" });
     const open = (await call("issues.list", {})) as Array<{ number: number }>;
     expect(open.map((i) => i.number)).toEqual([1, 2]); // the pull request is not an issue
-    expect(((await call("issues.list", { state: "all", labels: ["bug"] })) as Array<{ number: number }>).map((i) => i.number)).toEqual([1, 3]);
+    expect(
+      ((await call("issues.list", { state: "all", labels: ["bug"] })) as Array<{ number: number }>).map(
+        (i) => i.number,
+      ),
+    ).toEqual([1, 3]);
     expect(await call("issues.search", { query: "crash" })).toMatchObject({ total: 3 });
     expect(((await call("pulls.list", {})) as Array<{ number: number }>).map((p) => p.number)).toEqual([4]);
-    expect(await call("files.read", { path: "README.md" })).toEqual({ path: "README.md", size: 14, text: "# App\nHello ✓\n" });
+    expect(await call("files.read", { path: "README.md" })).toEqual({
+      path: "README.md",
+      size: 14,
+      text: "# App\nHello ✓\n",
+    });
 
-    const created = (await call("issues.create", { title: "Signups dropped", body: "below 50/day", labels: ["alert"] })) as { number: number };
+    const created = (await call("issues.create", {
+      title: "Signups dropped",
+      body: "below 50/day",
+      labels: ["alert"],
+    })) as { number: number };
     expect(created.number).toBe(5);
     expect(await call("issues.comment", { number: 5, body: "Looking into it" })).toMatchObject({ id: 1 });
     expect(await call("issues.addLabels", { number: 5, labels: ["p1"] })).toEqual({ labels: ["alert", "p1"] });
-    expect(await call("issues.setState", { number: 5, state: "closed", reason: "completed" })).toMatchObject({ state: "closed" });
+    expect(await call("issues.setState", { number: 5, state: "closed", reason: "completed" })).toMatchObject({
+      state: "closed",
+    });
     const issue = gh.repos.get("acme/app")!.issues.find((i) => i.number === 5)!;
-    expect(issue).toMatchObject({ state: "closed", state_reason: "completed", labels: ["alert", "p1"], comments: ["Looking into it"] });
+    expect(issue).toMatchObject({
+      state: "closed",
+      state_reason: "completed",
+      labels: ["alert", "p1"],
+      comments: ["Looking into it"],
+    });
 
     expect(gh.violations).toEqual([]);
     expect(gh.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
@@ -87,10 +139,23 @@ describe("github plugin against a fake GitHub that validates every request again
     const octokit = new Octokit({ auth: TOKEN, baseUrl: gh.url });
     const before = gh.violations.length;
     // state "merged" is not one of GitHub's issue states; labels must be a non-empty list.
-    await expect(octokit.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", { owner: "acme", repo: "app", issue_number: 1, state: "merged" } as never)).rejects.toMatchObject({ status: 422 });
-    await expect(octokit.request("POST /repos/{owner}/{repo}/issues", { owner: "acme", repo: "app" } as never)).rejects.toMatchObject({ status: 422 });
-    await expect(octokit.request("GET /repos/{owner}/{repo}/issues", { owner: "acme", repo: "app", colour: "red" } as never)).rejects.toMatchObject({ status: 422 });
-    await expect(octokit.request("GET /repos/{owner}/{repo}/teleport", { owner: "acme", repo: "app" })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      octokit.request("PATCH /repos/{owner}/{repo}/issues/{issue_number}", {
+        owner: "acme",
+        repo: "app",
+        issue_number: 1,
+        state: "merged",
+      } as never),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      octokit.request("POST /repos/{owner}/{repo}/issues", { owner: "acme", repo: "app" } as never),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      octokit.request("GET /repos/{owner}/{repo}/issues", { owner: "acme", repo: "app", colour: "red" } as never),
+    ).rejects.toMatchObject({ status: 422 });
+    await expect(
+      octokit.request("GET /repos/{owner}/{repo}/teleport", { owner: "acme", repo: "app" }),
+    ).rejects.toMatchObject({ status: 404 });
     const found = gh.violations.slice(before).map((v) => v.problems.join("; "));
     expect(found).toHaveLength(4);
     expect(found[0]).toContain("body");
@@ -115,7 +180,10 @@ describe("github plugin against a fake GitHub that validates every request again
   test("the manifest's JSON Schema and the plugin's zod config agree", async () => {
     const manifest = await Bun.file(join(PLUGIN_DIR, "openassistant.json")).json();
     const mod = (await import("./index.ts")).default;
-    const fromZod = z.toJSONSchema(mod.config!, { io: "input" }) as { properties: Record<string, unknown>; required?: string[] };
+    const fromZod = z.toJSONSchema(mod.config!, { io: "input" }) as {
+      properties: Record<string, unknown>;
+      required?: string[];
+    };
     expect(Object.keys(fromZod.properties).sort()).toEqual(Object.keys(manifest.configSchema.properties).sort());
     expect(fromZod.required ?? []).toEqual(manifest.configSchema.required);
   });

@@ -21,7 +21,16 @@ const numberArg = z.number().int().positive().describe("Issue or pull request nu
 const limitArg = z.number().int().min(1).max(100).default(30).describe("How many to return (1–100)");
 
 /** The fields a person reads; GitHub's objects carry ~80 more. */
-function summarizeIssue(i: { number: number; title: string; state?: string; html_url: string; labels?: unknown[]; user?: { login?: string } | null; comments?: number; pull_request?: unknown }) {
+function summarizeIssue(i: {
+  number: number;
+  title: string;
+  state?: string;
+  html_url: string;
+  labels?: unknown[];
+  user?: { login?: string } | null;
+  comments?: number;
+  pull_request?: unknown;
+}) {
   return {
     number: i.number,
     title: i.title,
@@ -40,7 +49,11 @@ export default definePlugin({
 });
 
 function githubTools(config: GitHubConfig) {
-  const octokit = new Octokit({ auth: config.token, baseUrl: config.baseUrl.replace(/\/$/, ""), userAgent: "openassistant-plugin-github" });
+  const octokit = new Octokit({
+    auth: config.token,
+    baseUrl: config.baseUrl.replace(/\/$/, ""),
+    userAgent: "openassistant-plugin-github",
+  });
   const target = (repo: string | undefined) => {
     const full = repo ?? config.defaultRepo;
     if (!full) throw new Error('no repository: pass repo: "owner/name" or set config.github.defaultRepo');
@@ -54,30 +67,60 @@ function githubTools(config: GitHubConfig) {
       list: defineTool({
         description: "List issues of a repository (pull requests excluded)",
         approval: "auto",
-        args: z.object({ repo: repoArg, state: z.enum(["open", "closed", "all"]).default("open"), labels: z.array(z.string()).optional().describe("Only issues with all these labels"), limit: limitArg }),
+        args: z.object({
+          repo: repoArg,
+          state: z.enum(["open", "closed", "all"]).default("open"),
+          labels: z.array(z.string()).optional().describe("Only issues with all these labels"),
+          limit: limitArg,
+        }),
         run: async ({ repo, state, labels, limit }, call) => {
-          const { data } = await octokit.rest.issues.listForRepo({ ...target(repo), state, per_page: limit, ...(labels?.length ? { labels: labels.join(",") } : {}), ...request(call?.signal) });
+          const { data } = await octokit.rest.issues.listForRepo({
+            ...target(repo),
+            state,
+            per_page: limit,
+            ...(labels?.length ? { labels: labels.join(",") } : {}),
+            ...request(call?.signal),
+          });
           return data.filter((i) => !i.pull_request).map(summarizeIssue);
         },
       }),
       search: defineTool({
         description: "Search issues and pull requests with GitHub's search syntax (e.g. 'is:open label:bug crash')",
         approval: "auto",
-        args: z.object({ query: z.string().min(1).describe("Search text and qualifiers"), repo: repoArg, limit: limitArg }),
+        args: z.object({
+          query: z.string().min(1).describe("Search text and qualifiers"),
+          repo: repoArg,
+          limit: limitArg,
+        }),
         run: async ({ query, repo, limit }, call) => {
           const full = repo ?? config.defaultRepo;
           const q = full && !/\brepo:/.test(query) ? `${query} repo:${full}` : query;
-          const { data } = await octokit.rest.search.issuesAndPullRequests({ q, per_page: limit, ...request(call?.signal) });
+          const { data } = await octokit.rest.search.issuesAndPullRequests({
+            q,
+            per_page: limit,
+            ...request(call?.signal),
+          });
           return { total: data.total_count, items: data.items.map(summarizeIssue) };
         },
       }),
       create: defineTool({
         description: "Create an issue",
         approval: "required",
-        args: z.object({ repo: repoArg, title: z.string().min(1).max(256), body: z.string().max(65536).optional(), labels: z.array(z.string()).optional() }),
+        args: z.object({
+          repo: repoArg,
+          title: z.string().min(1).max(256),
+          body: z.string().max(65536).optional(),
+          labels: z.array(z.string()).optional(),
+        }),
         previewInput: (i) => `${i.repo ?? config.defaultRepo}: ${i.title}`,
         run: async ({ repo, title, body, labels }, call) => {
-          const { data } = await octokit.rest.issues.create({ ...target(repo), title, ...(body ? { body } : {}), ...(labels?.length ? { labels } : {}), ...request(call?.signal) });
+          const { data } = await octokit.rest.issues.create({
+            ...target(repo),
+            title,
+            ...(body ? { body } : {}),
+            ...(labels?.length ? { labels } : {}),
+            ...request(call?.signal),
+          });
           return summarizeIssue(data);
         },
       }),
@@ -86,7 +129,12 @@ function githubTools(config: GitHubConfig) {
         approval: "required",
         args: z.object({ repo: repoArg, number: numberArg, body: z.string().min(1).max(65536) }),
         run: async ({ repo, number, body }, call) => {
-          const { data } = await octokit.rest.issues.createComment({ ...target(repo), issue_number: number, body, ...request(call?.signal) });
+          const { data } = await octokit.rest.issues.createComment({
+            ...target(repo),
+            issue_number: number,
+            body,
+            ...request(call?.signal),
+          });
           return { id: data.id, url: data.html_url };
         },
       }),
@@ -95,16 +143,32 @@ function githubTools(config: GitHubConfig) {
         approval: "required",
         args: z.object({ repo: repoArg, number: numberArg, labels: z.array(z.string().min(1)).min(1) }),
         run: async ({ repo, number, labels }, call) => {
-          const { data } = await octokit.rest.issues.addLabels({ ...target(repo), issue_number: number, labels, ...request(call?.signal) });
+          const { data } = await octokit.rest.issues.addLabels({
+            ...target(repo),
+            issue_number: number,
+            labels,
+            ...request(call?.signal),
+          });
           return { labels: data.map((l) => l.name) };
         },
       }),
       setState: defineTool({
         description: "Close or reopen an issue or pull request",
         approval: "required",
-        args: z.object({ repo: repoArg, number: numberArg, state: z.enum(["open", "closed"]), reason: z.enum(["completed", "not_planned", "reopened"]).optional().describe("Why it was closed or reopened") }),
+        args: z.object({
+          repo: repoArg,
+          number: numberArg,
+          state: z.enum(["open", "closed"]),
+          reason: z.enum(["completed", "not_planned", "reopened"]).optional().describe("Why it was closed or reopened"),
+        }),
         run: async ({ repo, number, state, reason }, call) => {
-          const { data } = await octokit.rest.issues.update({ ...target(repo), issue_number: number, state, ...(reason ? { state_reason: reason } : {}), ...request(call?.signal) });
+          const { data } = await octokit.rest.issues.update({
+            ...target(repo),
+            issue_number: number,
+            state,
+            ...(reason ? { state_reason: reason } : {}),
+            ...request(call?.signal),
+          });
           return summarizeIssue(data);
         },
       }),
@@ -115,8 +179,19 @@ function githubTools(config: GitHubConfig) {
         approval: "auto",
         args: z.object({ repo: repoArg, state: z.enum(["open", "closed", "all"]).default("open"), limit: limitArg }),
         run: async ({ repo, state, limit }, call) => {
-          const { data } = await octokit.rest.pulls.list({ ...target(repo), state, per_page: limit, ...request(call?.signal) });
-          return data.map((p) => ({ number: p.number, title: p.title, state: p.state, url: p.html_url, author: p.user?.login }));
+          const { data } = await octokit.rest.pulls.list({
+            ...target(repo),
+            state,
+            per_page: limit,
+            ...request(call?.signal),
+          });
+          return data.map((p) => ({
+            number: p.number,
+            title: p.title,
+            state: p.state,
+            url: p.html_url,
+            author: p.user?.login,
+          }));
         },
       }),
     },
@@ -124,10 +199,20 @@ function githubTools(config: GitHubConfig) {
       read: defineTool({
         description: "Read a text file from a repository",
         approval: "auto",
-        args: z.object({ repo: repoArg, path: z.string().min(1).describe("Path in the repository, e.g. README.md"), ref: z.string().optional().describe("Branch, tag or commit; default branch if omitted") }),
+        args: z.object({
+          repo: repoArg,
+          path: z.string().min(1).describe("Path in the repository, e.g. README.md"),
+          ref: z.string().optional().describe("Branch, tag or commit; default branch if omitted"),
+        }),
         run: async ({ repo, path, ref }, call) => {
-          const { data } = await octokit.rest.repos.getContent({ ...target(repo), path, ...(ref ? { ref } : {}), ...request(call?.signal) });
-          if (Array.isArray(data) || data.type !== "file" || !("content" in data)) throw new Error(`${path} is not a file (it is a ${Array.isArray(data) ? "directory" : data.type})`);
+          const { data } = await octokit.rest.repos.getContent({
+            ...target(repo),
+            path,
+            ...(ref ? { ref } : {}),
+            ...request(call?.signal),
+          });
+          if (Array.isArray(data) || data.type !== "file" || !("content" in data))
+            throw new Error(`${path} is not a file (it is a ${Array.isArray(data) ? "directory" : data.type})`);
           return { path: data.path, size: data.size, text: Buffer.from(data.content, "base64").toString("utf8") };
         },
       }),

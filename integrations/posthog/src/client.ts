@@ -31,19 +31,36 @@ export function postHogClient(o: PostHogClientOptions) {
       body = undefined;
     }
     if (!res.ok) {
-      const detail = body?.detail ? `${body.detail}${body.attr ? ` (${body.attr})` : ""}` : text.slice(0, 300) || res.statusText;
+      const detail = body?.detail
+        ? `${body.detail}${body.attr ? ` (${body.attr})` : ""}`
+        : text.slice(0, 300) || res.statusText;
       throw new PostHogError(res.status, detail);
     }
     return body as T;
   }
   return {
     hogql: (query: string, values: Record<string, unknown>, signal?: AbortSignal) =>
-      call<{ columns: string[]; results: unknown[][] }>(`${app}/query/`, { method: "POST", body: JSON.stringify({ query: { kind: "HogQLQuery", query, values } }), signal }),
-    listAlerts: (signal?: AbortSignal) => call<{ count: number; results: Array<Record<string, unknown>> }>(`${app}/alerts/`, { method: "GET", signal }),
-    createAlert: (alert: Record<string, unknown>, signal?: AbortSignal) => call<Record<string, unknown>>(`${app}/alerts/`, { method: "POST", body: JSON.stringify(alert), signal }),
-    capture: (event: { event: string; distinct_id: string; properties?: Record<string, unknown>; timestamp?: string }, signal?: AbortSignal) => {
-      if (!o.projectApiKey) throw new Error("events.capture needs config.posthog.projectApiKey (the project API key, phc_…)");
-      return call<unknown>(`${o.ingestHost.replace(/\/$/, "")}/i/v0/e/`, { method: "POST", auth: false, body: JSON.stringify({ api_key: o.projectApiKey, ...event }), signal });
+      call<{ columns: string[]; results: unknown[][] }>(`${app}/query/`, {
+        method: "POST",
+        body: JSON.stringify({ query: { kind: "HogQLQuery", query, values } }),
+        signal,
+      }),
+    listAlerts: (signal?: AbortSignal) =>
+      call<{ count: number; results: Array<Record<string, unknown>> }>(`${app}/alerts/`, { method: "GET", signal }),
+    createAlert: (alert: Record<string, unknown>, signal?: AbortSignal) =>
+      call<Record<string, unknown>>(`${app}/alerts/`, { method: "POST", body: JSON.stringify(alert), signal }),
+    capture: (
+      event: { event: string; distinct_id: string; properties?: Record<string, unknown>; timestamp?: string },
+      signal?: AbortSignal,
+    ) => {
+      if (!o.projectApiKey)
+        throw new Error("events.capture needs config.posthog.projectApiKey (the project API key, phc_…)");
+      return call<unknown>(`${o.ingestHost.replace(/\/$/, "")}/i/v0/e/`, {
+        method: "POST",
+        auth: false,
+        body: JSON.stringify({ api_key: o.projectApiKey, ...event }),
+        signal,
+      });
     },
   };
 }

@@ -20,7 +20,13 @@ beforeAll(async () => {
     insights: [77],
     hogql: (query, values) =>
       query.includes("toDate(timestamp)")
-        ? { columns: ["day", "count"], results: [["2026-11-20", 61], ["2026-11-21", 48]].filter(() => values.event === "user signed up") }
+        ? {
+            columns: ["day", "count"],
+            results: [
+              ["2026-11-20", 61],
+              ["2026-11-21", 48],
+            ].filter(() => values.event === "user signed up"),
+          }
         : { columns: ["event", "count()"], results: [["$pageview", 1200]] },
   });
 });
@@ -29,8 +35,17 @@ afterAll(() => ph.close());
 async function posthogTools(config: Record<string, unknown>) {
   const root = makeTempDir("oa-posthog-");
   mkdirSync(join(root, ".openassistant"), { recursive: true });
-  writeFileSync(join(root, ".openassistant/config.jsonc"), JSON.stringify({ plugins: [PLUGIN_DIR], config: { posthog: config } }));
-  const env = { PATH: process.env.PATH!, HOME: root, OPENASSISTANT_CONFIG_DIR: join(root, "global"), POSTHOG_PERSONAL_API_KEY: PERSONAL, POSTHOG_PROJECT_API_KEY: PROJECT };
+  writeFileSync(
+    join(root, ".openassistant/config.jsonc"),
+    JSON.stringify({ plugins: [PLUGIN_DIR], config: { posthog: config } }),
+  );
+  const env = {
+    PATH: process.env.PATH!,
+    HOME: root,
+    OPENASSISTANT_CONFIG_DIR: join(root, "global"),
+    POSTHOG_PERSONAL_API_KEY: PERSONAL,
+    POSTHOG_PROJECT_API_KEY: PROJECT,
+  };
   const r = await loadTools({ cwd: root, env, homeDir: root, autoInstall: false, log: () => {} });
   const index = indexToolTree(r.tree);
   const call = async (path: string, input: unknown) => {
@@ -40,7 +55,13 @@ async function posthogTools(config: Record<string, unknown>) {
   return { r, call };
 }
 
-const good = () => ({ personalApiKey: "${POSTHOG_PERSONAL_API_KEY}", projectApiKey: "${POSTHOG_PROJECT_API_KEY}", projectId: "4242", host: ph.url, ingestHost: ph.url });
+const good = () => ({
+  personalApiKey: "${POSTHOG_PERSONAL_API_KEY}",
+  projectApiKey: "${POSTHOG_PROJECT_API_KEY}",
+  projectId: "4242",
+  host: ph.url,
+  ingestHost: ph.url,
+});
 
 describe("posthog plugin against a fake PostHog that enforces the documented API rules", () => {
   test("loads with its config validated; reads are auto, writes need approval", async () => {
@@ -64,36 +85,78 @@ describe("posthog plugin against a fake PostHog that enforces the documented API
     // The event name travels as a placeholder value, not inside the SQL.
     expect(ph.queries.at(-1)!.values).toEqual({ event: "user signed up", days: 7 });
     expect(ph.queries.at(-1)!.query).not.toContain("user signed up");
-    expect(await call("query.hogql", { query: "SELECT event, count() FROM events GROUP BY event" })).toEqual([{ event: "$pageview", "count()": 1200 }]);
+    expect(await call("query.hogql", { query: "SELECT event, count() FROM events GROUP BY event" })).toEqual([
+      { event: "$pageview", "count()": 1200 },
+    ]);
 
-    expect(await call("alerts.create", { name: "Signups below 50/day", insightId: 77, lower: 50, subscribedUserIds: [1] })).toMatchObject({ name: "Signups below 50/day", state: "Not firing" });
-    expect(ph.alerts[0]).toMatchObject({ insight: 77, calculation_interval: "daily", threshold: { configuration: { type: "absolute", bounds: { lower: 50 } } } });
-    expect(await call("alerts.list", {})).toEqual([expect.objectContaining({ name: "Signups below 50/day", insight: 77 })]);
+    expect(
+      await call("alerts.create", { name: "Signups below 50/day", insightId: 77, lower: 50, subscribedUserIds: [1] }),
+    ).toMatchObject({ name: "Signups below 50/day", state: "Not firing" });
+    expect(ph.alerts[0]).toMatchObject({
+      insight: 77,
+      calculation_interval: "daily",
+      threshold: { configuration: { type: "absolute", bounds: { lower: 50 } } },
+    });
+    expect(await call("alerts.list", {})).toEqual([
+      expect.objectContaining({ name: "Signups below 50/day", insight: 77 }),
+    ]);
 
-    expect(await call("events.capture", { event: "assistant_test", distinctId: "user-1", properties: { via: "openassistant" } })).toEqual({ captured: "assistant_test" });
-    expect(ph.events).toEqual([{ event: "assistant_test", distinct_id: "user-1", properties: { via: "openassistant" } }]);
+    expect(
+      await call("events.capture", {
+        event: "assistant_test",
+        distinctId: "user-1",
+        properties: { via: "openassistant" },
+      }),
+    ).toEqual({ captured: "assistant_test" });
+    expect(ph.events).toEqual([
+      { event: "assistant_test", distinct_id: "user-1", properties: { via: "openassistant" } },
+    ]);
     expect(ph.violations).toEqual([]);
   });
 
   test("errors PostHog returns reach the model as the tool's error with PostHog's detail", async () => {
     const { call } = await posthogTools(good());
-    await expect(call("alerts.create", { name: "x", insightId: 999, upper: 5, subscribedUserIds: [1] })).rejects.toThrow(/PostHog answered 400: Invalid pk "999" - object does not exist. \(insight\)/);
-    await expect(call("query.hogql", { query: "SELECT {missing}" })).rejects.toThrow(/Placeholder \{missing\} is not defined/);
+    await expect(
+      call("alerts.create", { name: "x", insightId: 999, upper: 5, subscribedUserIds: [1] }),
+    ).rejects.toThrow(/PostHog answered 400: Invalid pk "999" - object does not exist. \(insight\)/);
+    await expect(call("query.hogql", { query: "SELECT {missing}" })).rejects.toThrow(
+      /Placeholder \{missing\} is not defined/,
+    );
     const { call: wrongKey } = await posthogTools({ ...good(), personalApiKey: "phx_wrong" });
     await expect(wrongKey("alerts.list", {})).rejects.toThrow(/401: Authentication credentials were not provided/);
-    expect(ph.violations.map((v) => v.problem)).toEqual([expect.stringContaining("does_not_exist"), expect.stringContaining("query_error"), expect.stringContaining("not_authenticated")]);
+    expect(ph.violations.map((v) => v.problem)).toEqual([
+      expect.stringContaining("does_not_exist"),
+      expect.stringContaining("query_error"),
+      expect.stringContaining("not_authenticated"),
+    ]);
     ph.violations.length = 0;
   });
 
   test("the fake rejects what PostHog would reject", async () => {
     const before = ph.violations.length;
     const post = (path: string, body: unknown, auth = true) =>
-      fetch(`${ph.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${PERSONAL}` } : {}) }, body: JSON.stringify(body) });
-    expect((await post("/api/projects/4242/query", { query: { kind: "HogQLQuery", query: "SELECT 1" } })).status).toBe(404); // no trailing slash
+      fetch(`${ph.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${PERSONAL}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    expect((await post("/api/projects/4242/query", { query: { kind: "HogQLQuery", query: "SELECT 1" } })).status).toBe(
+      404,
+    ); // no trailing slash
     expect((await post("/api/projects/4242/query/", { query: { kind: "HogQLQuery" } })).status).toBe(400);
     expect((await post("/i/v0/e/", { api_key: PROJECT, event: "x" }, false)).status).toBe(400); // no distinct_id
     expect((await post("/i/v0/e/", { api_key: PERSONAL, event: "x", distinct_id: "u" }, false)).status).toBe(401); // a personal key cannot capture
-    expect((await post("/api/projects/4242/alerts/", { name: "a", insight: 77, subscribed_users: [1], threshold: { configuration: { type: "absolute", bounds: {} } }, condition: { type: "absolute_value" } })).status).toBe(400);
+    expect(
+      (
+        await post("/api/projects/4242/alerts/", {
+          name: "a",
+          insight: 77,
+          subscribed_users: [1],
+          threshold: { configuration: { type: "absolute", bounds: {} } },
+          condition: { type: "absolute_value" },
+        })
+      ).status,
+    ).toBe(400);
     expect(ph.violations.length - before).toBe(5);
     ph.violations.length = before;
   });
@@ -107,7 +170,10 @@ describe("posthog plugin against a fake PostHog that enforces the documented API
   test("the manifest's JSON Schema and the plugin's zod config agree", async () => {
     const manifest = await Bun.file(join(PLUGIN_DIR, "openassistant.json")).json();
     const mod = (await import("./index.ts")).default;
-    const fromZod = z.toJSONSchema(mod.config!, { io: "input" }) as { properties: Record<string, unknown>; required?: string[] };
+    const fromZod = z.toJSONSchema(mod.config!, { io: "input" }) as {
+      properties: Record<string, unknown>;
+      required?: string[];
+    };
     expect(Object.keys(fromZod.properties).sort()).toEqual(Object.keys(manifest.configSchema.properties).sort());
     expect(fromZod.required ?? []).toEqual(manifest.configSchema.required);
   });

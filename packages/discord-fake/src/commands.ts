@@ -8,7 +8,10 @@ const NAME = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
 export class CommandStore {
   private readonly scopes = new Map<string, Map<string, Json>>();
 
-  constructor(private readonly applicationId: string, private readonly ids: SnowflakeGenerator) {}
+  constructor(
+    private readonly applicationId: string,
+    private readonly ids: SnowflakeGenerator,
+  ) {}
 
   list(guildId: string | null): Json[] {
     return [...this.scope(guildId).values()].map((c) => structuredClone(c));
@@ -22,12 +25,18 @@ export class CommandStore {
 
   /** PUT: replaces the whole set; commands keep their id when the name (and type) is unchanged. */
   overwrite(guildId: string | null, bodies: Json[]): Json[] {
-    if (!Array.isArray(bodies)) throw invalidFormBody("_root", "LIST_TYPE_CONVERT", "Only iterables may be used in a ListType");
+    if (!Array.isArray(bodies))
+      throw invalidFormBody("_root", "LIST_TYPE_CONVERT", "Only iterables may be used in a ListType");
     const seen = new Set<string>();
     bodies.forEach((body, i) => {
       validateCommand(body, String(i));
       const key = `${body.type ?? 1}:${body.name}`;
-      if (seen.has(key)) throw invalidFormBody(`${i}.name`, "APPLICATION_COMMANDS_DUPLICATE_NAME", `Application command names must be unique`);
+      if (seen.has(key))
+        throw invalidFormBody(
+          `${i}.name`,
+          "APPLICATION_COMMANDS_DUPLICATE_NAME",
+          `Application command names must be unique`,
+        );
       seen.add(key);
     });
     const previous = [...this.scope(guildId).values()];
@@ -70,8 +79,12 @@ export class CommandStore {
     // A global command shows only in the contexts it lists (all when unset; dm_permission false
     // hides it in DMs): https://docs.discord.com/developers/interactions/application-commands#interaction-contexts
     const context = guildId ? 0 : 1;
-    const usable = (c: Json) => match(c) && (c.contexts ? c.contexts.includes(context) : guildId !== null || c.dm_permission !== false);
-    return (guildId ? [...this.scope(guildId).values()].find(match) : undefined) ?? [...this.scope(null).values()].find(usable);
+    const usable = (c: Json) =>
+      match(c) && (c.contexts ? c.contexts.includes(context) : guildId !== null || c.dm_permission !== false);
+    return (
+      (guildId ? [...this.scope(guildId).values()].find(match) : undefined) ??
+      [...this.scope(null).values()].find(usable)
+    );
   }
 
   private scope(guildId: string | null): Map<string, Json> {
@@ -113,16 +126,30 @@ export class CommandStore {
 function validateCommand(body: Json, at: string): void {
   const field = (name: string) => (at ? `${at}.${name}` : name);
   const type = body?.type ?? 1;
-  if (typeof body?.name !== "string" || !NAME.test(body.name) || (type === 1 && body.name !== body.name.toLowerCase())) {
+  if (
+    typeof body?.name !== "string" ||
+    !NAME.test(body.name) ||
+    (type === 1 && body.name !== body.name.toLowerCase())
+  ) {
     throw invalidFormBody(field("name"), "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid");
   }
-  if (type === 1 && (typeof body.description !== "string" || body.description.length < 1 || body.description.length > 100)) {
+  if (
+    type === 1 &&
+    (typeof body.description !== "string" || body.description.length < 1 || body.description.length > 100)
+  ) {
     throw invalidFormBody(field("description"), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
   }
-  for (const [key, allowed] of [["contexts", [0, 1, 2]], ["integration_types", [0, 1]]] as const) {
+  for (const [key, allowed] of [
+    ["contexts", [0, 1, 2]],
+    ["integration_types", [0, 1]],
+  ] as const) {
     const list = body[key];
     if (list === undefined || list === null) continue;
-    if (!Array.isArray(list) || list.length === 0 || list.some((v: unknown) => !(allowed as readonly number[]).includes(v as number))) {
+    if (
+      !Array.isArray(list) ||
+      list.length === 0 ||
+      list.some((v: unknown) => !(allowed as readonly number[]).includes(v as number))
+    ) {
       throw invalidFormBody(field(key), "ENUM_TYPE_COERCE", `${key} must be a non-empty list of ${allowed.join(", ")}`);
     }
   }
@@ -134,29 +161,59 @@ const SUBCOMMAND_GROUP = 2;
 
 function validateOptions(options: Json[] | undefined, at: string, depth: number): void {
   if (options === undefined || options === null) return;
-  if (!Array.isArray(options)) throw invalidFormBody(at, "LIST_TYPE_CONVERT", "Only iterables may be used in a ListType");
+  if (!Array.isArray(options))
+    throw invalidFormBody(at, "LIST_TYPE_CONVERT", "Only iterables may be used in a ListType");
   if (options.length > 25) throw invalidFormBody(at, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
   const subs = options.filter((o) => o?.type === SUBCOMMAND || o?.type === SUBCOMMAND_GROUP);
-  if (subs.length && subs.length !== options.length) throw invalidFormBody(at, "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID", "Sub-command and sub-command group option types are mutually exclusive to all other types");
+  if (subs.length && subs.length !== options.length)
+    throw invalidFormBody(
+      at,
+      "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID",
+      "Sub-command and sub-command group option types are mutually exclusive to all other types",
+    );
   const names = new Set<string>();
   let optionalSeen = false;
   options.forEach((o, i) => {
     const f = `${at}.${i}`;
-    if (typeof o?.name !== "string" || !NAME.test(o.name) || o.name !== o.name.toLowerCase()) throw invalidFormBody(`${f}.name`, "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid");
-    if (names.has(o.name)) throw invalidFormBody(`${f}.name`, "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS", "Option names must be unique");
+    if (typeof o?.name !== "string" || !NAME.test(o.name) || o.name !== o.name.toLowerCase())
+      throw invalidFormBody(`${f}.name`, "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid");
+    if (names.has(o.name))
+      throw invalidFormBody(
+        `${f}.name`,
+        "APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS",
+        "Option names must be unique",
+      );
     names.add(o.name);
-    if (typeof o.description !== "string" || o.description.length < 1 || o.description.length > 100) throw invalidFormBody(`${f}.description`, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
-    if (o.type === SUBCOMMAND_GROUP && depth > 0) throw invalidFormBody(`${f}.type`, "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID", "Sub-command groups cannot be nested");
+    if (typeof o.description !== "string" || o.description.length < 1 || o.description.length > 100)
+      throw invalidFormBody(`${f}.description`, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
+    if (o.type === SUBCOMMAND_GROUP && depth > 0)
+      throw invalidFormBody(
+        `${f}.type`,
+        "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID",
+        "Sub-command groups cannot be nested",
+      );
     if (o.type === SUBCOMMAND || o.type === SUBCOMMAND_GROUP) {
-      if (o.required) throw invalidFormBody(`${f}.required`, "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID", "Sub-commands cannot be required");
+      if (o.required)
+        throw invalidFormBody(
+          `${f}.required`,
+          "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
+          "Sub-commands cannot be required",
+        );
       validateOptions(o.options, `${f}.options`, depth + 1);
       return;
     }
-    if (o.required && optionalSeen) throw invalidFormBody(`${f}.required`, "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID", "Required options must be placed before non-required options");
+    if (o.required && optionalSeen)
+      throw invalidFormBody(
+        `${f}.required`,
+        "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
+        "Required options must be placed before non-required options",
+      );
     if (!o.required) optionalSeen = true;
-    if ((o.choices?.length ?? 0) > 25) throw invalidFormBody(`${f}.choices`, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
+    if ((o.choices?.length ?? 0) > 25)
+      throw invalidFormBody(`${f}.choices`, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
     (o.choices ?? []).forEach((c: Json, j: number) => {
-      if (typeof c?.name !== "string" || c.name.length < 1 || c.name.length > 100) throw invalidFormBody(`${f}.choices.${j}.name`, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
+      if (typeof c?.name !== "string" || c.name.length < 1 || c.name.length > 100)
+        throw invalidFormBody(`${f}.choices.${j}.name`, "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
     });
   });
 }

@@ -6,7 +6,13 @@ import { InteractionService, type FakeInteraction } from "./interactions.ts";
 import { MessageService, type StoredFile } from "./messages.ts";
 import { findMalformedUtf16 } from "./limits.ts";
 import type { Ping } from "./mentions.ts";
-import { DEFAULT_ROUTE_LIMIT, RateLimiter, type RateLimitOptions, type RouteLimit, type RouteMatcher } from "./ratelimit.ts";
+import {
+  DEFAULT_ROUTE_LIMIT,
+  RateLimiter,
+  type RateLimitOptions,
+  type RouteLimit,
+  type RouteMatcher,
+} from "./ratelimit.ts";
 import { registerAppRoutes } from "./rest-app.ts";
 import { registerChannelRoutes } from "./rest-channels.ts";
 import { Router } from "./router.ts";
@@ -104,7 +110,14 @@ export class FakeDiscord {
     this.token = options.token ?? `fake.${this.botId}.bot-token`;
     this.world = new World(this.botId, ids);
     this.rateLimiter = new RateLimiter(options.routeLimit === undefined ? DEFAULT_ROUTE_LIMIT : options.routeLimit);
-    this.world.users.set(this.botId, { id: this.botId, username: options.botName ?? "fake-bot", global_name: null, discriminator: "0", avatar: null, bot: true });
+    this.world.users.set(this.botId, {
+      id: this.botId,
+      username: options.botName ?? "fake-bot",
+      global_name: null,
+      discriminator: "0",
+      avatar: null,
+      bot: true,
+    });
     const config: Services["config"] = {
       botId: this.botId,
       applicationId: this.applicationId,
@@ -168,7 +181,14 @@ export class FakeDiscord {
 
   createUser(input: { username?: string; id?: string; bot?: boolean; globalName?: string } = {}): Json {
     const id = input.id ?? this.world.ids.next();
-    this.world.users.set(id, { id, username: input.username ?? `user${this.world.users.size}`, global_name: input.globalName ?? null, discriminator: "0", avatar: null, bot: input.bot ?? false });
+    this.world.users.set(id, {
+      id,
+      username: input.username ?? `user${this.world.users.size}`,
+      global_name: input.globalName ?? null,
+      discriminator: "0",
+      avatar: null,
+      bot: input.bot ?? false,
+    });
     return this.world.apiUser(id);
   }
 
@@ -176,22 +196,54 @@ export class FakeDiscord {
   createGuild(input: { name?: string; id?: string; ownerId?: string; botIsMember?: boolean } = {}): Json {
     const id = input.id ?? this.world.ids.next();
     const ownerId = input.ownerId ?? this.botId;
-    const everyone: RoleRecord = { id, name: "@everyone", permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0, color: 0, hoist: false, managed: false, mentionable: false };
-    this.world.guilds.set(id, { id, name: input.name ?? "Fake Guild", ownerId, roles: new Map([[id, everyone]]), members: new Map(), channelIds: [] });
+    const everyone: RoleRecord = {
+      id,
+      name: "@everyone",
+      permissions: DEFAULT_EVERYONE_PERMISSIONS,
+      position: 0,
+      color: 0,
+      hoist: false,
+      managed: false,
+      mentionable: false,
+    };
+    this.world.guilds.set(id, {
+      id,
+      name: input.name ?? "Fake Guild",
+      ownerId,
+      roles: new Map([[id, everyone]]),
+      members: new Map(),
+      channelIds: [],
+    });
     this.putMember(id, ownerId, [], null);
     if (input.botIsMember !== false) {
       this.putMember(id, this.botId, [], null);
-      this.dispatchGuild("GUILD_CREATE", () => this.world.apiGuildCreate(id, false), (s) => this.world.apiGuildCreate(id, (s.intents & Intents.GuildMembers) !== 0));
+      this.dispatchGuild(
+        "GUILD_CREATE",
+        () => this.world.apiGuildCreate(id, false),
+        (s) => this.world.apiGuildCreate(id, (s.intents & Intents.GuildMembers) !== 0),
+      );
     }
     return this.world.apiGuild(id);
   }
 
   /** Creates a guild channel (text by default). Thread types need `parentId`. */
-  createChannel(input: { guildId: string; name?: string; type?: number; parentId?: string; topic?: string; ownerId?: string }): Json {
+  createChannel(input: {
+    guildId: string;
+    name?: string;
+    type?: number;
+    parentId?: string;
+    topic?: string;
+    ownerId?: string;
+  }): Json {
     const type = input.type ?? ChannelType.GuildText;
     if (isThread(type)) {
       if (!input.parentId) throw new Error("fake-discord: createChannel of a thread needs parentId");
-      return createThread(this.services, { parentId: input.parentId, name: input.name ?? "thread", ownerId: input.ownerId ?? this.botId, type });
+      return createThread(this.services, {
+        parentId: input.parentId,
+        name: input.name ?? "thread",
+        ownerId: input.ownerId ?? this.botId,
+        type,
+      });
     }
     const guild = this.world.guild(input.guildId);
     const id = this.world.ids.next();
@@ -205,8 +257,12 @@ export class FakeDiscord {
       permission_overwrites: [],
       nsfw: false,
       flags: 0,
-      ...(type === ChannelType.GuildCategory ? {} : { topic: input.topic ?? null, last_message_id: null, rate_limit_per_user: 0 }),
-      ...(type === ChannelType.GuildForum ? { available_tags: [], default_reaction_emoji: null, default_sort_order: null, default_forum_layout: 0 } : {}),
+      ...(type === ChannelType.GuildCategory
+        ? {}
+        : { topic: input.topic ?? null, last_message_id: null, rate_limit_per_user: 0 }),
+      ...(type === ChannelType.GuildForum
+        ? { available_tags: [], default_reaction_emoji: null, default_sort_order: null, default_forum_layout: 0 }
+        : {}),
     };
     this.world.channels.set(id, channel);
     this.world.channelMessages.set(id, []);
@@ -228,7 +284,12 @@ export class FakeDiscord {
       mentionable: false,
     };
     guild.roles.set(role.id, role);
-    this.dispatchGuild("GUILD_ROLE_CREATE", () => ({ guild_id: guild.id, role: this.world.apiRole(role) }), null, guild.id);
+    this.dispatchGuild(
+      "GUILD_ROLE_CREATE",
+      () => ({ guild_id: guild.id, role: this.world.apiRole(role) }),
+      null,
+      guild.id,
+    );
     return this.world.apiRole(role);
   }
 
@@ -236,11 +297,14 @@ export class FakeDiscord {
   addMember(input: { guildId: string; userId: string; roles?: string[]; nick?: string }): Json {
     const guild = this.world.guild(input.guildId);
     this.world.user(input.userId);
-    for (const role of input.roles ?? []) if (!guild.roles.has(role)) throw new Error(`fake-discord: unknown role ${role} in guild ${guild.id}`);
+    for (const role of input.roles ?? [])
+      if (!guild.roles.has(role)) throw new Error(`fake-discord: unknown role ${role} in guild ${guild.id}`);
     const existed = guild.members.has(input.userId);
     this.putMember(guild.id, input.userId, input.roles ?? [], input.nick ?? null);
     const payload = { ...this.world.apiMember(guild.id, input.userId)!, guild_id: guild.id };
-    this.gateway.dispatch(existed ? "GUILD_MEMBER_UPDATE" : "GUILD_MEMBER_ADD", payload, (s) => (s.intents & Intents.GuildMembers ? payload : null));
+    this.gateway.dispatch(existed ? "GUILD_MEMBER_UPDATE" : "GUILD_MEMBER_ADD", payload, (s) =>
+      s.intents & Intents.GuildMembers ? payload : null,
+    );
     return payload;
   }
 
@@ -252,7 +316,9 @@ export class FakeDiscord {
     if (channel.guild_id) {
       const guild = this.world.guild(channel.guild_id);
       guild.channelIds = guild.channelIds.filter((id) => id !== channelId);
-      this.gateway.dispatch(isThread(channel.type) ? "THREAD_DELETE" : "CHANNEL_DELETE", payload, (s) => (s.intents & Intents.Guilds ? payload : null));
+      this.gateway.dispatch(isThread(channel.type) ? "THREAD_DELETE" : "CHANNEL_DELETE", payload, (s) =>
+        s.intents & Intents.Guilds ? payload : null,
+      );
     }
   }
 
@@ -323,21 +389,39 @@ export class FakeDiscord {
 
   /** Resolves with the first recorded REST call (past or future) that matches; see `CallMatcher.since`. */
   waitFor(matcher: CallMatcher | CallPredicate, timeoutMs = 5000): Promise<RecordedCall> {
-    return this.waitIn(this.calls, this.callWaiters, (c) => matchCall(matcher, c), timeoutMs, () => {
-      const recent = this.calls.slice(-8).map((c) => `${c.method} ${c.path} → ${c.status}`).join("; ");
-      return `no REST call matched ${describeMatcher(matcher)} within ${timeoutMs} ms (recent: ${recent || "none"})`;
-    });
+    return this.waitIn(
+      this.calls,
+      this.callWaiters,
+      (c) => matchCall(matcher, c),
+      timeoutMs,
+      () => {
+        const recent = this.calls
+          .slice(-8)
+          .map((c) => `${c.method} ${c.path} → ${c.status}`)
+          .join("; ");
+        return `no REST call matched ${describeMatcher(matcher)} within ${timeoutMs} ms (recent: ${recent || "none"})`;
+      },
+    );
   }
 
   /** Resolves with the first recorded gateway frame (past or future) that matches. */
   waitForFrame(predicate: (frame: RecordedFrame) => boolean, timeoutMs = 5000): Promise<RecordedFrame> {
-    return this.waitIn(this.frames, this.frameWaiters, predicate, timeoutMs, () => `no gateway frame matched within ${timeoutMs} ms`);
+    return this.waitIn(
+      this.frames,
+      this.frameWaiters,
+      predicate,
+      timeoutMs,
+      () => `no gateway frame matched within ${timeoutMs} ms`,
+    );
   }
 
   // ---------------------------------------------------------------- faults
 
   /** The next `times` requests matching `matcher` get a 429 with Discord's rate-limit headers. */
-  rateLimitNext(matcher: RouteMatcher | ((method: string, path: string) => boolean), options: RateLimitOptions = {}): void {
+  rateLimitNext(
+    matcher: RouteMatcher | ((method: string, path: string) => boolean),
+    options: RateLimitOptions = {},
+  ): void {
     this.rateLimiter.arm(matcher, options);
   }
 
@@ -372,8 +456,12 @@ export class FakeDiscord {
   /** Throws listing every 4xx the bot provoked that no test expected (DMs closed / missing permission / armed 429s count as expected). */
   assertNoUnexpectedErrors(): void {
     if (this.unexpectedErrors.length === 0) return;
-    const list = this.unexpectedErrors.map((c) => `${c.method} ${c.path} → ${c.status} ${JSON.stringify(c.response)}`).join("\n  ");
-    throw new Error(`fake-discord: the bot made ${this.unexpectedErrors.length} request(s) Discord rejects:\n  ${list}`);
+    const list = this.unexpectedErrors
+      .map((c) => `${c.method} ${c.path} → ${c.status} ${JSON.stringify(c.response)}`)
+      .join("\n  ");
+    throw new Error(
+      `fake-discord: the bot made ${this.unexpectedErrors.length} request(s) Discord rejects:\n  ${list}`,
+    );
   }
 
   /** Bot messages that notify people (@everyone/@here, roles, users) after allowed_mentions. */
@@ -438,21 +526,34 @@ export class FakeDiscord {
   private putMember(guildId: string, userId: string, roles: string[], nick: string | null): void {
     const guild = this.world.guild(guildId);
     const existing = guild.members.get(userId);
-    const member: MemberRecord = { userId, roles: [...roles], nick, joinedAt: existing?.joinedAt ?? new Date().toISOString() };
+    const member: MemberRecord = {
+      userId,
+      roles: [...roles],
+      nick,
+      joinedAt: existing?.joinedAt ?? new Date().toISOString(),
+    };
     guild.members.set(userId, member);
   }
 
-  private dispatchGuild(t: string, build: () => Json, perSession: ((s: { intents: number }) => Json) | null, guildId?: string): void {
+  private dispatchGuild(
+    t: string,
+    build: () => Json,
+    perSession: ((s: { intents: number }) => Json) | null,
+    guildId?: string,
+  ): void {
     if (guildId && !this.world.guild(guildId).members.has(this.botId)) return;
     if (this.gateway.sessions.size === 0) return;
-    this.gateway.dispatch(t, build(), (s) => (s.intents & Intents.Guilds ? (perSession ? perSession(s) : build()) : null));
+    this.gateway.dispatch(t, build(), (s) =>
+      s.intents & Intents.Guilds ? (perSession ? perSession(s) : build()) : null,
+    );
   }
 
   private fetch(req: Request, server: Server<SocketData>): Response | Promise<Response> | undefined {
     const url = new URL(req.url);
     if (url.pathname === "/gateway" || url.pathname === "/resume-gateway") {
       if (this.outage) return jsonResponse(503, { message: "503: Service Unavailable", code: 0 });
-      if (server.upgrade(req, { data: { connectionId: this.gateway.allocateConnectionId(), path: url.pathname } })) return undefined;
+      if (server.upgrade(req, { data: { connectionId: this.gateway.allocateConnectionId(), path: url.pathname } }))
+        return undefined;
       return jsonResponse(400, { message: "Expected a WebSocket upgrade", code: 0 });
     }
     const api = /^\/api(?:\/v\d+)?(\/.*)$/.exec(url.pathname);
@@ -491,7 +592,16 @@ export class FakeDiscord {
         body = { message: "503: Service Unavailable", code: 0 };
       } else if (malformed) {
         // Bodies are JSON in UTF-8; a lone surrogate cannot be encoded and the request is refused.
-        throw new DiscordHttpError(400, 50035, "Invalid Form Body", nestError(malformed, "STRING_TYPE_INVALID_UNICODE", "Invalid unicode: the string contains a lone UTF-16 surrogate."));
+        throw new DiscordHttpError(
+          400,
+          50035,
+          "Invalid Form Body",
+          nestError(
+            malformed,
+            "STRING_TYPE_INVALID_UNICODE",
+            "Invalid unicode: the string contains a lone UTF-16 surrogate.",
+          ),
+        );
       } else if (limited) {
         rateLimited = true;
         status = 429;
@@ -507,7 +617,14 @@ export class FakeDiscord {
         status = 401;
         body = { message: "401: Unauthorized", code: 0 };
       } else {
-        const result = await match.route.handler({ method, path, params: match.params, query, body: parsed.body, files: parsed.files });
+        const result = await match.route.handler({
+          method,
+          path,
+          params: match.params,
+          query,
+          body: parsed.body,
+          files: parsed.files,
+        });
         status = result.status;
         body = result.body ?? null;
       }
@@ -519,21 +636,27 @@ export class FakeDiscord {
         extraHeaders = { ...extraHeaders };
       } else {
         status = 500;
-        body = { message: `500: Internal Server Error (fake-discord: ${error instanceof Error ? error.message : String(error)})`, code: 0 };
+        body = {
+          message: `500: Internal Server Error (fake-discord: ${error instanceof Error ? error.message : String(error)})`,
+          code: 0,
+        };
         console.error(`fake-discord: ${method} ${path} failed`, error);
       }
     }
-    this.recordCall({
-      method,
-      path,
-      query,
-      body: parsed.body,
-      files: parsed.files.map((f) => ({ name: f.filename, size: f.bytes.byteLength, contentType: f.contentType })),
-      headers,
-      status,
-      response: body,
-      rateLimited,
-    }, deliberate);
+    this.recordCall(
+      {
+        method,
+        path,
+        query,
+        body: parsed.body,
+        files: parsed.files.map((f) => ({ name: f.filename, size: f.bytes.byteLength, contentType: f.contentType })),
+        headers,
+        status,
+        response: body,
+        rateLimited,
+      },
+      deliberate,
+    );
     return jsonResponse(status, body, extraHeaders);
   }
 
@@ -562,7 +685,12 @@ export class FakeDiscord {
       for (const [key, value] of form.entries()) {
         if (key === "payload_json" && typeof value === "string") body = JSON.parse(value);
         else if (typeof value !== "string") {
-          files.push({ id: this.world.ids.next(), filename: value.name || key, contentType: value.type || "application/octet-stream", bytes: new Uint8Array(await value.arrayBuffer()) });
+          files.push({
+            id: this.world.ids.next(),
+            filename: value.name || key,
+            contentType: value.type || "application/octet-stream",
+            bytes: new Uint8Array(await value.arrayBuffer()),
+          });
         }
       }
       return { body, files };
@@ -580,7 +708,14 @@ export class FakeDiscord {
     const recorded: RecordedCall = { index: this.calls.length, time: Date.now(), ...call };
     this.calls.push(recorded);
     // A 429 is the rate limit speaking, not a malformed request: clients wait and retry (see `calls[].rateLimited`).
-    if (recorded.status >= 400 && recorded.status < 500 && recorded.status !== 429 && !deliberate && !this.consumeExpectation(recorded)) this.unexpectedErrors.push(recorded);
+    if (
+      recorded.status >= 400 &&
+      recorded.status < 500 &&
+      recorded.status !== 429 &&
+      !deliberate &&
+      !this.consumeExpectation(recorded)
+    )
+      this.unexpectedErrors.push(recorded);
     notify(this.callWaiters, recorded);
   }
 
@@ -590,7 +725,13 @@ export class FakeDiscord {
     notify(this.frameWaiters, recorded);
   }
 
-  private waitIn<T>(history: T[], waiters: Set<Waiter<T>>, test: (item: T) => boolean, timeoutMs: number, describe: () => string): Promise<T> {
+  private waitIn<T>(
+    history: T[],
+    waiters: Set<Waiter<T>>,
+    test: (item: T) => boolean,
+    timeoutMs: number,
+    describe: () => string,
+  ): Promise<T> {
     const found = history.find(test);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {

@@ -47,7 +47,19 @@ export interface GatewayConfig {
   record: (frame: Omit<RecordedFrame, "index" | "time">) => void;
 }
 
-const OP = { Dispatch: 0, Heartbeat: 1, Identify: 2, Presence: 3, VoiceState: 4, Resume: 6, Reconnect: 7, RequestMembers: 8, InvalidSession: 9, Hello: 10, HeartbeatAck: 11 } as const;
+const OP = {
+  Dispatch: 0,
+  Heartbeat: 1,
+  Identify: 2,
+  Presence: 3,
+  VoiceState: 4,
+  Resume: 6,
+  Reconnect: 7,
+  RequestMembers: 8,
+  InvalidSession: 9,
+  Hello: 10,
+  HeartbeatAck: 11,
+} as const;
 const MAX_REPLAY = 5000;
 
 /** Payload for one session, or null to skip it (e.g. missing intent). */
@@ -60,13 +72,31 @@ export class Gateway {
   readonly connectionLog: ConnectionInfo[] = [];
   private nextConnectionId = 1;
 
-  constructor(private readonly world: World, private readonly config: GatewayConfig) {}
+  constructor(
+    private readonly world: World,
+    private readonly config: GatewayConfig,
+  ) {}
 
   onOpen(ws: ServerWebSocket<SocketData>): void {
-    const connection: GatewayConnection = { id: ws.data.connectionId, ws, path: ws.data.path, session: null, open: true };
+    const connection: GatewayConnection = {
+      id: ws.data.connectionId,
+      ws,
+      path: ws.data.path,
+      session: null,
+      open: true,
+    };
     this.connections.set(connection.id, connection);
-    this.connectionLog.push({ id: connection.id, path: connection.path, openedAt: Date.now(), closedAt: null, closeCode: null });
-    this.send(connection, { op: OP.Hello, d: { heartbeat_interval: this.config.heartbeatIntervalMs, _trace: ["fake-discord"] } });
+    this.connectionLog.push({
+      id: connection.id,
+      path: connection.path,
+      openedAt: Date.now(),
+      closedAt: null,
+      closeCode: null,
+    });
+    this.send(connection, {
+      op: OP.Hello,
+      d: { heartbeat_interval: this.config.heartbeatIntervalMs, _trace: ["fake-discord"] },
+    });
   }
 
   allocateConnectionId(): number {
@@ -95,7 +125,15 @@ export class Gateway {
     try {
       payload = JSON.parse(typeof raw === "string" ? raw : raw.toString("utf8"));
     } catch {
-      this.config.record({ direction: "in", connectionId: connection.id, sessionId: connection.session?.id ?? null, op: -1, t: null, s: null, d: String(raw) });
+      this.config.record({
+        direction: "in",
+        connectionId: connection.id,
+        sessionId: connection.session?.id ?? null,
+        op: -1,
+        t: null,
+        s: null,
+        d: String(raw),
+      });
       return this.close(connection, 4002, "Error while decoding payload.");
     }
     this.config.record({
@@ -136,7 +174,14 @@ export class Gateway {
     if (d.intents & PRIVILEGED_INTENTS & ~this.config.allowedPrivilegedIntents) {
       return this.close(connection, 4014, "Disallowed intent(s).");
     }
-    const session: GatewaySession = { id: randomToken(16), intents: d.intents, seq: 0, events: [], connection, valid: true };
+    const session: GatewaySession = {
+      id: randomToken(16),
+      intents: d.intents,
+      seq: 0,
+      events: [],
+      connection,
+      valid: true,
+    };
     this.sessions.set(session.id, session);
     connection.session = session;
     const guildIds = [...this.world.guilds.values()].filter((g) => g.members.has(this.config.botId)).map((g) => g.id);
@@ -288,7 +333,15 @@ export class Gateway {
   private close(connection: GatewayConnection, code: number, reason: string): void {
     if (!connection.open) return;
     connection.open = false;
-    this.config.record({ direction: "out", connectionId: connection.id, sessionId: connection.session?.id ?? null, op: -1, t: "CLOSE", s: null, d: { code, reason } });
+    this.config.record({
+      direction: "out",
+      connectionId: connection.id,
+      sessionId: connection.session?.id ?? null,
+      op: -1,
+      t: "CLOSE",
+      s: null,
+      d: { code, reason },
+    });
     connection.ws.close(code, reason);
   }
 }

@@ -5,7 +5,12 @@ export class DiscordHttpError extends Error {
   /** Caused by a fault the test switched on (DMs closed, missing permission): expected by that test. */
   switched = false;
 
-  constructor(readonly status: number, readonly code: number, message: string, readonly errors?: Json) {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: Json,
+  ) {
     super(message);
   }
 
@@ -15,7 +20,9 @@ export class DiscordHttpError extends Error {
   }
 
   toBody(): Json {
-    return this.errors ? { message: this.message, code: this.code, errors: this.errors } : { message: this.message, code: this.code };
+    return this.errors
+      ? { message: this.message, code: this.code, errors: this.errors }
+      : { message: this.message, code: this.code };
   }
 }
 

@@ -36,7 +36,10 @@ describe("buttons", () => {
     const { fake, client, seed } = await setup();
     const channel = client.channels.cache.get(seed.channelId) as TextChannel;
     const card = await channel.send({ content: "Approve deploy?", components: [approvalRow()] });
-    expect(fake.message(card.id)?.components[0].components.map((c: { custom_id: string }) => c.custom_id)).toEqual(["oa:approve:1", "oa:deny:1"]);
+    expect(fake.message(card.id)?.components[0].components.map((c: { custom_id: string }) => c.custom_id)).toEqual([
+      "oa:approve:1",
+      "oa:deny:1",
+    ]);
 
     const arrived = nextInteraction<ButtonInteraction>(client);
     const click = fake.clickButton({ messageId: card.id, customId: "oa:approve:1", userId: seed.userId });
@@ -52,7 +55,9 @@ describe("buttons", () => {
     expect(callback).toMatchObject({ type: 7, accepted: true, status: 204 });
     expect(fake.message(card.id)).toMatchObject({ content: "Approved by alice", components: [] });
     expect(click.original()?.id).toBe(card.id);
-    expect(() => fake.clickButton({ messageId: card.id, customId: "oa:approve:1", userId: seed.userId })).toThrow(/no component/);
+    expect(() => fake.clickButton({ messageId: card.id, customId: "oa:approve:1", userId: seed.userId })).toThrow(
+      /no component/,
+    );
   });
 
   test("deferUpdate() then editReply() edits the component message via the webhook", async () => {
@@ -112,16 +117,28 @@ describe("modals", () => {
     const modal = new ModalBuilder()
       .setCustomId("oa:deny-reason:1")
       .setTitle("Deny with reason")
-      .addComponents(new ActionRowBuilder<TextInputBuilder>().addComponents(new TextInputBuilder().setCustomId("reason").setLabel("Reason").setStyle(TextInputStyle.Paragraph)));
+      .addComponents(
+        new ActionRowBuilder<TextInputBuilder>().addComponents(
+          new TextInputBuilder().setCustomId("reason").setLabel("Reason").setStyle(TextInputStyle.Paragraph),
+        ),
+      );
     await button.showModal(modal);
     expect((await click.callback()).type).toBe(9);
     expect(click.modal()?.custom_id).toBe("oa:deny-reason:1");
 
-    expect(() => fake.submitModal({ customId: "oa:deny-reason:1", fields: { nope: "x" }, userId: seed.userId })).toThrow(/no text input "nope"/);
+    expect(() =>
+      fake.submitModal({ customId: "oa:deny-reason:1", fields: { nope: "x" }, userId: seed.userId }),
+    ).toThrow(/no text input "nope"/);
     // The Discord client caps what can be typed: max_length defaults to 4000.
-    expect(() => fake.submitModal({ customId: "oa:deny-reason:1", fields: { reason: "r".repeat(4001) }, userId: seed.userId })).toThrow(/longer than its max_length 4000/);
+    expect(() =>
+      fake.submitModal({ customId: "oa:deny-reason:1", fields: { reason: "r".repeat(4001) }, userId: seed.userId }),
+    ).toThrow(/longer than its max_length 4000/);
     const submitted = nextInteraction<ModalSubmitInteraction>(client);
-    const submit = fake.submitModal({ customId: "oa:deny-reason:1", fields: { reason: "too risky" }, userId: seed.userId });
+    const submit = fake.submitModal({
+      customId: "oa:deny-reason:1",
+      fields: { reason: "too risky" },
+      userId: seed.userId,
+    });
     const interaction = await submitted;
     expect(interaction.isModalSubmit()).toBe(true);
     expect(interaction.fields.getTextInputValue("reason")).toBe("too risky");
@@ -142,16 +159,25 @@ describe("slash commands", () => {
       .setDescription("Show receipts")
       .addStringOption((o) => o.setName("run").setDescription("Run id"))
       .addIntegerOption((o) => o.setName("page").setDescription("Page"));
-    await client.application!.commands.set([new SlashCommandBuilder().setName("new").setDescription("New conversation")]);
+    await client.application!.commands.set([
+      new SlashCommandBuilder().setName("new").setDescription("New conversation"),
+    ]);
     await client.guilds.cache.get(seed.guildId)!.commands.set([receipts]);
     expect(fake.commands().map((c) => c.name)).toEqual(["new"]);
-    expect(fake.commands(seed.guildId)).toMatchObject([{ name: "receipts", guild_id: seed.guildId, options: [{ name: "run" }, { name: "page" }] }]);
+    expect(fake.commands(seed.guildId)).toMatchObject([
+      { name: "receipts", guild_id: seed.guildId, options: [{ name: "run" }, { name: "page" }] },
+    ]);
     const firstId = fake.commands(seed.guildId)[0]!.id;
     await client.guilds.cache.get(seed.guildId)!.commands.set([receipts]);
     expect(fake.commands(seed.guildId)[0]!.id).toBe(firstId);
 
     const arrived = nextInteraction<ChatInputCommandInteraction>(client);
-    const run = fake.runSlashCommand({ name: "receipts", options: { run: "r-42", page: 2 }, userId: seed.userId, guildId: seed.guildId });
+    const run = fake.runSlashCommand({
+      name: "receipts",
+      options: { run: "r-42", page: 2 },
+      userId: seed.userId,
+      guildId: seed.guildId,
+    });
     const interaction = await arrived;
     expect(interaction.isChatInputCommand()).toBe(true);
     expect(interaction.commandName).toBe("receipts");
@@ -189,7 +215,9 @@ describe("slash commands", () => {
 
   test("unknown commands and options fail loudly in the helper", async () => {
     const { fake, seed } = await setup();
-    expect(() => fake.runSlashCommand({ name: "nope", userId: seed.userId, guildId: seed.guildId })).toThrow(/no command \/nope/);
+    expect(() => fake.runSlashCommand({ name: "nope", userId: seed.userId, guildId: seed.guildId })).toThrow(
+      /no command \/nope/,
+    );
   });
 });
 
@@ -200,12 +228,31 @@ describe("more interaction shapes", () => {
       new SlashCommandBuilder()
         .setName("rules")
         .setDescription("Approval rules")
-        .addSubcommand((s) => s.setName("grant").setDescription("Grant").addUserOption((o) => o.setName("who").setDescription("User").setRequired(true))),
+        .addSubcommand((s) =>
+          s
+            .setName("grant")
+            .setDescription("Grant")
+            .addUserOption((o) => o.setName("who").setDescription("User").setRequired(true)),
+        ),
     ]);
-    expect(() => fake.runSlashCommand({ name: "rules", subcommand: "grant", options: {}, userId: seed.userId, guildId: seed.guildId })).toThrow(/requires option "who"/);
+    expect(() =>
+      fake.runSlashCommand({
+        name: "rules",
+        subcommand: "grant",
+        options: {},
+        userId: seed.userId,
+        guildId: seed.guildId,
+      }),
+    ).toThrow(/requires option "who"/);
 
     const arrived = nextInteraction<ChatInputCommandInteraction>(client);
-    fake.runSlashCommand({ name: "rules", subcommand: "grant", options: { who: seed.ownerId }, userId: seed.userId, guildId: seed.guildId });
+    fake.runSlashCommand({
+      name: "rules",
+      subcommand: "grant",
+      options: { who: seed.ownerId },
+      userId: seed.userId,
+      guildId: seed.guildId,
+    });
     const command = await arrived;
     expect(command.options.getSubcommand()).toBe("grant");
     expect(command.options.getUser("who")?.username).toBe("owner");
@@ -214,7 +261,11 @@ describe("more interaction shapes", () => {
     const modal = new ModalBuilder()
       .setCustomId("why")
       .setTitle("Why?")
-      .addLabelComponents(new LabelBuilder().setLabel("Reason").setTextInputComponent(new TextInputBuilder().setCustomId("reason").setStyle(TextInputStyle.Short)));
+      .addLabelComponents(
+        new LabelBuilder()
+          .setLabel("Reason")
+          .setTextInputComponent(new TextInputBuilder().setCustomId("reason").setStyle(TextInputStyle.Short)),
+      );
     await command.showModal(modal);
     const submitted = nextInteraction<ModalSubmitInteraction>(client);
     const submit = fake.submitModal({ customId: "why", fields: { reason: "trusted" }, userId: seed.userId });
@@ -229,8 +280,13 @@ describe("more interaction shapes", () => {
   test("select menus arrive as StringSelectMenuInteraction with values", async () => {
     const { fake, client, seed } = await setup();
     const channel = client.channels.cache.get(seed.channelId) as TextChannel;
-    const menu = new StringSelectMenuBuilder().setCustomId("scope").addOptions({ label: "Here", value: "conversation" }, { label: "Everywhere", value: "global" });
-    const card = await channel.send({ content: "Scope?", components: [new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(menu)] });
+    const menu = new StringSelectMenuBuilder()
+      .setCustomId("scope")
+      .addOptions({ label: "Here", value: "conversation" }, { label: "Everywhere", value: "global" });
+    const card = await channel.send({
+      content: "Scope?",
+      components: [new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(menu)],
+    });
     const arrived = nextInteraction<StringSelectMenuInteraction>(client);
     const pick = fake.selectMenu({ messageId: card.id, customId: "scope", values: ["global"], userId: seed.userId });
     const interaction = await arrived;

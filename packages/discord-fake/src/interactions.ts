@@ -8,7 +8,14 @@ import type { Json } from "./types.ts";
 import { ALL_PERMISSIONS, type World } from "./world.ts";
 
 export const InteractionType = { ApplicationCommand: 2, MessageComponent: 3, Autocomplete: 4, ModalSubmit: 5 } as const;
-export const CallbackType = { ChannelMessage: 4, DeferredChannelMessage: 5, DeferredUpdate: 6, UpdateMessage: 7, Autocomplete: 8, Modal: 9 } as const;
+export const CallbackType = {
+  ChannelMessage: 4,
+  DeferredChannelMessage: 5,
+  DeferredUpdate: 6,
+  UpdateMessage: 7,
+  Autocomplete: 8,
+  Modal: 9,
+} as const;
 
 /** One POST to the interaction callback endpoint. Only the first accepted one counts, like Discord. */
 export interface InteractionCallback {
@@ -80,7 +87,13 @@ export class InteractionService {
   ) {}
 
   /** Builds, stores and dispatches an interaction; returns the test-facing handle. */
-  create(input: { type: number; channelId: string; userId: string; data: Json; message?: Json | null }): FakeInteraction {
+  create(input: {
+    type: number;
+    channelId: string;
+    userId: string;
+    data: Json;
+    message?: Json | null;
+  }): FakeInteraction {
     const channel = this.world.channel(input.channelId);
     this.world.user(input.userId);
     const guildId: string | null = channel.guild_id ?? null;
@@ -104,7 +117,10 @@ export class InteractionService {
     };
     if (guildId) {
       const member = this.world.apiMember(guildId, input.userId, true);
-      if (!member) throw new Error(`fake-discord: user ${input.userId} is not a member of guild ${guildId}; call fake.addMember() first`);
+      if (!member)
+        throw new Error(
+          `fake-discord: user ${input.userId} is not a member of guild ${guildId}; call fake.addMember() first`,
+        );
       payload.guild_id = guildId;
       payload.guild = { id: guildId, locale: "en-US", features: [] };
       payload.guild_locale = "en-US";
@@ -148,7 +164,15 @@ export class InteractionService {
     const type = Number(body?.type);
     const data = body?.data ?? null;
     const attempt = (status: number, error: string | null): InteractionCallback => {
-      const callback: InteractionCallback = { type, data, status, accepted: status < 300, error, time: Date.now(), latencyMs: Date.now() - record.createdAt };
+      const callback: InteractionCallback = {
+        type,
+        data,
+        status,
+        accepted: status < 300,
+        error,
+        time: Date.now(),
+        latencyMs: Date.now() - record.createdAt,
+      };
       record.callbacks.push(callback);
       for (const waiter of record.waiters.splice(0)) waiter(callback);
       return callback;
@@ -164,7 +188,10 @@ export class InteractionService {
     try {
       this.applyCallback(record, type, data);
     } catch (error) {
-      attempt(error instanceof DiscordHttpError ? error.status : 500, error instanceof Error ? error.message : String(error));
+      attempt(
+        error instanceof DiscordHttpError ? error.status : 500,
+        error instanceof Error ? error.message : String(error),
+      );
       throw error;
     }
     record.acknowledged = true;
@@ -181,7 +208,10 @@ export class InteractionService {
           response_message_loading: type === CallbackType.DeferredChannelMessage,
           response_message_ephemeral: Boolean((message?.flags ?? 0) & MessageFlags.Ephemeral),
         },
-        resource: { type, ...(message && type !== CallbackType.DeferredUpdate ? { message: structuredClone(message) } : {}) },
+        resource: {
+          type,
+          ...(message && type !== CallbackType.DeferredUpdate ? { message: structuredClone(message) } : {}),
+        },
       },
     };
   }
@@ -190,21 +220,31 @@ export class InteractionService {
     const fromMessage = record.sourceMessageId !== null;
     switch (type) {
       case CallbackType.ChannelMessage:
-        record.originalMessageId = this.messages.create({ channelId: record.channelId, authorId: this.world.botId, body: data ?? {}, extra: this.responseExtra(record), interactionResponse: true }).id;
+        record.originalMessageId = this.messages.create({
+          channelId: record.channelId,
+          authorId: this.world.botId,
+          body: data ?? {},
+          extra: this.responseExtra(record),
+          interactionResponse: true,
+        }).id;
         return;
       case CallbackType.DeferredChannelMessage:
         record.originalMessageId = this.messages.create({
           channelId: record.channelId,
           authorId: this.world.botId,
           body: { content: "", flags: (data?.flags ?? 0) & MessageFlags.Ephemeral },
-          extra: { ...this.responseExtra(record), flags: MessageFlags.Loading | ((data?.flags ?? 0) & MessageFlags.Ephemeral) },
+          extra: {
+            ...this.responseExtra(record),
+            flags: MessageFlags.Loading | ((data?.flags ?? 0) & MessageFlags.Ephemeral),
+          },
           allowEmpty: true,
           interactionResponse: true,
         }).id;
         return;
       case CallbackType.DeferredUpdate:
       case CallbackType.UpdateMessage:
-        if (!fromMessage) throw new DiscordHttpError(400, 40004, "Interaction callback type is only valid for message components");
+        if (!fromMessage)
+          throw new DiscordHttpError(400, 40004, "Interaction callback type is only valid for message components");
         if (!this.world.findMessage(record.sourceMessageId!)) throw unknownMessage();
         record.originalMessageId = record.sourceMessageId;
         if (type === CallbackType.UpdateMessage) this.messages.edit(record.sourceMessageId!, data ?? {});
@@ -217,7 +257,8 @@ export class InteractionService {
         record.modal = structuredClone(data);
         return;
       case CallbackType.Autocomplete:
-        if (record.type !== InteractionType.Autocomplete) throw new DiscordHttpError(400, 50035, "Interaction callback type 8 is only valid for autocomplete");
+        if (record.type !== InteractionType.Autocomplete)
+          throw new DiscordHttpError(400, 50035, "Interaction callback type 8 is only valid for autocomplete");
         return;
       default:
         throw new DiscordHttpError(400, 50035, `Invalid interaction callback type ${type}`);
@@ -246,7 +287,8 @@ export class InteractionService {
   private webhookRecord(applicationId: string, token: string): InteractionRecord {
     const record = this.byToken.get(token);
     if (!record || applicationId !== this.applicationId) throw unknownWebhook();
-    if (Date.now() - record.createdAt > this.timing.tokenTtlMs) throw new DiscordHttpError(401, 50027, "Invalid Webhook Token");
+    if (Date.now() - record.createdAt > this.timing.tokenTtlMs)
+      throw new DiscordHttpError(401, 50027, "Invalid Webhook Token");
     if (!record.acknowledged) throw unknownWebhook();
     return record;
   }
@@ -309,7 +351,11 @@ export class InteractionService {
         return new Promise((resolve, reject) => {
           const timer = setTimeout(() => {
             record.waiters.splice(record.waiters.indexOf(done), 1);
-            reject(new Error(`fake-discord: interaction ${record.id} (${describe(record)}) got no callback within ${timeoutMs} ms`));
+            reject(
+              new Error(
+                `fake-discord: interaction ${record.id} (${describe(record)}) got no callback within ${timeoutMs} ms`,
+              ),
+            );
           }, timeoutMs);
           const done = (callback: InteractionCallback) => {
             clearTimeout(timer);
@@ -322,7 +368,11 @@ export class InteractionService {
         const message = record.originalMessageId ? world.findMessage(record.originalMessageId) : undefined;
         return message ? structuredClone(message) : null;
       },
-      followUps: () => record.followUpIds.map((id) => world.findMessage(id)).filter((m): m is Json => !!m).map((m) => structuredClone(m)),
+      followUps: () =>
+        record.followUpIds
+          .map((id) => world.findMessage(id))
+          .filter((m): m is Json => !!m)
+          .map((m) => structuredClone(m)),
       modal: () => (record.modal ? structuredClone(record.modal) : null),
     };
   }

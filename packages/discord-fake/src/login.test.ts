@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ChannelType } from "discord.js";
-import { startFakeDiscord, type FakeDiscord } from "./fake.ts";
-import { connected, loginReady, makeClient } from "./test-client.ts";
+import { startFakeDiscord } from "./fake.ts";
+import { connected, makeClient } from "./test-client.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -27,7 +27,12 @@ describe("login", () => {
 
     const identify = fake.frames.find((f) => f.direction === "in" && f.op === 2)!;
     expect(identify.d.token).toBe("[redacted]");
-    expect(fake.frames.filter((f) => f.direction === "out").map((f) => f.t ?? f.op).slice(0, 3)).toEqual([10, "READY", "GUILD_CREATE"]);
+    expect(
+      fake.frames
+        .filter((f) => f.direction === "out")
+        .map((f) => f.t ?? f.op)
+        .slice(0, 3),
+    ).toEqual([10, "READY", "GUILD_CREATE"]);
     expect(fake.calls[0]).toMatchObject({ method: "GET", path: "/gateway/bot", status: 200 });
     expect(fake.calls[0]!.headers.authorization).toBe("Bot [redacted]");
   });
@@ -86,13 +91,25 @@ describe("login", () => {
     const fake = await startFakeDiscord();
     cleanups.push(() => fake.close());
     const auth = { authorization: `Bot ${fake.token}`, "content-type": "application/json" };
-    const res = await fetch(`${fake.apiUrl}/v10/channels/123/messages`, { method: "POST", headers: auth, body: JSON.stringify({ content: "x" }) });
+    const res = await fetch(`${fake.apiUrl}/v10/channels/123/messages`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ content: "x" }),
+    });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(await res.json()).toEqual({ message: "Unknown Channel", code: 10003 });
-    const empty = await fetch(`${fake.apiUrl}/v10/channels/${fake.defaults!.channelId}/messages`, { method: "POST", headers: auth, body: "{}" });
+    const empty = await fetch(`${fake.apiUrl}/v10/channels/${fake.defaults!.channelId}/messages`, {
+      method: "POST",
+      headers: auth,
+      body: "{}",
+    });
     expect(await empty.json()).toEqual({ message: "Cannot send an empty message", code: 50006 });
-    const long = await fetch(`${fake.apiUrl}/v10/channels/${fake.defaults!.channelId}/messages`, { method: "POST", headers: auth, body: JSON.stringify({ content: "x".repeat(2001) }) });
+    const long = await fetch(`${fake.apiUrl}/v10/channels/${fake.defaults!.channelId}/messages`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ content: "x".repeat(2001) }),
+    });
     expect(long.status).toBe(400);
     expect(((await long.json()) as any).errors.content._errors[0].code).toBe("BASE_TYPE_MAX_LENGTH");
   });

@@ -38,7 +38,12 @@ describe("GET /guilds/:guildId/members/:userId", () => {
     expect(error).toBeInstanceOf(DiscordAPIError);
     expect(error.code).toBe(10007);
     expect(error.status).toBe(404);
-    const noGuild: DiscordAPIError = await client.rest.get(`/guilds/1234567890/members/${stranger}`).then(() => { throw new Error("expected an error"); }, (e) => e);
+    const noGuild: DiscordAPIError = await client.rest.get(`/guilds/1234567890/members/${stranger}`).then(
+      () => {
+        throw new Error("expected an error");
+      },
+      (e) => e,
+    );
     expect(noGuild.code).toBe(10004);
   });
 });

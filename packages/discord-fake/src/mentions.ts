@@ -18,14 +18,32 @@ const PARSE_TYPES = new Set(["users", "roles", "everyone"]);
  * mention in the content; with it only the listed types/ids notify anyone.
  * https://docs.discord.com/developers/resources/message#allowed-mentions-object
  */
-export function resolveMentions(world: World, content: string, guildId: string | undefined, allowed: Json | undefined, repliedTo: string | null | undefined): { users: Json[]; roles: string[]; everyone: boolean } {
+export function resolveMentions(
+  world: World,
+  content: string,
+  guildId: string | undefined,
+  allowed: Json | undefined,
+  repliedTo: string | null | undefined,
+): { users: Json[]; roles: string[]; everyone: boolean } {
   const all = world.mentionsIn(content, guildId);
   if (allowed === undefined || allowed === null) return all;
   const parse: string[] = allowed.parse ?? [];
-  for (const p of parse) if (!PARSE_TYPES.has(p)) throw invalidFormBody("allowed_mentions.parse", "ENUM_TYPE_COERCE", `Value "${p}" is not a valid enum value.`);
+  for (const p of parse)
+    if (!PARSE_TYPES.has(p))
+      throw invalidFormBody("allowed_mentions.parse", "ENUM_TYPE_COERCE", `Value "${p}" is not a valid enum value.`);
   // "users"/"roles" in parse and an explicit list of the same kind are mutually exclusive.
-  if (parse.includes("users") && allowed.users?.length) throw invalidFormBody("allowed_mentions", "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE", "parse:[\"users\"] and users: [ids...] are mutually exclusive.");
-  if (parse.includes("roles") && allowed.roles?.length) throw invalidFormBody("allowed_mentions", "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE", "parse:[\"roles\"] and roles: [ids...] are mutually exclusive.");
+  if (parse.includes("users") && allowed.users?.length)
+    throw invalidFormBody(
+      "allowed_mentions",
+      "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+      'parse:["users"] and users: [ids...] are mutually exclusive.',
+    );
+  if (parse.includes("roles") && allowed.roles?.length)
+    throw invalidFormBody(
+      "allowed_mentions",
+      "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+      'parse:["roles"] and roles: [ids...] are mutually exclusive.',
+    );
   const userIds = new Set<string>(allowed.users ?? []);
   const roleIds = new Set<string>(allowed.roles ?? []);
   const users = all.users.filter((u) => parse.includes("users") || userIds.has(u.id));

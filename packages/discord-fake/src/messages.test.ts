@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { AttachmentBuilder, ChannelType, GatewayIntentBits, type Message, type TextChannel, type ThreadChannel, type Typing } from "discord.js";
+import {
+  AttachmentBuilder,
+  ChannelType,
+  GatewayIntentBits,
+  type Message,
+  type TextChannel,
+  type ThreadChannel,
+  type Typing,
+} from "discord.js";
 import { connectedPerTest, DEFAULT_INTENTS, nextEvent } from "./test-client.ts";
 
 const setup = connectedPerTest();
@@ -10,7 +18,12 @@ describe("messages", () => {
   test("a guild message arrives and the bot replies in the channel", async () => {
     const { fake, client, seed } = await setup();
     const received = nextEvent<[Message]>(client, "messageCreate", fromUser);
-    const sent = fake.sendUserMessage({ channelId: seed.channelId, authorId: seed.userId, content: "hello bot", mentionsBot: true });
+    const sent = fake.sendUserMessage({
+      channelId: seed.channelId,
+      authorId: seed.userId,
+      content: "hello bot",
+      mentionsBot: true,
+    });
     const [message] = await received;
     expect(message.id).toBe(sent.id);
     expect(message.content).toBe(`<@${fake.botId}> hello bot`);
@@ -21,7 +34,11 @@ describe("messages", () => {
     expect(reply.reference?.messageId).toBe(sent.id);
     const state = fake.messages(seed.channelId);
     expect(state.map((m) => m.content)).toEqual([`<@${fake.botId}> hello bot`, "hi alice"]);
-    expect(state[1]).toMatchObject({ type: 19, author: { id: fake.botId }, message_reference: { message_id: sent.id } });
+    expect(state[1]).toMatchObject({
+      type: 19,
+      author: { id: fake.botId },
+      message_reference: { message_id: sent.id },
+    });
   });
 
   test("a DM arrives (channel_type 1, partial channel) and the bot answers in the DM", async () => {
@@ -70,7 +87,9 @@ describe("messages", () => {
     const stored = fake.message(status.id)!;
     expect(stored.content).toBe("done ✅");
     expect(stored.edited_timestamp).not.toBeNull();
-    expect(fake.calls.find((c) => c.method === "PATCH")?.path).toBe(`/channels/${seed.channelId}/messages/${status.id}`);
+    expect(fake.calls.find((c) => c.method === "PATCH")?.path).toBe(
+      `/channels/${seed.channelId}/messages/${status.id}`,
+    );
 
     const deleted = nextEvent<[Message]>(client, "messageDelete");
     await status.delete();
@@ -86,7 +105,9 @@ describe("messages", () => {
     await expect(channel.send({ embeds: [{ title: "t".repeat(257) }] })).rejects.toThrow(/Invalid Form Body/);
     await expect(channel.send({ embeds: [{ description: "d".repeat(4097) }] })).rejects.toThrow(/Invalid Form Body/);
     // Each part within its limit, but more than 6000 characters in total.
-    await expect(channel.send({ embeds: [{ description: "d".repeat(4000) }, { description: "d".repeat(2001) }] })).rejects.toThrow(/Invalid Form Body/);
+    await expect(
+      channel.send({ embeds: [{ description: "d".repeat(4000) }, { description: "d".repeat(2001) }] }),
+    ).rejects.toThrow(/Invalid Form Body/);
     const ok = await channel.send(field("v".repeat(1024)));
     await expect(ok.edit(field("v".repeat(1025)))).rejects.toThrow(/Invalid Form Body/);
     await expect(ok.edit(field(""))).rejects.toThrow(/Invalid Form Body/);
@@ -118,7 +139,12 @@ describe("messages", () => {
   test("creating a thread from a message and posting in it", async () => {
     const { fake, client, seed } = await setup();
     const received = nextEvent<[Message]>(client, "messageCreate", fromUser);
-    fake.sendUserMessage({ channelId: seed.channelId, authorId: seed.userId, content: "please deploy", mentionsBot: true });
+    fake.sendUserMessage({
+      channelId: seed.channelId,
+      authorId: seed.userId,
+      content: "please deploy",
+      mentionsBot: true,
+    });
     const [message] = await received;
 
     const threadCreated = nextEvent<[ThreadChannel]>(client, "threadCreate");
@@ -152,7 +178,10 @@ describe("messages", () => {
   test("file uploads are stored as attachments and served back", async () => {
     const { fake, client, seed } = await setup();
     const channel = client.channels.cache.get(seed.channelId) as TextChannel;
-    const sent = await channel.send({ content: "log", files: [new AttachmentBuilder(Buffer.from("line 1\nline 2"), { name: "run.log" })] });
+    const sent = await channel.send({
+      content: "log",
+      files: [new AttachmentBuilder(Buffer.from("line 1\nline 2"), { name: "run.log" })],
+    });
     const attachment = sent.attachments.first()!;
     expect(attachment.name).toBe("run.log");
     expect(await (await fetch(attachment.url)).text()).toBe("line 1\nline 2");

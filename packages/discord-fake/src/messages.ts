@@ -5,12 +5,20 @@ import { validateComponents, validateContent, validateEmbeds } from "./limits.ts
 import { resolveMentions, type Ping } from "./mentions.ts";
 import { isTextLike, isThread, type World } from "./world.ts";
 
-export const MessageFlags = { HasThread: 1 << 5, Ephemeral: 1 << 6, Loading: 1 << 7, SuppressEmbeds: 1 << 2, SuppressNotifications: 1 << 12, IsComponentsV2: 1 << 15 } as const;
+export const MessageFlags = {
+  HasThread: 1 << 5,
+  Ephemeral: 1 << 6,
+  Loading: 1 << 7,
+  SuppressEmbeds: 1 << 2,
+  SuppressNotifications: 1 << 12,
+  IsComponentsV2: 1 << 15,
+} as const;
 const EDITABLE_FLAGS = MessageFlags.SuppressEmbeds | MessageFlags.IsComponentsV2;
 // https://docs.discord.com/developers/resources/message#create-message — "flags: only SUPPRESS_EMBEDS,
 // SUPPRESS_NOTIFICATIONS and IS_COMPONENTS_V2 can be set"; EPHEMERAL exists only on interaction responses
 // (https://docs.discord.com/developers/interactions/receiving-and-responding#interaction-response-object-messages).
-const CREATABLE_FLAGS = MessageFlags.SuppressEmbeds | MessageFlags.SuppressNotifications | MessageFlags.IsComponentsV2 | (1 << 13);
+const CREATABLE_FLAGS =
+  MessageFlags.SuppressEmbeds | MessageFlags.SuppressNotifications | MessageFlags.IsComponentsV2 | (1 << 13);
 const INTERACTION_FLAGS = CREATABLE_FLAGS | MessageFlags.Ephemeral;
 
 export interface StoredFile {
@@ -52,14 +60,22 @@ export class MessageService {
     const body = input.body ?? {};
     // An ephemeral interaction reply is shown only to the clicker, so a locked thread does not stop it.
     const ephemeralReply = input.interactionResponse && ((body.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
-    if (channel.thread_metadata?.locked && !ephemeralReply) throw new DiscordHttpError(403, 50083, "Thread is archived");
+    if (channel.thread_metadata?.locked && !ephemeralReply)
+      throw new DiscordHttpError(403, 50083, "Thread is archived");
     validateBody(body, input.files ?? [], input.allowEmpty ?? false);
     const allowedFlags = input.interactionResponse ? INTERACTION_FLAGS : CREATABLE_FLAGS;
-    if ((body.flags ?? 0) & ~allowedFlags) throw invalidFormBody("flags", "MESSAGE_FLAGS_INVALID", `Invalid message flags: ${body.flags}`);
+    if ((body.flags ?? 0) & ~allowedFlags)
+      throw invalidFormBody("flags", "MESSAGE_FLAGS_INVALID", `Invalid message flags: ${body.flags}`);
     const guildId: string | undefined = channel.guild_id;
     const id = this.world.ids.next();
     const content = String(body.content ?? "");
-    const mentions = resolveMentions(this.world, content, guildId, body.allowed_mentions, body.message_reference?.message_id);
+    const mentions = resolveMentions(
+      this.world,
+      content,
+      guildId,
+      body.allowed_mentions,
+      body.message_reference?.message_id,
+    );
     const message: Json = {
       id,
       channel_id: channel.id,
@@ -90,7 +106,12 @@ export class MessageService {
         throw invalidFormBody("message_reference", "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message");
       }
       message.type = 19;
-      message.message_reference = { type: 0, message_id: body.message_reference.message_id, channel_id: channel.id, ...(guildId ? { guild_id: guildId } : {}) };
+      message.message_reference = {
+        type: 0,
+        message_id: body.message_reference.message_id,
+        channel_id: channel.id,
+        ...(guildId ? { guild_id: guildId } : {}),
+      };
       message.referenced_message = referenced ? structuredClone(referenced) : null;
     }
     Object.assign(message, input.extra ?? {});
@@ -148,7 +169,11 @@ export class MessageService {
     const message = this.world.removeMessage(messageId);
     if (!message) throw unknownMessage();
     if (message.flags & MessageFlags.Ephemeral) return;
-    const payload = { id: message.id, channel_id: message.channel_id, ...(message.guild_id ? { guild_id: message.guild_id } : {}) };
+    const payload = {
+      id: message.id,
+      channel_id: message.channel_id,
+      ...(message.guild_id ? { guild_id: message.guild_id } : {}),
+    };
     this.gateway.dispatch("MESSAGE_DELETE", payload, (s) => (hasMessageIntent(s, payload.guild_id) ? payload : null));
   }
 
@@ -171,7 +196,13 @@ export class MessageService {
   private recordPing(message: Json, authorId: string): void {
     if (authorId !== this.world.botId) return;
     if (!message.mention_everyone && !message.mention_roles.length && !message.mentions.length) return;
-    this.pings.push({ messageId: message.id, channelId: message.channel_id, everyone: message.mention_everyone, roles: [...message.mention_roles], users: message.mentions.map((u: Json) => u.id) });
+    this.pings.push({
+      messageId: message.id,
+      channelId: message.channel_id,
+      everyone: message.mention_everyone,
+      roles: [...message.mention_roles],
+      users: message.mentions.map((u: Json) => u.id),
+    });
   }
 
   private needsContentIntent(message: Json): boolean {
@@ -189,7 +220,9 @@ export class MessageService {
   }
 
   private keptAttachments(message: Json, body: Json, files: StoredFile[]): Json[] {
-    const keepIds = new Set(((body.attachments as Json[] | undefined) ?? message.attachments).map((a: Json) => String(a.id)));
+    const keepIds = new Set(
+      ((body.attachments as Json[] | undefined) ?? message.attachments).map((a: Json) => String(a.id)),
+    );
     const kept = (message.attachments as Json[]).filter((a) => keepIds.has(String(a.id)));
     return [...kept, ...this.attachments(body, files)];
   }
@@ -218,6 +251,12 @@ function validateBody(body: Json, files: StoredFile[], allowEmpty: boolean): voi
   validateEmbeds(body.embeds ?? []);
   const v2 = ((body.flags ?? 0) & MessageFlags.IsComponentsV2) !== 0;
   if (!v2 && body.components) validateComponents(body.components);
-  const empty = !content && !body.embeds?.length && !body.components?.length && !files.length && !body.sticker_ids?.length && !body.poll;
+  const empty =
+    !content &&
+    !body.embeds?.length &&
+    !body.components?.length &&
+    !files.length &&
+    !body.sticker_ids?.length &&
+    !body.poll;
   if (empty && !allowEmpty) throw new DiscordHttpError(400, 50006, "Cannot send an empty message");
 }

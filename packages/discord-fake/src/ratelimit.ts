@@ -49,12 +49,19 @@ export class RateLimiter {
   constructor(private readonly routeLimit: RouteLimit | null = DEFAULT_ROUTE_LIMIT) {}
 
   /** Counts the request in its bucket; returns the headers for the response, or a 429 when the bucket is empty. */
-  take(method: string, path: string): { limited: { body: Record<string, unknown>; headers: Record<string, string> } | null; headers: Record<string, string> } {
+  take(
+    method: string,
+    path: string,
+  ): {
+    limited: { body: Record<string, unknown>; headers: Record<string, string> } | null;
+    headers: Record<string, string>;
+  } {
     const { bucket, key, exempt } = routeOf(method, path);
     const limit = this.routeLimit ?? { limit: 1_000_000, windowMs: 1000 };
     const now = Date.now();
     let state = this.buckets.get(key);
-    if (!state || state.resetAt <= now) this.buckets.set(key, (state = { remaining: limit.limit, resetAt: now + limit.windowMs }));
+    if (!state || state.resetAt <= now)
+      this.buckets.set(key, (state = { remaining: limit.limit, resetAt: now + limit.windowMs }));
     const resetAt = state.resetAt;
     const resetAfter = (resetAt - now) / 1000;
     const headers = (remaining: number): Record<string, string> => ({
@@ -83,7 +90,12 @@ export class RateLimiter {
     const times = options.times ?? 1;
     this.rules.push({
       matcher,
-      options: { retryAfter: options.retryAfter ?? 0.25, global, scope: options.scope ?? (global ? "global" : "user"), times },
+      options: {
+        retryAfter: options.retryAfter ?? 0.25,
+        global,
+        scope: options.scope ?? (global ? "global" : "user"),
+        times,
+      },
       remaining: times,
     });
   }
@@ -126,9 +138,18 @@ function matches(matcher: Rule["matcher"], method: string, path: string): boolea
 
 /** Discord's bucket identity: method + route with ids replaced, plus the top-level resource. */
 function routeOf(method: string, path: string): { bucket: string; key: string; exempt: boolean } {
-  if (/^\/interactions\/[^/]+\/[^/]+\/callback$/.test(path)) return { bucket: `fake-${bucketKey("POST", "/interactions/:id/:token/callback")}`, key: `callback:${path}`, exempt: true };
-  const major = /^\/webhooks\/(\d+\/[^/]+)/.exec(path)?.[1] ?? /^\/(?:channels|guilds|webhooks)\/(\d+)/.exec(path)?.[1] ?? "global";
-  const route = path.replace(/^\/webhooks\/\d+\/[^/]+/, "/webhooks/:id/:token").replace(/\d{16,}/g, ":id").replace(/\/reactions\/.*/, "/reactions/:reaction");
+  if (/^\/interactions\/[^/]+\/[^/]+\/callback$/.test(path))
+    return {
+      bucket: `fake-${bucketKey("POST", "/interactions/:id/:token/callback")}`,
+      key: `callback:${path}`,
+      exempt: true,
+    };
+  const major =
+    /^\/webhooks\/(\d+\/[^/]+)/.exec(path)?.[1] ?? /^\/(?:channels|guilds|webhooks)\/(\d+)/.exec(path)?.[1] ?? "global";
+  const route = path
+    .replace(/^\/webhooks\/\d+\/[^/]+/, "/webhooks/:id/:token")
+    .replace(/\d{16,}/g, ":id")
+    .replace(/\/reactions\/.*/, "/reactions/:reaction");
   const bucket = `fake-${bucketKey(method, route)}`;
   return { bucket, key: `${bucket}:${major}`, exempt: false };
 }

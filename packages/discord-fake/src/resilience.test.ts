@@ -10,7 +10,9 @@ describe("rate limits", () => {
   test("a 429 on message post is honoured and retried by discord.js", async () => {
     const { fake, client, seed } = await setup();
     fake.rateLimitNext({ method: "POST", path: /^\/channels\/\d+\/messages$/ }, { retryAfter: 0.3 });
-    const limited = new Promise<{ retryAfter: number; global: boolean }>((resolve) => client.rest.once(RESTEvents.RateLimited, resolve));
+    const limited = new Promise<{ retryAfter: number; global: boolean }>((resolve) =>
+      client.rest.once(RESTEvents.RateLimited, resolve),
+    );
     const channel = client.channels.cache.get(seed.channelId) as TextChannel;
     const sent = await channel.send("after the limit");
 
@@ -58,7 +60,11 @@ describe("gateway resilience", () => {
     const identifies = fake.frames.filter((f) => f.direction === "in" && f.op === 2);
     expect(identifies).toHaveLength(1);
     const resumedFrame = fake.frames.find((f) => f.t === "RESUMED")!;
-    expect(fake.frames.some((f) => f.t === "MESSAGE_CREATE" && f.connectionId === resumedFrame.connectionId && f.index < resumedFrame.index)).toBe(true);
+    expect(
+      fake.frames.some(
+        (f) => f.t === "MESSAGE_CREATE" && f.connectionId === resumedFrame.connectionId && f.index < resumedFrame.index,
+      ),
+    ).toBe(true);
 
     const after = nextEvent<[Message]>(client, "messageCreate", (m) => m.content === "after resume");
     fake.sendUserMessage({ channelId: seed.channelId, authorId: seed.userId, content: "after resume" });
@@ -77,7 +83,9 @@ describe("gateway resilience", () => {
     expect(fake.connectedSessions).toBe(1);
     expect(fake.connections.map((c) => c.path)).toEqual(["/gateway", "/resume-gateway"]);
     expect(fake.connections[0]!.closeCode).toBe(4200);
-    expect(fake.frames.find((f) => f.t === "READY")!.d.resume_gateway_url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/resume-gateway$/);
+    expect(fake.frames.find((f) => f.t === "READY")!.d.resume_gateway_url).toMatch(
+      /^ws:\/\/127\.0\.0\.1:\d+\/resume-gateway$/,
+    );
   });
 
   test("an abrupt drop (no close frame) is resumed too", async () => {

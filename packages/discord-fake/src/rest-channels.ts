@@ -14,7 +14,8 @@ export function registerChannelRoutes(router: Router, services: Services): void 
   const visibleChannel = (id: string): Json => {
     const channel = world.channels.get(id);
     if (!channel) throw unknownChannel();
-    if (channel.guild_id && !world.guilds.get(channel.guild_id)?.members.has(botId)) throw new DiscordHttpError(403, 50001, "Missing Access");
+    if (channel.guild_id && !world.guilds.get(channel.guild_id)?.members.has(botId))
+      throw new DiscordHttpError(403, 50001, "Missing Access");
     return channel;
   };
   const messageIn = (channelId: string, messageId: string): Json => {
@@ -29,9 +30,11 @@ export function registerChannelRoutes(router: Router, services: Services): void 
   router.add("PATCH", "/channels/:channelId", (req) => {
     const channel = visibleChannel(req.params.channelId!);
     const body = req.body ?? {};
-    for (const key of ["name", "topic", "nsfw", "rate_limit_per_user", "position", "parent_id"]) if (key in body) channel[key] = body[key];
+    for (const key of ["name", "topic", "nsfw", "rate_limit_per_user", "position", "parent_id"])
+      if (key in body) channel[key] = body[key];
     if (isThread(channel.type)) {
-      for (const key of ["archived", "locked", "auto_archive_duration", "invitable"]) if (key in body) channel.thread_metadata[key] = body[key];
+      for (const key of ["archived", "locked", "auto_archive_duration", "invitable"])
+        if (key in body) channel.thread_metadata[key] = body[key];
       if ("archived" in body) channel.thread_metadata.archive_timestamp = new Date().toISOString();
     }
     const payload = world.apiChannel(channel.id);
@@ -66,7 +69,12 @@ export function registerChannelRoutes(router: Router, services: Services): void 
       list = list.slice(start, start + limit);
     }
     // Discord returns newest first.
-    return ok(list.slice(-limit).reverse().map((m) => structuredClone(m)));
+    return ok(
+      list
+        .slice(-limit)
+        .reverse()
+        .map((m) => structuredClone(m)),
+    );
   });
 
   /**
@@ -75,9 +83,11 @@ export function registerChannelRoutes(router: Router, services: Services): void 
    * https://docs.discord.com/developers/topics/opcodes-and-status-codes#json
    */
   const assertCanPost = (channel: Json): void => {
-    if (channel.type === 1 && (channel.recipient_ids as string[]).some((u) => world.dmsClosed.has(u))) throw new DiscordHttpError(403, 50007, "Cannot send messages to this user").asSwitched();
+    if (channel.type === 1 && (channel.recipient_ids as string[]).some((u) => world.dmsClosed.has(u)))
+      throw new DiscordHttpError(403, 50007, "Cannot send messages to this user").asSwitched();
     const parent = channel.parent_id as string | undefined;
-    if (world.deniedChannels.has(channel.id) || (parent && isThread(channel.type) && world.deniedChannels.has(parent))) throw new DiscordHttpError(403, 50013, "Missing Permissions").asSwitched();
+    if (world.deniedChannels.has(channel.id) || (parent && isThread(channel.type) && world.deniedChannels.has(parent)))
+      throw new DiscordHttpError(403, 50013, "Missing Permissions").asSwitched();
   };
 
   router.add("POST", "/channels/:channelId/messages", (req) => {
@@ -87,7 +97,9 @@ export function registerChannelRoutes(router: Router, services: Services): void 
     return ok(messages.create({ channelId: channel.id, authorId: botId, body: req.body ?? {}, files: req.files }));
   });
 
-  router.add("GET", "/channels/:channelId/messages/:messageId", (req) => ok(structuredClone(messageIn(req.params.channelId!, req.params.messageId!))));
+  router.add("GET", "/channels/:channelId/messages/:messageId", (req) =>
+    ok(structuredClone(messageIn(req.params.channelId!, req.params.messageId!))),
+  );
 
   router.add("PATCH", "/channels/:channelId/messages/:messageId", (req) => {
     const message = messageIn(req.params.channelId!, req.params.messageId!);
@@ -116,7 +128,18 @@ export function registerChannelRoutes(router: Router, services: Services): void 
     const reactions: Json[] = (message.reactions ??= []);
     let entry = reactions.find((r) => r.emoji.name === name && (r.emoji.id ?? null) === (id ?? null));
     if (add) {
-      if (!entry) reactions.push((entry = { count: 0, me: false, emoji: { id: id ?? null, name }, count_details: { burst: 0, normal: 0 }, burst_colors: [], me_burst: false, burst_count: 0 }));
+      if (!entry)
+        reactions.push(
+          (entry = {
+            count: 0,
+            me: false,
+            emoji: { id: id ?? null, name },
+            count_details: { burst: 0, normal: 0 },
+            burst_colors: [],
+            me_burst: false,
+            burst_count: 0,
+          }),
+        );
       if (!entry.me) {
         entry.me = true;
         entry.count++;
@@ -149,10 +172,22 @@ export function registerChannelRoutes(router: Router, services: Services): void 
     const parent = visibleChannel(req.params.channelId!);
     assertCanPost(parent);
     const body = req.body ?? {};
-    const thread = createThread(services, { parentId: parent.id, name: body.name, ownerId: botId, type: body.type, autoArchiveDuration: body.auto_archive_duration });
+    const thread = createThread(services, {
+      parentId: parent.id,
+      name: body.name,
+      ownerId: botId,
+      type: body.type,
+      autoArchiveDuration: body.auto_archive_duration,
+    });
     if (parent.type === 15) {
       if (!body.message) throw invalidFormBody("message", "BASE_TYPE_REQUIRED", "This field is required");
-      const starter = messages.create({ channelId: thread.id, authorId: botId, body: body.message, files: req.files, extra: { id: thread.id } });
+      const starter = messages.create({
+        channelId: thread.id,
+        authorId: botId,
+        body: body.message,
+        files: req.files,
+        extra: { id: thread.id },
+      });
       return { status: 201, body: { ...thread, message: starter } };
     }
     return { status: 201, body: thread };
@@ -166,7 +201,8 @@ export function registerChannelRoutes(router: Router, services: Services): void 
 
   router.add("POST", "/users/@me/channels", (req) => {
     const recipient = req.body?.recipient_id;
-    if (!recipient || !world.users.has(recipient)) throw invalidFormBody("recipient_id", "NUMBER_TYPE_COERCE", `Value "${recipient}" is not snowflake.`);
+    if (!recipient || !world.users.has(recipient))
+      throw invalidFormBody("recipient_id", "NUMBER_TYPE_COERCE", `Value "${recipient}" is not snowflake.`);
     return ok(world.apiChannel(world.dmChannel(recipient).id));
   });
 }

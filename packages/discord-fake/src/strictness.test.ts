@@ -8,7 +8,11 @@ beforeEach(async () => {
 afterEach(() => fake.close());
 
 /** A raw bot request, as a client library would send it. */
-async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; headers: Headers }> {
+async function rest(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any; headers: Headers }> {
   const res = await fetch(`${fake.apiUrl}/v10${path}`, {
     method,
     headers: { authorization: `Bot ${fake.token}`, "content-type": "application/json" },
@@ -26,11 +30,21 @@ describe("strict fake: what real Discord rejects is rejected", () => {
     const six = await rest("POST", ch, { components: [row(...Array.from({ length: 6 }, (_, i) => button(`b${i}`)))] });
     expect(six.status).toBe(400);
     expect(six.json.code).toBe(50035);
-    const dup = await rest("POST", `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`, { components: [row(button("same"), button("same"))] });
+    const dup = await rest("POST", `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`, {
+      components: [row(button("same"), button("same"))],
+    });
     expect(JSON.stringify(dup.json.errors)).toContain("COMPONENT_CUSTOM_ID_DUPLICATED");
-    const long = await rest("POST", `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`, { components: [row(button("x".repeat(101)))] });
+    const long = await rest(
+      "POST",
+      `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`,
+      { components: [row(button("x".repeat(101)))] },
+    );
     expect(long.status).toBe(400);
-    const label = await rest("POST", `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`, { components: [row(button("a", "l".repeat(81)))] });
+    const label = await rest(
+      "POST",
+      `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`,
+      { components: [row(button("a", "l".repeat(81)))] },
+    );
     expect(label.status).toBe(400);
     expect(fake.unexpectedErrors).toHaveLength(4);
   });
@@ -52,13 +66,22 @@ describe("strict fake: what real Discord rejects is rejected", () => {
     expect(fake.pings).toEqual([]);
     const loud = await rest("POST", ch, { content: "@everyone look" });
     expect(loud.json.mention_everyone).toBe(true);
-    expect(fake.pings).toEqual([{ messageId: loud.json.id, channelId: fake.defaults!.channelId, everyone: true, roles: [], users: [] }]);
+    expect(fake.pings).toEqual([
+      { messageId: loud.json.id, channelId: fake.defaults!.channelId, everyone: true, roles: [], users: [] },
+    ]);
   });
 
   test("rate-limit headers on every response; a per-route bucket answers 429 when exceeded", async () => {
     const ch = `/channels/${fake.defaults!.channelId}/messages`;
     const first = await rest("POST", ch, { content: "1" });
-    for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "x-ratelimit-reset-after", "x-ratelimit-bucket"]) expect(first.headers.get(h)).not.toBeNull();
+    for (const h of [
+      "x-ratelimit-limit",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset",
+      "x-ratelimit-reset-after",
+      "x-ratelimit-bucket",
+    ])
+      expect(first.headers.get(h)).not.toBeNull();
     expect(first.headers.get("x-ratelimit-remaining")).toBe("4");
     for (const n of [2, 3, 4, 5]) await rest("POST", ch, { content: String(n) });
     const over = await rest("POST", ch, { content: "6" });
@@ -66,7 +89,13 @@ describe("strict fake: what real Discord rejects is rejected", () => {
     expect(over.headers.get("retry-after")).not.toBeNull();
     expect(over.json.retry_after).toBeGreaterThan(0);
     // Another channel is another bucket.
-    expect((await rest("POST", `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`, { content: "ok" })).status).toBe(200);
+    expect(
+      (
+        await rest("POST", `/channels/${fake.createChannel({ guildId: fake.defaults!.guildId }).id}/messages`, {
+          content: "ok",
+        })
+      ).status,
+    ).toBe(200);
   });
 
   test("DMs closed (50007) and missing permission (50013) are switchable and count as expected", async () => {
@@ -98,7 +127,9 @@ describe("strict fake: what real Discord rejects is rejected", () => {
     expect((await rest("POST", base, { name: "Upper", description: "d" })).status).toBe(400);
     expect((await rest("POST", base, { name: "ok", description: "d", contexts: [1] })).status).toBe(201);
     // A global command with only the DM context is not offered in a guild.
-    expect(() => fake.runSlashCommand({ name: "ok", userId: fake.defaults!.userId, guildId: fake.defaults!.guildId })).toThrow(/no command \/ok/);
+    expect(() =>
+      fake.runSlashCommand({ name: "ok", userId: fake.defaults!.userId, guildId: fake.defaults!.guildId }),
+    ).toThrow(/no command \/ok/);
   });
 
   test("unexpected 4xx are listed by assertNoUnexpectedErrors", async () => {

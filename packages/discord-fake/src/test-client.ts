@@ -3,12 +3,23 @@ import { afterEach } from "bun:test";
 import { Client, GatewayIntentBits, Partials, type ClientOptions } from "discord.js";
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from "./fake.ts";
 
-export const DEFAULT_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages];
+export const DEFAULT_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.MessageContent,
+  GatewayIntentBits.DirectMessages,
+];
 
 /** discord.js waits 5 s between IDENTIFYs (max_concurrency 1); tests that re-identify skip that wait. */
-export const noIdentifyWait: Partial<ClientOptions> = { ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) } };
+export const noIdentifyWait: Partial<ClientOptions> = {
+  ws: { buildIdentifyThrottler: async () => ({ waitForIdentify: async () => {} }) },
+};
 
-export function makeClient(fake: FakeDiscord, intents: number[] = DEFAULT_INTENTS, extra: Partial<ClientOptions> = {}): Client {
+export function makeClient(
+  fake: FakeDiscord,
+  intents: number[] = DEFAULT_INTENTS,
+  extra: Partial<ClientOptions> = {},
+): Client {
   return new Client({ intents, partials: [Partials.Channel], rest: { api: fake.apiUrl }, ...extra });
 }
 
@@ -20,7 +31,11 @@ export async function loginReady(client: Client, token: string): Promise<void> {
 }
 
 /** Fresh fake + logged-in client; dispose with `close()`. */
-export async function connected(options: FakeDiscordOptions = {}, intents?: number[], clientOptions?: Partial<ClientOptions>) {
+export async function connected(
+  options: FakeDiscordOptions = {},
+  intents?: number[],
+  clientOptions?: Partial<ClientOptions>,
+) {
   const fake = await startFakeDiscord({ heartbeatIntervalMs: 200, ...options });
   const client = makeClient(fake, intents, clientOptions);
   await loginReady(client, fake.token);
@@ -36,7 +51,12 @@ export async function connected(options: FakeDiscordOptions = {}, intents?: numb
 }
 
 /** Resolves with the next emitted event matching `filter`. */
-export function nextEvent<T extends unknown[]>(client: Client, event: string, filter: (...args: T) => boolean = () => true, timeoutMs = 3000): Promise<T> {
+export function nextEvent<T extends unknown[]>(
+  client: Client,
+  event: string,
+  filter: (...args: T) => boolean = () => true,
+  timeoutMs = 3000,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       client.off(event, listener);

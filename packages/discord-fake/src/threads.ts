@@ -33,7 +33,13 @@ export function createThread(services: Services, input: ThreadInput): Json {
   }
   const now = new Date().toISOString();
   const id = input.messageId ?? world.ids.next();
-  const type = input.type ?? (parent.type === ChannelType.GuildAnnouncement ? ChannelType.AnnouncementThread : input.messageId ? ChannelType.PublicThread : ChannelType.PrivateThread);
+  const type =
+    input.type ??
+    (parent.type === ChannelType.GuildAnnouncement
+      ? ChannelType.AnnouncementThread
+      : input.messageId
+        ? ChannelType.PublicThread
+        : ChannelType.PrivateThread);
   const thread: Json = {
     id,
     type,
@@ -64,6 +70,8 @@ export function createThread(services: Services, input: ThreadInput): Json {
     starter.thread = structuredClone(thread);
     starter.flags |= MessageFlags.HasThread;
   }
-  services.gateway.dispatch("THREAD_CREATE", { ...thread, newly_created: true }, (s) => (s.intents & Intents.Guilds ? { ...thread, newly_created: true } : null));
+  services.gateway.dispatch("THREAD_CREATE", { ...thread, newly_created: true }, (s) =>
+    s.intents & Intents.Guilds ? { ...thread, newly_created: true } : null,
+  );
   return structuredClone(thread);
 }

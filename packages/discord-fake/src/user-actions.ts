@@ -60,15 +60,24 @@ export function sendUserMessage(services: Services, input: SendUserMessageInput)
   if (!channelId) throw new Error("fake-discord: sendUserMessage needs channelId or dmFrom");
   const channel = world.channel(channelId);
   if (channel.guild_id && !world.guild(channel.guild_id).members.has(authorId)) {
-    throw new Error(`fake-discord: user ${authorId} is not a member of guild ${channel.guild_id}; call fake.addMember() first`);
+    throw new Error(
+      `fake-discord: user ${authorId} is not a member of guild ${channel.guild_id}; call fake.addMember() first`,
+    );
   }
   const mention = `<@${config.botId}>`;
-  const content = input.mentionsBot && !input.content.includes(mention) && !input.content.includes(`<@!${config.botId}>`) ? `${mention} ${input.content}` : input.content;
+  const content =
+    input.mentionsBot && !input.content.includes(mention) && !input.content.includes(`<@!${config.botId}>`)
+      ? `${mention} ${input.content}`
+      : input.content;
   if (channel.thread_metadata?.archived) channel.thread_metadata.archived = false;
   return messages.create({
     channelId,
     authorId,
-    body: { content, embeds: input.embeds, ...(input.replyTo ? { message_reference: { message_id: input.replyTo } } : {}) },
+    body: {
+      content,
+      embeds: input.embeds,
+      ...(input.replyTo ? { message_reference: { message_id: input.replyTo } } : {}),
+    },
   });
 }
 
@@ -98,7 +107,12 @@ function allComponents(components: Json[] | undefined): Json[] {
   return out;
 }
 
-function findComponent(services: Services, messageId: string, customId: string, force: boolean): { message: Json; component: Json | undefined } {
+function findComponent(
+  services: Services,
+  messageId: string,
+  customId: string,
+  force: boolean,
+): { message: Json; component: Json | undefined } {
   const message = services.world.findMessage(messageId);
   if (!message) throw new Error(`fake-discord: unknown message ${messageId}`);
   const components = allComponents(message.components).filter((c) => c.custom_id);
@@ -106,21 +120,31 @@ function findComponent(services: Services, messageId: string, customId: string, 
   if (!force) {
     if (!component) {
       const ids = components.map((c) => c.custom_id).join(", ") || "none";
-      throw new Error(`fake-discord: message ${messageId} has no component with custom_id "${customId}" (it has: ${ids})`);
+      throw new Error(
+        `fake-discord: message ${messageId} has no component with custom_id "${customId}" (it has: ${ids})`,
+      );
     }
-    if (component.disabled) throw new Error(`fake-discord: component "${customId}" on message ${messageId} is disabled`);
+    if (component.disabled)
+      throw new Error(`fake-discord: component "${customId}" on message ${messageId} is disabled`);
   }
   return { message, component };
 }
 
 export function clickButton(services: Services, input: ClickButtonInput): FakeInteraction {
   const { message, component } = findComponent(services, input.messageId, input.customId, input.force ?? false);
-  if (component && component.type !== 2) throw new Error(`fake-discord: component "${input.customId}" is not a button (type ${component.type}); use selectMenu()`);
+  if (component && component.type !== 2)
+    throw new Error(
+      `fake-discord: component "${input.customId}" is not a button (type ${component.type}); use selectMenu()`,
+    );
   return services.interactions.create({
     type: InteractionType.MessageComponent,
     channelId: message.channel_id,
     userId: input.userId,
-    data: { custom_id: input.customId, component_type: 2, ...(component?.id !== undefined ? { id: component.id } : {}) },
+    data: {
+      custom_id: input.customId,
+      component_type: 2,
+      ...(component?.id !== undefined ? { id: component.id } : {}),
+    },
     message,
   });
 }
@@ -140,10 +164,22 @@ export function submitModal(services: Services, input: SubmitModalInput): FakeIn
   const { world, interactions } = services;
   const shown = interactions.findShownModal(input.customId, input.userId);
   const channelId = input.channelId ?? shown?.channelId;
-  if (!channelId) throw new Error(`fake-discord: no modal "${input.customId}" was shown; pass channelId to submit one anyway`);
-  const components = shown ? fillModal(shown.modal!, input.fields) : Object.entries(input.fields).map(([custom_id, value]) => ({ type: 1, components: [{ type: 4, custom_id, value }] }));
+  if (!channelId)
+    throw new Error(`fake-discord: no modal "${input.customId}" was shown; pass channelId to submit one anyway`);
+  const components = shown
+    ? fillModal(shown.modal!, input.fields)
+    : Object.entries(input.fields).map(([custom_id, value]) => ({
+        type: 1,
+        components: [{ type: 4, custom_id, value }],
+      }));
   const message = shown?.sourceMessageId ? world.findMessage(shown.sourceMessageId) : undefined;
-  return interactions.create({ type: InteractionType.ModalSubmit, channelId, userId: input.userId, data: { custom_id: input.customId, components }, message: message ?? null });
+  return interactions.create({
+    type: InteractionType.ModalSubmit,
+    channelId,
+    userId: input.userId,
+    data: { custom_id: input.customId, components },
+    message: message ?? null,
+  });
 }
 
 /** Answers a shown modal in its own layout (action rows or labels), checking field ids and required inputs. */
@@ -151,23 +187,46 @@ function fillModal(modal: Json, fields: Record<string, string>): Json[] {
   const inputs = allComponents(modal.components).filter((c) => c.type === 4);
   for (const key of Object.keys(fields)) {
     if (!inputs.some((c) => c.custom_id === key)) {
-      throw new Error(`fake-discord: modal "${modal.custom_id}" has no text input "${key}" (it has: ${inputs.map((c) => c.custom_id).join(", ")})`);
+      throw new Error(
+        `fake-discord: modal "${modal.custom_id}" has no text input "${key}" (it has: ${inputs.map((c) => c.custom_id).join(", ")})`,
+      );
     }
   }
   for (const c of inputs) {
     const value = fields[c.custom_id] ?? "";
-    if ((c.required ?? true) && !value) throw new Error(`fake-discord: modal "${modal.custom_id}" requires "${c.custom_id}"`);
+    if ((c.required ?? true) && !value)
+      throw new Error(`fake-discord: modal "${modal.custom_id}" requires "${c.custom_id}"`);
     // The Discord client does not let a user type more than max_length (default 4000) or submit less than min_length.
     const max = c.max_length ?? 4000;
-    if (value.length > max) throw new Error(`fake-discord: modal "${modal.custom_id}" input "${c.custom_id}" is ${value.length} characters, longer than its max_length ${max}`);
+    if (value.length > max)
+      throw new Error(
+        `fake-discord: modal "${modal.custom_id}" input "${c.custom_id}" is ${value.length} characters, longer than its max_length ${max}`,
+      );
     if (value && c.min_length !== undefined && value.length < c.min_length) {
-      throw new Error(`fake-discord: modal "${modal.custom_id}" input "${c.custom_id}" is ${value.length} characters, shorter than its min_length ${c.min_length}`);
+      throw new Error(
+        `fake-discord: modal "${modal.custom_id}" input "${c.custom_id}" is ${value.length} characters, shorter than its min_length ${c.min_length}`,
+      );
     }
   }
-  const answer = (c: Json) => ({ type: 4, ...(c.id !== undefined ? { id: c.id } : {}), custom_id: c.custom_id, value: fields[c.custom_id] ?? "" });
+  const answer = (c: Json) => ({
+    type: 4,
+    ...(c.id !== undefined ? { id: c.id } : {}),
+    custom_id: c.custom_id,
+    value: fields[c.custom_id] ?? "",
+  });
   return (modal.components as Json[]).map((row) => {
-    if (row.type === 18) return { type: 18, ...(row.id !== undefined ? { id: row.id } : {}), component: row.component?.type === 4 ? answer(row.component) : row.component };
-    if (row.type === 1) return { type: 1, ...(row.id !== undefined ? { id: row.id } : {}), components: (row.components as Json[]).map((c) => (c.type === 4 ? answer(c) : c)) };
+    if (row.type === 18)
+      return {
+        type: 18,
+        ...(row.id !== undefined ? { id: row.id } : {}),
+        component: row.component?.type === 4 ? answer(row.component) : row.component,
+      };
+    if (row.type === 1)
+      return {
+        type: 1,
+        ...(row.id !== undefined ? { id: row.id } : {}),
+        components: (row.components as Json[]).map((c) => (c.type === 4 ? answer(c) : c)),
+      };
     return { type: row.type, ...(row.id !== undefined ? { id: row.id } : {}) };
   });
 }
@@ -185,12 +244,16 @@ export function runSlashCommand(services: Services, input: RunSlashCommandInput)
   const guildId: string | null = channel.guild_id ?? null;
   const command = commands.find(input.name, guildId);
   if (!command) {
-    const names = [...commands.list(null), ...(guildId ? commands.list(guildId) : [])].map((c) => `/${c.name}`).join(", ") || "none";
-    throw new Error(`fake-discord: no command /${input.name} is registered for ${guildId ? `guild ${guildId}` : "DMs"} (registered: ${names})`);
+    const names =
+      [...commands.list(null), ...(guildId ? commands.list(guildId) : [])].map((c) => `/${c.name}`).join(", ") ||
+      "none";
+    throw new Error(
+      `fake-discord: no command /${input.name} is registered for ${guildId ? `guild ${guildId}` : "DMs"} (registered: ${names})`,
+    );
   }
   const resolved: Json = {};
   let options: Json[];
-  const path = typeof input.subcommand === "string" ? [input.subcommand] : input.subcommand ?? [];
+  const path = typeof input.subcommand === "string" ? [input.subcommand] : (input.subcommand ?? []);
   let defs: Json[] | undefined = command.options;
   const wrappers: Json[] = [];
   for (const name of path) {
@@ -199,7 +262,9 @@ export function runSlashCommand(services: Services, input: RunSlashCommandInput)
     wrappers.push({ name, type: def.type });
     defs = def.options;
   }
-  options = Array.isArray(input.options) ? input.options : toOptions(services, `/${[input.name, ...path].join(" ")}`, defs, input.options ?? {}, guildId, resolved);
+  options = Array.isArray(input.options)
+    ? input.options
+    : toOptions(services, `/${[input.name, ...path].join(" ")}`, defs, input.options ?? {}, guildId, resolved);
   for (const wrapper of wrappers.reverse()) options = [{ ...wrapper, options }];
   return services.interactions.create({
     type: InteractionType.ApplicationCommand,
@@ -216,15 +281,27 @@ export function runSlashCommand(services: Services, input: RunSlashCommandInput)
   });
 }
 
-function toOptions(services: Services, label: string, defs: Json[] | undefined, values: Record<string, unknown>, guildId: string | null, resolved: Json): Json[] {
+function toOptions(
+  services: Services,
+  label: string,
+  defs: Json[] | undefined,
+  values: Record<string, unknown>,
+  guildId: string | null,
+  resolved: Json,
+): Json[] {
   const { world } = services;
   for (const def of defs ?? []) {
     if (def.required && !(def.name in values)) throw new Error(`fake-discord: ${label} requires option "${def.name}"`);
   }
   return Object.entries(values).map(([name, value]) => {
     const def = defs?.find((d) => d.name === name);
-    if (defs && !def) throw new Error(`fake-discord: ${label} has no option "${name}" (options: ${defs.map((d) => d.name).join(", ") || "none"})`);
-    const type: number = def?.type ?? (typeof value === "boolean" ? 5 : typeof value === "number" ? (Number.isInteger(value) ? 4 : 10) : 3);
+    if (defs && !def)
+      throw new Error(
+        `fake-discord: ${label} has no option "${name}" (options: ${defs.map((d) => d.name).join(", ") || "none"})`,
+      );
+    const type: number =
+      def?.type ??
+      (typeof value === "boolean" ? 5 : typeof value === "number" ? (Number.isInteger(value) ? 4 : 10) : 3);
     const id = String(value);
     if (type === 6 || (type === 9 && world.users.has(id))) {
       (resolved.users ??= {})[id] = world.apiUser(id);
@@ -232,7 +309,13 @@ function toOptions(services: Services, label: string, defs: Json[] | undefined, 
       if (member) (resolved.members ??= {})[id] = { ...member, permissions: world.memberPermissions(guildId!, id) };
     } else if (type === 7) {
       const c = world.apiChannel(id);
-      (resolved.channels ??= {})[id] = { id, name: c.name, type: c.type, permissions: "0", ...(c.thread_metadata ? { thread_metadata: c.thread_metadata, parent_id: c.parent_id } : {}) };
+      (resolved.channels ??= {})[id] = {
+        id,
+        name: c.name,
+        type: c.type,
+        permissions: "0",
+        ...(c.thread_metadata ? { thread_metadata: c.thread_metadata, parent_id: c.parent_id } : {}),
+      };
     } else if (type === 8 || type === 9) {
       const role = guildId ? world.guild(guildId).roles.get(id) : undefined;
       if (!role) throw new Error(`fake-discord: ${label} option "${name}": unknown role ${id}`);

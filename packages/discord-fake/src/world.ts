@@ -1,4 +1,4 @@
-import { SnowflakeGenerator } from "./snowflake.ts";
+import type { SnowflakeGenerator } from "./snowflake.ts";
 import { ChannelType, type Json } from "./types.ts";
 
 export interface UserRecord {
@@ -45,7 +45,6 @@ export const DEFAULT_EVERYONE_PERMISSIONS = "1071698660929";
 
 /** The fake's in-memory Discord: users, guilds, channels, messages. Produces API-shaped JSON. */
 export class World {
-
   readonly users = new Map<string, UserRecord>();
   readonly guilds = new Map<string, GuildRecord>();
   readonly channels = new Map<string, Json>();
@@ -263,11 +262,19 @@ export class World {
 }
 
 export function isThread(type: number): boolean {
-  return type === ChannelType.PublicThread || type === ChannelType.PrivateThread || type === ChannelType.AnnouncementThread;
+  return (
+    type === ChannelType.PublicThread || type === ChannelType.PrivateThread || type === ChannelType.AnnouncementThread
+  );
 }
 
 export function isTextLike(type: number): boolean {
-  return type === ChannelType.GuildText || type === ChannelType.DM || type === ChannelType.GuildAnnouncement || type === ChannelType.GuildVoice || isThread(type);
+  return (
+    type === ChannelType.GuildText ||
+    type === ChannelType.DM ||
+    type === ChannelType.GuildAnnouncement ||
+    type === ChannelType.GuildVoice ||
+    isThread(type)
+  );
 }
 
 function stripGuildId(channel: Json): Json {

@@ -43,7 +43,10 @@ describe("definePlugin", () => {
         return ctx.sessionId;
       },
     });
-    const out = await tool.run({}, { signal: new AbortController().signal, callId: "call_1", sessionId: "s1", log: console });
+    const out = await tool.run(
+      {},
+      { signal: new AbortController().signal, callId: "call_1", sessionId: "s1", log: console },
+    );
     expect(out).toBe("s1");
     expect(seen).toEqual(["call_1", "false"]);
   });

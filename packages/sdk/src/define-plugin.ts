@@ -22,12 +22,15 @@ export interface PluginOptions<TSchema extends z.ZodObject<z.ZodRawShape>> {
  * A plugin with a typed config:
  * `export default definePlugin({ config: z.object({ token: z.string() }), tools: (ctx) => ({ ... }) })`.
  */
-export function definePlugin<TSchema extends z.ZodObject<z.ZodRawShape> = z.ZodObject<{}>>(
+export function definePlugin<TSchema extends z.ZodObject<z.ZodRawShape> = z.ZodObject<Record<string, never>>>(
   options: PluginOptions<TSchema>,
 ): PluginDefinition<z.output<TSchema>> {
-  if (typeof options !== "object" || options === null) throw new ToolDefinitionError('definePlugin: "options" must be an object');
+  if (typeof options !== "object" || options === null)
+    throw new ToolDefinitionError('definePlugin: "options" must be an object');
   if (options.config !== undefined && !(options.config instanceof z.ZodObject))
-    throw new ToolDefinitionError('definePlugin: "config" must be a zod object schema, e.g. z.object({ token: z.string() })');
+    throw new ToolDefinitionError(
+      'definePlugin: "config" must be a zod object schema, e.g. z.object({ token: z.string() })',
+    );
   if (typeof options.tools !== "function")
     throw new ToolDefinitionError('definePlugin: "tools" must be a function (ctx) => ({ ...tools })');
   return Object.freeze({

@@ -53,19 +53,31 @@ export default defineTool({ description: "typed", approval: "required", args: z.
     const errors = (body: string) => {
       const file = join(import.meta.dir, "__inference_check__.ts");
       const options: ts.CompilerOptions = {
-        strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Preserve, moduleResolution: ts.ModuleResolutionKind.Bundler,
-        allowImportingTsExtensions: true, skipLibCheck: true, types: [], lib: ["lib.es2022.d.ts"],
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.Preserve,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        allowImportingTsExtensions: true,
+        skipLibCheck: true,
+        types: [],
+        lib: ["lib.es2022.d.ts"],
       };
       const host = ts.createCompilerHost(options);
       const read = host.getSourceFile.bind(host);
-      host.getSourceFile = (name, version) => (name === file ? ts.createSourceFile(name, source(body), version) : read(name, version));
+      host.getSourceFile = (name, version) =>
+        name === file ? ts.createSourceFile(name, source(body), version) : read(name, version);
       const exists = host.fileExists.bind(host);
       host.fileExists = (name) => name === file || exists(name);
       const program = ts.createProgram([file], options, host);
-      return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      return ts
+        .getPreEmitDiagnostics(program, program.getSourceFile(file))
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     };
     expect(errors("input.n.toFixed(2) + input.s.toUpperCase()")).toEqual([]);
-    expect(errors("input.n.toUpperCase()")).toEqual([expect.stringContaining("Property 'toUpperCase' does not exist on type 'number'")]);
+    expect(errors("input.n.toUpperCase()")).toEqual([
+      expect.stringContaining("Property 'toUpperCase' does not exist on type 'number'"),
+    ]);
     expect(errors("input.missing")).toEqual([expect.stringContaining("Property 'missing' does not exist")]);
   }, 30_000);
 });

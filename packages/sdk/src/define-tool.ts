@@ -74,7 +74,8 @@ export function defineTool<TShape extends z.ZodRawShape>(
     fail("approval", `must be "auto" or "required" (got ${JSON.stringify(options.approval)})`);
   if (!(options.args instanceof z.ZodObject))
     fail("args", "must be a zod object schema, e.g. z.object({ city: z.string() })");
-  if (typeof options.run !== "function") fail("run", "must be a function (input) => result (async or returning a value)");
+  if (typeof options.run !== "function")
+    fail("run", "must be a function (input) => result (async or returning a value)");
   for (const key of optionalFns) {
     if (options[key] !== undefined && typeof options[key] !== "function") fail(key, "must be a function when given");
   }

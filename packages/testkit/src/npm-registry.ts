@@ -30,7 +30,10 @@ export interface NpmRegistry {
 export async function startNpmRegistry(packages: readonly RegistryPackage[]): Promise<NpmRegistry> {
   const dir = makeTempDir("oa-npm-registry-");
   const tarballs = new Map<string, Uint8Array>();
-  const meta = new Map<string, Array<{ version: string; file: string; shasum: string; integrity: string; pkg: Record<string, unknown> }>>();
+  const meta = new Map<
+    string,
+    Array<{ version: string; file: string; shasum: string; integrity: string; pkg: Record<string, unknown> }>
+  >();
   for (const p of packages) {
     const src = join(dir, "src", `${p.name.replace("/", "+")}@${p.version}`);
     const pkg = { name: p.name, version: p.version, type: "module", main: "index.js", ...p.packageJson };
@@ -42,7 +45,11 @@ export async function startNpmRegistry(packages: readonly RegistryPackage[]): Pr
     }
     const out = join(dir, "tarballs");
     mkdirSync(out, { recursive: true });
-    const proc = Bun.spawnSync([process.execPath, "pm", "pack", "--destination", out, "--quiet"], { cwd: src, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawnSync([process.execPath, "pm", "pack", "--destination", out, "--quiet"], {
+      cwd: src,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     if (proc.exitCode !== 0) throw new Error(`bun pm pack failed for ${p.name}: ${proc.stderr.toString()}`);
     const file = proc.stdout.toString().trim().split("\n").at(-1)!;
     const bytes = new Uint8Array(readFileSync(file));
@@ -75,7 +82,15 @@ export async function startNpmRegistry(packages: readonly RegistryPackage[]): Pr
         name,
         "dist-tags": { latest: sorted.at(-1)!.version },
         versions: Object.fromEntries(
-          sorted.map((v) => [v.version, { ...v.pkg, name, version: v.version, dist: { tarball: `${base}/-/tarballs/${v.file}`, shasum: v.shasum, integrity: v.integrity } }]),
+          sorted.map((v) => [
+            v.version,
+            {
+              ...v.pkg,
+              name,
+              version: v.version,
+              dist: { tarball: `${base}/-/tarballs/${v.file}`, shasum: v.shasum, integrity: v.integrity },
+            },
+          ]),
         ),
       };
       return Response.json(packument);

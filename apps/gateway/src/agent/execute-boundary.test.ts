@@ -32,7 +32,10 @@ const payloads = () => {
 describe("the execute tool never runs model code on the host", () => {
   test("each payload comes back as a refused typecheck, nothing runs, no receipt is written", async () => {
     const list = payloads();
-    h.api.script([...list.map((code, i) => toolUseTurn({ id: `toolu_${i}`, name: "execute", input: { code } })), textTurn("done")]);
+    h.api.script([
+      ...list.map((code, i) => toolUseTurn({ id: `toolu_${i}`, name: "execute", input: { code } })),
+      textTurn("done"),
+    ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "boundary", surface: "terminal", text: "x" });
     expect(outcome.runIds).toEqual([]);
     const requests = h.api.messageRequests();
@@ -50,7 +53,11 @@ describe("the execute tool never runs model code on the host", () => {
     const base = http.url;
     const auth = { authorization: `Bearer ${http.token}`, "content-type": "application/json" };
     for (const path of ["/runs", "/execute", "/runs/run_x", "/health"]) {
-      const res = await fetch(`${base}${path}`, { method: "POST", headers: auth, body: JSON.stringify({ code: payloads()[0] }) });
+      const res = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ code: payloads()[0] }),
+      });
       expect(res.status).toBe(405);
     }
     expect(existsSync(marker)).toBe(false);

@@ -23,16 +23,30 @@ export const EXECUTE_TOOL: Tool = {
 /** Validates a tool_use block's input; the error text goes back to the model as the tool_result. */
 export function readExecuteInput(block: ToolUseBlock): { ok: true; code: string } | { ok: false; error: string } {
   if (block.name !== EXECUTE_TOOL_NAME)
-    return { ok: false, error: `Unknown tool "${block.name}". The only tool is "execute" with input { "code": string }.` };
+    return {
+      ok: false,
+      error: `Unknown tool "${block.name}". The only tool is "execute" with input { "code": string }.`,
+    };
   const input = block.input as unknown;
   if (typeof input !== "object" || input === null || Array.isArray(input))
-    return { ok: false, error: `Invalid input for execute: expected an object { "code": string }, got ${describe(input)}.` };
+    return {
+      ok: false,
+      error: `Invalid input for execute: expected an object { "code": string }, got ${describe(input)}.`,
+    };
   const code = (input as { code?: unknown }).code;
-  if (code === undefined) return { ok: false, error: 'Invalid input for execute: the "code" field is missing. Send { "code": "<TypeScript>" }.' };
-  if (typeof code !== "string") return { ok: false, error: `Invalid input for execute: "code" must be a string, got ${describe(code)}.` };
+  if (code === undefined)
+    return {
+      ok: false,
+      error: 'Invalid input for execute: the "code" field is missing. Send { "code": "<TypeScript>" }.',
+    };
+  if (typeof code !== "string")
+    return { ok: false, error: `Invalid input for execute: "code" must be a string, got ${describe(code)}.` };
   if (code.trim() === "") return { ok: false, error: 'Invalid input for execute: "code" is empty.' };
   if (code.length > MAX_CODE_CHARS)
-    return { ok: false, error: `Invalid input for execute: "code" is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Send shorter code: keep data in tool calls, not in the snippet.` };
+    return {
+      ok: false,
+      error: `Invalid input for execute: "code" is ${code.length} characters; the limit is ${MAX_CODE_CHARS}. Send shorter code: keep data in tool calls, not in the snippet.`,
+    };
   return { ok: true, code };
 }
 

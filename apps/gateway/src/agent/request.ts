@@ -1,4 +1,9 @@
-import type { MessageCreateParamsBase, MessageParam, TextBlockParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
+import type {
+  MessageCreateParamsBase,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+} from "@anthropic-ai/sdk/resources/messages/messages";
 import { modelCapabilities, type ModelCapabilities } from "@openassistant/core/config/model-capabilities.ts";
 import type { TurnSettings } from "./settings.ts";
 
@@ -47,17 +52,24 @@ function thinkingParams(s: TurnSettings, caps: ModelCapabilities | undefined): P
   // A display is sent with adaptive thinking; when none is configured, adaptive is what the model
   // does anyway on models that think by default.
   const display = s.thinkingDisplay;
-  if (!thinking && display && caps.thinkingWhenOmitted === "adaptive" && caps.thinking.includes("adaptive")) thinking = "adaptive";
+  if (!thinking && display && caps.thinkingWhenOmitted === "adaptive" && caps.thinking.includes("adaptive"))
+    thinking = "adaptive";
   if (thinking === "adaptive") out.thinking = display ? { type: "adaptive", display } : { type: "adaptive" };
   else if (thinking === "between_tools") out.thinking = { type: "between_tools" };
   else if (thinking === "disabled") out.thinking = { type: "disabled" };
   else if (thinking === "enabled") {
     // Budget thinking (older models): at least 1024 tokens and below max_tokens.
     const max = Math.min(s.maxTokens, caps.maxOutput);
-    if (max > 2048) out.thinking = { type: "enabled", budget_tokens: Math.max(1024, Math.floor(max / 2)), ...(display ? { display } : {}) };
+    if (max > 2048)
+      out.thinking = {
+        type: "enabled",
+        budget_tokens: Math.max(1024, Math.floor(max / 2)),
+        ...(display ? { display } : {}),
+      };
   }
   const effort = s.effort && caps.effort.includes(s.effort) ? s.effort : undefined;
-  const effortOk = effort && !(thinking === "between_tools" && caps.betweenToolsEffort && !caps.betweenToolsEffort.includes(effort));
+  const effortOk =
+    effort && !(thinking === "between_tools" && caps.betweenToolsEffort && !caps.betweenToolsEffort.includes(effort));
   if (effort && effortOk) out.output_config = { effort };
   return out;
 }

@@ -33,7 +33,16 @@ function state() {
 
 const thinking = { type: "thinking", thinking: "", signature: "sig-1" } as ContentBlock;
 const message = (stop: StopReason, content: ContentBlock[]): Message =>
-  ({ id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-5-5", content, stop_reason: stop, stop_sequence: null, usage: {} }) as unknown as Message;
+  ({
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-5-5",
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage: {},
+  }) as unknown as Message;
 const text = (t: string) => ({ type: "text", text: t, citations: null }) as ContentBlock;
 const use = { type: "tool_use", id: "toolu_1", name: "execute", input: { code: "return 1" } } as ContentBlock;
 
@@ -41,8 +50,18 @@ describe("readResponse: every stop reason on purpose", () => {
   test("end_turn / stop_sequence answer; the thinking block is stored with the answer", () => {
     for (const stop of ["end_turn", "stop_sequence"] as const) {
       const s = state();
-      expect(readResponse(s, message(stop, [thinking, text("Hi!")]), false)).toEqual({ kind: "finish", stopReason: "answered", text: "Hi!" });
-      expect(s.added.at(-1)).toEqual({ role: "assistant", content: [{ type: "thinking", thinking: "", signature: "sig-1" }, { type: "text", text: "Hi!" }] });
+      expect(readResponse(s, message(stop, [thinking, text("Hi!")]), false)).toEqual({
+        kind: "finish",
+        stopReason: "answered",
+        text: "Hi!",
+      });
+      expect(s.added.at(-1)).toEqual({
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "", signature: "sig-1" },
+          { type: "text", text: "Hi!" },
+        ],
+      });
     }
   });
 
@@ -59,15 +78,26 @@ describe("readResponse: every stop reason on purpose", () => {
 
   test("refusal: the partial text is not stored", () => {
     const s = state();
-    expect(readResponse(s, message("refusal", [text("Here is how")]), false)).toEqual({ kind: "finish", stopReason: "refused" });
+    expect(readResponse(s, message("refusal", [text("Here is how")]), false)).toEqual({
+      kind: "finish",
+      stopReason: "refused",
+    });
     expect(JSON.stringify(s.added)).not.toContain("Here is how");
   });
 
   test("max_tokens and model_context_window_exceeded without tools: the text with a note", () => {
     const cut = readResponse(state(), message("max_tokens", [text("Long")]), false);
-    expect(cut).toMatchObject({ kind: "finish", stopReason: "answered", text: expect.stringContaining("response token limit") });
+    expect(cut).toMatchObject({
+      kind: "finish",
+      stopReason: "answered",
+      text: expect.stringContaining("response token limit"),
+    });
     const full = readResponse(state(), message("model_context_window_exceeded", [text("Long")]), false);
-    expect(full).toMatchObject({ kind: "finish", stopReason: "context_full", text: expect.stringContaining("context window") });
+    expect(full).toMatchObject({
+      kind: "finish",
+      stopReason: "context_full",
+      text: expect.stringContaining("context window"),
+    });
   });
 });
 

@@ -1,5 +1,11 @@
 import { promptToolListing } from "@openassistant/core/codemode/tool-discovery.ts";
-import type { ContentBlockParam, Message, MessageParam, ToolResultBlockParam, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages/messages";
+import type {
+  ContentBlockParam,
+  Message,
+  MessageParam,
+  ToolResultBlockParam,
+  ToolUseBlock,
+} from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ToolTree } from "@openassistant/sdk";
 import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
 import { formatRunResultForModel } from "@openassistant/core/codemode/format-result.ts";
@@ -103,7 +109,8 @@ const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, st
   token_budget: "I stopped: this turn used up its token budget.",
   timeout: "I stopped: this turn ran out of time.",
   aborted: "I stopped: the turn was cancelled.",
-  refused: "The model declined to answer this request (stop reason: refusal), so there is no answer. Rephrasing the request, or starting a new conversation, may help.",
+  refused:
+    "The model declined to answer this request (stop reason: refusal), so there is no answer. Rephrasing the request, or starting a new conversation, may help.",
   context_full:
     "I stopped: the conversation filled the model's context window. Start a new conversation (or ask again more briefly); the receipts of what ran are kept.",
 };
@@ -158,7 +165,12 @@ export type TurnStep =
  * request a round → (handle tool uses → request a round)* → finish (grounding).
  * Never throws for model, tool or limit problems: they end the turn with a clear text and events.
  */
-export async function runTurn(session: TurnSession, userMessage: string, deps: TurnDeps, options: TurnOptions = {}): Promise<TurnOutcome> {
+export async function runTurn(
+  session: TurnSession,
+  userMessage: string,
+  deps: TurnDeps,
+  options: TurnOptions = {},
+): Promise<TurnOutcome> {
   const turnId = options.turnId ?? newTurnId();
   const s = deps.settings;
   const events: GatewayEvent[] = [];
@@ -170,7 +182,9 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
   // pending, and so it can stand still while an approval waits for an operator.
   const timeoutController = new AbortController();
   const timeout = timeoutController.signal;
-  const clock = startTurnClock(s.turnTimeoutSeconds * 1000, () => timeoutController.abort(`the turn exceeded ${s.turnTimeoutSeconds}s`));
+  const clock = startTurnClock(s.turnTimeoutSeconds * 1000, () =>
+    timeoutController.abort(`the turn exceeded ${s.turnTimeoutSeconds}s`),
+  );
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
     const state = startTurn(session, userMessage, deps, {
@@ -181,7 +195,9 @@ export async function runTurn(session: TurnSession, userMessage: string, deps: T
       stopReasonFor: () => (options.signal?.aborted ? "aborted" : timeout.aborted ? "timeout" : "aborted"),
     });
     let step: TurnStep = { kind: "request" };
-    while (step.kind !== "finish") step = step.kind === "request" ? await requestRound(state) : await handleToolUses(state, step.message, step.final);
+    while (step.kind !== "finish")
+      step =
+        step.kind === "request" ? await requestRound(state) : await handleToolUses(state, step.message, step.final);
     return finishTurn(state, step, events);
   } finally {
     clock.stop();
@@ -197,7 +213,9 @@ export function startTurn(
   const s = deps.settings;
   const { tree, declarations } = deps.tools();
   // The API rejects an empty or whitespace-only text block, and a stored one would break every later turn.
-  const userContent: ContentBlockParam[] = [{ type: "text", text: userMessage.trim() ? userMessage : EMPTY_USER_MESSAGE }];
+  const userContent: ContentBlockParam[] = [
+    { type: "text", text: userMessage.trim() ? userMessage : EMPTY_USER_MESSAGE },
+  ];
   // Whatever is stored (an interrupted write, an older version), the request must be valid.
   const history = withoutThinking(repairHistory(session.history));
   return {
@@ -208,11 +226,17 @@ export function startTurn(
     tree,
     declarations,
     // Too many declarations for the prompt: it lists namespaces, the model uses tools.$search.
-    system: buildSystemPrompt(promptToolListing(tree, declarations, s.toolPromptTokens ?? DEFAULT_TOOL_PROMPT_TOKENS).text, s.system),
+    system: buildSystemPrompt(
+      promptToolListing(tree, declarations, s.toolPromptTokens ?? DEFAULT_TOOL_PROMPT_TOKENS).text,
+      s.system,
+    ),
     userContent,
     history,
     historyTokens: s.historyTokens,
-    trimmed: trimHistory([...history, { role: "user", content: userContent }], { maxTokens: s.historyTokens, maxMessages: s.historyMessages }),
+    trimmed: trimHistory([...history, { role: "user", content: userContent }], {
+      maxTokens: s.historyTokens,
+      maxMessages: s.historyMessages,
+    }),
     added: [{ role: "user", content: userContent }],
     runIds: [],
     usage: { inputTokens: 0, outputTokens: 0, rounds: 0 },
@@ -222,7 +246,8 @@ export function startTurn(
 }
 
 /** Messages of this turn after the user's request (assistant / tool results), as sent. */
-const turnTail = (state: TurnState): MessageParam[] => state.added.slice(1).map((m) => ({ role: m.role, content: m.content }) as MessageParam);
+const turnTail = (state: TurnState): MessageParam[] =>
+  state.added.slice(1).map((m) => ({ role: m.role, content: m.content }) as MessageParam);
 
 /** Asks the model for one round and decides what its answer means. */
 export async function requestRound(state: TurnState): Promise<TurnStep> {
@@ -254,16 +279,30 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
     message = await state.deps.model.streamMessage(request, {
       signal: state.signal,
       onText: (text) => emit({ type: "model.text", turnId, text }),
-      onRotate: (r) => emit({ type: "profile.rotated", turnId, from: r.from, to: r.to, reason: r.reason, ...(r.message ? { message: r.message } : {}) }),
+      onRotate: (r) =>
+        emit({
+          type: "profile.rotated",
+          turnId,
+          from: r.from,
+          to: r.to,
+          reason: r.reason,
+          ...(r.message ? { message: r.message } : {}),
+        }),
       onRetry: (r) => emit({ type: "model.retrying", turnId, seconds: r.seconds, reason: r.reason }),
     });
   } catch (e) {
     return modelFailed(state, asModelError(e));
   }
-  usage.inputTokens += (message.usage?.input_tokens ?? 0) + (message.usage?.cache_read_input_tokens ?? 0) + (message.usage?.cache_creation_input_tokens ?? 0);
+  usage.inputTokens +=
+    (message.usage?.input_tokens ?? 0) +
+    (message.usage?.cache_read_input_tokens ?? 0) +
+    (message.usage?.cache_creation_input_tokens ?? 0);
   usage.outputTokens += message.usage?.output_tokens ?? 0;
   if (message.usage) {
-    const tokens = (message.usage.input_tokens ?? 0) + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
+    const tokens =
+      (message.usage.input_tokens ?? 0) +
+      (message.usage.cache_read_input_tokens ?? 0) +
+      (message.usage.cache_creation_input_tokens ?? 0);
     state.lastPrompt = { tokens, estimate };
   }
   const thinking = thinkingTextOf(message.content);
@@ -298,7 +337,10 @@ export function readResponse(state: TurnState, message: Message, final: boolean)
   switch (message.stop_reason) {
     case "refusal":
       // No partial answer is stored as if it were complete.
-      state.added.push({ role: "assistant", content: [{ type: "text", text: "(The model declined to answer; its partial reply was discarded.)" }] });
+      state.added.push({
+        role: "assistant",
+        content: [{ type: "text", text: "(The model declined to answer; its partial reply was discarded.)" }],
+      });
       return { kind: "finish", stopReason: "refused" };
     case "pause_turn":
       // A long server-side turn paused: send it back and let the model continue.
@@ -313,17 +355,26 @@ export function readResponse(state: TurnState, message: Message, final: boolean)
       return { kind: "tools", message, final };
     default:
       // end_turn, stop_sequence, max_tokens, tool_use.
-      if (toolUses.length === 0) return answer(state, content, message.stop_reason === "max_tokens" ? "max_tokens" : "answered");
+      if (toolUses.length === 0)
+        return answer(state, content, message.stop_reason === "max_tokens" ? "max_tokens" : "answered");
       return { kind: "tools", message, final };
   }
 }
 
-function answer(state: TurnState, content: ContentBlockParam[], why: "answered" | "max_tokens" | "context_full"): TurnStep {
+function answer(
+  state: TurnState,
+  content: ContentBlockParam[],
+  why: "answered" | "max_tokens" | "context_full",
+): TurnStep {
   let text = textOf(content) || "(The model returned no text.)";
   if (why === "max_tokens") text += "\n\n(The answer was cut off at the response token limit.)";
-  if (why === "context_full") text += "\n\n(The answer was cut off: the conversation filled the model's context window.)";
+  if (why === "context_full")
+    text += "\n\n(The answer was cut off: the conversation filled the model's context window.)";
   const stored = content.filter((b) => b.type !== "tool_use");
-  state.added.push({ role: "assistant", content: stored.some((b) => b.type === "text") ? stored : [...stored, { type: "text", text }] });
+  state.added.push({
+    role: "assistant",
+    content: stored.some((b) => b.type === "text") ? stored : [...stored, { type: "text", text }],
+  });
   return { kind: "finish", stopReason: why === "context_full" ? "context_full" : "answered", text };
 }
 
@@ -337,21 +388,32 @@ export async function handleToolUses(state: TurnState, message: Message, final: 
     const stopReason: TurnStopReason = repairsExhausted ? "max_repairs" : "max_rounds";
     const content = toParams(message.content).filter((b) => b.type !== "tool_use");
     const text = textOf(content) || STOP_NOTES[stopReason];
-    state.added.push({ role: "assistant", content: content.some((b) => b.type === "text") ? content : [...content, { type: "text", text }] });
+    state.added.push({
+      role: "assistant",
+      content: content.some((b) => b.type === "text") ? content : [...content, { type: "text", text }],
+    });
     return { kind: "finish", stopReason, text };
   }
   // The assistant turn goes back exactly as it came, thinking blocks and signatures included.
   state.added.push({ role: "assistant", content: toParams(message.content) });
   // Cut off at max_tokens / a full context window: the last tool_use's input is incomplete JSON (the
   // SDK parses what arrived), so its code may be a truncated prefix that still compiles. Never run it.
-  const cutOffBy = message.stop_reason === "max_tokens" || message.stop_reason === "model_context_window_exceeded" ? message.stop_reason : undefined;
+  const cutOffBy =
+    message.stop_reason === "max_tokens" || message.stop_reason === "model_context_window_exceeded"
+      ? message.stop_reason
+      : undefined;
   const cutOff = cutOffBy && message.content.at(-1)?.type === "tool_use" ? message.content.at(-1) : undefined;
   const results: ToolResultBlockParam[] = [];
   const roundRuns: string[] = [];
   for (const use of toolUses) {
     results.push(
       use === cutOff
-        ? { type: "tool_result", tool_use_id: use.id, is_error: true, content: cutOffBy === "max_tokens" ? CUT_OFF_TEXT : CONTEXT_CUT_OFF_TEXT }
+        ? {
+            type: "tool_result",
+            tool_use_id: use.id,
+            is_error: true,
+            content: cutOffBy === "max_tokens" ? CUT_OFF_TEXT : CONTEXT_CUT_OFF_TEXT,
+          }
         : await executeToolUse(state, use, roundRuns),
     );
   }
@@ -364,7 +426,8 @@ export async function handleToolUses(state: TurnState, message: Message, final: 
   }
   state.added.push({ role: "user", content: results, runIds: roundRuns } as NewMessage);
   if (cutOffBy === "model_context_window_exceeded") return { kind: "finish", stopReason: "context_full" };
-  if (state.usage.inputTokens + state.usage.outputTokens >= s.maxTurnTokens) return { kind: "finish", stopReason: "token_budget" };
+  if (state.usage.inputTokens + state.usage.outputTokens >= s.maxTurnTokens)
+    return { kind: "finish", stopReason: "token_budget" };
   return { kind: "request" };
 }
 
@@ -372,7 +435,8 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
   const { s, deps, turnId, emit, signal } = state;
   const input = readExecuteInput(use);
   if (!input.ok) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: input.error };
-  if (signal.aborted) return { type: "tool_result", tool_use_id: use.id, is_error: true, content: "Not run: the turn was cancelled." };
+  if (signal.aborted)
+    return { type: "tool_result", tool_use_id: use.id, is_error: true, content: "Not run: the turn was cancelled." };
   const current = deps.tools();
   state.tree = current.tree;
   state.declarations = current.declarations;
@@ -385,7 +449,12 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
       left > 0
         ? `Fix the code and call execute again (${left} repair round${left === 1 ? "" : "s"} left this turn).`
         : "No repair rounds are left this turn: answer the user in text without running code.";
-    return { type: "tool_result", tool_use_id: use.id, is_error: true, content: `The code was not run: it failed the typecheck.\n${check.text}\n${tail}` };
+    return {
+      type: "tool_result",
+      tool_use_id: use.id,
+      is_error: true,
+      content: `The code was not run: it failed the typecheck.\n${check.text}\n${tail}`,
+    };
   }
   const runId = newRunId();
   roundRuns.push(runId);
@@ -399,7 +468,13 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
     onCall: (outcome) => emit({ type: "call.settled", turnId, runId, outcome }),
     onApprovalWait: (waiting) => (waiting ? state.clock.hold() : state.clock.release()),
   });
-  emit({ type: "run.finished", turnId, runId, ok: result.ok, error: result.error ? `${result.error.name}: ${result.error.message}` : undefined });
+  emit({
+    type: "run.finished",
+    turnId,
+    runId,
+    ok: result.ok,
+    error: result.error ? `${result.error.name}: ${result.error.message}` : undefined,
+  });
   return { type: "tool_result", tool_use_id: use.id, is_error: !result.ok, content: formatRunResultForModel(result) };
 }
 
@@ -408,7 +483,11 @@ function turnReceipts(state: TurnState): Receipt[] {
 }
 
 /** Ends the turn: a stored exchange that is always well-formed, the answer grounded in receipts. */
-export function finishTurn(state: TurnState, step: Extract<TurnStep, { kind: "finish" }>, events: readonly GatewayEvent[]): TurnOutcome {
+export function finishTurn(
+  state: TurnState,
+  step: Extract<TurnStep, { kind: "finish" }>,
+  events: readonly GatewayEvent[],
+): TurnOutcome {
   const { stopReason } = step;
   let text = step.text;
   if (stopReason === "model_error") {
@@ -416,7 +495,8 @@ export function finishTurn(state: TurnState, step: Extract<TurnStep, { kind: "fi
   } else if (text === undefined) {
     text = STOP_NOTES[stopReason as keyof typeof STOP_NOTES] ?? "I stopped.";
     // Keep stored history well-formed: the turn ends on an assistant message.
-    if (state.added.at(-1)?.role !== "assistant") state.added.push({ role: "assistant", content: [{ type: "text", text }] });
+    if (state.added.at(-1)?.role !== "assistant")
+      state.added.push({ role: "assistant", content: [{ type: "text", text }] });
   }
   const grounding = groundAnswer(text ?? "", turnReceipts(state));
   return {

@@ -52,13 +52,17 @@ export function turnSettingsFromConfig(model: OpenAssistantConfig["model"]): Tur
 export const DEFAULT_TURN_SETTINGS: TurnSettings = turnSettingsFromConfig(defaultConfig().model);
 
 /** Picks known keys of the right type from a loose object (config section or session settings). */
-export function mergeTurnSettings(base: TurnSettings, overrides: Readonly<Record<string, unknown>> | undefined): TurnSettings {
+export function mergeTurnSettings(
+  base: TurnSettings,
+  overrides: Readonly<Record<string, unknown>> | undefined,
+): TurnSettings {
   if (!overrides) return base;
   const out: Record<string, unknown> = { ...base };
   for (const key of Object.keys(base) as (keyof TurnSettings)[]) {
     const v = overrides[key];
     if (v !== undefined && v !== null && typeof v === typeof base[key]) out[key] = v;
   }
-  for (const key of ["system", "effort", "thinking", "thinkingDisplay"] as const) if (typeof overrides[key] === "string") out[key] = overrides[key];
+  for (const key of ["system", "effort", "thinking", "thinkingDisplay"] as const)
+    if (typeof overrides[key] === "string") out[key] = overrides[key];
   return out as unknown as TurnSettings;
 }

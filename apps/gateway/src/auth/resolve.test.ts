@@ -13,7 +13,14 @@ function storeWith(...ids: string[]): AuthStore {
 }
 
 function profile(id: string, extra: Partial<AuthProfile> = {}): AuthProfile {
-  return { id, provider: "anthropic", type: "api_key", secret: `sk-ant-api03-${id}`, createdAt: "2025-01-01T00:00:00.000Z", ...extra };
+  return {
+    id,
+    provider: "anthropic",
+    type: "api_key",
+    secret: `sk-ant-api03-${id}`,
+    createdAt: "2025-01-01T00:00:00.000Z",
+    ...extra,
+  };
 }
 
 function clock(start = Date.parse("2025-06-01T12:00:00Z")) {
@@ -27,20 +34,50 @@ describe("credential resolution order", () => {
     store.upsert(profile("anthropic:c"), { prefer: true });
     const env = { ANTHROPIC_API_KEY: "sk-ant-api03-env", ANTHROPIC_OAUTH_TOKEN: "sk-ant-oat01-envtoken" };
     const ids = (o: { pinnedProfile?: string; profileOrder?: string[] }) =>
-      createAuthResolver({ store, env, ...o }).candidates().map((c) => c.profileId);
+      createAuthResolver({ store, env, ...o })
+        .candidates()
+        .map((c) => c.profileId);
 
-    expect(ids({})).toEqual(["anthropic:c", "anthropic:a", "anthropic:b", "anthropic:d", "env:ANTHROPIC_API_KEY", "env:ANTHROPIC_OAUTH_TOKEN"]);
-    expect(ids({ profileOrder: ["anthropic:d", "anthropic:missing", "anthropic:b"] }).slice(0, 3)).toEqual(["anthropic:d", "anthropic:b", "anthropic:c"]);
-    expect(ids({ pinnedProfile: "anthropic:b", profileOrder: ["anthropic:d"] }).slice(0, 3)).toEqual(["anthropic:b", "anthropic:d", "anthropic:c"]);
+    expect(ids({})).toEqual([
+      "anthropic:c",
+      "anthropic:a",
+      "anthropic:b",
+      "anthropic:d",
+      "env:ANTHROPIC_API_KEY",
+      "env:ANTHROPIC_OAUTH_TOKEN",
+    ]);
+    expect(ids({ profileOrder: ["anthropic:d", "anthropic:missing", "anthropic:b"] }).slice(0, 3)).toEqual([
+      "anthropic:d",
+      "anthropic:b",
+      "anthropic:c",
+    ]);
+    expect(ids({ pinnedProfile: "anthropic:b", profileOrder: ["anthropic:d"] }).slice(0, 3)).toEqual([
+      "anthropic:b",
+      "anthropic:d",
+      "anthropic:c",
+    ]);
     expect(createAuthResolver({ store, env, pinnedProfile: "anthropic:b" }).resolve().profileId).toBe("anthropic:b");
   });
 
   test("env fallback: ANTHROPIC_API_KEY as a key first, then ANTHROPIC_OAUTH_TOKEN as a token", () => {
     const store = storeWith();
-    const both = createAuthResolver({ store, env: { ANTHROPIC_OAUTH_TOKEN: "sk-ant-oat01-t", ANTHROPIC_API_KEY: "sk-ant-api03-k" } });
-    expect(both.resolve()).toEqual({ profileId: "env:ANTHROPIC_API_KEY", source: "env", type: "api_key", secret: "sk-ant-api03-k" });
+    const both = createAuthResolver({
+      store,
+      env: { ANTHROPIC_OAUTH_TOKEN: "sk-ant-oat01-t", ANTHROPIC_API_KEY: "sk-ant-api03-k" },
+    });
+    expect(both.resolve()).toEqual({
+      profileId: "env:ANTHROPIC_API_KEY",
+      source: "env",
+      type: "api_key",
+      secret: "sk-ant-api03-k",
+    });
     const keyOnly = createAuthResolver({ store, env: { ANTHROPIC_API_KEY: " sk-ant-api03-k " } });
-    expect(keyOnly.resolve()).toEqual({ profileId: "env:ANTHROPIC_API_KEY", source: "env", type: "api_key", secret: "sk-ant-api03-k" });
+    expect(keyOnly.resolve()).toEqual({
+      profileId: "env:ANTHROPIC_API_KEY",
+      source: "env",
+      type: "api_key",
+      secret: "sk-ant-api03-k",
+    });
   });
 
   test("no credentials: an actionable error naming the commands", () => {
@@ -73,12 +110,24 @@ describe("cooldown and rotation", () => {
     expect(a.profileId).toBe("anthropic:a");
     const next = r.fail(a, "rate_limit", { message: "slow down" });
     expect(next?.profileId).toBe("anthropic:b");
-    expect(events).toEqual([{ from: "anthropic:a", to: "anthropic:b", reason: "rate_limit", cooldownUntil: new Date(c.now() + MIN).toISOString(), message: "slow down" }]);
+    expect(events).toEqual([
+      {
+        from: "anthropic:a",
+        to: "anthropic:b",
+        reason: "rate_limit",
+        cooldownUntil: new Date(c.now() + MIN).toISOString(),
+        message: "slow down",
+      },
+    ]);
 
     // Persisted: a fresh resolver (e.g. after a restart) sees the cooldown too.
     const fresh = createAuthResolver({ store: openAuthStore(store.configDir), now: c.now });
     expect(fresh.resolve().profileId).toBe("anthropic:b");
-    expect(store.get("anthropic:a")).toMatchObject({ failures: 1, lastFailureReason: "rate_limit", cooldownUntil: new Date(c.now() + MIN).toISOString() });
+    expect(store.get("anthropic:a")).toMatchObject({
+      failures: 1,
+      lastFailureReason: "rate_limit",
+      cooldownUntil: new Date(c.now() + MIN).toISOString(),
+    });
 
     // After the cooldown, a fails again: 5 minutes this time, then 25.
     c.advance(MIN + 1);
@@ -116,7 +165,12 @@ describe("cooldown and rotation", () => {
     const store = storeWith("anthropic:a");
     const c = clock();
     const events: RotationEvent[] = [];
-    const r = createAuthResolver({ store, now: c.now, env: { ANTHROPIC_API_KEY: "sk-ant-api03-env" }, onRotate: (e) => events.push(e) });
+    const r = createAuthResolver({
+      store,
+      now: c.now,
+      env: { ANTHROPIC_API_KEY: "sk-ant-api03-env" },
+      onRotate: (e) => events.push(e),
+    });
     const env = r.fail(r.resolve(), "auth");
     expect(env?.profileId).toBe("env:ANTHROPIC_API_KEY");
     expect(r.fail(env!, "rate_limit")).toBeNull();

@@ -52,7 +52,12 @@ export interface AuthResolver {
    * Puts `cred` on cooldown (growing backoff, persisted for profiles) and returns the next usable
    * credential, emitting a rotation event; null when none is left.
    */
-  fail(cred: ResolvedCredential, reason: FailureReason, info?: FailureInfo, onRotate?: (e: RotationEvent) => void): ResolvedCredential | null;
+  fail(
+    cred: ResolvedCredential,
+    reason: FailureReason,
+    info?: FailureInfo,
+    onRotate?: (e: RotationEvent) => void,
+  ): ResolvedCredential | null;
   /** Clears failures/cooldown and records lastUsedAt. */
   succeed(cred: ResolvedCredential): void;
 }
@@ -104,7 +109,12 @@ export function createAuthResolver(options: AuthResolverOptions): AuthResolver {
 
   function candidates(): Array<ResolvedCredential & { cooldownUntil?: Date }> {
     const out: Array<ResolvedCredential & { cooldownUntil?: Date }> = orderedProfiles().map((p) => {
-      const c: ResolvedCredential & { cooldownUntil?: Date } = { profileId: p.id, source: "profile", type: p.type, secret: p.secret };
+      const c: ResolvedCredential & { cooldownUntil?: Date } = {
+        profileId: p.id,
+        source: "profile",
+        type: p.type,
+        secret: p.secret,
+      };
       if (p.cooldownUntil) c.cooldownUntil = new Date(p.cooldownUntil);
       return c;
     });
@@ -112,7 +122,12 @@ export function createAuthResolver(options: AuthResolverOptions): AuthResolver {
       const value = env?.[src.name]?.trim();
       if (!value) continue;
       const profileId = `env:${src.name}`;
-      const c: ResolvedCredential & { cooldownUntil?: Date } = { profileId, source: "env", type: src.type, secret: value };
+      const c: ResolvedCredential & { cooldownUntil?: Date } = {
+        profileId,
+        source: "env",
+        type: src.type,
+        secret: value,
+      };
       const cd = envCooldown.get(profileId);
       if (cd) c.cooldownUntil = new Date(cd.until);
       out.push(c);
@@ -133,7 +148,10 @@ export function createAuthResolver(options: AuthResolverOptions): AuthResolver {
     const usable = all.find((c) => !isCooling(c));
     if (usable) return strip(usable);
     if (all.length === 0) {
-      throw new AuthError("no_credentials", `No Anthropic credentials are configured (looked in ${store.path} and the environment). ${ADD_CREDENTIAL_HINT}`);
+      throw new AuthError(
+        "no_credentials",
+        `No Anthropic credentials are configured (looked in ${store.path} and the environment). ${ADD_CREDENTIAL_HINT}`,
+      );
     }
     const earliest = new Date(Math.min(...all.map((c) => c.cooldownUntil!.getTime())));
     const list = all.map((c) => `${c.profileId} until ${c.cooldownUntil!.toISOString()}`).join(", ");
@@ -144,7 +162,12 @@ export function createAuthResolver(options: AuthResolverOptions): AuthResolver {
     );
   }
 
-  function fail(cred: ResolvedCredential, reason: FailureReason, info: FailureInfo = {}, onRotateCall?: (e: RotationEvent) => void): ResolvedCredential | null {
+  function fail(
+    cred: ResolvedCredential,
+    reason: FailureReason,
+    info: FailureInfo = {},
+    onRotateCall?: (e: RotationEvent) => void,
+  ): ResolvedCredential | null {
     const at = now();
     let until = at;
     if (cred.source === "env") {
@@ -162,7 +185,12 @@ export function createAuthResolver(options: AuthResolverOptions): AuthResolver {
     }
     const next = candidates().find((c) => !isCooling(c) && c.profileId !== cred.profileId);
     if (!next) return null;
-    const event: RotationEvent = { from: cred.profileId, to: next.profileId, reason, cooldownUntil: new Date(until).toISOString() };
+    const event: RotationEvent = {
+      from: cred.profileId,
+      to: next.profileId,
+      reason,
+      cooldownUntil: new Date(until).toISOString(),
+    };
     event.message = info.message ?? describeReason(reason);
     onRotate?.(event);
     onRotateCall?.(event);

@@ -7,7 +7,14 @@ import { AuthStoreError, openAuthStore } from "./store.ts";
 import type { AuthProfile } from "./types.ts";
 
 function profile(id: string, extra: Partial<AuthProfile> = {}): AuthProfile {
-  return { id, provider: "anthropic", type: "api_key", secret: `sk-ant-api03-${id}-secretsecret`, createdAt: "2025-01-01T00:00:00.000Z", ...extra };
+  return {
+    id,
+    provider: "anthropic",
+    type: "api_key",
+    secret: `sk-ant-api03-${id}-secretsecret`,
+    createdAt: "2025-01-01T00:00:00.000Z",
+    ...extra,
+  };
 }
 
 describe("auth store file", () => {
@@ -57,9 +64,15 @@ describe("auth store file", () => {
     const path = authStorePath(dir);
     writeFileSync(path, "{ not json", { mode: 0o600 });
     expect(() => openAuthStore(dir).list()).toThrow(`${path} is not valid JSON`);
-    writeFileSync(path, JSON.stringify({ profiles: [{ id: "anthropic:x", provider: "anthropic", type: "password", secret: "s" }] }), { mode: 0o600 });
+    writeFileSync(
+      path,
+      JSON.stringify({ profiles: [{ id: "anthropic:x", provider: "anthropic", type: "password", secret: "s" }] }),
+      { mode: 0o600 },
+    );
     expect(() => openAuthStore(dir).list()).toThrow(`profiles[0].type must be "api_key" or "token"`);
-    writeFileSync(path, JSON.stringify({ profiles: [{ id: "anthropic:x", provider: "anthropic", type: "token" }] }), { mode: 0o600 });
+    writeFileSync(path, JSON.stringify({ profiles: [{ id: "anthropic:x", provider: "anthropic", type: "token" }] }), {
+      mode: 0o600,
+    });
     expect(() => openAuthStore(dir).list()).toThrow("profiles[0].secret must be a non-empty string");
   });
 

@@ -1,4 +1,14 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { randomBytes } from "node:crypto";
 import { authStorePath } from "./paths.ts";
 import type { AuthProfile, AuthProvider } from "./types.ts";
@@ -153,7 +163,10 @@ function emptyData(): AuthStoreData {
 }
 
 function fail(path: string, where: string, problem: string): never {
-  throw new AuthStoreError(`${path}: ${where} ${problem}. Fix the file or remove the entry with \`openassistant auth remove <id>\`.`, path);
+  throw new AuthStoreError(
+    `${path}: ${where} ${problem}. Fix the file or remove the entry with \`openassistant auth remove <id>\`.`,
+    path,
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -190,7 +203,8 @@ function parseProfile(raw: unknown, where: string, path: string): AuthProfile {
   };
   const id = str("id", true)!;
   const provider = str("provider", true)!;
-  if (!PROVIDERS.includes(provider as AuthProvider)) fail(path, `${where}.provider`, `must be one of ${PROVIDERS.join(", ")}`);
+  if (!PROVIDERS.includes(provider as AuthProvider))
+    fail(path, `${where}.provider`, `must be one of ${PROVIDERS.join(", ")}`);
   const type = str("type", true)!;
   if (!TYPES.includes(type as (typeof TYPES)[number])) fail(path, `${where}.type`, `must be "api_key" or "token"`);
   const profile: AuthProfile = {
@@ -205,7 +219,8 @@ function parseProfile(raw: unknown, where: string, path: string): AuthProfile {
   const cooldownUntil = str("cooldownUntil", false);
   if (cooldownUntil) profile.cooldownUntil = cooldownUntil;
   if (raw.failures !== undefined) {
-    if (typeof raw.failures !== "number" || raw.failures < 0) fail(path, `${where}.failures`, "must be a non-negative number");
+    if (typeof raw.failures !== "number" || raw.failures < 0)
+      fail(path, `${where}.failures`, "must be a non-negative number");
     profile.failures = raw.failures;
   }
   const reason = str("lastFailureReason", false);

@@ -31,12 +31,24 @@ export function validateSetupToken(raw: string): ValidationResult {
 
 export function validateApiKey(raw: string): ValidationResult {
   const key = clean(raw);
-  if (!key) return { ok: false, message: "No API key given. Create one at https://console.anthropic.com/settings/keys and paste it." };
+  if (!key)
+    return {
+      ok: false,
+      message: "No API key given. Create one at https://console.anthropic.com/settings/keys and paste it.",
+    };
   if (key.startsWith(SETUP_TOKEN_PREFIX)) {
-    return { ok: false, message: "This is a Claude setup-token, not an API key; store it with `openassistant auth anthropic setup-token`." };
+    return {
+      ok: false,
+      message:
+        "This is a Claude setup-token, not an API key; store it with `openassistant auth anthropic setup-token`.",
+    };
   }
   if (!key.startsWith(API_KEY_PREFIX)) {
-    return { ok: true, value: key, warning: `Anthropic API keys usually start with "${API_KEY_PREFIX}"; storing it anyway.` };
+    return {
+      ok: true,
+      value: key,
+      warning: `Anthropic API keys usually start with "${API_KEY_PREFIX}"; storing it anyway.`,
+    };
   }
   return { ok: true, value: key };
 }

@@ -11,7 +11,10 @@ Add one, then start again:
   or set ANTHROPIC_API_KEY in the environment (e.g. ANTHROPIC_API_KEY=sk-ant-... bun start)`;
 
 /** Which credentials exist (ids only), or the problem reading them. */
-export function checkCredentials(env: EnvLike, profileOrder?: readonly string[]): { ok: true; ids: string[] } | { ok: false; message: string } {
+export function checkCredentials(
+  env: EnvLike,
+  profileOrder?: readonly string[],
+): { ok: true; ids: string[] } | { ok: false; message: string } {
   try {
     const resolver = createAuthResolver({ store: openAuthStore(resolveConfigDir(env)), env, profileOrder });
     const ids = resolver.candidates().map((c) => c.profileId);

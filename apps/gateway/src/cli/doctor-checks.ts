@@ -17,7 +17,8 @@ export interface DoctorCheck {
 
 /** Discord ids are snowflakes: 17–20 digits. "@ann" or "ann#1234" never match anyone. */
 const SNOWFLAKE = /^\d{17,20}$/;
-const ID_HINT = "Discord ids are numbers: enable Developer Mode (User Settings → Advanced), then right-click the user/role/server → Copy ID.";
+const ID_HINT =
+  "Discord ids are numbers: enable Developer Mode (User Settings → Advanced), then right-click the user/role/server → Copy ID.";
 
 export interface DiscordAccessConfig {
   readonly token?: string;
@@ -42,8 +43,14 @@ export function checkDiscordAccess(d: DiscordAccessConfig): DoctorCheck[] {
     ["approvers", d.approvers ?? []],
     ["guildId", d.guildId === undefined ? [] : [d.guildId]],
   ];
-  for (const [key, ids] of lists) for (const id of ids) if (!SNOWFLAKE.test(id)) bad.push(`discord.${key}: ${JSON.stringify(id)}`);
-  if (bad.length) out.push({ name: "discord ids", level: "fail", detail: `not Discord ids (they match nobody):\n${bad.join("\n")}\n${ID_HINT}` });
+  for (const [key, ids] of lists)
+    for (const id of ids) if (!SNOWFLAKE.test(id)) bad.push(`discord.${key}: ${JSON.stringify(id)}`);
+  if (bad.length)
+    out.push({
+      name: "discord ids",
+      level: "fail",
+      detail: `not Discord ids (they match nobody):\n${bad.join("\n")}\n${ID_HINT}`,
+    });
   if (d.allowedUsers.length === 0 && d.allowedRoles.length === 0)
     out.push({
       name: "discord access",
@@ -54,8 +61,17 @@ export function checkDiscordAccess(d: DiscordAccessConfig): DoctorCheck[] {
     const approvers = d.approvers?.length ? d.approvers : d.allowedUsers;
     out.push(
       approvers.length
-        ? { name: "discord access", level: "ok", detail: `${d.allowedUsers.length} user(s), ${d.allowedRoles.length} role(s) may talk; ${approvers.length} approver(s)` }
-        : { name: "discord access", level: "warn", detail: "nobody can approve (discord.approvers and discord.allowedUsers are empty): tools with approval \"required\" will always be denied. Add approvers." },
+        ? {
+            name: "discord access",
+            level: "ok",
+            detail: `${d.allowedUsers.length} user(s), ${d.allowedRoles.length} role(s) may talk; ${approvers.length} approver(s)`,
+          }
+        : {
+            name: "discord access",
+            level: "warn",
+            detail:
+              'nobody can approve (discord.approvers and discord.allowedUsers are empty): tools with approval "required" will always be denied. Add approvers.',
+          },
     );
   }
   return out;
@@ -70,7 +86,9 @@ export function checkCredentialShapes(env: EnvLike, profileOrder?: readonly stri
     return [{ name: "credentials", level: "fail", detail: e instanceof Error ? e.message : String(e) }];
   }
   if (!candidates.length) return [{ name: "credentials", level: "fail", detail: NO_CREDENTIALS_MESSAGE }];
-  const out: DoctorCheck[] = [{ name: "credentials", level: "ok", detail: `Anthropic: ${candidates.map((c) => c.profileId).join(", ")}` }];
+  const out: DoctorCheck[] = [
+    { name: "credentials", level: "ok", detail: `Anthropic: ${candidates.map((c) => c.profileId).join(", ")}` },
+  ];
   for (const c of candidates) {
     const where = c.source === "env" ? c.profileId.slice(4) : `profile ${c.profileId}`;
     if (c.type === "api_key" && c.secret.startsWith(SETUP_TOKEN_PREFIX))
@@ -80,8 +98,15 @@ export function checkCredentialShapes(env: EnvLike, profileOrder?: readonly stri
         detail: `${where} is stored as an API key but holds a Claude setup-token (${SETUP_TOKEN_PREFIX}…), which is sent the wrong way and rejected. ${c.source === "env" ? "Put it in ANTHROPIC_OAUTH_TOKEN instead." : `Run \`openassistant auth remove ${c.profileId}\`, then \`openassistant auth anthropic setup-token\`.`}`,
       });
     else if (c.type === "api_key" && !c.secret.startsWith(API_KEY_PREFIX))
-      out.push({ name: "credentials", level: "warn", detail: `${where} does not look like an Anthropic API key (they start with "${API_KEY_PREFIX}"); fine for a proxy that expects its own keys, otherwise copy the key again.` });
-    else if (c.type === "token" && (!c.secret.startsWith(SETUP_TOKEN_PREFIX) || c.secret.length < SETUP_TOKEN_MIN_LENGTH))
+      out.push({
+        name: "credentials",
+        level: "warn",
+        detail: `${where} does not look like an Anthropic API key (they start with "${API_KEY_PREFIX}"); fine for a proxy that expects its own keys, otherwise copy the key again.`,
+      });
+    else if (
+      c.type === "token" &&
+      (!c.secret.startsWith(SETUP_TOKEN_PREFIX) || c.secret.length < SETUP_TOKEN_MIN_LENGTH)
+    )
       out.push({
         name: "credentials",
         level: "fail",
@@ -93,8 +118,16 @@ export function checkCredentialShapes(env: EnvLike, profileOrder?: readonly stri
 
 export function checkEndpoint(baseURL: string | undefined): DoctorCheck {
   return baseURL
-    ? { name: "endpoint", level: "ok", detail: `${baseURL} (OPENASSISTANT_ANTHROPIC_BASE_URL; the SDK's ANTHROPIC_BASE_URL is ignored)` }
-    : { name: "endpoint", level: "ok", detail: "https://api.anthropic.com (set OPENASSISTANT_ANTHROPIC_BASE_URL for a proxy)" };
+    ? {
+        name: "endpoint",
+        level: "ok",
+        detail: `${baseURL} (OPENASSISTANT_ANTHROPIC_BASE_URL; the SDK's ANTHROPIC_BASE_URL is ignored)`,
+      }
+    : {
+        name: "endpoint",
+        level: "ok",
+        detail: "https://api.anthropic.com (set OPENASSISTANT_ANTHROPIC_BASE_URL for a proxy)",
+      };
 }
 
 /**
@@ -102,22 +135,39 @@ export function checkEndpoint(baseURL: string | undefined): DoctorCheck {
  * inserted or removed row, a removed run or a cut tail is named by its first bad row.
  */
 export function checkReceipts(databasePath: string, configDir: string): DoctorCheck {
-  if (!existsSync(databasePath)) return { name: "receipts", level: "ok", detail: "no database yet (created by the first `openassistant start`)" };
+  if (!existsSync(databasePath))
+    return { name: "receipts", level: "ok", detail: "no database yet (created by the first `openassistant start`)" };
   const keyFile = receiptKeyPath(configDir);
   const db = openDatabase(databasePath);
   try {
     const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'receipts'").get();
     if (!hasTable) return { name: "receipts", level: "ok", detail: "no receipts yet" };
     if (!existsSync(keyFile))
-      return { name: "receipts", level: "fail", detail: `no receipt key at ${keyFile}: receipts cannot be verified. Run with the gateway's OPENASSISTANT_CONFIG_DIR, or restore the key file.` };
+      return {
+        name: "receipts",
+        level: "fail",
+        detail: `no receipt key at ${keyFile}: receipts cannot be verified. Run with the gateway's OPENASSISTANT_CONFIG_DIR, or restore the key file.`,
+      };
     const store = createSqliteReceiptStore(db, { keyDir: configDir });
     const v = store.verify();
     store.close();
     return v.ok
-      ? { name: "receipts", level: "ok", detail: `${v.keyed + v.legacy} receipt(s) verify (keyed chain, key ${keyFile}${v.legacy ? `; ${v.legacy} legacy` : ""}${v.head === "checked" ? "; tail checked" : ""})` }
-      : { name: "receipts", level: "fail", detail: `receipts were changed outside the gateway: first bad row ${v.brokenAt}: ${v.reason}` };
+      ? {
+          name: "receipts",
+          level: "ok",
+          detail: `${v.keyed + v.legacy} receipt(s) verify (keyed chain, key ${keyFile}${v.legacy ? `; ${v.legacy} legacy` : ""}${v.head === "checked" ? "; tail checked" : ""})`,
+        }
+      : {
+          name: "receipts",
+          level: "fail",
+          detail: `receipts were changed outside the gateway: first bad row ${v.brokenAt}: ${v.reason}`,
+        };
   } catch (e) {
-    return { name: "receipts", level: "fail", detail: `cannot verify receipts in ${databasePath}: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      name: "receipts",
+      level: "fail",
+      detail: `cannot verify receipts in ${databasePath}: ${e instanceof Error ? e.message : String(e)}`,
+    };
   } finally {
     db.close();
   }

@@ -29,7 +29,10 @@ describe("openassistant doctor (real subprocesses)", () => {
   test("doctor checks the Discord token shape and tool problems", async () => {
     const dir = makeTempDir("oa-cli-");
     mkdirSync(join(dir, ".openassistant", "tools"), { recursive: true });
-    writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ discord: { token: "not-a-bot-token" } }));
+    writeFileSync(
+      join(dir, ".openassistant", "config.json"),
+      JSON.stringify({ discord: { token: "not-a-bot-token" } }),
+    );
     writeFileSync(join(dir, ".openassistant", "tools", "broken.ts"), "export default 42;\n");
     const r = await cli(["doctor"], { cwd: dir, env: { ANTHROPIC_API_KEY: "sk-ant-api03-doctor-test-0000000000" } });
     expect(r.code).toBe(1);
@@ -46,8 +49,16 @@ describe("doctor catches the mistakes people make (real subprocesses)", () => {
   test("Discord: names that are not ids, empty allowlists; the endpoint it will call", async () => {
     const dir = makeTempDir("oa-doctor-");
     mkdirSync(join(dir, ".openassistant"), { recursive: true });
-    writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ discord: { token: BOT, allowedUsers: ["@ann", "ann#1234", "123456789012345678"], guildId: "my server" } }));
-    const r = await cli(["doctor"], { cwd: dir, env: { ...KEY, OPENASSISTANT_ANTHROPIC_BASE_URL: "http://127.0.0.1:9/proxy" } });
+    writeFileSync(
+      join(dir, ".openassistant", "config.json"),
+      JSON.stringify({
+        discord: { token: BOT, allowedUsers: ["@ann", "ann#1234", "123456789012345678"], guildId: "my server" },
+      }),
+    );
+    const r = await cli(["doctor"], {
+      cwd: dir,
+      env: { ...KEY, OPENASSISTANT_ANTHROPIC_BASE_URL: "http://127.0.0.1:9/proxy" },
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("✗ discord ids: not Discord ids (they match nobody):");
     expect(r.stdout).toContain('discord.allowedUsers: "@ann"');
@@ -60,7 +71,9 @@ describe("doctor catches the mistakes people make (real subprocesses)", () => {
 
     writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify({ discord: { token: BOT } }));
     const empty = await cli(["doctor"], { cwd: dir, env: KEY });
-    expect(empty.stdout).toContain("✗ discord access: discord.allowedUsers and discord.allowedRoles are both empty, so nobody can talk to the bot");
+    expect(empty.stdout).toContain(
+      "✗ discord access: discord.allowedUsers and discord.allowedRoles are both empty, so nobody can talk to the bot",
+    );
     expect(empty.stdout).toContain("✓ endpoint: https://api.anthropic.com");
   }, 20_000);
 
@@ -71,14 +84,28 @@ describe("doctor catches the mistakes people make (real subprocesses)", () => {
     const token = `sk-ant-oat01-${"x".repeat(90)}`;
     writeFileSync(
       join(configDir, "auth-profiles.json"),
-      JSON.stringify({ version: 1, profiles: [{ id: "anthropic:api-key", provider: "anthropic", type: "api_key", secret: token, createdAt: new Date().toISOString() }], preferred: { anthropic: ["anthropic:api-key"] } }),
+      JSON.stringify({
+        version: 1,
+        profiles: [
+          {
+            id: "anthropic:api-key",
+            provider: "anthropic",
+            type: "api_key",
+            secret: token,
+            createdAt: new Date().toISOString(),
+          },
+        ],
+        preferred: { anthropic: ["anthropic:api-key"] },
+      }),
       { mode: 0o600 },
     );
     const r = await cli(["doctor"], { cwd: dir, env: { ANTHROPIC_API_KEY: "not-a-key-at-all-00000" } });
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain("✗ credentials: profile anthropic:api-key is stored as an API key but holds a Claude setup-token");
+    expect(r.stdout).toContain(
+      "✗ credentials: profile anthropic:api-key is stored as an API key but holds a Claude setup-token",
+    );
     expect(r.stdout).toContain("openassistant auth anthropic setup-token");
-    expect(r.stdout).toContain('⚠ credentials: ANTHROPIC_API_KEY does not look like an Anthropic API key');
+    expect(r.stdout).toContain("⚠ credentials: ANTHROPIC_API_KEY does not look like an Anthropic API key");
     expect(r.stdout).not.toContain(token);
   }, 20_000);
 
@@ -90,8 +117,23 @@ describe("doctor catches the mistakes people make (real subprocesses)", () => {
     // Signed with the key in the config dir the CLI uses (cli() sets OPENASSISTANT_CONFIG_DIR to <dir>/config).
     const store = createSqliteReceiptStore(db, { keyDir: join(dir, "config") });
     for (const runId of ["run_a", "run_b"]) {
-      store.append({ runId, callId: "c1", toolPath: "notes.add", phase: "requested", approval: "auto", policy: "auto" });
-      store.append({ runId, callId: "c1", toolPath: "notes.add", phase: "succeeded", approval: "auto", policy: "auto", outputPreview: "ok" });
+      store.append({
+        runId,
+        callId: "c1",
+        toolPath: "notes.add",
+        phase: "requested",
+        approval: "auto",
+        policy: "auto",
+      });
+      store.append({
+        runId,
+        callId: "c1",
+        toolPath: "notes.add",
+        phase: "succeeded",
+        approval: "auto",
+        policy: "auto",
+        outputPreview: "ok",
+      });
     }
     const ok = await cli(["doctor"], { cwd: dir, env: KEY });
     expect(ok.stdout).toMatch(/✓ receipts: 4 receipt\(s\) verify \(keyed chain, key .*config\/receipts\.key/);
@@ -101,7 +143,10 @@ describe("doctor catches the mistakes people make (real subprocesses)", () => {
     const bad = await cli(["doctor"], { cwd: dir, env: KEY });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/✗ receipts: receipts were changed outside the gateway: first bad row r_0+4/);
-    const noKey = await cli(["doctor"], { cwd: dir, env: { ...KEY, OPENASSISTANT_CONFIG_DIR: join(dir, "elsewhere") } });
+    const noKey = await cli(["doctor"], {
+      cwd: dir,
+      env: { ...KEY, OPENASSISTANT_CONFIG_DIR: join(dir, "elsewhere") },
+    });
     expect(noKey.stdout).toContain("✗ receipts: no receipt key at");
   }, 20_000);
 
@@ -109,17 +154,28 @@ describe("doctor catches the mistakes people make (real subprocesses)", () => {
     const dir = makeTempDir("oa-doctor-");
     mkdirSync(join(dir, ".openassistant", "tools"), { recursive: true });
     mkdirSync(join(dir, ".openassistant", "plugins", "vault"), { recursive: true });
-    writeFileSync(join(dir, ".openassistant", "plugins", "vault", "package.json"), JSON.stringify({ name: "vault", type: "module", openassistant: { entry: "./index.ts" } }));
+    writeFileSync(
+      join(dir, ".openassistant", "plugins", "vault", "package.json"),
+      JSON.stringify({ name: "vault", type: "module", openassistant: { entry: "./index.ts" } }),
+    );
     writeFileSync(
       join(dir, ".openassistant", "plugins", "vault", "index.ts"),
       `import { defineTool, z } from "@openassistant/sdk";\nexport default () => ({ get: defineTool({ description: "get", approval: "auto", args: z.object({}), run: async () => 1 }) });\n`,
     );
-    writeFileSync(join(dir, ".openassistant", "tools", "clock.ts"), `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "now", approval: "auto", args: z.object({}), run: async () => 1 });\n`);
-    writeFileSync(join(dir, ".openassistant", "config.jsonc"), `{\n  "config": {\n    "vault": { "token": "\${VAULT_TOKEN_UNSET}" }\n  }\n}\n`);
+    writeFileSync(
+      join(dir, ".openassistant", "tools", "clock.ts"),
+      `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "now", approval: "auto", args: z.object({}), run: async () => 1 });\n`,
+    );
+    writeFileSync(
+      join(dir, ".openassistant", "config.jsonc"),
+      `{\n  "config": {\n    "vault": { "token": "\${VAULT_TOKEN_UNSET}" }\n  }\n}\n`,
+    );
     const list = await cli(["plugins", "list"], { cwd: dir });
     expect(list.stdout).toMatch(/clock +tool +loaded/);
     expect(list.stdout).toMatch(/vault +plugin +error/);
-    expect(list.stdout).toContain("ERROR vault (.openassistant/config.jsonc:3:16): config.vault.token uses ${VAULT_TOKEN_UNSET}, which is not set");
+    expect(list.stdout).toContain(
+      "ERROR vault (.openassistant/config.jsonc:3:16): config.vault.token uses ${VAULT_TOKEN_UNSET}, which is not set",
+    );
     const doctor = await cli(["doctor"], { cwd: dir, env: KEY });
     expect(doctor.stdout).toContain("✓ config");
     expect(doctor.stdout).toContain("VAULT_TOKEN_UNSET");

@@ -21,7 +21,10 @@ export function rejectUnknownFlags(rawArgs: readonly string[], argsDef: ArgsDef)
 }
 
 /** Runs a command body: CliError (and other expected errors) become one stderr line and exit code 1. */
-export async function guard(body: () => Promise<void> | void, err: (line: string) => void = (l) => console.error(l)): Promise<void> {
+export async function guard(
+  body: () => Promise<void> | void,
+  err: (line: string) => void = (l) => console.error(l),
+): Promise<void> {
   try {
     await body();
   } catch (e) {
@@ -35,7 +38,8 @@ interface CommandNode {
   readonly args?: unknown;
   readonly subCommands?: Resolvable<Record<string, Resolvable<CommandNode>>>;
 }
-const resolveValue = async <T>(v: Resolvable<T>): Promise<T> => (typeof v === "function" ? await (v as () => T | Promise<T>)() : await v);
+const resolveValue = async <T>(v: Resolvable<T>): Promise<T> =>
+  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
 
 /**
  * citty only parses flags of the command that runs; a flag given to a command group

@@ -21,14 +21,21 @@ export function lazyCommand<T>(description: string, load: () => Promise<T>): Laz
   return Object.assign(() => load(), { description });
 }
 
-const resolveValue = async <T>(v: Resolvable<T>): Promise<T> => (typeof v === "function" ? await (v as () => T | Promise<T>)() : await v);
+const resolveValue = async <T>(v: Resolvable<T>): Promise<T> =>
+  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
 
-export function useColor(stream: { isTTY?: boolean } = process.stdout, env: Record<string, string | undefined> = process.env): boolean {
+export function useColor(
+  stream: { isTTY?: boolean } = process.stdout,
+  env: Record<string, string | undefined> = process.env,
+): boolean {
   return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== "dumb";
 }
 
 /** Walks the command names at the start of `rawArgs`: the deepest command reached and its path. */
-export async function resolveCommandPath(root: HelpNode, rawArgs: readonly string[]): Promise<{ node: HelpNode; path: string[] }> {
+export async function resolveCommandPath(
+  root: HelpNode,
+  rawArgs: readonly string[],
+): Promise<{ node: HelpNode; path: string[] }> {
   let node = root;
   const path: string[] = [];
   for (const arg of rawArgs) {
@@ -43,8 +50,17 @@ export async function resolveCommandPath(root: HelpNode, rawArgs: readonly strin
   return { node, path };
 }
 
-export async function renderHelp(node: HelpNode, rootName: string, path: readonly string[], color: boolean, rootVersion?: string): Promise<string> {
-  const c = (code: number, reset = 39) => (t: string) => (color ? `\u001B[${code}m${t}\u001B[${reset}m` : t);
+export async function renderHelp(
+  node: HelpNode,
+  rootName: string,
+  path: readonly string[],
+  color: boolean,
+  rootVersion?: string,
+): Promise<string> {
+  const c =
+    (code: number, reset = 39) =>
+    (t: string) =>
+      color ? `\u001B[${code}m${t}\u001B[${reset}m` : t;
   const bold = c(1, 22);
   const cyan = c(36);
   const gray = c(90);
@@ -64,7 +80,10 @@ export async function renderHelp(node: HelpNode, rootName: string, path: readonl
     } else {
       const required = (arg as { required?: boolean }).required === true && arg.default === undefined;
       const aliases = [(arg as { alias?: string | string[] }).alias ?? []].flat();
-      argLines.push([cyan([...aliases.map((a) => `-${a}`), `--${name}`].join(", ") + hint), describe(arg, required, gray)]);
+      argLines.push([
+        cyan([...aliases.map((a) => `-${a}`), `--${name}`].join(", ") + hint),
+        describe(arg, required, gray),
+      ]);
       if (required) usage.push(`--${name}${hint}`);
     }
   }
@@ -73,7 +92,9 @@ export async function renderHelp(node: HelpNode, rootName: string, path: readonl
     const names: string[] = [];
     for (const [name, sub] of Object.entries(await resolveValue(node.subCommands))) {
       const description =
-        typeof sub === "function" && "description" in sub ? String((sub as LazyCommand<unknown>).description) : ((await resolveValue((await resolveValue(sub)).meta))?.description ?? "");
+        typeof sub === "function" && "description" in sub
+          ? String((sub as LazyCommand<unknown>).description)
+          : ((await resolveValue((await resolveValue(sub)).meta))?.description ?? "");
       commandLines.push([cyan(name), description]);
       names.push(name);
     }
@@ -82,10 +103,20 @@ export async function renderHelp(node: HelpNode, rootName: string, path: readonl
   const version = meta.version ?? rootVersion;
   const lines = [gray(`${meta.description ?? ""} (${commandName}${version ? ` v${version}` : ""})`), ""];
   const hasOptions = argLines.length > 0 || posLines.length > 0;
-  lines.push(`${underline(bold("USAGE"))} ${cyan(`${commandName}${hasOptions ? " [OPTIONS]" : ""} ${usage.join(" ")}`.trimEnd())}`, "");
+  lines.push(
+    `${underline(bold("USAGE"))} ${cyan(`${commandName}${hasOptions ? " [OPTIONS]" : ""} ${usage.join(" ")}`.trimEnd())}`,
+    "",
+  );
   if (posLines.length) lines.push(underline(bold("ARGUMENTS")), "", columns(posLines), "");
   if (argLines.length) lines.push(underline(bold("OPTIONS")), "", columns(argLines), "");
-  if (commandLines.length) lines.push(underline(bold("COMMANDS")), "", columns(commandLines), "", `Use ${cyan(`${commandName} <command> --help`)} for more information about a command.`);
+  if (commandLines.length)
+    lines.push(
+      underline(bold("COMMANDS")),
+      "",
+      columns(commandLines),
+      "",
+      `Use ${cyan(`${commandName} <command> --help`)} for more information about a command.`,
+    );
   return lines.join("\n").trimEnd() + "\n";
 }
 
@@ -97,7 +128,13 @@ function valueHint(name: string, arg: ArgDef): string {
 }
 
 function describe(arg: ArgDef, required: boolean, gray: (t: string) => string): string {
-  return [arg.description, required ? gray("(Required)") : "", arg.default === undefined ? "" : gray(`(Default: ${String(arg.default)})`)].filter(Boolean).join(" ");
+  return [
+    arg.description,
+    required ? gray("(Required)") : "",
+    arg.default === undefined ? "" : gray(`(Default: ${String(arg.default)})`),
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
 
 // Visible width ignores colour codes.

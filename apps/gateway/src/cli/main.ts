@@ -13,16 +13,38 @@ const VERSION = "0.1.0";
  * importing anything (bench/cli.bench.ts keeps `--help` fast).
  */
 export const main = defineCommand({
-  meta: { name: NAME, version: VERSION, description: "A self-hosted assistant gateway: grounded, approval-gated, receipted tool calls" },
+  meta: {
+    name: NAME,
+    version: VERSION,
+    description: "A self-hosted assistant gateway: grounded, approval-gated, receipted tool calls",
+  },
   subCommands: {
-    start: lazyCommand("Run the gateway: load config and tools, open the database, start Discord or the terminal chat", () => import("./commands/start.ts").then((m) => m.startCommand)),
-    chat: lazyCommand("Chat with the assistant in this terminal (approvals are answered here)", () => import("./commands/chat.ts").then((m) => m.chatCommand)),
-    auth: lazyCommand("Manage model credentials (auth profiles)", () => import("./commands/auth.ts").then((m) => m.authCommand)),
-    receipts: lazyCommand("List tool-call receipts (filter by run, tool, status, time)", () => import("./commands/receipts.ts").then((m) => m.receiptsCommand)),
-    doctor: lazyCommand("Check config, credentials, Discord access, database, receipts and tools", () => import("./commands/doctor.ts").then((m) => m.doctorCommand)),
-    init: lazyCommand("Create .openassistant/ with a commented config.jsonc, an example tool and a tsconfig.json for editors", () => import("./commands/init.ts").then((m) => m.initCommand)),
-    tools: lazyCommand("Work with tools in .openassistant/tools/", () => import("./commands/tools.ts").then((m) => m.toolsCommand)),
-    plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () => import("./commands/plugins.ts").then((m) => m.pluginsCommand)),
+    start: lazyCommand(
+      "Run the gateway: load config and tools, open the database, start Discord or the terminal chat",
+      () => import("./commands/start.ts").then((m) => m.startCommand),
+    ),
+    chat: lazyCommand("Chat with the assistant in this terminal (approvals are answered here)", () =>
+      import("./commands/chat.ts").then((m) => m.chatCommand),
+    ),
+    auth: lazyCommand("Manage model credentials (auth profiles)", () =>
+      import("./commands/auth.ts").then((m) => m.authCommand),
+    ),
+    receipts: lazyCommand("List tool-call receipts (filter by run, tool, status, time)", () =>
+      import("./commands/receipts.ts").then((m) => m.receiptsCommand),
+    ),
+    doctor: lazyCommand("Check config, credentials, Discord access, database, receipts and tools", () =>
+      import("./commands/doctor.ts").then((m) => m.doctorCommand),
+    ),
+    init: lazyCommand(
+      "Create .openassistant/ with a commented config.jsonc, an example tool and a tsconfig.json for editors",
+      () => import("./commands/init.ts").then((m) => m.initCommand),
+    ),
+    tools: lazyCommand("Work with tools in .openassistant/tools/", () =>
+      import("./commands/tools.ts").then((m) => m.toolsCommand),
+    ),
+    plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
+      import("./commands/plugins.ts").then((m) => m.pluginsCommand),
+    ),
   },
 });
 

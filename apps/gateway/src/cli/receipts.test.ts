@@ -10,7 +10,13 @@ describe("openassistant receipts (real subprocesses)", () => {
   test("receipts lists, filters by status/tool and prints a run's summary as JSON", async () => {
     const h = await startHarness();
     h.api.script([
-      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "await tools.reminders.list({}); try { await tools.mail.send({ to: 'a', body: 'b' }); } catch {} return 1;" } }),
+      toolUseTurn({
+        id: "toolu_1",
+        name: "execute",
+        input: {
+          code: "await tools.reminders.list({}); try { await tools.mail.send({ to: 'a', body: 'b' }); } catch {} return 1;",
+        },
+      }),
       textTurn("Done listing; the email failed."),
     ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "cli", surface: "terminal", text: "go" });
@@ -56,9 +62,16 @@ describe("openassistant receipts (real subprocesses)", () => {
     raw.close();
     const broken = await cli(["receipts", "verify", "--json"], { cwd: h.dir });
     expect(broken.code).toBe(1);
-    expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, brokenAt: "r_000002", reason: expect.stringContaining("keyed MAC") });
+    expect(JSON.parse(broken.stdout)).toMatchObject({
+      ok: false,
+      brokenAt: "r_000002",
+      reason: expect.stringContaining("keyed MAC"),
+    });
 
-    const noKey = await cli(["receipts", "verify"], { cwd: h.dir, env: { OPENASSISTANT_CONFIG_DIR: `${h.dir}/elsewhere` } });
+    const noKey = await cli(["receipts", "verify"], {
+      cwd: h.dir,
+      env: { OPENASSISTANT_CONFIG_DIR: `${h.dir}/elsewhere` },
+    });
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toContain("No receipt key at");
     expect((await cli(["receipts", "check"], { cwd: h.dir })).stderr).toContain('Unknown action "check"');
@@ -68,7 +81,11 @@ describe("openassistant receipts (real subprocesses)", () => {
     const h = await startHarness();
     const to = "boss@example.com\u202E\u200Bmoc.live";
     h.api.script([
-      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: `try { await tools.mail.send({ to: ${JSON.stringify(to)}, body: "hi" }); } catch {} return 1;` } }),
+      toolUseTurn({
+        id: "toolu_1",
+        name: "execute",
+        input: { code: `try { await tools.mail.send({ to: ${JSON.stringify(to)}, body: "hi" }); } catch {} return 1;` },
+      }),
       textTurn("Done."),
     ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "cli", surface: "terminal", text: "go" });

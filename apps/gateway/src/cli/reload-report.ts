@@ -23,6 +23,11 @@ export function describeReload(before: ToolSnapshot, after: ToolSnapshot): strin
 /** One summary for `/reload`: the changes, or that nothing changed, plus the tool count. */
 export function summarizeReload(before: ToolSnapshot, after: ToolSnapshot): string {
   const lines = describeReload(before, after);
-  const problems = after.diagnostics.length ? `; ${after.diagnostics.length} problem${after.diagnostics.length === 1 ? "" : "s"} (\`openassistant plugins list\` shows them)` : "";
-  return [`Reloaded: ${after.count} tool${after.count === 1 ? "" : "s"}${lines.length ? "" : ", no changes"}${problems}.`, ...lines.map((l) => `  ${l}`)].join("\n");
+  const problems = after.diagnostics.length
+    ? `; ${after.diagnostics.length} problem${after.diagnostics.length === 1 ? "" : "s"} (\`openassistant plugins list\` shows them)`
+    : "";
+  return [
+    `Reloaded: ${after.count} tool${after.count === 1 ? "" : "s"}${lines.length ? "" : ", no changes"}${problems}.`,
+    ...lines.map((l) => `  ${l}`),
+  ].join("\n");
 }

@@ -24,7 +24,8 @@ describe("reloads in a running gateway (real subprocess, file watching on)", () 
       `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "Clock", approval: "auto", args: z.object({}), run: async () => "noon" });\n`,
     );
     const api = await startFakeAnthropic();
-    const call = (id: string) => toolUseTurn({ id, name: "execute", input: { code: 'return await tools.weather({ city: "Oslo" });' } });
+    const call = (id: string) =>
+      toolUseTurn({ id, name: "execute", input: { code: 'return await tools.weather({ city: "Oslo" });' } });
     api.script([call("toolu_1"), textTurn("It is sunny in Oslo."), call("toolu_2"), textTurn("Still sunny in Oslo.")]);
     const { proc, out, err } = startGatewayProcess({ cwd: dir, apiUrl: api.url });
     const killer = setTimeout(() => proc.kill("SIGKILL"), 25_000);
@@ -33,14 +34,16 @@ describe("reloads in a running gateway (real subprocess, file watching on)", () 
       expect(out.text).not.toContain("tools.weather");
 
       writeFileSync(join(tools, "weather.ts"), weather("v1"));
-      await err.waitFor(/Tools reloaded:\n  tools added: tools\.weather/);
+      await err.waitFor(/Tools reloaded:\n {2}tools added: tools\.weather/);
       proc.stdin.write("weather in Oslo?\n");
       await out.waitFor(/It is sunny in Oslo\./);
       expect(JSON.stringify(api.messageRequests()[1]!.body)).toContain("sunny v1");
 
       writeFileSync(join(tools, "weather.ts"), weather("broken"));
       // The path and position are printed once, not repeated in the message.
-      await err.waitFor(/⚠ error weather \(.*weather\.ts:4:3\): Expected "}" but found "approval" \(\+\d+ more\) \(the previous version stays active/);
+      await err.waitFor(
+        /⚠ error weather \(.*weather\.ts:4:3\): Expected "}" but found "approval" \(\+\d+ more\) \(the previous version stays active/,
+      );
       expect(err.text).not.toContain("?v=");
       expect(err.text).not.toContain("AggregateError");
       proc.stdin.write("and now?\n");

@@ -7,7 +7,9 @@ const REPO = resolve(import.meta.dir, "../../../..");
 /** File references in a text: markdown links and `backticked/paths.ext` (globs and placeholders skipped). */
 function referencedFiles(text: string): string[] {
   const links = [...text.matchAll(/\]\(([^)#\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^https?:/.test(l));
-  const ticks = [...text.matchAll(/`([\w./-]+\/[\w.-]+\.(?:md|ts|toml|json))`/g)].map((m) => m[1]!).filter((p) => !/[<>*]/.test(p));
+  const ticks = [...text.matchAll(/`([\w./-]+\/[\w.-]+\.(?:md|ts|toml|json))`/g)]
+    .map((m) => m[1]!)
+    .filter((p) => !/[<>*]/.test(p));
   return [...links, ...ticks];
 }
 

@@ -28,7 +28,7 @@ export interface ServeOptions {
  * open the database, start a surface, and shut down gracefully on SIGINT/SIGTERM or end of input.
  */
 export async function serve(options: ServeOptions): Promise<void> {
-  const { out, err } = options;
+  const { err } = options;
   const t0 = performance.now();
   // The guard goes in before any tool or plugin is imported: one that throws from a timer or an
   // unawaited promise while loading must be reported, not kill the process. Its redactor grows as
@@ -73,7 +73,9 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
     try {
       writeEditorTsconfig(workspace);
     } catch (e) {
-      err(`note: could not write ${join(workspace, "tsconfig.json")} for editors: ${e instanceof Error ? e.message : String(e)}`);
+      err(
+        `note: could not write ${join(workspace, "tsconfig.json")} for editors: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
   for (const d of loaded.diagnostics) err(`config: ${d}`);
@@ -97,7 +99,9 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
   const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, log: (l) => err(l) });
   guard.setRedact(gateway.redact);
   out(`Database: ${gateway.settings.databasePath}`);
-  out(`Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")}; endpoint ${gateway.settings.anthropic.baseURL ?? "https://api.anthropic.com"})`);
+  out(
+    `Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")}; endpoint ${gateway.settings.anthropic.baseURL ?? "https://api.anthropic.com"})`,
+  );
   if (gateway.http) {
     out(`HTTP API: ${gateway.http.url} (bearer token in ${gateway.http.tokenPath ?? "config http.token"})`);
     if (gateway.http.tokenCreated) out(`HTTP API token (shown once): ${gateway.http.token}`);
@@ -125,12 +129,16 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
     process.once("SIGINT", () => void stop("interrupted"));
     process.once("SIGTERM", () => void stop("terminated"));
     guard.onFatal((why) => void stop(why));
-    void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(() => stop("input closed"), (e) => {
-      err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
-      // Discord start failures carry their own documented exit code (docs/discord.md).
-      process.exitCode = typeof (e as { exitCode?: unknown })?.exitCode === "number" ? (e as { exitCode: number }).exitCode : 1;
-      void stop("surface failed");
-    });
+    void startSurface(gateway, options, (fn) => (stopSurface = fn)).then(
+      () => stop("input closed"),
+      (e) => {
+        err(`surface failed: ${e instanceof Error ? e.message : String(e)}`);
+        // Discord start failures carry their own documented exit code (docs/discord.md).
+        process.exitCode =
+          typeof (e as { exitCode?: unknown })?.exitCode === "number" ? (e as { exitCode: number }).exitCode : 1;
+        void stop("surface failed");
+      },
+    );
   });
   await stopped;
   unsubscribeReloads();
@@ -139,14 +147,20 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
 }
 
 /** Starts the configured surface and resolves when it ends on its own. */
-async function startSurface(gateway: Gateway, options: ServeOptions, onStop: (fn: () => Promise<void> | void) => void): Promise<void> {
+async function startSurface(
+  gateway: Gateway,
+  options: ServeOptions,
+  onStop: (fn: () => Promise<void> | void) => void,
+): Promise<void> {
   const discord = gateway.settings.discord;
   if (options.surface === "auto" && discord?.token) {
     // The Discord surface is loaded only when configured (hook: apps/gateway/src/discord/index.ts).
     const { startDiscordSurface } = await import("../discord/index.ts");
     // OPENASSISTANT_DISCORD_API: REST base URL override (an offline fake Discord in tests); unset = Discord's.
     const restApi = options.env.OPENASSISTANT_DISCORD_API || undefined;
-    const surface = await startDiscordSurface(gateway, discord as Parameters<typeof startDiscordSurface>[1], { restApi });
+    const surface = await startDiscordSurface(gateway, discord as Parameters<typeof startDiscordSurface>[1], {
+      restApi,
+    });
     options.out(`Discord: connected as ${surface.client.user.tag}. Press Ctrl-C to stop.`);
     onStop(() => surface.stop());
     return new Promise<void>(() => {}); // runs until a signal
@@ -155,7 +169,8 @@ async function startSurface(gateway: Gateway, options: ServeOptions, onStop: (fn
     gateway,
     input: options.input ?? process.stdin,
     output: options.output ?? process.stdout,
-    greeting: "Chat with the assistant. Approvals are asked here. /model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits.",
+    greeting:
+      "Chat with the assistant. Approvals are asked here. /model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits.",
     reload: async () => {
       const before = gateway.tools();
       return summarizeReload(before, await gateway.reloadTools());

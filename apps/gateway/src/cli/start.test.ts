@@ -33,7 +33,11 @@ export default defineTool({
     );
     const api = await startFakeAnthropic();
     api.script([
-      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: 'return await tools.remind({ text: "stretch" });' } }),
+      toolUseTurn({
+        id: "toolu_1",
+        name: "execute",
+        input: { code: 'return await tools.remind({ text: "stretch" });' },
+      }),
       textTurn("I've scheduled a reminder to stretch."),
     ]);
     const proc = Bun.spawn(["bun", MAIN, "start"], {

@@ -7,9 +7,14 @@ import type { ToolSnapshot } from "../tools-source.ts";
 export function formatToolTable(snapshot: ToolSnapshot, policy: readonly PolicyRule[]): string {
   const rows = flattenToolTree(snapshot.tree).map((t) => {
     const mode = resolvePolicy(t.path, t.definition.approval, policy).mode;
-    return [`tools.${t.path}`, mode === t.definition.approval ? mode : `${mode} (policy)`, t.definition.description.split("\n")[0]!.slice(0, 70)] as const;
+    return [
+      `tools.${t.path}`,
+      mode === t.definition.approval ? mode : `${mode} (policy)`,
+      t.definition.description.split("\n")[0]!.slice(0, 70),
+    ] as const;
   });
-  if (rows.length === 0) return "No tools loaded. Add one with `openassistant tools create <name>` or drop a .ts file into .openassistant/tools/.";
+  if (rows.length === 0)
+    return "No tools loaded. Add one with `openassistant tools create <name>` or drop a .ts file into .openassistant/tools/.";
   const w0 = Math.max(4, ...rows.map((r) => r[0].length));
   const w1 = Math.max(8, ...rows.map((r) => r[1].length));
   const line = (a: string, b: string, c: string) => `${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`;

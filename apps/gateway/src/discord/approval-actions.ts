@@ -12,13 +12,25 @@ export const MAX_REASON = 1000;
 
 export type DecisionKind = "approve" | "always" | "deny";
 
-export type ApplyResult = { readonly allowed: false; readonly text: string } | { readonly allowed: true; readonly result: DecideResult; readonly text: string };
+export type ApplyResult =
+  | { readonly allowed: false; readonly text: string }
+  | { readonly allowed: true; readonly result: DecideResult; readonly text: string };
 
 /** The decision a Discord operator's action stands for. "Approve always" uses the configured scope and expiry. */
-export function decisionFor(config: DiscordSurfaceConfig, kind: DecisionKind, userId: string, reason?: string): ApprovalDecision {
+export function decisionFor(
+  config: DiscordSurfaceConfig,
+  kind: DecisionKind,
+  userId: string,
+  reason?: string,
+): ApprovalDecision {
   const by = discordOperatorId(userId);
   if (kind === "approve") return { decision: "approved", by };
-  if (kind === "always") return { decision: "approved", by, always: { scope: config.alwaysScope ?? "session", ttlMs: alwaysTtlMsOf(config) } };
+  if (kind === "always")
+    return {
+      decision: "approved",
+      by,
+      always: { scope: config.alwaysScope ?? "session", ttlMs: alwaysTtlMsOf(config) },
+    };
   // A reason is typed by a person and shown to the model, in receipts and on cards: capped.
   return reason ? { decision: "denied", by, reason: fitText(reason, MAX_REASON) } : { decision: "denied", by };
 }
@@ -46,8 +58,10 @@ export function describeResult(callId: string, result: DecideResult): string {
       return `There is no approval with call id \`${echo(callId)}\`. Copy the id from the card's footer, or see \`/approvals\`.`;
     case "already-decided": {
       const d = result.decision;
-      if (d.by === "timeout") return `\`${result.request.toolPath}\` (${callId}) already expired and was denied. Nothing changed.`;
-      if (d.by === "system") return `\`${result.request.toolPath}\` (${callId}) was closed: ${d.reason ?? "by the system"}. Nothing changed.`;
+      if (d.by === "timeout")
+        return `\`${result.request.toolPath}\` (${callId}) already expired and was denied. Nothing changed.`;
+      if (d.by === "system")
+        return `\`${result.request.toolPath}\` (${callId}) was closed: ${d.reason ?? "by the system"}. Nothing changed.`;
       return `\`${result.request.toolPath}\` (${callId}) was already ${d.decision}. Nothing changed.`;
     }
     case "decided": {

@@ -19,7 +19,8 @@ export const RESTART_REASON = "the gateway restarted before this was decided";
 export function cardStateOf(record: ApprovalRecord): CardState {
   if (record.status === "pending" || !record.decision) return { kind: "pending" };
   const at = record.decidedAt ?? Date.now();
-  if (record.decision.by === "system") return { kind: "closed", reason: record.decision.reason ?? "closed by the system", at };
+  if (record.decision.by === "system")
+    return { kind: "closed", reason: record.decision.reason ?? "closed by the system", at };
   return { kind: "decided", decision: record.decision, at };
 }
 
@@ -83,14 +84,29 @@ export function createApprovalCards(deps: {
     const reached: string[] = [];
     const failures: string[] = [];
 
-    const sendTo = async (where: string, targetId: string, kind: "conversation" | "dm" | "channel", counts: boolean): Promise<boolean> => {
+    const sendTo = async (
+      where: string,
+      targetId: string,
+      kind: "conversation" | "dm" | "channel",
+      counts: boolean,
+    ): Promise<boolean> => {
       try {
         const ch = await channel(targetId);
         if (!ch) throw new Error("channel not found or not text-based");
-        store.addCard({ callId: request.callId, channelId: targetId, messageId: "", kind: kind === "channel" ? "conversation" : kind });
+        store.addCard({
+          callId: request.callId,
+          channelId: targetId,
+          messageId: "",
+          kind: kind === "channel" ? "conversation" : kind,
+        });
         // While Discord is unreachable the post is retried (until the request expires), so the card is not lost.
         const msg = await retryWhileUnreachable(() => ch.send(payload), request.expiresAt);
-        store.addCard({ callId: request.callId, channelId: targetId, messageId: msg.id, kind: kind === "channel" ? "conversation" : kind });
+        store.addCard({
+          callId: request.callId,
+          channelId: targetId,
+          messageId: msg.id,
+          kind: kind === "channel" ? "conversation" : kind,
+        });
         if (counts) reached.push(where);
         return true;
       } catch (e) {
@@ -106,11 +122,14 @@ export function createApprovalCards(deps: {
       const isDm = client.channels.cache.get(channelId)?.isDMBased() ?? false;
       conversationOk = await sendTo("the conversation", channelId, "conversation", requesterApproves || !isDm);
     }
-    if (config.approvalsChannel && config.approvalsChannel !== channelId) await sendTo("the approvals channel", config.approvalsChannel, "channel", true);
+    if (config.approvalsChannel && config.approvalsChannel !== channelId)
+      await sendTo("the approvals channel", config.approvalsChannel, "channel", true);
     if (config.approvalDmToApprovers || !channelId || !requesterApproves || !conversationOk) {
       const users = approverUsers();
       if (users.length === 0 && !requesterApproves) {
-        log(`approval ${request.callId} (${request.toolPath}): the requester is not an approver and no approver user id can be DMed; add a user id to discord.approvers`);
+        log(
+          `approval ${request.callId} (${request.toolPath}): the requester is not an approver and no approver user id can be DMed; add a user id to discord.approvers`,
+        );
       }
       await Promise.all(
         users.map(async (userId) => {
@@ -131,7 +150,10 @@ export function createApprovalCards(deps: {
     }
     if (reached.length > 0) return;
     const why = failures.length ? failures.join("; ") : "there is no approver to send it to";
-    const reason = fitText(`no approver could be shown the approval card (${why}). Set discord.approvalsChannel, or check the bot's permissions and that approvers accept DMs from it.`, 900);
+    const reason = fitText(
+      `no approver could be shown the approval card (${why}). Set discord.approvalsChannel, or check the bot's permissions and that approvers accept DMs from it.`,
+      900,
+    );
     log(`approval ${request.callId} (${request.toolPath}) denied at once: ${reason}`);
     gateway.broker.decide(request.callId, { decision: "denied", by: "system", reason });
   }
@@ -148,25 +170,31 @@ export function createApprovalCards(deps: {
     await Promise.all(
       store.cards(callId).map((ref) => {
         if (done?.has(ref.messageId)) return undefined;
-        return safely(log, `editing approval card ${callId} (message ${ref.messageId || "unknown"} in ${ref.channelId})`, async () => {
-          const ch = await channel(ref.channelId);
-          if (!ch) throw new Error("channel not found");
-          let messageId = ref.messageId;
-          if (!messageId) {
-            // Posted, but the process died before recording the id: find it by its deterministic button id.
-            const marker = cardButtonId("approve", callId);
-            const recent = await ch.messages.fetch({ limit: ORPHAN_SEARCH_LIMIT });
-            const found = [...recent.values()].find((m) => JSON.stringify(m.components.map((c) => c.toJSON())).includes(`"${marker}"`));
-            if (!found) return true; // never posted: nothing to edit
-            messageId = found.id;
-            store.addCard({ ...ref, messageId });
-          }
-          if (done?.has(messageId)) return true;
-          if (isLockedThread(ch)) throw new Error("the card is in a locked thread");
-          await unarchiveForEdit(ch, "update an approval card");
-          await ch.messages.edit(messageId, payload);
-          return true;
-        }).then((r) => {
+        return safely(
+          log,
+          `editing approval card ${callId} (message ${ref.messageId || "unknown"} in ${ref.channelId})`,
+          async () => {
+            const ch = await channel(ref.channelId);
+            if (!ch) throw new Error("channel not found");
+            let messageId = ref.messageId;
+            if (!messageId) {
+              // Posted, but the process died before recording the id: find it by its deterministic button id.
+              const marker = cardButtonId("approve", callId);
+              const recent = await ch.messages.fetch({ limit: ORPHAN_SEARCH_LIMIT });
+              const found = [...recent.values()].find((m) =>
+                JSON.stringify(m.components.map((c) => c.toJSON())).includes(`"${marker}"`),
+              );
+              if (!found) return true; // never posted: nothing to edit
+              messageId = found.id;
+              store.addCard({ ...ref, messageId });
+            }
+            if (done?.has(messageId)) return true;
+            if (isLockedThread(ch)) throw new Error("the card is in a locked thread");
+            await unarchiveForEdit(ch, "update an approval card");
+            await ch.messages.edit(messageId, payload);
+            return true;
+          },
+        ).then((r) => {
           if (r === undefined) failed = true;
         });
       }),

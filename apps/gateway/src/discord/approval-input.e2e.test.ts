@@ -17,7 +17,12 @@ beforeAll(async () => {
         send: defineTool({
           description: "Send an email",
           approval: "required",
-          args: z.object({ body: z.string(), to: z.string(), auth: z.string(), attachments: z.array(z.object({ name: z.string() })) }),
+          args: z.object({
+            body: z.string(),
+            to: z.string(),
+            auth: z.string(),
+            attachments: z.array(z.object({ name: z.string() })),
+          }),
           run: async (input) => {
             ran.push(input.to);
             return { sent: true };
@@ -49,7 +54,11 @@ test("the card lists every field, escapes bidi characters, and attaches the whol
   expect(lines[0]).toMatch(/^body: "Dear team, (Dear team, )*.*… [\d,]+ more characters$/);
   expect(lines[1]).toBe('to: "boss@example.com\\u{202E}\\u{200B}moc.live@rekcatta"');
   expect(lines[2]).toBe('auth: "cmVsYXk6[redacted]"'); // base64 of "relay:" stays, the secret's part goes
-  expect(lines.slice(3)).toEqual(['attachments[0].name: "file0.pdf"', 'attachments[1].name: "file1.pdf"', 'attachments[2].name: "file2.pdf"']);
+  expect(lines.slice(3)).toEqual([
+    'attachments[0].name: "file0.pdf"',
+    'attachments[1].name: "file1.pdf"',
+    'attachments[2].name: "file2.pdf"',
+  ]);
   expect(hasInvisible(JSON.stringify(card.embeds))).toBe(false);
 
   // The whole input, as Discord serves the attachment back.
@@ -60,7 +69,8 @@ test("the card lists every field, escapes bidi characters, and attaches the whol
   expect(full.to).toBe("boss@example.com\u202E\u200Bmoc.live@rekcatta");
   expect(full.auth).toBe("cmVsYXk6[redacted]");
   const everything = `${JSON.stringify(card)}\n${text}`;
-  for (const form of [SECRET, btoa(`relay:${SECRET}`), Buffer.from(SECRET).toString("hex")]) expect(everything).not.toContain(form);
+  for (const form of [SECRET, btoa(`relay:${SECRET}`), Buffer.from(SECRET).toString("hex")])
+    expect(everything).not.toContain(form);
 
   // Approving edits the card; the file and the input shown stay.
   const callId = cardCallId(card);

@@ -35,7 +35,11 @@ async function askAndGetCard(text: string, code: string, answer?: Parameters<typ
 
 describe("approval cards", () => {
   test("a required action pauses, shows a card, and runs only after Approve; the receipt trail is complete", async () => {
-    const { card, callId } = await askAndGetCard("save a note", 'return await tools.notes.write({ text: "A1" })', () => "Saved your note.");
+    const { card, callId } = await askAndGetCard(
+      "save a note",
+      'return await tools.notes.write({ text: "A1" })',
+      () => "Saved your note.",
+    );
     const embed = card.embeds[0];
     expect(embed.description.startsWith("Write a note (needs approval)\n\n**Input**")).toBe(true);
     expect(embed.description).toContain('text: "A1"');
@@ -64,7 +68,8 @@ describe("approval cards", () => {
 
   test("a read runs without a card", async () => {
     e.h.api.script(toolThenAnswer("return await tools.notes.read({})", () => "You have one note."));
-    const isCard = (m: { embeds?: Array<{ title?: string }> }) => m.embeds?.some((x) => x.title?.startsWith("Approval needed"));
+    const isCard = (m: { embeds?: Array<{ title?: string }> }) =>
+      m.embeds?.some((x) => x.title?.startsWith("Approval needed"));
     const cardsBefore = e.fake.messages(dm).filter(isCard).length;
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "read my notes" });
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("You have one note.")), "the answer");
@@ -81,19 +86,35 @@ describe("approval cards", () => {
     const click = e.fake.clickButton({ messageId: card.id, customId: `oa:denyr:${callId}`, userId: e.ids.alice });
     const cb = await click.callback();
     expect(cb.type).toBe(9); // MODAL
-    const submit = e.fake.submitModal({ customId: `oa:denym:${callId}`, fields: { reason: "wrong notebook, use work" }, userId: e.ids.alice });
+    const submit = e.fake.submitModal({
+      customId: `oa:denym:${callId}`,
+      fields: { reason: "wrong notebook, use work" },
+      userId: e.ids.alice,
+    });
     await submit.callback();
-    const answer = await eventually(() => e.fake.messages(dm).find((m) => m.author?.id === e.fake.botId && String(m.content).startsWith("OK, I did not save it.")), "the answer");
+    const answer = await eventually(
+      () =>
+        e.fake
+          .messages(dm)
+          .find((m) => m.author?.id === e.fake.botId && String(m.content).startsWith("OK, I did not save it.")),
+      "the answer",
+    );
     expect(toolResult).toContain("wrong notebook, use work");
     const activity = answer.embeds[0].description as string;
     expect(activity).toContain("⛔ `notes.write` denied by");
     expect(activity).toContain("wrong notebook, use work");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:B1");
-    expect(decisionField(e.fake.message(card.id))).toContain('Denied by <@' + e.ids.alice + '>: "wrong notebook, use work"');
+    expect(decisionField(e.fake.message(card.id))).toContain(
+      "Denied by <@" + e.ids.alice + '>: "wrong notebook, use work"',
+    );
   });
 
   test("an unauthorized click is refused privately and changes nothing; a duplicate click does nothing", async () => {
-    const { card, callId } = await askAndGetCard("save C", 'return await tools.notes.write({ text: "C1" })', () => "Saved C.");
+    const { card, callId } = await askAndGetCard(
+      "save C",
+      'return await tools.notes.write({ text: "C1" })',
+      () => "Saved C.",
+    );
     for (const userId of [e.ids.bob, e.ids.mallory]) {
       const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId });
       const cb = await click.callback();
@@ -107,7 +128,12 @@ describe("approval cards", () => {
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:C1");
 
     const first = e.fake.clickButton({ messageId: card.id, customId: `oa:deny:${callId}`, userId: e.ids.alice });
-    const again = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId: e.ids.alice, force: true });
+    const again = e.fake.clickButton({
+      messageId: card.id,
+      customId: `oa:approve:${callId}`,
+      userId: e.ids.alice,
+      force: true,
+    });
     await first.callback();
     await again.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved C.")), "the answer");
@@ -121,7 +147,12 @@ describe("approval cards", () => {
 
   test("a click on an unknown call id or another app's button never crashes", async () => {
     const msg = e.fake.messages(dm).find((m) => isCard(m))!;
-    const unknown = e.fake.clickButton({ messageId: msg.id, customId: "oa:approve:call_does_not_exist", userId: e.ids.alice, force: true });
+    const unknown = e.fake.clickButton({
+      messageId: msg.id,
+      customId: "oa:approve:call_does_not_exist",
+      userId: e.ids.alice,
+      force: true,
+    });
     await unknown.callback();
     expect(await eventually(() => unknown.followUps().at(-1)?.content, "the private note")).toContain("unknown");
     e.h.api.script([textTurn("still alive")]);

@@ -1,7 +1,15 @@
 /** `/approve` (slash command and typed text) decides only for approvers, whoever else may chat. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { NOT_APPROVER_TEXT } from "./authorize.ts";
-import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 let dm: string;
@@ -31,7 +39,10 @@ describe("/approve by an allowed user who is not an approver", () => {
     e.fake.sendUserMessage({ dmFrom: e.ids.bob, content: `/approve ${callId} approve` });
     await eventually(() => botTexts(e.fake, bobDm).find((t) => t === NOT_APPROVER_TEXT), "the typed refusal");
     e.fake.sendUserMessage({ dmFrom: e.ids.bob, content: `/approve ${callId} deny because` });
-    await eventually(() => botTexts(e.fake, bobDm).filter((t) => t === NOT_APPROVER_TEXT).length === 2 || undefined, "the second typed refusal");
+    await eventually(
+      () => botTexts(e.fake, bobDm).filter((t) => t === NOT_APPROVER_TEXT).length === 2 || undefined,
+      "the second typed refusal",
+    );
 
     // The card's buttons refuse him too; "Deny with reason" does not even open its form.
     // Every click is acknowledged first (type 6), then refused in a private follow-up.
@@ -40,15 +51,27 @@ describe("/approve by an allowed user who is not an approver", () => {
       const cb = await click.callback();
       if (cb.type === 9) {
         // "Deny with reason" must answer with its form first; the refusal comes when it is sent.
-        const submit = e.fake.submitModal({ customId: (cb.data as { custom_id: string }).custom_id, userId: e.ids.bob, fields: { reason: "no" } });
+        const submit = e.fake.submitModal({
+          customId: (cb.data as { custom_id: string }).custom_id,
+          userId: e.ids.bob,
+          fields: { reason: "no" },
+        });
         expect((await submit.callback()).type).toBe(6);
         const note = await eventually(() => submit.followUps().at(-1), "the refusal on submit");
-        expect({ action, content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({ action, content: NOT_APPROVER_TEXT, ephemeral: true });
+        expect({ action, content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({
+          action,
+          content: NOT_APPROVER_TEXT,
+          ephemeral: true,
+        });
         continue;
       }
       expect({ action, type: cb.type }).toEqual({ action, type: 6 });
       const note = await eventually(() => click.followUps().at(-1), "the private refusal");
-      expect({ action, content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({ action, content: NOT_APPROVER_TEXT, ephemeral: true });
+      expect({ action, content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({
+        action,
+        content: NOT_APPROVER_TEXT,
+        ephemeral: true,
+      });
     }
 
     // Nothing changed: still pending, nothing ran, no decision receipt, the card still has its buttons.

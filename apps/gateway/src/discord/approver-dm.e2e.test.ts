@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { textTurn } from "@openassistant/testkit";
 import { REFUSAL_TEXT } from "./authorize.ts";
-import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, trailOf, type DiscordE2E, isCard } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  decisionField,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  trailOf,
+  type DiscordE2E,
+  isCard,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 /** carol: allowed only through the "helpers" role; dave: "helpers" + the approver role "deciders". */
@@ -52,9 +63,16 @@ describe("approval cards reach approvers when the requester cannot decide", () =
     expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:from bob");
 
-    const approve = e.fake.clickButton({ messageId: aliceCopy.id, customId: `oa:approve:${callId}`, userId: e.ids.alice });
+    const approve = e.fake.clickButton({
+      messageId: aliceCopy.id,
+      customId: `oa:approve:${callId}`,
+      userId: e.ids.alice,
+    });
     expect((await approve.callback()).type).toBe(6);
-    await eventually(() => botTexts(e.fake, bobDm).find((t) => t.startsWith("Saved Bob's note.")), "the answer in Bob's DM");
+    await eventually(
+      () => botTexts(e.fake, bobDm).find((t) => t.startsWith("Saved Bob's note.")),
+      "the answer in Bob's DM",
+    );
     expect(e.ran.map((r) => r.what)).toContain("notes.write:from bob");
     expect(trailOf(e, callId).map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
     for (const copy of [aliceCopy, bobCopy]) {
@@ -69,12 +87,20 @@ describe("approval cards reach approvers when the requester cannot decide", () =
   test("an approver asking in their own DM gets exactly one card (no copy to other approvers)", async () => {
     const aliceDm = e.fake.dmChannelId(e.ids.alice);
     const before = new Set(e.fake.messages(aliceDm).map((m) => m.id));
-    e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "from alice" })', () => "Saved Alice's note."));
+    e.h.api.script(
+      toolThenAnswer('return await tools.notes.write({ text: "from alice" })', () => "Saved Alice's note."),
+    );
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "save: from alice" });
     const card = await newCard(aliceDm, before);
     await Bun.sleep(50);
-    expect(e.fake.messages(aliceDm).filter((m) => !before.has(m.id) && m.embeds?.[0]?.title === "Approval needed: notes.write")).toHaveLength(1);
-    await e.fake.clickButton({ messageId: card.id, customId: `oa:deny:${cardCallId(card)}`, userId: e.ids.alice }).callback();
+    expect(
+      e.fake
+        .messages(aliceDm)
+        .filter((m) => !before.has(m.id) && m.embeds?.[0]?.title === "Approval needed: notes.write"),
+    ).toHaveLength(1);
+    await e.fake
+      .clickButton({ messageId: card.id, customId: `oa:deny:${cardCallId(card)}`, userId: e.ids.alice })
+      .callback();
     await eventually(() => botTexts(e.fake, aliceDm).find((t) => t.startsWith("Saved Alice's note.")), "the answer");
   });
 });
@@ -93,7 +119,10 @@ describe("role-based access in DMs", () => {
     const requests = e.h.api.messageRequests().length;
     const mdm = e.fake.dmChannelId(e.ids.mallory);
     e.fake.sendUserMessage({ dmFrom: e.ids.mallory, content: "me too" });
-    const refusal = await eventually(() => botTexts(e.fake, mdm).find((t) => t.startsWith("Sorry, I can only help")), "Mallory's refusal");
+    const refusal = await eventually(
+      () => botTexts(e.fake, mdm).find((t) => t.startsWith("Sorry, I can only help")),
+      "Mallory's refusal",
+    );
     expect(refusal).toBe(REFUSAL_TEXT);
     // Refused before the model: no request was made for Mallory.
     expect(e.h.api.messageRequests().length).toBe(requests);
@@ -113,19 +142,32 @@ describe("role-based access in DMs", () => {
     expect(cb.latencyMs).toBeLessThan(3000);
     await eventually(() => botTexts(e.fake, daveDm).find((t) => t.startsWith("Saved Dave's note.")), "Dave's answer");
     expect(e.ran.map((r) => r.what)).toContain("notes.write:from dave");
-    expect(await eventually(() => decisionField(e.fake.message(card.id)), "the edited card")).toContain(`Approved by <@${dave}>`);
+    expect(await eventually(() => decisionField(e.fake.message(card.id)), "the edited card")).toContain(
+      `Approved by <@${dave}>`,
+    );
     // Dave may decide himself, so no copy went to Alice.
     expect(e.fake.messages(aliceDm).filter((m) => !before.has(m.id) && isCard(m))).toHaveLength(0);
 
     const carolDm = e.fake.dmChannelId(carol);
     before = new Set([...e.fake.messages(carolDm), ...e.fake.messages(aliceDm)].map((m) => m.id));
-    e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "from carol" })', () => "Carol's note is saved."));
+    e.h.api.script(
+      toolThenAnswer('return await tools.notes.write({ text: "from carol" })', () => "Carol's note is saved."),
+    );
     e.fake.sendUserMessage({ dmFrom: carol, content: "save: from carol" });
     const carolCopy = await newCard(carolDm, before);
     const aliceCopy = await newCard(aliceDm, before);
-    const refused = e.fake.clickButton({ messageId: carolCopy.id, customId: `oa:approve:${cardCallId(carolCopy)}`, userId: carol });
+    const refused = e.fake.clickButton({
+      messageId: carolCopy.id,
+      customId: `oa:approve:${cardCallId(carolCopy)}`,
+      userId: carol,
+    });
     expect((await refused.callback()).type).toBe(6);
-    await e.fake.clickButton({ messageId: aliceCopy.id, customId: `oa:approve:${cardCallId(aliceCopy)}`, userId: e.ids.alice }).callback();
-    await eventually(() => botTexts(e.fake, carolDm).find((t) => t.startsWith("Carol's note is saved.")), "Carol's answer");
+    await e.fake
+      .clickButton({ messageId: aliceCopy.id, customId: `oa:approve:${cardCallId(aliceCopy)}`, userId: e.ids.alice })
+      .callback();
+    await eventually(
+      () => botTexts(e.fake, carolDm).find((t) => t.startsWith("Carol's note is saved.")),
+      "Carol's answer",
+    );
   });
 });

@@ -20,9 +20,17 @@ describe("authorizeChat", () => {
   });
   test("guild and channel allowlists restrict where; threads inherit their parent channel", () => {
     const c = { ...base, allowedUsers: ["u1"], allowedGuilds: ["g1"], allowedChannels: ["c1"] };
-    expect(authorizeChat(c, { userId: "u1", roleIds: [], guildId: "g2", channelId: "c1" })).toEqual({ ok: false, reason: "guild" });
-    expect(authorizeChat(c, { userId: "u1", roleIds: [], guildId: "g1", channelId: "c2" })).toEqual({ ok: false, reason: "channel" });
-    expect(authorizeChat(c, { userId: "u1", roleIds: [], guildId: "g1", channelId: "t1", parentChannelId: "c1" }).ok).toBe(true);
+    expect(authorizeChat(c, { userId: "u1", roleIds: [], guildId: "g2", channelId: "c1" })).toEqual({
+      ok: false,
+      reason: "guild",
+    });
+    expect(authorizeChat(c, { userId: "u1", roleIds: [], guildId: "g1", channelId: "c2" })).toEqual({
+      ok: false,
+      reason: "channel",
+    });
+    expect(
+      authorizeChat(c, { userId: "u1", roleIds: [], guildId: "g1", channelId: "t1", parentChannelId: "c1" }).ok,
+    ).toBe(true);
     expect(authorizeChat(c, dm("u1")).ok).toBe(true);
   });
 });

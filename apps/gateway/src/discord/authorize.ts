@@ -24,7 +24,8 @@ function has(list: readonly string[] | undefined, id: string | null | undefined)
  */
 export function authorizeChat(config: DiscordSurfaceConfig, actor: Actor): AuthResult {
   if (actor.guildId !== null) {
-    if (config.allowedGuilds?.length && !has(config.allowedGuilds, actor.guildId)) return { ok: false, reason: "guild" };
+    if (config.allowedGuilds?.length && !has(config.allowedGuilds, actor.guildId))
+      return { ok: false, reason: "guild" };
     if (
       config.allowedChannels?.length &&
       !has(config.allowedChannels, actor.channelId) &&

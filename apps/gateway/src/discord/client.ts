@@ -13,7 +13,12 @@ export interface ClientOptions {
  */
 export function createDiscordClient(opts: ClientOptions = {}): Client {
   return new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.DirectMessages,
+    ],
     partials: [Partials.Channel],
     allowedMentions: { parse: [], repliedUser: false },
     ...(opts.restApi ? { rest: { api: opts.restApi } } : {}),

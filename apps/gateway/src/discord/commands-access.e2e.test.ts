@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAnthropicErrors, textTurn } from "@openassistant/testkit";
-import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 let dm: string;
@@ -24,8 +32,21 @@ describe("slash commands without a guildId", () => {
   test("are registered globally (PUT on the global commands route), not in a guild", async () => {
     const put = await e.fake.waitFor({ method: "PUT", path: `/applications/${e.fake.applicationId}/commands` });
     expect(put.status).toBe(200);
-    expect((put.body as Array<{ name: string }>).map((c) => c.name).sort()).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
-    expect(e.fake.commands().map((c) => c.name).sort()).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
+    expect((put.body as Array<{ name: string }>).map((c) => c.name).sort()).toEqual([
+      "approvals",
+      "approve",
+      "new",
+      "receipts",
+      "reload",
+      "rules",
+      "tools",
+    ]);
+    expect(
+      e.fake
+        .commands()
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
     expect(e.fake.commands(e.ids.guildId)).toEqual([]);
     expect(e.fake.calls.some((c) => /\/guilds\/[^/]+\/commands/.test(c.path))).toBe(false);
   });
@@ -60,9 +81,15 @@ describe("interaction acknowledgement", () => {
         const c = findCard(e.fake, dm, "notes.write");
         return c && !before.has(c.id) ? c : undefined;
       }, "the card");
-      const refused = await e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.bob }).callback();
-      const approved = await e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice }).callback();
-      const late = await e.fake.clickButton({ messageId: card.id, customId: `oa:deny:${cardCallId(card)}`, userId: e.ids.alice, force: true }).callback();
+      const refused = await e.fake
+        .clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.bob })
+        .callback();
+      const approved = await e.fake
+        .clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice })
+        .callback();
+      const late = await e.fake
+        .clickButton({ messageId: card.id, customId: `oa:deny:${cardCallId(card)}`, userId: e.ids.alice, force: true })
+        .callback();
       for (const cb of [refused, approved, late]) {
         expect(cb.accepted).toBe(true);
         latencies.push(cb.latencyMs);
@@ -76,10 +103,23 @@ describe("interaction acknowledgement", () => {
   test("a component that is not ours is acknowledged with a deferred update and changes nothing", async () => {
     e.h.api.script([textTurn("Here.")]);
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "hello" });
-    const answer = await eventually(() => e.fake.messages(dm).find((m) => m.author?.id === e.fake.botId && m.content.startsWith("Here.")), "an answer");
-    const button = await e.fake.clickButton({ messageId: answer.id, customId: "another-app:button", userId: e.ids.alice, force: true }).callback();
+    const answer = await eventually(
+      () => e.fake.messages(dm).find((m) => m.author?.id === e.fake.botId && m.content.startsWith("Here.")),
+      "an answer",
+    );
+    const button = await e.fake
+      .clickButton({ messageId: answer.id, customId: "another-app:button", userId: e.ids.alice, force: true })
+      .callback();
     expect(button).toMatchObject({ type: 6, accepted: true });
-    const menu = await e.fake.selectMenu({ messageId: answer.id, customId: "another-app:menu", values: ["x"], userId: e.ids.alice, force: true }).callback();
+    const menu = await e.fake
+      .selectMenu({
+        messageId: answer.id,
+        customId: "another-app:menu",
+        values: ["x"],
+        userId: e.ids.alice,
+        force: true,
+      })
+      .callback();
     expect(menu).toMatchObject({ type: 6, accepted: true });
     expect(e.fake.message(answer.id)!.content).toBe(answer.content);
   });
@@ -91,13 +131,22 @@ describe("live status", () => {
     const before = e.fake.messages(dm).length;
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "this will fail" });
     const status = await eventually(() => {
-      const m = e.fake.messages(dm).slice(before).find((x) => x.author?.id === e.fake.botId);
+      const m = e.fake
+        .messages(dm)
+        .slice(before)
+        .find((x) => x.author?.id === e.fake.botId);
       return m && m.content.startsWith("⚠️ Failed: ") && m;
     }, "the failed status");
     expect(status.content).not.toContain("✅");
     expect(status.content.length).toBeLessThan(230);
     // The answer explains what to do; later turns work again.
-    await eventually(() => botTexts(e.fake, dm).slice(-3).find((t) => /credit|billing/i.test(t) && !t.startsWith("⚠️")), "the explanation");
+    await eventually(
+      () =>
+        botTexts(e.fake, dm)
+          .slice(-3)
+          .find((t) => /credit|billing/i.test(t) && !t.startsWith("⚠️")),
+      "the explanation",
+    );
     await Bun.sleep(50);
     expect(e.fake.message(status.id)!.content.startsWith("⚠️ Failed: ")).toBe(true);
   });

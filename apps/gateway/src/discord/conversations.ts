@@ -3,7 +3,14 @@ import { ChannelType, type Client, type Message } from "discord.js";
 import type { GatewayEvent } from "../events/types.ts";
 import { actorOfMessage } from "./actor.ts";
 import { applyDecision } from "./approval-actions.ts";
-import { authorizeChat, isApprover, REFUSAL_TEXT, type Actor, type AuthResult, type RefusalLimiter } from "./authorize.ts";
+import {
+  authorizeChat,
+  isApprover,
+  REFUSAL_TEXT,
+  type Actor,
+  type AuthResult,
+  type RefusalLimiter,
+} from "./authorize.ts";
 import type { DmRoleResolver } from "./dm-roles.ts";
 import { createLiveMessage } from "./live-message.ts";
 import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
@@ -61,12 +68,18 @@ export function createConversations(deps: {
   let accepting = true;
 
   function channelFor(request: ApprovalRequest): string | null {
-    return runChannel.get(request.runId) ?? (request.sessionId ? sessionChannel.get(request.sessionId) : undefined) ?? null;
+    return (
+      runChannel.get(request.runId) ?? (request.sessionId ? sessionChannel.get(request.sessionId) : undefined) ?? null
+    );
   }
 
   /** False when the requester of this (our) approval cannot decide it: approvers must be told elsewhere. */
   function requesterIsApprover(request: ApprovalRequest): boolean {
-    return runRequesterApproves.get(request.runId) ?? (request.sessionId ? sessionRequesterApproves.get(request.sessionId) : undefined) ?? true;
+    return (
+      runRequesterApproves.get(request.runId) ??
+      (request.sessionId ? sessionRequesterApproves.get(request.sessionId) : undefined) ??
+      true
+    );
   }
 
   /** The actor with the guild roles a DM does not carry, when it takes roles to pass `check`. */
@@ -82,8 +95,13 @@ export function createConversations(deps: {
       await safely(log, `refusing user ${message.author.id} in DM`, () => message.reply(fitMessage({ content: text })));
       return;
     }
-    const sent = await safely(log, `refusing user ${message.author.id} by DM`, () => message.author.send(fitMessage({ content: text })));
-    if (!sent) await safely(log, `refusing user ${message.author.id} in channel ${message.channelId}`, () => message.reply(fitMessage({ content: text })));
+    const sent = await safely(log, `refusing user ${message.author.id} by DM`, () =>
+      message.author.send(fitMessage({ content: text })),
+    );
+    if (!sent)
+      await safely(log, `refusing user ${message.author.id} in channel ${message.channelId}`, () =>
+        message.reply(fitMessage({ content: text })),
+      );
   }
 
   async function approveByText(message: Message, text: string): Promise<void> {
@@ -99,7 +117,10 @@ export function createConversations(deps: {
   }
 
   /** `/new`: bump the conversation of this DM or bot thread. Returns a user-facing text. */
-  function newConversationText(channel: { id: string; type: ChannelType; isThread(): boolean }, userId: string): string {
+  function newConversationText(
+    channel: { id: string; type: ChannelType; isThread(): boolean },
+    userId: string,
+  ): string {
     if (channel.type === ChannelType.DM) {
       store.newConversation(`dm:${userId}`);
       return "Started a fresh conversation. Earlier messages here are forgotten.";
@@ -116,7 +137,8 @@ export function createConversations(deps: {
     const ch = message.channel;
     if (ch.type === ChannelType.DM || !message.guildId) return { scope: `dm:${message.author.id}`, needsThread: false };
     if (ch.isThread()) {
-      if (ch.ownerId === botId || message.mentions.users.has(botId)) return { scope: `thread:${ch.id}`, needsThread: false };
+      if (ch.ownerId === botId || message.mentions.users.has(botId))
+        return { scope: `thread:${ch.id}`, needsThread: false };
       return null;
     }
     if (message.mentions.users.has(botId)) return { scope: "", needsThread: true };
@@ -143,7 +165,9 @@ export function createConversations(deps: {
       return;
     }
     if (!text) {
-      await safely(log, "replying to an empty mention", () => message.reply(fitMessage({ content: "Yes? Tell me what you need." })));
+      await safely(log, "replying to an empty mention", () =>
+        message.reply(fitMessage({ content: "Yes? Tell me what you need." })),
+      );
       return;
     }
 
@@ -177,10 +201,19 @@ export function createConversations(deps: {
     });
   }
 
-  async function runTurn(scope: string, channel: TalkChannel, userId: string, text: string, approves: boolean): Promise<void> {
+  async function runTurn(
+    scope: string,
+    channel: TalkChannel,
+    userId: string,
+    text: string,
+    approves: boolean,
+  ): Promise<void> {
     if (shutdown.signal.aborted) return;
     void safely(log, `typing in ${channel.id}`, () => channel.sendTyping());
-    const typing = setInterval(() => void safely(log, `typing in ${channel.id}`, () => channel.sendTyping()), TYPING_EVERY_MS);
+    const typing = setInterval(
+      () => void safely(log, `typing in ${channel.id}`, () => channel.sendTyping()),
+      TYPING_EVERY_MS,
+    );
     let status: TurnStatus = initialStatus();
     const first = renderStatus(status);
     const statusMessage = channel.send(fitMessage({ content: first })).then((m) => ({
@@ -212,17 +245,32 @@ export function createConversations(deps: {
     // Approval events may not pass through the turn's onEvent; the broker sees them all.
     const unsubscribe = gateway.broker.subscribe((ev) => {
       if (!ownRuns.has(ev.request.runId)) return;
-      onEvent(ev.type === "requested" ? { type: "approval.requested", request: ev.request } : { type: "approval.decided", callId: ev.request.callId, decision: ev.decision });
+      onEvent(
+        ev.type === "requested"
+          ? { type: "approval.requested", request: ev.request }
+          : { type: "approval.decided", callId: ev.request.callId, decision: ev.decision },
+      );
     });
 
     try {
-      const outcome = await gateway.handleMessage({ sessionKey: store.sessionKey(scope), surface: SURFACE, userId: discordOperatorId(userId), text, signal: shutdown.signal, onEvent });
+      const outcome = await gateway.handleMessage({
+        sessionKey: store.sessionKey(scope),
+        surface: SURFACE,
+        userId: discordOperatorId(userId),
+        text,
+        signal: shutdown.signal,
+        onEvent,
+      });
       for (const id of outcome.runIds) ownRuns.add(id);
       clearInterval(typing);
       // A model error ends the turn with an explanation as the answer; the status keeps saying it failed.
       if (status.phase !== "failed") status = { ...status, phase: "done" };
       live.set(renderStatus(status));
-      for (const part of answerMessages(outcome.text, renderActivity(outcome.summary, outcome.unverified), outcome.unverified)) {
+      for (const part of answerMessages(
+        outcome.text,
+        renderActivity(outcome.summary, outcome.unverified),
+        outcome.unverified,
+      )) {
         const ok = await withRetry(log, `sending the answer in ${channel.id}`, () => channel.send(fitMessage(part)));
         if (!ok) break;
       }
@@ -282,10 +330,16 @@ const UNVERIFIED_COLOR = 0xf0b232;
  * messages) becomes "(no answer)".
  */
 export function answerMessages(text: string, activity: string, unverified = false): AnswerMessage[] {
-  const parts: AnswerMessage[] = splitMessage(text.trim() ? suppressLinkPreviews(text) : "(no answer)").map((content) => ({ content }));
+  const parts: AnswerMessage[] = splitMessage(text.trim() ? suppressLinkPreviews(text) : "(no answer)").map(
+    (content) => ({ content }),
+  );
   if (!activity.trim()) return parts;
   const color = unverified ? UNVERIFIED_COLOR : ACTIVITY_COLOR;
-  const embeds = splitMessage(activity, EMBED_DESCRIPTION_LIMIT).map((description, i) => ({ ...(i === 0 ? { title: "Activity" } : {}), description, color }));
+  const embeds = splitMessage(activity, EMBED_DESCRIPTION_LIMIT).map((description, i) => ({
+    ...(i === 0 ? { title: "Activity" } : {}),
+    description,
+    color,
+  }));
   // One embed per message: a message's embeds may hold 6000 characters in total.
   parts[parts.length - 1] = { ...parts[parts.length - 1], embeds: [embeds[0]!] };
   for (const embed of embeds.slice(1)) parts.push({ embeds: [embed] });

@@ -16,7 +16,10 @@ const MAX_CUSTOM_ID = 100;
 
 export function cardButtonId(action: CardAction, callId: string): string {
   const id = `oa:${action}:${callId}`;
-  if (id.length > MAX_CUSTOM_ID) throw new Error(`discord: call id "${callId.slice(0, 20)}…" is too long for a button custom_id (max ${MAX_CUSTOM_ID} chars)`);
+  if (id.length > MAX_CUSTOM_ID)
+    throw new Error(
+      `discord: call id "${callId.slice(0, 20)}…" is too long for a button custom_id (max ${MAX_CUSTOM_ID} chars)`,
+    );
   return id;
 }
 

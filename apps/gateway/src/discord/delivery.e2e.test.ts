@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { textTurn, toolUseTurn, type RecordedRequest } from "@openassistant/testkit";
-import { botTexts, cardCallId, markerModel, decisionField, eventually, findCard, lastToolResultText, startDiscordE2E, type DiscordE2E } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  decisionField,
+  eventually,
+  findCard,
+  lastToolResultText,
+  startDiscordE2E,
+  type DiscordE2E,
+} from "./e2e-harness.ts";
 
 // Under load (other suites on a 2-core machine) a turn with a card can take seconds; the bounds are generous, not speed claims.
 setDefaultTimeout(20_000);
@@ -24,7 +33,11 @@ function writeTurn(text: string, before: () => void) {
   return [
     (_req: RecordedRequest) => {
       before();
-      return toolUseTurn({ id: `toolu_deliv_${++seq}`, name: "execute", input: { code: `return await tools.notes.write({ text: ${JSON.stringify(text)} })` } });
+      return toolUseTurn({
+        id: `toolu_deliv_${++seq}`,
+        name: "execute",
+        input: { code: `return await tools.notes.write({ text: ${JSON.stringify(text)} })` },
+      });
     },
     (req: RecordedRequest) => textTurn(`tool said: ${lastToolResultText(req)}`),
   ];
@@ -32,13 +45,18 @@ function writeTurn(text: string, before: () => void) {
 
 /** The thread opened for a message, read synchronously (the model is asked only after the thread exists). */
 function threadNow(messageId: string): string {
-  const call = e.fake.calls.find((c) => c.method === "POST" && c.path === `/channels/${e.ids.channelId}/messages/${messageId}/threads` && c.status < 300);
+  const call = e.fake.calls.find(
+    (c) =>
+      c.method === "POST" && c.path === `/channels/${e.ids.channelId}/messages/${messageId}/threads` && c.status < 300,
+  );
   if (!call) throw new Error(`no thread for message ${messageId} yet`);
   return call.response.id as string;
 }
 
 function threadOf(messageId: string): Promise<string> {
-  return e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` }).then((c) => c.response.id as string);
+  return e.fake
+    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` })
+    .then((c) => c.response.id as string);
 }
 
 describe("an approval card nobody can receive ends at once, visibly", () => {
@@ -51,8 +69,20 @@ describe("an approval card nobody can receive ends at once, visibly", () => {
         e.fake.setDmsClosed(e.ids.alice);
       }),
     );
-    msgId = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.bob, content: "save lost", mentionsBot: true }).id;
-    const toolResult = await eventually(() => e.h.api.messageRequests().map(lastToolResultText).find((t) => t.includes("no approver could be shown")), "the denial sent to the model");
+    msgId = e.fake.sendUserMessage({
+      channelId: e.ids.channelId,
+      authorId: e.ids.bob,
+      content: "save lost",
+      mentionsBot: true,
+    }).id;
+    const toolResult = await eventually(
+      () =>
+        e.h.api
+          .messageRequests()
+          .map(lastToolResultText)
+          .find((t) => t.includes("no approver could be shown")),
+      "the denial sent to the model",
+    );
     expect(toolResult).toContain("no longer exists");
     expect(toolResult).toContain("does not accept DMs");
     expect(e.h.gateway.approvals.pending()).toEqual([]);
@@ -64,9 +94,19 @@ describe("an approval card nobody can receive ends at once, visibly", () => {
     const bobDm = e.fake.dmChannelId(e.ids.bob);
     e.h.api.script(writeTurn("dm-closed", () => e.fake.setDmsClosed(e.ids.alice)));
     e.fake.sendUserMessage({ dmFrom: e.ids.bob, content: "save dm-closed" });
-    const card = await eventually(() => findCard(e.fake, bobDm, "notes.write") ?? e.fake.messages(bobDm).find((m) => m.embeds?.[0]?.title === "Approval needed: notes.write"), "the card in Bob's DM");
-    expect(await eventually(() => decisionField(e.fake.message(card.id)), "the closed card")).toContain("no approver could be shown");
-    const answer = await eventually(() => botTexts(e.fake, bobDm).find((t) => t.startsWith("tool said:")), "the answer");
+    const card = await eventually(
+      () =>
+        findCard(e.fake, bobDm, "notes.write") ??
+        e.fake.messages(bobDm).find((m) => m.embeds?.[0]?.title === "Approval needed: notes.write"),
+      "the card in Bob's DM",
+    );
+    expect(await eventually(() => decisionField(e.fake.message(card.id)), "the closed card")).toContain(
+      "no approver could be shown",
+    );
+    const answer = await eventually(
+      () => botTexts(e.fake, bobDm).find((t) => t.startsWith("tool said:")),
+      "the answer",
+    );
     expect(answer).toContain("⛔");
     expect(answer).toContain("no approver could be shown");
     e.fake.setDmsClosed(e.ids.alice, false);
@@ -77,12 +117,25 @@ describe("an approval card nobody can receive ends at once, visibly", () => {
     (e.config as { approvalsChannel?: string }).approvalsChannel = approvalsChannel;
     let msgId = "";
     e.h.api.script(writeTurn("perm", () => e.fake.setMissingPermission(threadNow(msgId))));
-    msgId = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.alice, content: "save perm", mentionsBot: true }).id;
+    msgId = e.fake.sendUserMessage({
+      channelId: e.ids.channelId,
+      authorId: e.ids.alice,
+      content: "save perm",
+      mentionsBot: true,
+    }).id;
     const thread = await threadOf(msgId);
-    const inChannel = await eventually(() => findCard(e.fake, approvalsChannel, "notes.write"), "the card in the approvals channel");
-    const inDm = await eventually(() => findCard(e.fake, e.fake.dmChannelId(e.ids.alice), "notes.write"), "the fallback DM copy");
+    const inChannel = await eventually(
+      () => findCard(e.fake, approvalsChannel, "notes.write"),
+      "the card in the approvals channel",
+    );
+    const inDm = await eventually(
+      () => findCard(e.fake, e.fake.dmChannelId(e.ids.alice), "notes.write"),
+      "the fallback DM copy",
+    );
     expect(cardCallId(inDm)).toBe(cardCallId(inChannel));
-    await e.fake.clickButton({ messageId: inChannel.id, customId: `oa:approve:${cardCallId(inChannel)}`, userId: e.ids.alice }).callback();
+    await e.fake
+      .clickButton({ messageId: inChannel.id, customId: `oa:approve:${cardCallId(inChannel)}`, userId: e.ids.alice })
+      .callback();
     await eventually(() => e.ran.find((r) => r.what === "notes.write:perm"), "the tool to run");
     await eventually(() => decisionField(e.fake.message(inDm.id))?.includes("Approved"), "the DM copy edited");
     e.fake.setMissingPermission(thread, false);

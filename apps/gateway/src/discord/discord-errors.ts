@@ -23,7 +23,13 @@ export function isTransient(e: unknown): boolean {
   if (e instanceof HTTPError) return e.status >= 500;
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;
-  if (typeof code === "string" && /^(ECONN|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|ENETUNREACH|EHOSTUNREACH|UND_ERR|ConnectionRefused|ConnectionClosed)/.test(code)) return true;
+  if (
+    typeof code === "string" &&
+    /^(ECONN|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|ENETUNREACH|EHOSTUNREACH|UND_ERR|ConnectionRefused|ConnectionClosed)/.test(
+      code,
+    )
+  )
+    return true;
   return e.name === "AbortError" || /fetch failed|Unable to connect|socket|network|timed? ?out/i.test(e.message);
 }
 
@@ -54,11 +60,21 @@ export function classifyStartError(e: unknown, token: string): DiscordStartError
       "discord: Discord refused the connection because the Message Content intent is not enabled for this bot (close code 4014). Open https://discord.com/developers/applications → your app → Bot → Privileged Gateway Intents, turn on Message Content Intent, then start again.",
     );
   }
-  if (code === "TokenInvalid" || (e instanceof DiscordAPIError && e.status === 401) || /invalid token|authentication failed|4004/i.test(msg)) {
-    return new DiscordStartError("token", "discord: Discord rejected the bot token (401 Unauthorized). Reset the token on the Bot tab of the developer portal and update DISCORD_TOKEN (or discord.token).");
+  if (
+    code === "TokenInvalid" ||
+    (e instanceof DiscordAPIError && e.status === 401) ||
+    /invalid token|authentication failed|4004/i.test(msg)
+  ) {
+    return new DiscordStartError(
+      "token",
+      "discord: Discord rejected the bot token (401 Unauthorized). Reset the token on the Bot tab of the developer portal and update DISCORD_TOKEN (or discord.token).",
+    );
   }
   if (isTransient(e) || /ENOTFOUND|ECONNREFUSED|getaddrinfo/i.test(msg)) {
-    return new DiscordStartError("network", `discord: cannot reach Discord (${msg}). Check the network/DNS of this machine (and OPENASSISTANT_DISCORD_API if set), then start again.`);
+    return new DiscordStartError(
+      "network",
+      `discord: cannot reach Discord (${msg}). Check the network/DNS of this machine (and OPENASSISTANT_DISCORD_API if set), then start again.`,
+    );
   }
   return null;
 }

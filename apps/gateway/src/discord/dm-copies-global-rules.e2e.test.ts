@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E, isCard } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  decisionField,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+  isCard,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 beforeAll(async () => {
@@ -17,7 +27,12 @@ function newCard(channelId: string, toolPath: string, before: Set<string>) {
 
 /** Alice mentions the bot in #general; returns the thread the bot opens for it. */
 function askInChannel(content: string): string {
-  const message = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.alice, content, mentionsBot: true });
+  const message = e.fake.sendUserMessage({
+    channelId: e.ids.channelId,
+    authorId: e.ids.alice,
+    content,
+    mentionsBot: true,
+  });
   return message.id as string; // a thread started from a message has the message's id
 }
 
@@ -36,7 +51,10 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     const cb = await click.callback();
     expect(cb.type).toBe(6);
     expect(cb.latencyMs).toBeLessThan(3000);
-    await eventually(() => botTexts(e.fake, thread).find((t) => t.startsWith("Removed the old note.")), "the answer in the thread");
+    await eventually(
+      () => botTexts(e.fake, thread).find((t) => t.startsWith("Removed the old note.")),
+      "the answer in the thread",
+    );
     expect(e.ran.map((r) => r.what)).toContain("notes.remove:old");
     const threadCopy = await eventually(() => {
       const m = e.fake.message(inThread.id)!;
@@ -54,8 +72,14 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     const card = await newCard(dm, "notes.write", before);
     await Bun.sleep(50);
     // The conversation is the approver's own DM: one card, not a second "DM copy" beside it.
-    expect(e.fake.messages(dm).filter((m) => !before.has(m.id) && m.embeds?.[0]?.title === "Approval needed: notes.write")).toHaveLength(1);
-    const click = e.fake.clickButton({ messageId: card.id, customId: `oa:always:${cardCallId(card)}`, userId: e.ids.alice });
+    expect(
+      e.fake.messages(dm).filter((m) => !before.has(m.id) && m.embeds?.[0]?.title === "Approval needed: notes.write"),
+    ).toHaveLength(1);
+    const click = e.fake.clickButton({
+      messageId: card.id,
+      customId: `oa:always:${cardCallId(card)}`,
+      userId: e.ids.alice,
+    });
     await click.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved G1.")), "the first answer");
     expect(await eventually(() => click.followUps()[0]?.content, "the rule follow-up")).toContain("everywhere");
@@ -69,7 +93,10 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     const dmBefore = new Set(e.fake.messages(dm).map((m) => m.id));
     e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "G2" })', () => "Saved G2."));
     const thread = askInChannel("save G2 please");
-    await eventually(() => e.fake.channel(thread) && botTexts(e.fake, thread).find((t) => t.startsWith("Saved G2.")), "the answer in the other conversation");
+    await eventually(
+      () => e.fake.channel(thread) && botTexts(e.fake, thread).find((t) => t.startsWith("Saved G2.")),
+      "the answer in the other conversation",
+    );
     expect(e.fake.messages(thread).filter((m) => isCard(m))).toHaveLength(0);
     expect(e.fake.messages(dm).filter((m) => !dmBefore.has(m.id) && isCard(m))).toHaveLength(0);
     expect(e.ran.map((r) => r.what)).toContain("notes.write:G2");

@@ -31,7 +31,10 @@ describe("DM flow", () => {
 
   test("/new starts a fresh conversation", async () => {
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "/new" });
-    await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Started a fresh conversation")), "the /new reply");
+    await eventually(
+      () => botTexts(e.fake, dm).find((t) => t.startsWith("Started a fresh conversation")),
+      "the /new reply",
+    );
     e.h.api.script([textTurn("Fresh start.")]);
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "third message" });
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Fresh start.")), "the answer");

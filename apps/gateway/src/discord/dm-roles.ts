@@ -16,14 +16,24 @@ const LOOKUP_TIMEOUT_MS = 1_500;
  * returns the actor with the roles they hold there. Results, including "not a member", are cached
  * for `ttlMs`; lookups that fail or time out count as no roles (fails closed).
  */
-export function createDmRoleResolver(deps: { client: Client; config: DiscordSurfaceConfig; log: SurfaceLog; ttlMs?: number; now?: () => number }) {
+export function createDmRoleResolver(deps: {
+  client: Client;
+  config: DiscordSurfaceConfig;
+  log: SurfaceLog;
+  ttlMs?: number;
+  now?: () => number;
+}) {
   const { client, config, log } = deps;
   const ttlMs = deps.ttlMs ?? DM_ROLES_TTL_MS;
   const now = deps.now ?? Date.now;
   const cache = new Map<string, { roles: string[]; at: number; pending?: Promise<string[]> }>();
 
   function guildIds(): string[] {
-    const ids = config.allowedGuilds?.length ? config.allowedGuilds : config.guildId ? [config.guildId] : [...client.guilds.cache.keys()];
+    const ids = config.allowedGuilds?.length
+      ? config.allowedGuilds
+      : config.guildId
+        ? [config.guildId]
+        : [...client.guilds.cache.keys()];
     return [...new Set(ids)].slice(0, MAX_GUILDS);
   }
 

@@ -51,7 +51,10 @@ export function notesTools(ran: Array<{ what: string; at: number }>): ToolTree {
 let toolUseSeq = 0;
 /** The model runs `code` with execute, then answers with `answer(request)` (sees the tool result). */
 export function toolThenAnswer(code: string, answer: (req: RecordedRequest) => string = () => "Done."): ScriptedTurn[] {
-  return [toolUseTurn({ id: `toolu_t${++toolUseSeq}`, name: "execute", input: { code } }), (req) => textTurn(answer(req))];
+  return [
+    toolUseTurn({ id: `toolu_t${++toolUseSeq}`, name: "execute", input: { code } }),
+    (req) => textTurn(answer(req)),
+  ];
 }
 
 /** The text of the last tool_result the model was sent. */
@@ -68,11 +71,21 @@ export function markerModel(req: RecordedRequest) {
   const messages = req.body.messages as Array<{ role: string; content: unknown }>;
   const userTexts = messages
     .filter((m) => m.role === "user")
-    .flatMap((m) => (typeof m.content === "string" ? [m.content] : (m.content as Array<{ type: string; text?: string }>).filter((b) => b.type === "text").map((b) => b.text!)));
+    .flatMap((m) =>
+      typeof m.content === "string"
+        ? [m.content]
+        : (m.content as Array<{ type: string; text?: string }>).filter((b) => b.type === "text").map((b) => b.text!),
+    );
   const marker = /job-\d+/.exec(userTexts.at(-1) ?? "")?.[0] ?? "none";
   const last = messages.at(-1)!;
-  const isToolResult = Array.isArray(last.content) && (last.content as Array<{ type: string }>).some((b) => b.type === "tool_result");
-  if (!isToolResult) return toolUseTurn({ id: `toolu_${marker}_${messages.length}`, name: "execute", input: { code: `return await tools.notes.write({ text: "${marker}" })` } });
+  const isToolResult =
+    Array.isArray(last.content) && (last.content as Array<{ type: string }>).some((b) => b.type === "tool_result");
+  if (!isToolResult)
+    return toolUseTurn({
+      id: `toolu_${marker}_${messages.length}`,
+      name: "execute",
+      input: { code: `return await tools.notes.write({ text: "${marker}" })` },
+    });
   return textTurn(`result for ${marker}: ${lastToolResultText(req).includes(marker) ? "ok" : "MISMATCH"}`);
 }
 
@@ -99,7 +112,10 @@ export async function startDiscordE2E(
     /** Options for the fake Discord (e.g. a shorter interaction acknowledgement window). */
     fake?: FakeDiscordOptions;
     /** Runs on the seeded fake before the bot connects (create roles, members…); returns config to add. */
-    setup?: (fake: FakeDiscord, ids: { guildId: string; alice: string; bob: string; mallory: string }) => Partial<DiscordSurfaceConfig>;
+    setup?: (
+      fake: FakeDiscord,
+      ids: { guildId: string; alice: string; bob: string; mallory: string },
+    ) => Partial<DiscordSurfaceConfig>;
   } = {},
 ): Promise<DiscordE2E> {
   const ran: Array<{ what: string; at: number }> = [];
@@ -119,7 +135,8 @@ export async function startDiscordE2E(
     ...opts.setup?.(fake, { guildId: d.guildId, alice: d.userId, bob, mallory }),
   };
   const logs: string[] = [];
-  const log = (m: string, e?: unknown) => logs.push(e === undefined ? m : `${m}: ${e instanceof Error ? e.message : String(e)}`);
+  const log = (m: string, e?: unknown) =>
+    logs.push(e === undefined ? m : `${m}: ${e instanceof Error ? e.message : String(e)}`);
   const start = () => startDiscordSurface(h.gateway, config, { restApi: fake.apiUrl, log, shutdownGraceMs: 500 });
   const env: DiscordE2E = {
     h,
@@ -146,7 +163,11 @@ export async function startDiscordE2E(
 }
 
 /** Polls until `find` returns something (fake state is synchronous; discord.js is not). */
-export async function eventually<T>(find: () => T | undefined | null | false, what: string, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(
+  find: () => T | undefined | null | false,
+  what: string,
+  timeoutMs = 5000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = find();
@@ -160,7 +181,11 @@ export async function eventually<T>(find: () => T | undefined | null | false, wh
 export function findCard(fake: FakeDiscord, channelId: string, toolPath: string): Json | undefined {
   return fake
     .messages(channelId)
-    .find((m) => m.embeds?.[0]?.title === `Approval needed: ${toolPath}` && JSON.stringify(m.components ?? []).includes("oa:approve:"));
+    .find(
+      (m) =>
+        m.embeds?.[0]?.title === `Approval needed: ${toolPath}` &&
+        JSON.stringify(m.components ?? []).includes("oa:approve:"),
+    );
 }
 
 export function cardCallId(card: Json): string {
@@ -190,5 +215,8 @@ export function messageText(m: Json): string {
 
 /** Message texts in a channel sent by the bot (content plus activity embeds, see messageText). */
 export function botTexts(fake: FakeDiscord, channelId: string): string[] {
-  return fake.messages(channelId).filter((m) => m.author?.id === fake.botId).map(messageText);
+  return fake
+    .messages(channelId)
+    .filter((m) => m.author?.id === fake.botId)
+    .map(messageText);
 }

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { botTexts, cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  decisionField,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 let dm: string;
@@ -23,7 +32,12 @@ describe("expiry", () => {
     expect(decisionField(edited)).toContain("Expired");
     expect(e.h.gateway.approvals.get(callId)!.decision!.by).toBe("timeout");
 
-    const late = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId: e.ids.alice, force: true });
+    const late = e.fake.clickButton({
+      messageId: card.id,
+      customId: `oa:approve:${callId}`,
+      userId: e.ids.alice,
+      force: true,
+    });
     await late.callback();
     expect(await eventually(() => late.followUps().at(-1)?.content, "the follow-up")).toContain("expired");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:T1");

@@ -54,8 +54,10 @@ function fitEmbed(embed: Json): Json {
   const out: Json = { ...embed };
   if (typeof out.title === "string") out.title = fitText(out.title, DISCORD_LIMITS.embedTitle, "ellipsis");
   if (typeof out.description === "string") out.description = fitText(out.description, DISCORD_LIMITS.embedDescription);
-  if (out.footer?.text !== undefined) out.footer = { ...out.footer, text: fitText(out.footer.text, DISCORD_LIMITS.footer, "ellipsis") };
-  if (out.author?.name !== undefined) out.author = { ...out.author, name: fitText(out.author.name, DISCORD_LIMITS.author, "ellipsis") };
+  if (out.footer?.text !== undefined)
+    out.footer = { ...out.footer, text: fitText(out.footer.text, DISCORD_LIMITS.footer, "ellipsis") };
+  if (out.author?.name !== undefined)
+    out.author = { ...out.author, name: fitText(out.author.name, DISCORD_LIMITS.author, "ellipsis") };
   if (Array.isArray(out.fields)) {
     out.fields = out.fields.slice(0, DISCORD_LIMITS.embedFields).map((f: Json) => ({
       ...f,
@@ -68,7 +70,13 @@ function fitEmbed(embed: Json): Json {
 
 function embedSize(e: Json): number {
   const len = (v: unknown) => (typeof v === "string" ? v.length : 0);
-  return len(e.title) + len(e.description) + len(e.footer?.text) + len(e.author?.name) + (e.fields ?? []).reduce((n: number, f: Json) => n + len(f.name) + len(f.value), 0);
+  return (
+    len(e.title) +
+    len(e.description) +
+    len(e.footer?.text) +
+    len(e.author?.name) +
+    (e.fields ?? []).reduce((n: number, f: Json) => n + len(f.name) + len(f.value), 0)
+  );
 }
 
 /** Keeps all embeds of a message within 6000 characters: descriptions shrink first, then trailing fields go. */
@@ -100,12 +108,15 @@ function fitComponents(rows: Json[]): Json[] {
       .filter((c: Json) => {
         if (typeof c.custom_id !== "string") return true;
         // An id we cannot shorten without breaking what it points to: drop the component rather than be refused.
-        if (c.custom_id.length < 1 || c.custom_id.length > DISCORD_LIMITS.customId || seen.has(c.custom_id)) return false;
+        if (c.custom_id.length < 1 || c.custom_id.length > DISCORD_LIMITS.customId || seen.has(c.custom_id))
+          return false;
         seen.add(c.custom_id);
         return true;
       })
       .slice(0, DISCORD_LIMITS.buttonsPerRow)
-      .map((c: Json) => (typeof c.label === "string" ? { ...c, label: fitText(c.label, DISCORD_LIMITS.buttonLabel, "ellipsis") } : c));
+      .map((c: Json) =>
+        typeof c.label === "string" ? { ...c, label: fitText(c.label, DISCORD_LIMITS.buttonLabel, "ellipsis") } : c,
+      );
     return children.length ? [{ ...row, components: children }] : [];
   });
 }
@@ -130,9 +141,11 @@ export function fitModal<T extends object>(modal: T): T {
     components: (row.components ?? []).map((c: Json) => {
       if (c.type !== 4) return c;
       const out: Json = { ...c, label: fitText(String(c.label ?? "Text"), DISCORD_LIMITS.textInputLabel, "ellipsis") };
-      if (out.max_length !== undefined) out.max_length = Math.min(Math.max(1, out.max_length), DISCORD_LIMITS.textInputMax);
+      if (out.max_length !== undefined)
+        out.max_length = Math.min(Math.max(1, out.max_length), DISCORD_LIMITS.textInputMax);
       if (typeof out.value === "string") out.value = fitText(out.value, out.max_length ?? DISCORD_LIMITS.textInputMax);
-      if (typeof out.placeholder === "string") out.placeholder = fitText(out.placeholder, DISCORD_LIMITS.placeholder, "ellipsis");
+      if (typeof out.placeholder === "string")
+        out.placeholder = fitText(out.placeholder, DISCORD_LIMITS.placeholder, "ellipsis");
       return out;
     }),
   }));

@@ -13,7 +13,10 @@ function reportOf(snapshot: ToolSnapshot, policy: Gateway["settings"]["policy"])
       return {
         path: t.path,
         approval: effective,
-        description: effective === t.definition.approval ? t.definition.description : `${t.definition.description} (operator policy: ${effective})`,
+        description:
+          effective === t.definition.approval
+            ? t.definition.description
+            : `${t.definition.description} (operator policy: ${effective})`,
       };
     });
   } catch (e) {

@@ -13,7 +13,14 @@ import { registerSlashCommands } from "./slash-commands.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import { createSurfaceStore } from "./surface-store.ts";
 
-export type { DiscordGatewayPort, ToolReport, ToolInfo, ToolDiagnostic, SurfaceTurnInput, SurfaceTurnOutcome } from "./port.ts";
+export type {
+  DiscordGatewayPort,
+  ToolReport,
+  ToolInfo,
+  ToolDiagnostic,
+  SurfaceTurnInput,
+  SurfaceTurnOutcome,
+} from "./port.ts";
 export type { DiscordSurfaceConfig } from "./surface-config.ts";
 export { portFromGateway } from "./gateway-port.ts";
 export { DISCORD_EXIT_CODES, DiscordStartError } from "./discord-errors.ts";
@@ -50,7 +57,10 @@ export async function startDiscordSurface(
   config: DiscordSurfaceConfig,
   opts: DiscordSurfaceOptions = {},
 ): Promise<DiscordSurface> {
-  if (!config?.token) throw new Error("discord: config.discord.token is empty. Set it (e.g. \"${DISCORD_TOKEN}\") or remove the discord section.");
+  if (!config?.token)
+    throw new Error(
+      'discord: config.discord.token is empty. Set it (e.g. "${DISCORD_TOKEN}") or remove the discord section.',
+    );
   const port = portFromGateway(gateway);
   // The gateway's redactor knows every configured secret; the token is added for ports without one.
   const tokenRedact = createRedactor([config.token]);
@@ -78,11 +88,15 @@ export async function startDiscordSurface(
   // Connection trouble while running: discord.js reconnects and resumes by itself; say so once per outage.
   let connectionLost = false;
   client.on(Events.ShardDisconnect, (ev) => {
-    if (!connectionLost) log(`Discord connection lost (close code ${ev.code}); reconnecting. Nothing is lost: messages and cards are sent once it is back.`);
+    if (!connectionLost)
+      log(
+        `Discord connection lost (close code ${ev.code}); reconnecting. Nothing is lost: messages and cards are sent once it is back.`,
+      );
     connectionLost = true;
   });
   client.on(Events.ShardReconnecting, () => {
-    if (!connectionLost) log("Discord connection lost; reconnecting. Nothing is lost: messages and cards are sent once it is back.");
+    if (!connectionLost)
+      log("Discord connection lost; reconnecting. Nothing is lost: messages and cards are sent once it is back.");
     connectionLost = true;
   });
   const reconnected = (how: string) => {
@@ -111,7 +125,9 @@ export async function startDiscordSurface(
     const known = classifyStartError(e, config.token);
     if (known) throw known;
     const msg = e instanceof Error ? e.message.replaceAll(config.token, "[token]") : String(e);
-    throw new Error(`discord: could not connect: ${msg}. Check discord.token, the network, and that the Message Content intent is enabled for the bot.`);
+    throw new Error(
+      `discord: could not connect: ${msg}. Check discord.token, the network, and that the Message Content intent is enabled for the bot.`,
+    );
   } finally {
     client.off(Events.ShardError, onStartError);
   }
@@ -124,7 +140,10 @@ export async function startDiscordSurface(
     try {
       await registerSlashCommands(readyClient, config.guildId);
     } catch (e) {
-      log(`registering slash commands${config.guildId ? ` in guild ${config.guildId}` : ""} failed (chat and buttons still work)`, e);
+      log(
+        `registering slash commands${config.guildId ? ` in guild ${config.guildId}` : ""} failed (chat and buttons still work)`,
+        e,
+      );
     }
   }
 

@@ -52,7 +52,10 @@ export function createInteractionHandler(deps: {
    * Every interaction must be acknowledged, and an ephemeral reply is private, so interactions
    * always get their refusal; the per-user limiter only applies to plain messages.
    */
-  async function refuseInteraction(i: ButtonInteraction | ModalSubmitInteraction | ChatInputCommandInteraction, text: string): Promise<void> {
+  async function refuseInteraction(
+    i: ButtonInteraction | ModalSubmitInteraction | ChatInputCommandInteraction,
+    text: string,
+  ): Promise<void> {
     const payload = fitMessage({ content: text, flags: EPHEMERAL });
     if (i.deferred || i.replied) await i.followUp(payload);
     else await i.reply(payload);
@@ -78,8 +81,13 @@ export function createInteractionHandler(deps: {
   }
 
   function stateLine(record: ApprovalRecord): string {
-    if (record.status === "pending" || !record.decision) return `\`${record.request.toolPath}\` (${record.request.callId}) is still pending.`;
-    return describeResult(record.request.callId, { outcome: "already-decided", request: record.request, decision: record.decision });
+    if (record.status === "pending" || !record.decision)
+      return `\`${record.request.toolPath}\` (${record.request.callId}) is still pending.`;
+    return describeResult(record.request.callId, {
+      outcome: "already-decided",
+      request: record.request,
+      decision: record.decision,
+    });
   }
 
   function isCardMessage(i: ButtonInteraction): boolean {
@@ -103,13 +111,28 @@ export function createInteractionHandler(deps: {
           fitModal({
             custom_id: denyModalId(callId),
             title: "Deny with reason",
-            components: [{ type: 1, components: [{ type: 4, custom_id: DENY_REASON_FIELD, style: 2, label: "Reason (the assistant will see it)", required: true, max_length: 1000 }] }],
+            components: [
+              {
+                type: 1,
+                components: [
+                  {
+                    type: 4,
+                    custom_id: DENY_REASON_FIELD,
+                    style: 2,
+                    label: "Reason (the assistant will see it)",
+                    required: true,
+                    max_length: 1000,
+                  },
+                ],
+              },
+            ],
           }) as never,
         );
         return;
       }
       await i.deferUpdate();
-      if (!record) return tell(i, `This approval (\`${echo(callId)}\`) is unknown to the gateway; nothing was changed.`);
+      if (!record)
+        return tell(i, `This approval (\`${echo(callId)}\`) is unknown to the gateway; nothing was changed.`);
       if (i.message.components.length > 0) await showOnCard(i, record);
       return tell(i, stateLine(record));
     }
@@ -189,7 +212,11 @@ export function createInteractionHandler(deps: {
     // Receipts show every conversation's inputs and reload changes what runs: approvers only.
     if (APPROVER_COMMANDS.has(i.commandName)) {
       const checked = await approverActor(actor);
-      if (!checked.ok) return refuseInteraction(i, `Sorry, \`/${i.commandName}\` is for approvers only (set in \`discord.approvers\`). Nothing was changed.`);
+      if (!checked.ok)
+        return refuseInteraction(
+          i,
+          `Sorry, \`/${i.commandName}\` is for approvers only (set in \`discord.approvers\`). Nothing was changed.`,
+        );
       actor = checked.actor;
     }
 
@@ -202,7 +229,10 @@ export function createInteractionHandler(deps: {
           const report = await gateway.reload();
           return replyLong(i, renderTools(report, "Reloaded tools"));
         } catch (e) {
-          return replyLong(i, `Reload failed: ${e instanceof Error ? e.message : String(e)}. The previous tools stay loaded.`);
+          return replyLong(
+            i,
+            `Reload failed: ${e instanceof Error ? e.message : String(e)}. The previous tools stay loaded.`,
+          );
         }
       }
       case "receipts": {
@@ -210,7 +240,9 @@ export function createInteractionHandler(deps: {
         const page = i.options.getInteger("page") ?? 1;
         const start = (page - 1) * RECEIPTS_PAGE_SIZE;
         // A run's trail in call order; the recent list newest first (query returns the newest rows, oldest first).
-        const all = runId ? gateway.receipts.byRun(runId) : gateway.receipts.query({ limit: Math.min(10_000, start + RECEIPTS_PAGE_SIZE + 1) }).reverse();
+        const all = runId
+          ? gateway.receipts.byRun(runId)
+          : gateway.receipts.query({ limit: Math.min(10_000, start + RECEIPTS_PAGE_SIZE + 1) }).reverse();
         const slice = all.slice(start, start + RECEIPTS_PAGE_SIZE);
         return replyLong(i, renderReceipts(slice, { page, runId, hasMore: all.length > start + RECEIPTS_PAGE_SIZE }));
       }
@@ -230,7 +262,14 @@ export function createInteractionHandler(deps: {
         const callId = i.options.getString("id", true).trim();
         const verb = i.options.getString("decision", true);
         const reason = i.options.getString("reason") ?? undefined;
-        const applied = applyDecision(gateway, config, (await approverActor(actor)).actor, callId, verb === "approve" ? "approve" : "deny", reason);
+        const applied = applyDecision(
+          gateway,
+          config,
+          (await approverActor(actor)).actor,
+          callId,
+          verb === "approve" ? "approve" : "deny",
+          reason,
+        );
         await i.reply(fitMessage({ content: applied.text, flags: EPHEMERAL }));
         return;
       }
@@ -242,7 +281,9 @@ export function createInteractionHandler(deps: {
           const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
           await i.reply(
             fitMessage({
-              content: ok ? `Revoked rule \`${echo(id)}\`. Calls to that tool need approval again.` : `No active rule \`${echo(id)}\`. See \`/rules list\`.`,
+              content: ok
+                ? `Revoked rule \`${echo(id)}\`. Calls to that tool need approval again.`
+                : `No active rule \`${echo(id)}\`. See \`/rules list\`.`,
               flags: EPHEMERAL,
             }),
           );
@@ -256,11 +297,15 @@ export function createInteractionHandler(deps: {
   }
 
   return async function onInteraction(i: Interaction): Promise<void> {
-    await safely(log, `handling interaction ${i.id} (${i.isButton() || i.isModalSubmit() ? i.customId : i.isChatInputCommand() ? `/${i.commandName}` : i.type})`, async () => {
-      if (i.isButton()) await onButton(i);
-      else if (i.isModalSubmit()) await onModal(i);
-      else if (i.isChatInputCommand()) await onCommand(i);
-      else if (i.isMessageComponent()) await i.deferUpdate(); // a select menu: never ours
-    });
+    await safely(
+      log,
+      `handling interaction ${i.id} (${i.isButton() || i.isModalSubmit() ? i.customId : i.isChatInputCommand() ? `/${i.commandName}` : i.type})`,
+      async () => {
+        if (i.isButton()) await onButton(i);
+        else if (i.isModalSubmit()) await onModal(i);
+        else if (i.isChatInputCommand()) await onCommand(i);
+        else if (i.isMessageComponent()) await i.deferUpdate(); // a select menu: never ours
+      },
+    );
   };
 }

@@ -21,7 +21,11 @@ describe("live message", () => {
   test("a failing edit is logged once and stops further edits", async () => {
     const logs: string[] = [];
     let calls = 0;
-    const live = createLiveMessage(Promise.resolve({ edit: async () => (calls++, Promise.reject(new Error("Unknown Message"))) }), "x", (m) => logs.push(m));
+    const live = createLiveMessage(
+      Promise.resolve({ edit: async () => (calls++, Promise.reject(new Error("Unknown Message"))) }),
+      "x",
+      (m) => logs.push(m),
+    );
     live.set("y");
     await live.flush();
     live.set("z");

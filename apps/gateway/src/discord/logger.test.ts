@@ -31,7 +31,10 @@ describe("Discord surface log, on the real surface", () => {
   afterAll(() => e.close());
 
   test("a client error quoting the bot token, the HTTP token and a config secret is logged without them", async () => {
-    e.surface.client.emit("error", new Error(`gateway said: token=${e.config.token} http=${HTTP_TOKEN} cfg=${CONFIG_SECRET}`));
+    e.surface.client.emit(
+      "error",
+      new Error(`gateway said: token=${e.config.token} http=${HTTP_TOKEN} cfg=${CONFIG_SECRET}`),
+    );
     const line = await eventually(() => e.logs.find((l) => l.startsWith("client error")), "the logged client error");
     expect(line).toBe("client error: gateway said: token=[redacted] http=[redacted] cfg=[redacted]");
   });

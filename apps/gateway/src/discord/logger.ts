@@ -11,7 +11,10 @@ export function formatLogLine(message: string, error?: unknown): string {
  * The surface's log: every line goes through `redact` before it is written. discord.js errors can
  * quote the request (and with it the bot token), tool and model errors can quote anything.
  */
-export function createSurfaceLog(redact: (text: string) => string, sink: (line: string) => void = (line) => console.error(`[discord] ${line}`)): SurfaceLog {
+export function createSurfaceLog(
+  redact: (text: string) => string,
+  sink: (line: string) => void = (line) => console.error(`[discord] ${line}`),
+): SurfaceLog {
   return (message, error) => sink(redact(formatLogLine(message, error)));
 }
 

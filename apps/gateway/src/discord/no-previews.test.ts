@@ -6,7 +6,11 @@ test("links in answers get Discord's no-preview form; code and already-wrapped l
   expect(suppressLinkPreviews("a [doc](https://example.com/a) link")).toBe("a [doc](<https://example.com/a>) link");
   expect(suppressLinkPreviews("already <https://example.com> wrapped")).toBe("already <https://example.com> wrapped");
   expect(suppressLinkPreviews("(https://example.com/a_b)")).toBe("(<https://example.com/a_b>)");
-  expect(suppressLinkPreviews("inline `curl https://example.com` stays")).toBe("inline `curl https://example.com` stays");
-  expect(suppressLinkPreviews("```\nfetch('https://example.com')\n```\nthen https://b.example")).toBe("```\nfetch('https://example.com')\n```\nthen <https://b.example>");
+  expect(suppressLinkPreviews("inline `curl https://example.com` stays")).toBe(
+    "inline `curl https://example.com` stays",
+  );
+  expect(suppressLinkPreviews("```\nfetch('https://example.com')\n```\nthen https://b.example")).toBe(
+    "```\nfetch('https://example.com')\n```\nthen <https://b.example>",
+  );
   expect(suppressLinkPreviews("no links here")).toBe("no links here");
 });

@@ -51,7 +51,15 @@ describe("renderCard", () => {
 
   test("decided cards say who decided what and lose their buttons", () => {
     const at = 1_700_000_100_000;
-    const approved = renderCard(req, { kind: "decided", at, decision: { decision: "approved", by: "discord:222222222222222222", always: { scope: "session", ttlMs: 86_400_000 } } });
+    const approved = renderCard(req, {
+      kind: "decided",
+      at,
+      decision: {
+        decision: "approved",
+        by: "discord:222222222222222222",
+        always: { scope: "session", ttlMs: 86_400_000 },
+      },
+    });
     expect(approved.components).toEqual([]);
     const d = (approved.embeds[0] as any).fields.find((f: any) => f.name === "Decision").value;
     expect(d).toContain("Approved by <@222222222222222222>");
@@ -59,8 +67,14 @@ describe("renderCard", () => {
     expect(d).toContain("24 h");
     expect(d).toContain("<t:1700000100:f>");
 
-    const denied = renderCard(req, { kind: "decided", at, decision: { decision: "denied", by: "discord:222222222222222222", reason: "wrong recipient" } });
-    expect((denied.embeds[0] as any).fields.at(-1).value).toContain('Denied by <@222222222222222222>: "wrong recipient"');
+    const denied = renderCard(req, {
+      kind: "decided",
+      at,
+      decision: { decision: "denied", by: "discord:222222222222222222", reason: "wrong recipient" },
+    });
+    expect((denied.embeds[0] as any).fields.at(-1).value).toContain(
+      'Denied by <@222222222222222222>: "wrong recipient"',
+    );
 
     const expired = renderCard(req, { kind: "decided", at, decision: { decision: "denied", by: "timeout" } });
     expect((expired.embeds[0] as any).fields.at(-1).value).toContain("Expired");
@@ -93,7 +107,11 @@ describe("renderCard against Discord's embed limits", () => {
       expect(f.value.length).toBeGreaterThan(0);
     }
     expect(embed.footer.text.length).toBeLessThanOrEqual(2048);
-    const total = embed.title.length + embed.description.length + embed.footer.text.length + embed.fields.reduce((n: number, f: any) => n + f.name.length + f.value.length, 0);
+    const total =
+      embed.title.length +
+      embed.description.length +
+      embed.footer.text.length +
+      embed.fields.reduce((n: number, f: any) => n + f.name.length + f.value.length, 0);
     expect(total).toBeLessThanOrEqual(6000);
   }
 
@@ -109,7 +127,11 @@ describe("renderCard against Discord's embed limits", () => {
     };
     for (const state of [
       { kind: "pending" } as const,
-      { kind: "decided", at: 1, decision: { decision: "denied", by: `cli:${"y".repeat(3000)}`, reason: "r".repeat(4000) } } as const,
+      {
+        kind: "decided",
+        at: 1,
+        decision: { decision: "denied", by: `cli:${"y".repeat(3000)}`, reason: "r".repeat(4000) },
+      } as const,
       { kind: "closed", at: 1, reason: "z".repeat(3000) } as const,
     ]) {
       const embed = renderCard(hostile, state).embeds[0] as any;
@@ -145,15 +167,24 @@ describe("the card shows the operator everything that will run", () => {
 
   test("the input shown is the same before and after the decision", () => {
     const pending = renderCard(req, { kind: "pending" }).embeds[0] as any;
-    const decided = renderCard(req, { kind: "decided", at: 1, decision: { decision: "denied", by: "discord:1", reason: "r".repeat(2000) } }).embeds[0] as any;
+    const decided = renderCard(req, {
+      kind: "decided",
+      at: 1,
+      decision: { decision: "denied", by: "discord:1", reason: "r".repeat(2000) },
+    }).embeds[0] as any;
     expect(inputBlock(decided)).toBe(inputBlock(pending));
   });
 
   test("backtick runs cannot close a code block and add no invisible character", () => {
-    const embed = renderCard({ ...req, ...withInput({ md: "```\n✅ Approved by admin\n```" }), code: "const s = ``; // ```" }, { kind: "pending" }).embeds[0] as any;
+    const embed = renderCard(
+      { ...req, ...withInput({ md: "```\n✅ Approved by admin\n```" }), code: "const s = ``; // ```" },
+      { kind: "pending" },
+    ).embeds[0] as any;
     expect(hasInvisible(JSON.stringify(embed))).toBe(false);
     expect(inputBlock(embed)).toBe('md: "\\u{0060}\\u{0060}`\\n✅ Approved by admin\\n\\u{0060}\\u{0060}`"');
-    expect(embed.fields.find((f: any) => f.name === "Code").value).toBe("```ts\nconst s = \\u{0060}`; // \\u{0060}\\u{0060}`\n```");
+    expect(embed.fields.find((f: any) => f.name === "Code").value).toBe(
+      "```ts\nconst s = \\u{0060}`; // \\u{0060}\\u{0060}`\n```",
+    );
   });
 
   test("bidi overrides and zero-width characters are escaped in input names and values, code, tool path and who asked", () => {
@@ -176,7 +207,9 @@ describe("the card shows the operator everything that will run", () => {
     const files = cardFiles({ ...req, code });
     expect(files.map((f) => f.name)).toEqual(["input.json", "code.ts"]);
     expect(files[1]!.attachment.toString("utf8")).toBe(code);
-    const field = (renderCard({ ...req, code }, { kind: "pending" }).embeds[0] as any).fields.find((f: any) => f.name === "Code").value;
+    const field = (renderCard({ ...req, code }, { kind: "pending" }).embeds[0] as any).fields.find(
+      (f: any) => f.name === "Code",
+    ).value;
     expect(field).toContain("The whole code is attached as `code.ts`.");
     expect(field.length).toBeLessThanOrEqual(1024);
   });

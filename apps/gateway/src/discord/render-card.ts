@@ -62,7 +62,11 @@ function inputBlock(req: ApprovalRequest, max: number): string {
   const open = "```\n";
   const close = "\n```";
   const room = max - open.length - close.length;
-  const render = (chars: number) => requestInputPreview(req, { maxChars: chars, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: see ${INPUT_FILE}` });
+  const render = (chars: number) =>
+    requestInputPreview(req, {
+      maxChars: chars,
+      moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: see ${INPUT_FILE}`,
+    });
   let body = neutralizeFences(render(room));
   // The escapes made it longer: render again with that much less room.
   if (body.length > room) body = neutralizeFences(render(room - (body.length - room)));
@@ -72,7 +76,8 @@ function inputBlock(req: ApprovalRequest, max: number): string {
 /** What the card says about the input file (empty for records made before files were attached). */
 function inputNote(req: ApprovalRequest): string {
   if (req.inputJson === undefined) return "";
-  if (req.inputJson.endsWith(INPUT_TOO_LARGE)) return `The input is too large to attach whole: \`${INPUT_FILE}\` holds its start.`;
+  if (req.inputJson.endsWith(INPUT_TOO_LARGE))
+    return `The input is too large to attach whole: \`${INPUT_FILE}\` holds its start.`;
   return `Every field is listed, long ones cut; the whole input is attached as \`${INPUT_FILE}\`.`;
 }
 
@@ -83,7 +88,8 @@ function inputNote(req: ApprovalRequest): string {
  * stays (discord.js MessageEditOptions: "All attachments will be kept if omitted").
  */
 export function cardFiles(req: ApprovalRequest): Array<{ attachment: Buffer; name: string }> {
-  const files = req.inputJson === undefined ? [] : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
+  const files =
+    req.inputJson === undefined ? [] : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
   if (req.code && codeIsCut(req.code)) files.push({ attachment: Buffer.from(req.code, "utf8"), name: CODE_FILE });
   return files;
 }
@@ -136,8 +142,18 @@ function color(state: CardState): number {
  */
 export function renderCard(req: ApprovalRequest, state: CardState): CardMessage {
   const fields: Array<{ name: string; value: string; inline?: boolean }> = [];
-  if (req.code) fields.push({ name: "Code", value: codeIsCut(req.code) ? `${codeField(req.code)}\nThe whole code is attached as \`${CODE_FILE}\`.` : codeField(req.code) });
-  fields.push({ name: "Asked by", value: truncate(req.requestedBy ? renderOperator(escapeInvisible(req.requestedBy)) : "unknown", 256), inline: true });
+  if (req.code)
+    fields.push({
+      name: "Code",
+      value: codeIsCut(req.code)
+        ? `${codeField(req.code)}\nThe whole code is attached as \`${CODE_FILE}\`.`
+        : codeField(req.code),
+    });
+  fields.push({
+    name: "Asked by",
+    value: truncate(req.requestedBy ? renderOperator(escapeInvisible(req.requestedBy)) : "unknown", 256),
+    inline: true,
+  });
   if (state.kind === "pending") fields.push({ name: "Expires", value: ts(req.expiresAt, "R"), inline: true });
   const outcome = outcomeLine(state);
   if (outcome) fields.push({ name: "Decision", value: truncate(escapeInvisible(outcome), FIELD_VALUE) });
@@ -150,7 +166,12 @@ export function renderCard(req: ApprovalRequest, state: CardState): CardMessage 
   const head = `${truncate(escapeInvisible(req.description || "(no description)"), MAX_DESCRIPTION)}${summary}\n\n**Input**${note ? ` · ${note}` : ""}\n`;
   // The input gets what is left of Discord's 6000 characters per embed, with room kept for the
   // longest "Decision" field, so the card shows the same input before and after a decision.
-  const others = title.length + footer.length + fields.filter((f) => f.name !== "Decision" && f.name !== "Expires").reduce((n, f) => n + f.name.length + f.value.length, 0);
+  const others =
+    title.length +
+    footer.length +
+    fields
+      .filter((f) => f.name !== "Decision" && f.name !== "Expires")
+      .reduce((n, f) => n + f.name.length + f.value.length, 0);
   const decisionRoom = "Decision".length + FIELD_VALUE;
   const inputRoom = Math.min(EMBED_DESCRIPTION - head.length, EMBED_TOTAL - others - decisionRoom - head.length);
 

@@ -7,11 +7,58 @@ const summary: ActivitySummary = {
   runIds: ["run_1"],
   omittedReads: 2,
   items: [
-    { toolId: "notes.read", callId: "c1", runId: "run_1", status: "succeeded", lastPhase: "succeeded", approval: { mode: "auto", decision: "auto" }, when: 1, receiptRef: "r_1" },
-    { toolId: "notes.write", callId: "c2", runId: "run_1", status: "succeeded", lastPhase: "succeeded", approval: { mode: "required", decision: "approved", by: "discord:111111111111111111" }, when: 2, receiptRef: "r_2" },
-    { toolId: "notes.remove", callId: "c3", runId: "run_1", status: "denied", lastPhase: "denied", approval: { mode: "required", decision: "denied", by: "discord:111111111111111111" }, reason: "keep it", when: 3, receiptRef: "r_3" },
-    { toolId: "mail.send", callId: "c4", runId: "run_1", status: "failed", lastPhase: "failed", approval: { mode: "auto" }, error: "SMTP refused", when: 4, receiptRef: "r_4" },
-    { toolId: "x.y", callId: "c5", runId: "run_1", status: "pending", lastPhase: "requested", approval: { mode: "required" }, when: 5, receiptRef: "r_5" },
+    {
+      toolId: "notes.read",
+      callId: "c1",
+      runId: "run_1",
+      status: "succeeded",
+      lastPhase: "succeeded",
+      approval: { mode: "auto", decision: "auto" },
+      when: 1,
+      receiptRef: "r_1",
+    },
+    {
+      toolId: "notes.write",
+      callId: "c2",
+      runId: "run_1",
+      status: "succeeded",
+      lastPhase: "succeeded",
+      approval: { mode: "required", decision: "approved", by: "discord:111111111111111111" },
+      when: 2,
+      receiptRef: "r_2",
+    },
+    {
+      toolId: "notes.remove",
+      callId: "c3",
+      runId: "run_1",
+      status: "denied",
+      lastPhase: "denied",
+      approval: { mode: "required", decision: "denied", by: "discord:111111111111111111" },
+      reason: "keep it",
+      when: 3,
+      receiptRef: "r_3",
+    },
+    {
+      toolId: "mail.send",
+      callId: "c4",
+      runId: "run_1",
+      status: "failed",
+      lastPhase: "failed",
+      approval: { mode: "auto" },
+      error: "SMTP refused",
+      when: 4,
+      receiptRef: "r_4",
+    },
+    {
+      toolId: "x.y",
+      callId: "c5",
+      runId: "run_1",
+      status: "pending",
+      lastPhase: "requested",
+      approval: { mode: "required" },
+      when: 5,
+      receiptRef: "r_5",
+    },
   ],
 };
 
@@ -35,10 +82,14 @@ describe("renderActivity", () => {
 
 describe("answerMessages", () => {
   test("model text goes in content, the activity in an embed on the last part (split across messages when long)", () => {
-    expect(answerMessages("Hi", "✅ a")).toEqual([{ content: "Hi", embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] }]);
+    expect(answerMessages("Hi", "✅ a")).toEqual([
+      { content: "Hi", embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] },
+    ]);
     expect(answerMessages("Hi", "✅ a", true)[0]!.embeds![0]!.color).toBe(0xf0b232);
     const long = "x".repeat(1997);
-    expect(answerMessages(long, "✅ a")).toEqual([{ content: long, embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] }]);
+    expect(answerMessages(long, "✅ a")).toEqual([
+      { content: long, embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] },
+    ]);
     const activity = Array.from({ length: 100 }, (_, i) => `✅ \`tool.${i}\` · \`r_${"0".repeat(60)}${i}\``).join("\n");
     const parts = answerMessages("Hi", activity);
     expect(parts.length).toBeGreaterThan(1);
@@ -58,6 +109,8 @@ describe("answerMessages", () => {
   test("an empty or whitespace-only answer becomes a visible placeholder (Discord rejects empty messages)", () => {
     expect(answerMessages("", "")).toEqual([{ content: "(no answer)" }]);
     expect(answerMessages("  \n\t ", "")).toEqual([{ content: "(no answer)" }]);
-    expect(answerMessages(" ".repeat(5000), "✅ a")).toEqual([{ content: "(no answer)", embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] }]);
+    expect(answerMessages(" ".repeat(5000), "✅ a")).toEqual([
+      { content: "(no answer)", embeds: [{ title: "Activity", description: "✅ a", color: 0x80848e }] },
+    ]);
   });
 });

@@ -38,7 +38,8 @@ export function renderActivity(summary: ActivitySummary | undefined, unverified:
   const lines: string[] = [];
   if (summary && summary.items.length > 0) {
     for (const i of summary.items) lines.push(line(i));
-    if (summary.omittedReads > 0) lines.push(`_+${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown_`);
+    if (summary.omittedReads > 0)
+      lines.push(`_+${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown_`);
   }
   if (unverified) lines.push(UNVERIFIED_MARK);
   return lines.join("\n");

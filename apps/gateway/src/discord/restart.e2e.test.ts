@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { cardCallId, decisionField, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E, trailOf } from "./e2e-harness.ts";
+import {
+  cardCallId,
+  decisionField,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+  trailOf,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 let dm: string;
@@ -26,10 +35,14 @@ async function pendingCard(text: string) {
 }
 
 const closed = (id: string) =>
-  eventually(() => {
-    const m = e.fake.message(id)!;
-    return m.components.length === 0 && m;
-  }, "the card to be closed", 8000);
+  eventually(
+    () => {
+      const m = e.fake.message(id)!;
+      return m.components.length === 0 && m;
+    },
+    "the card to be closed",
+    8000,
+  );
 
 describe("restart", () => {
   test("a graceful restart with a pending card closes it; clicking the old card afterwards changes nothing", async () => {
@@ -38,7 +51,12 @@ describe("restart", () => {
     await e.restart();
     expect(decisionField(await closed(card.id))).toContain("Closed:");
     expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
-    const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId: e.ids.alice, force: true });
+    const click = e.fake.clickButton({
+      messageId: card.id,
+      customId: `oa:approve:${callId}`,
+      userId: e.ids.alice,
+      force: true,
+    });
     await click.callback();
     expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:G1");

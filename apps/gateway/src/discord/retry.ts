@@ -5,7 +5,11 @@ import type { SurfaceLog } from "./logger.ts";
  * Runs a Discord call, retrying with backoff (0.5 s doubling to 30 s) while Discord is unreachable
  * (network errors, 5xx) and `until` (epoch ms) is not reached. A 4xx is final and thrown at once.
  */
-export async function retryWhileUnreachable<T>(fn: () => Promise<T>, until: number, onWait?: (e: unknown) => void): Promise<T> {
+export async function retryWhileUnreachable<T>(
+  fn: () => Promise<T>,
+  until: number,
+  onWait?: (e: unknown) => void,
+): Promise<T> {
   let delay = 500;
   for (;;) {
     try {
@@ -23,7 +27,12 @@ export async function retryWhileUnreachable<T>(fn: () => Promise<T>, until: numb
  * As `safely`, but an answer produced during an outage is sent once Discord is back instead of
  * being dropped (retried for up to 10 minutes). Logs once when it starts waiting.
  */
-export async function withRetry<T>(log: SurfaceLog, what: string, fn: () => Promise<T>, until = Date.now() + 10 * 60_000): Promise<T | undefined> {
+export async function withRetry<T>(
+  log: SurfaceLog,
+  what: string,
+  fn: () => Promise<T>,
+  until = Date.now() + 10 * 60_000,
+): Promise<T | undefined> {
   let told = false;
   try {
     const result = await retryWhileUnreachable(fn, until, (e) => {

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { textTurn } from "@openassistant/testkit";
-import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 let dm: string;
@@ -18,7 +26,11 @@ describe("robustness", () => {
     expect(resume.op).toBe(6); // RESUME, not a new IDENTIFY
     e.h.api.script([textTurn("back online")]);
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "are you there?" });
-    await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("back online")), "an answer after resume", 8000);
+    await eventually(
+      () => botTexts(e.fake, dm).find((t) => t.startsWith("back online")),
+      "an answer after resume",
+      8000,
+    );
   });
 
   test("a 429 is waited out: the rejected request is retried and every message still arrives", async () => {
@@ -31,8 +43,27 @@ describe("robustness", () => {
     const posts = e.fake.calls.filter((c) => c.index >= since && c.method === "POST" && path.test(c.path));
     const limited = posts.find((c) => c.rateLimited)!;
     expect(limited).toBeDefined();
-    await eventually(() => e.fake.calls.find((c) => c.index > limited.index && c.status === 200 && c.method === "POST" && path.test(c.path) && JSON.stringify(c.body) === JSON.stringify(limited.body)), "the retried request", 8000);
-    const retry = e.fake.calls.find((c) => c.index > limited.index && c.status === 200 && c.method === "POST" && path.test(c.path) && JSON.stringify(c.body) === JSON.stringify(limited.body))!;
+    await eventually(
+      () =>
+        e.fake.calls.find(
+          (c) =>
+            c.index > limited.index &&
+            c.status === 200 &&
+            c.method === "POST" &&
+            path.test(c.path) &&
+            JSON.stringify(c.body) === JSON.stringify(limited.body),
+        ),
+      "the retried request",
+      8000,
+    );
+    const retry = e.fake.calls.find(
+      (c) =>
+        c.index > limited.index &&
+        c.status === 200 &&
+        c.method === "POST" &&
+        path.test(c.path) &&
+        JSON.stringify(c.body) === JSON.stringify(limited.body),
+    )!;
     expect(retry.time - limited.time).toBeGreaterThanOrEqual(250);
   });
 
@@ -43,22 +74,41 @@ describe("robustness", () => {
     const callId = cardCallId(card);
     // The operator deletes the card; the decision (by /approve) still works and the failed edit is only logged.
     e.fake.expectErrors({ method: "PATCH", code: 10008, times: 1 });
-    await fetch(`${e.fake.apiUrl}/v10/channels/${dm}/messages/${card.id}`, { method: "DELETE", headers: { authorization: `Bot ${e.fake.token}` } });
+    await fetch(`${e.fake.apiUrl}/v10/channels/${dm}/messages/${card.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bot ${e.fake.token}` },
+    });
     const r = e.h.gateway.approvals.decide(callId, { decision: "approved", by: "discord:" + e.ids.alice });
     expect(r.outcome).toBe("decided");
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("handled")), "the answer");
-    await eventually(() => e.logs.find((l) => l.includes(`editing approval card ${callId}`)), "the logged edit failure");
+    await eventually(
+      () => e.logs.find((l) => l.includes(`editing approval card ${callId}`)),
+      "the logged edit failure",
+    );
     // A whole conversation thread is deleted while its card is pending: edits and the answer fail, are logged, nothing crashes.
     e.fake.expectErrors({ code: 10003 });
     e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "D2" })', () => "lost answer"));
-    const msg = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.alice, content: "save D2", mentionsBot: true });
-    const thread = (await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${msg.id}/threads` })).response.id as string;
+    const msg = e.fake.sendUserMessage({
+      channelId: e.ids.channelId,
+      authorId: e.ids.alice,
+      content: "save D2",
+      mentionsBot: true,
+    });
+    const thread = (
+      await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${msg.id}/threads` })
+    ).response.id as string;
     const card2 = await eventually(() => findCard(e.fake, thread, "notes.write"), "the card in the thread");
-    await fetch(`${e.fake.apiUrl}/v10/channels/${thread}`, { method: "DELETE", headers: { authorization: `Bot ${e.fake.token}` } });
+    await fetch(`${e.fake.apiUrl}/v10/channels/${thread}`, {
+      method: "DELETE",
+      headers: { authorization: `Bot ${e.fake.token}` },
+    });
     e.h.gateway.approvals.decide(cardCallId(card2), { decision: "denied", by: `discord:${e.ids.alice}` });
     // Wait for the thread's turn to finish (its answer fails to send) before scripting the next
     // model turn, so the two conversations cannot take each other's scripted responses.
-    await eventually(() => e.logs.find((l) => l.includes(`sending the answer in ${thread}`)), "the logged answer failure");
+    await eventually(
+      () => e.logs.find((l) => l.includes(`sending the answer in ${thread}`)),
+      "the logged answer failure",
+    );
     e.h.api.script([textTurn("still fine")]);
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "ok?" });
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("still fine")), "a later answer");

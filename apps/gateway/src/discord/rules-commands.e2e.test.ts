@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { botTexts, cardCallId, eventually, findCard, startDiscordE2E, toolThenAnswer, type DiscordE2E, isCard } from "./e2e-harness.ts";
+import {
+  botTexts,
+  cardCallId,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+  isCard,
+} from "./e2e-harness.ts";
 
 let e: DiscordE2E;
 let dm: string;
@@ -16,18 +25,34 @@ function ask(text: string, answer: string) {
   return before;
 }
 
-async function slash(name: string, options?: Record<string, string | number>, subcommand?: string, userId = e.ids.alice) {
+async function slash(
+  name: string,
+  options?: Record<string, string | number>,
+  subcommand?: string,
+  userId = e.ids.alice,
+) {
   const i = e.fake.runSlashCommand({ name, options, subcommand, userId, channelId: e.ids.channelId });
   await i.callback();
   return eventually(() => {
     const o = i.original();
-    return o && !(o.flags & 128) ? (o.content as string) + i.followUps().map((f) => `\n${f.content}`).join("") : undefined;
+    return o && !(o.flags & 128)
+      ? (o.content as string) +
+          i
+            .followUps()
+            .map((f) => `\n${f.content}`)
+            .join("")
+      : undefined;
   }, `/${name} reply`);
 }
 
 describe("approve always and /rules", () => {
   test("slash commands are registered in the configured guild", () => {
-    expect(e.fake.commands(e.ids.guildId).map((c) => c.name).sort()).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
+    expect(
+      e.fake
+        .commands(e.ids.guildId)
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
   });
 
   test("Approve always skips the next card for that tool in this conversation; /rules lists and revokes it", async () => {
@@ -36,7 +61,11 @@ describe("approve always and /rules", () => {
       const c = findCard(e.fake, dm, "notes.write");
       return c && !before.has(c.id) ? c : undefined;
     }, "first card");
-    const click = e.fake.clickButton({ messageId: card.id, customId: `oa:always:${cardCallId(card)}`, userId: e.ids.alice });
+    const click = e.fake.clickButton({
+      messageId: card.id,
+      customId: `oa:always:${cardCallId(card)}`,
+      userId: e.ids.alice,
+    });
     await click.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W1")), "first answer");
     expect(await eventually(() => click.followUps()[0]?.content, "the follow-up")).toContain("Created rule `ar_");
@@ -82,9 +111,15 @@ describe("approve always and /rules", () => {
       return c && !before.has(c.id) ? c : undefined;
     }, "fourth card");
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `/approve ${cardCallId(card4)} deny not now` });
-    await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Denied `notes.write`")), "text approve reply");
+    await eventually(
+      () => botTexts(e.fake, dm).find((t) => t.startsWith("Denied `notes.write`")),
+      "text approve reply",
+    );
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W4")), "fourth answer");
-    expect(e.h.gateway.approvals.get(cardCallId(card4))!.decision).toMatchObject({ decision: "denied", reason: "not now" });
+    expect(e.h.gateway.approvals.get(cardCallId(card4))!.decision).toMatchObject({
+      decision: "denied",
+      reason: "not now",
+    });
   });
 
   test("/tools, /receipts (recent, one run, paged) and /reload", async () => {

@@ -69,7 +69,13 @@ export async function registerSlashCommands(client: Client<true>, guildId: strin
   type Body = Parameters<typeof client.application.commands.set>[0];
   const all = SLASH_COMMANDS as unknown as Array<Record<string, unknown> & { name: string }>;
   const global = (contexts: number[]) =>
-    all.filter((c) => contexts.includes(GUILD) || DM_COMMANDS.has(c.name)).map((c) => ({ ...c, contexts: DM_COMMANDS.has(c.name) ? contexts : [GUILD], integration_types: [GUILD_INSTALL] }));
+    all
+      .filter((c) => contexts.includes(GUILD) || DM_COMMANDS.has(c.name))
+      .map((c) => ({
+        ...c,
+        contexts: DM_COMMANDS.has(c.name) ? contexts : [GUILD],
+        integration_types: [GUILD_INSTALL],
+      }));
   if (guildId) {
     await client.application.commands.set(all as unknown as Body, guildId);
     await client.application.commands.set(global([BOT_DM]) as unknown as Body);

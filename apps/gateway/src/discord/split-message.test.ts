@@ -53,7 +53,12 @@ describe("splitMessage", () => {
       expect(fencesBalanced(c)).toBe(true);
       expect(c.startsWith("```")).toBe(true);
     }
-    expect(chunks.join("").replace(/```\n?/g, "").replace(/\n/g, "")).toBe("a".repeat(5000));
+    expect(
+      chunks
+        .join("")
+        .replace(/```\n?/g, "")
+        .replace(/\n/g, ""),
+    ).toBe("a".repeat(5000));
   });
 
   test("an unclosed fence in the source is closed in the last message", () => {
@@ -63,7 +68,8 @@ describe("splitMessage", () => {
   });
 
   test("a block opened with a longer fence is closed with it, never pushing a message over the limit", () => {
-    const text = "`````md\n" + Array.from({ length: 300 }, (_, i) => `row ${i} ${"r".repeat(20)}`).join("\n") + "\n`````\nafter";
+    const text =
+      "`````md\n" + Array.from({ length: 300 }, (_, i) => `row ${i} ${"r".repeat(20)}`).join("\n") + "\n`````\nafter";
     const chunks = splitMessage(text, 2000);
     expect(chunks.length).toBeGreaterThan(2);
     for (const c of chunks) expect(c.length).toBeLessThanOrEqual(2000);
@@ -90,7 +96,19 @@ describe("splitMessage", () => {
   test("random mixes of fences, long lines and prose: every message within the limit, non-empty, nothing lost", () => {
     let seed = 42;
     const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    const pieces = ["```", "```ts", "````", "~~~", "``` x", "```a```", "word ".repeat(50), "y".repeat(2500), "", "  ```py", "text"];
+    const pieces = [
+      "```",
+      "```ts",
+      "````",
+      "~~~",
+      "``` x",
+      "```a```",
+      "word ".repeat(50),
+      "y".repeat(2500),
+      "",
+      "  ```py",
+      "text",
+    ];
     for (let round = 0; round < 200; round++) {
       const lines = Array.from({ length: 5 + rand(40) }, () => pieces[rand(pieces.length)]!);
       const text = lines.join("\n");

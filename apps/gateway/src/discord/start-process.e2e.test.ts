@@ -35,7 +35,11 @@ describe("bun start with a Discord token (real subprocess)", () => {
     const { proc, out, err } = startGatewayProcess({
       cwd: dir,
       apiUrl: api.url,
-      env: { ANTHROPIC_API_KEY: "sk-ant-api03-discord-start-test-0000000000", DISCORD_TOKEN: fake.token, OPENASSISTANT_DISCORD_API: fake.apiUrl },
+      env: {
+        ANTHROPIC_API_KEY: "sk-ant-api03-discord-start-test-0000000000",
+        DISCORD_TOKEN: fake.token,
+        OPENASSISTANT_DISCORD_API: fake.apiUrl,
+      },
     });
     const killer = setTimeout(() => proc.kill("SIGKILL"), 9_000);
     try {
@@ -44,7 +48,10 @@ describe("bun start with a Discord token (real subprocess)", () => {
 
       const dm = fake.dmChannelId(alice);
       fake.sendUserMessage({ dmFrom: alice, content: "hi from Discord" });
-      await eventually(() => botTexts(fake, dm).find((t) => t.startsWith("Hello from the real process.")), "the answer in the DM");
+      await eventually(
+        () => botTexts(fake, dm).find((t) => t.startsWith("Hello from the real process.")),
+        "the answer in the DM",
+      );
       expect(JSON.stringify(api.messageRequests().at(-1)!.body.messages)).toContain("hi from Discord");
 
       proc.kill("SIGTERM");
@@ -65,12 +72,19 @@ describe("bun start with a Discord token (real subprocess)", () => {
     const alice = fake.defaults!.userId;
     const dir = makeTempDir("oa-discord-badtoken-");
     mkdirSync(join(dir, ".openassistant"), { recursive: true });
-    writeFileSync(join(dir, ".openassistant", "config.jsonc"), `{ "discord": { "token": "\${DISCORD_TOKEN}", "allowedUsers": ["${alice}"] } }\n`);
+    writeFileSync(
+      join(dir, ".openassistant", "config.jsonc"),
+      `{ "discord": { "token": "\${DISCORD_TOKEN}", "allowedUsers": ["${alice}"] } }\n`,
+    );
     fake.expectErrors({ status: 401 });
     const { proc, out, err } = startGatewayProcess({
       cwd: dir,
       apiUrl: api.url,
-      env: { ANTHROPIC_API_KEY: "sk-ant-api03-discord-start-test-0000000000", DISCORD_TOKEN: "wrong.discord.token", OPENASSISTANT_DISCORD_API: fake.apiUrl },
+      env: {
+        ANTHROPIC_API_KEY: "sk-ant-api03-discord-start-test-0000000000",
+        DISCORD_TOKEN: "wrong.discord.token",
+        OPENASSISTANT_DISCORD_API: fake.apiUrl,
+      },
     });
     const killer = setTimeout(() => proc.kill("SIGKILL"), 9_000);
     try {

@@ -12,7 +12,10 @@ describe("discord config → surface config", () => {
     expect(alwaysTtlMsOf(surface)).toBe(DEFAULT_ALWAYS_TTL_MS);
 
     const custom = configSchema.parse({ discord: { token: "t", alwaysScope: "global", alwaysTtlHours: 0.5 } }).discord;
-    expect(decisionFor({ ...custom, token: "t" }, "always", "u1").always).toEqual({ scope: "global", ttlMs: 30 * 60_000 });
+    expect(decisionFor({ ...custom, token: "t" }, "always", "u1").always).toEqual({
+      scope: "global",
+      ttlMs: 30 * 60_000,
+    });
     expect(() => configSchema.parse({ discord: { alwaysScope: "forever" } })).toThrow();
     expect(() => configSchema.parse({ discord: { alwaysTtlHours: 0 } })).toThrow();
   });

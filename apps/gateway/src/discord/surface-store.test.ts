@@ -19,7 +19,12 @@ describe("surface store", () => {
 
     db = openDatabase(path);
     store = createSurfaceStore(db);
-    expect(store.cards("c1").map((c) => c.messageId).sort()).toEqual(["m1", "m2"]);
+    expect(
+      store
+        .cards("c1")
+        .map((c) => c.messageId)
+        .sort(),
+    ).toEqual(["m1", "m2"]);
     expect(store.cards("nope")).toEqual([]);
     expect(store.sessionKey("dm:u1")).toBe("discord:dm:u1:2");
     expect(store.sessionKey("thread:t1")).toBe("discord:thread:t1");

@@ -35,8 +35,12 @@ export function createSurfaceStore(db: Database) {
     `INSERT INTO discord_approval_cards (call_id, channel_id, message_id, kind, created_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT(call_id, channel_id) DO UPDATE SET message_id = excluded.message_id WHERE excluded.message_id != ''`,
   );
-  const cardsFor = db.prepare("SELECT call_id, channel_id, message_id, kind FROM discord_approval_cards WHERE call_id = ?");
-  const dropUnposted = db.prepare("DELETE FROM discord_approval_cards WHERE call_id = ? AND channel_id = ? AND message_id = ''");
+  const cardsFor = db.prepare(
+    "SELECT call_id, channel_id, message_id, kind FROM discord_approval_cards WHERE call_id = ?",
+  );
+  const dropUnposted = db.prepare(
+    "DELETE FROM discord_approval_cards WHERE call_id = ? AND channel_id = ? AND message_id = ''",
+  );
   const markFinalStmt = db.prepare("UPDATE discord_approval_cards SET final = 1 WHERE call_id = ?");
   const unfinishedStmt = db.prepare("SELECT DISTINCT call_id FROM discord_approval_cards WHERE final = 0");
   const getGen = db.prepare("SELECT generation FROM discord_conversations WHERE scope = ?");
@@ -52,7 +56,14 @@ export function createSurfaceStore(db: Database) {
       insertCard.run(ref.callId, ref.channelId, ref.messageId, ref.kind, Date.now());
     },
     cards(callId: string): CardRef[] {
-      return (cardsFor.all(callId) as Array<{ call_id: string; channel_id: string; message_id: string; kind: CardRef["kind"] }>).map((r) => ({
+      return (
+        cardsFor.all(callId) as Array<{
+          call_id: string;
+          channel_id: string;
+          message_id: string;
+          kind: CardRef["kind"];
+        }>
+      ).map((r) => ({
         callId: r.call_id,
         channelId: r.channel_id,
         messageId: r.message_id,

@@ -6,7 +6,12 @@ describe("approve text fallback", () => {
     expect(isApproveText("/approve c1 approve")).toBe(true);
     expect(isApproveText("please approve")).toBe(false);
     expect(parseApproveText("/approve c1 approve")).toEqual({ ok: true, callId: "c1", decision: "approved" });
-    expect(parseApproveText("/approve c1 deny not today\nthanks")).toEqual({ ok: true, callId: "c1", decision: "denied", reason: "not today\nthanks" });
+    expect(parseApproveText("/approve c1 deny not today\nthanks")).toEqual({
+      ok: true,
+      callId: "c1",
+      decision: "denied",
+      reason: "not today\nthanks",
+    });
   });
   test("explains bad input", () => {
     const r = parseApproveText("/approve c1 maybe");

@@ -19,7 +19,12 @@ export function parseApproveText(text: string): ApproveCommand {
 
 export function parseApproveArgs(callId: string, verb: string, reason: string | undefined | null): ApproveCommand {
   const v = verb.toLowerCase();
-  const decision = v === "approve" || v === "approved" || v === "yes" ? "approved" : v === "deny" || v === "denied" || v === "no" ? "denied" : null;
+  const decision =
+    v === "approve" || v === "approved" || v === "yes"
+      ? "approved"
+      : v === "deny" || v === "denied" || v === "no"
+        ? "denied"
+        : null;
   if (!decision) return { ok: false, error: `"${echo(verb, 30)}" is not approve or deny. ${APPROVE_USAGE}` };
   const r = reason?.trim();
   return r ? { ok: true, callId, decision, reason: r } : { ok: true, callId, decision };

@@ -68,7 +68,12 @@ export function shortReason(error: string | undefined): string {
 
 /** One line of model text for the status: last line, escaped, at most 150 characters. */
 function noteLine(note: string | undefined): string {
-  const line = note?.trim().split("\n").filter((l) => l.trim()).at(-1)?.trim();
+  const line = note
+    ?.trim()
+    .split("\n")
+    .filter((l) => l.trim())
+    .at(-1)
+    ?.trim();
   return line ? ` — ${escapeMarkdown(escapeInvisible(cutText(line, 150, { marker: () => "…" })))}` : "";
 }
 

@@ -3,7 +3,13 @@ import type { CallOutcome } from "@openassistant/core/codemode/run-types.ts";
 
 /** Everything a surface or the HTTP API can observe about the gateway, as it happens. */
 export type GatewayEvent =
-  | { readonly type: "turn.started"; readonly turnId: string; readonly sessionId: string; readonly surface: string; readonly at: number }
+  | {
+      readonly type: "turn.started";
+      readonly turnId: string;
+      readonly sessionId: string;
+      readonly surface: string;
+      readonly at: number;
+    }
   /** A streamed text delta from the model. */
   | { readonly type: "model.text"; readonly turnId: string; readonly text: string }
   /** Readable thinking of a model response (progress notes between tool calls), when the display returns it. */
@@ -12,14 +18,39 @@ export type GatewayEvent =
   | { readonly type: "model.retrying"; readonly turnId: string; readonly seconds: number; readonly reason: string }
   /** A model round is starting (round 1 = first request of the turn). */
   | { readonly type: "model.request"; readonly turnId: string; readonly round: number }
-  | { readonly type: "typecheck.failed"; readonly turnId: string; readonly diagnostics: string; readonly repairRound: number }
+  | {
+      readonly type: "typecheck.failed";
+      readonly turnId: string;
+      readonly diagnostics: string;
+      readonly repairRound: number;
+    }
   | { readonly type: "run.started"; readonly turnId: string; readonly runId: string; readonly code: string }
-  | { readonly type: "run.finished"; readonly turnId: string; readonly runId: string; readonly ok: boolean; readonly error?: string }
+  | {
+      readonly type: "run.finished";
+      readonly turnId: string;
+      readonly runId: string;
+      readonly ok: boolean;
+      readonly error?: string;
+    }
   | { readonly type: "call.settled"; readonly turnId?: string; readonly runId: string; readonly outcome: CallOutcome }
   | { readonly type: "approval.requested"; readonly request: ApprovalRequest }
   | { readonly type: "approval.decided"; readonly callId: string; readonly decision: ApprovalDecision }
-  | { readonly type: "profile.rotated"; readonly turnId?: string; readonly from: string; readonly to: string; readonly reason: string; readonly message?: string }
-  | { readonly type: "turn.finished"; readonly turnId: string; readonly sessionId: string; readonly unverified: boolean; readonly runIds: readonly string[]; readonly stopReason: TurnStopReason }
+  | {
+      readonly type: "profile.rotated";
+      readonly turnId?: string;
+      readonly from: string;
+      readonly to: string;
+      readonly reason: string;
+      readonly message?: string;
+    }
+  | {
+      readonly type: "turn.finished";
+      readonly turnId: string;
+      readonly sessionId: string;
+      readonly unverified: boolean;
+      readonly runIds: readonly string[];
+      readonly stopReason: TurnStopReason;
+    }
   | { readonly type: "error"; readonly turnId?: string; readonly code: string; readonly message: string };
 
 /** Why a turn ended. */

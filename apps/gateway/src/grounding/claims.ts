@@ -7,8 +7,14 @@ export interface ActionClaim {
   readonly sentence: string;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/ /g, "\\s+");
-const verbRe = new RegExp(`\\b(${[...CLAIM_VERBS].sort((a, b) => b.length - a.length).map(escape).join("|")})\\b`, "gi");
+const escapePhrase = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/ /g, "\\s+");
+const verbRe = new RegExp(
+  `\\b(${[...CLAIM_VERBS]
+    .sort((a, b) => b.length - a.length)
+    .map(escapePhrase)
+    .join("|")})\\b`,
+  "gi",
+);
 const negations = new Set(NEGATIONS);
 const multiWordNegations = NEGATIONS.filter((n) => n.includes(" "));
 
@@ -25,11 +31,18 @@ export function findActionClaims(text: string): ActionClaim[] {
     verbRe.lastIndex = 0;
     for (let m = verbRe.exec(sentence); m; m = verbRe.exec(sentence)) {
       const before = sentence.slice(0, m.index).toLowerCase();
-      const words = before.split(/[^a-z']+/).filter(Boolean).slice(-NEGATION_WINDOW);
+      const words = before
+        .split(/[^a-z']+/)
+        .filter(Boolean)
+        .slice(-NEGATION_WINDOW);
       const windowText = words.join(" ");
-      const negated = words.some((w) => negations.has(w) || w.endsWith("n't")) || multiWordNegations.some((n) => windowText.includes(n));
+      const negated =
+        words.some((w) => negations.has(w) || w.endsWith("n't")) ||
+        multiWordNegations.some((n) => windowText.includes(n));
       // "created by Ann": a passive with a named agent describes someone else's action.
-      const attributed = /^\s+by\s+[A-Z]/.test(sentence.slice(m.index + m[0].length)) && !/^\s+by\s+(me|us)\b/i.test(sentence.slice(m.index + m[0].length));
+      const attributed =
+        /^\s+by\s+[A-Z]/.test(sentence.slice(m.index + m[0].length)) &&
+        !/^\s+by\s+(me|us)\b/i.test(sentence.slice(m.index + m[0].length));
       // Every claim of the sentence counts: "I sent the mail and deleted the draft" claims two actions.
       if (!negated && !attributed) claims.push({ verb: m[1]!.toLowerCase(), sentence });
     }

@@ -1,4 +1,10 @@
-import { callStatus, formatSummaryForModel, summarizeRun, type ActivitySummary, type Receipt } from "@openassistant/core/receipts/index.ts";
+import {
+  callStatus,
+  formatSummaryForModel,
+  summarizeRun,
+  type ActivitySummary,
+  type Receipt,
+} from "@openassistant/core/receipts/index.ts";
 import { findActionClaims, type ActionClaim } from "./claims.ts";
 import { CLAIM_VERB_STEMS, READ_VERBS } from "./lexicon.ts";
 
@@ -64,7 +70,9 @@ export function claimIsBacked(claim: ActionClaim, receipts: readonly Receipt[]):
   const status = callStatus(receipts);
   const first = new Map<string, Receipt>();
   for (const r of receipts) if (!first.has(r.callId)) first.set(r.callId, r);
-  const matching = [...first.values()].filter((r) => toolPathWords(r.toolPath).some((w) => stems.some((s) => matchesStem(w, s))));
+  const matching = [...first.values()].filter((r) =>
+    toolPathWords(r.toolPath).some((w) => stems.some((s) => matchesStem(w, s))),
+  );
   if (!matching.length) return hasBackingReceipt(receipts);
   return matching.some((r) => isActionCall(r) && status.get(r.callId) === "succeeded");
 }

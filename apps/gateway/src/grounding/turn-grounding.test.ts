@@ -23,7 +23,12 @@ const tools = (addWorks: boolean) => ({
         return { saved: text };
       },
     }),
-    list: defineTool({ description: "List notes", approval: "auto" as const, args: z.object({}), run: async () => ["milk"] }),
+    list: defineTool({
+      description: "List notes",
+      approval: "auto" as const,
+      args: z.object({}),
+      run: async () => ["milk"],
+    }),
   },
 });
 

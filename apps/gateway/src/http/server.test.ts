@@ -52,7 +52,13 @@ describe("local HTTP API", () => {
     const collected = readSse(sse, (evs) => evs.some((e) => e.event === "turn.finished"));
 
     h.api.script([
-      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "await tools.reminders.list({}); try { await tools.mail.send({ to: 'a', body: 'b' }); } catch {} return 1;" } }),
+      toolUseTurn({
+        id: "toolu_1",
+        name: "execute",
+        input: {
+          code: "await tools.reminders.list({}); try { await tools.mail.send({ to: 'a', body: 'b' }); } catch {} return 1;",
+        },
+      }),
       textTurn("Listed; the mail failed."),
     ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "http", surface: "terminal", text: "go" });
@@ -71,10 +77,18 @@ describe("local HTTP API", () => {
     expect((await fetch(`${http.url}/runs/nope`, { headers: auth })).status).toBe(404);
 
     const failed = (await (await fetch(`${http.url}/receipts?status=failed`, { headers: auth })).json()) as any;
-    expect(failed.receipts.map((r: { toolPath: string; phase: string }) => `${r.toolPath}:${r.phase}`)).toEqual(["mail.send:requested", "mail.send:started", "mail.send:failed"]);
-    const byTool = (await (await fetch(`${http.url}/receipts?tool=reminders.*&run=${runId}`, { headers: auth })).json()) as any;
+    expect(failed.receipts.map((r: { toolPath: string; phase: string }) => `${r.toolPath}:${r.phase}`)).toEqual([
+      "mail.send:requested",
+      "mail.send:started",
+      "mail.send:failed",
+    ]);
+    const byTool = (await (
+      await fetch(`${http.url}/receipts?tool=reminders.*&run=${runId}`, { headers: auth })
+    ).json()) as any;
     expect(byTool.count).toBe(3);
-    const future = (await (await fetch(`${http.url}/receipts?since=${Date.now() + 60_000}`, { headers: auth })).json()) as any;
+    const future = (await (
+      await fetch(`${http.url}/receipts?since=${Date.now() + 60_000}`, { headers: auth })
+    ).json()) as any;
     expect(future.count).toBe(0);
     expect((await fetch(`${http.url}/receipts?status=bogus`, { headers: auth })).status).toBe(400);
   });
@@ -83,7 +97,9 @@ describe("local HTTP API", () => {
     h = await startHarness({ settings: { http: { port: 0, token: "configured-token-123456" } } });
     const http = h.gateway.http!;
     expect(http.tokenCreated).toBe(false);
-    expect((await fetch(`${http.url}/health`, { headers: { authorization: "Bearer configured-token-123456" } })).status).toBe(200);
+    expect(
+      (await fetch(`${http.url}/health`, { headers: { authorization: "Bearer configured-token-123456" } })).status,
+    ).toBe(200);
     await h.gateway.shutdown();
     await expect(fetch(`${http.url}/health`)).rejects.toThrow();
   });
@@ -102,7 +118,14 @@ describe("local HTTP API", () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toContain("percent-encoding");
     }
-    for (const path of ["/receipts?since=abc", "/receipts?since=2024-13-45", "/receipts?limit=999999999999", "/receipts?limit=1.5", "/receipts?limit=0", "/receipts?limit=abc"])
+    for (const path of [
+      "/receipts?since=abc",
+      "/receipts?since=2024-13-45",
+      "/receipts?limit=999999999999",
+      "/receipts?limit=1.5",
+      "/receipts?limit=0",
+      "/receipts?limit=abc",
+    ])
       expect((await get(path)).status).toBe(400);
     expect((await get("/receipts?tool=%5B&limit=")).body).toEqual({ count: 0, receipts: [] } as never);
     expect((await get("/nope")).status).toBe(404);
@@ -122,7 +145,10 @@ describe("local HTTP API", () => {
     const http = h.gateway.http!;
     const before = h.gateway.events.listenerCount;
     const controller = new AbortController();
-    const sse = await fetch(`${http.url}/events`, { headers: { authorization: `Bearer ${http.token}` }, signal: controller.signal });
+    const sse = await fetch(`${http.url}/events`, {
+      headers: { authorization: `Bearer ${http.token}` },
+      signal: controller.signal,
+    });
     const reader = sse.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain(": connected");
     expect(h.gateway.events.listenerCount).toBe(before + 1);

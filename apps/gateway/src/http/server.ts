@@ -1,4 +1,9 @@
-import { callStatus, formatSummaryForModel, summarizeRun, type CallStatus } from "@openassistant/core/receipts/index.ts";
+import {
+  callStatus,
+  formatSummaryForModel,
+  summarizeRun,
+  type CallStatus,
+} from "@openassistant/core/receipts/index.ts";
 import type { Receipt, ReceiptQuery, ReceiptStore } from "@openassistant/core/receipts/types.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayEvent } from "../events/types.ts";
@@ -25,7 +30,10 @@ const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "pendi
 const MAX_LIMIT = 5000;
 
 const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
 const problem = (status: number, error: string) => json({ error }, status);
 
 /** The local HTTP API: 127.0.0.1 only, every route behind the bearer token. */
@@ -49,10 +57,16 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
   function route(req: Request): Response {
     const url = new URL(req.url);
     if (!bearerMatches(req.headers.get("authorization"), options.token))
-      return new Response(JSON.stringify({ error: "missing or wrong bearer token: send Authorization: Bearer <token> (see http.token or .openassistant/data/http-token)" }), {
-        status: 401,
-        headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="openassistant"' },
-      });
+      return new Response(
+        JSON.stringify({
+          error:
+            "missing or wrong bearer token: send Authorization: Bearer <token> (see http.token or .openassistant/data/http-token)",
+        }),
+        {
+          status: 401,
+          headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="openassistant"' },
+        },
+      );
     if (req.method !== "GET") return problem(405, `${req.method} is not supported; the API is read-only (GET)`);
     if (url.pathname === "/health") return json({ ok: true, uptimeMs: Date.now() - started, ...options.health?.() });
     const run = /^\/runs\/([^/]+)$/.exec(url.pathname);
@@ -61,7 +75,10 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
       try {
         runId = decodeURIComponent(run[1]!);
       } catch {
-        return problem(400, `the run id in ${url.pathname} is not valid percent-encoding; send it as /runs/<run id> (e.g. /runs/run_0123…)`);
+        return problem(
+          400,
+          `the run id in ${url.pathname} is not valid percent-encoding; send it as /runs/<run id> (e.g. /runs/run_0123…)`,
+        );
       }
       return runRoute(runId);
     }
@@ -74,21 +91,30 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
     const receipts = options.receipts.byRun(runId);
     if (receipts.length === 0) return problem(404, `no receipts for run "${runId}"`);
     const summary = summarizeRun(receipts);
-    return json({ runId, receipts, summary, summaryText: formatSummaryForModel(summary), integrity: options.receipts.verifyRun(runId) });
+    return json({
+      runId,
+      receipts,
+      summary,
+      summaryText: formatSummaryForModel(summary),
+      integrity: options.receipts.verifyRun(runId),
+    });
   }
 
   function receiptsRoute(params: URLSearchParams): Response {
     const status = params.get("status") ?? undefined;
-    if (status && !STATUSES.includes(status as CallStatus)) return problem(400, `status must be one of ${STATUSES.join(", ")} (got "${status}")`);
+    if (status && !STATUSES.includes(status as CallStatus))
+      return problem(400, `status must be one of ${STATUSES.join(", ")} (got "${status}")`);
     const sinceRaw = params.get("since");
     let since: number | undefined;
     if (sinceRaw) {
       since = /^\d+$/.test(sinceRaw) ? Number(sinceRaw) : Date.parse(sinceRaw);
-      if (!Number.isFinite(since)) return problem(400, `since must be epoch milliseconds or an ISO date (got "${sinceRaw}")`);
+      if (!Number.isFinite(since))
+        return problem(400, `since must be epoch milliseconds or an ISO date (got "${sinceRaw}")`);
     }
     const limitRaw = params.get("limit");
     const limit = limitRaw ? Number(limitRaw) : 500;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return problem(400, `limit must be an integer 1..${MAX_LIMIT}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      return problem(400, `limit must be an integer 1..${MAX_LIMIT}`);
     const query: ReceiptQuery = {
       ...(params.get("run") ? { runId: params.get("run")! } : {}),
       ...(params.get("tool") ? { tool: params.get("tool")! } : {}),
@@ -113,7 +139,9 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
           }
         };
         send(`: connected\n\n`);
-        const unsubscribe = options.events.subscribe((e: GatewayEvent) => send(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`));
+        const unsubscribe = options.events.subscribe((e: GatewayEvent) =>
+          send(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
+        );
         const keepAlive = setInterval(() => send(`: keep-alive\n\n`), options.keepAliveMs ?? 15_000);
         cleanup = () => {
           clearInterval(keepAlive);
@@ -132,7 +160,9 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
         cleanup();
       },
     });
-    return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" } });
+    return new Response(stream, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
+    });
   }
 
   return {

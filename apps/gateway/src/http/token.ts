@@ -8,7 +8,10 @@ export const HTTP_TOKEN_FILE = "http-token";
  * The HTTP API bearer token: config `http.token`, else the one stored (0600) in the data dir,
  * else a new random one written there. `created` tells the caller to print it once.
  */
-export function resolveHttpToken(dataDir: string, configured?: string): { token: string; created: boolean; path?: string } {
+export function resolveHttpToken(
+  dataDir: string,
+  configured?: string,
+): { token: string; created: boolean; path?: string } {
   if (configured) return { token: configured, created: false };
   const path = join(dataDir, HTTP_TOKEN_FILE);
   if (existsSync(path)) {

@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { fakeAnthropicErrors, makeTempDir, startFakeAnthropic, textTurn, toolUseTurn, type FakeAnthropic } from "@openassistant/testkit";
+import {
+  fakeAnthropicErrors,
+  makeTempDir,
+  startFakeAnthropic,
+  textTurn,
+  toolUseTurn,
+  type FakeAnthropic,
+} from "@openassistant/testkit";
 import { createAuthResolver } from "../auth/resolve.ts";
 import { openAuthStore, type AuthStore } from "../auth/store.ts";
 import type { AuthProfile, AuthProfileType, EnvLike, RotationEvent } from "../auth/types.ts";
@@ -57,12 +64,23 @@ function storeWith(...profiles: Array<[id: string, type: AuthProfileType, secret
   return store;
 }
 
-function client(store: AuthStore, extra: Partial<ModelClientOptions> & { env?: EnvLike; onRotate?: (e: RotationEvent) => void } = {}) {
+function client(
+  store: AuthStore,
+  extra: Partial<ModelClientOptions> & { env?: EnvLike; onRotate?: (e: RotationEvent) => void } = {},
+) {
   const { env, onRotate, ...rest } = extra;
   const auth = createAuthResolver({ store, env: env ?? {}, onRotate });
   // claude-haiku-4-5 does not think unless asked, so these transport tests see only scripted blocks.
   // Same-key waits are off here (rateLimitRetries 0) and tested on their own below.
-  return createModelClient({ auth, baseURL: api.url, model: MODEL, maxTokens: 256, transientDelayMs: 1, rateLimitRetries: 0, ...rest });
+  return createModelClient({
+    auth,
+    baseURL: api.url,
+    model: MODEL,
+    maxTokens: 256,
+    transientDelayMs: 1,
+    rateLimitRetries: 0,
+    ...rest,
+  });
 }
 
 const userMessage = { messages: [{ role: "user" as const, content: "hi" }] };
@@ -79,7 +97,11 @@ async function expectModelError(p: Promise<unknown>): Promise<ModelError> {
 
 describe("transport through the real SDK", () => {
   test("SSE turn: streams text deltas, returns the final message with usage, sends defaults", async () => {
-    api.script([textTurn("Hello there, friend!", { usage: { input_tokens: 11, output_tokens: 4, cache_read_input_tokens: 9, cache_creation_input_tokens: 3 } })]);
+    api.script([
+      textTurn("Hello there, friend!", {
+        usage: { input_tokens: 11, output_tokens: 4, cache_read_input_tokens: 9, cache_creation_input_tokens: 3 },
+      }),
+    ]);
     const deltas: string[] = [];
     const msg = await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(
       { ...userMessage, system: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }] },
@@ -90,26 +112,50 @@ describe("transport through the real SDK", () => {
     expect(msg.content).toHaveLength(1);
     expect(msg.content[0]).toMatchObject({ type: "text", text: "Hello there, friend!" });
     expect(msg.stop_reason).toBe("end_turn");
-    expect(msg.usage).toMatchObject({ input_tokens: 11, output_tokens: 4, cache_read_input_tokens: 9, cache_creation_input_tokens: 3 });
+    expect(msg.usage).toMatchObject({
+      input_tokens: 11,
+      output_tokens: 4,
+      cache_read_input_tokens: 9,
+      cache_creation_input_tokens: 3,
+    });
     const req = api.messageRequests()[0]!;
     expect(req.body).toMatchObject({ model: MODEL, max_tokens: 256, stream: true });
     expect(req.body.system[0].cache_control).toEqual({ type: "ephemeral" }); // passed through untouched
   });
 
   test("tool_use blocks are parsed from input_json_delta chunks", async () => {
-    api.script([toolUseTurn({ id: "toolu_01", name: "execute", input: { code: "return tools.a.b({ x: 1 })" } }, { text: "Let me check.", chunkSize: 3 })]);
+    api.script([
+      toolUseTurn(
+        { id: "toolu_01", name: "execute", input: { code: "return tools.a.b({ x: 1 })" } },
+        { text: "Let me check.", chunkSize: 3 },
+      ),
+    ]);
     const msg = await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage({
       ...userMessage,
-      tools: [{ name: "execute", description: "run code", input_schema: { type: "object", properties: { code: { type: "string" } } } }],
+      tools: [
+        {
+          name: "execute",
+          description: "run code",
+          input_schema: { type: "object", properties: { code: { type: "string" } } },
+        },
+      ],
     });
     expect(msg.stop_reason).toBe("tool_use");
-    expect(msg.content[1]).toEqual({ type: "tool_use", id: "toolu_01", name: "execute", input: { code: "return tools.a.b({ x: 1 })" } } as never);
+    expect(msg.content[1]).toEqual({
+      type: "tool_use",
+      id: "toolu_01",
+      name: "execute",
+      input: { code: "return tools.a.b({ x: 1 })" },
+    } as never);
     expect(api.messageRequests()[0]!.body.tools[0].name).toBe("execute");
   });
 
   test("JSON turn through an SDK client built by buildSdkClient", async () => {
     api.script([toolUseTurn({ id: "toolu_9", name: "execute", input: { code: "1" } })]);
-    const sdk = buildSdkClient({ profileId: "anthropic:a", source: "profile", type: "api_key", secret: KEY_A }, { baseURL: api.url });
+    const sdk = buildSdkClient(
+      { profileId: "anthropic:a", source: "profile", type: "api_key", secret: KEY_A },
+      { baseURL: api.url },
+    );
     const msg = await sdk.messages.create({ model: MODEL, max_tokens: 10, ...userMessage });
     expect(msg.content[0]).toEqual({ type: "tool_use", id: "toolu_9", name: "execute", input: { code: "1" } } as never);
     expect(api.messageRequests()[0]!.body.stream).toBeUndefined();
@@ -117,7 +163,9 @@ describe("transport through the real SDK", () => {
 
   test("token profile: Bearer token + anthropic-beta oauth header; no impersonation", async () => {
     api.script([textTurn("ok")]);
-    await client(storeWith(["anthropic:manual", "token", TOKEN])).streamMessage(userMessage, { betas: ["prompt-caching-2024-07-31"] });
+    await client(storeWith(["anthropic:manual", "token", TOKEN])).streamMessage(userMessage, {
+      betas: ["prompt-caching-2024-07-31"],
+    });
     const h = api.messageRequests()[0]!.headers;
     expect(h.authorization).toBe(`Bearer ${TOKEN}`);
     expect(h["x-api-key"]).toBeUndefined();
@@ -151,9 +199,16 @@ describe("transport through the real SDK", () => {
     expect(t!.headers["anthropic-beta"]).toBe(OAUTH_BETA_HEADER);
     expect(t!.headers["x-leaked"]).toBeUndefined();
     // Without a baseURL the client targets the real API, not $ANTHROPIC_BASE_URL.
-    expect(buildSdkClient({ profileId: "p", source: "profile", type: "api_key", secret: KEY_A }).baseURL).toBe("https://api.anthropic.com");
+    expect(buildSdkClient({ profileId: "p", source: "profile", type: "api_key", secret: KEY_A }).baseURL).toBe(
+      "https://api.anthropic.com",
+    );
     // And the resolver does not read process.env either: no env object, no credentials.
-    const none = createModelClient({ auth: createAuthResolver({ store: storeWith() }), model: "m", maxTokens: 1, baseURL: api.url });
+    const none = createModelClient({
+      auth: createAuthResolver({ store: storeWith() }),
+      model: "m",
+      maxTokens: 1,
+      baseURL: api.url,
+    });
     const err = await expectModelError(none.streamMessage(userMessage));
     expect(err.kind).toBe("no_credentials");
     expect(err.message).toContain("openassistant auth anthropic api-key");
@@ -175,7 +230,9 @@ describe("rotation through profiles", () => {
     const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B]);
     const events: RotationEvent[] = [];
     const perCall: RotationEvent[] = [];
-    const msg = await client(store, { onRotate: (e) => events.push(e) }).streamMessage(userMessage, { onRotate: (e) => perCall.push(e) });
+    const msg = await client(store, { onRotate: (e) => events.push(e) }).streamMessage(userMessage, {
+      onRotate: (e) => perCall.push(e),
+    });
     expect(msg.content[0]).toMatchObject({ text: "from b" });
     expect(api.messageRequests().map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY_A}`, `Bearer ${KEY_B}`]);
     expect(events).toHaveLength(1);
@@ -194,8 +251,18 @@ describe("rotation through profiles", () => {
     const events: RotationEvent[] = [];
     const c = client(store, { onRotate: (e) => events.push(e) });
     await c.streamMessage(userMessage);
-    expect(events).toEqual([expect.objectContaining({ from: "anthropic:manual", to: "anthropic:key", reason: "auth", message: "invalid bearer token" })]);
-    expect(openAuthStore(store.configDir).get("anthropic:manual")).toMatchObject({ failures: 1, lastFailureReason: "auth" });
+    expect(events).toEqual([
+      expect.objectContaining({
+        from: "anthropic:manual",
+        to: "anthropic:key",
+        reason: "auth",
+        message: "invalid bearer token",
+      }),
+    ]);
+    expect(openAuthStore(store.configDir).get("anthropic:manual")).toMatchObject({
+      failures: 1,
+      lastFailureReason: "auth",
+    });
     await c.streamMessage(userMessage);
     const auths = api.messageRequests().map((r) => r.headers.authorization);
     expect(auths).toEqual([`Bearer ${TOKEN}`, `Bearer ${KEY_A}`, `Bearer ${KEY_A}`]);
@@ -221,7 +288,9 @@ describe("rotation through profiles", () => {
 
   test("setup-token rejected for third-party use: clear message telling the user to add an API key", async () => {
     api.script([fakeAnthropicErrors.setupTokenRejected()]);
-    const err = await expectModelError(client(storeWith(["anthropic:manual", "token", TOKEN])).streamMessage(userMessage));
+    const err = await expectModelError(
+      client(storeWith(["anthropic:manual", "token", TOKEN])).streamMessage(userMessage),
+    );
     expect(err.kind).toBe("setup_token_rejected");
     expect(err.status).toBe(400);
     expect(err.message).toBe(
@@ -242,7 +311,10 @@ describe("rotation through profiles", () => {
   test("env fallback is used after profiles and rotated like one", async () => {
     api.script([fakeAnthropicErrors.authentication(), textTurn("env ok")]);
     const events: RotationEvent[] = [];
-    const c = client(storeWith(["anthropic:a", "api_key", KEY_A]), { env: { ANTHROPIC_OAUTH_TOKEN: TOKEN }, onRotate: (e) => events.push(e) });
+    const c = client(storeWith(["anthropic:a", "api_key", KEY_A]), {
+      env: { ANTHROPIC_OAUTH_TOKEN: TOKEN },
+      onRotate: (e) => events.push(e),
+    });
     await c.streamMessage(userMessage);
     expect(events[0]).toMatchObject({ from: "anthropic:a", to: "env:ANTHROPIC_OAUTH_TOKEN" });
     const second = api.messageRequests()[1]!.headers;
@@ -252,7 +324,11 @@ describe("rotation through profiles", () => {
 
   test("maxAttempts bounds the rotation", async () => {
     api.script([fakeAnthropicErrors.overloaded(), fakeAnthropicErrors.overloaded()]);
-    const store = storeWith(["anthropic:a", "api_key", KEY_A], ["anthropic:b", "api_key", KEY_B], ["anthropic:c", "api_key", KEY_A]);
+    const store = storeWith(
+      ["anthropic:a", "api_key", KEY_A],
+      ["anthropic:b", "api_key", KEY_B],
+      ["anthropic:c", "api_key", KEY_A],
+    );
     const err = await expectModelError(client(store, { maxAttempts: 2 }).streamMessage(userMessage));
     expect(err.kind).toBe("overloaded");
     expect(api.messageRequests()).toHaveLength(2);
@@ -270,9 +346,13 @@ describe("error mapping", () => {
 
   test("401 on an API key: names the profile and the command", async () => {
     api.script([fakeAnthropicErrors.authentication()]);
-    const err = await expectModelError(client(storeWith(["anthropic:work", "api_key", KEY_A])).streamMessage(userMessage));
+    const err = await expectModelError(
+      client(storeWith(["anthropic:work", "api_key", KEY_A])).streamMessage(userMessage),
+    );
     expect(err.kind).toBe("auth");
-    expect(err.message).toBe("The API key for profile anthropic:work was rejected (invalid x-api-key); run `openassistant auth anthropic api-key`.");
+    expect(err.message).toBe(
+      "The API key for profile anthropic:work was rejected (invalid x-api-key); run `openassistant auth anthropic api-key`.",
+    );
   });
 
   test("403 permission, expired token and billing errors cool down and map", async () => {
@@ -323,7 +403,10 @@ describe("one credential: rate limits and overloads are waited out on the same k
   });
 
   test("429 then ok: waits retry-after (capped), retries the same key, no cooldown", async () => {
-    api.script([{ error: { ...fakeAnthropicErrors.rateLimited(1).error, headers: { "retry-after-ms": "20" } } }, textTurn("after the wait")]);
+    api.script([
+      { error: { ...fakeAnthropicErrors.rateLimited(1).error, headers: { "retry-after-ms": "20" } } },
+      textTurn("after the wait"),
+    ]);
     const store = storeWith(["anthropic:a", "api_key", KEY_A]);
     const retries: Array<{ seconds: number; reason: string }> = [];
     const { client: c, opts } = waiting(store, retries);
@@ -335,7 +418,11 @@ describe("one credential: rate limits and overloads are waited out on the same k
   });
 
   test("529 once, and an overload mid-stream before any output: both retried on the same key", async () => {
-    api.script([fakeAnthropicErrors.overloaded(), fakeAnthropicErrors.overloaded({ midStream: true }), textTurn("third time")]);
+    api.script([
+      fakeAnthropicErrors.overloaded(),
+      fakeAnthropicErrors.overloaded({ midStream: true }),
+      textTurn("third time"),
+    ]);
     const retries: Array<{ seconds: number; reason: string }> = [];
     const { client: c, opts } = waiting(storeWith(["anthropic:a", "api_key", KEY_A]), retries);
     const msg = await c.streamMessage(userMessage, opts);
@@ -377,7 +464,11 @@ describe("one credential: rate limits and overloads are waited out on the same k
   });
 
   test("every known form of a setup-token rejection falls back to the API key", async () => {
-    for (const rejection of [fakeAnthropicErrors.setupTokenRejected(), fakeAnthropicErrors.oauthNotSupported(), fakeAnthropicErrors.bareError()]) {
+    for (const rejection of [
+      fakeAnthropicErrors.setupTokenRejected(),
+      fakeAnthropicErrors.oauthNotSupported(),
+      fakeAnthropicErrors.bareError(),
+    ]) {
       api.script([rejection, textTurn("via key")]);
       const store = storeWith(["anthropic:manual", "token", TOKEN], ["anthropic:key", "api_key", KEY_A]);
       const msg = await client(store).streamMessage(userMessage);

@@ -75,7 +75,11 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   function clientFor(cred: ResolvedCredential): Anthropic {
     const cached = clients.get(cred.profileId);
     if (cached && cached.secret === cred.secret) return cached.client;
-    const client = buildSdkClient(cred, { baseURL: options.baseURL, fetch: options.fetch, timeoutMs: options.timeoutMs });
+    const client = buildSdkClient(cred, {
+      baseURL: options.baseURL,
+      fetch: options.fetch,
+      timeoutMs: options.timeoutMs,
+    });
     clients.set(cred.profileId, { secret: cred.secret, client });
     return client;
   }
@@ -97,7 +101,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 
   function otherUsable(cred: ResolvedCredential): boolean {
     try {
-      return auth.candidates().some((c) => c.profileId !== cred.profileId && (!c.cooldownUntil || c.cooldownUntil.getTime() <= Date.now()));
+      return auth
+        .candidates()
+        .some((c) => c.profileId !== cred.profileId && (!c.cooldownUntil || c.cooldownUntil.getTime() <= Date.now()));
     } catch {
       return false;
     }
@@ -129,7 +135,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         auth.succeed(cred);
         return message;
       } catch (err) {
-        if (opts.signal?.aborted) throw new ModelError("aborted", "The model call was cancelled.", { profileId: cred.profileId, cause: err });
+        if (opts.signal?.aborted)
+          throw new ModelError("aborted", "The model call was cancelled.", { profileId: cred.profileId, cause: err });
         const c = classifyModelError(err, cred, endpoint);
         const details = {
           status: c.status,
@@ -141,19 +148,37 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 
         // One credential (nothing else usable): a rate limit or an overload is waited out on the same
         // key, following retry-after, before anything is put on cooldown.
-        if ((c.rotate === "rate_limit" || c.rotate === "overloaded") && !streamedText && waitLeft > 0 && attempt < maxAttempts && !otherUsable(cred)) {
+        if (
+          (c.rotate === "rate_limit" || c.rotate === "overloaded") &&
+          !streamedText &&
+          waitLeft > 0 &&
+          attempt < maxAttempts &&
+          !otherUsable(cred)
+        ) {
           const waitMs = Math.min(c.retryAfterMs ?? (c.rotate === "overloaded" ? 2_000 : 10_000), maxRetryWaitMs);
           if (c.retryAfterMs === undefined || c.retryAfterMs <= maxRetryWaitMs) {
             waitLeft--;
-            opts.onRetry?.({ seconds: Math.ceil(waitMs / 1000), reason: c.rotate === "overloaded" ? "Anthropic is overloaded" : "rate limited" });
+            opts.onRetry?.({
+              seconds: Math.ceil(waitMs / 1000),
+              reason: c.rotate === "overloaded" ? "Anthropic is overloaded" : "rate limited",
+            });
             await sleep(waitMs, opts.signal);
-            if (opts.signal?.aborted) throw new ModelError("aborted", "The model call was cancelled.", { profileId: cred.profileId, cause: err });
+            if (opts.signal?.aborted)
+              throw new ModelError("aborted", "The model call was cancelled.", {
+                profileId: cred.profileId,
+                cause: err,
+              });
             continue;
           }
         }
         if (c.rotate) {
           // Text already reached the user: a retry would repeat it, so cool down but stop here.
-          const next = auth.fail(cred, c.rotate, { retryAfterMs: c.retryAfterMs, message: c.apiMessage ?? c.message }, opts.onRotate);
+          const next = auth.fail(
+            cred,
+            c.rotate,
+            { retryAfterMs: c.retryAfterMs, message: c.apiMessage ?? c.message },
+            opts.onRotate,
+          );
           if (next && !streamedText && attempt < maxAttempts) {
             rotatedAway.push({ profileId: cred.profileId, reason: c.rotate });
             cred = next;
@@ -186,9 +211,13 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -33,7 +33,13 @@ export class ModelError extends Error {
   constructor(
     kind: ModelErrorKind,
     message: string,
-    details: { status?: number; profileId?: string; retryAfterSeconds?: number; requestId?: string; cause?: unknown } = {},
+    details: {
+      status?: number;
+      profileId?: string;
+      retryAfterSeconds?: number;
+      requestId?: string;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "ModelError";
@@ -76,7 +82,9 @@ function parseRetryAfterMs(headers: Headers | undefined): number | undefined {
 
 function credentialNoun(cred: ResolvedCredential): string {
   const what = cred.type === "token" ? "setup-token" : "API key";
-  return cred.source === "env" ? `The ${what} in ${cred.profileId.slice(4)}` : `The ${what} for profile ${cred.profileId}`;
+  return cred.source === "env"
+    ? `The ${what} in ${cred.profileId.slice(4)}`
+    : `The ${what} for profile ${cred.profileId}`;
 }
 
 /**
@@ -84,7 +92,11 @@ function credentialNoun(cred: ResolvedCredential): string {
  * (https://platform.claude.com/docs/en/api/errors); message text is read only for the setup-token
  * rejections, which share their type with other errors, and for "prompt is too long".
  */
-export function classifyModelError(err: unknown, cred: ResolvedCredential, endpoint = "https://api.anthropic.com"): ClassifiedError {
+export function classifyModelError(
+  err: unknown,
+  cred: ResolvedCredential,
+  endpoint = "https://api.anthropic.com",
+): ClassifiedError {
   if (err instanceof APIUserAbortError || (err instanceof Error && err.name === "AbortError")) {
     return { kind: "aborted", message: "The model call was cancelled." };
   }
@@ -114,7 +126,8 @@ export function classifyModelError(err: unknown, cred: ResolvedCredential, endpo
   // Claude Code", 401 "OAuth authentication is currently not supported", and a bare 400 "Error".
   const tokenRejected =
     /only authorized for use with Claude Code/i.test(text) ||
-    (cred.type === "token" && (/OAuth authentication is currently not supported/i.test(text) || (status === 400 && text.trim() === "Error")));
+    (cred.type === "token" &&
+      (/OAuth authentication is currently not supported/i.test(text) || (status === 400 && text.trim() === "Error")));
   if (tokenRejected) {
     return {
       ...base,
@@ -140,7 +153,10 @@ export function classifyModelError(err: unknown, cred: ResolvedCredential, endpo
     };
   }
   if (status === 401 || type === "authentication_error") {
-    const fix = cred.type === "token" ? `${SETUP_TOKEN_COMMAND} again, or add an API key with ${API_KEY_COMMAND}` : API_KEY_COMMAND;
+    const fix =
+      cred.type === "token"
+        ? `${SETUP_TOKEN_COMMAND} again, or add an API key with ${API_KEY_COMMAND}`
+        : API_KEY_COMMAND;
     return { ...base, kind: "auth", rotate: "auth", message: `${who} was rejected (${text}); run ${fix}.` };
   }
   if (status === 403 || type === "permission_error") {
@@ -153,24 +169,63 @@ export function classifyModelError(err: unknown, cred: ResolvedCredential, endpo
   }
   if (status === 429 || type === "rate_limit_error") {
     const retryAfterMs = parseRetryAfterMs(err.headers);
-    const when = retryAfterMs !== undefined ? `retry after ${Math.ceil(retryAfterMs / 1000)} s` : "try again in a minute";
-    return { ...base, kind: "rate_limited", rotate: "rate_limit", retryAfterMs, message: `Anthropic's rate limit was reached for ${cred.profileId}; ${when}.` };
+    const when =
+      retryAfterMs !== undefined ? `retry after ${Math.ceil(retryAfterMs / 1000)} s` : "try again in a minute";
+    return {
+      ...base,
+      kind: "rate_limited",
+      rotate: "rate_limit",
+      retryAfterMs,
+      message: `Anthropic's rate limit was reached for ${cred.profileId}; ${when}.`,
+    };
   }
   if (status === 529 || type === "overloaded_error") {
-    return { ...base, kind: "overloaded", rotate: "overloaded", retryAfterMs: parseRetryAfterMs(err.headers), message: "Anthropic is overloaded, try again in a minute." };
+    return {
+      ...base,
+      kind: "overloaded",
+      rotate: "overloaded",
+      retryAfterMs: parseRetryAfterMs(err.headers),
+      message: "Anthropic is overloaded, try again in a minute.",
+    };
   }
-  if (status === 413 || type === "request_too_large" || ((status === 400 || type === "invalid_request_error") && /prompt is too long|too many (input )?tokens|context (window|length)/i.test(text))) {
-    return { ...base, kind: "context_too_long", message: "The conversation is too long for the model's context window; older messages need to be trimmed." };
+  if (
+    status === 413 ||
+    type === "request_too_large" ||
+    ((status === 400 || type === "invalid_request_error") &&
+      /prompt is too long|too many (input )?tokens|context (window|length)/i.test(text))
+  ) {
+    return {
+      ...base,
+      kind: "context_too_long",
+      message: "The conversation is too long for the model's context window; older messages need to be trimmed.",
+    };
   }
   if ((status !== undefined && status >= 500) || type === "api_error" || type === "timeout_error") {
-    return { ...base, kind: "api", transient: true, message: `The Anthropic API had an internal error (${status ?? type}${text ? `: ${text}` : ""}); try again shortly.` };
+    return {
+      ...base,
+      kind: "api",
+      transient: true,
+      message: `The Anthropic API had an internal error (${status ?? type}${text ? `: ${text}` : ""}); try again shortly.`,
+    };
   }
   if (status === 404 || type === "not_found_error") {
-    return { ...base, kind: "invalid_request", message: `Anthropic does not know this model or endpoint (${text}); check model.name in the config or /model.` };
+    return {
+      ...base,
+      kind: "invalid_request",
+      message: `Anthropic does not know this model or endpoint (${text}); check model.name in the config or /model.`,
+    };
   }
   if (status === 400 || type === "invalid_request_error") {
     const code = errorCode ? ` [${errorCode}]` : "";
-    return { ...base, kind: "invalid_request", message: `Anthropic rejected the request${code}: ${text}${base.requestId ? ` (request id ${base.requestId})` : ""}` };
+    return {
+      ...base,
+      kind: "invalid_request",
+      message: `Anthropic rejected the request${code}: ${text}${base.requestId ? ` (request id ${base.requestId})` : ""}`,
+    };
   }
-  return { ...base, kind: "api", message: `The Anthropic API returned an error${status ? ` (${status})` : ""}: ${text}` };
+  return {
+    ...base,
+    kind: "api",
+    message: `The Anthropic API returned an error${status ? ` (${status})` : ""}: ${text}`,
+  };
 }

@@ -37,6 +37,7 @@ export function buildSdkClient(cred: ResolvedCredential, opts: SdkClientOptions 
   });
   // The constructor merges ANTHROPIC_CUSTOM_HEADERS from process.env into defaultHeaders and has
   // no option to skip that; put back exactly our headers (a test guards this against SDK changes).
-  (client as unknown as { _options: { defaultHeaders: Record<string, string> } })._options.defaultHeaders = defaultHeaders;
+  (client as unknown as { _options: { defaultHeaders: Record<string, string> } })._options.defaultHeaders =
+    defaultHeaders;
   return client;
 }

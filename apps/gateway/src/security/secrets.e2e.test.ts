@@ -41,7 +41,10 @@ writeFileSync(
   join(project, ".openassistant", "config.jsonc"),
   `{ "config": { "weather": { "endpoint": "\${WEATHER_ENDPOINT}", "password": "\${WEATHER_PASSWORD}" } } }`,
 );
-writeFileSync(join(plugin, "package.json"), JSON.stringify({ name: "weather", type: "module", openassistant: { entry: "./index.ts" } }));
+writeFileSync(
+  join(plugin, "package.json"),
+  JSON.stringify({ name: "weather", type: "module", openassistant: { entry: "./index.ts" } }),
+);
 writeFileSync(
   join(plugin, "index.ts"),
   `import { defineTool, z, type PluginContext } from "@openassistant/sdk";
@@ -101,16 +104,28 @@ test("config secrets and credentials never reach prompts, receipts, events, sess
     `try { await tools.weather.broken({}); } catch (e) { console.log((e as Error).message); }`,
     `return r;`,
   ].join("\n");
-  api.script([toolUseTurn({ id: "tu_1", name: "execute", input: { code } }), textTurn(`Done; the endpoint was ${PLUGIN_SECRET}.`)]);
+  api.script([
+    toolUseTurn({ id: "tu_1", name: "execute", input: { code } }),
+    textTurn(`Done; the endpoint was ${PLUGIN_SECRET}.`),
+  ]);
   const events: GatewayEvent[] = [];
-  const outcome = await gateway.handleMessage({ sessionKey: "secrets", surface: "terminal", text: "weather?", onEvent: (e) => events.push(e) });
+  const outcome = await gateway.handleMessage({
+    sessionKey: "secrets",
+    surface: "terminal",
+    text: "weather?",
+    onEvent: (e) => events.push(e),
+  });
   expect(outcome.runIds).toHaveLength(1);
 
   // The tools really ran and really saw the secret (so this test would catch a leak).
   const receipts = gateway.receipts.byRun(outcome.runIds[0]!);
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
-    "weather.lookup:requested", "weather.lookup:started", "weather.lookup:succeeded",
-    "weather.broken:requested", "weather.broken:started", "weather.broken:failed",
+    "weather.lookup:requested",
+    "weather.lookup:started",
+    "weather.lookup:succeeded",
+    "weather.broken:requested",
+    "weather.broken:started",
+    "weather.broken:failed",
   ]);
   expect(receipts.find((r) => r.phase === "succeeded")!.outputPreview).toContain("[redacted]");
 
@@ -149,18 +164,28 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
   // The operator approves whatever is asked (the approval request is one of the places checked).
   const unsubscribe = gateway.events.subscribe((e) => {
     events.push(e);
-    if (e.type === "approval.requested") queueMicrotask(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "terminal:test" }));
+    if (e.type === "approval.requested")
+      queueMicrotask(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "terminal:test" }));
   });
   const outcome = await gateway.handleMessage({ sessionKey: "secrets-encoded", surface: "terminal", text: "report" });
   unsubscribe();
   const receipts = gateway.receipts.byRun(outcome.runIds[0]!);
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
-    "weather.encoded:requested", "weather.encoded:started", "weather.encoded:succeeded",
-    "weather.failEncoded:requested", "weather.failEncoded:started", "weather.failEncoded:failed",
-    "weather.report:requested", "weather.report:approved", "weather.report:started", "weather.report:succeeded",
+    "weather.encoded:requested",
+    "weather.encoded:started",
+    "weather.encoded:succeeded",
+    "weather.failEncoded:requested",
+    "weather.failEncoded:started",
+    "weather.failEncoded:failed",
+    "weather.report:requested",
+    "weather.report:approved",
+    "weather.report:started",
+    "weather.report:succeeded",
   ]);
   const request = events.find((e) => e.type === "approval.requested");
-  expect(request?.type === "approval.requested" && JSON.parse(request.request.inputJson!).data.password.uri).toBe("[redacted]");
+  expect(request?.type === "approval.requested" && JSON.parse(request.request.inputJson!).data.password.uri).toBe(
+    "[redacted]",
+  );
 
   const dataDir = join(project, ".openassistant", "data");
   const haystacks: Record<string, string> = {
@@ -170,7 +195,8 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
     events: JSON.stringify(events),
     history: JSON.stringify(gateway.sessions.history(gateway.sessions.getOrCreate("secrets-encoded", "terminal").id)),
   };
-  for (const file of readdirSync(dataDir).filter((f) => f.startsWith("openassistant.sqlite"))) haystacks[file] = readFileSync(join(dataDir, file)).toString("utf8");
+  for (const file of readdirSync(dataDir).filter((f) => f.startsWith("openassistant.sqlite")))
+    haystacks[file] = readFileSync(join(dataDir, file)).toString("utf8");
   for (const secret of [PLUGIN_SECRET, PASSWORD]) {
     for (const [form, leaked] of Object.entries(encodings(secret))) {
       for (const [where, text] of Object.entries(haystacks)) {

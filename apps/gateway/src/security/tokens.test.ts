@@ -14,7 +14,12 @@ let seen: { discord: string; http: string } = { discord: "", http: "" };
 const h = await startHarness({
   tools: {
     leak: {
-      echo: defineTool({ description: "Returns the tokens it can see", approval: "auto", args: z.object({}), run: async () => seen }),
+      echo: defineTool({
+        description: "Returns the tokens it can see",
+        approval: "auto",
+        args: z.object({}),
+        run: async () => seen,
+      }),
       fail: defineTool({
         description: "Throws with the tokens in its message",
         approval: "auto",
@@ -42,15 +47,26 @@ test("the Discord token and the generated HTTP token never reach receipts, promp
   ].join("\n");
   h.api.script([toolUseTurn({ id: "tu_tokens", name: "execute", input: { code } }), textTurn("Done.")]);
   const events: GatewayEvent[] = [];
-  const outcome = await h.gateway.handleMessage({ sessionKey: "tokens", surface: "terminal", text: "go", onEvent: (e) => events.push(e) });
+  const outcome = await h.gateway.handleMessage({
+    sessionKey: "tokens",
+    surface: "terminal",
+    text: "go",
+    onEvent: (e) => events.push(e),
+  });
 
   const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
   // The tools ran and saw both tokens, so a leak would show.
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
-    "leak.echo:requested", "leak.echo:started", "leak.echo:succeeded",
-    "leak.fail:requested", "leak.fail:started", "leak.fail:failed",
+    "leak.echo:requested",
+    "leak.echo:started",
+    "leak.echo:succeeded",
+    "leak.fail:requested",
+    "leak.fail:started",
+    "leak.fail:failed",
   ]);
-  expect(receipts.find((r) => r.phase === "succeeded")!.outputPreview).toBe('{"discord":"[redacted]","http":"[redacted]"}');
+  expect(receipts.find((r) => r.phase === "succeeded")!.outputPreview).toBe(
+    '{"discord":"[redacted]","http":"[redacted]"}',
+  );
   expect(receipts.find((r) => r.phase === "failed")!.error).toBe("auth failed for [redacted] / Bearer-less [redacted]");
 
   const haystacks = {
@@ -60,11 +76,18 @@ test("the Discord token and the generated HTTP token never reach receipts, promp
     history: JSON.stringify(h.gateway.sessions.history(h.gateway.sessions.getOrCreate("tokens", "terminal").id)),
   };
   for (const [where, text] of Object.entries(haystacks)) {
-    expect({ where, discord: text.includes(DISCORD_TOKEN), http: text.includes(httpToken) }).toEqual({ where, discord: false, http: false });
+    expect({ where, discord: text.includes(DISCORD_TOKEN), http: text.includes(httpToken) }).toEqual({
+      where,
+      discord: false,
+      http: false,
+    });
   }
   const dataDir = join(h.dir, ".openassistant", "data");
   for (const file of readdirSync(dataDir).filter((f) => f.startsWith("openassistant.sqlite"))) {
     const bytes = readFileSync(join(dataDir, file)).toString("latin1");
-    expect({ file, leaked: bytes.includes(DISCORD_TOKEN) || bytes.includes(httpToken) }).toEqual({ file, leaked: false });
+    expect({ file, leaked: bytes.includes(DISCORD_TOKEN) || bytes.includes(httpToken) }).toEqual({
+      file,
+      leaked: false,
+    });
   }
 }, 30_000);

@@ -1,9 +1,15 @@
-import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import type {
+  ContentBlockParam,
+  MessageParam,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from "@anthropic-ai/sdk/resources/messages/messages";
 
 /** Text of the tool_result put in for a stored tool_use that has none. */
 export const MISSING_RESULT_TEXT = "No result was recorded for this call (the conversation history was incomplete).";
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * One content block as the Messages API accepts it, or undefined when it must be dropped:
@@ -12,7 +18,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  */
 export function sanitizeBlock(block: ContentBlockParam): ContentBlockParam | undefined {
   if (block.type === "text") return typeof block.text === "string" && block.text.trim() ? block : undefined;
-  if (block.type === "tool_use" && !isPlainObject(block.input)) return { ...block, input: block.input === undefined ? {} : { invalid_input: block.input } };
+  if (block.type === "tool_use" && !isPlainObject(block.input))
+    return { ...block, input: block.input === undefined ? {} : { invalid_input: block.input } };
   return block;
 }
 
@@ -29,8 +36,12 @@ export function repairHistory(history: readonly MessageParam[]): MessageParam[] 
   const cleaned: MessageParam[] = [];
   for (const m of history) {
     if (m.role !== "user" && m.role !== "assistant") continue;
-    const raw: ContentBlockParam[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
-    const blocks = raw.filter((b) => isPlainObject(b) && typeof b.type === "string").map(sanitizeBlock).filter((b): b is ContentBlockParam => b !== undefined);
+    const raw: ContentBlockParam[] =
+      typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? m.content : [];
+    const blocks = raw
+      .filter((b) => isPlainObject(b) && typeof b.type === "string")
+      .map(sanitizeBlock)
+      .filter((b): b is ContentBlockParam => b !== undefined);
     // tool_use only in assistant messages, tool_result only in user messages.
     const allowed = blocks.filter((b) => (m.role === "assistant" ? b.type !== "tool_result" : b.type !== "tool_use"));
     cleaned.push({ role: m.role, content: allowed });
@@ -52,7 +63,13 @@ export function repairHistory(history: readonly MessageParam[]): MessageParam[] 
       const nextBlocks = next?.role === "user" ? (next.content as ContentBlockParam[]) : [];
       const results = nextBlocks.filter((b): b is ToolResultBlockParam => b.type === "tool_result");
       const ordered: ContentBlockParam[] = uses.map(
-        (u) => results.find((r) => r.tool_use_id === u.id) ?? { type: "tool_result", tool_use_id: u.id, is_error: true, content: MISSING_RESULT_TEXT },
+        (u) =>
+          results.find((r) => r.tool_use_id === u.id) ?? {
+            type: "tool_result",
+            tool_use_id: u.id,
+            is_error: true,
+            content: MISSING_RESULT_TEXT,
+          },
       );
       const rest = nextBlocks.filter((b) => b.type !== "tool_result");
       out.push({ role: "user", content: [...ordered, ...rest] });

@@ -26,10 +26,17 @@ describe("session store (SQLite file)", () => {
     const again = store.getOrCreate("discord:dm:1", "discord");
     expect(again).toMatchObject({ id: s.id, surface: "discord", settings: { model: "claude-x" } });
     const history = store.history(s.id);
-    expect(history.map((m) => [m.seq, m.role, m.turnId])).toEqual([[1, "user", "turn_1"], [2, "assistant", "turn_1"]]);
+    expect(history.map((m) => [m.seq, m.role, m.turnId])).toEqual([
+      [1, "user", "turn_1"],
+      [2, "assistant", "turn_1"],
+    ]);
     expect(history[1]!.runIds).toEqual(["run_a"]);
-    expect(store.turns(s.id)).toEqual([expect.objectContaining({ id: "turn_1", stopReason: "answered", unverified: false, runIds: ["run_a"] })]);
-    expect(store.turnEvents({ type: "profile.rotated" })).toEqual([expect.objectContaining({ turnId: "turn_1", data: { from: "a", to: "b" } })]);
+    expect(store.turns(s.id)).toEqual([
+      expect.objectContaining({ id: "turn_1", stopReason: "answered", unverified: false, runIds: ["run_a"] }),
+    ]);
+    expect(store.turnEvents({ type: "profile.rotated" })).toEqual([
+      expect.objectContaining({ turnId: "turn_1", data: { from: "a", to: "b" } }),
+    ]);
     expect(store.getOrCreate("terminal", "terminal").id).not.toBe(s.id);
     db.close();
   });
@@ -39,7 +46,10 @@ describe("session store (SQLite file)", () => {
     const store = createSessionStore(db);
     const s = store.getOrCreate("terminal", "terminal");
     expect(store.setSettings(s.id, { model: "claude-a" })).toEqual({ model: "claude-a" });
-    expect(store.setSettings(s.id, { profile: "anthropic:work" })).toEqual({ model: "claude-a", profile: "anthropic:work" });
+    expect(store.setSettings(s.id, { profile: "anthropic:work" })).toEqual({
+      model: "claude-a",
+      profile: "anthropic:work",
+    });
     expect(store.setSettings(s.id, { model: null })).toEqual({ profile: "anthropic:work" });
     expect(store.get(s.id)!.settings).toEqual({ profile: "anthropic:work" });
     expect(() => store.setSettings("ses_nope", { model: "x" })).toThrow(/Unknown session "ses_nope"/);

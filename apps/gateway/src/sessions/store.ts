@@ -11,16 +11,25 @@ export interface SessionStore {
    * Merges per-session overrides into the stored ones (the next turn of the session uses them);
    * a key set to undefined or null is cleared. Returns the settings now stored.
    */
-  setSettings(id: string, patch: { readonly [K in keyof SessionSettings]?: SessionSettings[K] | null }): SessionSettings;
+  setSettings(
+    id: string,
+    patch: { readonly [K in keyof SessionSettings]?: SessionSettings[K] | null },
+  ): SessionSettings;
   history(sessionId: string): StoredMessage[];
   /** Appends in one transaction, so a turn's exchange is stored whole or not at all. */
   appendMessages(sessionId: string, turnId: string | null, messages: readonly NewMessage[]): void;
   startTurn(turn: { id: string; sessionId: string; userId?: string }): void;
-  finishTurn(id: string, result: { stopReason: string; unverified: boolean; runIds: readonly string[]; usage?: unknown }): void;
+  finishTurn(
+    id: string,
+    result: { stopReason: string; unverified: boolean; runIds: readonly string[]; usage?: unknown },
+  ): void;
   turns(sessionId: string): TurnRecord[];
   /** Records a model-side event of a turn (e.g. `profile.rotated`); append-only. */
   recordTurnEvent(turnId: string | undefined, type: string, data: unknown): void;
-  turnEvents(filter?: { turnId?: string; type?: string }): Array<{ turnId: string | null; type: string; data: unknown; at: number }>;
+  turnEvents(filter?: {
+    turnId?: string;
+    type?: string;
+  }): Array<{ turnId: string | null; type: string; data: unknown; at: number }>;
 }
 
 interface SessionRow {
@@ -59,19 +68,39 @@ const toSession = (r: SessionRow): Session => ({
 
 export function createSessionStore(db: Database): SessionStore {
   ensureSessionSchema(db);
-  const byKey = db.query<SessionRow, [string]>("SELECT id, surface, external_key, created_at, settings FROM sessions WHERE external_key = ?");
-  const byId = db.query<SessionRow, [string]>("SELECT id, surface, external_key, created_at, settings FROM sessions WHERE id = ?");
-  const insertSession = db.query("INSERT INTO sessions (id, surface, external_key, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?, '{}')");
-  const selectHistory = db.query<MessageRow, [string]>("SELECT seq, role, content, turn_id, run_ids, at FROM messages WHERE session_id = ? ORDER BY seq");
-  const maxSeq = db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?");
-  const insertMessage = db.query("INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const byKey = db.query<SessionRow, [string]>(
+    "SELECT id, surface, external_key, created_at, settings FROM sessions WHERE external_key = ?",
+  );
+  const byId = db.query<SessionRow, [string]>(
+    "SELECT id, surface, external_key, created_at, settings FROM sessions WHERE id = ?",
+  );
+  const insertSession = db.query(
+    "INSERT INTO sessions (id, surface, external_key, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?, '{}')",
+  );
+  const selectHistory = db.query<MessageRow, [string]>(
+    "SELECT seq, role, content, turn_id, run_ids, at FROM messages WHERE session_id = ? ORDER BY seq",
+  );
+  const maxSeq = db.query<{ seq: number | null }, [string]>(
+    "SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?",
+  );
+  const insertMessage = db.query(
+    "INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
   const touch = db.query("UPDATE sessions SET updated_at = ? WHERE id = ?");
 
   const append = db.transaction((sessionId: string, turnId: string | null, messages: readonly NewMessage[]) => {
     let seq = (maxSeq.get(sessionId)?.seq ?? 0) + 1;
     const now = Date.now();
     for (const m of messages) {
-      insertMessage.run(sessionId, seq++, m.role, JSON.stringify(m.content), turnId, JSON.stringify(m.runIds ?? []), now);
+      insertMessage.run(
+        sessionId,
+        seq++,
+        m.role,
+        JSON.stringify(m.content),
+        turnId,
+        JSON.stringify(m.runIds ?? []),
+        now,
+      );
     }
     touch.run(now, sessionId);
   });
@@ -90,17 +119,28 @@ export function createSessionStore(db: Database): SessionStore {
       return row ? toSession(row) : undefined;
     },
     updateSettings(id, settings) {
-      db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(settings), Date.now(), id);
+      db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(
+        JSON.stringify(settings),
+        Date.now(),
+        id,
+      );
     },
     setSettings(id, patch) {
       const current = byId.get(id);
-      if (!current) throw new Error(`Unknown session "${id}": settings can only be set on an existing session (sessions.getOrCreate first).`);
+      if (!current)
+        throw new Error(
+          `Unknown session "${id}": settings can only be set on an existing session (sessions.getOrCreate first).`,
+        );
       const merged: Record<string, unknown> = { ...(JSON.parse(current.settings) as SessionSettings) };
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined || value === null) delete merged[key];
         else merged[key] = value;
       }
-      db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(merged), Date.now(), id);
+      db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(
+        JSON.stringify(merged),
+        Date.now(),
+        id,
+      );
       return merged as SessionSettings;
     },
     history(sessionId) {
@@ -110,17 +150,33 @@ export function createSessionStore(db: Database): SessionStore {
         const content = parseJson(r.content);
         if (content === undefined) return [];
         const runIds = parseJson(r.run_ids);
-        return [{ seq: r.seq, role: r.role, content: content as StoredMessage["content"], turnId: r.turn_id, runIds: Array.isArray(runIds) ? runIds : [], at: r.at }];
+        return [
+          {
+            seq: r.seq,
+            role: r.role,
+            content: content as StoredMessage["content"],
+            turnId: r.turn_id,
+            runIds: Array.isArray(runIds) ? runIds : [],
+            at: r.at,
+          },
+        ];
       });
     },
     appendMessages(sessionId, turnId, messages) {
       if (messages.length) append(sessionId, turnId, messages);
     },
     startTurn(turn) {
-      db.query("INSERT INTO turns (id, session_id, user_id, started_at) VALUES (?, ?, ?, ?)").run(turn.id, turn.sessionId, turn.userId ?? null, Date.now());
+      db.query("INSERT INTO turns (id, session_id, user_id, started_at) VALUES (?, ?, ?, ?)").run(
+        turn.id,
+        turn.sessionId,
+        turn.userId ?? null,
+        Date.now(),
+      );
     },
     finishTurn(id, result) {
-      db.query("UPDATE turns SET finished_at = ?, stop_reason = ?, unverified = ?, run_ids = ?, usage = ? WHERE id = ?").run(
+      db.query(
+        "UPDATE turns SET finished_at = ?, stop_reason = ?, unverified = ?, run_ids = ?, usage = ? WHERE id = ?",
+      ).run(
         Date.now(),
         result.stopReason,
         result.unverified ? 1 : 0,
@@ -130,7 +186,12 @@ export function createSessionStore(db: Database): SessionStore {
       );
     },
     recordTurnEvent(turnId, type, data) {
-      db.query("INSERT INTO turn_events (turn_id, type, data, at) VALUES (?, ?, ?, ?)").run(turnId ?? null, type, JSON.stringify(data), Date.now());
+      db.query("INSERT INTO turn_events (turn_id, type, data, at) VALUES (?, ?, ?, ?)").run(
+        turnId ?? null,
+        type,
+        JSON.stringify(data),
+        Date.now(),
+      );
     },
     turnEvents(filter = {}) {
       return db
@@ -142,7 +203,9 @@ export function createSessionStore(db: Database): SessionStore {
     },
     turns(sessionId) {
       return db
-        .query<TurnRow, [string]>("SELECT id, session_id, user_id, started_at, finished_at, stop_reason, unverified, run_ids FROM turns WHERE session_id = ? ORDER BY started_at")
+        .query<TurnRow, [string]>(
+          "SELECT id, session_id, user_id, started_at, finished_at, stop_reason, unverified, run_ids FROM turns WHERE session_id = ? ORDER BY started_at",
+        )
         .all(sessionId)
         .map((r) => ({
           id: r.id,

@@ -4,8 +4,14 @@ import { trimHistory } from "./trim.ts";
 
 const user = (text: string): MessageParam => ({ role: "user", content: [{ type: "text", text }] });
 const assistant = (text: string): MessageParam => ({ role: "assistant", content: [{ type: "text", text }] });
-const toolUse = (id: string): MessageParam => ({ role: "assistant", content: [{ type: "tool_use", id, name: "execute", input: { code: "x".repeat(400) } }] });
-const toolResult = (id: string): MessageParam => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "y".repeat(400) }] });
+const toolUse = (id: string): MessageParam => ({
+  role: "assistant",
+  content: [{ type: "tool_use", id, name: "execute", input: { code: "x".repeat(400) } }],
+});
+const toolResult = (id: string): MessageParam => ({
+  role: "user",
+  content: [{ type: "tool_result", tool_use_id: id, content: "y".repeat(400) }],
+});
 
 describe("trimHistory", () => {
   test("keeps everything within budget", () => {
@@ -14,7 +20,17 @@ describe("trimHistory", () => {
   });
 
   test("never starts on a tool_result (tool_use/tool_result pairs stay together) and adds a note", () => {
-    const h = [user("first"), toolUse("t1"), toolResult("t1"), assistant("done"), user("second"), toolUse("t2"), toolResult("t2"), assistant("ok"), user("now")];
+    const h = [
+      user("first"),
+      toolUse("t1"),
+      toolResult("t1"),
+      assistant("done"),
+      user("second"),
+      toolUse("t2"),
+      toolResult("t2"),
+      assistant("ok"),
+      user("now"),
+    ];
     // Budget fits roughly the last 4 messages; the cut at toolResult("t2") must move forward.
     const out = trimHistory(h, { maxTokens: 160, maxMessages: 100 });
     expect(out.messages[0]!.role).toBe("user");

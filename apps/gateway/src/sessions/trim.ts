@@ -43,6 +43,7 @@ export function trimHistory(history: readonly MessageParam[], options: TrimOptio
     type: "text",
     text: `[Earlier conversation omitted: ${start} older message(s) were trimmed to fit the context window.]`,
   };
-  const content: ContentBlockParam[] = typeof first.content === "string" ? [{ type: "text", text: first.content }] : [...first.content];
+  const content: ContentBlockParam[] =
+    typeof first.content === "string" ? [{ type: "text", text: first.content }] : [...first.content];
   return { messages: [{ ...first, content: [note, ...content] } as MessageParam, ...kept.slice(1)], omitted: start };
 }

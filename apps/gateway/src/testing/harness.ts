@@ -91,7 +91,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   if (options.profiles?.length) {
     const store = openAuthStore(configDir);
     for (const p of options.profiles)
-      store.upsert({ id: `anthropic:${p.name}`, provider: "anthropic", type: p.type, secret: p.secret, createdAt: new Date().toISOString() });
+      store.upsert({
+        id: `anthropic:${p.name}`,
+        provider: "anthropic",
+        type: p.type,
+        secret: p.secret,
+        createdAt: new Date().toISOString(),
+      });
   }
   const env = options.profiles?.length ? {} : { ANTHROPIC_API_KEY: TEST_API_KEY };
   const make = () =>
@@ -127,7 +133,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await api.close();
       // A request the real API would reject fails the test that sent it, whatever else it asserted.
       if (api.violations.length && !options.allowContractViolations)
-        throw new Error(`The fake Anthropic API rejected ${api.violations.length} request(s) the real API would reject:\n${api.violations.map((v) => `${v.status} ${v.type}: ${v.message}`).join("\n")}`);
+        throw new Error(
+          `The fake Anthropic API rejected ${api.violations.length} request(s) the real API would reject:\n${api.violations.map((v) => `${v.status} ${v.type}: ${v.message}`).join("\n")}`,
+        );
     },
   };
   return harness;
@@ -152,9 +160,15 @@ const defaultTurn = {
 };
 
 /** The text of the last tool_result in a recorded request body. */
-export function lastToolResult(body: { messages: Array<{ role: string; content: unknown }> }): { content: string; is_error?: boolean } {
+export function lastToolResult(body: { messages: Array<{ role: string; content: unknown }> }): {
+  content: string;
+  is_error?: boolean;
+} {
   const last = body.messages.at(-1)!;
   const blocks = last.content as Array<{ type: string; content?: unknown; is_error?: boolean }>;
   const result = [...blocks].reverse().find((b) => b.type === "tool_result")!;
-  return { content: typeof result.content === "string" ? result.content : JSON.stringify(result.content), is_error: result.is_error };
+  return {
+    content: typeof result.content === "string" ? result.content : JSON.stringify(result.content),
+    is_error: result.is_error,
+  };
 }

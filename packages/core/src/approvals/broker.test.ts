@@ -112,12 +112,19 @@ describe("approval broker", () => {
     const p = broker.requestApproval(request("call_d"), never());
     expect(broker.decide("call_d", { decision: "denied", by: "bob", reason: "no" }).outcome).toBe("decided");
     const again = broker.decide("call_d", { decision: "approved", by: "alice" });
-    expect(again).toMatchObject({ outcome: "already-decided", decision: { decision: "denied", by: "bob", reason: "no" } });
+    expect(again).toMatchObject({
+      outcome: "already-decided",
+      decision: { decision: "denied", by: "bob", reason: "no" },
+    });
     expect(await p).toEqual({ decision: "denied", by: "bob", reason: "no" });
     expect(decided.length).toBe(1);
     expect(broker.decide("call_nope", { decision: "approved", by: "alice" })).toEqual({ outcome: "unknown" });
     // A second request for the same call id returns the recorded decision instead of asking again.
-    expect(await broker.requestApproval(request("call_d"), never())).toEqual({ decision: "denied", by: "bob", reason: "no" });
+    expect(await broker.requestApproval(request("call_d"), never())).toEqual({
+      decision: "denied",
+      by: "bob",
+      reason: "no",
+    });
     broker.close();
     db.close();
   });
@@ -129,10 +136,23 @@ describe("approval broker", () => {
       if (e.type !== "requested") return;
       const n = Number(e.request.callId.split("_")[1]);
       // Decide asynchronously and out of order, like clicks arriving from Discord.
-      setTimeout(() => broker.decide(e.request.callId, n % 2 ? { decision: "denied", by: "bob", reason: `odd ${n}` } : { decision: "approved", by: "alice" }), 20 - n);
+      setTimeout(
+        () =>
+          broker.decide(
+            e.request.callId,
+            n % 2 ? { decision: "denied", by: "bob", reason: `odd ${n}` } : { decision: "approved", by: "alice" },
+          ),
+        20 - n,
+      );
     });
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => broker.requestApproval(request(`call_${i}`), never())));
-    results.forEach((r, i) => expect(r).toEqual(i % 2 ? { decision: "denied", by: "bob", reason: `odd ${i}` } : { decision: "approved", by: "alice" }));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => broker.requestApproval(request(`call_${i}`), never())),
+    );
+    results.forEach((r, i) =>
+      expect(r).toEqual(
+        i % 2 ? { decision: "denied", by: "bob", reason: `odd ${i}` } : { decision: "approved", by: "alice" },
+      ),
+    );
     expect(broker.pending()).toEqual([]);
     broker.close();
     db.close();
@@ -167,12 +187,24 @@ describe("approval broker", () => {
 
     const db2 = openDatabase(path);
     const second = createApprovalBroker({ db: db2, defaultTimeoutMs: 60_000 });
-    expect(second.pending().map((r) => r.callId).sort()).toEqual(["call_o1", "call_o2"]);
-    expect(second.get("call_o1")!.request).toMatchObject({ toolPath: "calendar.create", code: expect.stringContaining("dentist") });
+    expect(
+      second
+        .pending()
+        .map((r) => r.callId)
+        .sort(),
+    ).toEqual(["call_o1", "call_o2"]);
+    expect(second.get("call_o1")!.request).toMatchObject({
+      toolPath: "calendar.create",
+      code: expect.stringContaining("dentist"),
+    });
     const live = second.requestApproval(request("call_live"), never());
     const closed = second.closeOrphans("the gateway restarted");
     expect(closed.map((r) => r.callId).sort()).toEqual(["call_o1", "call_o2"]);
-    expect(second.get("call_o1")!.decision).toEqual({ decision: "denied", by: "system", reason: "the gateway restarted" });
+    expect(second.get("call_o1")!.decision).toEqual({
+      decision: "denied",
+      by: "system",
+      reason: "the gateway restarted",
+    });
     // The live request of this process is not an orphan.
     expect(second.pending().map((r) => r.callId)).toEqual(["call_live"]);
     // A click on an old card after the restart is harmless.
@@ -184,24 +216,40 @@ describe("approval broker", () => {
 
   test("approve always creates a rule with scope and ttl", async () => {
     const db = openDatabase(dbFile());
-    let now = 1_000_000;
+    const now = 1_000_000;
     const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000, now: () => now });
     const p = broker.requestApproval(request("call_r", { requestedAt: now, expiresAt: now + 60_000 }), never());
-    const res = broker.decide("call_r", { decision: "approved", by: "alice", always: { scope: "session", ttlMs: 3_600_000 } });
+    const res = broker.decide("call_r", {
+      decision: "approved",
+      by: "alice",
+      always: { scope: "session", ttlMs: 3_600_000 },
+    });
     expect(res.outcome).toBe("decided");
     const rule = (res as { rule?: { id: string } }).rule!;
-    expect(rule).toMatchObject({ toolPath: "calendar.create", scope: "session", sessionId: "sess_1", createdBy: "alice", expiresAt: 1_000_000 + 3_600_000 });
+    expect(rule).toMatchObject({
+      toolPath: "calendar.create",
+      scope: "session",
+      sessionId: "sess_1",
+      createdBy: "alice",
+      expiresAt: 1_000_000 + 3_600_000,
+    });
     expect((await p).decision).toBe("approved");
     expect(broker.rules.match("calendar.create", "sess_1", now)?.id).toBe(rule.id);
     expect(broker.rules.match("calendar.create", "sess_2", now)).toBeUndefined();
     expect(broker.rules.match("calendar.create", "sess_1", now + 3_600_000)).toBeUndefined();
 
     // Global scope; a denial never creates a rule.
-    const p2 = broker.requestApproval(request("call_g", { toolPath: "mail.send", requestedAt: now, expiresAt: now + 60_000 }), never());
+    const p2 = broker.requestApproval(
+      request("call_g", { toolPath: "mail.send", requestedAt: now, expiresAt: now + 60_000 }),
+      never(),
+    );
     broker.decide("call_g", { decision: "approved", by: "bob", always: { scope: "global" } });
     await p2;
     expect(broker.rules.match("mail.send", undefined, now + 10 ** 9)?.createdBy).toBe("bob");
-    const p3 = broker.requestApproval(request("call_n", { toolPath: "fs.wipe", requestedAt: now, expiresAt: now + 60_000 }), never());
+    const p3 = broker.requestApproval(
+      request("call_n", { toolPath: "fs.wipe", requestedAt: now, expiresAt: now + 60_000 }),
+      never(),
+    );
     broker.decide("call_n", { decision: "denied", by: "bob", always: { scope: "global" } });
     await p3;
     expect(broker.rules.match("fs.wipe", "sess_1", now)).toBeUndefined();
@@ -212,7 +260,9 @@ describe("approval broker", () => {
   test("invalid decisions are rejected with a clear message", () => {
     const db = openDatabase(":memory:");
     const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
-    expect(() => broker.decide("c", { decision: "maybe" as "approved", by: "alice" })).toThrow(/must be "approved" or "denied"/);
+    expect(() => broker.decide("c", { decision: "maybe" as "approved", by: "alice" })).toThrow(
+      /must be "approved" or "denied"/,
+    );
     expect(() => broker.decide("c", { decision: "approved", by: "" })).toThrow(/"by" must name who decided/);
     expect(() => createApprovalBroker({ db, defaultTimeoutMs: 0 })).toThrow(/defaultTimeoutMs must be > 0/);
     broker.close();

@@ -8,7 +8,12 @@ export type ApprovalEvent =
   | { readonly type: "decided"; readonly request: ApprovalRequest; readonly decision: ApprovalDecision };
 
 export type DecideResult =
-  | { readonly outcome: "decided"; readonly request: ApprovalRequest; readonly decision: ApprovalDecision; readonly rule?: ApprovalRule }
+  | {
+      readonly outcome: "decided";
+      readonly request: ApprovalRequest;
+      readonly decision: ApprovalDecision;
+      readonly rule?: ApprovalRule;
+    }
   | { readonly outcome: "already-decided"; readonly request: ApprovalRequest; readonly decision: ApprovalDecision }
   | { readonly outcome: "unknown" };
 
@@ -47,7 +52,8 @@ interface Waiter {
 
 export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBroker {
   const now = options.now ?? Date.now;
-  if (!(options.defaultTimeoutMs > 0)) throw new RangeError(`approval broker: defaultTimeoutMs must be > 0, got ${options.defaultTimeoutMs}`);
+  if (!(options.defaultTimeoutMs > 0))
+    throw new RangeError(`approval broker: defaultTimeoutMs must be > 0, got ${options.defaultTimeoutMs}`);
   const store = createApprovalStore(options.db);
   const ownsRules = !options.rules;
   const rules = options.rules ?? createApprovalRuleStore(options.db, { now });
@@ -61,7 +67,10 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
         listener(event);
       } catch (error) {
         if (options.onListenerError) options.onListenerError(error, event);
-        else console.error(`approval listener failed on "${event.type}" for ${event.request.toolPath}: ${error instanceof Error ? error.message : String(error)}`);
+        else
+          console.error(
+            `approval listener failed on "${event.type}" for ${event.request.toolPath}: ${error instanceof Error ? error.message : String(error)}`,
+          );
       }
     }
   };
@@ -69,7 +78,8 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
   function decide(callId: string, decision: ApprovalDecision): DecideResult {
     if (decision.decision !== "approved" && decision.decision !== "denied")
       throw new TypeError(`approval decision for ${callId}: decision must be "approved" or "denied"`);
-    if (typeof decision.by !== "string" || decision.by === "") throw new TypeError(`approval decision for ${callId}: "by" must name who decided`);
+    if (typeof decision.by !== "string" || decision.by === "")
+      throw new TypeError(`approval decision for ${callId}: "by" must name who decided`);
     const changed = store.decide(callId, decision, now());
     const record = store.get(callId);
     if (!record) return { outcome: "unknown" };
@@ -78,7 +88,9 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     if (decision.decision === "approved" && decision.always) rule = addAlwaysRule(record.request, decision);
     waiters.get(callId)?.settle(decision);
     emit({ type: "decided", request: record.request, decision });
-    return rule ? { outcome: "decided", request: record.request, decision, rule } : { outcome: "decided", request: record.request, decision };
+    return rule
+      ? { outcome: "decided", request: record.request, decision, rule }
+      : { outcome: "decided", request: record.request, decision };
   }
 
   function addAlwaysRule(request: ApprovalRequest, decision: ApprovalDecision): ApprovalRule | undefined {
@@ -99,7 +111,9 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     try {
       decide(callId, decision);
     } catch (error) {
-      console.error(`approval ${callId}: could not record "${decision.reason}": ${error instanceof Error ? error.message : String(error)}`);
+      console.error(
+        `approval ${callId}: could not record "${decision.reason}": ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     waiters.get(callId)?.settle(decision);
   }
@@ -134,7 +148,12 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
 
     const windowMs = expiresAt - requestedAt;
     timer = setTimeout(
-      () => denyBySystem(request.callId, { decision: "denied", by: "timeout", reason: `no decision within ${formatSeconds(windowMs)}s` }),
+      () =>
+        denyBySystem(request.callId, {
+          decision: "denied",
+          by: "timeout",
+          reason: `no decision within ${formatSeconds(windowMs)}s`,
+        }),
       Math.max(0, expiresAt - now()),
     );
     onAbort = () => denyBySystem(request.callId, { decision: "denied", by: "system", reason: abortReason(signal) });
@@ -159,7 +178,8 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
       const at = now();
       for (const record of store.listPending()) {
         if (waiters.has(record.request.callId)) continue;
-        if (store.decide(record.request.callId, { decision: "denied", by: "system", reason }, at)) closedOnes.push(record.request);
+        if (store.decide(record.request.callId, { decision: "denied", by: "system", reason }, at))
+          closedOnes.push(record.request);
       }
       return closedOnes;
     },

@@ -6,7 +6,13 @@ export {
   type ApprovalEvent,
   type DecideResult,
 } from "./broker.ts";
-export { createApprovalStore, ensureApprovalSchema, type ApprovalRecord, type ApprovalStatus, type ApprovalStore } from "./store.ts";
+export {
+  createApprovalStore,
+  ensureApprovalSchema,
+  type ApprovalRecord,
+  type ApprovalStatus,
+  type ApprovalStore,
+} from "./store.ts";
 export { createApprovalRuleStore, type ApprovalRule, type ApprovalRuleStore, type NewApprovalRule } from "./rules.ts";
 export {
   approvalInput,

@@ -1,7 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { createRedactor } from "../receipts/redact.ts";
 import { hasInvisible } from "../text/index.ts";
-import { INPUT_TOO_LARGE, MAX_INPUT_JSON, approvalInput, flattenInput, previewInputJson, renderInputPreview, requestInputPreview } from "./input-preview.ts";
+import {
+  INPUT_TOO_LARGE,
+  MAX_INPUT_JSON,
+  approvalInput,
+  flattenInput,
+  previewInputJson,
+  renderInputPreview,
+  requestInputPreview,
+} from "./input-preview.ts";
 
 const preview = (value: unknown, maxChars: number) => renderInputPreview(flattenInput(value), { maxChars });
 
@@ -66,7 +74,9 @@ describe("renderInputPreview", () => {
   });
 
   test("hundreds of fields: each shown one has its name and a prefix, the rest are counted", () => {
-    const input = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`field_${i}`, `value ${i} ${"v".repeat(100)}`]));
+    const input = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => [`field_${i}`, `value ${i} ${"v".repeat(100)}`]),
+    );
     const out = preview(input, 3000);
     expect(out.length).toBeLessThanOrEqual(3000);
     const lines = out.split("\n");
@@ -106,7 +116,11 @@ describe("renderInputPreview", () => {
   });
 
   test("bidi overrides, zero-width and control characters are escaped in names and values", () => {
-    const input = { ["ad\u200Bmin"]: "rm -rf /\u202Etxt.exe", note: "a\u2066b\u2069c\u200Dd\uFEFF", ["x\u202Ey"]: { ["\u0007"]: 1 } };
+    const input = {
+      ["ad\u200Bmin"]: "rm -rf /\u202Etxt.exe",
+      note: "a\u2066b\u2069c\u200Dd\uFEFF",
+      ["x\u202Ey"]: { ["\u0007"]: 1 },
+    };
     const out = preview(input, 2000);
     expect(hasInvisible(out)).toBe(false);
     expect(out).toContain('["ad\\u{200B}min"]: "rm -rf /\\u{202E}txt.exe"');
@@ -126,7 +140,12 @@ describe("approvalInput", () => {
   const redact = createRedactor([SECRET]);
 
   test("secrets are redacted in keys and values before anything is cut; inputJson is the whole input", () => {
-    const input = { pad: "p".repeat(600), url: `https://x.example/?key=${encodeURIComponent(SECRET)}`, [SECRET]: Buffer.from(SECRET).toString("base64"), after: "visible" };
+    const input = {
+      pad: "p".repeat(600),
+      url: `https://x.example/?key=${encodeURIComponent(SECRET)}`,
+      [SECRET]: Buffer.from(SECRET).toString("base64"),
+      after: "visible",
+    };
     const { inputPreview, inputJson } = approvalInput(input, redact, 300);
     expect(inputPreview.length).toBeLessThanOrEqual(300);
     expect(inputPreview).toContain('after: "visible"');
@@ -153,6 +172,8 @@ describe("approvalInput", () => {
     expect(shown).toMatch(/^big: "x+… [\d,]+ more characters\nafter: "seen\\u\{202E\}"$/);
     expect(shown.length).toBeGreaterThan(3000);
     // A record from before inputJson existed: its stored text, escaped and cut.
-    expect(requestInputPreview({ inputPreview: `a: "${"y".repeat(50)}\u200B"` }, { maxChars: 30 })).toMatch(/^a: "y+… [\d,]+ more characters$/);
+    expect(requestInputPreview({ inputPreview: `a: "${"y".repeat(50)}\u200B"` }, { maxChars: 30 })).toMatch(
+      /^a: "y+… [\d,]+ more characters$/,
+    );
   });
 });

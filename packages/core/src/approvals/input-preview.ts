@@ -66,7 +66,8 @@ function flattenPlain(value: unknown, maxFields = MAX_FIELDS): FlatInput {
       return;
     }
     for (const [k, item] of Object.entries(v as object)) {
-      if (item !== undefined) walk(IDENTIFIER.test(k) ? (path ? `${path}.${k}` : k) : `${path}[${JSON.stringify(k)}]`, item, depth + 1);
+      if (item !== undefined)
+        walk(IDENTIFIER.test(k) ? (path ? `${path}.${k}` : k) : `${path}[${JSON.stringify(k)}]`, item, depth + 1);
     }
   };
   walk("", value, 0);
@@ -100,7 +101,10 @@ export interface RenderOptions {
 export function renderInputPreview(input: FlatInput, options: RenderOptions): string {
   const budget = Math.max(0, Math.floor(options.maxChars));
   const moreFields = options.moreFields ?? defaultMoreFields;
-  const lines = input.fields.map((f) => ({ name: `${cutText(escapeInvisible(f.path), MAX_PATH)}: `, value: escapeInvisible(f.value) }));
+  const lines = input.fields.map((f) => ({
+    name: `${cutText(escapeInvisible(f.path), MAX_PATH)}: `,
+    value: escapeInvisible(f.value),
+  }));
   const lineCost = (i: number, valueChars: number) => lines[i]!.name.length + valueChars + (i > 0 ? 1 : 0);
   const minValue = (i: number) => Math.min(lines[i]!.value.length, MIN_VALUE);
 
@@ -158,12 +162,15 @@ export interface ApprovalInput {
 export function approvalInput(input: unknown, redact: (text: string) => string, previewChars: number): ApprovalInput {
   const value = redactDeep(plainData(input), redact);
   const json = JSON.stringify(value, null, 2) ?? "undefined";
-  if (json.length <= MAX_INPUT_JSON) return { inputPreview: renderInputPreview(flattenPlain(value), { maxChars: previewChars }), inputJson: json };
+  if (json.length <= MAX_INPUT_JSON)
+    return { inputPreview: renderInputPreview(flattenPlain(value), { maxChars: previewChars }), inputJson: json };
   // Surfaces cannot render fields from a cut JSON text: the stored preview is all they get, so it
   // gets a card's worth of room.
   return {
     inputPreview: renderInputPreview(flattenPlain(value), { maxChars: Math.max(previewChars, LARGE_INPUT_PREVIEW) }),
-    inputJson: cutText(json, MAX_INPUT_JSON, { marker: (n) => `\n… ${n.toLocaleString("en-US")} more characters: ${INPUT_TOO_LARGE}` }),
+    inputJson: cutText(json, MAX_INPUT_JSON, {
+      marker: (n) => `\n… ${n.toLocaleString("en-US")} more characters: ${INPUT_TOO_LARGE}`,
+    }),
   };
 }
 
@@ -172,8 +179,12 @@ export function approvalInput(input: unknown, redact: (text: string) => string, 
  * when that was kept, else its stored preview (older records, inputs too large to keep whole),
  * shown escaped and cut.
  */
-export function requestInputPreview(request: { readonly inputPreview: string; readonly inputJson?: string }, options: RenderOptions): string {
-  if (request.inputJson !== undefined && !request.inputJson.endsWith(INPUT_TOO_LARGE)) return previewInputJson(request.inputJson, options);
+export function requestInputPreview(
+  request: { readonly inputPreview: string; readonly inputJson?: string },
+  options: RenderOptions,
+): string {
+  if (request.inputJson !== undefined && !request.inputJson.endsWith(INPUT_TOO_LARGE))
+    return previewInputJson(request.inputJson, options);
   return cutText(escapeInvisible(request.inputPreview || "(none)"), options.maxChars);
 }
 
@@ -206,7 +217,8 @@ function plainData(value: unknown, depth = 0, onPath = new Set<object>()): unkno
     for (const [k, item] of Object.entries(v)) {
       const plain = plainData(item, depth + 1, onPath);
       // defineProperty: a "__proto__" key stays an own field instead of setting the prototype.
-      if (plain !== undefined) Object.defineProperty(out, k, { value: plain, enumerable: true, writable: true, configurable: true });
+      if (plain !== undefined)
+        Object.defineProperty(out, k, { value: plain, enumerable: true, writable: true, configurable: true });
     }
     return out;
   } finally {

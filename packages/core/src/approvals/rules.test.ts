@@ -10,9 +10,23 @@ describe("approve-always rules", () => {
     const db = openDatabase(path);
     let now = 5_000;
     const rules = createApprovalRuleStore(db, { now: () => now });
-    const session = rules.add({ toolPath: "calendar.create", scope: "session", sessionId: "s1", createdBy: "alice", expiresAt: 10_000 });
+    const session = rules.add({
+      toolPath: "calendar.create",
+      scope: "session",
+      sessionId: "s1",
+      createdBy: "alice",
+      expiresAt: 10_000,
+    });
     const global = rules.add({ toolPath: "weather.*", scope: "global", createdBy: "bob" });
-    expect(session).toEqual({ id: "ar_1", toolPath: "calendar.create", scope: "session", sessionId: "s1", createdBy: "alice", createdAt: 5_000, expiresAt: 10_000 });
+    expect(session).toEqual({
+      id: "ar_1",
+      toolPath: "calendar.create",
+      scope: "session",
+      sessionId: "s1",
+      createdBy: "alice",
+      createdAt: 5_000,
+      expiresAt: 10_000,
+    });
     expect(global.id).toBe("ar_2");
 
     expect(rules.match("calendar.create", "s1", 9_999)?.id).toBe("ar_1");
@@ -31,7 +45,10 @@ describe("approve-always rules", () => {
     db.close();
 
     const again = createApprovalRuleStore(openDatabase(path));
-    expect(again.list().map((r) => [r.id, r.revokedBy ?? null])).toEqual([["ar_1", null], ["ar_2", "carol"]]);
+    expect(again.list().map((r) => [r.id, r.revokedBy ?? null])).toEqual([
+      ["ar_1", null],
+      ["ar_2", "carol"],
+    ]);
     expect(again.list({ activeAt: 7_000 }).map((r) => r.id)).toEqual(["ar_1"]);
     expect(again.list({ activeAt: 10_000 })).toEqual([]);
   });
@@ -46,7 +63,9 @@ describe("approve-always rules", () => {
 
   test("bad rules are rejected with a message naming the problem", () => {
     const rules = createApprovalRuleStore(openDatabase(":memory:"));
-    expect(() => rules.add({ toolPath: "x.y", scope: "session", createdBy: "a" })).toThrow(/session-scoped rule needs the sessionId/);
+    expect(() => rules.add({ toolPath: "x.y", scope: "session", createdBy: "a" })).toThrow(
+      /session-scoped rule needs the sessionId/,
+    );
     expect(() => rules.add({ toolPath: "", scope: "global", createdBy: "a" })).toThrow(/toolPath must be a non-empty/);
     expect(() => rules.add({ toolPath: "x.y", scope: "forever" as "global", createdBy: "a" })).toThrow(/scope must be/);
     expect(() => rules.add({ toolPath: "x.y", scope: "global", createdBy: "" })).toThrow(/createdBy/);

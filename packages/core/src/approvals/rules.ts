@@ -71,18 +71,29 @@ export function createApprovalRuleStore(db: Database, options: { now?: () => num
   const activeStmt = db.prepare(
     `SELECT ${cols} FROM approval_rules WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq`,
   );
-  const revokeStmt = db.prepare("UPDATE approval_rules SET revoked_at = ?, revoked_by = ? WHERE seq = ? AND revoked_at IS NULL");
+  const revokeStmt = db.prepare(
+    "UPDATE approval_rules SET revoked_at = ?, revoked_by = ? WHERE seq = ? AND revoked_at IS NULL",
+  );
 
   return {
     add(rule) {
       const where = `approve-always rule for "${rule.toolPath}"`;
-      if (typeof rule.toolPath !== "string" || rule.toolPath.trim() === "") throw new TypeError(`approve-always rule: toolPath must be a non-empty tool path or pattern`);
-      if (rule.scope !== "session" && rule.scope !== "global") throw new TypeError(`${where}: scope must be "session" or "global"`);
-      if (rule.scope === "session" && !rule.sessionId) throw new TypeError(`${where}: a session-scoped rule needs the sessionId it applies to`);
+      if (typeof rule.toolPath !== "string" || rule.toolPath.trim() === "")
+        throw new TypeError(`approve-always rule: toolPath must be a non-empty tool path or pattern`);
+      if (rule.scope !== "session" && rule.scope !== "global")
+        throw new TypeError(`${where}: scope must be "session" or "global"`);
+      if (rule.scope === "session" && !rule.sessionId)
+        throw new TypeError(`${where}: a session-scoped rule needs the sessionId it applies to`);
       if (!rule.createdBy) throw new TypeError(`${where}: createdBy (the operator) is required`);
-      if (rule.expiresAt !== undefined && !Number.isFinite(rule.expiresAt)) throw new TypeError(`${where}: expiresAt must be epoch milliseconds`);
+      if (rule.expiresAt !== undefined && !Number.isFinite(rule.expiresAt))
+        throw new TypeError(`${where}: expiresAt must be epoch milliseconds`);
       const row = insertStmt.get(
-        rule.toolPath, rule.scope, rule.scope === "session" ? rule.sessionId! : null, rule.createdBy, now(), rule.expiresAt ?? null,
+        rule.toolPath,
+        rule.scope,
+        rule.scope === "session" ? rule.sessionId! : null,
+        rule.createdBy,
+        now(),
+        rule.expiresAt ?? null,
       ) as RuleRow;
       return rowToRule(row);
     },

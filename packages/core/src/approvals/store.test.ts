@@ -13,7 +13,9 @@ test("the whole input is stored with a request; a database from before the colum
     input_preview TEXT NOT NULL, code TEXT, requested_by TEXT, requested_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
     status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','approved','denied')),
     decided_by TEXT, decided_at INTEGER, reason TEXT)`);
-  old.run("INSERT INTO approvals (call_id, run_id, tool_path, description, input_preview, requested_at, expires_at) VALUES ('c_old', 'r', 't.x', 'd', '{\"a\":1}', 1, 2)");
+  old.run(
+    "INSERT INTO approvals (call_id, run_id, tool_path, description, input_preview, requested_at, expires_at) VALUES ('c_old', 'r', 't.x', 'd', '{\"a\":1}', 1, 2)",
+  );
   old.close();
 
   const db = openDatabase(file);
@@ -21,7 +23,16 @@ test("the whole input is stored with a request; a database from before the colum
   expect(store.get("c_old")!.request.inputJson).toBeUndefined();
   expect(store.get("c_old")!.request.inputPreview).toBe('{"a":1}');
   const inputJson = JSON.stringify({ body: "x".repeat(10_000), to: "a@b.c" }, null, 2);
-  store.insert({ callId: "c_new", runId: "r", toolPath: "t.x", description: "d", inputPreview: 'to: "a@b.c"', inputJson, requestedAt: 1, expiresAt: 2 });
+  store.insert({
+    callId: "c_new",
+    runId: "r",
+    toolPath: "t.x",
+    description: "d",
+    inputPreview: 'to: "a@b.c"',
+    inputJson,
+    requestedAt: 1,
+    expiresAt: 2,
+  });
   expect(store.get("c_new")!.request.inputJson).toBe(inputJson);
   store.close();
   db.close();

@@ -81,7 +81,9 @@ export function createApprovalStore(db: Database): ApprovalStore {
   const decideStmt = db.prepare(
     "UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, reason = ? WHERE call_id = ? AND status = 'pending'",
   );
-  const pendingStmt = db.prepare(`SELECT ${COLS} FROM approvals WHERE status = 'pending' ORDER BY requested_at, call_id`);
+  const pendingStmt = db.prepare(
+    `SELECT ${COLS} FROM approvals WHERE status = 'pending' ORDER BY requested_at, call_id`,
+  );
 
   const get = (callId: string): ApprovalRecord | undefined => {
     const row = getStmt.get(callId) as ApprovalRow | null;
@@ -91,8 +93,18 @@ export function createApprovalStore(db: Database): ApprovalStore {
   return {
     insert(r) {
       const res = insertStmt.run(
-        r.callId, r.runId, r.sessionId ?? null, r.toolPath, r.description, r.inputPreview, r.inputJson ?? null, r.summary ?? null, r.code ?? null,
-        r.requestedBy ?? null, r.requestedAt, r.expiresAt,
+        r.callId,
+        r.runId,
+        r.sessionId ?? null,
+        r.toolPath,
+        r.description,
+        r.inputPreview,
+        r.inputJson ?? null,
+        r.summary ?? null,
+        r.code ?? null,
+        r.requestedBy ?? null,
+        r.requestedAt,
+        r.expiresAt,
       );
       return { inserted: res.changes === 1, record: get(r.callId)! };
     },
@@ -129,5 +141,10 @@ function rowToRecord(row: ApprovalRow): ApprovalRecord {
     row.reason !== null
       ? { decision: row.status, by: row.decided_by ?? "unknown", reason: row.reason }
       : { decision: row.status, by: row.decided_by ?? "unknown" };
-  return { request: request as unknown as ApprovalRequest, status: row.status, decision, decidedAt: row.decided_at ?? undefined };
+  return {
+    request: request as unknown as ApprovalRequest,
+    status: row.status,
+    decision,
+    decidedAt: row.decided_at ?? undefined,
+  };
 }

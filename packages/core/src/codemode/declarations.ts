@@ -37,10 +37,43 @@ const PER_TREE_LIMIT = 8;
 
 /** Zod def types zod-to-ts 2.1 converts; everything else (transform, custom, ...) becomes `unknown`. */
 const CONVERTIBLE = new Set([
-  "string", "nan", "number", "bigint", "success", "boolean", "date", "undefined", "null", "void", "any",
-  "unknown", "never", "lazy", "literal", "object", "array", "enum", "union", "optional", "nullable", "tuple",
-  "record", "map", "set", "intersection", "promise", "function", "prefault", "default", "file", "pipe",
-  "readonly", "catch", "nonoptional", "symbol", "template_literal",
+  "string",
+  "nan",
+  "number",
+  "bigint",
+  "success",
+  "boolean",
+  "date",
+  "undefined",
+  "null",
+  "void",
+  "any",
+  "unknown",
+  "never",
+  "lazy",
+  "literal",
+  "object",
+  "array",
+  "enum",
+  "union",
+  "optional",
+  "nullable",
+  "tuple",
+  "record",
+  "map",
+  "set",
+  "intersection",
+  "promise",
+  "function",
+  "prefault",
+  "default",
+  "file",
+  "pipe",
+  "readonly",
+  "catch",
+  "nonoptional",
+  "symbol",
+  "template_literal",
 ]);
 
 /**
@@ -131,7 +164,9 @@ function renderTool(definition: ToolDefinition): RenderedTool {
   try {
     input = printInputType(definition.args, warnings);
   } catch (error) {
-    warnings.push(`input schema could not be converted (${(error as Error).message}); typed as Record<string, unknown>`);
+    warnings.push(
+      `input schema could not be converted (${(error as Error).message}); typed as Record<string, unknown>`,
+    );
     input = { type: "Record<string, unknown>", aux: [] };
   }
   return {
@@ -182,7 +217,9 @@ function overrideSchema(
   const def = s._zod.def as z4.$ZodTypeDef & Record<string, any>;
   if (!CONVERTIBLE.has(def.type)) {
     const where = findSchemaPath(root, s);
-    warnings.push(`${where ? `field "${where}"` : "a field"} uses a "${def.type}" schema that has no TypeScript type; typed as unknown`);
+    warnings.push(
+      `${where ? `field "${where}"` : "a field"} uses a "${def.type}" schema that has no TypeScript type; typed as unknown`,
+    );
     return ts.factory.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword);
   }
   if (def.type === "record") return recordType(def, opts);
@@ -192,7 +229,8 @@ function overrideSchema(
 /** zod-to-ts emits `{ [key: "a" | "b"]: V }` for enum keys, which TypeScript rejects; use Record<K, V> instead. */
 function recordType(def: Record<string, any>, opts: ZodToTsOptions): ts.TypeNode | undefined {
   const keyKind = (def.keyType as z4.$ZodType)._zod.def.type;
-  if (keyKind === "string" || keyKind === "number" || keyKind === "symbol" || keyKind === "template_literal") return undefined;
+  if (keyKind === "string" || keyKind === "number" || keyKind === "symbol" || keyKind === "template_literal")
+    return undefined;
   const f = ts.factory;
   const key = zodToTs(def.keyType, opts).node;
   const value = zodToTs(def.valueType, opts).node;
@@ -209,7 +247,8 @@ function findSchemaPath(root: z4.$ZodType, target: z4.$ZodType): string | undefi
     seen.add(s);
     const def = s._zod.def as Record<string, any>;
     const children: Array<[z4.$ZodType | undefined, string | undefined]> = [];
-    if (def.type === "object") for (const [k, v] of Object.entries(def.shape ?? {})) children.push([v as z4.$ZodType, k]);
+    if (def.type === "object")
+      for (const [k, v] of Object.entries(def.shape ?? {})) children.push([v as z4.$ZodType, k]);
     if (def.type === "array") children.push([def.element, "[]"]);
     for (const k of ["innerType", "in", "out", "valueType", "left", "right"]) children.push([def[k], undefined]);
     for (const o of def.options ?? []) children.push([o, undefined]);

@@ -5,7 +5,11 @@ const icon = { succeeded: "✅", failed: "❌", denied: "⛔" } as const;
 /** The run as the model reads it: outcome, return value, console output, one line per tool call. */
 export function formatRunResultForModel(result: RunResult, maxChars = 12_000): string {
   const lines: string[] = [];
-  lines.push(result.ok ? `Run ${result.runId} completed.` : `Run ${result.runId} failed: ${result.error?.name}: ${result.error?.message}`);
+  lines.push(
+    result.ok
+      ? `Run ${result.runId} completed.`
+      : `Run ${result.runId} failed: ${result.error?.name}: ${result.error?.message}`,
+  );
   if (result.ok) lines.push(`Return value: ${result.valueJson ?? "undefined"}`);
   if (result.logs.length) {
     lines.push("Console output:");
@@ -15,7 +19,8 @@ export function formatRunResultForModel(result: RunResult, maxChars = 12_000): s
     lines.push("Tool calls:");
     for (const c of result.calls) {
       const who = c.decidedBy ? ` (${c.decision} by ${c.decidedBy})` : "";
-      const why = c.status === "denied" ? `: ${c.reason ?? "denied"}` : c.status === "failed" ? `: ${c.error ?? "failed"}` : "";
+      const why =
+        c.status === "denied" ? `: ${c.reason ?? "denied"}` : c.status === "failed" ? `: ${c.error ?? "failed"}` : "";
       lines.push(`  ${icon[c.status]} ${c.toolPath} ${c.status}${who}${why} [${c.callId}]`);
     }
   } else {

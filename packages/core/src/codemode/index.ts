@@ -10,7 +10,13 @@ export {
 } from "./typecheck.ts";
 export { precheckSnippet, type PrecheckRefusal } from "./precheck.ts";
 export { SnippetTranspileError, transpileSnippet } from "./transpile.ts";
-export { createCodeModeRunner, newRunId, type CodeModeRunner, type CodeModeRunnerOptions, type RunOptions } from "./runner.ts";
+export {
+  createCodeModeRunner,
+  newRunId,
+  type CodeModeRunner,
+  type CodeModeRunnerOptions,
+  type RunOptions,
+} from "./runner.ts";
 export type { StandingApprovals } from "./tool-invoker.ts";
 export type { CallOutcome, RunResult } from "./run-types.ts";
 export { formatRunResultForModel } from "./format-result.ts";

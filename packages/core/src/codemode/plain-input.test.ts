@@ -15,7 +15,15 @@ describe("findForbiddenKey", () => {
   });
 
   test("plain data passes, including the words as values and as parts of longer keys", () => {
-    for (const json of ['{"a": "__proto__", "b": ["constructor", "prototype"]}', '{"__proto__x": 1, "my_constructor": 2, "Prototype": 3}', "null", "42", '"s"', "[]", "{}"])
+    for (const json of [
+      '{"a": "__proto__", "b": ["constructor", "prototype"]}',
+      '{"__proto__x": 1, "my_constructor": 2, "Prototype": 3}',
+      "null",
+      "42",
+      '"s"',
+      "[]",
+      "{}",
+    ])
       expect(findForbiddenKey(JSON.parse(json))).toBeUndefined();
   });
 

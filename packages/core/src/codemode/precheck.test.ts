@@ -40,8 +40,18 @@ const MODULE_LOADING: Record<string, string[]> = {
     "const d = import\n.meta.dir;",
     'const f = (s: string) => import(s);\nawait f("bun");',
   ],
-  "require and CommonJS": ['const fs = require("fs");', 'const r = globalThis["require"] ?? require;', "require.resolve('x')", "module.require?.('x'); require"],
-  "unicode-escaped keywords": ['\\u0069mport("bun");', '\\u{69}mport("bun")', 'const x = \\u0072equire("fs");', "\\u0065xport const a = 1;"],
+  "require and CommonJS": [
+    'const fs = require("fs");',
+    'const r = globalThis["require"] ?? require;',
+    "require.resolve('x')",
+    "module.require?.('x'); require",
+  ],
+  "unicode-escaped keywords": [
+    '\\u0069mport("bun");',
+    '\\u{69}mport("bun")',
+    'const x = \\u0072equire("fs");',
+    "\\u0065xport const a = 1;",
+  ],
   "hidden from a naive lexer": [
     '// comment\u2028import("bun");',
     '// comment\u2029import("bun");',
@@ -55,17 +65,28 @@ const MODULE_LOADING: Record<string, string[]> = {
     '1import("bun")',
     '0x1import("bun")',
   ],
-  "module-resolution directives": ['/// <reference path="/etc/passwd" />\nreturn 1;', "/** @jsxImportSource bun */\nreturn 1;", "// @jsx h\nreturn 1;"],
+  "module-resolution directives": [
+    '/// <reference path="/etc/passwd" />\nreturn 1;',
+    "/** @jsxImportSource bun */\nreturn 1;",
+    "// @jsx h\nreturn 1;",
+  ],
   "ambiguous slashes a lexer could misread": [
     'let of = 4; const x = of / 1; const y = "/"; import("bun"); const z = "";',
     'const f = function () {} / 1; const y = "/"; const z = "";',
     'do {} while (x) /"/.test(y);',
-    'const o = {} / 2;',
+    "const o = {} / 2;",
     "i++ / 2",
   ],
   "HTML-like comments": ["<!-- x\nreturn 1;", "x = 1;\n--> comment"],
   "malformed escapes": ["\\u{110000}mport()", "\\u{FFFFFF}", "\\x69mport('bun')", "a\\"],
-  "unbalanced or unterminated": ["const a = (1;", "const a = [1;", "const a = `x", "const a = 'x", "const a = /x", "const a = (1]; "],
+  "unbalanced or unterminated": [
+    "const a = (1;",
+    "const a = [1;",
+    "const a = `x",
+    "const a = 'x",
+    "const a = /x",
+    "const a = (1]; ",
+  ],
 };
 
 describe("precheckSnippet: refuses whatever could load or resolve a module on the host", () => {
@@ -88,8 +109,13 @@ describe("precheckSnippet: refuses whatever could load or resolve a module on th
       message:
         "`import` is not allowed: snippets cannot load modules (no import declarations, `import()`, `import.meta` or import attributes). Call tools through the global `tools` object.",
     });
-    expect(refused("return 1;\n}\nimport x from 'y';\n{")?.message).toStartWith("unbalanced braces: this `}` closes the snippet's function early");
-    expect(refused("const a = 1;\nconst b = {} / 2;")).toMatchObject({ line: 2, message: expect.stringContaining("wrap the expression in parentheses") });
+    expect(refused("return 1;\n}\nimport x from 'y';\n{")?.message).toStartWith(
+      "unbalanced braces: this `}` closes the snippet's function early",
+    );
+    expect(refused("const a = 1;\nconst b = {} / 2;")).toMatchObject({
+      line: 2,
+      message: expect.stringContaining("wrap the expression in parentheses"),
+    });
   });
 });
 
@@ -128,8 +154,50 @@ describe("differential check against Bun's own parser", () => {
   // transpiler must find no import, import.meta or require in it. A lexer that misreads a string,
   // comment, template or regex boundary shows up here.
   test("for 20,000 random snippets, nothing the pre-check accepts contains module loading for Bun", () => {
-    const frags = ['"', "'", "`", "/", "//", "/*", "*/", "{", "}", "(", ")", "[", "]", "${", "import", '("bun")', ".meta", "x", " ", "\n",
-      "\u2028", ";", "=", "if", "of", "return", "\\", "\\u0069mport", "1", ".", "!", "+", "++", "<", ">", "-->", "while", "=>", "export", "require", "a", "?"];
+    const frags = [
+      '"',
+      "'",
+      "`",
+      "/",
+      "//",
+      "/*",
+      "*/",
+      "{",
+      "}",
+      "(",
+      ")",
+      "[",
+      "]",
+      "${",
+      "import",
+      '("bun")',
+      ".meta",
+      "x",
+      " ",
+      "\n",
+      "\u2028",
+      ";",
+      "=",
+      "if",
+      "of",
+      "return",
+      "\\",
+      "\\u0069mport",
+      "1",
+      ".",
+      "!",
+      "+",
+      "++",
+      "<",
+      ">",
+      "-->",
+      "while",
+      "=>",
+      "export",
+      "require",
+      "a",
+      "?",
+    ];
     let seed = 0x9e3779b9 | 0;
     const next = () => {
       seed ^= seed << 13;

@@ -35,16 +35,29 @@ export interface PrecheckRefusal {
   readonly message: string;
 }
 
-const FORBIDDEN = new Map<string, string>(Object.entries({
-  import:
-    "`import` is not allowed: snippets cannot load modules (no import declarations, `import()`, `import.meta` or import attributes). Call tools through the global `tools` object.",
-  export: "`export` is not allowed: the snippet is the body of a function, not a module. Return the value instead.",
-  require: "`require` is not available: snippets cannot load modules. Call tools through the global `tools` object.",
-}));
+const FORBIDDEN = new Map<string, string>(
+  Object.entries({
+    import:
+      "`import` is not allowed: snippets cannot load modules (no import declarations, `import()`, `import.meta` or import attributes). Call tools through the global `tools` object.",
+    export: "`export` is not allowed: the snippet is the body of a function, not a module. Return the value instead.",
+    require: "`require` is not available: snippets cannot load modules. Call tools through the global `tools` object.",
+  }),
+);
 
 /** Keywords after which an expression (so a regular expression) starts. */
 const EXPRESSION_KEYWORDS = new Set([
-  "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else",
+  "return",
+  "typeof",
+  "instanceof",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "case",
+  "do",
+  "else",
   "extends",
 ]);
 /**
@@ -54,7 +67,8 @@ const EXPRESSION_KEYWORDS = new Set([
 const AMBIGUOUS_WORDS = new Set(["of", "yield", "await"]);
 /** `while (…)` ends a loop head or a do-while; `await (…)` is an operand or a `for await` head. */
 const AMBIGUOUS_HEADS = new Set(["while", "await"]);
-const NUMBER = /^(?:0[xX][0-9a-fA-F_]*|0[oO][0-7_]*|0[bB][01_]*|(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]+)?)n?/;
+const NUMBER =
+  /^(?:0[xX][0-9a-fA-F_]*|0[oO][0-7_]*|0[bB][01_]*|(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]+)?)n?/;
 /** Keywords whose parenthesised head is followed by a statement (so `/` after its `)` starts a regex). */
 const STATEMENT_HEADS = new Set(["if", "for", "with"]);
 /** Values / keywords after which `/` is division. */
@@ -88,10 +102,18 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
   const at = (pos: number, message: string, kind: PrecheckRefusal["kind"] = "syntax"): PrecheckRefusal => {
     const before = code.slice(0, pos);
     const l = before.split(/\r\n|[\n\r\u2028\u2029]/).length;
-    const lastBreak = Math.max(before.lastIndexOf("\n"), before.lastIndexOf("\r"), before.lastIndexOf("\u2028"), before.lastIndexOf("\u2029"));
+    const lastBreak = Math.max(
+      before.lastIndexOf("\n"),
+      before.lastIndexOf("\r"),
+      before.lastIndexOf("\u2028"),
+      before.lastIndexOf("\u2029"),
+    );
     return { kind, line: l, column: pos - lastBreak, message };
   };
-  const operandBefore = () => prev.kind === "operand" || prev.kind === "close" || (prev.kind === "word" && (prev.afterDot || !EXPRESSION_KEYWORDS.has(prev.value)));
+  const operandBefore = () =>
+    prev.kind === "operand" ||
+    prev.kind === "close" ||
+    (prev.kind === "word" && (prev.afterDot || !EXPRESSION_KEYWORDS.has(prev.value)));
 
   const readWord = (start: number): { word: string; end: number } | PrecheckRefusal => {
     let j = start;
@@ -176,7 +198,16 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
   while (i < code.length) {
     const c = code[i]!;
     // whitespace and line terminators
-    if (c === " " || c === "\t" || c === "\v" || c === "\f" || c === "\u00a0" || c === "\ufeff" || isLineTerminator(c) || /\s/u.test(c)) {
+    if (
+      c === " " ||
+      c === "\t" ||
+      c === "\v" ||
+      c === "\f" ||
+      c === "\u00a0" ||
+      c === "\ufeff" ||
+      isLineTerminator(c) ||
+      /\s/u.test(c)
+    ) {
       i++;
       continue;
     }
@@ -184,7 +215,8 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       let j = i + 2;
       while (j < code.length && !isLineTerminator(code[j]!)) j++;
       const text = code.slice(i, j);
-      if (DIRECTIVE.test(text)) return at(i, `comment directives (${text.trim().slice(0, 40)}) are not allowed in snippets.`, "module");
+      if (DIRECTIVE.test(text))
+        return at(i, `comment directives (${text.trim().slice(0, 40)}) are not allowed in snippets.`, "module");
       i = j;
       continue;
     }
@@ -192,13 +224,20 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       const end = code.indexOf("*/", i + 2);
       if (end < 0) return at(i, "unterminated /* comment");
       const text = code.slice(i, end + 2);
-      if (/@jsx(ImportSource|Runtime|Frag)?\b/.test(text)) return at(i, "JSX pragma comments are not allowed in snippets.", "module");
+      if (/@jsx(ImportSource|Runtime|Frag)?\b/.test(text))
+        return at(i, "JSX pragma comments are not allowed in snippets.", "module");
       i = end + 2;
       continue;
     }
     // Annex B HTML-like comments: some engines treat them as comments, so refuse rather than guess.
-    if (c === "<" && code.startsWith("<!--", i)) return at(i, "`<!--` is not allowed in snippets (write `< !--` if you mean a comparison).", "ambiguous");
-    if (c === "-" && code.startsWith("-->", i) && !operandBefore()) return at(i, "`-->` is not allowed here in snippets (write `-- >` if you mean a decrement and comparison).", "ambiguous");
+    if (c === "<" && code.startsWith("<!--", i))
+      return at(i, "`<!--` is not allowed in snippets (write `< !--` if you mean a comparison).", "ambiguous");
+    if (c === "-" && code.startsWith("-->", i) && !operandBefore())
+      return at(
+        i,
+        "`-->` is not allowed here in snippets (write `-- >` if you mean a decrement and comparison).",
+        "ambiguous",
+      );
 
     if (c === '"' || c === "'") {
       const end = readString(i, c);
@@ -237,13 +276,22 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
     if (c === "/") {
       const mode = slashMode(prev);
       if (mode === "ambiguous")
-        return at(i, "this `/` could be a division or the start of a regular expression; wrap the expression in parentheses (or put the regular expression in a variable on its own line).", "ambiguous");
+        return at(
+          i,
+          "this `/` could be a division or the start of a regular expression; wrap the expression in parentheses (or put the regular expression in a variable on its own line).",
+          "ambiguous",
+        );
       if (mode === "regex") {
         const end = readRegex(i);
         if (typeof end !== "number") return end;
         const body = code.slice(i, end);
         const word = /(?<![\p{ID_Continue}$])(import|export|require)(?![\p{ID_Continue}$])/u.exec(body);
-        if (word) return at(i + word.index, `${FORBIDDEN.get(word[1]!)} (This also applies inside regular expressions: write [i]mport.)`, "module");
+        if (word)
+          return at(
+            i + word.index,
+            `${FORBIDDEN.get(word[1]!)} (This also applies inside regular expressions: write [i]mport.)`,
+            "module",
+          );
         i = end;
         prev = { kind: "operand" };
         continue;
@@ -288,14 +336,20 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       continue;
     }
     // other punctuators: take the longest run of operator characters that matters to us
-    const op = /^(?:\?\.(?![0-9])|=>|\+\+|--|\.\.\.|[!=]=?=?|<<=?|>>>?=?|[<>]=?|&&=?|\|\|=?|\?\?=?|\*\*=?|[-+*%&|^]=?|[.,;:?~@#])/.exec(code.slice(i, i + 4));
+    const op =
+      /^(?:\?\.(?![0-9])|=>|\+\+|--|\.\.\.|[!=]=?=?|<<=?|>>>?=?|[<>]=?|&&=?|\|\|=?|\?\?=?|\*\*=?|[-+*%&|^]=?|[.,;:?~@#])/.exec(
+        code.slice(i, i + 4),
+      );
     if (!op) return at(i, `unexpected character ${JSON.stringify(c)}`);
     prev = { kind: "punct", value: op[0], operandBefore: operandBefore() };
     i += op[0].length;
   }
   if (stack.length > 0) {
     const open = stack[stack.length - 1]!;
-    return at(open.char === "${" ? code.length : open.column, open.char === "${" ? "unterminated template literal" : `unbalanced brackets: \`${open.char}\` is never closed.`);
+    return at(
+      open.char === "${" ? code.length : open.column,
+      open.char === "${" ? "unterminated template literal" : `unbalanced brackets: \`${open.char}\` is never closed.`,
+    );
   }
   return undefined;
 }
@@ -313,7 +367,8 @@ function slashMode(prev: Prev): "regex" | "division" | "ambiguous" {
       return EXPRESSION_KEYWORDS.has(prev.value) ? "regex" : "division";
     case "close":
       if (prev.value === "]") return "division";
-      if (prev.value === ")") return STATEMENT_HEADS.has(prev.opener) ? "regex" : AMBIGUOUS_HEADS.has(prev.opener) ? "ambiguous" : "division";
+      if (prev.value === ")")
+        return STATEMENT_HEADS.has(prev.opener) ? "regex" : AMBIGUOUS_HEADS.has(prev.opener) ? "ambiguous" : "division";
       return "ambiguous"; // `}`: end of a block (regex) or of an object / function expression (division)
     case "punct":
       if (prev.value === "++" || prev.value === "--") return "ambiguous";

@@ -32,7 +32,7 @@ test("printType matches TypeScript's printer on the shapes zod-to-ts produces", 
       w: z.any(),
       x: z.unknown(),
       y: z.never().optional(),
-      "quote\"d": z.string(),
+      'quote"d': z.string(),
     }),
     ...Array.from({ length: 20 }, (_, i) => makeFixtureTool(i).args),
   ];

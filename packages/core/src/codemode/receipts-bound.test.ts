@@ -21,7 +21,16 @@ afterAll(async () => {
 });
 
 const runner = createCodeModeRunner({
-  tools: { items: { put: defineTool({ description: "Stores strings", approval: "auto", args: z.object({ items: z.array(z.string()) }), run: async () => "stored" }) } },
+  tools: {
+    items: {
+      put: defineTool({
+        description: "Stores strings",
+        approval: "auto",
+        args: z.object({ items: z.array(z.string()) }),
+        run: async () => "stored",
+      }),
+    },
+  },
   receipts,
   sandbox,
   requestApproval: async () => ({ decision: "denied", by: "system" }),
@@ -29,13 +38,22 @@ const runner = createCodeModeRunner({
   limits: { ...defaultSandboxLimits, cpuMs: 120_000 },
 });
 
-const size = () => (db.query("SELECT page_count * page_size AS n FROM pragma_page_count, pragma_page_size").get() as { n: number }).n;
+const size = () =>
+  (db.query("SELECT page_count * page_size AS n FROM pragma_page_count, pragma_page_size").get() as { n: number }).n;
 
 test("a hostile run of 500 calls sending wrong-typed items grows the database by less than the stated bound; each report is capped and says what it left out", async () => {
-  receipts.append({ runId: "run_seed", callId: "c", toolPath: "x", phase: "requested", approval: "auto", policy: "auto" });
+  receipts.append({
+    runId: "run_seed",
+    callId: "c",
+    toolPath: "x",
+    phase: "requested",
+    approval: "auto",
+    policy: "auto",
+  });
   const before = size();
   // One call with 200,000 wrong-typed items, then 499 with 2,000 each (the limit is 500 calls a run).
-  const result = await runner.runPromise(`
+  const result = await runner.runPromise(
+    `
     const messages = [];
     const big = new Array(200000).fill(0), small = new Array(2000).fill(0);
     for (let i = 0; i < 500; i++) {
@@ -43,7 +61,9 @@ test("a hostile run of 500 calls sending wrong-typed items grows the database by
       catch (e) { if (i === 0) messages.push(e.message); }
     }
     return { first: messages[0] };
-  `, { runId: "run_hostile" });
+  `,
+    { runId: "run_hostile" },
+  );
   expect(result.error).toBeUndefined();
   const first = JSON.parse(result.valueJson!).first as string;
   expect(first.length).toBeLessThanOrEqual(REPORT_MAX_CHARS + 100);
@@ -53,7 +73,9 @@ test("a hostile run of 500 calls sending wrong-typed items grows the database by
   expect(rows.length).toBe(1000);
   const failed = rows.filter((r) => r.phase === "failed");
   expect(failed.length).toBe(500);
-  for (const r of rows) for (const f of ["error", "inputPreview"] as const) expect((r[f] ?? "").length).toBeLessThanOrEqual(RECEIPT_FIELD_CAPS[f]);
+  for (const r of rows)
+    for (const f of ["error", "inputPreview"] as const)
+      expect((r[f] ?? "").length).toBeLessThanOrEqual(RECEIPT_FIELD_CAPS[f]);
   expect(failed[0]!.error).toContain("… and 199,980 more issues");
 
   const grown = size() - before;

@@ -62,7 +62,9 @@ async function until(check: () => boolean): Promise<void> {
 describe("calls still pending when the run ends", () => {
   test("a running call finishes and is receipted; the result's calls do not change afterwards; nothing chained on it runs", async () => {
     ran.length = 0;
-    const result = await runner.runPromise(`tools.t.slow({}).then(() => tools.t.add({ text: "chained" })); return (await tools.t.list({})).length;`);
+    const result = await runner.runPromise(
+      `tools.t.slow({}).then(() => tools.t.add({ text: "chained" })); return (await tools.t.list({})).length;`,
+    );
     expect(result.ok).toBe(true);
     expect(result.valueJson).toBe("2");
     expect(result.logs.map((l) => l.text)).toEqual([
@@ -82,7 +84,9 @@ describe("calls still pending when the run ends", () => {
 
   test("a call waiting for approval is denied by the system when the run ends, and never runs", async () => {
     ran.length = 0;
-    const result = await runner.runPromise(`tools.t.add({ text: "unawaited" }).catch(() => {}); await tools.t.list({}); return "done";`);
+    const result = await runner.runPromise(
+      `tools.t.add({ text: "unawaited" }).catch(() => {}); await tools.t.list({}); return "done";`,
+    );
     expect(result.ok).toBe(true);
     await until(() => phases(result.runId).includes("t.add:denied"));
     const denied = receipts.byRun(result.runId).find((r) => r.phase === "denied")!;
@@ -103,7 +107,12 @@ describe("calls still pending when the run ends", () => {
 
 describe("snippets the sandbox cannot run", () => {
   test("`using`, decorators and `accessor` are refused with a clear ScriptError", async () => {
-    for (const code of [`using x = null; return 1;`, `await using y = null; return 2;`, `@dec class X {}`, `class A { accessor x = 1 }`]) {
+    for (const code of [
+      `using x = null; return 1;`,
+      `await using y = null; return 2;`,
+      `@dec class X {}`,
+      `class A { accessor x = 1 }`,
+    ]) {
       const result = await runner.runPromise(code);
       expect(result.ok).toBe(false);
       expect(result.error).toEqual({

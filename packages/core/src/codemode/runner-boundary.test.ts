@@ -92,7 +92,9 @@ describe("nothing of the model's code runs on the host", () => {
       const result = await runner.runPromise(code);
       expect(result.ok).toBe(false);
       expect(result.error?.name).toBe("ScriptError");
-      expect(result.error?.message).toMatch(/`import` is not allowed|`require` is not available|`export` is not allowed|unbalanced braces/);
+      expect(result.error?.message).toMatch(
+        /`import` is not allowed|`require` is not available|`export` is not allowed|unbalanced braces/,
+      );
       expect(result.calls).toEqual([]);
       expect(receipts.byRun(result.runId)).toEqual([]);
       expect(existsSync(MARKER)).toBe(false);
@@ -103,14 +105,18 @@ describe("nothing of the model's code runs on the host", () => {
     for (const code of HOST_PAYLOADS) {
       const check = await checker.check(code, declarations);
       expect(check.ok).toBe(false);
-      if (!check.ok) expect([OA_DIAGNOSTIC.moduleAccess, OA_DIAGNOSTIC.escapesWrapper]).toContain(check.diagnostics[0]!.code as 90002 | 90003);
+      if (!check.ok)
+        expect([OA_DIAGNOSTIC.moduleAccess, OA_DIAGNOSTIC.escapesWrapper]).toContain(
+          check.diagnostics[0]!.code as 90002 | 90003,
+        );
       expect((await runner.runPromise(code)).ok).toBe(false);
       expect(existsSync(MARKER)).toBe(false);
     }
   });
 
   test("ordinary snippets still run", async () => {
-    const code = 'const r = await tools.t.ping({});\nconst re = /^p(o)ng$/;\nreturn `${r}:${re.test(r as string)}:${"import" + "ed"}`;';
+    const code =
+      'const r = await tools.t.ping({});\nconst re = /^p(o)ng$/;\nreturn `${r}:${re.test(r as string)}:${"import" + "ed"}`;';
     expect(await checker.check(code, declarations)).toEqual({ ok: true });
     const result = await runner.runPromise(code);
     expect(result).toMatchObject({ ok: true, valueJson: '"pong:true:imported"' });
@@ -125,14 +131,19 @@ describe("tool inputs are plain data", () => {
     ['tools.t.loose({ a: { constructor: { prototype: { polluted: "yes" } } } })', "a.constructor"],
     ['tools.t.passthrough({ x: [1, { prototype: { polluted: "yes" } }] })', "x[1].prototype"],
     ['tools.t.nested({ opts: JSON.parse(\'{"deep": {"__proto__": {"polluted": "yes"}}}\') })', "opts.deep.__proto__"],
-    ['tools.t.unknown({ v: [{ ok: 1 }, Object.defineProperty({}, "__proto__", { value: { polluted: "yes" }, enumerable: true })] })', "v[1].__proto__"],
+    [
+      'tools.t.unknown({ v: [{ ok: 1 }, Object.defineProperty({}, "__proto__", { value: { polluted: "yes" }, enumerable: true })] })',
+      "v[1].__proto__",
+    ],
     ['tools.t.record({ r: { constructor: "x" } })', "r.constructor"],
   ];
 
   test("own __proto__ / constructor / prototype keys are refused at the boundary, whatever the schema, naming the field", async () => {
     for (const [call, path] of POLLUTING) {
       const before = ran.length;
-      const result = await runner.runPromise(`try { await ${call}; return "ran"; } catch (e) { return [(e as Error).name, (e as Error).message]; }`);
+      const result = await runner.runPromise(
+        `try { await ${call}; return "ran"; } catch (e) { return [(e as Error).name, (e as Error).message]; }`,
+      );
       expect(result.ok).toBe(true);
       const [name, message] = JSON.parse(result.valueJson!) as [string, string];
       expect(name).toBe("ToolInputError");

@@ -6,8 +6,15 @@ import { openDatabase } from "../db/open.ts";
 import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
 
 /** Runs a fixture with the database file and key dir, reads its stdout until `marker` matches, then SIGKILLs it. */
-async function killWhen(fixture: string, args: string[], marker: RegExp): Promise<{ match: RegExpMatchArray; out: string }> {
-  const child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", fixture), ...args], { stdout: "pipe", stderr: "inherit" });
+async function killWhen(
+  fixture: string,
+  args: string[],
+  marker: RegExp,
+): Promise<{ match: RegExpMatchArray; out: string }> {
+  const child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", fixture), ...args], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = child.stdout.getReader();
   let out = "";
   let match: RegExpMatchArray | null = null;
@@ -44,7 +51,15 @@ test("a gateway killed between started and succeeded leaves every earlier receip
   expect(store.verifyRun("run_crash")).toEqual({ ok: true });
   expect(store.verify()).toMatchObject({ ok: true, keyed: 5, head: "checked" });
   // The chain continues after the restart.
-  store.append({ runId: "run_crash", callId: rows[4]!.callId, toolPath: "hang", phase: "failed", approval: "auto", policy: "auto", error: "gateway restarted" });
+  store.append({
+    runId: "run_crash",
+    callId: rows[4]!.callId,
+    toolPath: "hang",
+    phase: "failed",
+    approval: "auto",
+    policy: "auto",
+    error: "gateway restarted",
+  });
   expect(store.verifyRun("run_crash")).toEqual({ ok: true });
   db.close();
 }, 20_000);
@@ -62,7 +77,10 @@ test("a gateway killed while an approval is pending leaves the requested receipt
   expect(store.verifyRun("run_crash_approval")).toEqual({ ok: true });
 
   const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
-  expect(broker.get(callId)).toMatchObject({ status: "pending", request: { toolPath: "mail.send", runId: "run_crash_approval" } });
+  expect(broker.get(callId)).toMatchObject({
+    status: "pending",
+    request: { toolPath: "mail.send", runId: "run_crash_approval" },
+  });
   expect(broker.pending().map((r) => r.callId)).toEqual([callId]);
 
   const closed = broker.closeOrphans("the gateway restarted");
@@ -86,22 +104,32 @@ const STEPS: Array<{ effect: string; finished: string[]; announced: Record<strin
   { effect: "run:b", finished: ["a"], announced: { b: ["requested", "approved", "started"] } },
   { effect: "run:c", finished: ["a", "b"], announced: { c: ["requested", "started"] } },
   { effect: "run:d", finished: ["a", "b", "c"], announced: { d: ["requested", "started"] } },
-  { effect: "run:e", finished: ["a", "b", "c"], announced: { d: ["requested", "started"], e: ["requested", "started"] } },
+  {
+    effect: "run:e",
+    finished: ["a", "b", "c"],
+    announced: { d: ["requested", "started"], e: ["requested", "started"] },
+  },
   { effect: "run:f", finished: ["a", "b", "c", "d", "e"], announced: { f: ["requested", "started"] } },
 ];
 
 test("killed at every step with an outside effect, nothing a later step depended on is lost", async () => {
   for (const [i, step] of STEPS.entries()) {
     const { file, keyDir } = setup();
-    const { match } = await killWhen("crash-every-step.ts", [file, keyDir, String(i + 1)], new RegExp(`EFFECT ${i + 1} (\\S+)\\n`));
+    const { match } = await killWhen(
+      "crash-every-step.ts",
+      [file, keyDir, String(i + 1)],
+      new RegExp(`EFFECT ${i + 1} (\\S+)\\n`),
+    );
     expect(match[1]).toBe(step.effect);
 
     const db = openDatabase(file);
     const store = createSqliteReceiptStore(db, { keyDir });
     const rows = store.byRun("run_steps");
     const phases = (tool: string): string[] => rows.filter((r) => r.toolPath === tool).map((r) => r.phase);
-    for (const tool of step.finished) expect([tool, phases(tool).at(-1)]).toEqual([tool, tool === "c" ? "failed" : "succeeded"]);
-    for (const [tool, announced] of Object.entries(step.announced)) expect([tool, phases(tool).slice(0, announced.length)]).toEqual([tool, announced]);
+    for (const tool of step.finished)
+      expect([tool, phases(tool).at(-1)]).toEqual([tool, tool === "c" ? "failed" : "succeeded"]);
+    for (const [tool, announced] of Object.entries(step.announced))
+      expect([tool, phases(tool).slice(0, announced.length)]).toEqual([tool, announced]);
     // The head file is written once per event-loop turn, so a kill may leave it behind (or unwritten): the chain still checks every row.
     expect(store.verify()).toMatchObject({ ok: true });
     store.close();
@@ -115,7 +143,12 @@ test("the same run left to finish commits every receipt, in one chain", async ()
   const db = openDatabase(file);
   const store = createSqliteReceiptStore(db, { keyDir });
   const rows = store.byRun("run_steps");
-  expect(rows.filter((r) => r.phase === "succeeded" || r.phase === "failed").map((r) => r.toolPath).sort()).toEqual(["a", "b", "c", "d", "e", "f"]);
+  expect(
+    rows
+      .filter((r) => r.phase === "succeeded" || r.phase === "failed")
+      .map((r) => r.toolPath)
+      .sort(),
+  ).toEqual(["a", "b", "c", "d", "e", "f"]);
   expect(store.verify()).toMatchObject({ ok: true, keyed: rows.length, head: "checked" });
   db.close();
 }, 20_000);

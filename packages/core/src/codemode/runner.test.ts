@@ -100,7 +100,12 @@ describe("code-mode runner", () => {
     const result = await runner.runPromise(`return await tools.notes.add({ text: "milk" });`);
     expect(result.ok).toBe(true);
     expect(JSON.parse(result.valueJson!)).toMatchObject({ text: "milk" });
-    expect(phases(result.runId)).toEqual(["notes.add:requested", "notes.add:approved", "notes.add:started", "notes.add:succeeded"]);
+    expect(phases(result.runId)).toEqual([
+      "notes.add:requested",
+      "notes.add:approved",
+      "notes.add:started",
+      "notes.add:succeeded",
+    ]);
     const approved = receipts.byRun(result.runId).find((r) => r.phase === "approved")!;
     expect(approved.decidedBy).toBe("alice");
     expect(receipts.byRun(result.runId).find((r) => r.phase === "started")!.inputPreview).toBe(`add note "milk"`);
@@ -123,8 +128,16 @@ describe("code-mode runner", () => {
 
   test("no decision before the timeout is a denial", async () => {
     answer = () => undefined;
-    const timed = createCodeModeRunner({ tools, receipts, requestApproval: broker.requestApproval, sandbox, approvalTimeoutMs: 150 });
-    const result = await timed.runPromise(`try { await tools.notes.add({ text: "late" }); } catch (e) { return e.name; }`);
+    const timed = createCodeModeRunner({
+      tools,
+      receipts,
+      requestApproval: broker.requestApproval,
+      sandbox,
+      approvalTimeoutMs: 150,
+    });
+    const result = await timed.runPromise(
+      `try { await tools.notes.add({ text: "late" }); } catch (e) { return e.name; }`,
+    );
     expect(result.valueJson).toBe(JSON.stringify("ToolDeniedError"));
     const denied = receipts.byRun(result.runId).find((r) => r.phase === "denied")!;
     expect(denied.decidedBy).toBe("timeout");
@@ -133,9 +146,13 @@ describe("code-mode runner", () => {
 
   test("20 approvals in a for loop and 20 in Promise.all", async () => {
     answer = () => ({ decision: "approved", by: "alice" });
-    const seq = await runner.runPromise(`const out = []; for (let i = 0; i < 20; i++) out.push((await tools.notes.add({ text: "s" + i })).text); return out;`);
+    const seq = await runner.runPromise(
+      `const out = []; for (let i = 0; i < 20; i++) out.push((await tools.notes.add({ text: "s" + i })).text); return out;`,
+    );
     expect(JSON.parse(seq.valueJson!)).toHaveLength(20);
-    const par = await runner.runPromise(`return (await Promise.all(Array.from({ length: 20 }, (_, i) => tools.notes.add({ text: "p" + i })))).length;`);
+    const par = await runner.runPromise(
+      `return (await Promise.all(Array.from({ length: 20 }, (_, i) => tools.notes.add({ text: "p" + i })))).length;`,
+    );
     expect(par.valueJson).toBe("20");
     for (const r of [seq, par]) {
       const rs = receipts.byRun(r.runId);
@@ -147,13 +164,17 @@ describe("code-mode runner", () => {
 
   test("calls in Promise.all run in parallel on the host", async () => {
     slowInFlight.max = 0;
-    const result = await runner.runPromise(`await Promise.all([tools.notes.slow({ ms: 300 }), tools.notes.slow({ ms: 300 }), tools.notes.slow({ ms: 300 })]); return 1;`);
+    const result = await runner.runPromise(
+      `await Promise.all([tools.notes.slow({ ms: 300 }), tools.notes.slow({ ms: 300 }), tools.notes.slow({ ms: 300 })]); return 1;`,
+    );
     expect(result.ok).toBe(true);
     expect(slowInFlight.max).toBe(3);
   });
 
   test("invalid input is a failed receipt with the zod issues and a ToolInputError inside", async () => {
-    const result = await runner.runPromise(`try { await tools.notes.add({ text: 42 }); } catch (e) { return [e.name, e.message]; }`);
+    const result = await runner.runPromise(
+      `try { await tools.notes.add({ text: 42 }); } catch (e) { return [e.name, e.message]; }`,
+    );
     const [name, message] = JSON.parse(result.valueJson!);
     expect(name).toBe("ToolInputError");
     expect(message).toContain("text");
@@ -201,7 +222,9 @@ describe("code-mode runner", () => {
   test("an 'approve always' rule skips the operator for that tool", async () => {
     answer = () => undefined; // nobody answers: the rule must carry it
     const rule = rules.add({ toolPath: "notes.add", scope: "session", sessionId: "s-rule", createdBy: "alice" });
-    const result = await runner.runPromise(`return (await tools.notes.add({ text: "auto" })).text;`, { sessionId: "s-rule" });
+    const result = await runner.runPromise(`return (await tools.notes.add({ text: "auto" })).text;`, {
+      sessionId: "s-rule",
+    });
     expect(result.valueJson).toBe(JSON.stringify("auto"));
     expect(receipts.byRun(result.runId).find((r) => r.phase === "approved")!.decidedBy).toBe(`rule:${rule.id}`);
     rules.revoke(rule.id, "alice");
@@ -226,14 +249,22 @@ describe("runner shutdown", () => {
     const gate = new Promise<void>((r) => (release = r));
     const stuck = createCodeModeRunner({
       tools: {
-        stuck: defineTool({ description: "blocks", approval: "auto", args: z.object({}), run: async () => (await gate, "late") }),
+        stuck: defineTool({
+          description: "blocks",
+          approval: "auto",
+          args: z.object({}),
+          run: async () => (await gate, "late"),
+        }),
       },
       receipts,
       sandbox,
       requestApproval: broker.requestApproval,
     });
     const controller = new AbortController();
-    const pending = stuck.runPromise(`return await tools.stuck({});`, { signal: controller.signal, runId: "run_shutdown" });
+    const pending = stuck.runPromise(`return await tools.stuck({});`, {
+      signal: controller.signal,
+      runId: "run_shutdown",
+    });
     while (!receipts.byRun("run_shutdown").some((r) => r.phase === "started")) await Bun.sleep(5);
     controller.abort("gateway shutting down");
     await stuck.close({ reason: "gateway shutting down", graceMs: 50 });
@@ -249,9 +280,16 @@ describe("runner shutdown", () => {
 
 describe("tool snapshots", () => {
   test("a run uses the tree it is given, so a reload between typecheck and run cannot swap tools", async () => {
-    const version = (v: number) => ({ ver: defineTool({ description: "version", approval: "auto", args: z.object({}), run: async () => v }) });
+    const version = (v: number) => ({
+      ver: defineTool({ description: "version", approval: "auto", args: z.object({}), run: async () => v }),
+    });
     let live = version(1);
-    const reloading = createCodeModeRunner({ tools: () => live, receipts, sandbox, requestApproval: broker.requestApproval });
+    const reloading = createCodeModeRunner({
+      tools: () => live,
+      receipts,
+      sandbox,
+      requestApproval: broker.requestApproval,
+    });
     const checkedAgainst = live;
     live = version(2); // a reload lands
     expect((await reloading.runPromise(`return await tools.ver({});`, { tools: checkedAgainst })).valueJson).toBe("1");
@@ -322,7 +360,8 @@ describe("thrown values crossing back", () => {
     expect(rows[2]!.error).toBe("upstream said no");
     expect(result.calls[0]).toMatchObject({ status: "failed", error: "upstream said no" });
     const everything = JSON.stringify([result, rows]);
-    for (const leak of ["/srv", "secrets.json", "leaky.ts", "zzz", "authorization", "ENOENT"]) expect(everything).not.toContain(leak);
+    for (const leak of ["/srv", "secrets.json", "leaky.ts", "zzz", "authorization", "ENOENT"])
+      expect(everything).not.toContain(leak);
   });
 
   test("a non-Error throw crosses as a generic failure: no authorization header in the sandbox or the receipt", async () => {
@@ -344,13 +383,20 @@ describe("thrown values crossing back", () => {
 
   test("a thrown class instance is named by its constructor, nothing more", async () => {
     const result = await plain.runPromise(probe("leaky.instance"));
-    expect(JSON.parse(result.valueJson!).message).toBe("leaky.instance failed: the tool failed with a non-Error value (object HttpFailure)");
+    expect(JSON.parse(result.valueJson!).message).toBe(
+      "leaky.instance failed: the tool failed with a non-Error value (object HttpFailure)",
+    );
     expect(JSON.stringify(receipts.byRun(result.runId))).not.toMatch(/zzz|authorization/);
   });
 
   test("a run() that is not async works, and its synchronous throw is recorded the same way", async () => {
     const syncTools = {
-      double: defineTool({ description: "sync", approval: "auto", args: z.object({ n: z.number() }), run: (({ n }: { n: number }) => n * 2) as never }),
+      double: defineTool({
+        description: "sync",
+        approval: "auto",
+        args: z.object({ n: z.number() }),
+        run: (({ n }: { n: number }) => n * 2) as never,
+      }),
       bad: defineTool({
         description: "sync throw",
         approval: "auto",
@@ -360,11 +406,23 @@ describe("thrown values crossing back", () => {
         }) as never,
       }),
     };
-    const syncRunner = createCodeModeRunner({ tools: syncTools, receipts, sandbox, requestApproval: broker.requestApproval });
-    const result = await syncRunner.runPromise(`const d = await tools.double({ n: 21 }); try { await tools.bad({}); } catch (e) { return [d, e.message]; }`);
+    const syncRunner = createCodeModeRunner({
+      tools: syncTools,
+      receipts,
+      sandbox,
+      requestApproval: broker.requestApproval,
+    });
+    const result = await syncRunner.runPromise(
+      `const d = await tools.double({ n: 21 }); try { await tools.bad({}); } catch (e) { return [d, e.message]; }`,
+    );
     expect(JSON.parse(result.valueJson!)).toEqual([42, "bad failed: the tool failed with a non-Error value (object)"]);
     expect(receipts.byRun(result.runId).map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
-      "double:requested", "double:started", "double:succeeded", "bad:requested", "bad:started", "bad:failed",
+      "double:requested",
+      "double:started",
+      "double:succeeded",
+      "bad:requested",
+      "bad:started",
+      "bad:failed",
     ]);
     await syncRunner.close();
   });
@@ -395,25 +453,36 @@ describe("schemas that throw", () => {
     }),
     run: async ({ n }) => n,
   });
-  const schemaRunner = createCodeModeRunner({ tools: { strict }, receipts, sandbox, requestApproval: broker.requestApproval });
+  const schemaRunner = createCodeModeRunner({
+    tools: { strict },
+    receipts,
+    sandbox,
+    requestApproval: broker.requestApproval,
+  });
   afterAll(() => schemaRunner.close());
 
   test("a transform that throws is a failed receipt and a ToolInputError, not a call stuck at requested", async () => {
-    const result = await schemaRunner.runPromise(`try { await tools.strict({ n: -1 }); } catch (e) { return [e.name, e.message]; }`);
+    const result = await schemaRunner.runPromise(
+      `try { await tools.strict({ n: -1 }); } catch (e) { return [e.name, e.message]; }`,
+    );
     expect(JSON.parse(result.valueJson!)).toEqual([
       "ToolInputError",
       "the input for strict could not be validated: its schema threw (negative numbers are not supported)",
     ]);
     const rows = receipts.byRun(result.runId);
     expect(rows.map((r) => r.phase)).toEqual(["requested", "failed"]);
-    expect(rows[1]!.error).toBe("the input for strict could not be validated: its schema threw (negative numbers are not supported)");
+    expect(rows[1]!.error).toBe(
+      "the input for strict could not be validated: its schema threw (negative numbers are not supported)",
+    );
     expect(result.calls[0]).toMatchObject({ status: "failed" });
     // The same tool still works for valid input.
     expect((await schemaRunner.runPromise(`return await tools.strict({ n: 2 });`)).valueJson).toBe("2");
   });
 
   test("a refine that throws a non-Error is described generically", async () => {
-    const result = await schemaRunner.runPromise(`try { await tools.strict({ n: 1, tag: "weird" }); } catch (e) { return [e.name, e.message]; }`);
+    const result = await schemaRunner.runPromise(
+      `try { await tools.strict({ n: 1, tag: "weird" }); } catch (e) { return [e.name, e.message]; }`,
+    );
     expect(JSON.parse(result.valueJson!)).toEqual([
       "ToolInputError",
       "the input for strict could not be validated: its schema threw (the schema failed with a non-Error value (object))",
@@ -439,7 +508,12 @@ describe("prototype pollution from the host side", () => {
       run: async (input) => (received.push(input), Object.keys(input)),
     }),
   };
-  const protoRunner = createCodeModeRunner({ tools: { proto }, receipts, sandbox, requestApproval: broker.requestApproval });
+  const protoRunner = createCodeModeRunner({
+    tools: { proto },
+    receipts,
+    sandbox,
+    requestApproval: broker.requestApproval,
+  });
   afterAll(() => protoRunner.close());
 
   test("__proto__ and constructor.prototype keys in tool input change no prototype in the host", async () => {
@@ -453,13 +527,18 @@ describe("prototype pollution from the host side", () => {
       // Refused at the boundary (plain-input.ts): the tool never sees such an input.
       expect(result.ok).toBe(false);
       expect(result.error?.message).toContain("is not accepted in tool inputs");
-      const previews = receipts.byRun(result.runId).filter((r) => r.phase === "requested").map((r) => r.inputPreview);
+      const previews = receipts
+        .byRun(result.runId)
+        .filter((r) => r.phase === "requested")
+        .map((r) => r.inputPreview);
       expect(previews).toEqual([`{"data":${payload}}`]);
       expect(receipts.byRun(result.runId).map((r) => r.phase)).toEqual(["requested", "failed"]);
       expect(received).toHaveLength(0);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-      expect(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted")).toBe(false);
-      expect((Object.prototype.constructor as unknown as { prototype: Record<string, unknown> }).prototype.polluted).toBeUndefined();
+      expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false);
+      expect(
+        (Object.prototype.constructor as unknown as { prototype: Record<string, unknown> }).prototype.polluted,
+      ).toBeUndefined();
     }
   });
 });
@@ -478,10 +557,14 @@ describe("approvals: concurrency and policy", () => {
       const mine = broker.pending().filter((r) => r.runId === runId);
       maxPending = Math.max(maxPending, mine.length);
       // Answer nothing until every one of the 20 is waiting: a serial runner would hang here.
-      if (mine.length === 20) queueMicrotask(() => mine.forEach((r) => broker.decide(r.callId, { decision: "approved", by: "alice" })));
+      if (mine.length === 20)
+        queueMicrotask(() => mine.forEach((r) => broker.decide(r.callId, { decision: "approved", by: "alice" })));
       return undefined;
     };
-    const result = await runner.runPromise(`return (await Promise.all(Array.from({ length: 20 }, (_, i) => tools.notes.add({ text: "c" + i })))).length;`, { runId });
+    const result = await runner.runPromise(
+      `return (await Promise.all(Array.from({ length: 20 }, (_, i) => tools.notes.add({ text: "c" + i })))).length;`,
+      { runId },
+    );
     expect(result.valueJson).toBe("20");
     expect(maxPending).toBe(20);
     const rows = receipts.byRun(runId);
@@ -494,7 +577,9 @@ describe("approvals: concurrency and policy", () => {
     // Deny every 3rd call (by its index in the preview `add note "m<i>"`).
     answer = (req) => {
       const i = Number(/"m(\d+)"/.exec(req.inputPreview)?.[1]);
-      return i % 3 === 2 ? { decision: "denied", by: "bob", reason: "every third" } : { decision: "approved", by: "alice" };
+      return i % 3 === 2
+        ? { decision: "denied", by: "bob", reason: "every third" }
+        : { decision: "approved", by: "alice" };
     };
     const result = await runner.runPromise(`
       let approved = 0, denied = 0, other = 0;
@@ -517,7 +602,13 @@ describe("approvals: concurrency and policy", () => {
 
   test("a required tool under an operator auto rule runs without any approval request", async () => {
     answer = () => ({ decision: "denied", by: "nobody" });
-    const relaxed = createCodeModeRunner({ tools, receipts, sandbox, requestApproval: broker.requestApproval, policy: [{ match: "notes.add", mode: "auto" }] });
+    const relaxed = createCodeModeRunner({
+      tools,
+      receipts,
+      sandbox,
+      requestApproval: broker.requestApproval,
+      policy: [{ match: "notes.add", mode: "auto" }],
+    });
     const before = requestedEvents.length;
     const result = await relaxed.runPromise(`return (await tools.notes.add({ text: "no approval needed" })).text;`);
     expect(result.valueJson).toBe(JSON.stringify("no approval needed"));
@@ -528,7 +619,12 @@ describe("approvals: concurrency and policy", () => {
     for (const r of rows) expect(r).toMatchObject({ approval: "required", policy: "auto" });
     expect(rows.at(-1)!.decision).toBe("auto");
     expect(rows.at(-1)!.decidedBy).toBeUndefined();
-    expect(result.calls[0]).toMatchObject({ status: "succeeded", policy: "auto", decision: "auto", decidedBy: undefined });
+    expect(result.calls[0]).toMatchObject({
+      status: "succeeded",
+      policy: "auto",
+      decision: "auto",
+      decidedBy: undefined,
+    });
     await relaxed.close();
   });
 });
@@ -542,14 +638,23 @@ describe("the Effect form", () => {
   test("interrupting the Effect (a timeout) aborts the run: the pending approval is denied by system", async () => {
     answer = () => undefined;
     const runId = "run_interrupted";
-    const exit = await Effect.runPromiseExit(Effect.timeout(runner.run(`await tools.notes.add({ text: "interrupted" }); return "ran";`, { runId }), "300 millis"));
+    const exit = await Effect.runPromiseExit(
+      Effect.timeout(
+        runner.run(`await tools.notes.add({ text: "interrupted" }); return "ran";`, { runId }),
+        "300 millis",
+      ),
+    );
     expect(Exit.isFailure(exit)).toBe(true);
     const deadline = performance.now() + 3_000;
     while (!receipts.byRun(runId).some((r) => r.phase === "denied") && performance.now() < deadline) await Bun.sleep(5);
     const rows = receipts.byRun(runId);
     expect(rows.map((r) => r.phase)).toEqual(["requested", "denied"]);
     expect(rows[1]).toMatchObject({ decidedBy: "system", reason: "the run was interrupted" });
-    expect(broker.get(rows[0]!.callId)!.decision).toEqual({ decision: "denied", by: "system", reason: "the run was interrupted" });
+    expect(broker.get(rows[0]!.callId)!.decision).toEqual({
+      decision: "denied",
+      by: "system",
+      reason: "the run was interrupted",
+    });
     expect(broker.pending().filter((r) => r.runId === runId)).toEqual([]);
     expect(events).not.toContain("add:interrupted");
   });

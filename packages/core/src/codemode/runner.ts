@@ -80,7 +80,10 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
   const redact = options.redact ?? createRedactor([]);
   const currentTree = typeof options.tools === "function" ? options.tools : () => options.tools as ToolTree;
   const running: RunningCalls = new Map();
-  const currentPolicy = typeof options.policy === "function" ? options.policy : () => (options.policy as readonly PolicyRule[] | undefined) ?? [];
+  const currentPolicy =
+    typeof options.policy === "function"
+      ? options.policy
+      : () => (options.policy as readonly PolicyRule[] | undefined) ?? [];
 
   /** `interrupted` is the Effect's own signal: interrupting the fiber aborts the run. */
   const execute = async (code: string, opts: RunOptions, interrupted?: AbortSignal): Promise<RunResult> => {
@@ -91,7 +94,15 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     try {
       js = transpileSnippet(code);
     } catch (e) {
-      return { runId, ok: false, valueJson: undefined, logs: [], calls: [], stats: empty, error: { name: "ScriptError", message: describeThrown(e, "the transpiler").crossing } };
+      return {
+        runId,
+        ok: false,
+        valueJson: undefined,
+        logs: [],
+        calls: [],
+        stats: empty,
+        error: { name: "ScriptError", message: describeThrown(e, "the transpiler").crossing },
+      };
     }
     const controller = new AbortController();
     const abort = () => controller.abort(opts.signal?.reason);
@@ -130,10 +141,20 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       });
       // The sandbox may end (limit, error) while host calls are still pending; stop them from asking.
       controller.abort("run ended");
-      const base = { runId, logs: result.logs.map((l) => ({ level: l.level, text: redact(l.text) })), calls: [...invoker.outcomes], stats: result.stats };
+      const base = {
+        runId,
+        logs: result.logs.map((l) => ({ level: l.level, text: redact(l.text) })),
+        calls: [...invoker.outcomes],
+        stats: result.stats,
+      };
       return result.ok
         ? { ...base, ok: true, valueJson: result.valueJson === undefined ? undefined : redact(result.valueJson) }
-        : { ...base, ok: false, valueJson: undefined, error: { name: result.error.name, message: redact(result.error.message) } };
+        : {
+            ...base,
+            ok: false,
+            valueJson: undefined,
+            error: { name: result.error.name, message: redact(result.error.message) },
+          };
     } finally {
       opts.signal?.removeEventListener("abort", abort);
       interrupted?.removeEventListener("abort", interrupt);

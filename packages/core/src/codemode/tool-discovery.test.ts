@@ -5,7 +5,12 @@ import { generateDeclarations } from "./declarations.ts";
 import { approxTokens, discoveryTools, promptToolListing } from "./tool-discovery.ts";
 
 const tool = (description: string, approval: "auto" | "required" = "auto") =>
-  defineTool({ description, approval, args: z.object({ repo: z.string().describe("owner/name"), title: z.string().optional() }), run: async () => null });
+  defineTool({
+    description,
+    approval,
+    args: z.object({ repo: z.string().describe("owner/name"), title: z.string().optional() }),
+    run: async () => null,
+  });
 
 function bigTree(n: number): ToolTree {
   const github: Record<string, unknown> = {
@@ -35,7 +40,11 @@ describe("tool discovery", () => {
     const tree = bigTree(200);
     const d = indexToolTree(discoveryTools(() => tree));
     const search = d.get("$search")!;
-    const hits = (await search.run(search.args.parse({ query: "create issue" }))) as Array<{ path: string; approval: string; declaration: string }>;
+    const hits = (await search.run(search.args.parse({ query: "create issue" }))) as Array<{
+      path: string;
+      approval: string;
+      declaration: string;
+    }>;
     expect(hits[0]).toMatchObject({ path: "tools.github.issues.create", approval: "required" });
     expect(hits[0]!.declaration).toContain("/** owner/name */");
     expect(hits[0]!.declaration).toContain("create(input: {");
@@ -43,7 +52,9 @@ describe("tool discovery", () => {
     const ns = (await describeTool.run(describeTool.args.parse({ path: "tools.github.issues" }))) as string;
     expect(ns).toContain("// tools.github.issues.create");
     expect(ns).toContain("// tools.github.issues.listForRepo");
-    await expect(describeTool.run(describeTool.args.parse({ path: "nope.x" }))).rejects.toThrow(/no tool or namespace "nope.x"; use tools.\$search/);
+    await expect(describeTool.run(describeTool.args.parse({ path: "nope.x" }))).rejects.toThrow(
+      /no tool or namespace "nope.x"; use tools.\$search/,
+    );
   });
 
   test("the index follows the current tree (a reload is seen at once)", async () => {

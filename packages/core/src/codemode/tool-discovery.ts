@@ -34,14 +34,23 @@ export function discoveryTools(currentTree: () => ToolTree): ToolTree {
   const index = () => {
     const tree = currentTree();
     if (indexed?.tree !== tree)
-      indexed = { tree, tools: flattenToolTree(tree).map((t) => ({ ...t, haystack: ` ${words(t.path).join(" ")} ${words(t.definition.description).join(" ")} ` })) };
+      indexed = {
+        tree,
+        tools: flattenToolTree(tree).map((t) => ({
+          ...t,
+          haystack: ` ${words(t.path).join(" ")} ${words(t.definition.description).join(" ")} `,
+        })),
+      };
     return indexed.tools;
   };
   return {
     $search: defineTool({
       description: "Find tools by what they do; returns the best matches with their TypeScript signatures",
       approval: "auto",
-      args: z.object({ query: z.string().min(1).max(500).describe('What you need, e.g. "list open issues"'), limit: z.number().int().min(1).max(50).default(10) }),
+      args: z.object({
+        query: z.string().min(1).max(500).describe('What you need, e.g. "list open issues"'),
+        limit: z.number().int().min(1).max(50).default(10),
+      }),
       run: async ({ query, limit }) => {
         const terms = words(query);
         return index()
@@ -57,18 +66,29 @@ export function discoveryTools(currentTree: () => ToolTree): ToolTree {
           .filter((x) => x.score > 0)
           .sort((a, b) => b.score - a.score || a.t.path.localeCompare(b.t.path))
           .slice(0, limit)
-          .map(({ t }) => ({ path: `tools.${t.path}`, approval: t.definition.approval, declaration: declareTool(t.path, t.definition) }));
+          .map(({ t }) => ({
+            path: `tools.${t.path}`,
+            approval: t.definition.approval,
+            declaration: declareTool(t.path, t.definition),
+          }));
       },
     }),
     $describe: defineTool({
       description: "The full TypeScript declaration of one tool (or of every tool under a namespace)",
       approval: "auto",
-      args: z.object({ path: z.string().min(1).max(300).describe('e.g. "github.issues.listForRepo" or "tools.github.issues"') }),
+      args: z.object({
+        path: z.string().min(1).max(300).describe('e.g. "github.issues.listForRepo" or "tools.github.issues"'),
+      }),
       run: async ({ path }) => {
         const clean = path.replace(/^tools\./, "");
         const matches = index().filter((t) => t.path === clean || t.path.startsWith(`${clean}.`));
         if (matches.length === 0) throw new Error(`no tool or namespace "${clean}"; use tools.$search to find one`);
-        return matches.slice(0, 100).map((t) => `// tools.${t.path}\n${declareTool(t.path, t.definition)}`).join("\n\n") + (matches.length > 100 ? `\n// … ${matches.length - 100} more under ${clean}` : "");
+        return (
+          matches
+            .slice(0, 100)
+            .map((t) => `// tools.${t.path}\n${declareTool(t.path, t.definition)}`)
+            .join("\n\n") + (matches.length > 100 ? `\n// … ${matches.length - 100} more under ${clean}` : "")
+        );
       },
     }),
   };
@@ -78,7 +98,11 @@ export function discoveryTools(currentTree: () => ToolTree): ToolTree {
  * What the prompt says about the tools: every declaration when they fit `budgetTokens`, else one
  * line per namespace (tool count and a sample of what it does) and how to search.
  */
-export function promptToolListing(tree: ToolTree, declarations: string, budgetTokens: number): { readonly mode: "full" | "discovery"; readonly text: string } {
+export function promptToolListing(
+  tree: ToolTree,
+  declarations: string,
+  budgetTokens: number,
+): { readonly mode: "full" | "discovery"; readonly text: string } {
   if (approxTokens(declarations) <= budgetTokens) return { mode: "full", text: declarations };
   const groups = new Map<string, ToolDefinition[]>();
   for (const t of flattenToolTree(tree)) {
@@ -88,8 +112,8 @@ export function promptToolListing(tree: ToolTree, declarations: string, budgetTo
   }
   const lines = [
     "// The tools are too many to list here. Find what you need from inside your code:",
-    "//   const hits = await tools.$search({ query: \"create an issue\" });  // [{ path, approval, declaration }]",
-    "//   const decl = await tools.$describe({ path: \"github.issues\" });   // full declarations of a namespace",
+    '//   const hits = await tools.$search({ query: "create an issue" });  // [{ path, approval, declaration }]',
+    '//   const decl = await tools.$describe({ path: "github.issues" });   // full declarations of a namespace',
     "// Then call the tool in a later execute (your code is typechecked against every declaration).",
     "// Namespaces:",
   ];
@@ -98,7 +122,9 @@ export function promptToolListing(tree: ToolTree, declarations: string, budgetTo
       .slice(0, 3)
       .map((d) => d.description.split("\n")[0]!.slice(0, 60))
       .join("; ");
-    lines.push(`//   tools.${ns} (${defs.length} tool${defs.length === 1 ? "" : "s"}): ${sample}${defs.length > 3 ? "; …" : ""}`);
+    lines.push(
+      `//   tools.${ns} (${defs.length} tool${defs.length === 1 ? "" : "s"}): ${sample}${defs.length > 3 ? "; …" : ""}`,
+    );
   }
   return { mode: "discovery", text: `${lines.join("\n")}\n` };
 }

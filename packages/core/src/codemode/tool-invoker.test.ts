@@ -15,15 +15,33 @@ import { createToolInvoker, type InvokerContext } from "./tool-invoker.ts";
 
 const SECRET = "sk-ant-api03-invoker-test-secret-0000";
 
-function setup(opts: { requestApproval?: RequestApproval; policy?: PolicyRule[]; signal?: AbortSignal; code?: string } = {}) {
+function setup(
+  opts: { requestApproval?: RequestApproval; policy?: PolicyRule[]; signal?: AbortSignal; code?: string } = {},
+) {
   const db = openDatabase(":memory:");
   const receipts = createSqliteReceiptStore(db);
   const ran: string[] = [];
   const asked: ApprovalRequest[] = [];
   const waits: boolean[] = [];
   const tools = new Map<string, ToolDefinition>([
-    ["notes.add", defineTool({ description: "Add a note", approval: "required", args: z.object({ text: z.string() }), run: async ({ text }) => (ran.push(`add:${text}`), { text }) })],
-    ["notes.list", defineTool({ description: "List notes", approval: "auto", args: z.object({}), run: async () => (ran.push("list"), ["a"]) })],
+    [
+      "notes.add",
+      defineTool({
+        description: "Add a note",
+        approval: "required",
+        args: z.object({ text: z.string() }),
+        run: async ({ text }) => (ran.push(`add:${text}`), { text }),
+      }),
+    ],
+    [
+      "notes.list",
+      defineTool({
+        description: "List notes",
+        approval: "auto",
+        args: z.object({}),
+        run: async () => (ran.push("list"), ["a"]),
+      }),
+    ],
   ]);
   const ctx: InvokerContext = {
     runId: "run_inv",
@@ -52,9 +70,24 @@ function setup(opts: { requestApproval?: RequestApproval; policy?: PolicyRule[];
 
 describe("tool invoker: approval channel failures end as denials", () => {
   for (const [what, channel] of [
-    ["throws synchronously (e.g. the database is gone)", (() => { throw new Error(`card could not be posted: Missing Access (${SECRET})`); }) as RequestApproval],
-    ["rejects (e.g. posting the card failed)", (async () => { throw new Error(`card could not be posted: Missing Access (${SECRET})`); }) as RequestApproval],
-    ["rejects with a non-Error", (async () => { throw { status: 500 }; }) as RequestApproval],
+    [
+      "throws synchronously (e.g. the database is gone)",
+      (() => {
+        throw new Error(`card could not be posted: Missing Access (${SECRET})`);
+      }) as RequestApproval,
+    ],
+    [
+      "rejects (e.g. posting the card failed)",
+      (async () => {
+        throw new Error(`card could not be posted: Missing Access (${SECRET})`);
+      }) as RequestApproval,
+    ],
+    [
+      "rejects with a non-Error",
+      (async () => {
+        throw { status: 500 };
+      }) as RequestApproval,
+    ],
   ] as const) {
     test(`an approval channel that ${what} denies the call with a reason; the tool never runs`, async () => {
       const s = setup({ requestApproval: channel });
@@ -97,7 +130,12 @@ describe("tool invoker: the approval path", () => {
     expect(result).toEqual({ ok: true, json: JSON.stringify({ text: "milk" }) });
     expect(s.ran).toEqual(["add:milk"]);
     expect(s.trail()).toEqual(["requested:-", "approved:alice", "started:alice", "succeeded:alice"]);
-    expect(s.receipts.byRun("run_inv").slice(1).map((r) => r.decision)).toEqual(["approved", "approved", "approved"]);
+    expect(
+      s.receipts
+        .byRun("run_inv")
+        .slice(1)
+        .map((r) => r.decision),
+    ).toEqual(["approved", "approved", "approved"]);
     expect(s.waits).toEqual([true, false]);
   });
 
@@ -106,7 +144,14 @@ describe("tool invoker: the approval path", () => {
     const before = Date.now();
     await s.invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
     const req = s.asked[0]!;
-    expect(req).toMatchObject({ toolPath: "notes.add", runId: "run_inv", sessionId: "sess_1", requestedBy: "ann", description: "Add a note", inputPreview: 'text: "milk"' });
+    expect(req).toMatchObject({
+      toolPath: "notes.add",
+      runId: "run_inv",
+      sessionId: "sess_1",
+      requestedBy: "ann",
+      description: "Add a note",
+      inputPreview: 'text: "milk"',
+    });
     expect(req.code).toBe('await tools.notes.add({ text: "[redacted]" })');
     expect(req.expiresAt - req.requestedAt).toBe(60_000);
     expect(req.requestedAt).toBeGreaterThanOrEqual(before);
@@ -152,10 +197,18 @@ describe("tool invoker: the approval path", () => {
     const mine = await createToolInvoker({ ...s.ctx, standing: rules }).invoke("notes.add", '{"text":"a"}');
     expect(mine.ok).toBe(true);
     expect(s.asked).toEqual([]);
-    const other = await createToolInvoker({ ...s.ctx, sessionId: "sess_2", standing: rules }).invoke("notes.add", '{"text":"b"}');
+    const other = await createToolInvoker({ ...s.ctx, sessionId: "sess_2", standing: rules }).invoke(
+      "notes.add",
+      '{"text":"b"}',
+    );
     expect(other.ok).toBe(false);
     expect(s.asked.map((r) => r.sessionId)).toEqual(["sess_2"]);
-    expect(s.receipts.byRun("run_inv").filter((r) => r.phase === "approved").map((r) => r.decidedBy)).toEqual([`rule:${rule.id}`]);
+    expect(
+      s.receipts
+        .byRun("run_inv")
+        .filter((r) => r.phase === "approved")
+        .map((r) => r.decidedBy),
+    ).toEqual([`rule:${rule.id}`]);
     expect(s.ran).toEqual(["add:a"]);
   });
 

@@ -91,7 +91,14 @@ export function createToolInvoker(ctx: InvokerContext) {
       extra: { decision?: Decision; decidedBy?: string; reason?: string; error?: string },
       result: HostCallResult,
     ): HostCallResult => {
-      const outcome: CallOutcome = { callId, toolPath: path, status, policy, durationMs: performance.now() - t0, ...extra };
+      const outcome: CallOutcome = {
+        callId,
+        toolPath: path,
+        status,
+        policy,
+        durationMs: performance.now() - t0,
+        ...extra,
+      };
       outcomes.push(outcome);
       ctx.onCall?.(outcome);
       return result;
@@ -114,7 +121,9 @@ export function createToolInvoker(ctx: InvokerContext) {
       const error = parsed.threw
         ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.recorded})`
         : `invalid input for ${path}: ${parsed.message}`;
-      const shown = parsed.threw ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.crossing})` : error;
+      const shown = parsed.threw
+        ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.crossing})`
+        : error;
       append({ phase: "failed", error: ctx.redact(error) });
       return finish("failed", { error: ctx.redact(error) }, cross("ToolInputError", shown, "INVALID_INPUT"));
     }
@@ -125,7 +134,11 @@ export function createToolInvoker(ctx: InvokerContext) {
     if (policy === "deny") {
       const reason = resolvePolicy(path, approval, ctx.policy, alwaysAsk).rule?.reason ?? "denied by operator policy";
       append({ phase: "denied", decision: "denied", decidedBy: "policy", reason });
-      return finish("denied", { decision: "denied", decidedBy: "policy", reason }, cross("ToolDeniedError", `${path} was denied: ${reason}`, "DENIED"));
+      return finish(
+        "denied",
+        { decision: "denied", decidedBy: "policy", reason },
+        cross("ToolDeniedError", `${path} was denied: ${reason}`, "DENIED"),
+      );
     }
     if (policy === "required") {
       const verdict = await decide(callId, path, definition, input, durable, alwaysAsk);
@@ -133,7 +146,11 @@ export function createToolInvoker(ctx: InvokerContext) {
       if (verdict.decision === "denied") {
         const reason = verdict.reason ?? "denied by operator";
         append({ phase: "denied", decision: "denied", decidedBy, reason });
-        return finish("denied", { decision: "denied", decidedBy, reason }, cross("ToolDeniedError", `${path} was denied by ${decidedBy}: ${reason}`, "DENIED"));
+        return finish(
+          "denied",
+          { decision: "denied", decidedBy, reason },
+          cross("ToolDeniedError", `${path} was denied by ${decidedBy}: ${reason}`, "DENIED"),
+        );
       }
       decision = "approved";
       append({ phase: "approved", decision, decidedBy });
@@ -160,11 +177,18 @@ export function createToolInvoker(ctx: InvokerContext) {
       ctx.running.delete(callId);
       const error = unwritten ? `${unwritten}; ${path} was not run` : "run cancelled before the tool started";
       append({ phase: "failed", decision, decidedBy, error });
-      return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, unwritten ? "RECEIPTS_UNAVAILABLE" : "CANCELLED"));
+      return finish(
+        "failed",
+        { decision, decidedBy, error },
+        cross("ToolError", error, unwritten ? "RECEIPTS_UNAVAILABLE" : "CANCELLED"),
+      );
     }
     started = performance.now();
     const exit = await Effect.runPromiseExit(
-      Effect.tryPromise({ try: () => withTimeout(definition.run(input), ctx.toolTimeoutMs, path), catch: (e) => new ToolRunFailure(e) }),
+      Effect.tryPromise({
+        try: () => withTimeout(definition.run(input), ctx.toolTimeoutMs, path),
+        catch: (e) => new ToolRunFailure(e),
+      }),
     );
     if (abandoned) return abandoned;
     ctx.running.delete(callId);
@@ -176,16 +200,33 @@ export function createToolInvoker(ctx: InvokerContext) {
         append({ phase: "failed", decision, decidedBy, error, durationMs });
         return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "BAD_OUTPUT"));
       }
-      append({ phase: "succeeded", decision, decidedBy, durationMs, outputPreview: outputPreview(definition, exit.value, json.text, ctx) });
+      append({
+        phase: "succeeded",
+        decision,
+        decidedBy,
+        durationMs,
+        outputPreview: outputPreview(definition, exit.value, json.text, ctx),
+      });
       return finish("succeeded", { decision, decidedBy }, { ok: true, json: json.text });
     }
     const failure = describeFailure(exit.cause);
     const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);
     append({ phase: "failed", decision, decidedBy, error, durationMs });
-    return finish("failed", { decision, decidedBy, error }, cross("ToolError", `${path} failed: ${failure.crossing}`, "TOOL_FAILED"));
+    return finish(
+      "failed",
+      { decision, decidedBy, error },
+      cross("ToolError", `${path} failed: ${failure.crossing}`, "TOOL_FAILED"),
+    );
   }
 
-  async function decide(callId: string, path: string, definition: ToolDefinition, input: unknown, durable: () => Promise<string | undefined>, alwaysAsk: boolean): Promise<ApprovalDecision> {
+  async function decide(
+    callId: string,
+    path: string,
+    definition: ToolDefinition,
+    input: unknown,
+    durable: () => Promise<string | undefined>,
+    alwaysAsk: boolean,
+  ): Promise<ApprovalDecision> {
     const rule = alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
     if (rule) return { decision: "approved", by: `rule:${rule.id}` };
     if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
@@ -213,7 +254,11 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     } catch (e) {
       // Fail closed: an approval channel that breaks is a denial, never a silent approval.
-      return { decision: "denied", by: "system", reason: ctx.redact(`approval could not be obtained: ${describeThrown(e, "the approval channel").recorded}`) };
+      return {
+        decision: "denied",
+        by: "system",
+        reason: ctx.redact(`approval could not be obtained: ${describeThrown(e, "the approval channel").recorded}`),
+      };
     } finally {
       ctx.onApprovalWait?.(false);
     }
@@ -312,7 +357,10 @@ export function describeThrown(e: unknown, who = "the tool"): ThrownValue {
       const message = typeof e.message === "string" ? e.message : "";
       const name = typeof e.name === "string" && IDENTIFIER.test(e.name) ? e.name : "Error";
       // A plain Error's name adds nothing; a subclass's name (TypeError, HttpError…) does.
-      return { crossing: message || name, recorded: !message ? name : name === "Error" ? message : `${name}: ${message}` };
+      return {
+        crossing: message || name,
+        recorded: !message ? name : name === "Error" ? message : `${name}: ${message}`,
+      };
     }
   } catch {
     // a hostile getter on name/message: fall through to the generic description
@@ -331,7 +379,8 @@ function typeOf(e: unknown): string {
   if (typeof e !== "object" && typeof e !== "function") return typeof e;
   try {
     const name: unknown = Object.getPrototypeOf(e)?.constructor?.name;
-    if (typeof name === "string" && IDENTIFIER.test(name) && name !== "Object" && name !== "Function") return `${typeof e} ${name}`;
+    if (typeof name === "string" && IDENTIFIER.test(name) && name !== "Object" && name !== "Function")
+      return `${typeof e} ${name}`;
   } catch {
     // a Proxy or getter that throws: the type alone will do
   }

@@ -28,9 +28,11 @@ describe("transpileSnippet", () => {
   });
 
   test("does not drop unused or seemingly dead code", async () => {
-    const js = transpileSnippet("const unused = 5;\nif (false) { console.log('dead'); }\nlet calls = 0;\nawait tools.ping({});\nreturn calls;");
+    const js = transpileSnippet(
+      "const unused = 5;\nif (false) { console.log('dead'); }\nlet calls = 0;\nawait tools.ping({});\nreturn calls;",
+    );
     expect(js).toContain("const unused = 5");
-    expect(js).toContain("console.log(\"dead\")");
+    expect(js).toContain('console.log("dead")');
     let pinged = 0;
     expect(await runBody(js, { ping: async () => pinged++ })).toBe(0);
     expect(pinged).toBe(1);
@@ -56,8 +58,12 @@ describe("transpileSnippet", () => {
     expect(() => transpileSnippet('const a = 1;\nimport { x } from "y";')).toThrow(
       "line 2, col 1: `import` is not allowed: snippets cannot load modules (no import declarations, `import()`, `import.meta` or import attributes). Call tools through the global `tools` object.",
     );
-    expect(() => transpileSnippet("const a = 1;\nexport const b = 2;")).toThrow("line 2, col 1: `export` is not allowed");
-    expect(() => transpileSnippet('const fs = await import("node:fs");')).toThrow("line 1, col 18: `import` is not allowed");
+    expect(() => transpileSnippet("const a = 1;\nexport const b = 2;")).toThrow(
+      "line 2, col 1: `export` is not allowed",
+    );
+    expect(() => transpileSnippet('const fs = await import("node:fs");')).toThrow(
+      "line 1, col 18: `import` is not allowed",
+    );
   });
 
   test("a string that mentions import is fine", async () => {
@@ -65,7 +71,12 @@ describe("transpileSnippet", () => {
   });
 
   test("syntax Bun lowers to its own runtime helpers (using, decorators, accessor) is refused clearly", () => {
-    for (const code of ["using x = null;\nreturn 1;", "await using y = null;", "@dec class X {}", "class A { accessor x = 1 }"]) {
+    for (const code of [
+      "using x = null;\nreturn 1;",
+      "await using y = null;",
+      "@dec class X {}",
+      "class A { accessor x = 1 }",
+    ]) {
       expect(() => transpileSnippet(code)).toThrow(
         "this snippet uses syntax that needs runtime helpers the sandbox does not have (`using` / `await using` declarations, decorators or `accessor` fields); use try/finally and plain classes instead.",
       );

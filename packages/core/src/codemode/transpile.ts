@@ -68,11 +68,15 @@ export function transpileSnippet(code: string): string {
     imports = transpiler.scanImports(wrapped);
   } catch (error) {
     // Fail closed: a snippet that cannot be scanned for imports is not run.
-    throw new SnippetTranspileError(`the snippet could not be checked for imports (${describeBuildError(error)}); simplify the syntax.`);
+    throw new SnippetTranspileError(
+      `the snippet could not be checked for imports (${describeBuildError(error)}); simplify the syntax.`,
+    );
   }
   const dynamic = imports.find((i) => i.kind === "dynamic-import" || i.kind === "import-statement");
   if (dynamic)
-    throw new SnippetTranspileError(`import("${dynamic.path}") is not allowed: snippets cannot load modules. Call tools through the global \`tools\` object.`);
+    throw new SnippetTranspileError(
+      `import("${dynamic.path}") is not allowed: snippets cannot load modules. Call tools through the global \`tools\` object.`,
+    );
   return unwrap(js);
 }
 

@@ -27,7 +27,10 @@ process.on("message", (m: CheckerRequest) => {
   const c0 = process.cpuUsage();
   const full = checker.check(m.code, declarations, m.key);
   // The report text already names how many errors there are; the gateway parses what is sent.
-  const result = full.ok || full.diagnostics.length <= MAX_SENT ? full : { ...full, diagnostics: full.diagnostics.slice(0, MAX_SENT) };
+  const result =
+    full.ok || full.diagnostics.length <= MAX_SENT
+      ? full
+      : { ...full, diagnostics: full.diagnostics.slice(0, MAX_SENT) };
   const c = process.cpuUsage(c0);
   send({ type: "result", id: m.id, result, cpuMs: (c.user + c.system) / 1000 });
 });

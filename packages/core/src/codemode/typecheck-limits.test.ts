@@ -46,7 +46,9 @@ describe("typecheck limits (checker processes)", () => {
     await checker.warmUp();
     const r = await checker.check(EXPLOSIVE[0]!, DECLARATIONS);
     expect(codeOf(r)).toBe(OA_DIAGNOSTIC.tooLarge);
-    expect(r.ok ? "" : r.text).toContain("The typecheck used too much memory (over 450 MiB); the code was not run. Simplify the types");
+    expect(r.ok ? "" : r.text).toContain(
+      "The typecheck used too much memory (over 450 MiB); the code was not run. Simplify the types",
+    );
     expect(checker.stats().replaced).toBe(1);
     expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
   }, 120_000);
@@ -56,7 +58,8 @@ describe("typecheck limits (checker processes)", () => {
     await checker.warmUp();
     let slowDone = false;
     const slow = checker.check(EXPLOSIVE[0]!, DECLARATIONS).then((r) => ((slowDone = true), r));
-    for (let i = 0; i < 3; i++) expect(await checker.check(`${GOOD}\nreturn ${i};`, DECLARATIONS)).toEqual({ ok: true });
+    for (let i = 0; i < 3; i++)
+      expect(await checker.check(`${GOOD}\nreturn ${i};`, DECLARATIONS)).toEqual({ ok: true });
     expect(slowDone).toBe(false);
     expect(checker.stats().live).toBe(2);
     await checker.close();
@@ -103,7 +106,11 @@ describe("typecheck limits (checker processes)", () => {
       "await c.close();",
       'console.log(JSON.stringify({ ok: r.ok, ts: Object.keys(require.cache).filter((k) => k.includes("/typescript/")) }));',
     ].join("\n");
-    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit", cwd: import.meta.dir });
+    const proc = Bun.spawn([process.execPath, "-e", script], {
+      stdout: "pipe",
+      stderr: "inherit",
+      cwd: import.meta.dir,
+    });
     const out = await new Response(proc.stdout).text();
     expect(await proc.exited).toBe(0);
     expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ ok: true, ts: [] });

@@ -7,7 +7,12 @@
 import { dirname, join } from "node:path";
 import ts from "typescript";
 import { PRELUDE } from "./prelude.ts";
-import { OA_DIAGNOSTIC, reportDiagnostics as report, type TypecheckDiagnostic, type TypecheckResult } from "./typecheck-diagnostics.ts";
+import {
+  OA_DIAGNOSTIC,
+  reportDiagnostics as report,
+  type TypecheckDiagnostic,
+  type TypecheckResult,
+} from "./typecheck-diagnostics.ts";
 
 // No return annotation: `Promise<unknown>` would make TS2355 demand a `return` in every snippet.
 const WRAPPER_HEAD = "async function __run() {\n";
@@ -41,7 +46,8 @@ let preludeFile: ts.SourceFile | undefined;
 function libSourceFile(fileName: string, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions) {
   if (libFiles.has(fileName)) return libFiles.get(fileName);
   const text = ts.sys.readFile(fileName);
-  const file = text === undefined ? undefined : ts.createSourceFile(fileName, text, languageVersion, false, ts.ScriptKind.TS);
+  const file =
+    text === undefined ? undefined : ts.createSourceFile(fileName, text, languageVersion, false, ts.ScriptKind.TS);
   libFiles.set(fileName, file);
   return file;
 }
@@ -63,7 +69,11 @@ export function createProgramChecker(): ProgramChecker {
   let oldProgram: ts.Program | undefined;
   const declarationFiles = new Map<string, ts.SourceFile>();
 
-  const declarationsFile = (key: string, text: string, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions) => {
+  const declarationsFile = (
+    key: string,
+    text: string,
+    languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions,
+  ) => {
     let file = declarationFiles.get(key);
     if (file) {
       declarationFiles.delete(key);
@@ -96,12 +106,18 @@ export function createProgramChecker(): ProgramChecker {
       getCanonicalFileName: (f) => f,
       useCaseSensitiveFileNames: () => true,
       getNewLine: () => "\n",
-      fileExists: (f) => f === SNIPPET || f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
+      fileExists: (f) =>
+        f === SNIPPET || f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
       readFile: (f) => (f.startsWith(libDir) ? ts.sys.readFile(f) : undefined),
       directoryExists: (d) => d === "/" || d.startsWith(libDir),
       getDirectories: () => [],
     };
-    const program = ts.createProgram({ rootNames: [PRELUDE_FILE, TOOLS_FILE, SNIPPET], options: OPTIONS, host, oldProgram });
+    const program = ts.createProgram({
+      rootNames: [PRELUDE_FILE, TOOLS_FILE, SNIPPET],
+      options: OPTIONS,
+      host,
+      oldProgram,
+    });
     oldProgram = program;
     const file = program.getSourceFile(SNIPPET)!;
     const syntactic = program.getSyntacticDiagnostics(file);
@@ -141,10 +157,38 @@ export function createProgramChecker(): ProgramChecker {
 const SUPERSEDED = new Set([1323, 1343, 2307, 2792]);
 /** Host globals a model may reach for; TypeScript's hint ("install @types/node") would mislead it. */
 const HOST_GLOBALS = new Set([
-  "process", "require", "module", "exports", "__dirname", "__filename", "Buffer", "global", "Bun", "Deno",
-  "fetch", "setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "queueMicrotask",
-  "window", "document", "navigator", "localStorage", "XMLHttpRequest", "WebSocket", "structuredClone",
-  "TextEncoder", "TextDecoder", "URL", "URLSearchParams", "atob", "btoa", "crypto", "performance",
+  "process",
+  "require",
+  "module",
+  "exports",
+  "__dirname",
+  "__filename",
+  "Buffer",
+  "global",
+  "Bun",
+  "Deno",
+  "fetch",
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+  "clearTimeout",
+  "clearInterval",
+  "queueMicrotask",
+  "window",
+  "document",
+  "navigator",
+  "localStorage",
+  "XMLHttpRequest",
+  "WebSocket",
+  "structuredClone",
+  "TextEncoder",
+  "TextDecoder",
+  "URL",
+  "URLSearchParams",
+  "atob",
+  "btoa",
+  "crypto",
+  "performance",
 ]);
 
 function messageFor(d: ts.Diagnostic): string {
@@ -156,7 +200,13 @@ function messageFor(d: ts.Diagnostic): string {
 }
 
 /** Maps a position in the wrapped file to the model's code; positions in the wrapper are clamped to the code. */
-function toDiagnostic(file: ts.SourceFile, code: string, start: number, message: string, codeNo: number): TypecheckDiagnostic {
+function toDiagnostic(
+  file: ts.SourceFile,
+  code: string,
+  start: number,
+  message: string,
+  codeNo: number,
+): TypecheckDiagnostic {
   const { line, character } = file.getLineAndCharacterOfPosition(start);
   const codeLines = code.split("\n");
   let outLine = line; // wrapper head is file line 0, so file line n is code line n (1-based)
@@ -178,15 +228,37 @@ function ownChecks(file: ts.SourceFile, code: string): TypecheckDiagnostic[] {
   if (file.statements.length !== 1 || !wrapper || !ts.isFunctionDeclaration(wrapper)) {
     const stray = file.statements[1] ?? file.statements[0]!;
     out.push(
-      toDiagnostic(file, code, stray.getStart(file), "Unbalanced braces: a '}' closes the snippet early. Your code is the body of one async function; keep its braces balanced.", OA_DIAGNOSTIC.escapesWrapper),
+      toDiagnostic(
+        file,
+        code,
+        stray.getStart(file),
+        "Unbalanced braces: a '}' closes the snippet early. Your code is the body of one async function; keep its braces balanced.",
+        OA_DIAGNOSTIC.escapesWrapper,
+      ),
     );
     return out;
   }
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
-      out.push(toDiagnostic(file, code, node.getStart(file), "import() is not available: snippets cannot load modules. Call tools through the global `tools` object.", OA_DIAGNOSTIC.moduleAccess));
+      out.push(
+        toDiagnostic(
+          file,
+          code,
+          node.getStart(file),
+          "import() is not available: snippets cannot load modules. Call tools through the global `tools` object.",
+          OA_DIAGNOSTIC.moduleAccess,
+        ),
+      );
     else if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword)
-      out.push(toDiagnostic(file, code, node.getStart(file), "import.meta is not available in snippets.", OA_DIAGNOSTIC.moduleAccess));
+      out.push(
+        toDiagnostic(
+          file,
+          code,
+          node.getStart(file),
+          "import.meta is not available in snippets.",
+          OA_DIAGNOSTIC.moduleAccess,
+        ),
+      );
     ts.forEachChild(node, visit);
   };
   visit(wrapper);
@@ -206,13 +278,24 @@ function suppressionComments(file: ts.SourceFile, code: string): TypecheckDiagno
       for (const child of node.getChildren(file)) visitToken(child);
       return;
     }
-    const ranges = [...(ts.getLeadingCommentRanges(file.text, node.pos) ?? []), ...(ts.getTrailingCommentRanges(file.text, node.end) ?? [])];
+    const ranges = [
+      ...(ts.getLeadingCommentRanges(file.text, node.pos) ?? []),
+      ...(ts.getTrailingCommentRanges(file.text, node.end) ?? []),
+    ];
     for (const range of ranges) {
       if (seen.has(range.pos)) continue;
       seen.add(range.pos);
       const directive = SUPPRESSION.exec(file.text.slice(range.pos, range.end))?.[0];
       if (directive)
-        out.push(toDiagnostic(file, code, range.pos, `${directive} is not allowed in snippets: fix the types instead (e.g. cast with \`as\`).`, OA_DIAGNOSTIC.suppression));
+        out.push(
+          toDiagnostic(
+            file,
+            code,
+            range.pos,
+            `${directive} is not allowed in snippets: fix the types instead (e.g. cast with \`as\`).`,
+            OA_DIAGNOSTIC.suppression,
+          ),
+        );
     }
   };
   visitToken(file);

@@ -1,7 +1,13 @@
 import type { TypecheckResult } from "./typecheck-diagnostics.ts";
 
 /** Gateway → checker child. `declarations` is sent only when the child does not hold `key` yet. */
-export type CheckerRequest = { readonly type: "check"; readonly id: number; readonly code: string; readonly key: string; readonly declarations?: string };
+export type CheckerRequest = {
+  readonly type: "check";
+  readonly id: number;
+  readonly code: string;
+  readonly key: string;
+  readonly declarations?: string;
+};
 
 /** Checker child → gateway. */
 export type CheckerReply =

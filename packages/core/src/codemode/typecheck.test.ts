@@ -52,7 +52,7 @@ describe("typecheck", async () => {
   });
 
   test("wrong argument type", async () => {
-    const r = await check('\n  await tools.weather({ location: 5 });');
+    const r = await check("\n  await tools.weather({ location: 5 });");
     expect(failures(r)).toEqual([[2, 25, 2322]]);
     expect(r.ok ? "" : r.text).toContain("line 2, col 25: Type 'number' is not assignable to type 'string'. (TS2322)");
   });
@@ -101,13 +101,22 @@ describe("typecheck", async () => {
       "}",
     ].join("\n");
     expect(await check(code)).toEqual({ ok: true });
-    expect(failures(await check("const e = new ToolDeniedError('x'); const c: number = e.code;"))).toEqual([[1, 43, 2322]]);
+    expect(failures(await check("const e = new ToolDeniedError('x'); const c: number = e.code;"))).toEqual([
+      [1, 43, 2322],
+    ]);
   });
 
   test("process, fetch, require, timers and Bun are errors, with a sandbox hint", async () => {
     const r = await check('process.exit(1);\nfetch("x");\nmodule.exports;\nsetTimeout(() => 1, 1);\nBun.file("x");');
-    expect(failures(r).map(([line, col]) => [line, col])).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 1]]);
-    if (!r.ok) for (const d of r.diagnostics) expect(d.message).toContain("Snippets run in a sandbox without host globals");
+    expect(failures(r).map(([line, col]) => [line, col])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+      [5, 1],
+    ]);
+    if (!r.ok)
+      for (const d of r.diagnostics) expect(d.message).toContain("Snippets run in a sandbox without host globals");
   });
 
   test("import statements, import() and import.meta are errors", async () => {
@@ -121,25 +130,38 @@ describe("typecheck", async () => {
   });
 
   test("top-level await and return work; no return is fine too", async () => {
-    expect(await check('const [a, b] = await Promise.all([tools.weather({ location: "a" }), tools.weather({ location: "b" })]);\nreturn { a, b };')).toEqual({ ok: true });
+    expect(
+      await check(
+        'const [a, b] = await Promise.all([tools.weather({ location: "a" }), tools.weather({ location: "b" })]);\nreturn { a, b };',
+      ),
+    ).toEqual({ ok: true });
     expect(await check('await tools.weather({ location: "x" })')).toEqual({ ok: true });
     expect(await check("")).toEqual({ ok: true });
   });
 
   test("console methods are available; ES2022 library is there, DOM is not", async () => {
-    expect(await check('console.log("a", 1, {});\nconsole.info(1); console.warn(2); console.error(3); console.debug(4);')).toEqual({ ok: true });
+    expect(
+      await check('console.log("a", 1, {});\nconsole.info(1); console.warn(2); console.error(3); console.debug(4);'),
+    ).toEqual({ ok: true });
     expect(await check("const x = [1, 2].at(-1); Object.hasOwn({}, 'a'); return x;")).toEqual({ ok: true });
     expect(failures(await check("document.title;"))).toEqual([[1, 1, 2584]]);
   });
 
   test("directives in the snippet cannot widen the environment or switch checking off", async () => {
-    expect(failures(await check('/// <reference lib="dom" />\ndocument.title;'))).toEqual([[1, 1, OA_DIAGNOSTIC.moduleAccess]]);
-    expect(failures(await check("// @ts-nocheck\nprocess.exit();"))).toEqual([[1, 1, 90004], [2, 1, 2591]]);
+    expect(failures(await check('/// <reference lib="dom" />\ndocument.title;'))).toEqual([
+      [1, 1, OA_DIAGNOSTIC.moduleAccess],
+    ]);
+    expect(failures(await check("// @ts-nocheck\nprocess.exit();"))).toEqual([
+      [1, 1, 90004],
+      [2, 1, 2591],
+    ]);
   });
 
   test("@ts-ignore / @ts-expect-error comments are rejected, wherever they stand; the same text in a string is fine", async () => {
-    expect(failures(await check('// @ts-ignore\nawait tools.weather({ location: 1 });'))).toEqual([[1, 1, 90004]]);
-    expect(failures(await check('const n: number = 1;\n/* @ts-expect-error */\nconst s: string = n;'))).toEqual([[2, 1, 90004]]);
+    expect(failures(await check("// @ts-ignore\nawait tools.weather({ location: 1 });"))).toEqual([[1, 1, 90004]]);
+    expect(failures(await check("const n: number = 1;\n/* @ts-expect-error */\nconst s: string = n;"))).toEqual([
+      [2, 1, 90004],
+    ]);
     expect(failures(await check('await tools.weather({ location: "x" }); // @ts-ignore'))).toEqual([[1, 41, 90004]]);
     const r = await check('await tools.weather({ location: "x" }); // @ts-ignore');
     expect(!r.ok && r.text).toContain("@ts-ignore is not allowed in snippets");
@@ -152,7 +174,14 @@ describe("typecheck", async () => {
 
   test("declarations change between checks (tree reload) and the checker follows", async () => {
     const other = generateDeclarations({
-      notes: { add: defineTool({ description: "Add a note", approval: "auto", args: z.object({ text: z.string() }), run: async () => null }) },
+      notes: {
+        add: defineTool({
+          description: "Add a note",
+          approval: "auto",
+          args: z.object({ text: z.string() }),
+          run: async () => null,
+        }),
+      },
     }).text;
     expect(await checker.check('await tools.notes.add({ text: "x" });', other)).toEqual({ ok: true });
     expect((await check('await tools.notes.add({ text: "x" });')).ok).toBe(false);
@@ -193,7 +222,8 @@ describe("typecheck", async () => {
 
   test("warm check against 200 realistic tools stays fast", async () => {
     const big = generateDeclarations(makeFixtureToolTree(200)).text;
-    const code = (i: number) => `const r = await tools.github.issues.get({ id: "x${i}", status: "open" });\nconsole.log(r);\nreturn r;`;
+    const code = (i: number) =>
+      `const r = await tools.github.issues.get({ id: "x${i}", status: "open" });\nconsole.log(r);\nreturn r;`;
     for (let i = 0; i < 5; i++) expect(await checker.check(code(i), big)).toEqual({ ok: true });
     // CPU, not wall time: the suite shares the machine with other runs. Mean of 10, because the
     // thread CPU clock only advances at scheduler ticks.

@@ -16,7 +16,12 @@ import { precheckSnippet } from "./precheck.ts";
 import { failWith, OA_DIAGNOSTIC, type TypecheckResult } from "./typecheck-diagnostics.ts";
 import type { CheckerReply, CheckerRequest } from "./typecheck-protocol.ts";
 
-export { OA_DIAGNOSTIC, reportDiagnostics, type TypecheckDiagnostic, type TypecheckResult } from "./typecheck-diagnostics.ts";
+export {
+  OA_DIAGNOSTIC,
+  reportDiagnostics,
+  type TypecheckDiagnostic,
+  type TypecheckResult,
+} from "./typecheck-diagnostics.ts";
 
 export interface TypecheckerOptions {
   /** Limit for one check once a checker has it, in ms (default 5,000). */
@@ -166,13 +171,23 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
     },
     stats: () => {
       const live = [...checkers].filter((c) => c.state !== "dead");
-      return { started, replaced, live: live.length, pids: live.map((c) => c.pid), checked: counters.checked, checkerCpuMs: counters.cpuMs };
+      return {
+        started,
+        replaced,
+        live: live.length,
+        pids: live.map((c) => c.pid),
+        checked: counters.checked,
+        checkerCpuMs: counters.cpuMs,
+      };
     },
   };
 }
 
 function unavailable(why: string): TypecheckResult {
-  return failWith(OA_DIAGNOSTIC.unavailable, `The typechecker is unavailable (${why}); the code was not run. Try again.`);
+  return failWith(
+    OA_DIAGNOSTIC.unavailable,
+    `The typechecker is unavailable (${why}); the code was not run. Try again.`,
+  );
 }
 
 type GoneReason = "start-failed" | "limit" | "crashed" | "closing";
@@ -233,7 +248,12 @@ class CheckerProcess {
     this.state = "busy";
     this.send(job.key, job.declarations, id, !this.sentKeys.has(job.key));
     this.timer = setTimeout(
-      () => this.fail("limit", OA_DIAGNOSTIC.tooSlow, `The typecheck took too long (over ${fmtSeconds(this.limits.timeoutMs)}); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.`),
+      () =>
+        this.fail(
+          "limit",
+          OA_DIAGNOSTIC.tooSlow,
+          `The typecheck took too long (over ${fmtSeconds(this.limits.timeoutMs)}); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.`,
+        ),
       this.limits.timeoutMs,
     );
     this.memoryTimer = setInterval(() => this.checkMemory(), MEMORY_POLL_MS);
@@ -245,12 +265,18 @@ class CheckerProcess {
   }
 
   private send(key: string, declarations: string, id: number, withText: boolean): void {
-    const message: CheckerRequest = withText ? { type: "check", id, code: this.job!.code, key, declarations } : { type: "check", id, code: this.job!.code, key };
+    const message: CheckerRequest = withText
+      ? { type: "check", id, code: this.job!.code, key, declarations }
+      : { type: "check", id, code: this.job!.code, key };
     if (withText) this.sentKeys.add(key);
     try {
       this.proc.send(message);
     } catch (e) {
-      this.fail("crashed", OA_DIAGNOSTIC.unavailable, `The typechecker is unavailable (${e instanceof Error ? e.message : String(e)}); the code was not run. Try again.`);
+      this.fail(
+        "crashed",
+        OA_DIAGNOSTIC.unavailable,
+        `The typechecker is unavailable (${e instanceof Error ? e.message : String(e)}); the code was not run. Try again.`,
+      );
     }
   }
 
@@ -286,7 +312,11 @@ class CheckerProcess {
       return; // no /proc (not Linux) or the process just exited
     }
     if (rssKb > this.limits.memoryMb * 1024)
-      this.fail("limit", OA_DIAGNOSTIC.tooLarge, `The typecheck used too much memory (over ${this.limits.memoryMb} MiB); the code was not run. Simplify the types (avoid types that expand into huge unions or deep instantiations) and try again.`);
+      this.fail(
+        "limit",
+        OA_DIAGNOSTIC.tooLarge,
+        `The typecheck used too much memory (over ${this.limits.memoryMb} MiB); the code was not run. Simplify the types (avoid types that expand into huge unions or deep instantiations) and try again.`,
+      );
   }
 
   private fail(why: GoneReason, code: number, message: string): void {
@@ -314,7 +344,12 @@ class CheckerProcess {
       // already gone
     }
     this.markReady(false); // warmUp() must not wait forever on a checker that will never be ready
-    job?.resolve(failWith(OA_DIAGNOSTIC.unavailable, "The typechecker is unavailable (its process exited during the check); the code was not run. Try again."));
+    job?.resolve(
+      failWith(
+        OA_DIAGNOSTIC.unavailable,
+        "The typechecker is unavailable (its process exited during the check); the code was not run. Try again.",
+      ),
+    );
     this.events.onGone(wasStarting && why !== "closing" ? "start-failed" : why);
   }
 }

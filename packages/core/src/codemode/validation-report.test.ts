@@ -14,7 +14,12 @@ describe("formatIssues", () => {
 
   test("few issues are listed whole; a root issue is named (input)", () => {
     expect(formatIssues([{ path: [], message: "expected object" }])).toBe("(input): expected object");
-    expect(formatIssues([{ path: ["a", 0], message: "x" }, { path: ["b"], message: "y" }])).toBe("a.0: x; b: y");
+    expect(
+      formatIssues([
+        { path: ["a", 0], message: "x" },
+        { path: ["b"], message: "y" },
+      ]),
+    ).toBe("a.0: x; b: y");
   });
 
   test("a huge path or message is cut on a grapheme boundary with a marker; the total stays capped", () => {

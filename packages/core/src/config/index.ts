@@ -1,4 +1,10 @@
-export { configSchema, defaultConfig, policyRuleSchema, type OpenAssistantConfig, type OpenAssistantConfigInput } from "./schema.ts";
+export {
+  configSchema,
+  defaultConfig,
+  policyRuleSchema,
+  type OpenAssistantConfig,
+  type OpenAssistantConfigInput,
+} from "./schema.ts";
 export { loadConfig, type LoadConfigOptions, type LoadedConfig } from "./load.ts";
 export { ConfigError } from "./errors.ts";
 export type { Diagnostic } from "./diagnostic.ts";

@@ -36,15 +36,26 @@ export function interpolateEnv(
       };
       if (!match.endsWith("}")) fail(`unterminated "\${" in value`, 'Write "${NAME}", or "$${" for a literal "${".');
       if (!NAME.test(name ?? ""))
-        fail(`"\${${name}}" is not a variable reference`, "Use ${NAME} with letters, digits and _ only; nesting and defaults are not supported.");
+        fail(
+          `"\${${name}}" is not a variable reference`,
+          "Use ${NAME} with letters, digits and _ only; nesting and defaults are not supported.",
+        );
       const v = env[name!];
       if (v === undefined && where.unset) {
         // Read-only commands: record it (the plugin needing it fails alone) and substitute nothing.
-        where.unset.push({ name: name!, path: [...path], file: where.file, ...positionOfPath(where.text, where.tree, path) });
+        where.unset.push({
+          name: name!,
+          path: [...path],
+          file: where.file,
+          ...positionOfPath(where.text, where.tree, path),
+        });
         return "";
       }
       if (v === undefined)
-        fail(`environment variable ${name} is not set`, `Set ${name} in the environment before starting (Bun also reads .env from the directory you start in), or remove the reference.`);
+        fail(
+          `environment variable ${name} is not set`,
+          `Set ${name} in the environment before starting (Bun also reads .env from the directory you start in), or remove the reference.`,
+        );
       where.substituted?.push(v!);
       return v!;
     });

@@ -1,4 +1,12 @@
-import { getNodePath, parse, parseTree, printParseErrorCode, stripComments, type Node, type ParseError } from "jsonc-parser";
+import {
+  getNodePath,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  stripComments,
+  type Node,
+  type ParseError,
+} from "jsonc-parser";
 import { ConfigError } from "./errors.ts";
 import { formatPath, offsetToPosition } from "./positions.ts";
 
@@ -34,7 +42,14 @@ export function parseJsonc(textIn: string, file: string): ParsedJsonc {
   if (first) {
     const { line, column } = offsetToPosition(text, first.offset);
     const code = printParseErrorCode(first.error);
-    throw new ConfigError(file, line, column, "(syntax)", `JSON syntax error (${code})`, `Fix: ${HINTS[code] ?? "check the JSON syntax near this position"}.`);
+    throw new ConfigError(
+      file,
+      line,
+      column,
+      "(syntax)",
+      `JSON syntax error (${code})`,
+      `Fix: ${HINTS[code] ?? "check the JSON syntax near this position"}.`,
+    );
   }
   const tree = parseTree(text, [], { allowTrailingComma: true });
   const proto = tree && findKey(tree, (k) => k === "__proto__");
@@ -42,7 +57,14 @@ export function parseJsonc(textIn: string, file: string): ParsedJsonc {
     const { line, column } = offsetToPosition(text, proto.offset);
     const valueNode = proto.parent?.children?.[1];
     const keyPath = valueNode ? formatPath(getNodePath(valueNode)) : "__proto__";
-    throw new ConfigError(file, line, column, keyPath, 'the key "__proto__" is not allowed', "Remove it; no setting or plugin id has that name.");
+    throw new ConfigError(
+      file,
+      line,
+      column,
+      keyPath,
+      'the key "__proto__" is not allowed',
+      "Remove it; no setting or plugin id has that name.",
+    );
   }
   return { value, tree, text };
 }

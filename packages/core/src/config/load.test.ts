@@ -56,7 +56,11 @@ describe("loadConfig resolution and merge", () => {
       "override.json": JSON.stringify({ model: { maxRounds: 3 } }),
     });
     mkdirSync(join(project, "deep", "er"), { recursive: true });
-    const loaded = await loadConfig({ cwd: join(project, "deep", "er"), env: { OPENASSISTANT_CONFIG: join(root, "override.json") }, homeDir: home });
+    const loaded = await loadConfig({
+      cwd: join(project, "deep", "er"),
+      env: { OPENASSISTANT_CONFIG: join(root, "override.json") },
+      homeDir: home,
+    });
     expect(loaded.projectRoot).toBe(project);
     expect(loaded.sources).toEqual([
       join(home, ".config/openassistant/config.json"),
@@ -75,14 +79,20 @@ describe("loadConfig resolution and merge", () => {
       "proj/package.json": "{}",
       "elsewhere/config.jsonc": `{ "model": { "name": "from-dir" } }`,
     });
-    const loaded = await loadConfig({ cwd: project, env: { OPENASSISTANT_CONFIG_DIR: join(root, "elsewhere") }, homeDir: home });
+    const loaded = await loadConfig({
+      cwd: project,
+      env: { OPENASSISTANT_CONFIG_DIR: join(root, "elsewhere") },
+      homeDir: home,
+    });
     expect(loaded.config.model.name).toBe("from-dir");
     expect(loaded.globalDir).toBe(join(root, "elsewhere"));
   });
 
   test("a missing OPENASSISTANT_CONFIG file is an error", async () => {
     const { project, home } = layout({ "proj/package.json": "{}" });
-    const err = await configError(loadConfig({ cwd: project, env: { OPENASSISTANT_CONFIG: "nope.json" }, homeDir: home }));
+    const err = await configError(
+      loadConfig({ cwd: project, env: { OPENASSISTANT_CONFIG: "nope.json" }, homeDir: home }),
+    );
     expect(err.message).toContain("OPENASSISTANT_CONFIG");
   });
 
@@ -108,7 +118,9 @@ describe("loadConfig errors name file, line, column and key path", () => {
   });
 
   test("unknown key points at the key and lists the allowed keys", async () => {
-    const { project, home } = layout({ "proj/.openassistant/config.jsonc": `{\n  "discord": {\n    "allowedUser": []\n  }\n}` });
+    const { project, home } = layout({
+      "proj/.openassistant/config.jsonc": `{\n  "discord": {\n    "allowedUser": []\n  }\n}`,
+    });
     const err = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
     expect([err.line, err.column]).toEqual([3, 5]);
     expect(err.keyPath).toBe("discord.allowedUser");
@@ -123,7 +135,9 @@ describe("loadConfig errors name file, line, column and key path", () => {
   });
 
   test("wrong type names the path and position", async () => {
-    const { project, home } = layout({ "proj/.openassistant/config.json": `{\n "approvals": { "timeoutSeconds": "ten" },\n "policy": { "rules": [ { "match": "x", "mode": "sometimes" } ] }\n}` });
+    const { project, home } = layout({
+      "proj/.openassistant/config.json": `{\n "approvals": { "timeoutSeconds": "ten" },\n "policy": { "rules": [ { "match": "x", "mode": "sometimes" } ] }\n}`,
+    });
     const err = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
     expect(err.keyPath).toBe("approvals.timeoutSeconds");
     expect([err.line, err.column]).toEqual([2, 17]);
@@ -132,7 +146,9 @@ describe("loadConfig errors name file, line, column and key path", () => {
   });
 
   test("bad enum lists allowed values", async () => {
-    const { project, home } = layout({ "proj/.openassistant/config.json": `{\n "policy": { "rules": [ { "match": "x", "mode": "sometimes" } ] }\n}` });
+    const { project, home } = layout({
+      "proj/.openassistant/config.json": `{\n "policy": { "rules": [ { "match": "x", "mode": "sometimes" } ] }\n}`,
+    });
     const err = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
     expect(err.keyPath).toBe("policy.rules[0].mode");
     expect(err.message).toContain('"auto", "required", "deny"');
@@ -145,14 +161,17 @@ describe("loadConfig errors name file, line, column and key path", () => {
     });
     const err = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
     expect(err.file).toBe(join(home, ".config/openassistant/config.json"));
-    expect(err.keyPath).toBe('tools.x');
+    expect(err.keyPath).toBe("tools.x");
   });
 });
 
 describe("interpolation", () => {
   test("${VAR} in string values, $${ escapes, keys untouched", async () => {
     const { project, home } = layout({
-      "proj/.openassistant/config.json": JSON.stringify({ discord: { token: "${DISCORD_TOKEN}" }, config: { p: { "${KEY}": "a-${X}-b $${LIT}" } } }),
+      "proj/.openassistant/config.json": JSON.stringify({
+        discord: { token: "${DISCORD_TOKEN}" },
+        config: { p: { "${KEY}": "a-${X}-b $${LIT}" } },
+      }),
     });
     const loaded = await loadConfig({ cwd: project, env: { DISCORD_TOKEN: "tok", X: "${Y}", Y: "no" }, homeDir: home });
     expect(loaded.config.discord.token).toBe("tok");
@@ -160,7 +179,9 @@ describe("interpolation", () => {
   });
 
   test("a missing variable names the variable, the key path and the position", async () => {
-    const { project, home } = layout({ "proj/.openassistant/config.json": `{\n  "config": {\n    "posthog": { "apiKey": "\${POSTHOG_API_KEY}" }\n  }\n}` });
+    const { project, home } = layout({
+      "proj/.openassistant/config.json": `{\n  "config": {\n    "posthog": { "apiKey": "\${POSTHOG_API_KEY}" }\n  }\n}`,
+    });
     const err = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
     expect(err.message).toContain("POSTHOG_API_KEY is not set");
     expect(err.keyPath).toBe("config.posthog.apiKey");
@@ -168,9 +189,13 @@ describe("interpolation", () => {
   });
 
   test("the missing-variable hint is honest about where Bun reads .env from", async () => {
-    const { project, home } = layout({ "proj/.openassistant/config.json": `{ "discord": { "token": "\${DISCORD_TOKEN}" } }` });
+    const { project, home } = layout({
+      "proj/.openassistant/config.json": `{ "discord": { "token": "\${DISCORD_TOKEN}" } }`,
+    });
     const err = await configError(loadConfig({ cwd: project, env: {}, homeDir: home }));
-    expect(err.hint).toBe("Set DISCORD_TOKEN in the environment before starting (Bun also reads .env from the directory you start in), or remove the reference.");
+    expect(err.hint).toBe(
+      "Set DISCORD_TOKEN in the environment before starting (Bun also reads .env from the directory you start in), or remove the reference.",
+    );
     expect(err.message).not.toContain("(or .env)");
   });
 
@@ -180,16 +205,30 @@ describe("interpolation", () => {
       "proj/.openassistant/config.jsonc": `{\n  // project\n  "config": {\n    "calendar": { "timezone": "Mars/Olympus" }\n  }\n}`,
       "proj/.openassistant/other.jsonc": `{ "tools": {} }`,
     });
-    const loaded = await loadConfig({ cwd: project, env: { OPENASSISTANT_CONFIG: join(project, ".openassistant/other.jsonc") }, homeDir: home });
+    const loaded = await loadConfig({
+      cwd: project,
+      env: { OPENASSISTANT_CONFIG: join(project, ".openassistant/other.jsonc") },
+      homeDir: home,
+    });
     expect(loaded.sources).toHaveLength(3);
-    expect(locateConfigKey(loaded.sources, ["config", "calendar", "timezone"])).toEqual({ file: join(root, "proj/.openassistant/config.jsonc"), line: 4, column: 19 });
-    expect(locateConfigKey(loaded.sources, ["config", "calendar", "nope"])).toEqual({ file: join(root, "proj/.openassistant/config.jsonc"), line: 4, column: 5 });
+    expect(locateConfigKey(loaded.sources, ["config", "calendar", "timezone"])).toEqual({
+      file: join(root, "proj/.openassistant/config.jsonc"),
+      line: 4,
+      column: 19,
+    });
+    expect(locateConfigKey(loaded.sources, ["config", "calendar", "nope"])).toEqual({
+      file: join(root, "proj/.openassistant/config.jsonc"),
+      line: 4,
+      column: 5,
+    });
     expect(locateConfigKey(loaded.sources, ["model"])).toBeUndefined();
   });
 
   test("nesting and shell syntax are rejected", async () => {
     for (const bad of ["${A${B}}", "${A:-default}", "${A", "$(whoami)${}"]) {
-      const { project, home } = layout({ "proj/.openassistant/config.json": JSON.stringify({ model: { system: bad } }) });
+      const { project, home } = layout({
+        "proj/.openassistant/config.json": JSON.stringify({ model: { system: bad } }),
+      });
       const err = await configError(loadConfig({ cwd: project, env: { A: "a", B: "b" }, homeDir: home }));
       expect(err.keyPath).toBe("model.system");
     }
@@ -201,7 +240,11 @@ describe("literal secrets", () => {
     const secret = "sk-ant-api03-" + "x".repeat(40);
     const token = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz";
     const { project, home } = layout({
-      "proj/.openassistant/config.json": JSON.stringify({ discord: { token }, config: { a: { apiKey: secret, note: "short" } }, http: { token: "${HTTP_TOKEN}" } }, null, 2),
+      "proj/.openassistant/config.json": JSON.stringify(
+        { discord: { token }, config: { a: { apiKey: secret, note: "short" } }, http: { token: "${HTTP_TOKEN}" } },
+        null,
+        2,
+      ),
     });
     const loaded = await loadConfig({ cwd: project, env: { HTTP_TOKEN: "t".repeat(40) }, homeDir: home });
     const text = JSON.stringify(loaded.warnings);
@@ -217,7 +260,10 @@ describe("unusual config files", () => {
   const load = (text: string | Buffer, env: Record<string, string> = {}) => {
     const { project, home, root } = layout({ "proj/.openassistant/.keep": "" });
     writeFileSync(join(project, ".openassistant/config.jsonc"), text);
-    return { file: join(root, "proj/.openassistant/config.jsonc"), promise: loadConfig({ cwd: project, env, homeDir: home }) };
+    return {
+      file: join(root, "proj/.openassistant/config.jsonc"),
+      promise: loadConfig({ cwd: project, env, homeDir: home }),
+    };
   };
 
   test("a UTF-8 byte order mark is ignored, and positions after it stay right", async () => {
@@ -227,11 +273,13 @@ describe("unusual config files", () => {
   });
 
   test("an empty, whitespace-only or comment-only file is an empty config", async () => {
-    for (const text of ["", "  \n\t", "// nothing yet\n/* later */\n"]) expect((await load(text).promise).config.plugins).toEqual([]);
+    for (const text of ["", "  \n\t", "// nothing yet\n/* later */\n"])
+      expect((await load(text).promise).config.plugins).toEqual([]);
   });
 
   test("CRLF line endings, trailing commas and comments at the end", async () => {
-    const ok = await load('{\r\n  "plugins": ["a",],\r\n  "tools": { "x": true, },\r\n}\r\n// bye\r\n/* end */').promise;
+    const ok = await load('{\r\n  "plugins": ["a",],\r\n  "tools": { "x": true, },\r\n}\r\n// bye\r\n/* end */')
+      .promise;
     expect(ok.config.plugins).toEqual(["a"]);
     const e = await configError(load('{\r\n  // c\r\n  "model": {\r\n    "maxTokens": "x"\r\n  }\r\n}\r\n').promise);
     expect([e.line, e.column, e.keyPath]).toEqual([4, 5, "model.maxTokens"]);
@@ -264,13 +312,19 @@ describe("unusual config files", () => {
   });
 
   test("a key written twice gives a warning at the repeat; the last one counts", async () => {
-    const loaded = await load('{\n  "plugins": ["a"],\n  "discord": { "allowedUsers": ["1"] },\n  "plugins": ["b"]\n}').promise;
+    const loaded = await load('{\n  "plugins": ["a"],\n  "discord": { "allowedUsers": ["1"] },\n  "plugins": ["b"]\n}')
+      .promise;
     expect(loaded.config.plugins).toEqual(["b"]);
-    expect(loaded.warnings.map((w) => [w.line, w.column, w.message])).toEqual([[4, 3, "plugins is set more than once in this file; only the last one counts"]]);
+    expect(loaded.warnings.map((w) => [w.line, w.column, w.message])).toEqual([
+      [4, 3, "plugins is set more than once in this file; only the last one counts"],
+    ]);
   });
 
   test("a variable's value that contains ${OTHER} is not expanded again", async () => {
-    const loaded = await load('{ "discord": { "token": "${A}" }, "model": { "system": "$${A} and ${B}" } }', { A: "val${B}", B: "bee" }).promise;
+    const loaded = await load('{ "discord": { "token": "${A}" }, "model": { "system": "$${A} and ${B}" } }', {
+      A: "val${B}",
+      B: "bee",
+    }).promise;
     expect(loaded.config.discord.token).toBe("val${B}");
     expect(loaded.config.model.system).toBe("${A} and bee");
   });
@@ -281,4 +335,3 @@ describe("unusual config files", () => {
     expect(e.hint).toContain("directory");
   });
 });
-

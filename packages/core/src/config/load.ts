@@ -69,7 +69,14 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   if (explicit) {
     const file = resolve(opts.cwd, explicit);
     if (!existsSync(file))
-      throw new ConfigError(file, 1, 1, "(file)", "OPENASSISTANT_CONFIG points at a file that does not exist", "Fix the path in OPENASSISTANT_CONFIG or unset it.");
+      throw new ConfigError(
+        file,
+        1,
+        1,
+        "(file)",
+        "OPENASSISTANT_CONFIG points at a file that does not exist",
+        "Fix the path in OPENASSISTANT_CONFIG or unset it.",
+      );
     if (!files.includes(file)) files.push(file);
   }
 
@@ -85,7 +92,14 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   if (!result.success) {
     // Each layer was valid alone, so this cannot happen for schema reasons; report against the last file.
     const issue = result.error.issues[0]!;
-    throw new ConfigError(files.at(-1) ?? "(defaults)", 1, 1, formatPath(issue.path), issue.message, "Check the merged config.");
+    throw new ConfigError(
+      files.at(-1) ?? "(defaults)",
+      1,
+      1,
+      formatPath(issue.path),
+      issue.message,
+      "Check the merged config.",
+    );
   }
   for (const u of unset ?? [])
     if (u.path[0] !== "config")
@@ -98,23 +112,48 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
         message: `${formatPath([...u.path])} uses \${${u.name}}, which is not set`,
         hint: `Set ${u.name} in the environment before \`openassistant start\` (which fails without it); this command does not need it.`,
       });
-  return { config: result.data, sources: files, projectRoot, globalDir, warnings, secrets: [...new Set(secrets)], ...(unset ? { unset } : {}) };
+  return {
+    config: result.data,
+    sources: files,
+    projectRoot,
+    globalDir,
+    warnings,
+    secrets: [...new Set(secrets)],
+    ...(unset ? { unset } : {}),
+  };
 }
 
-function readLayer(file: string, env: LoadConfigOptions["env"], substituted: string[], unset?: UnsetVar[]): { value: unknown; warnings: Diagnostic[] } {
+function readLayer(
+  file: string,
+  env: LoadConfigOptions["env"],
+  substituted: string[],
+  unset?: UnsetVar[],
+): { value: unknown; warnings: Diagnostic[] } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const hint = code === "EISDIR" ? "It is a directory: remove it or replace it with a config file." : code === "ENOENT" ? "The file vanished while loading; save it again." : "Check the file permissions.";
+    const hint =
+      code === "EISDIR"
+        ? "It is a directory: remove it or replace it with a config file."
+        : code === "ENOENT"
+          ? "The file vanished while loading; save it again."
+          : "Check the file permissions.";
     throw new ConfigError(file, 1, 1, "(file)", `cannot read config: ${(e as Error).message}`, hint);
   }
   const text = decodeUtf8(bytes, file);
   const parsed = parseJsonc(text, file);
   const where = { file, text, tree: parsed.tree, substituted, ...(unset ? { unset } : {}) };
   if (typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value))
-    throw new ConfigError(file, 1, 1, "(root)", "the config must be a JSON object", 'Wrap the settings in { ... }, e.g. { "plugins": [] }.');
+    throw new ConfigError(
+      file,
+      1,
+      1,
+      "(root)",
+      "the config must be a JSON object",
+      'Wrap the settings in { ... }, e.g. { "plugins": [] }.',
+    );
   const warnings = findLiteralSecrets(parsed.value, where);
   for (const d of duplicateKeys(parsed))
     warnings.push({
@@ -134,7 +173,14 @@ function readLayer(file: string, env: LoadConfigOptions["env"], substituted: str
     errors.sort((a, b) => a.line - b.line || a.column - b.column);
     const first = errors[0]!;
     if (errors.length === 1) throw first;
-    throw new ConfigError(first.file, first.line, first.column, first.keyPath, first.problem, `${first.hint} (${errors.length - 1} more problem${errors.length > 2 ? "s" : ""} in this file after this one.)`);
+    throw new ConfigError(
+      first.file,
+      first.line,
+      first.column,
+      first.keyPath,
+      first.problem,
+      `${first.hint} (${errors.length - 1} more problem${errors.length > 2 ? "s" : ""} in this file after this one.)`,
+    );
   }
   return { value, warnings };
 }
@@ -157,12 +203,17 @@ function decodeUtf8(bytes: Buffer, file: string): string {
     1,
     1,
     "(file)",
-    utf16 || nul >= 0 ? "the file is not UTF-8 text (it looks like UTF-16 or binary)" : "the file is not valid UTF-8 text",
-    "Save it as UTF-8 (in most editors: \"Save with encoding\" → UTF-8).",
+    utf16 || nul >= 0
+      ? "the file is not UTF-8 text (it looks like UTF-16 or binary)"
+      : "the file is not valid UTF-8 text",
+    'Save it as UTF-8 (in most editors: "Save with encoding" → UTF-8).',
   );
 }
 
-function issueToError(issue: z.core.$ZodIssue, where: { file: string; text: string; tree: ReturnType<typeof parseJsonc>["tree"] }): ConfigError {
+function issueToError(
+  issue: z.core.$ZodIssue,
+  where: { file: string; text: string; tree: ReturnType<typeof parseJsonc>["tree"] },
+): ConfigError {
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0]!;
@@ -202,7 +253,11 @@ function knownKeys(path: ReadonlyArray<string | number>): string[] {
   for (const seg of [undefined, ...path]) {
     schema = unwrap(schema);
     if (seg === undefined) continue;
-    const def = (schema as { _zod?: { def?: { type?: string; shape?: Record<string, unknown>; valueType?: unknown; element?: unknown } } })._zod?.def;
+    const def = (
+      schema as {
+        _zod?: { def?: { type?: string; shape?: Record<string, unknown>; valueType?: unknown; element?: unknown } };
+      }
+    )._zod?.def;
     if (def?.type === "object") schema = def.shape?.[String(seg)];
     else if (def?.type === "record") schema = def.valueType;
     else if (def?.type === "array") schema = def.element;
@@ -214,6 +269,7 @@ function knownKeys(path: ReadonlyArray<string | number>): string[] {
 
 function unwrap(schema: unknown): unknown {
   let s = schema as { _zod?: { def?: { type?: string; innerType?: unknown } } } | undefined;
-  while (s?._zod?.def && ["default", "prefault", "optional", "nullable"].includes(s._zod.def.type ?? "")) s = s._zod.def.innerType as typeof s;
+  while (s?._zod?.def && ["default", "prefault", "optional", "nullable"].includes(s._zod.def.type ?? ""))
+    s = s._zod.def.innerType as typeof s;
   return s;
 }

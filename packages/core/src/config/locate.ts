@@ -11,7 +11,10 @@ export interface ConfigLocation extends Position {
  * (last of `sources`) that defines it, at its key. Falls back to the longest defined prefix of the
  * path. Undefined when no file defines even the first segment.
  */
-export function locateConfigKey(sources: readonly string[], path: ReadonlyArray<string | number>): ConfigLocation | undefined {
+export function locateConfigKey(
+  sources: readonly string[],
+  path: ReadonlyArray<string | number>,
+): ConfigLocation | undefined {
   for (let n = path.length; n >= 1; n--) {
     for (const file of [...sources].reverse()) {
       let text: string;

@@ -79,11 +79,19 @@ const rows: Array<[string, Omit<ModelCapabilities, "id">]> = [
   // The current lineup ("How it compares" table on the model pages): Fable 5.1 and Opus 5.5 think
   // always (adaptive only), Sonnet 5.5 and Haiku 5.5 adaptively; all 1M context, 128K output.
   ["claude-sonnet-5-5", sonnet55],
-  ["claude-opus-5-5", { ...sonnet55, thinking: ["adaptive"], betweenToolsEffort: [], defaultEffort: "medium", source: LINEUP }],
+  [
+    "claude-opus-5-5",
+    { ...sonnet55, thinking: ["adaptive"], betweenToolsEffort: [], defaultEffort: "medium", source: LINEUP },
+  ],
   ["claude-fable-5-1", { ...sonnet55, thinking: ["adaptive"], betweenToolsEffort: [], source: LINEUP }],
   [
     "claude-haiku-5-5",
-    { ...sonnet5, defaultEffort: "medium", rejects: { ...sonnet5.rejects, assistantPrefill: true }, source: "https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide" },
+    {
+      ...sonnet5,
+      defaultEffort: "medium",
+      rejects: { ...sonnet5.rejects, assistantPrefill: true },
+      source: "https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide",
+    },
   ],
   // Earlier models the SDK still lists.
   ["claude-sonnet-5", sonnet5],
@@ -92,7 +100,9 @@ const rows: Array<[string, Omit<ModelCapabilities, "id">]> = [
   ["claude-haiku-4-5-20251001", haiku45],
 ];
 
-export const MODEL_CAPABILITIES: ReadonlyMap<string, ModelCapabilities> = new Map(rows.map(([id, row]) => [id, { id, ...row }]));
+export const MODEL_CAPABILITIES: ReadonlyMap<string, ModelCapabilities> = new Map(
+  rows.map(([id, row]) => [id, { id, ...row }]),
+);
 
 /** The row for a model id, or undefined for a model the table does not know. */
 export function modelCapabilities(model: string): ModelCapabilities | undefined {
@@ -107,16 +117,30 @@ export function checkModelSettings(model: string, settings: { thinking?: string;
   const problems: string[] = [];
   if (!caps) {
     if (settings.thinking !== undefined || settings.effort !== undefined)
-      problems.push(`model "${model}" is not in the capability table, so model.thinking / model.effort cannot be checked; known models: ${KNOWN_MODELS.join(", ")}`);
+      problems.push(
+        `model "${model}" is not in the capability table, so model.thinking / model.effort cannot be checked; known models: ${KNOWN_MODELS.join(", ")}`,
+      );
     return problems;
   }
   if (settings.thinking !== undefined && !caps.thinking.includes(settings.thinking as ThinkingSetting))
-    problems.push(`model.thinking "${settings.thinking}" is not supported by ${model}; allowed: ${caps.thinking.join(", ")}`);
+    problems.push(
+      `model.thinking "${settings.thinking}" is not supported by ${model}; allowed: ${caps.thinking.join(", ")}`,
+    );
   if (settings.effort !== undefined) {
-    if (caps.effort.length === 0) problems.push(`model.effort is not supported by ${model} (it has no effort parameter); remove model.effort`);
-    else if (!caps.effort.includes(settings.effort as EffortLevel)) problems.push(`model.effort "${settings.effort}" is not supported by ${model}; allowed: ${caps.effort.join(", ")}`);
-    else if (settings.thinking === "between_tools" && caps.betweenToolsEffort && !caps.betweenToolsEffort.includes(settings.effort as EffortLevel))
-      problems.push(`model.effort "${settings.effort}" cannot be combined with model.thinking "between_tools" on ${model}; allowed with between_tools: ${caps.betweenToolsEffort.join(", ")}`);
+    if (caps.effort.length === 0)
+      problems.push(`model.effort is not supported by ${model} (it has no effort parameter); remove model.effort`);
+    else if (!caps.effort.includes(settings.effort as EffortLevel))
+      problems.push(
+        `model.effort "${settings.effort}" is not supported by ${model}; allowed: ${caps.effort.join(", ")}`,
+      );
+    else if (
+      settings.thinking === "between_tools" &&
+      caps.betweenToolsEffort &&
+      !caps.betweenToolsEffort.includes(settings.effort as EffortLevel)
+    )
+      problems.push(
+        `model.effort "${settings.effort}" cannot be combined with model.thinking "between_tools" on ${model}; allowed with between_tools: ${caps.betweenToolsEffort.join(", ")}`,
+      );
   }
   return problems;
 }

@@ -84,7 +84,9 @@ export const configSchema = z.strictObject({
   /** OpenAPI specs whose operations become `tools.<name>.<operation>`. */
   openapi: z
     .record(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an identifier (letters, digits, _), it becomes tools.<name>" }),
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+        message: "must be an identifier (letters, digits, _), it becomes tools.<name>",
+      }),
       z.strictObject({
         /** Spec file (JSON or YAML; relative to the project root) or http(s) URL. */
         spec: z.string().min(1),
@@ -107,9 +109,15 @@ export const configSchema = z.strictObject({
     .strictObject({
       servers: z
         .record(
-          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an identifier (letters, digits, _), it becomes tools.<name>" }),
+          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+            message: "must be an identifier (letters, digits, _), it becomes tools.<name>",
+          }),
           z.union([
-            z.strictObject({ url: z.string().url(), headers: z.record(z.string(), z.string()).optional(), enabled: z.boolean().default(true) }),
+            z.strictObject({
+              url: z.string().url(),
+              headers: z.record(z.string(), z.string()).optional(),
+              enabled: z.boolean().default(true),
+            }),
             z.strictObject({
               command: z.string().min(1),
               args: z.array(z.string()).default([]),

@@ -7,7 +7,10 @@ const TOKENISH = /^[A-Za-z0-9_\-+/=.:]{16,}$/;
 const KNOWN_PREFIX = /^(sk-ant-|sk-|xox[abp]-|ghp_|github_pat_|glpat-)/;
 
 /** Warnings for literal secret-looking values; the value itself is never included. */
-export function findLiteralSecrets(value: unknown, where: { file: string; text: string; tree: Node | undefined }): Diagnostic[] {
+export function findLiteralSecrets(
+  value: unknown,
+  where: { file: string; text: string; tree: Node | undefined },
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const walk = (v: unknown, path: Array<string | number>) => {
     if (typeof v === "string") {

@@ -42,7 +42,10 @@ export const FIX_COMMAND = "openassistant plugins install";
  * bun.lock is written). Serialised by a lock file, bounded by a timeout. A package that cannot be
  * installed (unknown, bad version, offline) fails only the tools importing it.
  */
-export async function ensureWorkspaceDependencies(workspace: string, opts: AutoInstallOptions = {}): Promise<AutoInstallResult> {
+export async function ensureWorkspaceDependencies(
+  workspace: string,
+  opts: AutoInstallOptions = {},
+): Promise<AutoInstallResult> {
   const diagnostics: Diagnostic[] = [];
   const toolFailures = new Map<string, ToolInstallFailure>();
   const added: string[] = [];
@@ -51,7 +54,13 @@ export async function ensureWorkspaceDependencies(workspace: string, opts: AutoI
   const pkgFile = join(workspace, "package.json");
   const read = readWorkspacePackage(workspace);
   if ("error" in read) {
-    diagnostics.push({ level: "error", id: "install", source: pkgFile, message: `cannot parse package.json: ${read.error}`, hint: "Fix the JSON; dependencies were not installed." });
+    diagnostics.push({
+      level: "error",
+      id: "install",
+      source: pkgFile,
+      message: `cannot parse package.json: ${read.error}`,
+      hint: "Fix the JSON; dependencies were not installed.",
+    });
     return done(false);
   }
   const pkg = read.pkg;
@@ -66,9 +75,21 @@ export async function ensureWorkspaceDependencies(workspace: string, opts: AutoI
           : `imports "${name}", which is not a valid npm package name`,
         hint: `Remove or fix the import of "${name}" in ${file}.`,
       });
-  const undeclared = () => [...imports.packages.keys()].filter((n) => !isDeclared(readWorkspacePackage(workspace).pkg ?? pkg, n) && installedVersion(n, workspace) === undefined).sort();
-  const missing = () => [...missingDeps(workspace, readWorkspacePackage(workspace).pkg ?? pkg), ...members.flatMap((m) => missingDeps(m.dir, m.pkg))];
-  const guarded = applyInstallGuard(pkg, members.map((m) => m.pkg));
+  const undeclared = () =>
+    [...imports.packages.keys()]
+      .filter(
+        (n) =>
+          !isDeclared(readWorkspacePackage(workspace).pkg ?? pkg, n) && installedVersion(n, workspace) === undefined,
+      )
+      .sort();
+  const missing = () => [
+    ...missingDeps(workspace, readWorkspacePackage(workspace).pkg ?? pkg),
+    ...members.flatMap((m) => missingDeps(m.dir, m.pkg)),
+  ];
+  const guarded = applyInstallGuard(
+    pkg,
+    members.map((m) => m.pkg),
+  );
   if (guarded.stripped.length)
     diagnostics.push({
       level: "warning",
@@ -79,7 +100,8 @@ export async function ensureWorkspaceDependencies(workspace: string, opts: AutoI
     });
   const work = missing().length > 0 || undeclared().length > 0;
   if (!work && guarded.stripped.length === 0) return done(false);
-  if (JSON.stringify(guarded.pkg) !== JSON.stringify(pkg)) writeFileSync(pkgFile, JSON.stringify(guarded.pkg, null, 2) + "\n");
+  if (JSON.stringify(guarded.pkg) !== JSON.stringify(pkg))
+    writeFileSync(pkgFile, JSON.stringify(guarded.pkg, null, 2) + "\n");
   if (!work) return done(false);
   ensureStub(workspace);
 
@@ -95,9 +117,16 @@ export async function ensureWorkspaceDependencies(workspace: string, opts: AutoI
       ran = true;
       const names = stillMissing.map((m) => m.name);
       progress(`Installing dependencies in ${workspace}: ${names.join(", ")}`);
-      const r = await runBun(["install", "--no-progress"], workspace, { env: opts.env, timeoutMs, progress, what: names.join(", ") });
+      const r = await runBun(["install", "--no-progress"], workspace, {
+        env: opts.env,
+        timeoutMs,
+        progress,
+        what: names.join(", "),
+      });
       if (!r.ok) {
-        installFailed = r.timedOut ? `bun install timed out after ${Math.round(timeoutMs / 1000)} s` : installFailureReason(r.output);
+        installFailed = r.timedOut
+          ? `bun install timed out after ${Math.round(timeoutMs / 1000)} s`
+          : installFailureReason(r.output);
         diagnostics.push({
           level: "error",
           id: "install",
@@ -109,23 +138,49 @@ export async function ensureWorkspaceDependencies(workspace: string, opts: AutoI
       }
     }
     const toAdd = undeclared();
-    if (toAdd.length && installFailed) for (const name of toAdd) failTools(name, `not installed because bun install failed: ${installFailed}`);
+    if (toAdd.length && installFailed)
+      for (const name of toAdd) failTools(name, `not installed because bun install failed: ${installFailed}`);
     else if (toAdd.length) {
       ran = true;
       const users = (n: string) => (imports.packages.get(n) ?? []).map((f) => relative(workspace, f));
-      progress(`Installing ${toAdd.map((n) => `${n} (imported by ${users(n).join(", ")})`).join(", ")} into ${pkgFile}`);
-      const all = await runBun(["add", "--exact", "--no-progress", ...toAdd], workspace, { env: opts.env, timeoutMs, progress, what: toAdd.join(", ") });
+      progress(
+        `Installing ${toAdd.map((n) => `${n} (imported by ${users(n).join(", ")})`).join(", ")} into ${pkgFile}`,
+      );
+      const all = await runBun(["add", "--exact", "--no-progress", ...toAdd], workspace, {
+        env: opts.env,
+        timeoutMs,
+        progress,
+        what: toAdd.join(", "),
+      });
       const outcomes = all.ok || toAdd.length === 1 ? toAdd.map((n) => ({ name: n, r: all })) : [];
       // One bad name fails the whole `bun add`: retry one by one so only the tools importing it fail.
       if (!outcomes.length)
-        for (const name of toAdd) outcomes.push({ name, r: await runBun(["add", "--exact", "--no-progress", name], workspace, { env: opts.env, timeoutMs, progress, what: name }) });
+        for (const name of toAdd)
+          outcomes.push({
+            name,
+            r: await runBun(["add", "--exact", "--no-progress", name], workspace, {
+              env: opts.env,
+              timeoutMs,
+              progress,
+              what: name,
+            }),
+          });
       const after = readWorkspacePackage(workspace).pkg ?? {};
       for (const { name, r } of outcomes) {
         if (r.ok) {
-          const version = (after.dependencies as Record<string, string> | undefined)?.[name] ?? installedVersion(name, workspace) ?? "?";
+          const version =
+            (after.dependencies as Record<string, string> | undefined)?.[name] ??
+            installedVersion(name, workspace) ??
+            "?";
           added.push(`${name}@${version}`);
           progress(`  added ${name}@${version}`);
-        } else failTools(name, r.timedOut ? `bun add timed out after ${Math.round(timeoutMs / 1000)} s` : installFailureReason(r.output, name));
+        } else
+          failTools(
+            name,
+            r.timedOut
+              ? `bun add timed out after ${Math.round(timeoutMs / 1000)} s`
+              : installFailureReason(r.output, name),
+          );
       }
     }
     return done(ran);
@@ -143,7 +198,9 @@ export async function ensureWorkspaceDependencies(workspace: string, opts: AutoI
 }
 
 /** The workspace's package.json, created (with a .gitignore) when missing. */
-export function readWorkspacePackage(workspace: string): { pkg: Record<string, unknown>; error?: undefined } | { pkg?: undefined; error: string } {
+export function readWorkspacePackage(
+  workspace: string,
+): { pkg: Record<string, unknown>; error?: undefined } | { pkg?: undefined; error: string } {
   const pkgFile = join(workspace, "package.json");
   if (existsSync(pkgFile)) {
     try {
@@ -152,7 +209,13 @@ export function readWorkspacePackage(workspace: string): { pkg: Record<string, u
       return { error: (err as Error).message };
     }
   }
-  const pkg = { name: "openassistant-workspace", private: true, type: "module", workspaces: ["plugins/*"], dependencies: {} };
+  const pkg = {
+    name: "openassistant-workspace",
+    private: true,
+    type: "module",
+    workspaces: ["plugins/*"],
+    dependencies: {},
+  };
   mkdirSync(workspace, { recursive: true });
   writeFileSync(pkgFile, JSON.stringify(pkg, null, 2) + "\n");
   const gitignore = join(workspace, ".gitignore");
@@ -167,7 +230,11 @@ interface Member {
 
 function workspaceMembers(workspace: string, pkg: Record<string, unknown>): Member[] {
   const ws = pkg.workspaces;
-  const patterns = Array.isArray(ws) ? ws : Array.isArray((ws as { packages?: unknown })?.packages) ? (ws as { packages: unknown[] }).packages : [];
+  const patterns = Array.isArray(ws)
+    ? ws
+    : Array.isArray((ws as { packages?: unknown })?.packages)
+      ? (ws as { packages: unknown[] }).packages
+      : [];
   if (!patterns.includes("plugins/*")) return [];
   const out: Member[] = [];
   for (const dir of listPluginDirs(join(workspace, "plugins"))) {
@@ -197,7 +264,13 @@ function missingDeps(dir: string, pkg: Record<string, unknown>): Missing[] {
       if (name.startsWith("@openassistant/")) continue;
       const installed = installedVersion(name, dir);
       if (installed === undefined) out.push({ name, range });
-      else if (/^[\d^~<>=*xX|.\sv-]+$/.test(range) && range.trim() !== "" && installed && !versionSatisfies(installed, range)) out.push({ name, range });
+      else if (
+        /^[\d^~<>=*xX|.\sv-]+$/.test(range) &&
+        range.trim() !== "" &&
+        installed &&
+        !versionSatisfies(installed, range)
+      )
+        out.push({ name, range });
     }
   }
   return out;
@@ -232,7 +305,8 @@ export async function acquireLock(file: string, timeoutMs: number): Promise<() =
         rmSync(file, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the install lock ${file}; delete it if no install is running`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for the install lock ${file}; delete it if no install is running`);
       await Bun.sleep(100);
     }
   }

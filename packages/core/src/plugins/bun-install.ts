@@ -33,7 +33,10 @@ export async function runBun(args: readonly string[], cwd: string, opts: BunRunO
     proc.kill("SIGKILL");
   }, opts.timeoutMs);
   const ticker = opts.progress
-    ? setInterval(() => opts.progress!(`  still installing ${opts.what} (${Math.round((Date.now() - started) / 1000)} s)…`), PROGRESS_EVERY_MS)
+    ? setInterval(
+        () => opts.progress!(`  still installing ${opts.what} (${Math.round((Date.now() - started) / 1000)} s)…`),
+        PROGRESS_EVERY_MS,
+      )
     : undefined;
   try {
     const [stderr, stdout] = await Promise.all([new Response(proc.stderr).text(), new Response(proc.stdout).text()]);
@@ -50,13 +53,21 @@ export async function runBun(args: readonly string[], cwd: string, opts: BunRunO
  * version, registry unreachable (offline), or bun's first error line.
  */
 export function installFailureReason(output: string, name?: string): string {
-  const lines = output.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const errors = lines.filter((l) => /^error:/i.test(l));
   const about = name ? errors.filter((l) => l.includes(name)) : [];
   const line = (about[0] ?? errors[0] ?? lines.at(-1) ?? "no output").replace(/^error:\s*/i, "");
-  if (/ - 404\b|404 Not Found|\b404\b/.test(line)) return `${name ? `"${name}"` : "a package"} is not on the npm registry (404)`;
+  if (/ - 404\b|404 Not Found|\b404\b/.test(line))
+    return `${name ? `"${name}"` : "a package"} is not on the npm registry (404)`;
   if (/No version matching|No matching version|versions? .* not found/i.test(line)) return line;
-  if (/ConnectionRefused|ECONNREFUSED|ENOTFOUND|getaddrinfo|network|timed? ?out|Unable to connect|ConnectionClosed|FailedToOpenSocket/i.test(line))
+  if (
+    /ConnectionRefused|ECONNREFUSED|ENOTFOUND|getaddrinfo|network|timed? ?out|Unable to connect|ConnectionClosed|FailedToOpenSocket/i.test(
+      line,
+    )
+  )
     return `the npm registry could not be reached (offline?): ${line}`;
   return line;
 }

@@ -19,8 +19,18 @@ export default defineTool({
 });
 `;
 
-const plugin = (dir: string, id: string, pkg: Record<string, unknown> = {}, index = `${SDK_IMPORT}\nexport default () => ({ ping: defineTool({ description: "Ping", approval: "auto", args: z.object({}), run: async () => "pong" }) });\n`) => ({
-  [`${dir}/package.json`]: JSON.stringify({ name: `oa-plugin-${id}`, type: "module", openassistant: { entry: "./index.ts" }, ...pkg }),
+const plugin = (
+  dir: string,
+  id: string,
+  pkg: Record<string, unknown> = {},
+  index = `${SDK_IMPORT}\nexport default () => ({ ping: defineTool({ description: "Ping", approval: "auto", args: z.object({}), run: async () => "pong" }) });\n`,
+) => ({
+  [`${dir}/package.json`]: JSON.stringify({
+    name: `oa-plugin-${id}`,
+    type: "module",
+    openassistant: { entry: "./index.ts" },
+    ...pkg,
+  }),
   [`${dir}/index.ts`]: index,
 });
 
@@ -44,7 +54,9 @@ describe("load error messages", () => {
     writeFileSync(file, MISSING_COMMA);
     const s = await reg.reload();
     const again = s.diagnostics.find((x) => x.id === "weather")!;
-    expect(again.message).toMatch(/^Expected "}" but found "approval" \(\+\d+ more\) \(the previous version stays active/);
+    expect(again.message).toMatch(
+      /^Expected "}" but found "approval" \(\+\d+ more\) \(the previous version stays active/,
+    );
     expect([again.line, again.column]).toEqual([4, 3]);
     expect(s.entries.find((e) => e.id === "weather")!.stale).toBe(true);
   });
@@ -90,7 +102,12 @@ export const remove = defineTool({ description: "Remove", approval: "required", 
       ['tools["clok"]: matches no tool or plugin, so it has no effect; did you mean "clock"?', config, 6, 14],
       ['tools["notes.ad"]: matches no tool or plugin, so it has no effect; did you mean "notes.add"?', config, 6, 29],
       ['tools["ghost.**"]: matches no tool or plugin, so it has no effect', config, 6, 80],
-      ['policy.rules[0].match "notes.remov": matches no tool, so the rule never applies; did you mean "notes.remove"?', config, 8, 7],
+      [
+        'policy.rules[0].match "notes.remov": matches no tool, so the rule never applies; did you mean "notes.remove"?',
+        config,
+        8,
+        7,
+      ],
     ]);
     expect(warnings[0]!.hint).toContain("known: clock, notes");
     expect(r.diagnostics.filter((d) => d.level === "error")).toEqual([]);
@@ -141,12 +158,24 @@ describe("plugin config problems point at the user's config", () => {
 
   test("ZodError from the factory → config hint; an unrelated throw → fix the factory", async () => {
     const p = tempProject({
-      ...plugin(".openassistant/plugins/strict", "strict", {}, `${SDK_IMPORT}\nexport default (ctx) => { z.object({ retries: z.number() }).parse(ctx.config); return {}; };\n`),
-      ...plugin(".openassistant/plugins/buggy", "buggy", {}, `export default () => { throw new TypeError("undefined is not a function"); };\n`),
+      ...plugin(
+        ".openassistant/plugins/strict",
+        "strict",
+        {},
+        `${SDK_IMPORT}\nexport default (ctx) => { z.object({ retries: z.number() }).parse(ctx.config); return {}; };\n`,
+      ),
+      ...plugin(
+        ".openassistant/plugins/buggy",
+        "buggy",
+        {},
+        `export default () => { throw new TypeError("undefined is not a function"); };\n`,
+      ),
       ".openassistant/config.jsonc": `{ "config": { "strict": { "retries": "3" }, "buggy": { "level": 1 } } }`,
     });
     const r = await loadTools({ ...p.opts, ...noInstall });
-    expect(r.diagnostics.find((d) => d.id === "strict")!.hint).toStartWith(`Check config.strict in ${join(p.ws, "config.jsonc")}`);
+    expect(r.diagnostics.find((d) => d.id === "strict")!.hint).toStartWith(
+      `Check config.strict in ${join(p.ws, "config.jsonc")}`,
+    );
     const buggy = r.diagnostics.find((d) => d.id === "buggy")!;
     expect(buggy.hint).toStartWith(`Fix the factory in ${join(p.ws, "plugins/buggy/index.ts")}`);
     expect(buggy.message).toBe("plugin factory threw: TypeError: undefined is not a function");
@@ -157,7 +186,10 @@ describe("installed plugins with a required @openassistant peer", () => {
   test("warns the author to mark it optional, and why; an optional peer is fine", async () => {
     const p = tempProject({
       ...plugin("vendor/required", "required", { peerDependencies: { "@openassistant/sdk": "*" } }),
-      ...plugin("vendor/optional", "optional", { peerDependencies: { "@openassistant/sdk": "*" }, peerDependenciesMeta: { "@openassistant/sdk": { optional: true } } }),
+      ...plugin("vendor/optional", "optional", {
+        peerDependencies: { "@openassistant/sdk": "*" },
+        peerDependenciesMeta: { "@openassistant/sdk": { optional: true } },
+      }),
       ".openassistant/config.jsonc": `{ "plugins": ["./vendor/required", "./vendor/optional"] }`,
     });
     const r = await loadTools({ ...p.opts, ...noInstall });
@@ -181,7 +213,11 @@ describe("read-only loading (plugins list)", () => {
     const p = tempProject({
       ".openassistant/tools/clock.ts": toolSource("Clock"),
       ".openassistant/tools/pad.ts": `import leftPad from "left-pad-not-installed-xyz";\n${toolSource("Pad")}`,
-      ".openassistant/plugins/cal/package.json": JSON.stringify({ name: "cal", type: "module", openassistant: { entry: "./index.ts" } }),
+      ".openassistant/plugins/cal/package.json": JSON.stringify({
+        name: "cal",
+        type: "module",
+        openassistant: { entry: "./index.ts" },
+      }),
       ".openassistant/plugins/cal/index.ts": `${SDK_IMPORT}\nexport default (ctx) => ({ now: defineTool({ description: "Now", approval: "auto", args: z.object({}), run: async () => ctx.dataDir }) });\n`,
     });
     expect(hasNodeModulesAbove(p.ws)).toBe(false);

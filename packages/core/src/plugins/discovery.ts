@@ -120,7 +120,15 @@ export function discover(input: DiscoverInput, diagnostics: Diagnostic[] = []): 
     for (const dir of listPluginDirs(join(root, "plugins"))) out.push(pluginCandidate(dir, origin, layer));
   }
   for (const spec of input.specifiers) out.push(specifierCandidate(spec, input));
-  for (const b of input.bundled) out.push({ kind: "bundled", id: b.id, origin: "bundled", layer: 3, source: b.source ?? `bundled:${b.id}`, bundled: b });
+  for (const b of input.bundled)
+    out.push({
+      kind: "bundled",
+      id: b.id,
+      origin: "bundled",
+      layer: 3,
+      source: b.source ?? `bundled:${b.id}`,
+      bundled: b,
+    });
   return out;
 }
 
@@ -133,7 +141,12 @@ function pluginCandidate(dir: string, origin: Origin, layer: number, specifier?:
     const err =
       caught instanceof PluginManifestError
         ? caught
-        : new PluginManifestError(`cannot read plugin: ${caught instanceof Error ? caught.message : String(caught)}`, join(dir, "package.json"), `Check ${dir} (its package.json and openassistant.json must be readable JSON objects).`, normalizeId(dir.split("/").filter(Boolean).pop() ?? "plugin"));
+        : new PluginManifestError(
+            `cannot read plugin: ${caught instanceof Error ? caught.message : String(caught)}`,
+            join(dir, "package.json"),
+            `Check ${dir} (its package.json and openassistant.json must be readable JSON objects).`,
+            normalizeId(dir.split("/").filter(Boolean).pop() ?? "plugin"),
+          );
     return {
       kind: "broken",
       entryKind: "plugin",
@@ -152,22 +165,59 @@ function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
   if (parsed.kind === "path") {
     if (!isDir(parsed.dir)) {
       const id = normalizeId(parsed.dir.split("/").filter(Boolean).pop() ?? spec);
-      return broken(id, "path", parsed.dir, spec, `plugin path "${spec}" does not exist (${parsed.dir})`, "Fix the path in config.plugins; relative paths are resolved from the project root.");
+      return broken(
+        id,
+        "path",
+        parsed.dir,
+        spec,
+        `plugin path "${spec}" does not exist (${parsed.dir})`,
+        "Fix the path in config.plugins; relative paths are resolved from the project root.",
+      );
     }
     return pluginCandidate(parsed.dir, "path", 2, spec);
   }
   // `openassistant plugins install` installs config.plugins into .openassistant/; the project's own node_modules also count.
   const dir = findInstalledPackage(parsed.name, input.projectWorkspace);
   if (!dir)
-    return broken(normalizeId(parsed.name), "npm", input.projectRoot, spec, `plugin package "${parsed.name}" is not installed in ${input.projectWorkspace} or ${input.projectRoot}`, `Run \`openassistant plugins install\` (it installs config.plugins into ${input.projectWorkspace}), then reload.`);
+    return broken(
+      normalizeId(parsed.name),
+      "npm",
+      input.projectRoot,
+      spec,
+      `plugin package "${parsed.name}" is not installed in ${input.projectWorkspace} or ${input.projectRoot}`,
+      `Run \`openassistant plugins install\` (it installs config.plugins into ${input.projectWorkspace}), then reload.`,
+    );
   const cand = pluginCandidate(dir, "npm", 2, spec);
   if (cand.kind === "plugin" && parsed.range && cand.pkg.version && !versionSatisfies(cand.pkg.version, parsed.range))
-    return broken(cand.id, "npm", join(dir, "package.json"), spec, `installed ${parsed.name}@${cand.pkg.version} does not satisfy "${parsed.range}"`, `Run \`openassistant plugins install\`, or change the range in config.plugins.`);
+    return broken(
+      cand.id,
+      "npm",
+      join(dir, "package.json"),
+      spec,
+      `installed ${parsed.name}@${cand.pkg.version} does not satisfy "${parsed.range}"`,
+      `Run \`openassistant plugins install\`, or change the range in config.plugins.`,
+    );
   return cand;
 }
 
-function broken(id: string, origin: Origin, source: string, specifier: string, message: string, hint: string): BrokenCandidate {
-  return { kind: "broken", entryKind: "plugin", id, origin, layer: 2, source, specifier, diagnostic: { level: "error", id, source, message, hint } };
+function broken(
+  id: string,
+  origin: Origin,
+  source: string,
+  specifier: string,
+  message: string,
+  hint: string,
+): BrokenCandidate {
+  return {
+    kind: "broken",
+    entryKind: "plugin",
+    id,
+    origin,
+    layer: 2,
+    source,
+    specifier,
+    diagnostic: { level: "error", id, source, message, hint },
+  };
 }
 
 function isDir(p: string): boolean {
@@ -193,5 +243,8 @@ function isFile(p: string): boolean {
 }
 
 export function hasWorkspaceContent(workspace: string): boolean {
-  return listToolFiles(join(workspace, "tools")).length > 0 || (existsSync(join(workspace, "plugins")) && listPluginDirs(join(workspace, "plugins")).length > 0);
+  return (
+    listToolFiles(join(workspace, "tools")).length > 0 ||
+    (existsSync(join(workspace, "plugins")) && listPluginDirs(join(workspace, "plugins")).length > 0)
+  );
 }

@@ -8,7 +8,7 @@ import { matchToolPattern } from "../tools/pattern.ts";
 export function isToolEnabled(path: string, rules: Readonly<Record<string, boolean>>): boolean {
   let best: { score: number; value: boolean } | undefined;
   for (const [key, value] of Object.entries(rules)) {
-    const hit = key === path || path.startsWith(`${key}.`) || ((key.includes("*")) && matchToolPattern(key, path));
+    const hit = key === path || path.startsWith(`${key}.`) || (key.includes("*") && matchToolPattern(key, path));
     if (!hit) continue;
     const score = (key === path ? 10_000 : 0) + key.replace(/\*/g, "").length * 2 + (key.includes("*") ? 0 : 1);
     if (!best || score >= best.score) best = { score, value };
@@ -19,5 +19,8 @@ export function isToolEnabled(path: string, rules: Readonly<Record<string, boole
 /** An entry can be skipped without importing it when its id is switched off and no key re-enables anything under it. */
 export function isEntryDisabled(id: string, rules: Readonly<Record<string, boolean>>): boolean {
   if (rules[id] !== false) return false;
-  return !Object.entries(rules).some(([k, v]) => v && k !== id && (k.startsWith(`${id}.`) || (k.includes("*") && matchToolPattern(k.split(".")[0]!, id))));
+  return !Object.entries(rules).some(
+    ([k, v]) =>
+      v && k !== id && (k.startsWith(`${id}.`) || (k.includes("*") && matchToolPattern(k.split(".")[0]!, id))),
+  );
 }

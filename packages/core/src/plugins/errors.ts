@@ -23,19 +23,32 @@ export interface ConfigContext {
  * several syntax errors as an AggregateError of BuildMessages ("4 errors building …"): the first one
  * is shown with file:line:col and a count of the rest.
  */
-export function describeLoadError(err: unknown, file: string, workspace: string): { message: string; hint: string; line?: number; column?: number } {
+export function describeLoadError(
+  err: unknown,
+  file: string,
+  workspace: string,
+): { message: string; hint: string; line?: number; column?: number } {
   // Whatever was thrown is plugin code: its getters (message, name, errors) may throw too.
   try {
     return describeUnsafe(err, file, workspace);
   } catch {
-    return { message: "a thrown value that cannot be described (reading its message failed)", hint: `Throw an Error in ${file}; the other tools and plugins still load.` };
+    return {
+      message: "a thrown value that cannot be described (reading its message failed)",
+      hint: `Throw an Error in ${file}; the other tools and plugins still load.`,
+    };
   }
 }
 
-function describeUnsafe(err: unknown, file: string, workspace: string): { message: string; hint: string; line?: number; column?: number } {
+function describeUnsafe(
+  err: unknown,
+  file: string,
+  workspace: string,
+): { message: string; hint: string; line?: number; column?: number } {
   const unpacked = unpackAggregate(err);
   const e = unpacked.first as BuildMessageLike | undefined;
-  const raw = stripCacheQuery((e && typeof e.message === "string" ? e.message : nonErrorText(unpacked.first)).split("\n")[0]!);
+  const raw = stripCacheQuery(
+    (e && typeof e.message === "string" ? e.message : nonErrorText(unpacked.first)).split("\n")[0]!,
+  );
   const built = e?.position && typeof e.position.line === "number" ? e.position : undefined;
   const pos = built ?? stackPosition(unpacked.first, file);
   // Bun's BuildMessage columns are already 1-based.
@@ -45,18 +58,29 @@ function describeUnsafe(err: unknown, file: string, workspace: string): { messag
   const at = pos && elsewhere ? `${elsewhere}:${pos.line}:${Math.max(1, pos.column ?? 1)}: ` : "";
   const more = unpacked.more ? ` (+${unpacked.more} more)` : "";
   const message = `${at}${raw}${more}`;
-  if (e?.name === "ToolDefinitionError") return { message, hint: `Fix the defineTool({ ... }) options in ${file}.`, ...position };
+  if (e?.name === "ToolDefinitionError")
+    return { message, hint: `Fix the defineTool({ ... }) options in ${file}.`, ...position };
   const missing = /Cannot find (?:module|package) ['"]([^'"]+)['"]/.exec(raw);
-  if (missing && /^[./]/.test(missing[1]!)) return { message, hint: `Fix the import of "${missing[1]}" in ${file}: no such file.`, ...position };
+  if (missing && /^[./]/.test(missing[1]!))
+    return { message, hint: `Fix the import of "${missing[1]}" in ${file}: no such file.`, ...position };
   if (missing)
     return {
       message,
       hint: `Run \`openassistant plugins install\` (it adds "${missing[1]}" to ${workspace}/package.json and installs it); for a plugin outside the workspace, run \`bun add ${missing[1]}\` where the plugin lives.`,
       ...position,
     };
-  if (e?.name === "BuildMessage" || e?.name === "ResolveMessage" || e?.name === "SyntaxError" || /Unexpected|Expected/.test(raw))
+  if (
+    e?.name === "BuildMessage" ||
+    e?.name === "ResolveMessage" ||
+    e?.name === "SyntaxError" ||
+    /Unexpected|Expected/.test(raw)
+  )
     return { message, hint: `Fix the syntax error in ${file}${pos ? ` at line ${pos.line}` : ""}.`, ...position };
-  return { message: `${e?.name && e.name !== "Error" ? `${e.name}: ` : ""}${message}`, hint: `Fix the error in ${file}; the other tools and plugins still load.`, ...position };
+  return {
+    message: `${e?.name && e.name !== "Error" ? `${e.name}: ` : ""}${message}`,
+    hint: `Fix the error in ${file}; the other tools and plugins still load.`,
+    ...position,
+  };
 }
 
 /**
@@ -75,7 +99,8 @@ function stackPosition(err: unknown, file: string): { file: string; line: number
 /** Text for a thrown value that is not an Error (`throw null`, `throw "x"`, `throw {}`). */
 function nonErrorText(value: unknown): string {
   if (typeof value === "string") return value || "an empty string (thrown instead of an Error)";
-  if (value === null || value === undefined || typeof value !== "object") return `${String(value)} (thrown instead of an Error)`;
+  if (value === null || value === undefined || typeof value !== "object")
+    return `${String(value)} (thrown instead of an Error)`;
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
@@ -87,7 +112,10 @@ function nonErrorText(value: unknown): string {
 
 function unpackAggregate(err: unknown): { first: unknown; more: number } {
   const errors = (err as { errors?: unknown } | undefined)?.errors;
-  if (err instanceof AggregateError || ((err as { name?: string })?.name === "AggregateError" && Array.isArray(errors))) {
+  if (
+    err instanceof AggregateError ||
+    ((err as { name?: string })?.name === "AggregateError" && Array.isArray(errors))
+  ) {
     const list = Array.isArray(errors) ? errors : [];
     if (list.length) return { first: list[0], more: list.length - 1 };
   }
@@ -111,8 +139,15 @@ function isConfigErrorUnsafe(err: unknown, ctx: ConfigContext): boolean {
   const e = err as { name?: string; message?: unknown; issues?: unknown; errors?: unknown } | undefined;
   if (!e || typeof e !== "object") return false;
   if (e.name === "ZodError" || (Array.isArray(e.issues) && e.issues.length > 0)) return true;
-  if (Array.isArray(e.errors) && e.errors.some((x) => x && typeof x === "object" && "instancePath" in x && "keyword" in x)) return true;
+  if (
+    Array.isArray(e.errors) &&
+    e.errors.some((x) => x && typeof x === "object" && "instancePath" in x && "keyword" in x)
+  )
+    return true;
   const message = typeof e.message === "string" ? e.message : "";
   if (/\bconfig\./.test(message)) return true;
-  return ctx.keys.some((k) => k !== "enabled" && new RegExp(`(^|[^\\w$])${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}([^\\w$]|$)`).test(message));
+  return ctx.keys.some(
+    (k) =>
+      k !== "enabled" && new RegExp(`(^|[^\\w$])${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}([^\\w$]|$)`).test(message),
+  );
 }

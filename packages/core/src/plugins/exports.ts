@@ -38,20 +38,29 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
 export function interpretToolModule(mod: Record<string, unknown>): ModuleShape {
   const warnings: string[] = [];
   const named: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(mod)) if (k !== "default" && (isToolDefinition(v) || isToolTree(v))) defineOwn(named, k, v);
+  for (const [k, v] of Object.entries(mod))
+    if (k !== "default" && (isToolDefinition(v) || isToolTree(v))) defineOwn(named, k, v);
   const def = mod.default;
   const namedCount = Object.keys(named).length;
   if (isPluginDefinition(def)) {
-    if (namedCount) warnings.push(`named tool exports (${Object.keys(named).join(", ")}) are ignored because the default export is a plugin (definePlugin)`);
+    if (namedCount)
+      warnings.push(
+        `named tool exports (${Object.keys(named).join(", ")}) are ignored because the default export is a plugin (definePlugin)`,
+      );
     return fromPluginDefinition(def, warnings);
   }
   if (typeof def === "function" && !isToolDefinition(def)) {
-    if (namedCount) warnings.push(`named tool exports (${Object.keys(named).join(", ")}) are ignored because the default export is a plugin factory`);
+    if (namedCount)
+      warnings.push(
+        `named tool exports (${Object.keys(named).join(", ")}) are ignored because the default export is a plugin factory`,
+      );
     return { kind: "factory", factory: def as PluginFactory, warnings };
   }
   if (isToolDefinition(def)) {
     if (!namedCount) return { kind: "tree", tree: def as unknown as ToolTree, warnings };
-    warnings.push(`the default export is ignored because the file also has named tool exports (${Object.keys(named).join(", ")}); a path cannot be both a tool and a namespace`);
+    warnings.push(
+      `the default export is ignored because the file also has named tool exports (${Object.keys(named).join(", ")}); a path cannot be both a tool and a namespace`,
+    );
   } else if (isToolTree(def)) {
     // Named exports win over keys of a default tree; copied key by key so `__proto__` stays a key
     // (and is then rejected by name) instead of replacing the prototype.
@@ -65,12 +74,18 @@ export function interpretToolModule(mod: Record<string, unknown>): ModuleShape {
 export function interpretPluginModule(mod: Record<string, unknown>): ModuleShape {
   for (const candidate of [mod.default, mod.tools]) {
     if (isPluginDefinition(candidate)) return fromPluginDefinition(candidate, []);
-    if (typeof candidate === "function" && !isToolDefinition(candidate)) return { kind: "factory", factory: candidate as PluginFactory, warnings: [] };
+    if (typeof candidate === "function" && !isToolDefinition(candidate))
+      return { kind: "factory", factory: candidate as PluginFactory, warnings: [] };
     if (isToolTree(candidate)) return { kind: "tree", tree: candidate, warnings: [] };
   }
   return { kind: "empty", exportNames: Object.keys(mod) };
 }
 
 function fromPluginDefinition(def: PluginDefinition, warnings: string[]): ModuleShape {
-  return { kind: "factory", factory: def.tools as PluginFactory, warnings, ...(def.config ? { configSchema: def.config } : {}) };
+  return {
+    kind: "factory",
+    factory: def.tools as PluginFactory,
+    warnings,
+    ...(def.config ? { configSchema: def.config } : {}),
+  };
 }

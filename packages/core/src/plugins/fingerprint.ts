@@ -28,7 +28,7 @@ export function dirStamp(dir: string, opts: { skipTopLevelFiles?: boolean } = {}
       if (parts.length > MAX_FILES) return;
       if (SKIP.has(n) || n.startsWith(".")) continue;
       const p = join(d, n);
-      let s;
+      let s: ReturnType<typeof statSync>;
       try {
         s = statSync(p);
       } catch {

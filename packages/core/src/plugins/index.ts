@@ -7,4 +7,13 @@ export { readPluginPackage, validatePluginConfig, PluginManifestError, type Plug
 export { parseSpecifier, type ParsedSpecifier } from "./specifier.ts";
 export { normalizeId } from "./ids.ts";
 export { isToolEnabled } from "./enablement.ts";
-export type { BundledPlugin, Diagnostic, LoadEntry, LoadResult, LoadToolsOptions, Origin, PluginFactory, ToolInfo } from "./types.ts";
+export type {
+  BundledPlugin,
+  Diagnostic,
+  LoadEntry,
+  LoadResult,
+  LoadToolsOptions,
+  Origin,
+  PluginFactory,
+  ToolInfo,
+} from "./types.ts";

@@ -11,7 +11,12 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const GUARDED_SCOPE = "@openassistant/";
-export const KNOWN_GUARDED = ["@openassistant/sdk", "@openassistant/core", "@openassistant/gateway", "@openassistant/testkit"];
+export const KNOWN_GUARDED = [
+  "@openassistant/sdk",
+  "@openassistant/core",
+  "@openassistant/gateway",
+  "@openassistant/testkit",
+];
 export const STUB_DIR = ".oa-stub";
 const DEP_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"] as const;
 
@@ -21,13 +26,17 @@ export function guardedNamesIn(pkg: Record<string, unknown>): string[] {
   const names = new Set<string>();
   for (const field of DEP_FIELDS) {
     const deps = pkg[field];
-    if (deps && typeof deps === "object") for (const n of Object.keys(deps)) if (n.startsWith(GUARDED_SCOPE)) names.add(n);
+    if (deps && typeof deps === "object")
+      for (const n of Object.keys(deps)) if (n.startsWith(GUARDED_SCOPE)) names.add(n);
   }
   return [...names];
 }
 
 /** Returns the guarded package.json and the names stripped from its own dependency lists. */
-export function applyInstallGuard(pkg: Pkg, memberPackages: ReadonlyArray<Record<string, unknown>>): { pkg: Pkg; stripped: string[] } {
+export function applyInstallGuard(
+  pkg: Pkg,
+  memberPackages: ReadonlyArray<Record<string, unknown>>,
+): { pkg: Pkg; stripped: string[] } {
   const out: Pkg = structuredClone(pkg);
   const stripped = guardedNamesIn(out);
   for (const field of DEP_FIELDS) {
@@ -49,6 +58,16 @@ export function ensureStub(workspace: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "package.json"),
-    JSON.stringify({ name: "openassistant-registry-guard-stub", version: "0.0.0", private: true, description: "Stands in for @openassistant/* so installs never fetch that scope from npm; the gateway serves the SDK." }, null, 2) + "\n",
+    JSON.stringify(
+      {
+        name: "openassistant-registry-guard-stub",
+        version: "0.0.0",
+        private: true,
+        description:
+          "Stands in for @openassistant/* so installs never fetch that scope from npm; the gateway serves the SDK.",
+      },
+      null,
+      2,
+    ) + "\n",
   );
 }

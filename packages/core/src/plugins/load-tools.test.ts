@@ -15,14 +15,24 @@ function tool(tree: unknown, path: string): ToolDefinition {
 }
 
 const pluginFiles = (dir: string, id = "posthog", extra: Record<string, string> = {}) => ({
-  [`${dir}/package.json`]: JSON.stringify({ name: `@myorg/oa-${id}`, type: "module", peerDependencies: { "@openassistant/sdk": "*" }, peerDependenciesMeta: { "@openassistant/sdk": { optional: true } }, openassistant: { entry: "./index.ts" } }),
+  [`${dir}/package.json`]: JSON.stringify({
+    name: `@myorg/oa-${id}`,
+    type: "module",
+    peerDependencies: { "@openassistant/sdk": "*" },
+    peerDependenciesMeta: { "@openassistant/sdk": { optional: true } },
+    openassistant: { entry: "./index.ts" },
+  }),
   [`${dir}/openassistant.json`]: JSON.stringify({
     id,
     name: "PostHog Analytics",
     configSchema: {
       type: "object",
       required: ["apiKey", "projectId"],
-      properties: { apiKey: { type: "string" }, projectId: { type: "string" }, host: { type: "string", default: "https://us.posthog.com" } },
+      properties: {
+        apiKey: { type: "string" },
+        projectId: { type: "string" },
+        host: { type: "string", default: "https://us.posthog.com" },
+      },
       additionalProperties: false,
     },
   }),
@@ -63,7 +73,14 @@ export default defineTool({
     expect(weather.args instanceof z.ZodObject).toBe(true);
     expect(await weather.run({ location: "Oslo" })).toEqual({ location: "Oslo", tempC: 21 });
     expect(r.entries).toEqual([
-      { id: "weather", kind: "tool", source: join(p.ws, "tools/weather.ts"), origin: "project", status: "loaded", tools: [{ path: "weather", approval: "auto", description: "Get current weather", enabled: true }] },
+      {
+        id: "weather",
+        kind: "tool",
+        source: join(p.ws, "tools/weather.ts"),
+        origin: "project",
+        status: "loaded",
+        tools: [{ path: "weather", approval: "auto", description: "Get current weather", enabled: true }],
+      },
     ]);
     expect(r.declarations?.text).toContain("weather(input: {");
     expect(existsSync(join(p.root, "node_modules"))).toBe(false);
@@ -92,7 +109,10 @@ export const notATool = 42;`,
     const p = tempProject(
       {
         ...pluginFiles("packages/oa-posthog"),
-        ".openassistant/config.json": JSON.stringify({ plugins: ["./packages/oa-posthog"], config: { posthog: { apiKey: "${POSTHOG_API_KEY}", projectId: "12345" } } }),
+        ".openassistant/config.json": JSON.stringify({
+          plugins: ["./packages/oa-posthog"],
+          config: { posthog: { apiKey: "${POSTHOG_API_KEY}", projectId: "12345" } },
+        }),
       },
       { POSTHOG_API_KEY: "phc_secret_value" },
     );
@@ -100,13 +120,34 @@ export const notATool = 42;`,
     const r = await loadTools({ ...p.opts, ...noInstall, log: (level, msg) => logs.push(`${level} ${msg}`) });
     expect(r.diagnostics).toEqual([]);
     const entry = r.entries[0]!;
-    expect(entry).toMatchObject({ id: "posthog", kind: "plugin", origin: "path", status: "loaded", name: "PostHog Analytics", specifier: "./packages/oa-posthog", source: join(p.root, "packages/oa-posthog") });
-    expect(entry.tools.map((t) => `${t.path}:${t.approval}`)).toEqual(["posthog.analytics.getVisitors:auto", "posthog.monitor.createThreshold:required"]);
-    const out = (await tool(r.tree, "posthog.analytics.getVisitors").run({ website: "x.com" })) as Record<string, unknown>;
-    expect(out).toEqual({ website: "x.com", host: "https://us.posthog.com", key: "phc_secret_value".length, dataDir: join(p.ws, "data", "posthog") });
+    expect(entry).toMatchObject({
+      id: "posthog",
+      kind: "plugin",
+      origin: "path",
+      status: "loaded",
+      name: "PostHog Analytics",
+      specifier: "./packages/oa-posthog",
+      source: join(p.root, "packages/oa-posthog"),
+    });
+    expect(entry.tools.map((t) => `${t.path}:${t.approval}`)).toEqual([
+      "posthog.analytics.getVisitors:auto",
+      "posthog.monitor.createThreshold:required",
+    ]);
+    const out = (await tool(r.tree, "posthog.analytics.getVisitors").run({ website: "x.com" })) as Record<
+      string,
+      unknown
+    >;
+    expect(out).toEqual({
+      website: "x.com",
+      host: "https://us.posthog.com",
+      key: "phc_secret_value".length,
+      dataDir: join(p.ws, "data", "posthog"),
+    });
     expect(existsSync(join(p.ws, "data", "posthog"))).toBe(true);
     expect(logs).toEqual(["info [posthog] registering"]);
-    expect(r.declarations!.text).toMatch(/posthog: \{\s+analytics: \{[\s\S]*getVisitors[\s\S]*monitor: \{[\s\S]*createThreshold/);
+    expect(r.declarations!.text).toMatch(
+      /posthog: \{\s+analytics: \{[\s\S]*getVisitors[\s\S]*monitor: \{[\s\S]*createThreshold/,
+    );
   });
 
   test("absolute paths and file:// URLs, plus a convention plugin dir, all merged with plugin namespaces in the declarations", async () => {
@@ -116,11 +157,23 @@ export const notATool = 42;`,
       ...pluginFiles(".openassistant/plugins/gamma", "gamma"),
       ".openassistant/tools/clock.ts": toolSource("What time is it"),
     });
-    const cfg = { alpha: { apiKey: "k", projectId: "1" }, beta: { apiKey: "k", projectId: "2" }, gamma: { apiKey: "k", projectId: "3" } };
-    p.write(".openassistant/config.jsonc", JSON.stringify({ plugins: [join(p.root, "elsewhere/a"), `file://${join(p.root, "elsewhere/b")}`], config: cfg }));
+    const cfg = {
+      alpha: { apiKey: "k", projectId: "1" },
+      beta: { apiKey: "k", projectId: "2" },
+      gamma: { apiKey: "k", projectId: "3" },
+    };
+    p.write(
+      ".openassistant/config.jsonc",
+      JSON.stringify({ plugins: [join(p.root, "elsewhere/a"), `file://${join(p.root, "elsewhere/b")}`], config: cfg }),
+    );
     const r = await loadTools({ ...p.opts, ...noInstall });
     expect(r.diagnostics).toEqual([]);
-    expect(r.entries.map((e) => `${e.id}:${e.origin}`)).toEqual(["clock:project", "gamma:project", "alpha:path", "beta:path"]);
+    expect(r.entries.map((e) => `${e.id}:${e.origin}`)).toEqual([
+      "clock:project",
+      "gamma:project",
+      "alpha:path",
+      "beta:path",
+    ]);
     const text = r.declarations!.text;
     for (const ns of ["alpha", "beta", "gamma"]) expect(text).toContain(`  ${ns}: {\n    analytics: {`);
     expect(text).toContain("clock(input:");
@@ -136,7 +189,10 @@ describe("fault isolation: each broken entry is skipped with a diagnostic, the r
       ".openassistant/tools/bad-define.ts": `${SDK_IMPORT}\nexport default defineTool({ description: "", approval: "auto", args: z.object({}), run: async () => 1 });`,
       ".openassistant/tools/empty.ts": `export const x = 1;`,
       ".openassistant/tools/boom.ts": `export default function () { throw new Error("factory exploded"); }`,
-      ".openassistant/plugins/badmanifest/package.json": JSON.stringify({ name: "badmanifest", openassistant: { entry: "./index.ts" } }),
+      ".openassistant/plugins/badmanifest/package.json": JSON.stringify({
+        name: "badmanifest",
+        openassistant: { entry: "./index.ts" },
+      }),
       ".openassistant/plugins/badmanifest/openassistant.json": JSON.stringify({ id: "bad-id!", configSchema: "nope" }),
       ".openassistant/plugins/badmanifest/index.ts": `throw new Error("must never run");`,
       ".openassistant/plugins/notaplugin/package.json": JSON.stringify({ name: "notaplugin" }),
@@ -194,14 +250,26 @@ describe("fault isolation: each broken entry is skipped with a diagnostic, the r
   test("npm specifier not installed / version out of range", async () => {
     const p = tempProject({
       ...pluginFiles("node_modules/oa-versioned", "versioned"),
-      ".openassistant/config.json": JSON.stringify({ plugins: ["openassistant-plugin-nothere@^1.0.0", "oa-versioned@^2.0.0"], config: { versioned: { apiKey: "k", projectId: "1" } } }),
+      ".openassistant/config.json": JSON.stringify({
+        plugins: ["openassistant-plugin-nothere@^1.0.0", "oa-versioned@^2.0.0"],
+        config: { versioned: { apiKey: "k", projectId: "1" } },
+      }),
     });
-    p.write("node_modules/oa-versioned/package.json", JSON.stringify({ name: "oa-versioned", version: "1.4.0", openassistant: { entry: "./index.ts" } }));
+    p.write(
+      "node_modules/oa-versioned/package.json",
+      JSON.stringify({ name: "oa-versioned", version: "1.4.0", openassistant: { entry: "./index.ts" } }),
+    );
     const r = await loadTools({ ...p.opts, ...noInstall });
-    expect(r.entries.map((e) => `${e.id}:${e.origin}:${e.status}`)).toEqual(["nothere:npm:error", "versioned:npm:error"]);
+    expect(r.entries.map((e) => `${e.id}:${e.origin}:${e.status}`)).toEqual([
+      "nothere:npm:error",
+      "versioned:npm:error",
+    ]);
     expect(r.diagnostics[0]!.hint).toContain("openassistant plugins install");
     expect(r.diagnostics[1]!.message).toContain('installed oa-versioned@1.4.0 does not satisfy "^2.0.0"');
-    p.write(".openassistant/config.json", JSON.stringify({ plugins: ["oa-versioned@^1.2"], config: { versioned: { apiKey: "k", projectId: "1" } } }));
+    p.write(
+      ".openassistant/config.json",
+      JSON.stringify({ plugins: ["oa-versioned@^1.2"], config: { versioned: { apiKey: "k", projectId: "1" } } }),
+    );
     const ok = await loadTools({ ...p.opts, ...noInstall });
     expect(ok.entries[0]).toMatchObject({ id: "versioned", origin: "npm", status: "loaded" });
   });
@@ -214,11 +282,30 @@ describe("precedence, duplicates and collisions", () => {
       "~/tools/weather.ts": toolSource("global weather"),
       "~/tools/translate.ts": toolSource("global translate"),
       ...pluginFiles("plug", "translate"),
-      ".openassistant/config.json": JSON.stringify({ plugins: ["./plug"], config: { translate: { apiKey: "k", projectId: "1" } } }),
+      ".openassistant/config.json": JSON.stringify({
+        plugins: ["./plug"],
+        config: { translate: { apiKey: "k", projectId: "1" } },
+      }),
     });
-    const bundledTool = (await import("@openassistant/sdk")).defineTool({ description: "bundled", approval: "auto", args: z.object({}), run: async () => "b" });
-    const r = await loadTools({ ...p.opts, ...noInstall, bundled: [{ id: "weather", tools: { now: bundledTool } }, { id: "core", tools: { ping: bundledTool } }] });
-    expect(r.entries.map((e) => `${e.id}:${e.origin}`)).toEqual(["weather:project", "translate:global", "core:bundled"]);
+    const bundledTool = (await import("@openassistant/sdk")).defineTool({
+      description: "bundled",
+      approval: "auto",
+      args: z.object({}),
+      run: async () => "b",
+    });
+    const r = await loadTools({
+      ...p.opts,
+      ...noInstall,
+      bundled: [
+        { id: "weather", tools: { now: bundledTool } },
+        { id: "core", tools: { ping: bundledTool } },
+      ],
+    });
+    expect(r.entries.map((e) => `${e.id}:${e.origin}`)).toEqual([
+      "weather:project",
+      "translate:global",
+      "core:bundled",
+    ]);
     expect(tool(r.tree, "weather").description).toBe("project weather");
     expect(tool(r.tree, "translate").description).toBe("global translate");
     const infos = r.diagnostics.filter((d) => d.level === "info");
@@ -251,12 +338,26 @@ describe("enable/disable via config", () => {
       ".openassistant/tools/gh.ts": `${SDK_IMPORT}
 const t = (d: string) => defineTool({ description: d, approval: "auto", args: z.object({}), run: async () => d });
 export const list = t("list"); export const create = t("create"); export const close = t("close");`,
-      ...pluginFiles(".openassistant/plugins/posthog", "posthog", { ".openassistant/plugins/posthog/index.ts": `throw new Error("disabled plugins are not imported");` }),
-      ".openassistant/config.jsonc": JSON.stringify({ tools: { danger: false, "gh.*": false, "gh.list": true }, config: { posthog: { enabled: false } } }),
+      ...pluginFiles(".openassistant/plugins/posthog", "posthog", {
+        ".openassistant/plugins/posthog/index.ts": `throw new Error("disabled plugins are not imported");`,
+      }),
+      ".openassistant/config.jsonc": JSON.stringify({
+        tools: { danger: false, "gh.*": false, "gh.list": true },
+        config: { posthog: { enabled: false } },
+      }),
     });
     const r = await loadTools({ ...p.opts, ...noInstall });
-    expect(r.entries.map((e) => `${e.id}:${e.status}`)).toEqual(["clock:loaded", "danger:disabled", "gh:loaded", "posthog:disabled"]);
-    expect(r.entries[2]!.tools.map((t) => `${t.path}:${t.enabled}`)).toEqual(["gh.close:false", "gh.create:false", "gh.list:true"]);
+    expect(r.entries.map((e) => `${e.id}:${e.status}`)).toEqual([
+      "clock:loaded",
+      "danger:disabled",
+      "gh:loaded",
+      "posthog:disabled",
+    ]);
+    expect(r.entries[2]!.tools.map((t) => `${t.path}:${t.enabled}`)).toEqual([
+      "gh.close:false",
+      "gh.create:false",
+      "gh.list:true",
+    ]);
     expect([...indexToolTree(r.tree).keys()]).toEqual(["clock", "gh.list"]);
     expect(r.declarations!.text).not.toContain("create(");
     expect(r.diagnostics.filter((d) => d.level !== "info")).toEqual([]);
@@ -277,7 +378,13 @@ export default definePlugin({
   });
 
   test("config is validated against the zod schema and handed over with its defaults", async () => {
-    const p = tempProject({ ...typedPlugin("plugins/typed"), ".openassistant/config.json": JSON.stringify({ plugins: ["./plugins/typed"], config: { typed: { region: "eu" } } }) });
+    const p = tempProject({
+      ...typedPlugin("plugins/typed"),
+      ".openassistant/config.json": JSON.stringify({
+        plugins: ["./plugins/typed"],
+        config: { typed: { region: "eu" } },
+      }),
+    });
     const r = await loadTools({ ...p.opts, ...noInstall });
     expect(r.diagnostics).toEqual([]);
     expect(await tool(r.tree, "typed.show").run({})).toEqual({ region: "eu", limit: 10 });
@@ -287,7 +394,11 @@ export default definePlugin({
     const p = tempProject({
       ...typedPlugin("plugins/typed"),
       ".openassistant/tools/clock.ts": toolSource("What time is it"),
-      ".openassistant/config.json": JSON.stringify({ plugins: ["./plugins/typed"], config: { typed: { region: "mars" } } }, null, 2),
+      ".openassistant/config.json": JSON.stringify(
+        { plugins: ["./plugins/typed"], config: { typed: { region: "mars" } } },
+        null,
+        2,
+      ),
     });
     const r = await loadTools({ ...p.opts, ...noInstall });
     const d = r.diagnostics.find((x) => x.id === "typed");

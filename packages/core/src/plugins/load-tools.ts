@@ -28,7 +28,10 @@ import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
 export interface LoadState {
-  readonly entries: ReadonlyMap<string, { readonly entry: LoadEntry; readonly subtree?: ToolTree; readonly fingerprint: string }>;
+  readonly entries: ReadonlyMap<
+    string,
+    { readonly entry: LoadEntry; readonly subtree?: ToolTree; readonly fingerprint: string }
+  >;
 }
 
 interface Loaded {
@@ -48,10 +51,14 @@ export async function loadTools(opts: LoadToolsOptions = {}): Promise<LoadResult
  * importing, and an entry that now fails keeps its previous version live (marked `stale`).
  * Throws ConfigError when the config itself is invalid.
  */
-export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: LoadState): Promise<{ result: LoadResult; state: LoadState; config: LoadedConfig }> {
+export async function loadToolsIncremental(
+  opts: LoadToolsOptions,
+  previous?: LoadState,
+): Promise<{ result: LoadResult; state: LoadState; config: LoadedConfig }> {
   registerSdkModule();
   const env = opts.env ?? process.env;
-  const loadedConfig = opts.config ?? (await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir }));
+  const loadedConfig =
+    opts.config ?? (await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir }));
   const { config, projectRoot, globalDir } = loadedConfig;
   const homeDir = opts.homeDir ?? env.HOME ?? homedir();
   const projectWorkspace = workspaceDir(projectRoot);
@@ -69,26 +76,62 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
     }
   }
 
-  const candidates = discover({ projectWorkspace, globalDir, projectRoot, homeDir, specifiers: config.plugins, bundled: [...(opts.bundled ?? []), ...openApiBundles(config.openapi, { projectRoot, cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache") }), ...mcpBundles(config.mcp.servers, { ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}) })] }, diagnostics);
+  const candidates = discover(
+    {
+      projectWorkspace,
+      globalDir,
+      projectRoot,
+      homeDir,
+      specifiers: config.plugins,
+      bundled: [
+        ...(opts.bundled ?? []),
+        ...openApiBundles(config.openapi, {
+          projectRoot,
+          cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache"),
+        }),
+        ...mcpBundles(config.mcp.servers, {
+          ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
+        }),
+      ],
+    },
+    diagnostics,
+  );
   const kept = dedupe(candidates, diagnostics);
   if (!readOnly) {
     for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
     for (const c of kept) if (c.kind === "plugin" && c.origin === "path") disableRuntimeAutoInstall(c.pkg.dir);
   }
-  for (const c of kept) if (c.kind === "plugin" && (c.origin === "npm" || c.origin === "path")) diagnostics.push(...checkScopePeers(c.id, c.pkg.dir));
+  for (const c of kept)
+    if (c.kind === "plugin" && (c.origin === "npm" || c.origin === "path"))
+      diagnostics.push(...checkScopePeers(c.id, c.pkg.dir));
   const gen = nextGeneration();
   const helperStamps = new Map<string, string>();
 
   const results = await Promise.all(
     kept.map((c) =>
-      loadCandidate(c, { loadedConfig, projectWorkspace, gen, log, helperStamps, readOnly, installFailures, timeoutMs: opts.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, previous: previousOf(c, previous) }),
+      loadCandidate(c, {
+        loadedConfig,
+        projectWorkspace,
+        gen,
+        log,
+        helperStamps,
+        readOnly,
+        installFailures,
+        timeoutMs: opts.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
+        previous: previousOf(c, previous),
+      }),
     ),
   );
 
   const tree: Record<string, ToolTree | ToolDefinition> = {};
   const entries: LoadEntry[] = [];
   const state = new Map<string, { entry: LoadEntry; subtree?: ToolTree; fingerprint: string }>();
-  const watchDirs = new Set<string>([join(projectWorkspace, "tools"), join(projectWorkspace, "plugins"), join(globalDir, "tools"), join(globalDir, "plugins")]);
+  const watchDirs = new Set<string>([
+    join(projectWorkspace, "tools"),
+    join(projectWorkspace, "plugins"),
+    join(globalDir, "tools"),
+    join(globalDir, "plugins"),
+  ]);
   kept.forEach((c, i) => {
     const r = results[i]!;
     diagnostics.push(...r.diagnostics);
@@ -103,7 +146,13 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
     state.set(keyOf(c), { entry: r.entry, subtree: r.subtree, fingerprint: r.fingerprint });
   });
 
-  diagnostics.push(...findUnmatchedKeys(loadedConfig, candidates.map((c) => c.id), entries));
+  diagnostics.push(
+    ...findUnmatchedKeys(
+      loadedConfig,
+      candidates.map((c) => c.id),
+      entries,
+    ),
+  );
 
   let declarations: LoadResult["declarations"];
   if (opts.declarations !== false) {
@@ -112,14 +161,38 @@ export async function loadToolsIncremental(opts: LoadToolsOptions, previous?: Lo
       const { generateDeclarations } = await import("../codemode/declarations.ts");
       const d = generateDeclarations(tree as ToolTree);
       declarations = { text: d.text, hash: d.hash };
-      for (const w of d.warnings) diagnostics.push({ level: "warning", id: w.split(":")[0]!.split(" ")[0]!, source: "declarations", message: w, hint: "The tool's input is typed `unknown` for the model; use plain zod types (no transforms) in args." });
+      for (const w of d.warnings)
+        diagnostics.push({
+          level: "warning",
+          id: w.split(":")[0]!.split(" ")[0]!,
+          source: "declarations",
+          message: w,
+          hint: "The tool's input is typed `unknown` for the model; use plain zod types (no transforms) in args.",
+        });
     } catch (err) {
-      diagnostics.push({ level: "error", id: "declarations", source: "declarations", message: `cannot generate tool declarations: ${(err as Error).message}`, hint: "Report this with the tool's args schema." });
+      diagnostics.push({
+        level: "error",
+        id: "declarations",
+        source: "declarations",
+        message: `cannot generate tool declarations: ${(err as Error).message}`,
+        hint: "Report this with the tool's args schema.",
+      });
     }
   }
 
-  const clean = diagnostics.map((d) => ({ ...d, source: stripCacheQuery(d.source), message: stripCacheQuery(d.message), hint: stripCacheQuery(d.hint) }));
-  const result: LoadResult = { tree: tree as ToolTree, entries, diagnostics: clean, declarations, watchDirs: [...watchDirs] };
+  const clean = diagnostics.map((d) => ({
+    ...d,
+    source: stripCacheQuery(d.source),
+    message: stripCacheQuery(d.message),
+    hint: stripCacheQuery(d.hint),
+  }));
+  const result: LoadResult = {
+    tree: tree as ToolTree,
+    entries,
+    diagnostics: clean,
+    declarations,
+    watchDirs: [...watchDirs],
+  };
   return { result, state: { entries: state }, config: loadedConfig };
 }
 
@@ -131,7 +204,8 @@ function previousOf(c: Candidate, previous: LoadState | undefined): LoadContext[
   if (!previous) return undefined;
   const exact = previous.entries.get(keyOf(c));
   if (exact || c.kind !== "broken") return exact;
-  for (const v of previous.entries.values()) if (v.entry.kind === c.entryKind && v.entry.source === c.source && v.entry.status === "loaded") return v;
+  for (const v of previous.entries.values())
+    if (v.entry.kind === c.entryKind && v.entry.source === c.source && v.entry.status === "loaded") return v;
   return undefined;
 }
 
@@ -229,12 +303,34 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
   if (c.kind === "broken") {
     // E.g. a package.json or manifest saved half-way: keep the working version until it is fixed.
     if (prevLoaded)
-      return { entry: { ...prevLoaded.entry, stale: true }, subtree: prevLoaded.subtree, fingerprint, diagnostics: [{ ...c.diagnostic, message: `${c.diagnostic.message} (the previous version stays active until this is fixed)` }] };
+      return {
+        entry: { ...prevLoaded.entry, stale: true },
+        subtree: prevLoaded.subtree,
+        fingerprint,
+        diagnostics: [
+          {
+            ...c.diagnostic,
+            message: `${c.diagnostic.message} (the previous version stays active until this is fixed)`,
+          },
+        ],
+      };
     return { entry: { ...base, status: "error", tools: [] }, fingerprint, diagnostics: [c.diagnostic] };
   }
   if (pluginConfig?.enabled === false || isEntryDisabled(c.id, config.tools)) {
     const why = pluginConfig?.enabled === false ? `config.${c.id}.enabled is false` : `config.tools.${c.id} is false`;
-    return { entry: { ...base, status: "disabled", tools: [] }, fingerprint, diagnostics: [{ level: "info", id: c.id, source: c.source, message: `disabled (${why})`, hint: `Remove or flip ${why.split(" ")[0]} to enable it.` }] };
+    return {
+      entry: { ...base, status: "disabled", tools: [] },
+      fingerprint,
+      diagnostics: [
+        {
+          level: "info",
+          id: c.id,
+          source: c.source,
+          message: `disabled (${why})`,
+          hint: `Remove or flip ${why.split(" ")[0]} to enable it.`,
+        },
+      ],
+    };
   }
   const unset = lc.loadedConfig.unset?.find((u) => u.path[0] === "config" && u.path[1] === c.id);
   if (unset)
@@ -265,7 +361,10 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
         entry: { ...prev.entry, stale: true },
         subtree: prev.subtree,
         fingerprint: prev.fingerprint,
-        diagnostics: [...diagnostics, { ...diag, message: `${diag.message} (the previous version stays active until this is fixed)` }],
+        diagnostics: [
+          ...diagnostics,
+          { ...diag, message: `${diag.message} (the previous version stays active until this is fixed)` },
+        ],
       };
     return { entry: { ...base, status: "error", tools: [] }, fingerprint, diagnostics: [...diagnostics, diag] };
   };
@@ -277,7 +376,10 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     if (c.kind === "bundled") {
       file = c.source;
       const t = c.bundled.tools;
-      shape = typeof t === "function" ? { kind: "factory", factory: t, warnings: [] } : { kind: "tree", tree: t, warnings: [] };
+      shape =
+        typeof t === "function"
+          ? { kind: "factory", factory: t, warnings: [] }
+          : { kind: "tree", tree: t, warnings: [] };
       ctxConfig = { ...(pluginConfig ?? {}) };
       delete ctxConfig.enabled;
     } else if (c.kind === "tool") {
@@ -285,7 +387,12 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       const installFailure = lc.installFailures.get(c.file);
       if (installFailure) return fail({ source: c.file, ...installFailure });
       const pending = lc.readOnly ? uninstalledImports(c.file, dirname(c.file)) : [];
-      if (pending.length) return fail({ source: c.file, message: `imports ${pending.join(", ")}, which is not installed`, hint: DEPS_HINT });
+      if (pending.length)
+        return fail({
+          source: c.file,
+          message: `imports ${pending.join(", ")}, which is not installed`,
+          hint: DEPS_HINT,
+        });
       const mod = await withTimeLimit(() => importFresh(c.file, lc.gen, dirname(c.file)), lc.timeoutMs);
       shape = interpretToolModule(mod);
       ctxConfig = { ...(pluginConfig ?? {}) };
@@ -305,9 +412,17 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       }
       ctxConfig = validated.config;
       const pending = lc.readOnly && c.origin !== "npm" ? uninstalledImports(c.pkg.entry, c.pkg.dir) : [];
-      if (pending.length) return fail({ source: c.pkg.entry, message: `imports ${pending.join(", ")}, which is not installed`, hint: DEPS_HINT });
+      if (pending.length)
+        return fail({
+          source: c.pkg.entry,
+          message: `imports ${pending.join(", ")}, which is not installed`,
+          hint: DEPS_HINT,
+        });
       const entryFile = c.pkg.entry;
-      const mod = await withTimeLimit(() => importFresh(entryFile, lc.gen, c.pkg.dir.includes("/node_modules/") ? dirname(entryFile) : c.pkg.dir), lc.timeoutMs);
+      const mod = await withTimeLimit(
+        () => importFresh(entryFile, lc.gen, c.pkg.dir.includes("/node_modules/") ? dirname(entryFile) : c.pkg.dir),
+        lc.timeoutMs,
+      );
       shape = interpretPluginModule(mod);
     }
   } catch (err) {
@@ -320,10 +435,21 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       });
     const d = describeLoadError(err, at, lc.projectWorkspace);
     const notInstalled = lc.readOnly && /Cannot find (module|package)/.test(d.message);
-    return fail({ source: c.kind === "plugin" ? c.pkg.entry : c.source, ...d, ...(notInstalled ? { hint: DEPS_HINT } : {}) });
+    return fail({
+      source: c.kind === "plugin" ? c.pkg.entry : c.source,
+      ...d,
+      ...(notInstalled ? { hint: DEPS_HINT } : {}),
+    });
   }
 
-  for (const w of shape.kind === "empty" ? [] : shape.warnings) diagnostics.push({ level: "warning", id: c.id, source: file, message: w, hint: "Export either one default tool or named tools." });
+  for (const w of shape.kind === "empty" ? [] : shape.warnings)
+    diagnostics.push({
+      level: "warning",
+      id: c.id,
+      source: file,
+      message: w,
+      hint: "Export either one default tool or named tools.",
+    });
   if (shape.kind === "empty")
     return fail({
       source: file,
@@ -344,7 +470,9 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
           const path = ["config", c.id, ...(issue?.path ?? []).map(String)];
-          const at = locateConfigKey(lc.loadedConfig.sources, path) ?? locateConfigKey(lc.loadedConfig.sources, ["config", c.id]);
+          const at =
+            locateConfigKey(lc.loadedConfig.sources, path) ??
+            locateConfigKey(lc.loadedConfig.sources, ["config", c.id]);
           const configFile = at?.file ?? configFileOf(lc);
           return fail({
             source: configFile,
@@ -355,7 +483,12 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
         }
         ctxConfig = parsed.data as Record<string, unknown>;
       }
-      const ctx: PluginContext = Object.freeze({ id: c.id, config: Object.freeze(ctxConfig), dataDir, logger: makeLogger(c.id, lc.log) });
+      const ctx: PluginContext = Object.freeze({
+        id: c.id,
+        config: Object.freeze(ctxConfig),
+        dataDir,
+        logger: makeLogger(c.id, lc.log),
+      });
       const factory = shape.factory;
       subtree = await withTimeLimit(() => factory(ctx), lc.timeoutMs);
     } catch (err) {
@@ -375,22 +508,46 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
           message: `plugin factory rejected its config: ${d.message} (thrown in ${file})`,
           hint: `Check config.${c.id} in ${configFile}; the other tools and plugins still load.`,
         });
-      return fail({ source: file, ...d, message: `plugin factory threw: ${d.message}`, hint: `Fix the factory in ${file}; the other tools and plugins still load.` });
+      return fail({
+        source: file,
+        ...d,
+        message: `plugin factory threw: ${d.message}`,
+        hint: `Fix the factory in ${file}; the other tools and plugins still load.`,
+      });
     }
     if (!isToolDefinition(subtree) && (typeof subtree !== "object" || subtree === null))
-      return fail({ source: file, message: `the factory returned ${subtree === null ? "null" : typeof subtree}, not a tool tree`, hint: `Return an object of tools, e.g. { create: defineTool({ ... }) }, from ${file}.` });
+      return fail({
+        source: file,
+        message: `the factory returned ${subtree === null ? "null" : typeof subtree}, not a tool tree`,
+        hint: `Return an object of tools, e.g. { create: defineTool({ ... }) }, from ${file}.`,
+      });
   } else subtree = shape.tree;
 
   const shapeProblem = checkTreeShape(subtree, c.id);
-  if (shapeProblem) return fail({ source: file, message: shapeProblem, hint: `Make the tools exported/returned by ${file} a plain tree of groups and defineTool(...) leaves.` });
+  if (shapeProblem)
+    return fail({
+      source: file,
+      message: shapeProblem,
+      hint: `Make the tools exported/returned by ${file} a plain tree of groups and defineTool(...) leaves.`,
+    });
 
   let tools: ToolInfo[];
   try {
-    tools = flattenToolTree({ [c.id]: subtree } as ToolTree).map((t) => ({ path: t.path, approval: t.definition.approval, description: t.definition.description, enabled: true }));
+    tools = flattenToolTree({ [c.id]: subtree } as ToolTree).map((t) => ({
+      path: t.path,
+      approval: t.definition.approval,
+      description: t.definition.description,
+      enabled: true,
+    }));
   } catch (err) {
     return fail({ source: file, message: (err as Error).message, hint: `Rename the export/key in ${file}.` });
   }
-  if (tools.length === 0) return fail({ source: file, message: "provides no tools", hint: `Return at least one defineTool(...) from ${file}.` });
+  if (tools.length === 0)
+    return fail({
+      source: file,
+      message: "provides no tools",
+      hint: `Return at least one defineTool(...) from ${file}.`,
+    });
   return { entry: { ...base, status: "loaded", tools }, subtree, fingerprint, diagnostics };
 }
 
@@ -407,7 +564,9 @@ function fingerprintOf(c: Candidate, helperStamps: Map<string, string>): string 
       return `${fileStamp(c.file)}|${helpers}`;
     }
     case "plugin":
-      return c.pkg.dir.includes("/node_modules/") ? `${fileStamp(join(c.pkg.dir, "package.json"))}|${fileStamp(c.pkg.entry)}` : `${dirStamp(c.pkg.dir)}`;
+      return c.pkg.dir.includes("/node_modules/")
+        ? `${fileStamp(join(c.pkg.dir, "package.json"))}|${fileStamp(c.pkg.entry)}`
+        : `${dirStamp(c.pkg.dir)}`;
     case "bundled":
       return `bundled:${c.bundled.fingerprint ?? ""}`;
     case "broken":
@@ -416,7 +575,11 @@ function fingerprintOf(c: Candidate, helperStamps: Map<string, string>): string 
 }
 
 /** Applies `config.tools` to an entry's subtree: the filtered subtree (undefined if empty) and per-tool info. */
-function applyEnablement(id: string, subtree: ToolTree, rules: Readonly<Record<string, boolean>>): { filtered?: ToolTree | ToolDefinition; tools: ToolInfo[] } {
+function applyEnablement(
+  id: string,
+  subtree: ToolTree,
+  rules: Readonly<Record<string, boolean>>,
+): { filtered?: ToolTree | ToolDefinition; tools: ToolInfo[] } {
   const tools: ToolInfo[] = [];
   const walk = (node: ToolTree | ToolDefinition, path: string): ToolTree | ToolDefinition | undefined => {
     if (isToolDefinition(node)) {
@@ -436,7 +599,10 @@ function applyEnablement(id: string, subtree: ToolTree, rules: Readonly<Record<s
 }
 
 function makeLogger(id: string, log: NonNullable<LoadToolsOptions["log"]>): PluginContext["logger"] {
-  const at = (level: "debug" | "info" | "warn" | "error") => (message: string, ...details: unknown[]) => log(level, `[${id}] ${message}`, details);
+  const at =
+    (level: "debug" | "info" | "warn" | "error") =>
+    (message: string, ...details: unknown[]) =>
+      log(level, `[${id}] ${message}`, details);
   return Object.freeze({ debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") });
 }
 

@@ -22,7 +22,14 @@ export interface NpmPluginInstallResult {
 export async function installNpmPlugins(
   workspace: string,
   specifiers: readonly string[],
-  opts: { projectRoot: string; homeDir: string; configFile: string; env?: Readonly<Record<string, string | undefined>>; timeoutMs?: number; progress?: (line: string) => void },
+  opts: {
+    projectRoot: string;
+    homeDir: string;
+    configFile: string;
+    env?: Readonly<Record<string, string | undefined>>;
+    timeoutMs?: number;
+    progress?: (line: string) => void;
+  },
 ): Promise<NpmPluginInstallResult> {
   const installed: string[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -30,13 +37,20 @@ export async function installNpmPlugins(
   for (const spec of specifiers) {
     const parsed = parseSpecifier(spec, opts.projectRoot, opts.homeDir);
     if (parsed.kind !== "npm") continue;
-    const fail = (message: string, hint: string) => diagnostics.push({ level: "error", id: normalizeId(parsed.name), source: opts.configFile, message, hint });
+    const fail = (message: string, hint: string) =>
+      diagnostics.push({ level: "error", id: normalizeId(parsed.name), source: opts.configFile, message, hint });
     if (parsed.name.startsWith(GUARDED_SCOPE)) {
-      fail(`config.plugins "${spec}": the @openassistant scope on npm belongs to an unrelated project, so it is never installed`, `Remove "${spec}" from config.plugins; use a path ("./plugins/x") for a local plugin.`);
+      fail(
+        `config.plugins "${spec}": the @openassistant scope on npm belongs to an unrelated project, so it is never installed`,
+        `Remove "${spec}" from config.plugins; use a path ("./plugins/x") for a local plugin.`,
+      );
       continue;
     }
     if (!isValidPackageName(parsed.name)) {
-      fail(`config.plugins "${spec}": "${parsed.name}" is not a valid npm package name`, `Fix "${spec}" in config.plugins.`);
+      fail(
+        `config.plugins "${spec}": "${parsed.name}" is not a valid npm package name`,
+        `Fix "${spec}" in config.plugins.`,
+      );
       continue;
     }
     const dir = findInstalledPackage(parsed.name, workspace);
@@ -48,7 +62,13 @@ export async function installNpmPlugins(
 
   const read = readWorkspacePackage(workspace);
   if (!read.pkg) {
-    diagnostics.push({ level: "error", id: "install", source: join(workspace, "package.json"), message: `cannot parse package.json: ${read.error}`, hint: "Fix the JSON; plugins were not installed." });
+    diagnostics.push({
+      level: "error",
+      id: "install",
+      source: join(workspace, "package.json"),
+      message: `cannot parse package.json: ${read.error}`,
+      hint: "Fix the JSON; plugins were not installed.",
+    });
     return { installed, diagnostics };
   }
   const guarded = applyInstallGuard(read.pkg, []);
@@ -60,7 +80,12 @@ export async function installNpmPlugins(
     for (const t of todo) {
       const target = t.range ? `${t.name}@${t.range}` : t.name;
       opts.progress?.(`Installing plugin ${target} (config.plugins) into ${workspace}`);
-      const r = await runBun(["add", "--exact", "--no-progress", target], workspace, { env: opts.env, timeoutMs, progress: opts.progress, what: target });
+      const r = await runBun(["add", "--exact", "--no-progress", target], workspace, {
+        env: opts.env,
+        timeoutMs,
+        progress: opts.progress,
+        what: target,
+      });
       if (r.ok) {
         const dir = findInstalledPackage(t.name, workspace);
         const v = dir ? readVersion(dir) : undefined;

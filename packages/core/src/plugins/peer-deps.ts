@@ -16,7 +16,9 @@ export function checkScopePeers(id: string, dir: string): Diagnostic[] {
   } catch {
     return [];
   }
-  const required = Object.keys(pkg.peerDependencies ?? {}).filter((n) => n.startsWith(GUARDED_SCOPE) && pkg.peerDependenciesMeta?.[n]?.optional !== true);
+  const required = Object.keys(pkg.peerDependencies ?? {}).filter(
+    (n) => n.startsWith(GUARDED_SCOPE) && pkg.peerDependenciesMeta?.[n]?.optional !== true,
+  );
   if (!required.length) return [];
   return [
     {

@@ -6,7 +6,10 @@ export function startRecordingRegistry(): { url: string; requests: string[]; sto
     hostname: "127.0.0.1",
     fetch(req) {
       requests.push(decodeURIComponent(new URL(req.url).pathname));
-      return new Response(JSON.stringify({ error: "not found" }), { status: 404, headers: { "content-type": "application/json" } });
+      return new Response(JSON.stringify({ error: "not found" }), {
+        status: 404,
+        headers: { "content-type": "application/json" },
+      });
     },
   });
   return { url: `http://127.0.0.1:${server.port}/`, requests, stop: () => server.stop(true) };

@@ -20,7 +20,10 @@ describe("tool registry reload", () => {
     expect(await run(first, "greet")).toBe("hello v1");
     const imports = (globalThis as { __oaCounterImports?: number }).__oaCounterImports;
 
-    p.write(".openassistant/tools/greet.ts", `${SDK_IMPORT}\nimport { word } from "./_lib/word.ts";\nexport default defineTool({ description: "greet v2", approval: "required", args: z.object({}), run: async () => word() + " v2" });`);
+    p.write(
+      ".openassistant/tools/greet.ts",
+      `${SDK_IMPORT}\nimport { word } from "./_lib/word.ts";\nexport default defineTool({ description: "greet v2", approval: "required", args: z.object({}), run: async () => word() + " v2" });`,
+    );
     const second = await reg.reload();
     expect(second.version).toBe(2);
     expect(reg.current()).toBe(second);
@@ -42,10 +45,16 @@ describe("tool registry reload", () => {
   });
 
   test("a broken edit keeps the previous version of that tool live and reports it; fixing it clears the diagnostic", async () => {
-    const p = tempProject({ ".openassistant/tools/weather.ts": toolSource("weather", "auto", `"sunny"`), ".openassistant/tools/other.ts": toolSource("other") });
+    const p = tempProject({
+      ".openassistant/tools/weather.ts": toolSource("weather", "auto", `"sunny"`),
+      ".openassistant/tools/other.ts": toolSource("other"),
+    });
     const reg = createToolRegistry({ ...p.opts, autoInstall: false });
     await reg.ready;
-    p.write(".openassistant/tools/weather.ts", `${SDK_IMPORT}\nexport default defineTool({ description: "weather", approval: "auto", args: z.object({}), run: async () => { return ( } });`);
+    p.write(
+      ".openassistant/tools/weather.ts",
+      `${SDK_IMPORT}\nexport default defineTool({ description: "weather", approval: "auto", args: z.object({}), run: async () => { return ( } });`,
+    );
     const broken = await reg.reload();
     expect(await run(broken, "weather")).toBe("sunny");
     const entry = broken.entries.find((e) => e.id === "weather")!;
@@ -55,10 +64,15 @@ describe("tool registry reload", () => {
     expect(d.message).toContain("previous version stays active");
     expect(d.source).toBe(join(p.ws, "tools/weather.ts"));
 
-    p.write(".openassistant/tools/weather.ts", `${SDK_IMPORT}\nexport default defineTool({ description: "", approval: "auto", args: z.object({}), run: async () => 1 });`);
+    p.write(
+      ".openassistant/tools/weather.ts",
+      `${SDK_IMPORT}\nexport default defineTool({ description: "", approval: "auto", args: z.object({}), run: async () => 1 });`,
+    );
     const stillBroken = await reg.reload();
     expect(await run(stillBroken, "weather")).toBe("sunny");
-    expect(stillBroken.diagnostics.find((x) => x.id === "weather")!.message).toContain('"description" must be a non-empty string');
+    expect(stillBroken.diagnostics.find((x) => x.id === "weather")!.message).toContain(
+      '"description" must be a non-empty string',
+    );
 
     p.write(".openassistant/tools/weather.ts", toolSource("weather", "auto", `"rainy"`));
     const fixed = await reg.reload();
@@ -104,13 +118,23 @@ describe("tool registry reload", () => {
 
   test("a configSchema with an $id survives reloads (it failed as 'already exists' on the second load)", async () => {
     const p = tempProject({
-      ".openassistant/plugins/sid/package.json": JSON.stringify({ name: "sid", type: "module", openassistant: { entry: "./index.ts" } }),
-      ".openassistant/plugins/sid/openassistant.json": JSON.stringify({ id: "sid", configSchema: { $id: "https://example.com/sid.json", type: "object" } }),
+      ".openassistant/plugins/sid/package.json": JSON.stringify({
+        name: "sid",
+        type: "module",
+        openassistant: { entry: "./index.ts" },
+      }),
+      ".openassistant/plugins/sid/openassistant.json": JSON.stringify({
+        id: "sid",
+        configSchema: { $id: "https://example.com/sid.json", type: "object" },
+      }),
       ".openassistant/plugins/sid/index.ts": `${SDK_IMPORT}\nexport default () => ({ x: defineTool({ description: "x", approval: "auto", args: z.object({}), run: async () => 1 }) });`,
     });
     const reg = createToolRegistry({ ...p.opts, autoInstall: false });
     expect((await reg.ready).diagnostics).toEqual([]);
-    p.write(".openassistant/plugins/sid/index.ts", `${SDK_IMPORT}\nexport default () => ({ y: defineTool({ description: "y", approval: "auto", args: z.object({}), run: async () => 2 }) });`);
+    p.write(
+      ".openassistant/plugins/sid/index.ts",
+      `${SDK_IMPORT}\nexport default () => ({ y: defineTool({ description: "y", approval: "auto", args: z.object({}), run: async () => 2 }) });`,
+    );
     const second = await reg.reload();
     expect(second.diagnostics).toEqual([]);
     expect(second.entries[0]!.tools.map((t) => t.path)).toEqual(["sid.y"]);
@@ -126,7 +150,10 @@ describe("tool registry reload", () => {
     });
     const reg = createToolRegistry({ ...p.opts, autoInstall: false });
     await reg.ready;
-    for (const [file, text] of [["package.json", pkgJson], ["openassistant.json", manifest]] as const) {
+    for (const [file, text] of [
+      ["package.json", pkgJson],
+      ["openassistant.json", manifest],
+    ] as const) {
       const path = join(p.ws, "plugins/my-plugin", file);
       writeFileSync(path, text.slice(0, Math.floor(text.length / 2)));
       const half = await reg.reload();

@@ -74,15 +74,37 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
   const loadOnce = async (): Promise<LoadedSnapshot> => {
     try {
       const base = { ...opts, onSourceChanged: sourceChanged };
-      const { result, state: next, config } = await loadToolsIncremental(reloadConfig ? { ...base, config: undefined } : base, state);
+      const {
+        result,
+        state: next,
+        config,
+      } = await loadToolsIncremental(reloadConfig ? { ...base, config: undefined } : base, state);
       state = next;
       watchDirs = [...result.watchDirs];
       configFiles = [...config.sources];
       return publish(freeze(result));
     } catch (err) {
       if (!(err instanceof ConfigError) || !snapshot) throw err;
-      const d: Diagnostic = { level: "error", id: "config", source: err.file, line: err.line, column: err.column, message: `${err.keyPath}: ${err.problem} (the previous configuration stays active)`, hint: err.hint };
-      return publish(Object.freeze({ ...snapshot, version: ++version, diagnostics: Object.freeze([...snapshot.diagnostics.filter((x) => x.id !== "config" || x.level !== "error"), d]), loadedAt: Date.now() }));
+      const d: Diagnostic = {
+        level: "error",
+        id: "config",
+        source: err.file,
+        line: err.line,
+        column: err.column,
+        message: `${err.keyPath}: ${err.problem} (the previous configuration stays active)`,
+        hint: err.hint,
+      };
+      return publish(
+        Object.freeze({
+          ...snapshot,
+          version: ++version,
+          diagnostics: Object.freeze([
+            ...snapshot.diagnostics.filter((x) => x.id !== "config" || x.level !== "error"),
+            d,
+          ]),
+          loadedAt: Date.now(),
+        }),
+      );
     }
   };
 
@@ -141,16 +163,20 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
         const wanted = new Set<string>(watchDirs.filter((d) => existsSync(d)));
         for (const f of configFiles) wanted.add(f);
         // Parents of missing tool/plugin dirs, so creating `tools/` is noticed too.
-        for (const d of watchDirs) if (!existsSync(d)) {
-          const parent = d.slice(0, d.lastIndexOf("/"));
-          if (existsSync(parent)) wanted.add(parent);
-        }
-        for (const [p, w] of watchers) if (!wanted.has(p)) (w.close(), watchers.delete(p));
+        for (const d of watchDirs)
+          if (!existsSync(d)) {
+            const parent = d.slice(0, d.lastIndexOf("/"));
+            if (existsSync(parent)) wanted.add(parent);
+          }
+        for (const [p, w] of watchers) if (!wanted.has(p)) w.close(), watchers.delete(p);
         for (const p of wanted) {
           if (watchers.has(p)) continue;
           try {
             const isFile = configFiles.includes(p);
-            watchers.set(p, watch(p, { recursive: !isFile }, (_e, name) => schedule(name ? String(name) : null)));
+            watchers.set(
+              p,
+              watch(p, { recursive: !isFile }, (_e, name) => schedule(name ? String(name) : null)),
+            );
           } catch {
             /* vanished between check and watch */
           }

@@ -41,7 +41,11 @@ export function tempProject(files: Record<string, string> = {}, env: Record<stri
 export const SDK_IMPORT = `import { defineTool, z } from "@openassistant/sdk";`;
 
 /** Source of a tool file with one default-export tool. */
-export function toolSource(description: string, approval: "auto" | "required" = "auto", result = `"${description}"`): string {
+export function toolSource(
+  description: string,
+  approval: "auto" | "required" = "auto",
+  result = `"${description}"`,
+): string {
   return `${SDK_IMPORT}
 export default defineTool({
   description: ${JSON.stringify(description)},

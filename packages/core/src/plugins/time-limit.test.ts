@@ -5,7 +5,11 @@ import { DEFAULT_LOAD_TIMEOUT_MS } from "./time-limit.ts";
 
 const fast = { autoInstall: false, loadTimeoutMs: 300 } as const;
 const plugin = (dir: string, index: string) => ({
-  [`${dir}/package.json`]: JSON.stringify({ name: dir.split("/").pop(), type: "module", openassistant: { entry: "./index.ts" } }),
+  [`${dir}/package.json`]: JSON.stringify({
+    name: dir.split("/").pop(),
+    type: "module",
+    openassistant: { entry: "./index.ts" },
+  }),
   [`${dir}/index.ts`]: index,
 });
 
@@ -42,7 +46,10 @@ describe("a tool or plugin that never finishes loading is skipped, the rest load
 
   test("a hung factory on reload keeps the previous version; later reloads still work and pick up the fix", async () => {
     const working = `${SDK_IMPORT}\nexport default () => ({ ping: defineTool({ description: "v1", approval: "auto", args: z.object({}), run: async () => "v1" }) });`;
-    const p = tempProject({ ".openassistant/tools/good.ts": toolSource("good"), ...plugin(".openassistant/plugins/svc", working) });
+    const p = tempProject({
+      ".openassistant/tools/good.ts": toolSource("good"),
+      ...plugin(".openassistant/plugins/svc", working),
+    });
     const reg = createToolRegistry({ ...p.opts, ...fast });
     expect((await reg.ready).entries.find((e) => e.id === "svc")!.status).toBe("loaded");
 

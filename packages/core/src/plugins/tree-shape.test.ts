@@ -10,11 +10,19 @@ describe("tool trees that are not finite trees", () => {
     const p = tempProject({
       ".openassistant/tools/good.ts": toolSource("good"),
       ".openassistant/tools/cyc.ts": `${SDK_IMPORT}\nconst t: any = { a: ${TOOL} };\nt.self = t;\nexport default t;`,
-      ".openassistant/plugins/loop/package.json": JSON.stringify({ name: "loop", type: "module", openassistant: { entry: "./index.ts" } }),
+      ".openassistant/plugins/loop/package.json": JSON.stringify({
+        name: "loop",
+        type: "module",
+        openassistant: { entry: "./index.ts" },
+      }),
       ".openassistant/plugins/loop/index.ts": `${SDK_IMPORT}\nexport default () => { const t: any = { g: { a: ${TOOL} } }; t.g.up = t; return t; };`,
     });
     const r = await loadTools({ ...p.opts, autoInstall: false });
-    expect(Object.fromEntries(r.entries.map((e) => [e.id, e.status]))).toEqual({ good: "loaded", cyc: "error", loop: "error" });
+    expect(Object.fromEntries(r.entries.map((e) => [e.id, e.status]))).toEqual({
+      good: "loaded",
+      cyc: "error",
+      loop: "error",
+    });
     const loop = r.diagnostics.find((d) => d.id === "loop")!;
     expect(loop.message).toBe(`"loop.g.up" refers back to "loop": the tool tree contains itself (a cycle)`);
     expect(loop.source).toBe(`${p.ws}/plugins/loop/index.ts`);

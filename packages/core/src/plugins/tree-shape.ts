@@ -20,7 +20,8 @@ export function checkTreeShape(root: unknown, rootName: string): string | undefi
     const back = ancestors.indexOf(node);
     if (back >= 0)
       return `"${[...names, name].join(".")}" refers back to "${names.slice(0, back + 1).join(".")}": the tool tree contains itself (a cycle)`;
-    if (ancestors.length >= MAX_TREE_DEPTH) return `"${[...names, name].join(".")}" is nested deeper than ${MAX_TREE_DEPTH} levels`;
+    if (ancestors.length >= MAX_TREE_DEPTH)
+      return `"${[...names, name].join(".")}" is nested deeper than ${MAX_TREE_DEPTH} levels`;
     if (++visited > MAX_NODES) return `the tool tree has more than ${MAX_NODES} groups`;
     ancestors.push(node);
     names.push(name);

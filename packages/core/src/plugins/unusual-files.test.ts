@@ -5,19 +5,26 @@ import { loadTools } from "./index.ts";
 import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
 
 const noInstall = { autoInstall: false } as const;
-const pkg = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({ name, type: "module", openassistant: { entry: "./index.ts" }, ...extra });
+const pkg = (name: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ name, type: "module", openassistant: { entry: "./index.ts" }, ...extra });
 const TREE = `${SDK_IMPORT}\nexport default () => ({ x: defineTool({ description: "x", approval: "auto", args: z.object({}), run: async () => 1 }) });`;
 
 describe("unusual tool files: each problem names the file, the rest loads", () => {
   test("a directory named x.ts, a dangling symlink and a symlink loop are skipped with a warning; a symlinked tool file loads", async () => {
-    const p = tempProject({ ".openassistant/tools/good.ts": toolSource("good"), "elsewhere/real.ts": toolSource("real") });
+    const p = tempProject({
+      ".openassistant/tools/good.ts": toolSource("good"),
+      "elsewhere/real.ts": toolSource("real"),
+    });
     const tools = join(p.ws, "tools");
     mkdirSync(join(tools, "x.ts"));
     symlinkSync(join(p.root, "missing.ts"), join(tools, "dangling.ts"));
     symlinkSync(join(tools, "loop.ts"), join(tools, "loop.ts"));
     symlinkSync(join(p.root, "elsewhere/real.ts"), join(tools, "linked.ts"));
     const r = await loadTools({ ...p.opts, ...noInstall });
-    expect(r.entries.map((e) => [e.id, e.status])).toEqual([["good", "loaded"], ["linked", "loaded"]]);
+    expect(r.entries.map((e) => [e.id, e.status])).toEqual([
+      ["good", "loaded"],
+      ["linked", "loaded"],
+    ]);
     const byId = Object.fromEntries(r.diagnostics.map((d) => [d.id, d]));
     expect(byId.x!.level).toBe("warning");
     expect(byId.x!.source).toBe(join(tools, "x.ts"));
@@ -69,7 +76,10 @@ describe("unusual tool files: each problem names the file, the rest loads", () =
   });
 
   test("ids that differ only in letter case load but get a warning naming both files", async () => {
-    const p = tempProject({ ".openassistant/tools/Notes.ts": toolSource("N"), ".openassistant/tools/notes.ts": toolSource("n") });
+    const p = tempProject({
+      ".openassistant/tools/Notes.ts": toolSource("N"),
+      ".openassistant/tools/notes.ts": toolSource("n"),
+    });
     const r = await loadTools({ ...p.opts, ...noInstall });
     expect(r.entries.map((e) => e.status)).toEqual(["loaded", "loaded"]);
     expect(r.diagnostics).toHaveLength(1);
@@ -117,14 +127,22 @@ describe("unusual plugin packages: each is an error entry, the rest loads", () =
 
   test("an invalid configSchema and a remote $ref are manifest errors; the $ref is never fetched", async () => {
     let fetched = 0;
-    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (fetched++, Response.json({ type: "object" })) });
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => (fetched++, Response.json({ type: "object" })),
+    });
     try {
       const p = tempProject({
         ".openassistant/plugins/bad/package.json": pkg("bad"),
-        ".openassistant/plugins/bad/openassistant.json": JSON.stringify({ configSchema: { type: "object", properties: { a: { type: "nonsense" } } } }),
+        ".openassistant/plugins/bad/openassistant.json": JSON.stringify({
+          configSchema: { type: "object", properties: { a: { type: "nonsense" } } },
+        }),
         ".openassistant/plugins/bad/index.ts": TREE,
         ".openassistant/plugins/remote/package.json": pkg("remote"),
-        ".openassistant/plugins/remote/openassistant.json": JSON.stringify({ configSchema: { $ref: `http://127.0.0.1:${server.port}/schema.json` } }),
+        ".openassistant/plugins/remote/openassistant.json": JSON.stringify({
+          configSchema: { $ref: `http://127.0.0.1:${server.port}/schema.json` },
+        }),
         ".openassistant/plugins/remote/index.ts": TREE,
       });
       const r = await loadTools({ ...p.opts, ...noInstall });

@@ -28,7 +28,9 @@ describe("resolvePolicy", () => {
   });
 
   test("a rule can relax a required tool to auto or tighten an auto tool", () => {
-    expect(resolvePolicy("github.issues.list", "required", [{ match: "github.issues.list", mode: "auto" }]).mode).toBe("auto");
+    expect(resolvePolicy("github.issues.list", "required", [{ match: "github.issues.list", mode: "auto" }]).mode).toBe(
+      "auto",
+    );
     expect(resolvePolicy("fs.read", "auto", [{ match: "fs.*", mode: "required" }]).mode).toBe("required");
   });
 });

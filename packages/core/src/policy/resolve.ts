@@ -12,7 +12,12 @@ export interface ResolvedPolicy {
  * Effective policy for one call: the first matching operator rule wins, else the tool's own mode.
  * A tool that must always ask (`alwaysAsk`) can be denied by a rule but never made automatic.
  */
-export function resolvePolicy(toolPath: string, toolApproval: "auto" | "required", rules: readonly PolicyRule[], alwaysAsk = false): ResolvedPolicy {
+export function resolvePolicy(
+  toolPath: string,
+  toolApproval: "auto" | "required",
+  rules: readonly PolicyRule[],
+  alwaysAsk = false,
+): ResolvedPolicy {
   for (const rule of rules) {
     if (!matchToolPattern(rule.match, toolPath)) continue;
     if (alwaysAsk && rule.mode === "auto") continue;

@@ -59,7 +59,9 @@ export function createRunBudgets() {
         if (typeof v !== "string") continue;
         const remaining = RUN_TEXT_BUDGET - spent;
         const cap = Math.min(RECEIPT_FIELD_CAPS[f], Math.max(RUN_SPENT_CAP, remaining));
-        const text = wellFormed(v.length <= cap ? v : cutText(v, cap, cap < RECEIPT_FIELD_CAPS[f] ? { marker: spentMarker } : {}));
+        const text = wellFormed(
+          v.length <= cap ? v : cutText(v, cap, cap < RECEIPT_FIELD_CAPS[f] ? { marker: spentMarker } : {}),
+        );
         out[f] = text;
         spent += text.length;
       }

@@ -40,7 +40,17 @@ const PREV = "a".repeat(64);
 /** sha256(PREV + "\n" + FULL_TEXT) */
 const FULL_DIGEST = "24c50b4a4e30123363718a4739dc668e4b2483cd83dba41836ab7bbe0e5f3388";
 
-const MINIMAL: Content = { id: "r_000001", seq: 1, runId: "run_vec", callId: "call_vec", toolPath: "notes.add", phase: "requested", approval: "auto", policy: "auto", at: 1_700_000_000_000 };
+const MINIMAL: Content = {
+  id: "r_000001",
+  seq: 1,
+  runId: "run_vec",
+  callId: "call_vec",
+  toolPath: "notes.add",
+  phase: "requested",
+  approval: "auto",
+  policy: "auto",
+  at: 1_700_000_000_000,
+};
 /** sha256("" + "\n" + the canonical text with every absent field as null) */
 const MINIMAL_DIGEST = "841b550e32111a1db587a5a6088c36653b7f1d138dcd85b5122b032d0f5a99bd";
 
@@ -56,14 +66,40 @@ describe("receipt hash: fixed test vectors", () => {
 
   test("changing any single field, or the previous hash, changes the digest", () => {
     const changed: Record<keyof Content, unknown> = {
-      id: "r_000008", seq: 8, runId: "run_x", callId: "call_x", sessionId: "sess_x", toolPath: "notes.remove",
-      phase: "failed", approval: "auto", policy: "deny", decision: "denied", decidedBy: "discord:43", reason: "no",
-      inputPreview: "text=milk2", outputPreview: "id=2", error: "boom", durationMs: 12.6, at: 1_700_000_000_124,
+      id: "r_000008",
+      seq: 8,
+      runId: "run_x",
+      callId: "call_x",
+      sessionId: "sess_x",
+      toolPath: "notes.remove",
+      phase: "failed",
+      approval: "auto",
+      policy: "deny",
+      decision: "denied",
+      decidedBy: "discord:43",
+      reason: "no",
+      inputPreview: "text=milk2",
+      outputPreview: "id=2",
+      error: "boom",
+      durationMs: 12.6,
+      at: 1_700_000_000_124,
     };
     for (const [field, value] of Object.entries(changed)) {
-      expect({ field, same: receiptHash(PREV, { ...FULL, [field]: value } as Content) === FULL_DIGEST }).toEqual({ field, same: false });
+      expect({ field, same: receiptHash(PREV, { ...FULL, [field]: value } as Content) === FULL_DIGEST }).toEqual({
+        field,
+        same: false,
+      });
     }
-    for (const field of ["sessionId", "decision", "decidedBy", "reason", "inputPreview", "outputPreview", "error", "durationMs"] as const) {
+    for (const field of [
+      "sessionId",
+      "decision",
+      "decidedBy",
+      "reason",
+      "inputPreview",
+      "outputPreview",
+      "error",
+      "durationMs",
+    ] as const) {
       const without = { ...FULL } as Record<string, unknown>;
       delete without[field];
       expect({ field, same: receiptHash(PREV, without as Content) === FULL_DIGEST }).toEqual({ field, same: false });
@@ -75,15 +111,43 @@ describe("receipt hash: fixed test vectors", () => {
 
 describe("receipt verification: an edit to any stored field is detected", () => {
   const full: ReceiptDraft = {
-    runId: "run_1", callId: "call_1", sessionId: "sess_1", toolPath: "notes.add", phase: "succeeded", approval: "required", policy: "required",
-    decision: "approved", decidedBy: "discord:42", reason: "ok", inputPreview: "text=milk", outputPreview: "id=1", error: "none", durationMs: 12,
+    runId: "run_1",
+    callId: "call_1",
+    sessionId: "sess_1",
+    toolPath: "notes.add",
+    phase: "succeeded",
+    approval: "required",
+    policy: "required",
+    decision: "approved",
+    decidedBy: "discord:42",
+    reason: "ok",
+    inputPreview: "text=milk",
+    outputPreview: "id=1",
+    error: "none",
+    durationMs: 12,
   };
   // Each column with a value the schema accepts that differs from what was stored.
   const edits: Array<[column: string, value: string | number | null]> = [
-    ["call_id", "call_2"], ["session_id", "sess_2"], ["session_id", null], ["tool_path", "notes.remove"], ["phase", "failed"],
-    ["approval", "auto"], ["policy", "auto"], ["decision", "denied"], ["decision", null], ["decided_by", "discord:43"],
-    ["decided_by", null], ["reason", "not ok"], ["input_preview", "text=milk2"], ["output_preview", "id=2"], ["error", "boom"],
-    ["duration_ms", 13], ["at", 1], ["run_id", "run_other"], ["hash", "0".repeat(64)], ["prev_hash", "0".repeat(64)],
+    ["call_id", "call_2"],
+    ["session_id", "sess_2"],
+    ["session_id", null],
+    ["tool_path", "notes.remove"],
+    ["phase", "failed"],
+    ["approval", "auto"],
+    ["policy", "auto"],
+    ["decision", "denied"],
+    ["decision", null],
+    ["decided_by", "discord:43"],
+    ["decided_by", null],
+    ["reason", "not ok"],
+    ["input_preview", "text=milk2"],
+    ["output_preview", "id=2"],
+    ["error", "boom"],
+    ["duration_ms", 13],
+    ["at", 1],
+    ["run_id", "run_other"],
+    ["hash", "0".repeat(64)],
+    ["prev_hash", "0".repeat(64)],
   ];
   for (const [column, value] of edits) {
     test(`${column} → ${JSON.stringify(value)}`, () => {

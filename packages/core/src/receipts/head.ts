@@ -34,11 +34,14 @@ export function readHead(path: string): ChainHead | undefined {
   if (text.trim() === "") return undefined;
   try {
     const v = JSON.parse(text) as ChainHead;
-    if (Number.isSafeInteger(v.seq) && typeof v.mac === "string" && /^[0-9a-f]{64}$/.test(v.mac)) return { seq: v.seq, mac: v.mac };
+    if (Number.isSafeInteger(v.seq) && typeof v.mac === "string" && /^[0-9a-f]{64}$/.test(v.mac))
+      return { seq: v.seq, mac: v.mac };
   } catch {
     // fall through
   }
-  throw new Error(`${path} is not a receipt chain head; restore it from a backup or remove it (the tail of that database then goes unchecked)`);
+  throw new Error(
+    `${path} is not a receipt chain head; restore it from a backup or remove it (the tail of that database then goes unchecked)`,
+  );
 }
 
 export function openHeadWriter(path: string) {

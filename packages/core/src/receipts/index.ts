@@ -1,4 +1,13 @@
-export type { Decision, PolicyMode, Receipt, ReceiptDraft, ReceiptPhase, ReceiptQuery, ReceiptStore, VerifyResult } from "./types.ts";
+export type {
+  Decision,
+  PolicyMode,
+  Receipt,
+  ReceiptDraft,
+  ReceiptPhase,
+  ReceiptQuery,
+  ReceiptStore,
+  VerifyResult,
+} from "./types.ts";
 export { createSqliteReceiptStore, receiptId, type SqliteReceiptStoreOptions } from "./sqlite-store.ts";
 export { ensureReceiptSchema } from "./schema.ts";
 export { canonicalReceiptJson, receiptHash } from "./hash.ts";

@@ -35,16 +35,21 @@ export function loadReceiptKey(dir: string): ReceiptKey {
       closeSync(fd);
     }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`Could not create the receipt key ${path}: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new Error(`Could not create the receipt key ${path}: ${(e as Error).message}`);
   }
   const mode = statSync(path).mode;
   if ((mode & 0o077) !== 0) {
     const octal = (mode & 0o777).toString(8).padStart(3, "0");
-    throw new Error(`Refusing to use ${path}: it signs the receipts but is readable by other users (mode ${octal}). Run: chmod 600 ${path}`);
+    throw new Error(
+      `Refusing to use ${path}: it signs the receipts but is readable by other users (mode ${octal}). Run: chmod 600 ${path}`,
+    );
   }
   const text = readFileSync(path, "utf8").trim();
   if (!/^[0-9a-f]{64}$/.test(text))
-    throw new Error(`${path} is not a receipt key (expected 64 hex characters). Restore it from a backup; if it is lost, move the database aside so a new chain starts.`);
+    throw new Error(
+      `${path} is not a receipt key (expected 64 hex characters). Restore it from a backup; if it is lost, move the database aside so a new chain starts.`,
+    );
   const key = Buffer.from(text, "hex");
   return { key, id: keyId(key), path, dir };
 }

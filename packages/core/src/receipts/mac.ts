@@ -45,7 +45,9 @@ export function receiptMac(key: Uint8Array, prev: string, f: MacFields): string 
  * row after the migration breaks the first keyed row.
  */
 export function genesisMac(key: Uint8Array, dbId: string, legacy: LegacyDigest): string {
-  return new Bun.CryptoHasher("sha256", key).update(`oa-receipt/v2/genesis\n${dbId}\n${legacy.count}\n${legacy.digest}`).digest("hex");
+  return new Bun.CryptoHasher("sha256", key)
+    .update(`oa-receipt/v2/genesis\n${dbId}\n${legacy.count}\n${legacy.digest}`)
+    .digest("hex");
 }
 
 export interface LegacyDigest {

@@ -31,7 +31,12 @@ describe("createRedactor", () => {
 
 describe("createRedactor: the forms a secret leaks in", () => {
   // Plain, with URL-reserved characters, with a space, a quote and a backslash, and non-ASCII.
-  const SECRETS = ["wx-live-7f3c9a1e5b2d4c6f8a0e", "p@ss/w0rd+&=?#!", "correct horse battery", 'q"uo\\te-Sécrét-ключ-🔑'];
+  const SECRETS = [
+    "wx-live-7f3c9a1e5b2d4c6f8a0e",
+    "p@ss/w0rd+&=?#!",
+    "correct horse battery",
+    'q"uo\\te-Sécrét-ключ-🔑',
+  ];
   const redact = createRedactor(SECRETS);
   const b64 = (s: string) => Buffer.from(s).toString("base64");
   const b64url = (s: string) => Buffer.from(s).toString("base64url");
@@ -39,12 +44,22 @@ describe("createRedactor: the forms a secret leaks in", () => {
     ["raw", (s) => s],
     ["JSON-escaped", (s) => JSON.stringify(s).slice(1, -1)],
     ["JSON-escaped twice", (s) => JSON.stringify(JSON.stringify(s)).slice(1, -1)],
-    ["JSON with ASCII-only escapes", (s) => JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)],
+    [
+      "JSON with ASCII-only escapes",
+      (s) =>
+        JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+    ],
     ["encodeURIComponent", encodeURIComponent],
-    ["encodeURIComponent, lower-case hex", (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())],
+    [
+      "encodeURIComponent, lower-case hex",
+      (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    ],
     ["form encoding (URLSearchParams)", (s) => new URLSearchParams({ k: s }).toString().slice(2)],
     ["form encoding (encodeURIComponent, space as +)", (s) => encodeURIComponent(s).replace(/%20/g, "+")],
-    ["every character percent-encoded", (s) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")],
+    [
+      "every character percent-encoded",
+      (s) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join(""),
+    ],
     ["base64", b64],
     ["base64 without padding", (s) => b64(s).replace(/=+$/, "")],
     ["base64url", b64url],
@@ -56,7 +71,12 @@ describe("createRedactor: the forms a secret leaks in", () => {
     test(`${name}: every configured secret is replaced, in any surrounding text`, () => {
       for (const secret of SECRETS) {
         const leaked = encode(secret);
-        for (const text of [leaked, `error: request to https://api.example/?key=${leaked}&x=1 failed`, `{"header":"${leaked}"}`, `${leaked}\n${leaked}`]) {
+        for (const text of [
+          leaked,
+          `error: request to https://api.example/?key=${leaked}&x=1 failed`,
+          `{"header":"${leaked}"}`,
+          `${leaked}\n${leaked}`,
+        ]) {
           const out = redact(text);
           expect({ name, secret, leaked: out.includes(leaked) }).toEqual({ name, secret, leaked: false });
           expect(out).toContain("[redacted]");
@@ -75,7 +95,11 @@ describe("createRedactor: the forms a secret leaks in", () => {
             expect(out).toContain("[redacted]");
             // What is left is at most the characters that mix the secret's bits with its neighbours'.
             expect(out.length).toBeLessThan(`Basic ${enc}`.length);
-            expect(Buffer.from(out.replace("Basic ", "").replace("[redacted]", ""), "base64").includes(Buffer.from(secret.slice(1, -1)))).toBe(false);
+            expect(
+              Buffer.from(out.replace("Basic ", "").replace("[redacted]", ""), "base64").includes(
+                Buffer.from(secret.slice(1, -1)),
+              ),
+            ).toBe(false);
           }
         }
       }
@@ -111,10 +135,21 @@ describe("previewJson", () => {
     const o: Record<string, unknown> = { n: 10n, f: function named() {}, e: new Error("boom") };
     o.self = o;
     const shared = { k: 1 };
-    expect(previewJson(o, 500)).toBe('{"n":"10n","f":"[function named]","e":{"name":"Error","message":"boom"},"self":"[circular]"}');
+    expect(previewJson(o, 500)).toBe(
+      '{"n":"10n","f":"[function named]","e":{"name":"Error","message":"boom"},"self":"[circular]"}',
+    );
     // A repeated (non-circular) reference is not mistaken for a cycle.
     expect(previewJson({ a: shared, b: shared }, 500)).toBe('{"a":{"k":1},"b":{"k":1}}');
-    expect(previewJson({ toJSON() { throw new Error("nope"); } }, 500)).toBe("[unserializable: nope]");
+    expect(
+      previewJson(
+        {
+          toJSON() {
+            throw new Error("nope");
+          },
+        },
+        500,
+      ),
+    ).toBe("[unserializable: nope]");
   });
 
   test("with a redactor, secrets are removed before clipping so no partial secret survives", () => {
@@ -131,8 +166,20 @@ describe("previewJson", () => {
 describe("redactDeep", () => {
   test("scrubs every string of a JSON-shaped value, nested and in keys, and keeps the shape", () => {
     const redact = createRedactor(["hunter2-password"]);
-    const event = { type: "turn.done", text: "pw is hunter2-password", nested: [{ note: 'quoted "hunter2-password"' }], n: 3, ok: true };
-    expect(redactDeep(event, redact)).toEqual({ type: "turn.done", text: "pw is [redacted]", nested: [{ note: 'quoted "[redacted]"' }], n: 3, ok: true });
+    const event = {
+      type: "turn.done",
+      text: "pw is hunter2-password",
+      nested: [{ note: 'quoted "hunter2-password"' }],
+      n: 3,
+      ok: true,
+    };
+    expect(redactDeep(event, redact)).toEqual({
+      type: "turn.done",
+      text: "pw is [redacted]",
+      nested: [{ note: 'quoted "[redacted]"' }],
+      n: 3,
+      ok: true,
+    });
     expect(redactDeep<Record<string, number>>({ "hunter2-password": 1 }, redact)).toEqual({ "[redacted]": 1 });
     // Nothing to scrub: the same object comes back.
     const clean = { a: "b" };

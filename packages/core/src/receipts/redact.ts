@@ -11,7 +11,11 @@ const TOKEN_PATTERNS: Array<{ re: RegExp; replacement: string; when?: RegExp }> 
   // Anthropic API keys and Claude setup-tokens: sk-ant-api03-…, sk-ant-oat01-…
   { re: /sk-ant-[A-Za-z0-9_-]{8,}/g, replacement: REDACTED },
   // Discord bot tokens: base64(user id) . base64(timestamp) . hmac
-  { re: /\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}/g, replacement: REDACTED, when: /\.[A-Za-z0-9_-]{6,7}\./ },
+  {
+    re: /\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}/g,
+    replacement: REDACTED,
+    when: /\.[A-Za-z0-9_-]{6,7}\./,
+  },
   // Authorization headers and anything written like one.
   { re: /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, replacement: `Bearer ${REDACTED}` },
 ];
@@ -46,7 +50,8 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
     let out = text;
     if (encodedRe && (out.includes("%") || out.includes("\\"))) out = out.replace(encodedRe, REDACTED);
     if (fixedRe) out = out.replace(fixedRe, REDACTED);
-    for (const { re, replacement, when } of TOKEN_PATTERNS) if (!when || when.test(out)) out = out.replace(re, replacement);
+    for (const { re, replacement, when } of TOKEN_PATTERNS)
+      if (!when || when.test(out)) out = out.replace(re, replacement);
     return out;
   };
 }
@@ -62,7 +67,14 @@ function fixedForms(secret: string): string[] {
   const bytes = Buffer.from(utf8.encode(secret));
   const json = JSON.stringify(secret).slice(1, -1);
   const uri = encodeURIComponent(secret);
-  const forms = [secret, json, JSON.stringify(json).slice(1, -1), uri, uri.replace(/%20/g, "+"), new URLSearchParams({ s: secret }).toString().slice(2)];
+  const forms = [
+    secret,
+    json,
+    JSON.stringify(json).slice(1, -1),
+    uri,
+    uri.replace(/%20/g, "+"),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+  ];
   for (const alphabet of ["base64", "base64url"] as const) {
     const b64 = bytes.toString(alphabet);
     forms.push(b64, b64.replace(/=+$/, ""));
@@ -90,7 +102,12 @@ function charForms(c: string): string {
   if (json !== c) encoded.push(json, JSON.stringify(json).slice(1, -1));
   const cp = c.codePointAt(0)!;
   // `\u00e9`: serializers that write ASCII only; `\/`: some JSON writers.
-  if (cp < 0x20 || cp > 0x7e || c === '"' || c === "\\") encoded.push(unitsOf(c).map((u) => `\\u${u}`).join(""));
+  if (cp < 0x20 || cp > 0x7e || c === '"' || c === "\\")
+    encoded.push(
+      unitsOf(c)
+        .map((u) => `\\u${u}`)
+        .join(""),
+    );
   if (c === "/") encoded.push("\\/");
   const patterns = encoded.map((e) => hexClass(escapeRegExp(e)));
   patterns.push([...utf8.encode(c)].map((b) => `%${hexClass(b.toString(16).padStart(2, "0"))}`).join(""));
@@ -179,6 +196,12 @@ export function redactStrings(value: unknown, redact: (text: string) => string):
   if (Array.isArray(value)) return value.map((v) => redactStrings(v, redact));
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k), { value: redactStrings(v, redact), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    Object.defineProperty(out, redact(k), {
+      value: redactStrings(v, redact),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }

@@ -44,7 +44,8 @@ export function ensureReceiptSchema(db: Database): void {
   `);
   // Databases made before the keyed chain: their rows stay, marked legacy by the column's default.
   const columns = db.prepare("SELECT name FROM pragma_table_info('receipts')").all() as Array<{ name: string }>;
-  if (!columns.some((c) => c.name === "scheme")) db.exec(`ALTER TABLE receipts ADD COLUMN scheme INTEGER NOT NULL DEFAULT ${SCHEME_LEGACY}`);
+  if (!columns.some((c) => c.name === "scheme"))
+    db.exec(`ALTER TABLE receipts ADD COLUMN scheme INTEGER NOT NULL DEFAULT ${SCHEME_LEGACY}`);
   db.exec(`
     CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq);
     CREATE INDEX IF NOT EXISTS receipts_tool ON receipts (tool_path, seq);
@@ -78,10 +79,13 @@ export function ensureReceiptSchema(db: Database): void {
 
 /** Reads a `receipt_meta` value, setting it to `init()` first when absent. */
 export function metaValue(db: Database, name: string, init: () => string): string {
-  const get = () => (db.prepare("SELECT value FROM receipt_meta WHERE name = ?").get(name) as { value: string } | null)?.value;
+  const get = () =>
+    (db.prepare("SELECT value FROM receipt_meta WHERE name = ?").get(name) as { value: string } | null)?.value;
   const found = get();
   if (found !== undefined) return found;
-  db.prepare("INSERT INTO receipt_meta (name, value) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM receipt_meta WHERE name = ?1)").run(name, init());
+  db.prepare(
+    "INSERT INTO receipt_meta (name, value) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM receipt_meta WHERE name = ?1)",
+  ).run(name, init());
   return get()!;
 }
 
@@ -98,7 +102,19 @@ export const RECEIPT_COLUMNS = `id, ${RECEIPT_INSERT_COLUMNS}`;
 
 /** Text columns covered by the keyed MAC, in MAC order (numbers: seq, at, duration_ms). */
 export const MAC_TEXT_COLUMNS = [
-  "run_id", "call_id", "session_id", "tool_path", "phase", "approval", "policy", "decision", "decided_by", "reason", "input_preview", "output_preview", "error",
+  "run_id",
+  "call_id",
+  "session_id",
+  "tool_path",
+  "phase",
+  "approval",
+  "policy",
+  "decision",
+  "decided_by",
+  "reason",
+  "input_preview",
+  "output_preview",
+  "error",
 ] as const;
 export type MacTextColumn = (typeof MAC_TEXT_COLUMNS)[number];
 

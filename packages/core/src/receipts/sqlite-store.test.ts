@@ -38,7 +38,14 @@ function files() {
 }
 
 function draft(over: Partial<ReceiptDraft> & { phase: ReceiptPhase }): ReceiptDraft {
-  return { runId: "run_1", callId: "call_1", toolPath: "calendar.create", approval: "required", policy: "required", ...over };
+  return {
+    runId: "run_1",
+    callId: "call_1",
+    toolPath: "calendar.create",
+    approval: "required",
+    policy: "required",
+    ...over,
+  };
 }
 
 /** A clock the test moves by hand. */
@@ -70,15 +77,37 @@ describe("sqlite receipt store: append and query", () => {
     const store = createSqliteReceiptStore(db, { now: c.now });
     for (let i = 0; i < 10; i++) {
       c.set(1000 + i * 10);
-      store.append(draft({ runId: `run_${i % 2}`, callId: `call_${i}`, sessionId: i < 5 ? "s_a" : "s_b", phase: i % 3 === 0 ? "failed" : "requested" }));
+      store.append(
+        draft({
+          runId: `run_${i % 2}`,
+          callId: `call_${i}`,
+          sessionId: i < 5 ? "s_a" : "s_b",
+          phase: i % 3 === 0 ? "failed" : "requested",
+        }),
+      );
     }
-    expect(store.query({ runId: "run_0" }).map((r) => r.callId)).toEqual(["call_0", "call_2", "call_4", "call_6", "call_8"]);
+    expect(store.query({ runId: "run_0" }).map((r) => r.callId)).toEqual([
+      "call_0",
+      "call_2",
+      "call_4",
+      "call_6",
+      "call_8",
+    ]);
     expect(store.query({ callId: "call_3" }).map((r) => r.seq)).toEqual([4]);
-    expect(store.query({ sessionId: "s_b" }).map((r) => r.callId)).toEqual(["call_5", "call_6", "call_7", "call_8", "call_9"]);
+    expect(store.query({ sessionId: "s_b" }).map((r) => r.callId)).toEqual([
+      "call_5",
+      "call_6",
+      "call_7",
+      "call_8",
+      "call_9",
+    ]);
     expect(store.query({ phase: "failed" }).map((r) => r.callId)).toEqual(["call_0", "call_3", "call_6", "call_9"]);
     expect(store.query({ since: 1030, until: 1050 }).map((r) => r.at)).toEqual([1030, 1040, 1050]);
     expect(store.query({ limit: 3 }).map((r) => r.callId)).toEqual(["call_7", "call_8", "call_9"]);
-    expect(store.query({ runId: "run_1", phase: "requested", limit: 2 }).map((r) => r.callId)).toEqual(["call_5", "call_7"]);
+    expect(store.query({ runId: "run_1", phase: "requested", limit: 2 }).map((r) => r.callId)).toEqual([
+      "call_5",
+      "call_7",
+    ]);
     expect(() => store.query({ limit: 0 })).toThrow(/limit must be a positive integer/);
     db.close();
   });
@@ -97,7 +126,14 @@ describe("sqlite receipt store: append and query", () => {
   test("tool glob: `*` within one segment, `**` across, exact path, and limit counts only matches", () => {
     const db = openDatabase(dbFile());
     const store = createSqliteReceiptStore(db);
-    const paths = ["calendar.create", "calendar.events.create", "calendar.delete", "weather.get", "calendarx.create", "mail.delete"];
+    const paths = [
+      "calendar.create",
+      "calendar.events.create",
+      "calendar.delete",
+      "weather.get",
+      "calendarx.create",
+      "mail.delete",
+    ];
     paths.forEach((toolPath, i) => store.append(draft({ callId: `c${i}`, toolPath, phase: "requested" })));
     const tools = (tool: string, limit?: number) => store.query({ tool, limit }).map((r) => r.toolPath);
     expect(tools("calendar.*")).toEqual(["calendar.create", "calendar.delete"]);
@@ -115,7 +151,9 @@ describe("sqlite receipt store: append and query", () => {
   test("invalid drafts are rejected with a message naming the call and field", () => {
     const db = openDatabase(":memory:");
     const store = createSqliteReceiptStore(db);
-    expect(() => store.append({ ...draft({ phase: "requested" }), phase: "done" as ReceiptPhase })).toThrow(/calendar\.create \(call call_1\): phase must be one of/);
+    expect(() => store.append({ ...draft({ phase: "requested" }), phase: "done" as ReceiptPhase })).toThrow(
+      /calendar\.create \(call call_1\): phase must be one of/,
+    );
     expect(() => store.append(draft({ phase: "requested", runId: "" }))).toThrow(/runId must be a non-empty string/);
     expect(() => store.append(draft({ phase: "succeeded", durationMs: Number.NaN }))).toThrow(/durationMs/);
     expect(store.query({})).toEqual([]);
@@ -152,7 +190,13 @@ describe("sqlite receipt store: group commit", () => {
     const store = createSqliteReceiptStore(db, { keyDir });
     const run = async (r: number) => {
       for (let c = 0; c < 10; c++) {
-        const base = { runId: `run_${r}`, callId: `call_${r}_${c}`, phase: "requested" as const, approval: "auto" as const, policy: "auto" as const };
+        const base = {
+          runId: `run_${r}`,
+          callId: `call_${r}_${c}`,
+          phase: "requested" as const,
+          approval: "auto" as const,
+          policy: "auto" as const,
+        };
         store.stage(draft(base));
         store.stage(draft({ ...base, phase: "started", decision: "auto" }));
         await store.durable();
@@ -191,12 +235,30 @@ describe("sqlite receipt store: group commit", () => {
 describe("sqlite receipt store: no statement replaces or removes a receipt", () => {
   // Each statement comes from a second, raw connection to the same file.
   const ATTEMPTS: Array<[string, string]> = [
-    ["INSERT OR REPLACE", "INSERT OR REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, decided_by, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 'approved', 'bob', 0, 'x')"],
-    ["REPLACE INTO", "REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 'approved', 0, 'x')"],
-    ["REPLACE via the rowid alias", "REPLACE INTO receipts (rowid, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 0, 'x')"],
-    ["upsert ON CONFLICT DO UPDATE", "INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'r', 'c', 't', 'approved', 'auto', 'auto', 0, 'x') ON CONFLICT(seq) DO UPDATE SET phase = 'approved', decision = 'approved'"],
-    ["upsert ON CONFLICT DO NOTHING", "INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'r', 'c', 't', 'approved', 'auto', 'auto', 0, 'x') ON CONFLICT DO NOTHING"],
-    ["INSERT OR REPLACE ... SELECT", "INSERT OR REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) SELECT seq, run_id, call_id, tool_path, 'approved', approval, policy, at, hash FROM receipts"],
+    [
+      "INSERT OR REPLACE",
+      "INSERT OR REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, decided_by, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 'approved', 'bob', 0, 'x')",
+    ],
+    [
+      "REPLACE INTO",
+      "REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 'approved', 0, 'x')",
+    ],
+    [
+      "REPLACE via the rowid alias",
+      "REPLACE INTO receipts (rowid, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'run_1', 'call_1', 'mail.send', 'approved', 'required', 'required', 0, 'x')",
+    ],
+    [
+      "upsert ON CONFLICT DO UPDATE",
+      "INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'r', 'c', 't', 'approved', 'auto', 'auto', 0, 'x') ON CONFLICT(seq) DO UPDATE SET phase = 'approved', decision = 'approved'",
+    ],
+    [
+      "upsert ON CONFLICT DO NOTHING",
+      "INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) VALUES (2, 'r', 'c', 't', 'approved', 'auto', 'auto', 0, 'x') ON CONFLICT DO NOTHING",
+    ],
+    [
+      "INSERT OR REPLACE ... SELECT",
+      "INSERT OR REPLACE INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, at, hash) SELECT seq, run_id, call_id, tool_path, 'approved', approval, policy, at, hash FROM receipts",
+    ],
     ["UPDATE", "UPDATE receipts SET phase = 'approved', decision = 'approved' WHERE seq = 2"],
     ["UPDATE OR REPLACE", "UPDATE OR REPLACE receipts SET seq = 1 WHERE seq = 2"],
     ["DELETE", "DELETE FROM receipts WHERE seq = 2"],
@@ -205,31 +267,36 @@ describe("sqlite receipt store: no statement replaces or removes a receipt", () 
     ["meta: DELETE", "DELETE FROM receipt_meta"],
   ];
 
-  test.each([false, true])("every REPLACE/upsert/UPDATE/DELETE variant fails (recursive_triggers=%p); the denial stays a denial", (recursive) => {
-    const { path, keyDir } = files();
-    const db = openDatabase(path);
-    const store = createSqliteReceiptStore(db, { keyDir });
-    store.append(draft({ toolPath: "mail.send", phase: "requested" }));
-    const denial = store.append(draft({ toolPath: "mail.send", phase: "denied", decision: "denied", decidedBy: "bob", reason: "not today" }));
-    const before = db.query("SELECT * FROM receipts ORDER BY seq").all();
-    const raw = new Database(path);
-    raw.exec(`PRAGMA recursive_triggers = ${recursive ? "ON" : "OFF"}`);
-    const outcomes = ATTEMPTS.map(([name, sql]) => {
-      try {
-        raw.exec(sql);
-        return [name, "accepted"];
-      } catch (e) {
-        return [name, (e as Error).message];
-      }
-    });
-    expect(outcomes).toEqual(ATTEMPTS.map(([name]) => [name, expect.stringContaining("append-only")]));
-    raw.close();
-    expect(db.query("SELECT * FROM receipts ORDER BY seq").all()).toEqual(before);
-    expect(store.byRun("run_1")[1]).toEqual(denial);
-    expect(store.verify()).toMatchObject({ ok: true, keyed: 2 });
-    store.close();
-    db.close();
-  });
+  test.each([false, true])(
+    "every REPLACE/upsert/UPDATE/DELETE variant fails (recursive_triggers=%p); the denial stays a denial",
+    (recursive) => {
+      const { path, keyDir } = files();
+      const db = openDatabase(path);
+      const store = createSqliteReceiptStore(db, { keyDir });
+      store.append(draft({ toolPath: "mail.send", phase: "requested" }));
+      const denial = store.append(
+        draft({ toolPath: "mail.send", phase: "denied", decision: "denied", decidedBy: "bob", reason: "not today" }),
+      );
+      const before = db.query("SELECT * FROM receipts ORDER BY seq").all();
+      const raw = new Database(path);
+      raw.exec(`PRAGMA recursive_triggers = ${recursive ? "ON" : "OFF"}`);
+      const outcomes = ATTEMPTS.map(([name, sql]) => {
+        try {
+          raw.exec(sql);
+          return [name, "accepted"];
+        } catch (e) {
+          return [name, (e as Error).message];
+        }
+      });
+      expect(outcomes).toEqual(ATTEMPTS.map(([name]) => [name, expect.stringContaining("append-only")]));
+      raw.close();
+      expect(db.query("SELECT * FROM receipts ORDER BY seq").all()).toEqual(before);
+      expect(store.byRun("run_1")[1]).toEqual(denial);
+      expect(store.verify()).toMatchObject({ ok: true, keyed: 2 });
+      store.close();
+      db.close();
+    },
+  );
   // Out of scope, by design: DROP TRIGGER (or writing the file's bytes) removes the refusal; the
   // keyed chain below is what shows such an edit.
 });
@@ -240,11 +307,32 @@ function tampered(tamper: (raw: Database, rows: Receipt[]) => void) {
   const db = openDatabase(path);
   const store = createSqliteReceiptStore(db, { keyDir });
   const rows: Receipt[] = [];
-  for (const [run, call] of [["run_a", "c1"], ["run_b", "c2"], ["run_a", "c3"], ["run_c", "c4"]] as const) {
-    const base = { runId: run, callId: call, toolPath: "mail.send", approval: "required", policy: "required", sessionId: "s1" } as const;
+  for (const [run, call] of [
+    ["run_a", "c1"],
+    ["run_b", "c2"],
+    ["run_a", "c3"],
+    ["run_c", "c4"],
+  ] as const) {
+    const base = {
+      runId: run,
+      callId: call,
+      toolPath: "mail.send",
+      approval: "required",
+      policy: "required",
+      sessionId: "s1",
+    } as const;
     rows.push(store.append({ ...base, phase: "requested", inputPreview: '{"to":"a@b.c"}' }));
     rows.push(store.append({ ...base, phase: "denied", decision: "denied", decidedBy: "bob", reason: "not today" }));
-    rows.push(store.append({ ...base, phase: "failed", decision: "denied", decidedBy: "bob", error: "denied", durationMs: 1.5 }));
+    rows.push(
+      store.append({
+        ...base,
+        phase: "failed",
+        decision: "denied",
+        decidedBy: "bob",
+        error: "denied",
+        durationMs: 1.5,
+      }),
+    );
   }
   expect(store.verify()).toMatchObject({ ok: true, keyed: 12, head: "checked" });
   store.close();
@@ -264,15 +352,35 @@ function tampered(tamper: (raw: Database, rows: Receipt[]) => void) {
 
 describe("sqlite receipt store: the keyed chain shows every change (triggers dropped)", () => {
   const FIELDS: Array<[string, string]> = [
-    ["run_id", "'run_x'"], ["call_id", "'c9'"], ["session_id", "'s2'"], ["session_id", "NULL"], ["tool_path", "'mail.read'"], ["phase", "'approved'"],
-    ["approval", "'auto'"], ["policy", "'auto'"], ["decision", "'approved'"], ["decided_by", "'alice'"], ["decided_by", "NULL"], ["reason", "'ok'"],
-    ["reason", "NULL"], ["input_preview", "'{}'"], ["output_preview", "'sent'"], ["error", "NULL"], ["duration_ms", "2.5"], ["at", "at + 1"],
-    ["prev_hash", "hash"], ["hash", "prev_hash"], ["scheme", "1"], ["seq", "100"],
+    ["run_id", "'run_x'"],
+    ["call_id", "'c9'"],
+    ["session_id", "'s2'"],
+    ["session_id", "NULL"],
+    ["tool_path", "'mail.read'"],
+    ["phase", "'approved'"],
+    ["approval", "'auto'"],
+    ["policy", "'auto'"],
+    ["decision", "'approved'"],
+    ["decided_by", "'alice'"],
+    ["decided_by", "NULL"],
+    ["reason", "'ok'"],
+    ["reason", "NULL"],
+    ["input_preview", "'{}'"],
+    ["output_preview", "'sent'"],
+    ["error", "NULL"],
+    ["duration_ms", "2.5"],
+    ["at", "at + 1"],
+    ["prev_hash", "hash"],
+    ["hash", "prev_hash"],
+    ["scheme", "1"],
+    ["seq", "100"],
   ];
   test.each(FIELDS)("changing %s of one receipt to %s is found at that receipt", (column, value) => {
     // Row 5 (the denial of c2) for most fields; row 6 has error/duration_ms set.
     const target = column === "error" || column === "duration_ms" ? 6 : 5;
-    const { result, runs } = tampered((raw) => raw.exec(`UPDATE receipts SET ${column} = ${value} WHERE seq = ${target}`));
+    const { result, runs } = tampered((raw) =>
+      raw.exec(`UPDATE receipts SET ${column} = ${value} WHERE seq = ${target}`),
+    );
     const at = column === "seq" ? "r_000006" : `r_00000${target}`; // a moved row shows at its old successor
     expect(result).toMatchObject({ ok: false, brokenAt: at });
     expect(runs.run_a).toMatchObject({ ok: false }); // run_a began before the change
@@ -282,19 +390,29 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     const { result } = tampered((raw, rows) => {
       const r = rows[4]!;
       const forged = receiptHash(r.prevHash, { ...r, phase: "approved", decision: "approved", reason: undefined });
-      raw.prepare("UPDATE receipts SET phase = 'approved', decision = 'approved', reason = NULL, hash = ? WHERE seq = 5").run(forged);
+      raw
+        .prepare("UPDATE receipts SET phase = 'approved', decision = 'approved', reason = NULL, hash = ? WHERE seq = 5")
+        .run(forged);
     });
     expect(result).toMatchObject({ ok: false, brokenAt: "r_000005", reason: expect.stringContaining("keyed MAC") });
   });
 
   test("removing a receipt in the middle, a whole run, or the tail is found", () => {
-    expect(tampered((raw) => raw.exec("DELETE FROM receipts WHERE seq = 4")).result).toMatchObject({ ok: false, brokenAt: "r_000005", reason: expect.stringContaining("removed") });
+    expect(tampered((raw) => raw.exec("DELETE FROM receipts WHERE seq = 4")).result).toMatchObject({
+      ok: false,
+      brokenAt: "r_000005",
+      reason: expect.stringContaining("removed"),
+    });
     const wholeRun = tampered((raw) => raw.exec("DELETE FROM receipts WHERE run_id = 'run_b'"));
     expect(wholeRun.result).toMatchObject({ ok: false, brokenAt: "r_000007" });
     expect(wholeRun.runs.run_a).toMatchObject({ ok: false, brokenAt: "r_000007" });
     expect(wholeRun.runs.run_c).toEqual({ ok: true }); // run_c's own rows are intact; the whole-database check finds the hole
     const tail = tampered((raw) => raw.exec("DELETE FROM receipts WHERE seq > 9"));
-    expect(tail.result).toMatchObject({ ok: false, brokenAt: "r_000012", reason: expect.stringContaining("receipts at the end were removed") });
+    expect(tail.result).toMatchObject({
+      ok: false,
+      brokenAt: "r_000012",
+      reason: expect.stringContaining("receipts at the end were removed"),
+    });
     expect(tail.runs.run_c).toEqual({ ok: true }); // nothing left of run_c to check
     expect(tail.runs.run_a).toMatchObject({ ok: false, brokenAt: "r_000012" });
   });
@@ -309,7 +427,11 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     raw.close();
     const next = store.append(draft({ callId: "call_2", phase: "requested" }));
     expect(next.seq).toBe(4);
-    expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("removed") });
+    expect(store.verify()).toMatchObject({
+      ok: false,
+      brokenAt: "r_000004",
+      reason: expect.stringContaining("removed"),
+    });
     store.close();
     db.close();
   });
@@ -321,8 +443,14 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     db.close();
     const other = openDatabase(path);
     const store = createSqliteReceiptStore(other, { keyDir: join(keyDir, "other") });
-    expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000001", reason: expect.stringContaining("signed with key") });
-    expect(() => store.append(draft({ phase: "started" }))).toThrow(/signed with key k_[0-9a-f]+, but .* holds key k_[0-9a-f]+: restore the key file/);
+    expect(store.verify()).toMatchObject({
+      ok: false,
+      brokenAt: "r_000001",
+      reason: expect.stringContaining("signed with key"),
+    });
+    expect(() => store.append(draft({ phase: "started" }))).toThrow(
+      /signed with key k_[0-9a-f]+, but .* holds key k_[0-9a-f]+: restore the key file/,
+    );
     other.close();
   });
 });
@@ -336,18 +464,27 @@ describe("sqlite receipt store: the key file", () => {
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     const text = readFileSync(keyFile, "utf8");
     expect(text).toMatch(/^[0-9a-f]{64}\n$/);
-    expect(readFileSync(keyFile, "utf8")).not.toContain(String(db.query("SELECT value FROM receipt_meta WHERE name = 'key_id'").get()));
+    expect(readFileSync(keyFile, "utf8")).not.toContain(
+      String(db.query("SELECT value FROM receipt_meta WHERE name = 'key_id'").get()),
+    );
     store.append(draft({ phase: "requested" }));
-    expect(store.info()).toMatchObject({ keyPath: keyFile, headPath: expect.stringContaining(join(keyDir, "receipt-heads")) });
+    expect(store.info()).toMatchObject({
+      keyPath: keyFile,
+      headPath: expect.stringContaining(join(keyDir, "receipt-heads")),
+    });
     // The key never enters the database.
-    const dump = JSON.stringify(db.query("SELECT * FROM receipts").all()) + JSON.stringify(db.query("SELECT * FROM receipt_meta").all());
+    const dump =
+      JSON.stringify(db.query("SELECT * FROM receipts").all()) +
+      JSON.stringify(db.query("SELECT * FROM receipt_meta").all());
     expect(dump).not.toContain(text.trim());
     store.close();
     expect(readFileSync(keyFile, "utf8")).toBe(text);
     createSqliteReceiptStore(db, { keyDir }).close();
     expect(readFileSync(keyFile, "utf8")).toBe(text);
     chmodSync(keyFile, 0o644);
-    expect(() => createSqliteReceiptStore(db, { keyDir })).toThrow(/readable by other users \(mode 644\)\. Run: chmod 600/);
+    expect(() => createSqliteReceiptStore(db, { keyDir })).toThrow(
+      /readable by other users \(mode 644\)\. Run: chmod 600/,
+    );
     chmodSync(keyFile, 0o600);
     writeFileSync(keyFile, "not a key\n");
     expect(() => createSqliteReceiptStore(db, { keyDir })).toThrow(/is not a receipt key/);
@@ -360,14 +497,39 @@ describe("sqlite receipt store: exact for any text", () => {
     // printf … | openssl dgst -sha256 -mac HMAC -macopt hexkey:000102…1f over the encoding in mac.ts
     const key = Uint8Array.from({ length: 32 }, (_, i) => i);
     const text = {
-      run_id: "run_1", call_id: "call_1", session_id: null, tool_path: "mail.send", phase: "denied", approval: "required", policy: "required",
-      decision: "denied", decided_by: "bob", reason: "not today é\u0000\ud800😀", input_preview: '{"to":"a@b.c"}', output_preview: null, error: null,
+      run_id: "run_1",
+      call_id: "call_1",
+      session_id: null,
+      tool_path: "mail.send",
+      phase: "denied",
+      approval: "required",
+      policy: "required",
+      decision: "denied",
+      decided_by: "bob",
+      reason: "not today é\u0000\ud800😀",
+      input_preview: '{"to":"a@b.c"}',
+      output_preview: null,
+      error: null,
     };
     const expected = "7a7d0657a74519df9eccf1e10fad63abf102a20216c6e9f36ceba58511fa75ed";
     expect(receiptMac(key, "0".repeat(64), { seq: 7, at: 1_700_000_000_000, durationMs: null, text })).toBe(expected);
     // The lone surrogate is stored as U+FFFD: the same bytes, the same digest.
-    expect(receiptMac(key, "0".repeat(64), { seq: 7, at: 1_700_000_000_000, durationMs: null, text: { ...text, reason: "not today é\u0000\ufffd😀" } })).toBe(expected);
-    expect(receiptMac(key, "0".repeat(64), { seq: 7, at: 1_700_000_000_000, durationMs: null, text: { ...text, reason: "not today é" } })).not.toBe(expected);
+    expect(
+      receiptMac(key, "0".repeat(64), {
+        seq: 7,
+        at: 1_700_000_000_000,
+        durationMs: null,
+        text: { ...text, reason: "not today é\u0000\ufffd😀" },
+      }),
+    ).toBe(expected);
+    expect(
+      receiptMac(key, "0".repeat(64), {
+        seq: 7,
+        at: 1_700_000_000_000,
+        durationMs: null,
+        text: { ...text, reason: "not today é" },
+      }),
+    ).not.toBe(expected);
   });
 
   test("lone surrogates, NUL, bidi and an emoji cut at the field cap verify from a fresh store; cuts keep graphemes whole", () => {
@@ -376,8 +538,16 @@ describe("sqlite receipt store: exact for any text", () => {
     const store = createSqliteReceiptStore(db, { keyDir });
     const cap = RECEIPT_FIELD_CAPS.inputPreview;
     const family = "👨‍👩‍👧‍👦";
-    const texts = ["a\ud800b\udc00c", "nul\u0000inside\u0000", "\u202etxt.exe\u200b", `${"x".repeat(cap - 60)}${family.repeat(40)}`, "\ud83d", "😀".repeat(cap)];
-    for (const [i, t] of texts.entries()) store.append(draft({ callId: `c${i}`, phase: "requested", inputPreview: t, reason: t, error: t }));
+    const texts = [
+      "a\ud800b\udc00c",
+      "nul\u0000inside\u0000",
+      "\u202etxt.exe\u200b",
+      `${"x".repeat(cap - 60)}${family.repeat(40)}`,
+      "\ud83d",
+      "😀".repeat(cap),
+    ];
+    for (const [i, t] of texts.entries())
+      store.append(draft({ callId: `c${i}`, phase: "requested", inputPreview: t, reason: t, error: t }));
     store.close();
     db.close();
     const again = openDatabase(path);
@@ -402,13 +572,43 @@ describe("sqlite receipt store: migration from the unkeyed per-run chain", () =>
     db.exec(LEGACY_SCHEMA);
     const rows: Receipt[] = [];
     const last = new Map<string, string>();
-    const phases = [["run_old", "requested"], ["run_old2", "requested"], ["run_old", "succeeded"]] as const;
+    const phases = [
+      ["run_old", "requested"],
+      ["run_old2", "requested"],
+      ["run_old", "succeeded"],
+    ] as const;
     for (const [i, [runId, phase]] of phases.entries()) {
-      const content = { id: `r_00000${i + 1}`, seq: i + 1, runId, callId: `c_${runId}`, toolPath: "weather.get", phase, approval: "auto", policy: "auto", decision: "auto", at: 1000 + i, inputPreview: '{"q":"é"}' } as const;
+      const content = {
+        id: `r_00000${i + 1}`,
+        seq: i + 1,
+        runId,
+        callId: `c_${runId}`,
+        toolPath: "weather.get",
+        phase,
+        approval: "auto",
+        policy: "auto",
+        decision: "auto",
+        at: 1000 + i,
+        inputPreview: '{"q":"é"}',
+      } as const;
       const prevHash = last.get(runId) ?? null;
       const hash = receiptHash(prevHash, content);
-      db.prepare("INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, input_preview, at, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
-        .run(content.seq, runId, content.callId, content.toolPath, phase, "auto", "auto", "auto", content.inputPreview, content.at, prevHash, hash);
+      db.prepare(
+        "INSERT INTO receipts (seq, run_id, call_id, tool_path, phase, approval, policy, decision, input_preview, at, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+      ).run(
+        content.seq,
+        runId,
+        content.callId,
+        content.toolPath,
+        phase,
+        "auto",
+        "auto",
+        "auto",
+        content.inputPreview,
+        content.at,
+        prevHash,
+        hash,
+      );
       last.set(runId, hash);
       rows.push({ ...content, prevHash, hash, legacy: true } as Receipt);
     }
@@ -424,7 +624,9 @@ describe("sqlite receipt store: migration from the unkeyed per-run chain", () =>
     expect(store.byRun("run_old")).toEqual([old[0]!, old[2]!]);
     expect(store.verify()).toMatchObject({ ok: true, legacy: 3, keyed: 0 });
     expect(store.verifyRun("run_old")).toEqual({ ok: true });
-    const next = store.append(draft({ runId: "run_old", callId: "c_run_old", phase: "failed", error: "gateway restarted" }));
+    const next = store.append(
+      draft({ runId: "run_old", callId: "c_run_old", phase: "failed", error: "gateway restarted" }),
+    );
     expect(next.seq).toBe(4);
     expect(next.legacy).toBeUndefined();
     expect(store.verify()).toMatchObject({ ok: true, legacy: 3, keyed: 1, head: "checked" });
@@ -445,16 +647,24 @@ describe("sqlite receipt store: migration from the unkeyed per-run chain", () =>
     const raw = new Database(path);
     raw.exec("DROP TRIGGER receipts_no_update");
     const edited = { ...old[1]!, inputPreview: '{"q":"evil"}' };
-    raw.prepare("UPDATE receipts SET input_preview = ?, hash = ? WHERE seq = 2").run(edited.inputPreview, receiptHash(null, edited));
+    raw
+      .prepare("UPDATE receipts SET input_preview = ?, hash = ? WHERE seq = 2")
+      .run(edited.inputPreview, receiptHash(null, edited));
     raw.close();
     const again = openDatabase(path);
     const check = createSqliteReceiptStore(again, { keyDir });
-    expect(check.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("legacy receipts before the keyed chain changed") });
+    expect(check.verify()).toMatchObject({
+      ok: false,
+      brokenAt: "r_000004",
+      reason: expect.stringContaining("legacy receipts before the keyed chain changed"),
+    });
     again.close();
 
     const raw2 = new Database(path);
     raw2.exec("DROP TRIGGER receipts_no_update");
-    raw2.prepare("UPDATE receipts SET scheme = 1, prev_hash = NULL, hash = ? WHERE seq = ?").run(receiptHash(null, { ...keyed }), keyed.seq);
+    raw2
+      .prepare("UPDATE receipts SET scheme = 1, prev_hash = NULL, hash = ? WHERE seq = ?")
+      .run(receiptHash(null, { ...keyed }), keyed.seq);
     raw2.close();
     const third = openDatabase(path);
     expect(createSqliteReceiptStore(third, { keyDir }).verify()).toMatchObject({ ok: false, brokenAt: "r_000004" });
@@ -467,7 +677,20 @@ describe("sqlite receipt store: bounds", () => {
     const db = openDatabase(":memory:");
     const store = createSqliteReceiptStore(db);
     const huge = "y".repeat(1_000_000);
-    const r = store.append(draft({ phase: "failed", runId: `run_${huge}`, callId: huge, toolPath: huge, sessionId: huge, decidedBy: huge, reason: huge, inputPreview: huge, outputPreview: huge, error: huge }));
+    const r = store.append(
+      draft({
+        phase: "failed",
+        runId: `run_${huge}`,
+        callId: huge,
+        toolPath: huge,
+        sessionId: huge,
+        decidedBy: huge,
+        reason: huge,
+        inputPreview: huge,
+        outputPreview: huge,
+        error: huge,
+      }),
+    );
     for (const [field, cap] of Object.entries(RECEIPT_FIELD_CAPS)) {
       const v = (r as unknown as Record<string, string>)[field]!;
       expect([field, v.length <= cap]).toEqual([field, true]);
@@ -477,13 +700,17 @@ describe("sqlite receipt store: bounds", () => {
     let spent = 0;
     let last: Receipt | undefined;
     for (let i = 0; spent < RUN_TEXT_BUDGET + 10_000; i++) {
-      last = store.append(draft({ runId: "run_big", callId: `c${i}`, phase: "failed", error: huge, inputPreview: huge }));
+      last = store.append(
+        draft({ runId: "run_big", callId: `c${i}`, phase: "failed", error: huge, inputPreview: huge }),
+      );
       spent += last.error!.length + last.inputPreview!.length;
     }
     expect(last!.error!.length).toBeLessThanOrEqual(RUN_SPENT_CAP);
     expect(last!.error).toMatch(/more characters \(run over its 200,000-character receipt budget\)$/);
     // Another run has its own budget.
-    expect(store.append(draft({ runId: "run_small", phase: "failed", error: huge })).error!.length).toBeGreaterThan(RUN_SPENT_CAP);
+    expect(store.append(draft({ runId: "run_small", phase: "failed", error: huge })).error!.length).toBeGreaterThan(
+      RUN_SPENT_CAP,
+    );
     expect(store.verify()).toMatchObject({ ok: true });
     db.close();
   });
@@ -493,12 +720,21 @@ describe("sqlite receipt store: bounds", () => {
     const db = openDatabase(path);
     const store = createSqliteReceiptStore(db, { keyDir });
     store.append(draft({ phase: "requested" }));
-    const size = () => (db.query("PRAGMA page_count").get() as { page_count: number }).page_count * (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    const size = () =>
+      (db.query("PRAGMA page_count").get() as { page_count: number }).page_count *
+      (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
     const before = size();
     const junk = "[" + "1,".repeat(500_000) + "1]";
     const receipts = 500 * 4;
     for (let c = 0; c < 500; c++) {
-      const base = { runId: "run_hostile", callId: `call_${c}`, toolPath: "items.put", approval: "auto", policy: "auto", sessionId: "s" } as const;
+      const base = {
+        runId: "run_hostile",
+        callId: `call_${c}`,
+        toolPath: "items.put",
+        approval: "auto",
+        policy: "auto",
+        sessionId: "s",
+      } as const;
       store.stage({ ...base, phase: "requested", inputPreview: junk });
       store.stage({ ...base, phase: "failed", error: `invalid input for items.put: ${junk}` });
       store.stage({ ...base, phase: "started", decision: "auto", inputPreview: junk });
@@ -557,7 +793,15 @@ setInterval(() => {}, 1000); // the tool "runs" forever; succeeded is never writ
     const run = store.byRun("run_k");
     expect(run.map((r) => r.phase)).toEqual(["requested", "approved", "started"]);
     expect(store.verifyRun("run_k")).toEqual({ ok: true });
-    const failed = store.append({ runId: "run_k", callId: "call_k", toolPath: "calendar.create", approval: "required", policy: "required", phase: "failed", error: "gateway restarted while the tool ran" });
+    const failed = store.append({
+      runId: "run_k",
+      callId: "call_k",
+      toolPath: "calendar.create",
+      approval: "required",
+      policy: "required",
+      phase: "failed",
+      error: "gateway restarted while the tool ran",
+    });
     expect(failed.prevHash).toBe(run[2]!.hash);
     expect(store.verifyRun("run_k")).toEqual({ ok: true });
     expect(store.verify()).toMatchObject({ ok: true, keyed: 5, head: "checked" });

@@ -4,7 +4,16 @@ import { createRunBudgets } from "./bounds.ts";
 import { headPath, openHeadWriter, readHead, type ChainHead } from "./head.ts";
 import { loadReceiptKey, processReceiptKey, type ReceiptKey } from "./key.ts";
 import { genesisMac, receiptMac } from "./mac.ts";
-import { ensureReceiptSchema, metaValue, RECEIPT_COLUMNS, RECEIPT_INSERT_COLUMNS, readMeta, type ReceiptRow, SCHEME_KEYED, SCHEME_LEGACY } from "./schema.ts";
+import {
+  ensureReceiptSchema,
+  metaValue,
+  RECEIPT_COLUMNS,
+  RECEIPT_INSERT_COLUMNS,
+  readMeta,
+  type ReceiptRow,
+  SCHEME_KEYED,
+  SCHEME_LEGACY,
+} from "./schema.ts";
 import type { Receipt, ReceiptDraft, ReceiptQuery, ReceiptStore } from "./types.ts";
 import { createVerifier } from "./verify.ts";
 
@@ -67,7 +76,11 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   };
 
   const lastRowStmt = prepare("SELECT seq, hash, scheme FROM receipts ORDER BY seq DESC LIMIT 1");
-  const insertStmt = prepare(`INSERT INTO receipts (${RECEIPT_INSERT_COLUMNS}) VALUES (${RECEIPT_INSERT_COLUMNS.split(",").map(() => "?").join(", ")})`);
+  const insertStmt = prepare(
+    `INSERT INTO receipts (${RECEIPT_INSERT_COLUMNS}) VALUES (${RECEIPT_INSERT_COLUMNS.split(",")
+      .map(() => "?")
+      .join(", ")})`,
+  );
   const byRunStmt = prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE run_id = ? ORDER BY seq`);
   const verifier = createVerifier({
     db,
@@ -109,9 +122,25 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
       const content = draftContent(draft, seq, at);
       const hash = receiptMac(key.key, prev, macFields(content));
       insertStmt.run(
-        seq, content.runId, content.callId, content.sessionId ?? null, content.toolPath, content.phase, content.approval, content.policy,
-        content.decision ?? null, content.decidedBy ?? null, content.reason ?? null, content.inputPreview ?? null, content.outputPreview ?? null,
-        content.error ?? null, content.durationMs ?? null, at, prev, hash, SCHEME_KEYED,
+        seq,
+        content.runId,
+        content.callId,
+        content.sessionId ?? null,
+        content.toolPath,
+        content.phase,
+        content.approval,
+        content.policy,
+        content.decision ?? null,
+        content.decidedBy ?? null,
+        content.reason ?? null,
+        content.inputPreview ?? null,
+        content.outputPreview ?? null,
+        content.error ?? null,
+        content.durationMs ?? null,
+        at,
+        prev,
+        hash,
+        SCHEME_KEYED,
       );
       out.push({ ...content, prevHash: prev, hash } as Receipt);
       prev = hash;
@@ -221,23 +250,27 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   function query(q: ReceiptQuery): Receipt[] {
     flush();
     const limit = q.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit <= 0) throw new RangeError(`receipt query: limit must be a positive integer, got ${q.limit}`);
+    if (!Number.isInteger(limit) || limit <= 0)
+      throw new RangeError(`receipt query: limit must be a positive integer, got ${q.limit}`);
     const where: string[] = [];
     const params: Array<string | number> = [];
-    if (q.runId !== undefined) (where.push("run_id = ?"), params.push(q.runId));
-    if (q.callId !== undefined) (where.push("call_id = ?"), params.push(q.callId));
-    if (q.sessionId !== undefined) (where.push("session_id = ?"), params.push(q.sessionId));
+    if (q.runId !== undefined) where.push("run_id = ?"), params.push(q.runId);
+    if (q.callId !== undefined) where.push("call_id = ?"), params.push(q.callId);
+    if (q.sessionId !== undefined) where.push("session_id = ?"), params.push(q.sessionId);
     if (q.phase !== undefined) {
-      if (!PHASES.has(q.phase)) throw new RangeError(`receipt query: phase must be one of ${[...PHASES].join(", ")}, got ${JSON.stringify(q.phase)}`);
+      if (!PHASES.has(q.phase))
+        throw new RangeError(
+          `receipt query: phase must be one of ${[...PHASES].join(", ")}, got ${JSON.stringify(q.phase)}`,
+        );
       // Literal for the outcome phases so their partial indexes apply (see schema.ts).
       if (q.phase === "failed" || q.phase === "denied") where.push(`phase = '${q.phase}'`);
-      else (where.push("phase = ?"), params.push(q.phase));
+      else where.push("phase = ?"), params.push(q.phase);
     }
-    if (q.since !== undefined) (where.push("at >= ?"), params.push(q.since));
-    if (q.until !== undefined) (where.push("at <= ?"), params.push(q.until));
+    if (q.since !== undefined) where.push("at >= ?"), params.push(q.since);
+    if (q.until !== undefined) where.push("at <= ?"), params.push(q.until);
     let confirm: RegExp | undefined;
     if (q.tool !== undefined) {
-      if (!q.tool.includes("*")) (where.push("tool_path = ?"), params.push(q.tool));
+      if (!q.tool.includes("*")) where.push("tool_path = ?"), params.push(q.tool);
       else {
         // GLOB's `*` crosses dots, so it is a superset of the pattern; a single `*` must stay
         // inside one segment, which the pattern's own RegExp confirms row by row.
@@ -283,7 +316,13 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     headWriter = undefined;
   }
 
-  const info = () => ({ dbId, keyId: key.id, keyPath: key.path, headPath: headFile, recordedKeyId: readMeta(db, "key_id") });
+  const info = () => ({
+    dbId,
+    keyId: key.id,
+    keyPath: key.path,
+    headPath: headFile,
+    recordedKeyId: readMeta(db, "key_id"),
+  });
 
   return { append, stage, durable, byRun, query, verifyRun, verify, info, close };
 }
@@ -304,7 +343,12 @@ const OPTIONAL_TEXT = ["decidedBy", "reason", "sessionId", "inputPreview", "outp
 /** The draft's fields plus id/seq/at; absent (undefined/null) fields are left out. */
 function draftContent(d: ReceiptDraft, seq: number, at: number): Omit<Receipt, "hash" | "prevHash"> {
   const c: Record<string, unknown> = {
-    runId: d.runId, callId: d.callId, toolPath: d.toolPath, phase: d.phase, approval: d.approval, policy: d.policy,
+    runId: d.runId,
+    callId: d.callId,
+    toolPath: d.toolPath,
+    phase: d.phase,
+    approval: d.approval,
+    policy: d.policy,
   };
   if (d.decision != null) c.decision = d.decision;
   for (const f of OPTIONAL_TEXT) if (d[f] != null) c[f] = d[f];
@@ -321,9 +365,19 @@ function macFields(c: Omit<Receipt, "hash" | "prevHash">) {
     at: c.at,
     durationMs: c.durationMs ?? null,
     text: {
-      run_id: c.runId, call_id: c.callId, session_id: c.sessionId ?? null, tool_path: c.toolPath, phase: c.phase, approval: c.approval, policy: c.policy,
-      decision: c.decision ?? null, decided_by: c.decidedBy ?? null, reason: c.reason ?? null, input_preview: c.inputPreview ?? null,
-      output_preview: c.outputPreview ?? null, error: c.error ?? null,
+      run_id: c.runId,
+      call_id: c.callId,
+      session_id: c.sessionId ?? null,
+      tool_path: c.toolPath,
+      phase: c.phase,
+      approval: c.approval,
+      policy: c.policy,
+      decision: c.decision ?? null,
+      decided_by: c.decidedBy ?? null,
+      reason: c.reason ?? null,
+      input_preview: c.inputPreview ?? null,
+      output_preview: c.outputPreview ?? null,
+      error: c.error ?? null,
     },
   };
 }
@@ -367,12 +421,15 @@ function validateDraft(d: ReceiptDraft): void {
 
 function findDraftProblem(d: ReceiptDraft): string | undefined {
   if (typeof d !== "object" || d === null) return "draft must be an object";
-  for (const f of ["runId", "callId", "toolPath"] as const) if (typeof d[f] !== "string" || d[f].length === 0) return `${f} must be a non-empty string`;
+  for (const f of ["runId", "callId", "toolPath"] as const)
+    if (typeof d[f] !== "string" || d[f].length === 0) return `${f} must be a non-empty string`;
   if (!PHASES.has(d.phase)) return `phase must be one of ${[...PHASES].join(", ")}, got ${JSON.stringify(d.phase)}`;
   if (!APPROVALS.has(d.approval)) return `approval must be "auto" or "required", got ${JSON.stringify(d.approval)}`;
   if (!POLICIES.has(d.policy)) return `policy must be "auto", "required" or "deny", got ${JSON.stringify(d.policy)}`;
-  if (d.decision != null && !DECISIONS.has(d.decision)) return `decision must be "auto", "approved" or "denied", got ${JSON.stringify(d.decision)}`;
+  if (d.decision != null && !DECISIONS.has(d.decision))
+    return `decision must be "auto", "approved" or "denied", got ${JSON.stringify(d.decision)}`;
   if (d.durationMs != null && !Number.isFinite(d.durationMs)) return "durationMs must be a finite number";
-  for (const f of OPTIONAL_TEXT) if (d[f] != null && typeof d[f] !== "string") return `${f} must be a string when given`;
+  for (const f of OPTIONAL_TEXT)
+    if (d[f] != null && typeof d[f] !== "string") return `${f} must be a string when given`;
   return undefined;
 }

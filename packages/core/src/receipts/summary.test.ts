@@ -33,19 +33,44 @@ function call(
 describe("summarizeRun", () => {
   test("keeps failed, denied, pending and required calls; caps successful reads, newest first", () => {
     const s = fixture();
-    for (let i = 0; i < 8; i++) call(s, `read_${i}`, "weather.get", "auto", ["requested", "started", "succeeded"], { decision: "auto" });
-    const created = call(s, "c_create", "calendar.create", "required", ["requested", "approved", "started", "succeeded"], { decision: "approved", decidedBy: "alice", outputPreview: '{"id":"ev1"}' });
-    call(s, "c_delete", "calendar.delete", "required", ["requested", "denied"], { decision: "denied", decidedBy: "bob", reason: "not that one" });
-    call(s, "c_fail", "weather.get", "auto", ["requested", "started", "failed"], { decision: "auto", error: "upstream 503" });
+    for (let i = 0; i < 8; i++)
+      call(s, `read_${i}`, "weather.get", "auto", ["requested", "started", "succeeded"], { decision: "auto" });
+    const created = call(
+      s,
+      "c_create",
+      "calendar.create",
+      "required",
+      ["requested", "approved", "started", "succeeded"],
+      { decision: "approved", decidedBy: "alice", outputPreview: '{"id":"ev1"}' },
+    );
+    call(s, "c_delete", "calendar.delete", "required", ["requested", "denied"], {
+      decision: "denied",
+      decidedBy: "bob",
+      reason: "not that one",
+    });
+    call(s, "c_fail", "weather.get", "auto", ["requested", "started", "failed"], {
+      decision: "auto",
+      error: "upstream 503",
+    });
     call(s, "c_wait", "mail.send", "required", ["requested"]);
-    call(s, "c_policy", "fs.wipe", "deny", ["requested", "denied"], { decision: "denied", decidedBy: "policy", reason: "never" });
+    call(s, "c_policy", "fs.wipe", "deny", ["requested", "denied"], {
+      decision: "denied",
+      decidedBy: "policy",
+      reason: "never",
+    });
 
     const summary = summarizeRun(s.byRun("run_a"), { maxAutoReads: 3 });
     expect(summary.runIds).toEqual(["run_a"]);
     expect(summary.omittedReads).toBe(5);
     expect(summary.items.map((i) => `${i.callId}:${i.status}`)).toEqual([
-      "read_5:succeeded", "read_6:succeeded", "read_7:succeeded",
-      "c_create:succeeded", "c_delete:denied", "c_fail:failed", "c_wait:pending", "c_policy:denied",
+      "read_5:succeeded",
+      "read_6:succeeded",
+      "read_7:succeeded",
+      "c_create:succeeded",
+      "c_delete:denied",
+      "c_fail:failed",
+      "c_wait:pending",
+      "c_policy:denied",
     ]);
     const create = summary.items.find((i) => i.callId === "c_create")!;
     expect(create).toMatchObject({
@@ -60,8 +85,25 @@ describe("summarizeRun", () => {
 
   test("default keeps 5 reads; works across several runs of a turn; input order does not matter", () => {
     const s = fixture();
-    for (let i = 0; i < 7; i++) call(s, `r${i}`, "search.web", "auto", ["requested", "started", "succeeded"], { decision: "auto" }, i < 4 ? "run_1" : "run_2");
-    call(s, "w", "notes.write", "required", ["requested", "approved", "started", "failed"], { decision: "approved", decidedBy: "carol", error: "disk full" }, "run_2");
+    for (let i = 0; i < 7; i++)
+      call(
+        s,
+        `r${i}`,
+        "search.web",
+        "auto",
+        ["requested", "started", "succeeded"],
+        { decision: "auto" },
+        i < 4 ? "run_1" : "run_2",
+      );
+    call(
+      s,
+      "w",
+      "notes.write",
+      "required",
+      ["requested", "approved", "started", "failed"],
+      { decision: "approved", decidedBy: "carol", error: "disk full" },
+      "run_2",
+    );
     const all = [...s.query({ runId: "run_2" }), ...s.query({ runId: "run_1" })];
     const summary = summarizeRun(all.reverse());
     expect(summary.runIds).toEqual(["run_1", "run_2"]);
@@ -71,13 +113,27 @@ describe("summarizeRun", () => {
 
   test("formats compact lines for the model", () => {
     const s = fixture();
-    const ok = call(s, "a", "calendar.create", "required", ["requested", "approved", "started", "succeeded"], { decision: "approved", decidedBy: "alice" });
-    const no = call(s, "b", "calendar.delete", "required", ["requested", "denied"], { decision: "denied", decidedBy: "bob", reason: "wrong\nevent" });
-    const bad = call(s, "c", "mail.send", "auto", ["requested", "started", "failed"], { decision: "auto", error: "SMTP refused" });
+    const ok = call(s, "a", "calendar.create", "required", ["requested", "approved", "started", "succeeded"], {
+      decision: "approved",
+      decidedBy: "alice",
+    });
+    const no = call(s, "b", "calendar.delete", "required", ["requested", "denied"], {
+      decision: "denied",
+      decidedBy: "bob",
+      reason: "wrong\nevent",
+    });
+    const bad = call(s, "c", "mail.send", "auto", ["requested", "started", "failed"], {
+      decision: "auto",
+      error: "SMTP refused",
+    });
     const wait = call(s, "d", "mail.send", "required", ["requested"]);
-    const run = call(s, "e", "deploy.run", "required", ["requested", "approved", "started"], { decision: "approved", decidedBy: "alice" });
+    const run = call(s, "e", "deploy.run", "required", ["requested", "approved", "started"], {
+      decision: "approved",
+      decidedBy: "alice",
+    });
     const read = call(s, "f", "weather.get", "auto", ["requested", "started", "succeeded"], { decision: "auto" });
-    for (let i = 0; i < 6; i++) call(s, `g${i}`, "weather.get", "auto", ["requested", "started", "succeeded"], { decision: "auto" });
+    for (let i = 0; i < 6; i++)
+      call(s, `g${i}`, "weather.get", "auto", ["requested", "started", "succeeded"], { decision: "auto" });
     const text = formatSummaryForModel(summarizeRun(s.byRun("run_a")));
     expect(text.split("\n")).toEqual([
       `✅ calendar.create succeeded (approved by alice) [${ok.at(-1)!.id}]`,
@@ -98,7 +154,15 @@ describe("summarizeRun", () => {
 
   test("a 1000-call run summarizes in well under 100 ms of CPU", () => {
     const s = fixture();
-    for (let i = 0; i < 1000; i++) call(s, `c${i}`, i % 10 === 0 ? "calendar.create" : "weather.get", i % 10 === 0 ? "required" : "auto", ["requested", "started", "succeeded"], { decision: i % 10 === 0 ? "approved" : "auto" });
+    for (let i = 0; i < 1000; i++)
+      call(
+        s,
+        `c${i}`,
+        i % 10 === 0 ? "calendar.create" : "weather.get",
+        i % 10 === 0 ? "required" : "auto",
+        ["requested", "started", "succeeded"],
+        { decision: i % 10 === 0 ? "approved" : "auto" },
+      );
     const receipts = s.byRun("run_a");
     summarizeRun(receipts);
     // Thread CPU time with a wide margin (typically ~1 ms): other work on the machine does not move it.
@@ -121,6 +185,13 @@ describe("callStatus", () => {
     call(s, "e", "x.y", "auto", ["requested", "started", "failed"]);
     call(s, "f", "x.y", "required", ["requested", "denied"], { decision: "denied", decidedBy: "u" });
     const st = callStatus(s.byRun("run_a").reverse());
-    expect(Object.fromEntries(st)).toEqual({ a: "pending", b: "pending", c: "pending", d: "succeeded", e: "failed", f: "denied" });
+    expect(Object.fromEntries(st)).toEqual({
+      a: "pending",
+      b: "pending",
+      c: "pending",
+      d: "succeeded",
+      e: "failed",
+      f: "denied",
+    });
   });
 });

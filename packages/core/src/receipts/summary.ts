@@ -57,7 +57,7 @@ export function summarizeRun(receipts: readonly Receipt[], opts: SummaryOptions 
   const runIds: string[] = [];
   const seenRuns = new Set<string>();
   for (const r of ordered) {
-    if (!seenRuns.has(r.runId)) (seenRuns.add(r.runId), runIds.push(r.runId));
+    if (!seenRuns.has(r.runId)) seenRuns.add(r.runId), runIds.push(r.runId);
     let acc = calls.get(r.callId);
     if (!acc) {
       acc = { firstSeq: r.seq, last: r };
@@ -76,7 +76,8 @@ export function summarizeRun(receipts: readonly Receipt[], opts: SummaryOptions 
   const reads: Array<{ firstSeq: number; lastSeq: number; item: ActivityItem }> = [];
   for (const acc of calls.values()) {
     const item = toItem(acc);
-    if (item.status === "succeeded" && item.approval.mode === "auto") reads.push({ firstSeq: acc.firstSeq, lastSeq: acc.last.seq, item });
+    if (item.status === "succeeded" && item.approval.mode === "auto")
+      reads.push({ firstSeq: acc.firstSeq, lastSeq: acc.last.seq, item });
     else kept.push({ firstSeq: acc.firstSeq, item });
   }
   reads.sort((a, b) => b.lastSeq - a.lastSeq);
@@ -114,7 +115,8 @@ export function formatSummaryForModel(summary: ActivitySummary, opts: FormatOpti
   const max = opts.maxTextChars ?? 300;
   const text = (s: string) => clipText(s.replace(/\s+/g, " ").trim(), max);
   const lines = summary.items.map((i) => formatItem(i, text));
-  if (summary.omittedReads > 0) lines.push(`(+${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown)`);
+  if (summary.omittedReads > 0)
+    lines.push(`(+${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown)`);
   return lines.length ? lines.join("\n") : "No tool calls were made.";
 }
 

@@ -31,16 +31,24 @@ const SELECT_STORED = `SELECT seq, scheme, at, duration_ms, prev_hash, hash, ${M
 const decoder = new TextDecoder();
 
 const id = (seq: number) => `r_${String(seq).padStart(6, "0")}`;
-const fail = (seq: number | string, reason: string): VerifyResult => ({ ok: false, brokenAt: typeof seq === "number" ? id(seq) : seq, reason });
+const fail = (seq: number | string, reason: string): VerifyResult => ({
+  ok: false,
+  brokenAt: typeof seq === "number" ? id(seq) : seq,
+  reason,
+});
 
 export function createVerifier(o: VerifierOptions) {
   const { db } = o;
   const rowsFrom = db.prepare(`${SELECT_STORED} WHERE seq >= ? AND seq <= ? ORDER BY seq`);
   const lastOfRun = db.prepare("SELECT MAX(seq) AS seq FROM receipts WHERE run_id = ?");
   const after = db.prepare("SELECT MIN(seq) AS seq FROM receipts WHERE seq > ?");
-  const legacyBefore = db.prepare(`SELECT seq, hash FROM receipts WHERE scheme = ${SCHEME_LEGACY} AND seq < ? ORDER BY seq`);
+  const legacyBefore = db.prepare(
+    `SELECT seq, hash FROM receipts WHERE scheme = ${SCHEME_LEGACY} AND seq < ? ORDER BY seq`,
+  );
   const runLegacy = db.prepare(`${SELECT_STORED} WHERE run_id = ? AND scheme = ${SCHEME_LEGACY} ORDER BY seq`);
-  const firstKeyedOfRun = db.prepare(`SELECT MIN(seq) AS seq FROM receipts WHERE run_id = ? AND scheme = ${SCHEME_KEYED}`);
+  const firstKeyedOfRun = db.prepare(
+    `SELECT MIN(seq) AS seq FROM receipts WHERE run_id = ? AND scheme = ${SCHEME_KEYED}`,
+  );
   const firstKeyed = db.prepare(`SELECT MIN(seq) AS seq FROM receipts WHERE scheme = ${SCHEME_KEYED}`);
   const before = db.prepare("SELECT seq, hash, scheme FROM receipts WHERE seq < ? ORDER BY seq DESC LIMIT 1");
   const lastRow = db.prepare("SELECT seq, hash FROM receipts ORDER BY seq DESC LIMIT 1");
@@ -49,7 +57,15 @@ export function createVerifier(o: VerifierOptions) {
   const read = (r: Record<string, unknown>): StoredRow => {
     const text = {} as Record<MacTextColumn, Uint8Array | null>;
     for (const c of MAC_TEXT_COLUMNS) text[c] = (r[c] as Uint8Array | null) ?? null;
-    return { seq: r.seq as number, scheme: r.scheme as number, at: r.at as number, duration_ms: r.duration_ms as number | null, prev_hash: r.prev_hash as string | null, hash: r.hash as string, text };
+    return {
+      seq: r.seq as number,
+      scheme: r.scheme as number,
+      at: r.at as number,
+      duration_ms: r.duration_ms as number | null,
+      prev_hash: r.prev_hash as string | null,
+      hash: r.hash as string,
+      text,
+    };
   };
 
   function legacyDigestBefore(seq: number): LegacyDigest {
@@ -59,19 +75,28 @@ export function createVerifier(o: VerifierOptions) {
   }
 
   /** Legacy rows (unkeyed SHA-256, chained per run), checked under their own scheme. */
-  function checkLegacy(rows: Iterable<Record<string, unknown>>, lastByRun: Map<string, string>): VerifyResult | undefined {
+  function checkLegacy(
+    rows: Iterable<Record<string, unknown>>,
+    lastByRun: Map<string, string>,
+  ): VerifyResult | undefined {
     for (const raw of rows) {
       const row = read(raw);
       const receipt = legacyReceipt(row);
       const prev = lastByRun.get(receipt.runId) ?? null;
       if (row.prev_hash !== prev)
-        return fail(row.seq, `legacy receipt ${id(row.seq)}: prev_hash does not match the hash of its run's previous receipt (a receipt was removed, inserted or reordered)`);
+        return fail(
+          row.seq,
+          `legacy receipt ${id(row.seq)}: prev_hash does not match the hash of its run's previous receipt (a receipt was removed, inserted or reordered)`,
+        );
       if (receiptHash(prev, receipt) !== row.hash) {
         // The old scheme hashed the text before SQLite replaced lone surrogates with U+FFFD.
         const maybe = Object.values(receipt).some((v) => typeof v === "string" && v.includes("\ufffd"))
           ? "; it holds U+FFFD, so it may instead have held a lone surrogate, which the legacy scheme could not verify"
           : "";
-        return fail(row.seq, `legacy receipt ${id(row.seq)}: content does not match its hash (the row was edited${maybe})`);
+        return fail(
+          row.seq,
+          `legacy receipt ${id(row.seq)}: content does not match its hash (the row was edited${maybe})`,
+        );
       }
       lastByRun.set(receipt.runId, row.hash);
     }
@@ -79,16 +104,33 @@ export function createVerifier(o: VerifierOptions) {
   }
 
   /** The keyed chain from `fromSeq` through `toSeq`, then the head. */
-  function checkKeyed(fromSeq: number, expectedPrev: string, legacyChanged: boolean, toSeq = Number.MAX_SAFE_INTEGER): { result?: VerifyResult; count: number } {
+  function checkKeyed(
+    fromSeq: number,
+    expectedPrev: string,
+    legacyChanged: boolean,
+    toSeq = Number.MAX_SAFE_INTEGER,
+  ): { result?: VerifyResult; count: number } {
     const recorded = readMeta(db, "key_id");
     if (recorded !== undefined && recorded !== o.keyId)
-      return { result: fail(fromSeq, `the receipts are signed with key ${recorded}, but the key in use is ${o.keyId}: restore the key file that signed them`), count: 0 };
+      return {
+        result: fail(
+          fromSeq,
+          `the receipts are signed with key ${recorded}, but the key in use is ${o.keyId}: restore the key file that signed them`,
+        ),
+        count: 0,
+      };
     let prev = expectedPrev;
     let count = 0;
     for (const raw of rowsFrom.iterate(fromSeq, toSeq) as IterableIterator<Record<string, unknown>>) {
       const row = read(raw);
       if (row.scheme !== SCHEME_KEYED)
-        return { result: fail(row.seq, `${id(row.seq)} is marked as a legacy (unkeyed) receipt but comes after the keyed chain began: it was forged or relabelled`), count };
+        return {
+          result: fail(
+            row.seq,
+            `${id(row.seq)} is marked as a legacy (unkeyed) receipt but comes after the keyed chain began: it was forged or relabelled`,
+          ),
+          count,
+        };
       if (row.prev_hash !== prev) {
         const why =
           count === 0 && legacyChanged
@@ -97,7 +139,14 @@ export function createVerifier(o: VerifierOptions) {
         return { result: fail(row.seq, `${id(row.seq)}: ${why}`), count };
       }
       const mac = receiptMac(o.key, prev, { seq: row.seq, at: row.at, durationMs: row.duration_ms, text: row.text });
-      if (mac !== row.hash) return { result: fail(row.seq, `${id(row.seq)}: its content does not match its keyed MAC (the row was edited or forged)`), count };
+      if (mac !== row.hash)
+        return {
+          result: fail(
+            row.seq,
+            `${id(row.seq)}: its content does not match its keyed MAC (the row was edited or forged)`,
+          ),
+          count,
+        };
       prev = row.hash;
       count++;
     }
@@ -109,9 +158,16 @@ export function createVerifier(o: VerifierOptions) {
     if (!head) return undefined;
     const last = lastRow.get() as { seq: number; hash: string } | null;
     if (!last || last.seq < head.seq)
-      return fail(head.seq, `the chain ends at ${last ? id(last.seq) : "nothing"}, but the head (${o.headWhere}) records ${id(head.seq)}: receipts at the end were removed`);
+      return fail(
+        head.seq,
+        `the chain ends at ${last ? id(last.seq) : "nothing"}, but the head (${o.headWhere}) records ${id(head.seq)}: receipts at the end were removed`,
+      );
     const at = rowAt.get(head.seq) as { hash: string } | null;
-    if (!at || at.hash !== head.mac) return fail(head.seq, `${id(head.seq)} is not the receipt the head (${o.headWhere}) records: it was removed or replaced`);
+    if (!at || at.hash !== head.mac)
+      return fail(
+        head.seq,
+        `${id(head.seq)} is not the receipt the head (${o.headWhere}) records: it was removed or replaced`,
+      );
     return undefined;
   }
 
@@ -119,7 +175,10 @@ export function createVerifier(o: VerifierOptions) {
   function verifyAll(): VerifyResult {
     const start = (firstKeyed.get() as { seq: number | null }).seq;
     const lastByRun = new Map<string, string>();
-    const legacyRows = start === null ? db.prepare(`${SELECT_STORED} ORDER BY seq`).iterate() : db.prepare(`${SELECT_STORED} WHERE seq < ? ORDER BY seq`).iterate(start);
+    const legacyRows =
+      start === null
+        ? db.prepare(`${SELECT_STORED} ORDER BY seq`).iterate()
+        : db.prepare(`${SELECT_STORED} WHERE seq < ? ORDER BY seq`).iterate(start);
     const legacyProblem = checkLegacy(legacyRows as IterableIterator<Record<string, unknown>>, lastByRun);
     if (legacyProblem) return legacyProblem;
     const digest = legacyDigestBefore(start ?? Number.MAX_SAFE_INTEGER);

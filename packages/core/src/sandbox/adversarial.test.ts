@@ -48,7 +48,9 @@ describe("thrown values", () => {
     expect(errorOf(await run(`throw null`)).message).toBe("Uncaught null");
     expect(errorOf(await run(`throw undefined`)).message).toBe("Uncaught undefined");
     expect(errorOf(await run(`throw "plain"`)).message).toBe("Uncaught plain");
-    expect(errorOf(await run(`throw { get message() { throw 1 } }`)).message).toBe("Uncaught exception (it could not be described)");
+    expect(errorOf(await run(`throw { get message() { throw 1 } }`)).message).toBe(
+      "Uncaught exception (it could not be described)",
+    );
     // A getter that never returns is the snippet's own CPU, still counted after the main promise rejected.
     expect(errorOf(await run(`throw { get message() { for (;;) {} } }`)).name).toBe("CpuLimitError");
     const e = `const e = new Error("m"); Object.defineProperty(e, "stack", { get() { for (;;) {} } }); throw e`;
@@ -67,7 +69,10 @@ describe("thrown values", () => {
 describe("return values", () => {
   test("values JSON would silently empty or drop fail with a hint", async () => {
     const cases: Array<[string, string]> = [
-      [`return new Map([[1, 2]])`, "a Map is not JSON (it would become {}); return Object.fromEntries(map) or [...map] instead"],
+      [
+        `return new Map([[1, 2]])`,
+        "a Map is not JSON (it would become {}); return Object.fromEntries(map) or [...map] instead",
+      ],
       [`return { tags: new Set(["a"]) }`, "a Set is not JSON (it would become {}); return [...set] instead"],
       [`return tools.x.read`, "the snippet returned a function (did you forget to call it?)"],
       [`return Symbol("s")`, "the snippet returned a symbol"],
@@ -82,7 +87,9 @@ describe("return values", () => {
   });
 
   test("ordinary JSON conversions are unchanged", async () => {
-    const r = await run(`return { d: new Date(0), a: [undefined, -0, NaN, Infinity], f: () => 1, "": () => 2, s: Symbol("x") }`);
+    const r = await run(
+      `return { d: new Date(0), a: [undefined, -0, NaN, Infinity], f: () => 1, "": () => 2, s: Symbol("x") }`,
+    );
     expect(r.ok && JSON.parse(r.valueJson!)).toEqual({ d: "1970-01-01T00:00:00.000Z", a: [null, 0, null, null] });
     const nothing = await run(`// only a comment`);
     expect(nothing.ok && nothing.valueJson).toBeUndefined();
@@ -102,14 +109,21 @@ describe("console", () => {
   });
 
   test("a patched Array.prototype does not change what the log says", async () => {
-    const r = await run(`Array.prototype.indexOf = () => 0; Array.prototype.push = () => { throw 1 }; const a = {}; console.log([a, a]); return 1`);
+    const r = await run(
+      `Array.prototype.indexOf = () => 0; Array.prototype.push = () => { throw 1 }; const a = {}; console.log([a, a]); return 1`,
+    );
     expect(r.logs.map((l) => l.text)).toEqual([`[{},{}]`]);
   });
 
   test("a deeply nested value is logged to a bounded depth (no stack overflow, no quadratic walk)", async () => {
-    const r = await run(`let a = []; for (let i = 0; i < 20000; i++) a = [a]; console.log(a); console.log({ a: { b: 1 } }); return 1`);
+    const r = await run(
+      `let a = []; for (let i = 0; i < 20000; i++) a = [a]; console.log(a); console.log({ a: { b: 1 } }); return 1`,
+    );
     expect(r.ok).toBe(true);
-    expect(r.logs.map((l) => l.text)).toEqual([`${"[".repeat(65)}"[nested too deep]"${"]".repeat(65)}`, `{"a":{"b":1}}`]);
+    expect(r.logs.map((l) => l.text)).toEqual([
+      `${"[".repeat(65)}"[nested too deep]"${"]".repeat(65)}`,
+      `{"a":{"b":1}}`,
+    ]);
   });
 
   test("an object too big for the log is not walked to the end", async () => {
@@ -122,7 +136,11 @@ describe("console", () => {
   });
 
   test("multi-byte text is cut at the byte limit without a broken character", async () => {
-    const r = await pool.run({ code: `console.log("😀".repeat(1000)); return 1`, ...host(), limits: { maxLogBytes: 1001 } });
+    const r = await pool.run({
+      code: `console.log("😀".repeat(1000)); return 1`,
+      ...host(),
+      limits: { maxLogBytes: 1001 },
+    });
     const [first, marker] = r.logs;
     expect(first!.text).toBe("😀".repeat(250));
     expect(marker!.text).toContain("console output truncated");
@@ -144,10 +162,19 @@ describe("tool inputs", () => {
 
   test("a toJSON that throws or recurses forever is an error the snippet sees; no call is made", async () => {
     const h = host();
-    const r = await run(`try { await tools.x.read({ toJSON() { throw new Error("nope") } }) } catch (e) { return e.name + ": " + e.message }`, h);
-    expect(r.ok && JSON.parse(r.valueJson!)).toBe("ToolInputError: tools.x.read: the input cannot be converted to JSON (Error: nope)");
-    const deep = errorOf(await run(`const o = { toJSON() { return JSON.stringify(o) } }; return await tools.x.read(o)`, h));
-    expect(`${deep.name}: ${deep.message}`).toMatch(/StackOverflowError|ToolInputError: tools\.x\.read: the input cannot be converted to JSON \(InternalError: stack overflow\)/);
+    const r = await run(
+      `try { await tools.x.read({ toJSON() { throw new Error("nope") } }) } catch (e) { return e.name + ": " + e.message }`,
+      h,
+    );
+    expect(r.ok && JSON.parse(r.valueJson!)).toBe(
+      "ToolInputError: tools.x.read: the input cannot be converted to JSON (Error: nope)",
+    );
+    const deep = errorOf(
+      await run(`const o = { toJSON() { return JSON.stringify(o) } }; return await tools.x.read(o)`, h),
+    );
+    expect(`${deep.name}: ${deep.message}`).toMatch(
+      /StackOverflowError|ToolInputError: tools\.x\.read: the input cannot be converted to JSON \(InternalError: stack overflow\)/,
+    );
     expect(h.calls).toEqual([]);
   });
 
@@ -195,9 +222,14 @@ describe("calls the snippet did not await", () => {
 
   test("a rejection after Promise.race settled, and 100k never-settling promises, are harmless", async () => {
     const h = fakeHost({ "x.ok": () => 1, "x.fail": () => Promise.reject(new Error("late")) });
-    const r = await run(`const v = await Promise.race([tools.x.ok(), tools.x.fail()]); await tools.x.ok(); return v`, h);
+    const r = await run(
+      `const v = await Promise.race([tools.x.ok(), tools.x.fail()]); await tools.x.ok(); return v`,
+      h,
+    );
     expect(r.ok && r.valueJson).toBe("1");
-    const stuck = await run(`const ps = []; for (let i = 0; i < 100_000; i++) ps.push(new Promise(() => {})); await ps[0]`);
+    const stuck = await run(
+      `const ps = []; for (let i = 0; i < 100_000; i++) ps.push(new Promise(() => {})); await ps[0]`,
+    );
     expect(errorOf(stuck).name).toBe("DeadlockError");
   });
 });
@@ -213,15 +245,17 @@ describe("the tools object", () => {
   });
 
   test("async generators and for-await over tool calls work", async () => {
-    const r = await run(`async function* g() { yield await tools.x.read(1); yield await tools.x.other() } const out = []; for await (const v of g()) out.push(v); return out`);
+    const r = await run(
+      `async function* g() { yield await tools.x.read(1); yield await tools.x.other() } const out = []; for await (const v of g()) out.push(v); return out`,
+    );
     expect(r.ok && JSON.parse(r.valueJson!)).toEqual([{ got: 1 }, 2]);
   });
 
   test("tool paths with a then or __proto__ segment are refused before a run", async () => {
     for (const path of ["ns.then", "then", "a.__proto__.b"]) {
-      await expect(pool.run({ code: "return 1", toolPaths: [path], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(
-        `Invalid tool path "${path}": "then" and "__proto__" cannot name a tool or group; rename it.`,
-      );
+      await expect(
+        pool.run({ code: "return 1", toolPaths: [path], onToolCall: async () => ({ ok: true, json: "1" }) }),
+      ).rejects.toThrow(`Invalid tool path "${path}": "then" and "__proto__" cannot name a tool or group; rename it.`);
     }
   });
 
@@ -234,8 +268,16 @@ describe("the tools object", () => {
   });
 
   test("tools named like Object.prototype members are plain tools inside the VM", async () => {
-    const h = fakeHost({ "ns.constructor": () => "c", "ns.toString": () => "t", "ns.hasOwnProperty": () => "h", "ns.valueOf": () => "v" });
-    const r = await run(`return [await tools.ns.constructor(), await tools.ns.toString(), await tools.ns.hasOwnProperty(), await tools.ns.valueOf()]`, h);
+    const h = fakeHost({
+      "ns.constructor": () => "c",
+      "ns.toString": () => "t",
+      "ns.hasOwnProperty": () => "h",
+      "ns.valueOf": () => "v",
+    });
+    const r = await run(
+      `return [await tools.ns.constructor(), await tools.ns.toString(), await tools.ns.hasOwnProperty(), await tools.ns.valueOf()]`,
+      h,
+    );
     expect(r.ok && JSON.parse(r.valueJson!)).toEqual(["c", "t", "h", "v"]);
   });
 });

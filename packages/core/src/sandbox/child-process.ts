@@ -106,7 +106,10 @@ export class SandboxChild implements Watched {
         cleanup: () => {},
       };
       this.run = run;
-      const wallTimer = setTimeout(() => this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }), limits.wallMs);
+      const wallTimer = setTimeout(
+        () => this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }),
+        limits.wallMs,
+      );
       const onAbort = () => this.kill({ name: "AbortedError", message: msg.aborted });
       options.signal?.addEventListener("abort", onAbort, { once: true });
       run.cleanup = () => {
@@ -117,7 +120,13 @@ export class SandboxChild implements Watched {
       watch(this);
       const same = this.sentPaths === options.toolPaths;
       this.sentPaths = options.toolPaths;
-      this.send({ t: "run", seq: ++this.seq, code: options.code, ...(same ? {} : { toolPaths: options.toolPaths }), limits });
+      this.send({
+        t: "run",
+        seq: ++this.seq,
+        code: options.code,
+        ...(same ? {} : { toolPaths: options.toolPaths }),
+        limits,
+      });
       run.clock.markBusy();
     });
   }
@@ -178,10 +187,16 @@ export class SandboxChild implements Watched {
     for (const [id, path, inputJson] of m.c) {
       // Defense in depth: the child already enforces both, a compromised child must not get further.
       if (!run.toolPaths.has(path) || typeof inputJson !== "string") {
-        return this.kill({ name: "SandboxCrashError", message: msg.crash("the sandbox asked for a tool outside this run") });
+        return this.kill({
+          name: "SandboxCrashError",
+          message: msg.crash("the sandbox asked for a tool outside this run"),
+        });
       }
       if (inputJson.length > run.limits.maxInputChars) {
-        return this.kill({ name: "SandboxCrashError", message: msg.crash("the sandbox sent a tool input over the size limit") });
+        return this.kill({
+          name: "SandboxCrashError",
+          message: msg.crash("the sandbox sent a tool input over the size limit"),
+        });
       }
       if (++run.toolCalls > run.limits.maxToolCalls) {
         return this.kill({ name: "ToolCallLimitError", message: msg.toolCalls(run.limits.maxToolCalls) });
@@ -233,7 +248,8 @@ export class SandboxChild implements Watched {
   private onExited(code: number | null): void {
     const unexpected = this.status !== "dead";
     this.status = "dead";
-    if (unexpected) this.finish({ name: "SandboxCrashError", message: msg.crash(`the sandbox process exited with code ${code}`) });
+    if (unexpected)
+      this.finish({ name: "SandboxCrashError", message: msg.crash(`the sandbox process exited with code ${code}`) });
     this.spawnOptions.onExit(this);
   }
 }
@@ -249,7 +265,8 @@ const MAX_ERROR_MESSAGE = 4_000;
 /** Only a name, a message and a code cross, as bounded strings. */
 function scrub(error: CrossingError): CrossingError {
   const name = typeof error?.name === "string" && NAME.test(error.name) ? error.name : "ToolError";
-  const message = typeof error?.message === "string" ? error.message.slice(0, MAX_ERROR_MESSAGE) : "The tool call failed.";
+  const message =
+    typeof error?.message === "string" ? error.message.slice(0, MAX_ERROR_MESSAGE) : "The tool call failed.";
   const code = typeof error?.code === "string" ? error.code.slice(0, 100) : undefined;
   return code === undefined ? { name, message } : { name, message, code };
 }

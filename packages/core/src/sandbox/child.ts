@@ -8,7 +8,16 @@
  */
 import type { ChildMessage, ParentMessage } from "./protocol.ts";
 import { compileQuickJS } from "./quickjs.ts";
-import { isRestorable, prefault, preloadTools, prepareVm, restoreVm, toolsKeyOf, VmRun, type PreparedVm } from "./runner.ts";
+import {
+  isRestorable,
+  prefault,
+  preloadTools,
+  prepareVm,
+  restoreVm,
+  toolsKeyOf,
+  VmRun,
+  type PreparedVm,
+} from "./runner.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 
 const send = (m: ChildMessage) => process.send!(m);
@@ -136,30 +145,45 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
   lastMemoryBytes = m.limits.memoryBytes;
   let vm: PreparedVm;
   try {
-    vm = takeSpare(m.limits.memoryBytes, toolPaths) ?? restored(m.limits.memoryBytes, toolPaths) ?? (await prepareVm(m.limits.memoryBytes));
-  } catch (e) {
-    send({ t: "done", outcome: { ok: false, error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") } }, cpuMs: 0 });
+    vm =
+      takeSpare(m.limits.memoryBytes, toolPaths) ??
+      restored(m.limits.memoryBytes, toolPaths) ??
+      (await prepareVm(m.limits.memoryBytes));
+  } catch (_e) {
+    send({
+      t: "done",
+      outcome: {
+        ok: false,
+        error: { name: "SandboxCrashError", message: msg.crash("the QuickJS instance could not be created") },
+      },
+      cpuMs: 0,
+    });
     scheduleFill();
     return;
   }
-  const run = new VmRun(vm, { code: m.code, toolPaths, limits: m.limits }, {
-    wait(calls, logs) {
-      const out: { t: "wait"; ack: number; c?: typeof calls; l?: typeof logs } = { t: "wait", ack: lastSeq };
-      if (calls.length) out.c = calls;
-      if (logs.length) out.l = logs;
-      send(out);
+  const run = new VmRun(
+    vm,
+    { code: m.code, toolPaths, limits: m.limits },
+    {
+      wait(calls, logs) {
+        const out: { t: "wait"; ack: number; c?: typeof calls; l?: typeof logs } = { t: "wait", ack: lastSeq };
+        if (calls.length) out.c = calls;
+        if (logs.length) out.l = logs;
+        send(out);
+      },
+      done(outcome, cpuMs, logs) {
+        current = undefined;
+        // At most SPARES instances besides the running one (each holds 16 MB and its snapshot).
+        if (spares.length + used.length < SPARES && isRestorable(vm))
+          used.push({ memoryBytes: m.limits.memoryBytes, vm });
+        runEnded?.();
+        runEnded = undefined;
+        send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
+        announceReady();
+        scheduleFill();
+      },
     },
-    done(outcome, cpuMs, logs) {
-      current = undefined;
-      // At most SPARES instances besides the running one (each holds 16 MB and its snapshot).
-      if (spares.length + used.length < SPARES && isRestorable(vm)) used.push({ memoryBytes: m.limits.memoryBytes, vm });
-      runEnded?.();
-      runEnded = undefined;
-      send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
-      announceReady();
-      scheduleFill();
-    },
-  });
+  );
   current = run;
   run.start();
 }

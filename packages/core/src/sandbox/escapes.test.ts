@@ -11,7 +11,11 @@ beforeAll(async () => {
 });
 afterAll(() => pool.close());
 
-const host = () => fakeHost({ "x.read": (input) => ({ got: input }), "x.fail": () => Promise.reject(new Error("/srv/app/secret.ts:12 boom")) });
+const host = () =>
+  fakeHost({
+    "x.read": (input) => ({ got: input }),
+    "x.fail": () => Promise.reject(new Error("/srv/app/secret.ts:12 boom")),
+  });
 
 /** Runs the snippet; returns its value, or the error text if it failed. */
 async function attempt(code: string): Promise<unknown> {
@@ -20,7 +24,24 @@ async function attempt(code: string): Promise<unknown> {
   return r.valueJson === undefined ? undefined : JSON.parse(r.valueJson);
 }
 
-const hostNames = ["process", "Bun", "require", "module", "fetch", "globalThis.process", "setTimeout", "setInterval", "queueMicrotask", "XMLHttpRequest", "WebSocket", "Deno", "std", "os", "__dirname", "importScripts"];
+const hostNames = [
+  "process",
+  "Bun",
+  "require",
+  "module",
+  "fetch",
+  "globalThis.process",
+  "setTimeout",
+  "setInterval",
+  "queueMicrotask",
+  "XMLHttpRequest",
+  "WebSocket",
+  "Deno",
+  "std",
+  "os",
+  "__dirname",
+  "importScripts",
+];
 
 describe("sandbox escapes", () => {
   test("no host globals: process, Bun, require, fetch, timers, ...", async () => {
@@ -30,20 +51,43 @@ describe("sandbox escapes", () => {
 
   test("globalThis holds only language built-ins plus tools, console and the tool error classes", async () => {
     const names = (await attempt(`return Object.getOwnPropertyNames(globalThis);`)) as string[];
-    const extra = names.filter((n) => !/^[A-Z]/.test(n) && !["globalThis", "undefined", "NaN", "Infinity", "eval"].includes(n));
+    const extra = names.filter(
+      (n) => !/^[A-Z]/.test(n) && !["globalThis", "undefined", "NaN", "Infinity", "eval"].includes(n),
+    );
     expect(extra.sort()).toEqual(
-      ["console", "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "isFinite", "isNaN", "parseFloat", "parseInt", "tools", "unescape"].sort(),
+      [
+        "console",
+        "decodeURI",
+        "decodeURIComponent",
+        "encodeURI",
+        "encodeURIComponent",
+        "escape",
+        "isFinite",
+        "isNaN",
+        "parseFloat",
+        "parseInt",
+        "tools",
+        "unescape",
+      ].sort(),
     );
   });
 
   test("tools.x.constructor('return process')() reaches nothing", async () => {
     expect(await attempt(`return tools.x.read.constructor("return typeof process")();`)).toBe("undefined");
-    expect(String(await attempt(`return tools.x.read.constructor("return process.env")();`))).toStartWith("ScriptError: ReferenceError");
+    expect(String(await attempt(`return tools.x.read.constructor("return process.env")();`))).toStartWith(
+      "ScriptError: ReferenceError",
+    );
   });
 
   test("tools.constructor.constructor and tools.x.constructor.constructor reach nothing", async () => {
-    expect(String(await attempt(`return tools.constructor.constructor("return process")();`))).toStartWith("ScriptError: TypeError");
-    expect(await attempt(`return tools.x.read.constructor.constructor("return [typeof process, typeof Bun, typeof require]")();`)).toEqual(["undefined", "undefined", "undefined"]);
+    expect(String(await attempt(`return tools.constructor.constructor("return process")();`))).toStartWith(
+      "ScriptError: TypeError",
+    );
+    expect(
+      await attempt(
+        `return tools.x.read.constructor.constructor("return [typeof process, typeof Bun, typeof require]")();`,
+      ),
+    ).toEqual(["undefined", "undefined", "undefined"]);
   });
 
   test("Function constructor, AsyncFunction constructor and eval see the same empty world", async () => {
@@ -56,7 +100,9 @@ describe("sandbox escapes", () => {
 
   test("dynamic import fails, including through eval", async () => {
     expect(String(await attempt(`await import("fs");`))).toMatch(/^ScriptError: .*could not load module 'fs'/);
-    expect(String(await attempt(`return await eval('import("node:child_process")');`))).toMatch(/^ScriptError: .*could not load module/);
+    expect(String(await attempt(`return await eval('import("node:child_process")');`))).toMatch(
+      /^ScriptError: .*could not load module/,
+    );
     expect(String(await attempt(`return await import("bun");`))).toMatch(/^ScriptError: .*could not load module/);
   });
 
@@ -82,7 +128,9 @@ describe("sandbox escapes", () => {
   // Only the pool's fallback: fakeHost rethrows, so onToolCall itself rejects. What a real tool's
   // thrown values may carry across is tested at the runner (codemode/runner.test.ts, "thrown values crossing back").
   test("an onToolCall that rejects crosses as a generic ToolError without host stacks or paths", async () => {
-    const v = (await attempt(`try { await tools.x.fail({}); } catch (e) { return { name: e.name, message: e.message, stack: e.stack, own: Object.getOwnPropertyNames(e) }; }`)) as Record<string, unknown>;
+    const v = (await attempt(
+      `try { await tools.x.fail({}); } catch (e) { return { name: e.name, message: e.message, stack: e.stack, own: Object.getOwnPropertyNames(e) }; }`,
+    )) as Record<string, unknown>;
     expect(v.name).toBe("ToolError");
     expect(v.message).toBe("The tool call failed inside the host.");
     const text = JSON.stringify(v);
@@ -112,7 +160,10 @@ describe("sandbox escapes", () => {
   });
 
   test("a snippet breaking out of the wrapper is still inside the VM", async () => {
-    expect(await attempt(`})(); (async () => { return [typeof process, typeof Bun]; `)).toEqual(["undefined", "undefined"]);
+    expect(await attempt(`})(); (async () => { return [typeof process, typeof Bun]; `)).toEqual([
+      "undefined",
+      "undefined",
+    ]);
     expect(await attempt(`return (function(){ return typeof this.process; })();`)).toBe("undefined");
   });
 });

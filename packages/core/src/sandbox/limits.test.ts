@@ -23,9 +23,9 @@ const works = async (on: SandboxPool = pool) => {
   expect(r.ok && r.valueJson).toBe('"ok"');
 };
 
-
 /** Peak resident set size of a process, in bytes. */
-const peakRss = (pid: string) => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+const peakRss = (pid: string) =>
+  Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 describe("sandbox limits", () => {
   test("an endless loop fails with CpuLimitError after about its CPU budget", async () => {
@@ -92,7 +92,9 @@ describe("sandbox limits", () => {
                   const a = (base + ",").repeat(1500).split(",");
                   a.sort(); a.sort((x, y) => 0); return a.length;`;
     const r = await pool.run({ code, ...fakeHost({}), limits: { cpuMs: 100, memoryBytes: 256 * 1024 * 1024 } });
-    expect(expectError(r, "CpuLimitError")).toContain("stopped responding (stuck inside a built-in such as sort on a huge array), so its sandbox process was killed");
+    expect(expectError(r, "CpuLimitError")).toContain(
+      "stopped responding (stuck inside a built-in such as sort on a huge array), so its sandbox process was killed",
+    );
     await works();
     await works();
   }, 30_000); // spawns sandbox processes: slow on a loaded machine
@@ -130,7 +132,11 @@ describe("sandbox limits", () => {
   }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("a typed-array bomb fails with MemoryLimitError", async () => {
-    const r = await pool.run({ code: `const a = []; for (;;) a.push(new Uint8Array(1024 * 1024));`, ...fakeHost({}), limits: { memoryBytes: 32 * 1024 * 1024 } });
+    const r = await pool.run({
+      code: `const a = []; for (;;) a.push(new Uint8Array(1024 * 1024));`,
+      ...fakeHost({}),
+      limits: { memoryBytes: 32 * 1024 * 1024 },
+    });
     expectError(r, "MemoryLimitError");
   });
 
@@ -141,7 +147,11 @@ describe("sandbox limits", () => {
   });
 
   test("awaiting a promise that can never settle fails with DeadlockError, at once rather than at the wall-clock limit", async () => {
-    const r = await pool.run({ code: `console.log("waiting"); await new Promise(() => {}); return 1;`, ...fakeHost({}), limits: { wallMs: 600_000 } });
+    const r = await pool.run({
+      code: `console.log("waiting"); await new Promise(() => {}); return 1;`,
+      ...fakeHost({}),
+      limits: { wallMs: 600_000 },
+    });
     expect(expectError(r, "DeadlockError")).toContain("can never settle");
     expect(r.logs).toEqual([{ level: "log", text: "waiting" }]);
   });
@@ -149,7 +159,11 @@ describe("sandbox limits", () => {
   test("a pool with default limits caps each run's memory at 64 MB", async () => {
     const own = createSandboxPool({ minIdle: 1, maxChildren: 1 });
     try {
-      const alloc = (mb: number) => own.run({ code: `const a = new Uint8Array(${mb} * 1024 * 1024); a[a.length - 1] = 1; return a.length;`, ...fakeHost({}) });
+      const alloc = (mb: number) =>
+        own.run({
+          code: `const a = new Uint8Array(${mb} * 1024 * 1024); a[a.length - 1] = 1; return a.length;`,
+          ...fakeHost({}),
+        });
       const fits = await alloc(48);
       expect(fits.ok && fits.valueJson).toBe(String(48 * 1024 * 1024));
       expect(expectError(await alloc(72), "MemoryLimitError")).toContain("limit 64 MB");
@@ -160,14 +174,21 @@ describe("sandbox limits", () => {
 
   test("a deadlock after tool calls is still detected", async () => {
     const host = fakeHost({ "a.get": () => 1 });
-    const r = await pool.run({ code: `await tools.a.get(); let resolveLater; await new Promise((r) => { resolveLater = r; });`, ...host });
+    const r = await pool.run({
+      code: `await tools.a.get(); let resolveLater; await new Promise((r) => { resolveLater = r; });`,
+      ...host,
+    });
     expectError(r, "DeadlockError");
   });
 
   test("a huge return value fails with OutputLimitError", async () => {
     const r = await pool.run({ code: `return "x".repeat(300 * 1024);`, ...fakeHost({}) });
     expect(expectError(r, "OutputLimitError")).toContain("262144-byte limit");
-    const multiByte = await pool.run({ code: `return "é".repeat(1000);`, ...fakeHost({}), limits: { maxOutputBytes: 1500 } });
+    const multiByte = await pool.run({
+      code: `return "é".repeat(1000);`,
+      ...fakeHost({}),
+      limits: { maxOutputBytes: 1500 },
+    });
     expectError(multiByte, "OutputLimitError");
   });
 
@@ -186,10 +207,18 @@ describe("sandbox limits", () => {
 
   test("too many tool calls fail with ToolCallLimitError", async () => {
     const host = fakeHost({ "a.get": () => 1 });
-    const r = await pool.run({ code: `for (let i = 0; i < 100; i++) { try { await tools.a.get(i); } catch {} }`, ...host, limits: { maxToolCalls: 10 } });
+    const r = await pool.run({
+      code: `for (let i = 0; i < 100; i++) { try { await tools.a.get(i); } catch {} }`,
+      ...host,
+      limits: { maxToolCalls: 10 },
+    });
     expect(expectError(r, "ToolCallLimitError")).toContain("more than 10 tool calls");
     expect(host.calls.length).toBe(10);
-    const exactly = await pool.run({ code: `for (let i = 0; i < 10; i++) await tools.a.get(i); return "all ten";`, ...fakeHost({ "a.get": () => 1 }), limits: { maxToolCalls: 10 } });
+    const exactly = await pool.run({
+      code: `for (let i = 0; i < 10; i++) await tools.a.get(i); return "all ten";`,
+      ...fakeHost({ "a.get": () => 1 }),
+      limits: { maxToolCalls: 10 },
+    });
     expect(exactly.ok && exactly.valueJson).toBe('"all ten"');
   });
 
@@ -201,9 +230,16 @@ describe("sandbox limits", () => {
       ...host,
       limits: { maxInputChars: 1000 },
     });
-    expect(r.ok && JSON.parse(r.valueJson!)).toEqual([true, "tools.t.echo: the input is 2011 characters of JSON; the limit is 1000"]);
+    expect(r.ok && JSON.parse(r.valueJson!)).toEqual([
+      true,
+      "tools.t.echo: the input is 2011 characters of JSON; the limit is 1000",
+    ]);
     expect(host.calls).toHaveLength(0);
-    const small = await pool.run({ code: `return (await tools.t.echo({ blob: "x" })).blob;`, ...host, limits: { maxInputChars: 1000 } });
+    const small = await pool.run({
+      code: `return (await tools.t.echo({ blob: "x" })).blob;`,
+      ...host,
+      limits: { maxInputChars: 1000 },
+    });
     expect(small.ok && small.valueJson).toBe('"x"');
   });
 
@@ -227,7 +263,10 @@ describe("sandbox limits: deep recursion through built-ins", () => {
   });
 
   test("a caught stack overflow lets the snippet continue", async () => {
-    const r = await pool.run({ code: `function f() { return f() + 1; } try { f(); } catch (e) { return e.message; }`, ...fakeHost({}) });
+    const r = await pool.run({
+      code: `function f() { return f() + 1; } try { f(); } catch (e) { return e.message; }`,
+      ...fakeHost({}),
+    });
     expect(r.ok && JSON.parse(r.valueJson!)).toBe("stack overflow");
   });
 });

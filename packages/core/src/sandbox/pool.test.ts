@@ -20,7 +20,10 @@ describe("sandbox pool: results", () => {
   test("returns JSON values; undefined return gives no valueJson", async () => {
     const host = fakeHost({});
     expect(value(await pool.run({ code: "return 1 + 1;", ...host }))).toBe(2);
-    expect(value(await pool.run({ code: "return { a: [1, 'x', null], b: true };", ...host }))).toEqual({ a: [1, "x", null], b: true });
+    expect(value(await pool.run({ code: "return { a: [1, 'x', null], b: true };", ...host }))).toEqual({
+      a: [1, "x", null],
+      b: true,
+    });
     const none = await pool.run({ code: "const x = 1;", ...host });
     expect(none.ok).toBe(true);
     expect(none.ok && none.valueJson).toBeUndefined();
@@ -67,10 +70,18 @@ describe("sandbox pool: tool calls", () => {
       code: `return await tools.calendar.create({ title: "Standup", at: new Date(0), tags: ["a"], skip: undefined, n: 1.5 });`,
       ...host,
     });
-    expect(value(r)).toEqual({ created: true, echo: { title: "Standup", at: "1970-01-01T00:00:00.000Z", tags: ["a"], n: 1.5 } });
+    expect(value(r)).toEqual({
+      created: true,
+      echo: { title: "Standup", at: "1970-01-01T00:00:00.000Z", tags: ["a"], n: 1.5 },
+    });
     expect(host.calls).toHaveLength(1);
     expect(host.calls[0]!.path).toBe("calendar.create");
-    expect(JSON.parse(host.calls[0]!.inputJson)).toEqual({ title: "Standup", at: "1970-01-01T00:00:00.000Z", tags: ["a"], n: 1.5 });
+    expect(JSON.parse(host.calls[0]!.inputJson)).toEqual({
+      title: "Standup",
+      at: "1970-01-01T00:00:00.000Z",
+      tags: ["a"],
+      n: 1.5,
+    });
     expect(r.stats.toolCalls).toBe(1);
   });
 
@@ -106,7 +117,14 @@ describe("sandbox pool: tool calls", () => {
         return out;`,
       ...host,
     });
-    expect(value(r)).toEqual({ top: ["calendar", "mail"], cal: ["create", "list"], frozen: true, assignError: "TypeError", addError: "TypeError", still: 1 });
+    expect(value(r)).toEqual({
+      top: ["calendar", "mail"],
+      cal: ["create", "list"],
+      frozen: true,
+      assignError: "TypeError",
+      addError: "TypeError",
+      still: 1,
+    });
   });
 
   test("calls made in one Promise.all are all in flight on the host at once", async () => {
@@ -128,7 +146,12 @@ describe("sandbox pool: tool calls", () => {
       };
     }
     const host = fakeHost(tools);
-    const r = await pool.run({ code: `return await Promise.all([${Object.keys(tools).map((p) => `tools.${p}({})`).join(", ")}]);`, ...host });
+    const r = await pool.run({
+      code: `return await Promise.all([${Object.keys(tools)
+        .map((p) => `tools.${p}({})`)
+        .join(", ")}]);`,
+      ...host,
+    });
     clearTimeout(fallback);
     expect(value(r)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(maxInFlight).toBe(10);
@@ -152,7 +175,15 @@ describe("sandbox pool: tool calls", () => {
       ...host,
     });
     expect(value(r)).toEqual({
-      caught: { denied: true, tool: true, error: true, input: false, name: "ToolDeniedError", message: "Denied by operator: not now", code: "denied" },
+      caught: {
+        denied: true,
+        tool: true,
+        error: true,
+        input: false,
+        name: "ToolDeniedError",
+        message: "Denied by operator: not now",
+        code: "denied",
+      },
       next: { drafted: { to: "x" } },
     });
   });
@@ -188,7 +219,11 @@ describe("sandbox pool: tool calls", () => {
     });
     const r = await pool.run({ code: `await tools.mail.send({});`, ...host });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error).toEqual({ name: "ScriptError", message: "ToolDeniedError: Denied\n    at tools.mail.send (host)" });
+    if (!r.ok)
+      expect(r.error).toEqual({
+        name: "ScriptError",
+        message: "ToolDeniedError: Denied\n    at tools.mail.send (host)",
+      });
   });
 
   test("a tool that throws unexpectedly crosses as a generic ToolError without host details", async () => {
@@ -219,7 +254,11 @@ describe("sandbox pool: tool calls", () => {
   test("wallMs bounds the whole run, waits included", async () => {
     // A tool that never answers: only the wall-clock limit can end the run.
     const host = fakeHost({ "ops.wait": () => new Promise(() => {}) });
-    const r = await pool.run({ code: `console.log("before"); return await tools.ops.wait({});`, ...host, limits: { wallMs: 200 } });
+    const r = await pool.run({
+      code: `console.log("before"); return await tools.ops.wait({});`,
+      ...host,
+      limits: { wallMs: 200 },
+    });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.name).toBe("WallClockError");
     expect(r.logs).toEqual([{ level: "log", text: "before" }]);
@@ -248,7 +287,10 @@ describe("sandbox pool: tool calls", () => {
     const host = fakeHost({ "math.double": async (n) => (await Bun.sleep(20), (n as number) * 2) });
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        pool.run({ code: `const a = await tools.math.double(${i}); const [b, c] = await Promise.all([tools.math.double(a), tools.math.double(1)]); return a + b + c;`, ...host }),
+        pool.run({
+          code: `const a = await tools.math.double(${i}); const [b, c] = await Promise.all([tools.math.double(a), tools.math.double(1)]); return a + b + c;`,
+          ...host,
+        }),
       ),
     );
     expect(results.map(value)).toEqual(Array.from({ length: 20 }, (_, i) => i * 2 + i * 4 + 2));
@@ -256,23 +298,26 @@ describe("sandbox pool: tool calls", () => {
   });
 
   test("rejects malformed tool paths with a clear error", async () => {
-    expect(pool.run({ code: "", toolPaths: ["calendar..create"], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(
-      /Invalid tool path "calendar..create"/,
-    );
+    expect(
+      pool.run({ code: "", toolPaths: ["calendar..create"], onToolCall: async () => ({ ok: true, json: "1" }) }),
+    ).rejects.toThrow(/Invalid tool path "calendar..create"/);
   });
 });
 
 describe("sandbox pool: limits are checked", () => {
   test("a zero, negative or non-number limit is refused with a message naming it, for the pool and for a run", async () => {
-    expect(() => createSandboxPool({ limits: { cpuMs: 0 } })).toThrow("createSandboxPool limits: cpuMs must be a positive number (got 0).");
+    expect(() => createSandboxPool({ limits: { cpuMs: 0 } })).toThrow(
+      "createSandboxPool limits: cpuMs must be a positive number (got 0).",
+    );
     expect(() => createSandboxPool({ limits: { memoryBytes: -1 } })).toThrow("memoryBytes must be a positive number");
     expect(() => createSandboxPool({ limits: { wallMs: Number.NaN } })).toThrow("wallMs must be a positive number");
-    await expect(pool.run({ code: "return 1;", ...fakeHost({}), limits: { maxToolCalls: 0 } })).rejects.toThrow("run limits: maxToolCalls must be a positive number (got 0).");
+    await expect(pool.run({ code: "return 1;", ...fakeHost({}), limits: { maxToolCalls: 0 } })).rejects.toThrow(
+      "run limits: maxToolCalls must be a positive number (got 0).",
+    );
   });
 });
 
 describe("sandbox pool: process lifecycle", () => {
-
   test("a child that dies mid-run fails only its own run; the pool replaces it", async () => {
     const before = new Set(sandboxChildren());
     const own = createSandboxPool({ minIdle: 0 });
@@ -282,7 +327,10 @@ describe("sandbox pool: process lifecycle", () => {
       while (slow.calls.length === 0) await Bun.sleep(5);
       const [victim] = sandboxChildren().filter((p) => !before.has(p));
       expect(victim).toBeDefined();
-      const other = own.run({ code: `return await tools.ops.wait({});`, ...fakeHost({ "ops.wait": async () => (await Bun.sleep(100), "fine") }) });
+      const other = own.run({
+        code: `return await tools.ops.wait({});`,
+        ...fakeHost({ "ops.wait": async () => (await Bun.sleep(100), "fine") }),
+      });
       process.kill(Number(victim), "SIGKILL");
       const crashed = await first;
       expect(!crashed.ok && crashed.error.name).toBe("SandboxCrashError");
@@ -330,7 +378,9 @@ describe("sandbox pool: process lifecycle", () => {
     await Bun.sleep(50);
     const left = sandboxChildren().filter((p) => mine.includes(p));
     expect(left).toEqual([]);
-    expect(own.run({ code: "return 1", toolPaths: [], onToolCall: async () => ({ ok: true, json: "1" }) })).rejects.toThrow(/closed/);
+    expect(
+      own.run({ code: "return 1", toolPaths: [], onToolCall: async () => ({ ok: true, json: "1" }) }),
+    ).rejects.toThrow(/closed/);
   });
 });
 
@@ -372,7 +422,11 @@ describe("sandbox pool: tools built ahead of a run", () => {
       expect(value(await single.run({ code: "return await tools.beta.one({});", ...b }))).toBe("b1");
       expect(value(await single.run({ code: probe, ...b }))).toEqual(["undefined", "object", true]);
       // A new array with the same content as an earlier set also works.
-      expect(value(await single.run({ code: probe, ...a, toolPaths: [...a.toolPaths] }))).toEqual(["object", "undefined", true]);
+      expect(value(await single.run({ code: probe, ...a, toolPaths: [...a.toolPaths] }))).toEqual([
+        "object",
+        "undefined",
+        true,
+      ]);
       const r = await single.run({ code: "return await tools.alpha.two({});", ...a });
       expect(value(r)).toBe("a2");
     } finally {

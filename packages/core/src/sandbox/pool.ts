@@ -149,18 +149,31 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (closed) throw new Error("The sandbox pool is closed; create a new one with createSandboxPool().");
       if (!checkedPaths.has(runOptions.toolPaths)) {
         for (const path of runOptions.toolPaths) {
-          if (!TOOL_PATH.test(path)) throw new TypeError(`Invalid tool path ${JSON.stringify(path)}: use dot-separated identifiers like "calendar.create".`);
-          if (RESERVED_SEGMENT.test(path)) throw new TypeError(`Invalid tool path ${JSON.stringify(path)}: "then" and "__proto__" cannot name a tool or group; rename it.`);
+          if (!TOOL_PATH.test(path))
+            throw new TypeError(
+              `Invalid tool path ${JSON.stringify(path)}: use dot-separated identifiers like "calendar.create".`,
+            );
+          if (RESERVED_SEGMENT.test(path))
+            throw new TypeError(
+              `Invalid tool path ${JSON.stringify(path)}: "then" and "__proto__" cannot name a tool or group; rename it.`,
+            );
         }
         checkedPaths.add(runOptions.toolPaths);
       }
       const limits = checkLimits({ ...baseLimits, ...runOptions.limits }, "run limits");
       const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
-      if (runOptions.signal?.aborted) return { ok: false, error: { name: "AbortedError", message: msg.aborted }, logs: [], stats: empty };
+      if (runOptions.signal?.aborted)
+        return { ok: false, error: { name: "AbortedError", message: msg.aborted }, logs: [], stats: empty };
       const child = await acquire();
-      if (child === "closed") return { ok: false, error: { name: "AbortedError", message: msg.poolClosed }, logs: [], stats: empty };
+      if (child === "closed")
+        return { ok: false, error: { name: "AbortedError", message: msg.poolClosed }, logs: [], stats: empty };
       if (child === "spawn-failed") {
-        return { ok: false, error: { name: "SandboxCrashError", message: msg.crash("a sandbox process could not be started") }, logs: [], stats: empty };
+        return {
+          ok: false,
+          error: { name: "SandboxCrashError", message: msg.crash("a sandbox process could not be started") },
+          logs: [],
+          stats: empty,
+        };
       }
       if (runOptions.signal?.aborted) {
         release(child);

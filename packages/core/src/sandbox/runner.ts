@@ -148,7 +148,9 @@ const MAX_STACK_BYTES = 512 * 1024;
  */
 export const MAX_ERROR_CHARS = 4_000;
 const clipError = (text: string) =>
-  text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)}… (${text.length - MAX_ERROR_CHARS} more characters)`;
+  text.length <= MAX_ERROR_CHARS
+    ? text
+    : `${text.slice(0, MAX_ERROR_CHARS)}… (${text.length - MAX_ERROR_CHARS} more characters)`;
 const LOG_LEVELS = new Set<LogLine["level"]>(["log", "info", "warn", "error", "debug"]);
 
 /**
@@ -195,7 +197,17 @@ export async function prepareVm(memoryBytes: number, whenIdle?: () => Promise<vo
   // Handles quickjs-emscripten creates lazily must exist before the snapshot, not inside a run.
   void [context.undefined, context.true, context.false, context.null, context.global];
   const base = capture(instance.memory);
-  vm = { instance, runtime, context, helpers, active: undefined, base, snapshot: base, snapshotToolsKey: undefined, poisoned: false };
+  vm = {
+    instance,
+    runtime,
+    context,
+    helpers,
+    active: undefined,
+    base,
+    snapshot: base,
+    snapshotToolsKey: undefined,
+    poisoned: false,
+  };
   return vm;
 }
 
@@ -327,7 +339,8 @@ export class VmRun {
     const max = this.limits.maxOutputBytes;
     if (kind === "ok") {
       const bytes = Buffer.byteLength(text);
-      this.settled = bytes > max ? fail("OutputLimitError", msg.output(String(bytes), max)) : { ok: true, valueJson: text };
+      this.settled =
+        bytes > max ? fail("OutputLimitError", msg.output(String(bytes), max)) : { ok: true, valueJson: text };
     } else if (kind === "none") this.settled = { ok: true };
     else if (kind === "big") this.settled = fail("OutputLimitError", msg.output(`at least ${text}`, max));
     else if (kind === "oom") this.settled = fail("MemoryLimitError", msg.memory(this.limits.memoryBytes));
@@ -346,7 +359,10 @@ export class VmRun {
       return true;
     }
     this.logsFull = true;
-    const kept = Buffer.from(text).subarray(0, Math.max(0, room - 1)).toString().replace(/\uFFFD$/, "");
+    const kept = Buffer.from(text)
+      .subarray(0, Math.max(0, room - 1))
+      .toString()
+      .replace(/\uFFFD$/, "");
     if (kept.length > 0) this.unsentLogs.push({ level: lvl, text: kept });
     this.unsentLogs.push({ level: "warn", text: msg.logsTruncated(this.limits.maxLogBytes) });
     return false;
@@ -407,14 +423,16 @@ export class VmRun {
       this.inVm(() => this.failFromVm(state.error));
       return this.end({ ok: false, error: this.limitFailure() ?? fail("ScriptError", "Uncaught exception").error });
     }
-    if (state?.type === "fulfilled") return this.end(fail("SandboxCrashError", msg.crash("the result could not be read")));
+    if (state?.type === "fulfilled")
+      return this.end(fail("SandboxCrashError", msg.crash("the result could not be read")));
     this.end(fail("DeadlockError", msg.deadlock));
   }
 
   /** A limit that overrides whatever the VM itself reported. */
   private limitFailure(): Failure | undefined {
     if (this.failure && this.failure.name !== "ScriptError") return this.failure;
-    if (this.interrupted || this.cpuMs > this.limits.cpuMs) return { name: "CpuLimitError", message: msg.cpu(this.limits.cpuMs) };
+    if (this.interrupted || this.cpuMs > this.limits.cpuMs)
+      return { name: "CpuLimitError", message: msg.cpu(this.limits.cpuMs) };
     return this.failure;
   }
 
@@ -444,10 +462,12 @@ export class VmRun {
     if (this.failure && this.failure.name !== "ScriptError") return;
     if (this.interrupted) return;
     // The host's own stack overflowed while running WASM frames (deep recursion through built-ins).
-    if (e instanceof RangeError && /call stack/i.test(e.message)) this.failure = { name: "StackOverflowError", message: msg.stack };
-    else this.failure = this.memoryExhausted()
-      ? { name: "MemoryLimitError", message: msg.memory(this.limits.memoryBytes) }
-      : { name: "SandboxCrashError", message: msg.crash(e instanceof Error ? e.name : "unknown failure") };
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      this.failure = { name: "StackOverflowError", message: msg.stack };
+    else
+      this.failure = this.memoryExhausted()
+        ? { name: "MemoryLimitError", message: msg.memory(this.limits.memoryBytes) }
+        : { name: "SandboxCrashError", message: msg.crash(e instanceof Error ? e.name : "unknown failure") };
   }
 
   private memoryExhausted(): boolean {

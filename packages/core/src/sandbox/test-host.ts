@@ -12,9 +12,7 @@ export interface RecordedCall {
 }
 
 export class ToolFailure extends Error {
-  constructor(
-    readonly crossing: { name: string; message: string; code?: string },
-  ) {
+  constructor(readonly crossing: { name: string; message: string; code?: string }) {
     super(crossing.message);
   }
 }

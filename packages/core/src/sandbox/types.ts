@@ -74,7 +74,12 @@ export interface SandboxStats {
 }
 
 export type SandboxResult =
-  | { readonly ok: true; readonly valueJson: string | undefined; readonly logs: LogLine[]; readonly stats: SandboxStats }
+  | {
+      readonly ok: true;
+      readonly valueJson: string | undefined;
+      readonly logs: LogLine[];
+      readonly stats: SandboxStats;
+    }
   | {
       readonly ok: false;
       readonly error: { readonly name: SandboxErrorName; readonly message: string };

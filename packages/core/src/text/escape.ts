@@ -8,7 +8,8 @@
 // characters (U+200B–U+200D, U+2060–U+2064), U+FEFF and tag characters. Controls and lone
 // surrogates are matched per code unit (no `u` flag), so a lone surrogate is found too.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL_OR_LONE_SURROGATE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const CONTROL_OR_LONE_SURROGATE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const FORMAT = /\p{Cf}/gu;
 
 /** Shows every invisible or direction-changing character as a visible `\u{…}` escape. */
@@ -25,7 +26,10 @@ const PICTOGRAPHIC_AFTER = /^\p{Extended_Pictographic}/u;
 /** A ZWJ between two pictographs is part of one emoji (👨‍👩‍👧); anywhere else it hides. */
 function isEmojiJoiner(c: string, offset: number, whole: string): boolean {
   if (c !== "\u200D") return false;
-  return PICTOGRAPHIC_BEFORE.test(whole.slice(Math.max(0, offset - 4), offset)) && PICTOGRAPHIC_AFTER.test(whole.slice(offset + 1, offset + 3));
+  return (
+    PICTOGRAPHIC_BEFORE.test(whole.slice(Math.max(0, offset - 4), offset)) &&
+    PICTOGRAPHIC_AFTER.test(whole.slice(offset + 1, offset + 3))
+  );
 }
 
 /** Whether `text` holds any character `escapeInvisible` would escape. */

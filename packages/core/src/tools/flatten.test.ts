@@ -15,14 +15,22 @@ describe("flattenToolTree", () => {
 
   test("a tool named __proto__ (only possible as an own property, e.g. from JSON) is refused", () => {
     const ns = JSON.parse('{"__proto__": 1}') as Record<string, unknown>;
+    // biome-ignore lint/suspicious/noProto: the test sets an own __proto__ property on purpose
     ns["__proto__"] = tool;
-    expect(() => flattenToolTree({ ns } as never)).toThrow('tool name "ns.__proto__" cannot be used: it sets an object\'s prototype');
+    expect(() => flattenToolTree({ ns } as never)).toThrow(
+      'tool name "ns.__proto__" cannot be used: it sets an object\'s prototype',
+    );
   });
 
   test("names of Object.prototype members are ordinary tools", () => {
     const ns = { constructor: tool, toString: tool, valueOf: tool, hasOwnProperty: tool, name: tool, length: tool };
-    expect(flattenToolTree({ ns }).map((t) => t.path)).toEqual(
-      ["ns.constructor", "ns.hasOwnProperty", "ns.length", "ns.name", "ns.toString", "ns.valueOf"],
-    );
+    expect(flattenToolTree({ ns }).map((t) => t.path)).toEqual([
+      "ns.constructor",
+      "ns.hasOwnProperty",
+      "ns.length",
+      "ns.name",
+      "ns.toString",
+      "ns.valueOf",
+    ]);
   });
 });

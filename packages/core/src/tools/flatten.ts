@@ -31,9 +31,13 @@ export function flattenToolTree(tree: ToolTree): FlatTool[] {
     for (const name of Object.keys(node)) {
       const path = [...prefix, name];
       if (!SEGMENT.test(name))
-        throw new ToolTreeError(`tool name "${path.join(".")}" is not a valid identifier; use letters, digits and _ only`);
+        throw new ToolTreeError(
+          `tool name "${path.join(".")}" is not a valid identifier; use letters, digits and _ only`,
+        );
       if (Object.hasOwn(RESERVED_TOOL_NAMES, name))
-        throw new ToolTreeError(`tool name "${path.join(".")}" cannot be used: ${RESERVED_TOOL_NAMES[name]}; rename it (e.g. "${name === "then" ? "thenDo" : "proto"}")`);
+        throw new ToolTreeError(
+          `tool name "${path.join(".")}" cannot be used: ${RESERVED_TOOL_NAMES[name]}; rename it (e.g. "${name === "then" ? "thenDo" : "proto"}")`,
+        );
       const child = node[name];
       if (isToolDefinition(child)) out.push({ path: path.join("."), definition: child });
       else if (typeof child === "object" && child !== null) walk(child as ToolTree, path);

@@ -8,7 +8,9 @@ export function callableName(raw: string): string {
     .split(/[/.]+/)
     .filter(Boolean)
     .map((seg) => {
-      const camel = seg.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : "")).replace(/^[A-Z]/, (c) => c.toLowerCase());
+      const camel = seg
+        .replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))
+        .replace(/^[A-Z]/, (c) => c.toLowerCase());
       const safe = /^[A-Za-z_][A-Za-z0-9_]*$/.test(camel) ? camel : `_${camel.replace(/[^A-Za-z0-9_]/g, "")}`;
       return safe === "then" || safe === "__proto__" ? `${safe}_` : safe;
     })

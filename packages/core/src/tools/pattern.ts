@@ -9,7 +9,7 @@ export function toolPatternToRegExp(pattern: string): RegExp {
   if (!re) {
     const body = pattern
       .split("**")
-      .map((part) => part.split("*").map(escape).join("[^.]*"))
+      .map((part) => part.split("*").map(escapeRegExp).join("[^.]*"))
       .join(".*");
     re = new RegExp(`^${body}$`);
     cache.set(pattern, re);
@@ -21,6 +21,6 @@ export function matchToolPattern(pattern: string, path: string): boolean {
   return toolPatternToRegExp(pattern).test(path);
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -23,7 +23,11 @@ export function sha256Hex(text: string): string {
  * exports only tools, imports only npm packages / node: / bun: modules. The TypeScript work runs in
  * a child process with a time limit, so a pathological file cannot stall the gateway.
  */
-export async function checkToolSource(file: string, source: string, options: { timeoutMs?: number } = {}): Promise<SourceCheck> {
+export async function checkToolSource(
+  file: string,
+  source: string,
+  options: { timeoutMs?: number } = {},
+): Promise<SourceCheck> {
   const sha256 = sha256Hex(source);
   const child = Bun.spawn(["bun", "--smol", "--no-install", CHILD], {
     stdin: new Blob([JSON.stringify({ file, source, sdkEntry: SDK_ENTRY, typesDir: TYPES_DIR })]),
@@ -33,9 +37,16 @@ export async function checkToolSource(file: string, source: string, options: { t
     timeout: options.timeoutMs ?? 60_000,
     killSignal: "SIGKILL",
   });
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   if (code !== 0) {
-    const why = child.signalCode === "SIGKILL" ? `the check took longer than ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s; simplify the types` : `the checker failed: ${err.trim().split("\n").slice(-3).join(" ")}`;
+    const why =
+      child.signalCode === "SIGKILL"
+        ? `the check took longer than ${Math.round((options.timeoutMs ?? 60_000) / 1000)} s; simplify the types`
+        : `the checker failed: ${err.trim().split("\n").slice(-3).join(" ")}`;
     return { problems: [why], packages: [], sha256 };
   }
   const result = JSON.parse(out) as { problems: string[]; packages: string[] };

@@ -17,9 +17,13 @@ export function resolveToolFile(toolsDir: string, path: string): ToolFile {
   if (name.includes("/") || name.includes("\\") || name.includes(".."))
     return { ok: false, problem: `"${path}" is outside the tools folder: tools are top-level files like "signups.ts"` };
   if (!NAME.test(name) || /\.(d|test|spec)\.ts$/.test(name))
-    return { ok: false, problem: `"${path}" is not a tool file name: use letters, digits, _ or -, ending in .ts (e.g. "signups.ts")` };
+    return {
+      ok: false,
+      problem: `"${path}" is not a tool file name: use letters, digits, _ or -, ending in .ts (e.g. "signups.ts")`,
+    };
   const dir = existsSync(toolsDir) ? realpathSync(toolsDir) : toolsDir;
   const file = join(dir, name);
-  if (existsSync(file) && lstatSync(file).isSymbolicLink()) return { ok: false, problem: `"${name}" is a symbolic link; the assistant only writes plain files` };
+  if (existsSync(file) && lstatSync(file).isSymbolicLink())
+    return { ok: false, problem: `"${name}" is a symbolic link; the assistant only writes plain files` };
   return { ok: true, file, name };
 }

@@ -36,7 +36,11 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
   const writeArgs = z
     .object({
       path: z.string().min(1).max(200).describe('File name in the tools folder, e.g. "signups.ts"'),
-      source: z.string().min(1).max(MAX_SOURCE).describe("The whole TypeScript module (import { defineTool, z } from \"@openassistant/sdk\")"),
+      source: z
+        .string()
+        .min(1)
+        .max(MAX_SOURCE)
+        .describe('The whole TypeScript module (import { defineTool, z } from "@openassistant/sdk")'),
       reason: z.string().min(1).max(1000).describe("Why this tool is needed; shown to the operator"),
     })
     .superRefine(async (input, ctx) => {
@@ -56,7 +60,11 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
         listToolFiles(o.toolsDir).map((file) => {
           const name = basename(file);
           const last = o.history.list(name).at(-1);
-          return { path: name, sha256: sha256Hex(readFileSync(file, "utf8")), ...(last ? { lastChange: { action: last.action, at: last.at, approvedBy: last.approvedBy } } : {}) };
+          return {
+            path: name,
+            sha256: sha256Hex(readFileSync(file, "utf8")),
+            ...(last ? { lastChange: { action: last.action, at: last.at, approvedBy: last.approvedBy } } : {}),
+          };
         }),
     }),
     readTool: defineTool({
@@ -72,7 +80,8 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
       },
     }),
     writeTool: defineTool({
-      description: "Create or replace a tool file (checked first; an operator must approve the exact source). The new tools are usable in the next execute call.",
+      description:
+        "Create or replace a tool file (checked first; an operator must approve the exact source). The new tools are usable in the next execute call.",
       approval: "required",
       args: writeArgs,
       previewInput: (input) => {
@@ -85,7 +94,10 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
           `npm packages: ${packages.length ? packages.join(", ") : "none"}`,
           `reason: ${input.reason}`,
         ];
-        if (old !== undefined) head.push(createTwoFilesPatch(`a/${input.path}`, `b/${input.path}`, old, input.source, "", "", { context: 2 }));
+        if (old !== undefined)
+          head.push(
+            createTwoFilesPatch(`a/${input.path}`, `b/${input.path}`, old, input.source, "", "", { context: 2 }),
+          );
         return head.join("\n");
       },
       run: async (input, call) => {
@@ -93,17 +105,26 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
         if (!target.ok) throw new Error(target.problem);
         const sha256 = sha256Hex(input.source);
         const check = checked.get(sha256) ?? (await checkToolSource(target.file, input.source));
-        if (check.problems.length) throw new Error(`the source no longer passes its checks: ${check.problems.join("; ")}`);
+        if (check.problems.length)
+          throw new Error(`the source no longer passes its checks: ${check.problems.join("; ")}`);
         const previous = current(target.file);
         const previousSha256 = previous === undefined ? undefined : sha256Hex(previous);
-        const previousCopy = previous === undefined ? undefined : o.history.keep(target.name, previous, previousSha256!);
+        const previousCopy =
+          previous === undefined ? undefined : o.history.keep(target.name, previous, previousSha256!);
         mkdirSync(o.toolsDir, { recursive: true });
         atomicWrite(target.file, input.source);
         const restore = async (why: string): Promise<never> => {
           if (previous === undefined) unlinkSync(target.file);
           else atomicWrite(target.file, previous);
           await o.reload(target.file);
-          o.history.record({ name: target.name, action: "rollback", ...(previousSha256 ? { sha256: previousSha256 } : {}), at: new Date().toISOString(), ...(call ? { callId: call.callId } : {}), reason: why });
+          o.history.record({
+            name: target.name,
+            action: "rollback",
+            ...(previousSha256 ? { sha256: previousSha256 } : {}),
+            at: new Date().toISOString(),
+            ...(call ? { callId: call.callId } : {}),
+            reason: why,
+          });
           throw new Error(`${target.name} was written but ${why}; the previous version is back in place`);
         };
         if (check.packages.length) {
@@ -114,10 +135,26 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
           }
         }
         const loaded = await o.reload(target.file);
-        if (loaded.problems.length || loaded.tools.length === 0) return restore(`it did not load: ${loaded.problems.join("; ") || "it provides no tools"}`);
+        if (loaded.problems.length || loaded.tools.length === 0)
+          return restore(`it did not load: ${loaded.problems.join("; ") || "it provides no tools"}`);
         const approvedBy = call ? o.approverOf?.(call.callId) : undefined;
-        o.history.record({ name: target.name, action: "write", sha256, ...(previousSha256 ? { previousSha256, previousCopy } : {}), at: new Date().toISOString(), ...(call ? { callId: call.callId } : {}), ...(approvedBy ? { approvedBy } : {}), reason: input.reason });
-        return { path: target.name, sha256, tools: loaded.tools, installed: check.packages, replaced: previousSha256 ?? null };
+        o.history.record({
+          name: target.name,
+          action: "write",
+          sha256,
+          ...(previousSha256 ? { previousSha256, previousCopy } : {}),
+          at: new Date().toISOString(),
+          ...(call ? { callId: call.callId } : {}),
+          ...(approvedBy ? { approvedBy } : {}),
+          reason: input.reason,
+        });
+        return {
+          path: target.name,
+          sha256,
+          tools: loaded.tools,
+          installed: check.packages,
+          replaced: previousSha256 ?? null,
+        };
       },
     }),
     removeTool: defineTool({
@@ -134,7 +171,16 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
         unlinkSync(target.file);
         await o.reload(target.file);
         const approvedBy = call ? o.approverOf?.(call.callId) : undefined;
-        o.history.record({ name: target.name, action: "remove", previousSha256, previousCopy, at: new Date().toISOString(), ...(call ? { callId: call.callId } : {}), ...(approvedBy ? { approvedBy } : {}), reason });
+        o.history.record({
+          name: target.name,
+          action: "remove",
+          previousSha256,
+          previousCopy,
+          at: new Date().toISOString(),
+          ...(call ? { callId: call.callId } : {}),
+          ...(approvedBy ? { approvedBy } : {}),
+          reason,
+        });
         return { removed: target.name, sha256: previousSha256 };
       },
     }),

@@ -7,7 +7,10 @@ import { tempProject } from "../plugins/test-fixtures.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { checkToolSource, resolveToolFile, sha256Hex, toolHistory, workspaceTools } from "./index.ts";
 
-const TOOL = (name: string, body = "return { ok: true, n: input.n + 1 };") => `import { defineTool, z } from "@openassistant/sdk";
+const TOOL = (
+  name: string,
+  body = "return { ok: true, n: input.n + 1 };",
+) => `import { defineTool, z } from "@openassistant/sdk";
 export default defineTool({
   description: "${name}",
   approval: "auto",
@@ -88,7 +91,9 @@ const x = await import("fs");
   });
 
   test("a file that exports nothing, or a syntax error, is refused", async () => {
-    expect((await checkToolSource(file, "const a = 1;\n")).problems).toEqual(["the file exports no tool: add `export default defineTool({ ... })`"]);
+    expect((await checkToolSource(file, "const a = 1;\n")).problems).toEqual([
+      "the file exports no tool: add `export default defineTool({ ... })`",
+    ]);
     expect((await checkToolSource(file, `${TOOL("x")}\nlet = ;`)).problems.join("\n")).toMatch(/line 9:\d+: TS1\d+/);
   });
 });
@@ -103,13 +108,19 @@ describe("workspace tools: write, load, roll back, remove, history", () => {
       const r = await loadTools({ ...p.opts, autoInstall: false });
       tree = r.tree;
       const entry = r.entries.find((e) => e.source === file);
-      return { problems: r.diagnostics.filter((d) => d.source === file && d.level === "error").map((d) => d.message), tools: entry?.status === "loaded" ? entry.tools.map((t) => t.path) : [] };
+      return {
+        problems: r.diagnostics.filter((d) => d.source === file && d.level === "error").map((d) => d.message),
+        tools: entry?.status === "loaded" ? entry.tools.map((t) => t.path) : [],
+      };
     };
-    const ws = indexToolTree(workspaceTools({ toolsDir: tools, history, install: async () => {}, reload, approverOf: () => "operator-1" }));
+    const ws = indexToolTree(
+      workspaceTools({ toolsDir: tools, history, install: async () => {}, reload, approverOf: () => "operator-1" }),
+    );
     const validate = async (name: string, input: unknown) => {
       const t = ws.get(name) as ToolDefinition;
       const parsed = await t.args.safeParseAsync(input);
-      if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+      if (!parsed.success)
+        throw new Error(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
       return { t, data: parsed.data };
     };
     /** What the operator's card shows: computed after validation, before the run. */
@@ -120,7 +131,10 @@ describe("workspace tools: write, load, roll back, remove, history", () => {
     const call = async (name: string, input: unknown) => {
       const { t, data } = await validate(name, input);
       const preview = t.previewInput?.(data);
-      return { out: await t.run(data, { signal: new AbortController().signal, callId: "call_1", log: console }), preview };
+      return {
+        out: await t.run(data, { signal: new AbortController().signal, callId: "call_1", log: console }),
+        preview,
+      };
     };
     return { p, tools, history, call, previewOf, tree: () => tree };
   }
@@ -129,11 +143,25 @@ describe("workspace tools: write, load, roll back, remove, history", () => {
     const { tools, history, call, tree } = setup();
     const source = TOOL("signups");
     const { out, preview } = await call("writeTool", { path: "signups.ts", source, reason: "watch signups" });
-    expect(out).toEqual({ path: "signups.ts", sha256: sha256Hex(source), tools: ["signups"], installed: [], replaced: null });
+    expect(out).toEqual({
+      path: "signups.ts",
+      sha256: sha256Hex(source),
+      tools: ["signups"],
+      installed: [],
+      replaced: null,
+    });
     expect(preview).toContain(`new signups.ts · sha256 ${sha256Hex(source)}`);
     expect(readFileSync(join(tools, "signups.ts"), "utf8")).toBe(source);
     expect(await (indexToolTree(tree()).get("signups") as ToolDefinition).run({ n: 1 })).toEqual({ ok: true, n: 2 });
-    expect(history.list("signups.ts")).toEqual([expect.objectContaining({ action: "write", sha256: sha256Hex(source), approvedBy: "operator-1", callId: "call_1", reason: "watch signups" })]);
+    expect(history.list("signups.ts")).toEqual([
+      expect.objectContaining({
+        action: "write",
+        sha256: sha256Hex(source),
+        approvedBy: "operator-1",
+        callId: "call_1",
+        reason: "watch signups",
+      }),
+    ]);
   });
 
   test("a replacement shows the diff; a version that fails to load is rolled back and the model is told", async () => {
@@ -143,7 +171,9 @@ describe("workspace tools: write, load, roll back, remove, history", () => {
     const preview = await previewOf("writeTool", { path: "clock.ts", source: v2, reason: "v2" });
     expect(preview).toContain("replaces clock.ts");
     expect(preview).toContain('+throw new Error("boom at import");');
-    await expect(call("writeTool", { path: "clock.ts", source: v2, reason: "v2" })).rejects.toThrow(/clock.ts was written but it did not load: .*boom at import.*the previous version is back in place/);
+    await expect(call("writeTool", { path: "clock.ts", source: v2, reason: "v2" })).rejects.toThrow(
+      /clock.ts was written but it did not load: .*boom at import.*the previous version is back in place/,
+    );
     expect(readFileSync(join(tools, "clock.ts"), "utf8")).toBe(v1);
     expect(history.list("clock.ts").map((v) => v.action)).toEqual(["rollback"]);
     // The version that was replaced is kept.
@@ -154,14 +184,21 @@ describe("workspace tools: write, load, roll back, remove, history", () => {
 
   test("a bad source never reaches approval: the problems come back from validation", async () => {
     const { tools, call } = setup();
-    await expect(call("writeTool", { path: "../escape.ts", source: TOOL("x"), reason: "r" })).rejects.toThrow(/path: "..\/escape.ts" is outside the tools folder/);
-    await expect(call("writeTool", { path: "typo.ts", source: TOOL("x", "return input.n.toUpperCase();"), reason: "r" })).rejects.toThrow(/source: line 6:\d+: TS2339/);
+    await expect(call("writeTool", { path: "../escape.ts", source: TOOL("x"), reason: "r" })).rejects.toThrow(
+      /path: "..\/escape.ts" is outside the tools folder/,
+    );
+    await expect(
+      call("writeTool", { path: "typo.ts", source: TOOL("x", "return input.n.toUpperCase();"), reason: "r" }),
+    ).rejects.toThrow(/source: line 6:\d+: TS2339/);
     expect(existsSync(join(tools, "typo.ts"))).toBe(false);
   });
 
   test("remove keeps a copy and records who approved", async () => {
     const { tools, history, call } = setup();
-    expect((await call("removeTool", { path: "clock.ts", reason: "unused" })).out).toEqual({ removed: "clock.ts", sha256: sha256Hex(TOOL("clock")) });
+    expect((await call("removeTool", { path: "clock.ts", reason: "unused" })).out).toEqual({
+      removed: "clock.ts",
+      sha256: sha256Hex(TOOL("clock")),
+    });
     expect(existsSync(join(tools, "clock.ts"))).toBe(false);
     const [v] = history.list("clock.ts");
     expect(v).toMatchObject({ action: "remove", approvedBy: "operator-1" });

@@ -53,9 +53,16 @@ function contentBlocks(content: Json): Json[] {
  * (DOCS.preservedThinking: "The top-level system prompt, tools, and messages before the block are its prefix").
  */
 export function prefixHash(body: Json, messageIndex: number, blockIndex: number, extraBlocks: Json[] = []): string {
-  const messages = (body.messages ?? []).slice(0, messageIndex).map((m: Json) => ({ role: m.role, content: contentBlocks(m.content) }));
-  const current = messageIndex < (body.messages ?? []).length ? contentBlocks(body.messages[messageIndex].content).slice(0, blockIndex) : extraBlocks.slice(0, blockIndex);
-  return sha(JSON.stringify(canonical({ system: systemBlocks(body.system), tools: body.tools ?? [], messages, current })));
+  const messages = (body.messages ?? [])
+    .slice(0, messageIndex)
+    .map((m: Json) => ({ role: m.role, content: contentBlocks(m.content) }));
+  const current =
+    messageIndex < (body.messages ?? []).length
+      ? contentBlocks(body.messages[messageIndex].content).slice(0, blockIndex)
+      : extraBlocks.slice(0, blockIndex);
+  return sha(
+    JSON.stringify(canonical({ system: systemBlocks(body.system), tools: body.tools ?? [], messages, current })),
+  );
 }
 
 /** A signature binding a thinking block to its text, model and prefix (opaque to the client). */
@@ -80,7 +87,11 @@ function readSignature(sig: unknown): { m: string; t: string; p: string } | unde
   }
 }
 
-const invalid = (message: string, docs: string): ContractError => ({ status: 400, type: "invalid_request_error", message: `${message} (see ${docs})` });
+const invalid = (message: string, docs: string): ContractError => ({
+  status: 400,
+  type: "invalid_request_error",
+  message: `${message} (see ${docs})`,
+});
 
 export function rulesFor(model: unknown): FakeModelRules | undefined {
   return typeof model === "string" ? FAKE_MODELS[model] : undefined;
@@ -106,16 +117,25 @@ export function checkRequest(body: Json, issued: IssuedThinking): ContractError 
   // DOCS.errors: 404 not_found_error — the requested resource (here the model) was not found.
   if (!rules) return { status: 404, type: "not_found_error", message: `model: ${String(body.model)}` };
   // DOCS.messages: max_tokens is required; DOCS.modelsOverview: each model's max output.
-  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1) return invalid("max_tokens: Field required (a positive integer)", DOCS.messages);
+  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+    return invalid("max_tokens: Field required (a positive integer)", DOCS.messages);
   if (body.max_tokens > rules.maxOutput)
-    return invalid(`max_tokens: ${body.max_tokens} > ${rules.maxOutput}, which is the maximum allowed number of output tokens for ${body.model}`, DOCS.modelsOverview);
+    return invalid(
+      `max_tokens: ${body.max_tokens} > ${rules.maxOutput}, which is the maximum allowed number of output tokens for ${body.model}`,
+      DOCS.modelsOverview,
+    );
   const messages: Json[] = body.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return invalid("messages: at least one message is required", DOCS.messages);
+  if (!Array.isArray(messages) || messages.length === 0)
+    return invalid("messages: at least one message is required", DOCS.messages);
 
   // Sampling parameters (DOCS.migrationSonnet55, DOCS.migrationSonnet5).
   if (rules.rejectsSampling) {
     for (const p of ["temperature", "top_p", "top_k"]) {
-      if (body[p] !== undefined) return invalid(`${p}: is not supported on ${body.model}; use output_config.effort to control depth`, DOCS.migrationSonnet55);
+      if (body[p] !== undefined)
+        return invalid(
+          `${p}: is not supported on ${body.model}; use output_config.effort to control depth`,
+          DOCS.migrationSonnet55,
+        );
     }
   }
 
@@ -123,10 +143,19 @@ export function checkRequest(body: Json, issued: IssuedThinking): ContractError 
   const t = body.thinking;
   if (t !== undefined) {
     if (!rules.thinkingTypes.includes(t?.type)) {
-      const hint = t?.type === "disabled" && rules.thinkingTypes.includes("between_tools") ? ' The lowest thinking setting on this model is {"type": "between_tools"}.' : "";
-      return invalid(`thinking.type: "${t?.type}" is not supported on ${body.model}; accepted: ${rules.thinkingTypes.join(", ")}.${hint}`, DOCS.whatsNewSonnet55);
+      const hint =
+        t?.type === "disabled" && rules.thinkingTypes.includes("between_tools")
+          ? ' The lowest thinking setting on this model is {"type": "between_tools"}.'
+          : "";
+      return invalid(
+        `thinking.type: "${t?.type}" is not supported on ${body.model}; accepted: ${rules.thinkingTypes.join(", ")}.${hint}`,
+        DOCS.whatsNewSonnet55,
+      );
     }
-    if (t.type === "enabled" && (!Number.isInteger(t.budget_tokens) || t.budget_tokens < 1024 || t.budget_tokens >= body.max_tokens))
+    if (
+      t.type === "enabled" &&
+      (!Number.isInteger(t.budget_tokens) || t.budget_tokens < 1024 || t.budget_tokens >= body.max_tokens)
+    )
       return invalid("thinking.budget_tokens: must be ≥ 1024 and less than max_tokens", DOCS.extendedThinking);
   }
   const plan = thinkingPlan(body, rules);
@@ -134,46 +163,75 @@ export function checkRequest(body: Json, issued: IssuedThinking): ContractError 
   // Effort (DOCS.effort; DOCS.whatsNewSonnet55 for between_tools).
   const effort = body.output_config?.effort;
   if (effort !== undefined && effort !== null) {
-    if (rules.efforts.length === 0) return invalid(`output_config.effort: effort is not supported on ${body.model}`, DOCS.effort);
-    if (!rules.efforts.includes(effort)) return invalid(`output_config.effort: "${effort}" is not one of ${rules.efforts.join(", ")}`, DOCS.effort);
+    if (rules.efforts.length === 0)
+      return invalid(`output_config.effort: effort is not supported on ${body.model}`, DOCS.effort);
+    if (!rules.efforts.includes(effort))
+      return invalid(`output_config.effort: "${effort}" is not one of ${rules.efforts.join(", ")}`, DOCS.effort);
     if (plan.mode === "between_tools" && rules.betweenToolsEfforts && !rules.betweenToolsEfforts.includes(effort))
-      return invalid(`thinking.type "between_tools" cannot be combined with effort "${effort}"; use adaptive thinking for xhigh or max`, DOCS.whatsNewSonnet55);
+      return invalid(
+        `thinking.type "between_tools" cannot be combined with effort "${effort}"; use adaptive thinking for xhigh or max`,
+        DOCS.whatsNewSonnet55,
+      );
   }
 
   // Forced tool use (DOCS.whatsNewSonnet55; with thinking on any model: DOCS.extendedThinking).
   const choice = body.tool_choice?.type;
   if (choice === "any" || choice === "tool") {
-    if (rules.rejectsForcedToolChoice) return invalid(`tool_choice: forced tool use ("${choice}") is not supported on ${body.model}`, DOCS.whatsNewSonnet55);
-    if (plan.mode !== "off") return invalid("Thinking may not be enabled when tool_choice forces tool use.", DOCS.extendedThinking);
+    if (rules.rejectsForcedToolChoice)
+      return invalid(
+        `tool_choice: forced tool use ("${choice}") is not supported on ${body.model}`,
+        DOCS.whatsNewSonnet55,
+      );
+    if (plan.mode !== "off")
+      return invalid("Thinking may not be enabled when tool_choice forces tool use.", DOCS.extendedThinking);
   }
 
   // Assistant prefill (DOCS.migrationSonnet55).
   if (rules.rejectsPrefill && messages.at(-1)?.role === "assistant")
-    return invalid(`messages: ${body.model} does not support assistant message prefill; the conversation must end with a user message`, DOCS.migrationSonnet55);
+    return invalid(
+      `messages: ${body.model} does not support assistant message prefill; the conversation must end with a user message`,
+      DOCS.migrationSonnet55,
+    );
 
   // Cache breakpoints (DOCS.promptCaching: at most 4 blocks with cache_control).
   const breakpoints = countCacheControl(body);
-  if (breakpoints > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`, DOCS.promptCaching);
+  if (breakpoints > 4)
+    return invalid(
+      `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`,
+      DOCS.promptCaching,
+    );
 
   // DOCS.promptCaching (mixing TTLs): a 1-hour breakpoint must come before any 5-minute one.
   let seenShort = false;
   for (const ttl of cacheTtls(body)) {
-    if (ttl === "1h" && seenShort) return invalid("a cache_control with ttl \"1h\" must not come after one with ttl \"5m\"", DOCS.promptCaching);
+    if (ttl === "1h" && seenShort)
+      return invalid('a cache_control with ttl "1h" must not come after one with ttl "5m"', DOCS.promptCaching);
     if (ttl !== "1h") seenShort = true;
   }
 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (m?.role !== "user" && m?.role !== "assistant") return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`, DOCS.messages);
+    if (m?.role !== "user" && m?.role !== "assistant")
+      return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`, DOCS.messages);
     const blocks = contentBlocks(m.content);
     if (typeof m.content === "string" ? !m.content.trim() && i < messages.length - 1 : blocks.length === 0)
-      return invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`, DOCS.messages);
+      return invalid(
+        `messages.${i}: all messages must have non-empty content except for the optional final assistant message`,
+        DOCS.messages,
+      );
     for (let j = 0; j < blocks.length; j++) {
       const b = blocks[j];
       // DOCS.messages: text content blocks must contain non-whitespace text.
-      if (b?.type === "text" && (typeof b.text !== "string" || !b.text.trim())) return invalid(`messages.${i}.content.${j}: text content blocks must contain non-whitespace text`, DOCS.messages);
+      if (b?.type === "text" && (typeof b.text !== "string" || !b.text.trim()))
+        return invalid(
+          `messages.${i}.content.${j}: text content blocks must contain non-whitespace text`,
+          DOCS.messages,
+        );
       if ((b?.type === "thinking" || b?.type === "redacted_thinking") && m.role !== "assistant")
-        return invalid(`messages.${i}.content.${j}: thinking blocks may only appear in assistant messages`, DOCS.extendedThinking);
+        return invalid(
+          `messages.${i}.content.${j}: thinking blocks may only appear in assistant messages`,
+          DOCS.extendedThinking,
+        );
       if (b?.type === "thinking" || b?.type === "redacted_thinking") {
         const e = checkThinkingBlock(body, rules, i, j, b);
         if (e) return e;
@@ -200,13 +258,24 @@ export function checkRequest(body: Json, issued: IssuedThinking): ContractError 
         );
       const firstOther = nextBlocks.findIndex((b: Json) => b.type !== "tool_result");
       if (firstOther !== -1 && nextBlocks.slice(firstOther).some((b: Json) => b.type === "tool_result"))
-        return invalid(`messages.${i + 1}: tool_result blocks must come first in the user message, before any other content`, DOCS.toolUse);
+        return invalid(
+          `messages.${i + 1}: tool_result blocks must come first in the user message, before any other content`,
+          DOCS.toolUse,
+        );
     } else {
       const prev = messages[i - 1];
-      const prevIds = prev?.role === "assistant" ? contentBlocks(prev.content).filter((b: Json) => b.type === "tool_use").map((b: Json) => b.id) : [];
+      const prevIds =
+        prev?.role === "assistant"
+          ? contentBlocks(prev.content)
+              .filter((b: Json) => b.type === "tool_use")
+              .map((b: Json) => b.id)
+          : [];
       for (const r of blocks.filter((b: Json) => b.type === "tool_result")) {
         if (!prevIds.includes(r.tool_use_id))
-          return invalid(`messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${r.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`, DOCS.toolUse);
+          return invalid(
+            `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${r.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+            DOCS.toolUse,
+          );
       }
     }
   }
@@ -236,17 +305,34 @@ export function checkRequest(body: Json, issued: IssuedThinking): ContractError 
   return undefined;
 }
 
-function checkThinkingBlock(body: Json, rules: FakeModelRules, i: number, j: number, b: Json): ContractError | undefined {
+function checkThinkingBlock(
+  body: Json,
+  rules: FakeModelRules,
+  i: number,
+  j: number,
+  b: Json,
+): ContractError | undefined {
   const sig = readSignature(b.type === "thinking" ? b.signature : b.data);
   // DOCS.extendedThinking: the signature verifies the block was generated by Claude; a modified block is a 400.
-  if (!sig) return invalid(`messages.${i}.content.${j}: Invalid \`signature\` in \`${b.type}\` block`, DOCS.extendedThinking);
-  if (b.type === "thinking" && sig.t !== sha(String(b.thinking))) return invalid(`messages.${i}.content.${j}: thinking block content was modified; thinking blocks must be passed back unchanged`, DOCS.extendedThinking);
+  if (!sig)
+    return invalid(`messages.${i}.content.${j}: Invalid \`signature\` in \`${b.type}\` block`, DOCS.extendedThinking);
+  if (b.type === "thinking" && sig.t !== sha(String(b.thinking)))
+    return invalid(
+      `messages.${i}.content.${j}: thinking block content was modified; thinking blocks must be passed back unchanged`,
+      DOCS.extendedThinking,
+    );
   // DOCS.whatsNewSonnet55: thinking blocks are tied to the model that produced them.
   if (rules.thinkingTiedToModel && sig.m !== body.model)
-    return invalid(`messages.${i}.content.${j}: this thinking block was produced by ${sig.m} and cannot be sent to ${body.model}`, DOCS.whatsNewSonnet55);
+    return invalid(
+      `messages.${i}.content.${j}: this thinking block was produced by ${sig.m} and cannot be sent to ${body.model}`,
+      DOCS.whatsNewSonnet55,
+    );
   // DOCS.preservedThinking: the prefix before a thinking block must not change (enforced by default for new accounts).
   if (sig.p !== prefixHash(body, i, j))
-    return invalid(`messages.${i}.content.${j}: the system prompt, tools or messages before this thinking block changed since it was produced`, DOCS.preservedThinking);
+    return invalid(
+      `messages.${i}.content.${j}: the system prompt, tools or messages before this thinking block changed since it was produced`,
+      DOCS.preservedThinking,
+    );
   return undefined;
 }
 
@@ -291,7 +377,8 @@ export const estimateTokens = (value: unknown): number => Math.ceil(JSON.stringi
 export function cachePrefixes(body: Json): Array<{ hash: string; tokens: number }> {
   const parts: Json[] = [];
   const out: Array<{ hash: string; tokens: number }> = [];
-  const mark = () => out.push({ hash: sha(JSON.stringify(canonical(parts))), tokens: estimateTokens(canonical(parts)) });
+  const mark = () =>
+    out.push({ hash: sha(JSON.stringify(canonical(parts))), tokens: estimateTokens(canonical(parts)) });
   for (const t of body.tools ?? []) {
     parts.push(t);
     if (t?.cache_control) mark();

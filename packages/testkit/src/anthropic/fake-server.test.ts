@@ -34,7 +34,10 @@ function parseSse(text: string): Array<{ event: string; data: any }> {
 describe("fake Anthropic server", () => {
   test("serves a scripted message as JSON and records the request", async () => {
     api.script([textTurn("hello", { usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 7 } })]);
-    const res = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI }, { authorization: "Bearer abc" });
+    const res = await post(
+      { model: "claude-haiku-4-5", max_tokens: 10, messages: HI },
+      { authorization: "Bearer abc" },
+    );
     expect(res.status).toBe(200);
     const msg = (await res.json()) as any;
     expect(msg).toMatchObject({
@@ -45,13 +48,22 @@ describe("fake Anthropic server", () => {
       stop_reason: "end_turn",
       usage: { input_tokens: 3, output_tokens: 2, cache_read_input_tokens: 7, cache_creation_input_tokens: 0 },
     });
-    expect(api.requests[0]).toMatchObject({ method: "POST", path: "/v1/messages", headers: { authorization: "Bearer abc" } });
+    expect(api.requests[0]).toMatchObject({
+      method: "POST",
+      path: "/v1/messages",
+      headers: { authorization: "Bearer abc" },
+    });
     expect(api.requests[0]!.body.model).toBe("claude-haiku-4-5");
     expect(api.remaining()).toBe(0);
   });
 
   test("streams text and tool_use as SSE events in API order", async () => {
-    api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return 42" } }, { text: "Running it", chunkSize: 4 })]);
+    api.script([
+      toolUseTurn(
+        { id: "toolu_1", name: "execute", input: { code: "return 42" } },
+        { text: "Running it", chunkSize: 4 },
+      ),
+    ]);
     const res = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const events = parseSse(await res.text());
@@ -69,9 +81,15 @@ describe("fake Anthropic server", () => {
       "message_delta",
       "message_stop",
     ]);
-    const text = events.filter((e) => e.data.delta?.type === "text_delta").map((e) => e.data.delta.text).join("");
+    const text = events
+      .filter((e) => e.data.delta?.type === "text_delta")
+      .map((e) => e.data.delta.text)
+      .join("");
     expect(text).toBe("Running it");
-    const json = events.filter((e) => e.data.delta?.type === "input_json_delta").map((e) => e.data.delta.partial_json).join("");
+    const json = events
+      .filter((e) => e.data.delta?.type === "input_json_delta")
+      .map((e) => e.data.delta.partial_json)
+      .join("");
     expect(JSON.parse(json)).toEqual({ code: "return 42" });
     expect(events.at(-2)!.data.delta.stop_reason).toBe("tool_use");
   });
@@ -81,7 +99,11 @@ describe("fake Anthropic server", () => {
     const r1 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI });
     expect(r1.status).toBe(429);
     expect(r1.headers.get("retry-after")).toBe("12");
-    expect(await r1.json()).toEqual({ type: "error", error: { type: "rate_limit_error", message: expect.any(String) }, request_id: expect.stringMatching(/^req_/) });
+    expect(await r1.json()).toEqual({
+      type: "error",
+      error: { type: "rate_limit_error", message: expect.any(String) },
+      request_id: expect.stringMatching(/^req_/),
+    });
     expect(r1.headers.get("request-id")).toMatch(/^req_/);
     const r2 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI });
     expect(r2.status).toBe(400);
@@ -93,7 +115,14 @@ describe("fake Anthropic server", () => {
       (req) => textTurn(`got ${req.body.messages.length} messages`),
       fakeAnthropicErrors.overloaded({ midStream: true }),
     ]);
-    const r1 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: [{ role: "user", content: "a" }, { role: "user", content: "b" }] });
+    const r1 = await post({
+      model: "claude-haiku-4-5",
+      max_tokens: 10,
+      messages: [
+        { role: "user", content: "a" },
+        { role: "user", content: "b" },
+      ],
+    });
     expect(((await r1.json()) as any).content[0].text).toBe("got 2 messages");
     const r2 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true });
     expect(r2.status).toBe(200);
@@ -116,22 +145,36 @@ describe("fake Anthropic server", () => {
 // The contract rules, one by one (docs/anthropic-contract.md lists each with its source page).
 describe("fake Anthropic enforces the documented contract", () => {
   const S55 = "claude-sonnet-5-5";
-  const tool = { name: "execute", description: "run code", input_schema: { type: "object", properties: { code: { type: "string" } } } };
+  const tool = {
+    name: "execute",
+    description: "run code",
+    input_schema: { type: "object", properties: { code: { type: "string" } } },
+  };
   const base = { model: S55, max_tokens: 100, tools: [tool], messages: HI };
 
   async function rejected(body: unknown, status = 400): Promise<string> {
     const res = await post(body);
     const json = (await res.json()) as any;
-    expect({ status: res.status, type: json.type, requestId: typeof json.request_id }).toEqual({ status, type: "error", requestId: "string" });
+    expect({ status: res.status, type: json.type, requestId: typeof json.request_id }).toEqual({
+      status,
+      type: "error",
+      requestId: "string",
+    });
     return json.error.message as string;
   }
 
   /** Round one of a tool loop on Sonnet 5.5: the response (thinking + tool_use) and the round-two messages. */
   async function roundOne(extra: Record<string, unknown> = {}) {
-    api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return 1" } }, { thinking: "I will look." }), textTurn("done")]);
+    api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return 1" } }, { thinking: "I will look." }),
+      textTurn("done"),
+    ]);
     const first = (await (await post({ ...base, ...extra })).json()) as any;
     const result = { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "1" }] };
-    return { first, next: (content: unknown[]) => ({ ...base, ...extra, messages: [...HI, { role: "assistant", content }, result] }) };
+    return {
+      first,
+      next: (content: unknown[]) => ({ ...base, ...extra, messages: [...HI, { role: "assistant", content }, result] }),
+    };
   }
 
   test("an unknown model is a 404 not_found_error", async () => {
@@ -149,7 +192,9 @@ describe("fake Anthropic enforces the documented contract", () => {
     api.script([textTurn("hi", { thinking: "Pondering." })]);
     const res = await post({ ...base, thinking: { type: "adaptive", display: "summarized" }, stream: true });
     const events = parseSse(await res.text());
-    const deltas = events.filter((e) => e.event === "content_block_delta" && e.data.index === 0).map((e) => e.data.delta.type);
+    const deltas = events
+      .filter((e) => e.event === "content_block_delta" && e.data.index === 0)
+      .map((e) => e.data.delta.type);
     expect(deltas.at(-1)).toBe("signature_delta");
     expect(deltas.slice(0, -1).every((t) => t === "thinking_delta")).toBe(true);
   });
@@ -163,7 +208,9 @@ describe("fake Anthropic enforces the documented contract", () => {
 
   test("round two without the thinking block (dropped) is a 400", async () => {
     const { first, next } = await roundOne();
-    expect(await rejected(next(first.content.filter((b: any) => b.type !== "thinking")))).toContain("Expected `thinking` or `redacted_thinking`");
+    expect(await rejected(next(first.content.filter((b: any) => b.type !== "thinking")))).toContain(
+      "Expected `thinking` or `redacted_thinking`",
+    );
     expect(api.violations).toHaveLength(1);
     // A rejected request consumes no scripted turn.
     expect(api.remaining()).toBe(1);
@@ -185,7 +232,11 @@ describe("fake Anthropic enforces the documented contract", () => {
     const other = (await (await post({ ...base, model: "claude-sonnet-5" })).json()) as any;
     const body = {
       ...base,
-      messages: [...HI, { role: "assistant", content: other.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "1" }] }],
+      messages: [
+        ...HI,
+        { role: "assistant", content: other.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "1" }] },
+      ],
     };
     expect(await rejected(body)).toContain("produced by claude-sonnet-5");
   });
@@ -194,9 +245,13 @@ describe("fake Anthropic enforces the documented contract", () => {
     expect(await rejected({ ...base, thinking: { type: "disabled" } })).toContain("between_tools");
     expect(await rejected({ ...base, tool_choice: { type: "any" } })).toContain("forced tool use");
     expect(await rejected({ ...base, temperature: 0.5 })).toContain("temperature");
-    expect(await rejected({ ...base, messages: [...HI, { role: "assistant", content: "Sure," }] })).toContain("prefill");
+    expect(await rejected({ ...base, messages: [...HI, { role: "assistant", content: "Sure," }] })).toContain(
+      "prefill",
+    );
     expect(await rejected({ ...base, thinking: { type: "enabled", budget_tokens: 2000 } })).toContain("enabled");
-    expect(await rejected({ ...base, thinking: { type: "between_tools" }, output_config: { effort: "max" } })).toContain("between_tools");
+    expect(
+      await rejected({ ...base, thinking: { type: "between_tools" }, output_config: { effort: "max" } }),
+    ).toContain("between_tools");
     expect(await rejected({ ...base, output_config: { effort: "extreme" } })).toContain("effort");
   });
 
@@ -204,23 +259,50 @@ describe("fake Anthropic enforces the documented contract", () => {
     api.script([textTurn("plain")]);
     const plain = (await (await post({ ...base, model: "claude-haiku-4-5" })).json()) as any;
     expect(plain.content.map((b: any) => b.type)).toEqual(["text"]);
-    expect(await rejected({ ...base, model: "claude-haiku-4-5", output_config: { effort: "low" } })).toContain("effort");
-    expect(await rejected({ ...base, model: "claude-haiku-4-5", max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 2000 }, tool_choice: { type: "any" } })).toContain(
-      "tool_choice",
+    expect(await rejected({ ...base, model: "claude-haiku-4-5", output_config: { effort: "low" } })).toContain(
+      "effort",
     );
+    expect(
+      await rejected({
+        ...base,
+        model: "claude-haiku-4-5",
+        max_tokens: 4000,
+        thinking: { type: "enabled", budget_tokens: 2000 },
+        tool_choice: { type: "any" },
+      }),
+    ).toContain("tool_choice");
   });
 
   test("structure: tool_use without tool_result, orphan tool_result, empty text, > 4 cache breakpoints, max_tokens over the limit", async () => {
     const use = { type: "tool_use", id: "toolu_x", name: "execute", input: {} };
     const h = "claude-haiku-4-5";
-    expect(await rejected({ ...base, model: h, messages: [...HI, { role: "assistant", content: [use] }, { role: "user", content: "next" }] })).toContain("without `tool_result`");
-    expect(await rejected({ ...base, model: h, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_x", content: "1" }] }] })).toContain("tool_use_id");
-    expect(await rejected({ ...base, model: h, messages: [{ role: "user", content: [{ type: "text", text: "  " }] }] })).toContain("non-whitespace");
+    expect(
+      await rejected({
+        ...base,
+        model: h,
+        messages: [...HI, { role: "assistant", content: [use] }, { role: "user", content: "next" }],
+      }),
+    ).toContain("without `tool_result`");
+    expect(
+      await rejected({
+        ...base,
+        model: h,
+        messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_x", content: "1" }] }],
+      }),
+    ).toContain("tool_use_id");
+    expect(
+      await rejected({ ...base, model: h, messages: [{ role: "user", content: [{ type: "text", text: "  " }] }] }),
+    ).toContain("non-whitespace");
     const cc = { type: "ephemeral" };
     const system = [1, 2, 3, 4, 5].map((n) => ({ type: "text", text: `part ${n}`, cache_control: cc }));
     expect(await rejected({ ...base, model: h, system })).toContain("maximum of 4 blocks with cache_control");
-    expect(await rejected({ ...base, model: h, max_tokens: 100_000 })).toContain("maximum allowed number of output tokens");
-    const ttls = [{ type: "text", text: "a", cache_control: cc }, { type: "text", text: "b", cache_control: { type: "ephemeral", ttl: "1h" } }];
+    expect(await rejected({ ...base, model: h, max_tokens: 100_000 })).toContain(
+      "maximum allowed number of output tokens",
+    );
+    const ttls = [
+      { type: "text", text: "a", cache_control: cc },
+      { type: "text", text: "b", cache_control: { type: "ephemeral", ttl: "1h" } },
+    ];
     expect(await rejected({ ...base, model: h, system: ttls })).toContain("1h");
   });
 
@@ -228,7 +310,9 @@ describe("fake Anthropic enforces the documented contract", () => {
     const system = [{ type: "text", text: "x".repeat(12_000), cache_control: { type: "ephemeral" } }];
     api.script([textTurn("a"), textTurn("b")]);
     const u1 = ((await (await post({ ...base, system })).json()) as any).usage;
-    const u2 = ((await (await post({ ...base, system, messages: [{ role: "user", content: "another" }] })).json()) as any).usage;
+    const u2 = (
+      (await (await post({ ...base, system, messages: [{ role: "user", content: "another" }] })).json()) as any
+    ).usage;
     expect(u1.cache_read_input_tokens).toBe(0);
     expect(u1.cache_creation_input_tokens).toBeGreaterThan(2000);
     expect(u2.cache_read_input_tokens).toBe(u1.cache_creation_input_tokens);

@@ -54,7 +54,14 @@ export interface FakeUsage {
 }
 
 // Every stop reason the API documents (DOCS.stopReasons).
-export type FakeStopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "model_context_window_exceeded";
+export type FakeStopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "stop_sequence"
+  | "refusal"
+  | "pause_turn"
+  | "model_context_window_exceeded";
 
 /** A successful assistant message. */
 export interface ScriptedMessage {
@@ -166,7 +173,11 @@ export const fakeAnthropicErrors = {
     error: { status: 401, type: "authentication_error", message },
   }),
   tokenExpired: (): ScriptedError => ({
-    error: { status: 401, type: "authentication_error", message: "OAuth token has expired. Please obtain a new token or refresh your existing token." },
+    error: {
+      status: 401,
+      type: "authentication_error",
+      message: "OAuth token has expired. Please obtain a new token or refresh your existing token.",
+    },
   }),
   permission: (message = "Your API key does not have permission to use the specified resource."): ScriptedError => ({
     error: { status: 403, type: "permission_error", message },
@@ -194,11 +205,16 @@ export const fakeAnthropicErrors = {
     error: {
       status: 400,
       type: "billing_error",
-      message: "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.",
+      message:
+        "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.",
     },
   }),
   promptTooLong: (tokens = 210_000, max = 200_000): ScriptedError => ({
-    error: { status: 400, type: "invalid_request_error", message: `prompt is too long: ${tokens} tokens > ${max} maximum` },
+    error: {
+      status: 400,
+      type: "invalid_request_error",
+      message: `prompt is too long: ${tokens} tokens > ${max} maximum`,
+    },
   }),
   /** 413 request_too_large, sent by Cloudflare before the request reaches the API (docs: errors). */
   requestTooLarge: (): ScriptedError => ({
@@ -212,7 +228,12 @@ export const fakeAnthropicErrors = {
   bareError: (): ScriptedError => ({ error: { status: 400, type: "invalid_request_error", message: "Error" } }),
   /** A workspace / organization spend limit: billing_error with HTTP 402. */
   spendLimit: (): ScriptedError => ({
-    error: { status: 402, type: "billing_error", message: "You have reached your specified workspace API usage limits. You will regain access on 2026-12-01 at 00:00 UTC." },
+    error: {
+      status: 402,
+      type: "billing_error",
+      message:
+        "You have reached your specified workspace API usage limits. You will regain access on 2026-12-01 at 00:00 UTC.",
+    },
   }),
   apiError: (status = 500): ScriptedError => ({
     error: { status, type: "api_error", message: "Internal server error" },
@@ -245,7 +266,10 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         return Response.json({ input_tokens: estimateTokens(recorded.body) }, { headers: { "request-id": requestId } });
       }
       if (req.method !== "POST" || recorded.path !== "/v1/messages") {
-        return errorResponse({ status: 404, type: "not_found_error", message: `fake-anthropic: no route ${req.method} ${recorded.path}` }, requestId);
+        return errorResponse(
+          { status: 404, type: "not_found_error", message: `fake-anthropic: no route ${req.method} ${recorded.path}` },
+          requestId,
+        );
       }
       const problem = checkRequest(recorded.body, issued);
       if (problem) return contractError(problem, recorded, requestId);
@@ -323,7 +347,10 @@ function errorResponse(e: ScriptedError["error"] | ContractError, requestId: str
   const headers: Record<string, string> = { "request-id": requestId, ...(scripted.headers ?? {}) };
   if (scripted.retryAfterSeconds !== undefined) headers["retry-after"] = String(scripted.retryAfterSeconds);
   if (scripted.shouldRetry !== undefined) headers["x-should-retry"] = String(scripted.shouldRetry);
-  return Response.json({ type: "error", error: { type: e.type, message: e.message, ...(scripted.extra ?? {}) }, request_id: requestId }, { status: e.status, headers });
+  return Response.json(
+    { type: "error", error: { type: e.type, message: e.message, ...(scripted.extra ?? {}) }, request_id: requestId },
+    { status: e.status, headers },
+  );
 }
 
 type WireBlock =
@@ -350,12 +377,15 @@ function responseBlocks(turn: ScriptedMessage, req: RecordedRequest): FakeConten
   const scripted = turn.content;
   // No thinking without thinking on (DOCS.migrationSonnet55 table: Haiku 4.5 does not think unless asked).
   if (plan.mode === "off") return scripted.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
-  if (scripted.some((b) => b.type === "thinking" || b.type === "redacted_thinking") || turn.thinking === false) return scripted;
+  if (scripted.some((b) => b.type === "thinking" || b.type === "redacted_thinking") || turn.thinking === false)
+    return scripted;
   const hasToolUse = scripted.some((b) => b.type === "tool_use");
   if (plan.mode === "between_tools") {
     // DOCS.whatsNewSonnet55: with between_tools, the short progress updates written between tool calls
     // still come back as thinking blocks, with their summary text; a reply without tools is text only.
-    return hasToolUse ? [{ type: "thinking", thinking: turn.thinking ?? "Progress: calling a tool." }, ...scripted] : scripted;
+    return hasToolUse
+      ? [{ type: "thinking", thinking: turn.thinking ?? "Progress: calling a tool." }, ...scripted]
+      : scripted;
   }
   // Adaptive / enabled: a thinking block first; display "omitted" returns empty thinking text with the
   // signature (DOCS.thinking, "Controlling thinking display").
@@ -363,7 +393,13 @@ function responseBlocks(turn: ScriptedMessage, req: RecordedRequest): FakeConten
   return [{ type: "thinking", thinking: text }, ...scripted];
 }
 
-function buildMessage(turn: ScriptedMessage, req: RecordedRequest, n: number, issued: IssuedThinking, cache: Map<string, number>): WireMessage {
+function buildMessage(
+  turn: ScriptedMessage,
+  req: RecordedRequest,
+  n: number,
+  issued: IssuedThinking,
+  cache: Map<string, number>,
+): WireMessage {
   const model = turn.model ?? String(req.body?.model ?? "claude-fake");
   const blocks = responseBlocks(turn, req);
   const params: unknown[] = [];
@@ -372,9 +408,16 @@ function buildMessage(turn: ScriptedMessage, req: RecordedRequest, n: number, is
   for (const b of blocks) {
     let wire: WireBlock;
     if (b.type === "thinking") {
-      wire = { type: "thinking", thinking: b.thinking, signature: signThinking(model, b.thinking, prefixHash(req.body ?? {}, msgIndex, params.length, params)) };
+      wire = {
+        type: "thinking",
+        thinking: b.thinking,
+        signature: signThinking(model, b.thinking, prefixHash(req.body ?? {}, msgIndex, params.length, params)),
+      };
     } else if (b.type === "redacted_thinking") {
-      wire = { type: "redacted_thinking", data: redactedData(model, prefixHash(req.body ?? {}, msgIndex, params.length, params)) };
+      wire = {
+        type: "redacted_thinking",
+        data: redactedData(model, prefixHash(req.body ?? {}, msgIndex, params.length, params)),
+      };
     } else if (b.type === "text") {
       wire = { type: "text", text: b.text, citations: null };
     } else {
@@ -436,7 +479,11 @@ function computeUsage(body: any, cache: Map<string, number>): Omit<Required<Fake
     written = Math.max(written, p.tokens);
   }
   const creation = Math.max(0, written - read);
-  return { input_tokens: Math.max(1, total - read - creation), cache_read_input_tokens: read, cache_creation_input_tokens: creation };
+  return {
+    input_tokens: Math.max(1, total - read - creation),
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: creation,
+  };
 }
 
 function cachePositions(body: any): Array<{ hash: string; tokens: number; marked: boolean; ttl?: string }> {
@@ -458,7 +505,8 @@ function cachePositions(body: any): Array<{ hash: string; tokens: number; marked
   }
   // Automatic caching (DOCS.promptCaching): a top-level cache_control marks the last cacheable block.
   const last = out.at(-1);
-  if (body.cache_control && last) out[out.length - 1] = { ...last, marked: true, ttl: body.cache_control.ttl ?? last.ttl };
+  if (body.cache_control && last)
+    out[out.length - 1] = { ...last, marked: true, ttl: body.cache_control.ttl ?? last.ttl };
   return out;
 }
 
@@ -466,7 +514,8 @@ function stripMarkers(value: any): any {
   if (Array.isArray(value)) return value.map(stripMarkers);
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) if (key !== "cache_control" && key !== "citations") out[key] = stripMarkers(value[key]);
+    for (const key of Object.keys(value).sort())
+      if (key !== "cache_control" && key !== "citations") out[key] = stripMarkers(value[key]);
     return out;
   }
   return value;
@@ -500,21 +549,27 @@ function messageStartEvent(m: WireMessage): SseEvent {
 // message_delta with stop_reason and usage, message_stop.
 function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
   const events: SseEvent[] = [messageStartEvent(m), { event: "ping", data: { type: "ping" } }];
-  const delta = (index: number, d: unknown): SseEvent => ({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: d } });
+  const delta = (index: number, d: unknown): SseEvent => ({
+    event: "content_block_delta",
+    data: { type: "content_block_delta", index, delta: d },
+  });
   m.content.forEach((block, index) => {
-    const start = (content_block: unknown) => events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block } });
+    const start = (content_block: unknown) =>
+      events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block } });
     if (block.type === "text") {
       start({ type: "text", text: "", citations: null });
       for (const piece of chunks(block.text, chunkSize)) events.push(delta(index, { type: "text_delta", text: piece }));
     } else if (block.type === "thinking") {
       start({ type: "thinking", thinking: "", signature: "" });
-      for (const piece of chunks(block.thinking, chunkSize)) events.push(delta(index, { type: "thinking_delta", thinking: piece }));
+      for (const piece of chunks(block.thinking, chunkSize))
+        events.push(delta(index, { type: "thinking_delta", thinking: piece }));
       events.push(delta(index, { type: "signature_delta", signature: block.signature }));
     } else if (block.type === "redacted_thinking") {
       start(block);
     } else {
       start({ type: "tool_use", id: block.id, name: block.name, input: {} });
-      for (const piece of chunks(JSON.stringify(block.input ?? {}), chunkSize)) events.push(delta(index, { type: "input_json_delta", partial_json: piece }));
+      for (const piece of chunks(JSON.stringify(block.input ?? {}), chunkSize))
+        events.push(delta(index, { type: "input_json_delta", partial_json: piece }));
     }
     events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
   });
@@ -548,7 +603,10 @@ function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: numb
     stop_sequence: null,
     usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   };
-  return [messageStartEvent(m), { event: "error", data: { type: "error", error: { type: turn.error.type, message: turn.error.message } } }];
+  return [
+    messageStartEvent(m),
+    { event: "error", data: { type: "error", error: { type: turn.error.type, message: turn.error.message } } },
+  ];
 }
 
 function sseResponse(events: SseEvent[], requestId: string): Response {
@@ -556,7 +614,8 @@ function sseResponse(events: SseEvent[], requestId: string): Response {
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       // One enqueue per event so the client's SSE parser sees realistic chunk boundaries.
-      for (const e of events) controller.enqueue(encoder.encode(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`));
+      for (const e of events)
+        controller.enqueue(encoder.encode(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`));
       controller.close();
     },
   });

@@ -113,7 +113,12 @@ export const FAKE_MODELS: Readonly<Record<string, FakeModelRules>> = {
   "claude-fable-5-1": { ...SONNET_5_5, thinkingTypes: ["adaptive"], betweenToolsEfforts: [] },
   // DOCS.migrationHaiku55: adaptive instead of budgets; sampling parameters and prefill are 400s;
   // thinking blocks work only in the account that produced them. Overview: 1M context, 128K output.
-  "claude-haiku-5-5": { ...SONNET_5, thinkingTypes: ["adaptive", "disabled"], rejectsPrefill: true, thinkingTiedToModel: true },
+  "claude-haiku-5-5": {
+    ...SONNET_5,
+    thinkingTypes: ["adaptive", "disabled"],
+    rejectsPrefill: true,
+    thinkingTiedToModel: true,
+  },
   "claude-sonnet-5": SONNET_5,
   "claude-opus-5": SONNET_5,
   "claude-haiku-4-5": HAIKU_4_5,

@@ -59,7 +59,9 @@ function githubValidator(): Promise<OpenApiRequestValidator> {
   return specPromise;
 }
 
-export async function startFakeGitHub(options: { token?: string; repos?: Record<string, FakeRepo> } = {}): Promise<FakeGitHub> {
+export async function startFakeGitHub(
+  options: { token?: string; repos?: Record<string, FakeRepo> } = {},
+): Promise<FakeGitHub> {
   const validator = await githubValidator();
   const repos = new Map(Object.entries(options.repos ?? {}));
   const requests: RecordedGitHubRequest[] = [];
@@ -70,7 +72,10 @@ export async function startFakeGitHub(options: { token?: string; repos?: Record<
     port: 0,
     // A bug in the fake must fail the test loudly, not hand Octokit an HTML error page.
     error(err) {
-      violations.push({ request: { method: "?", path: "?", query: {}, body: undefined }, problems: [`the fake GitHub threw: ${err.stack ?? err.message}`] });
+      violations.push({
+        request: { method: "?", path: "?", query: {}, body: undefined },
+        problems: [`the fake GitHub threw: ${err.stack ?? err.message}`],
+      });
       return json(500, { message: `fake GitHub error: ${err.message}` });
     },
     async fetch(req): Promise<Response> {
@@ -85,13 +90,22 @@ export async function startFakeGitHub(options: { token?: string; repos?: Record<
         }
       }
       const authorization = req.headers.get("authorization") ?? undefined;
-      const recorded: RecordedGitHubRequest = { method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, ...(authorization ? { authorization } : {}) };
+      const recorded: RecordedGitHubRequest = {
+        method: req.method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        body,
+        ...(authorization ? { authorization } : {}),
+      };
       const check = validator.validate({ method: req.method, path: url.pathname, query: url.searchParams, body });
       const withOp = { ...recorded, ...(check.operation ? { operationId: check.operation.operationId } : {}) };
       requests.push(withOp);
       if (!check.ok) {
         violations.push({ request: withOp, problems: check.problems });
-        return json(check.status, { message: check.status === 404 ? "Not Found" : "Validation Failed", errors: check.problems });
+        return json(check.status, {
+          message: check.status === 404 ? "Not Found" : "Validation Failed",
+          errors: check.problems,
+        });
       }
       if (options.token && authorization !== `token ${options.token}` && authorization !== `Bearer ${options.token}`)
         return json(401, { message: "Requires authentication", documentation_url: "https://docs.github.com/rest" });
@@ -111,10 +125,19 @@ export async function startFakeGitHub(options: { token?: string; repos?: Record<
 }
 
 function json(status: number, value: unknown): Response {
-  return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json; charset=utf-8" } });
+  return new Response(JSON.stringify(value), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
 }
 
-function serve(op: MatchedOperation, body: any, query: URLSearchParams, repos: Map<string, FakeRepo>, base: string): Response {
+function serve(
+  op: MatchedOperation,
+  body: any,
+  query: URLSearchParams,
+  repos: Map<string, FakeRepo>,
+  base: string,
+): Response {
   const { owner, repo: name } = op.pathParams;
   const repo = owner && name ? repos.get(`${owner}/${name}`) : undefined;
   const fullName = `${owner}/${name}`;
@@ -126,12 +149,19 @@ function serve(op: MatchedOperation, body: any, query: URLSearchParams, repos: M
       const state = query.get("state") ?? "open";
       const labels = query.get("labels")?.split(",").filter(Boolean) ?? [];
       const perPage = Number(query.get("per_page") ?? 30);
-      const list = repo!.issues.filter((i) => (state === "all" || i.state === state) && labels.every((l) => i.labels.includes(l)));
+      const list = repo!.issues.filter(
+        (i) => (state === "all" || i.state === state) && labels.every((l) => i.labels.includes(l)),
+      );
       return json(200, list.slice(0, perPage).map(show));
     }
     case "pulls/list": {
       const state = query.get("state") ?? "open";
-      return json(200, repo!.issues.filter((i) => i.pull_request && (state === "all" || i.state === state)).map((i) => ({ ...show(i), html_url: `https://github.com/${fullName}/pull/${i.number}` })));
+      return json(
+        200,
+        repo!.issues
+          .filter((i) => i.pull_request && (state === "all" || i.state === state))
+          .map((i) => ({ ...show(i), html_url: `https://github.com/${fullName}/pull/${i.number}` })),
+      );
     }
     case "search/issues-and-pull-requests": {
       const q = query.get("q") ?? "";
@@ -146,10 +176,25 @@ function serve(op: MatchedOperation, body: any, query: URLSearchParams, repos: M
     case "repos/get-content": {
       const content = repo!.files[op.pathParams.path!];
       if (content === undefined) return json(404, { message: "Not Found" });
-      return json(200, { type: "file", encoding: "base64", name: op.pathParams.path!.split("/").pop(), path: op.pathParams.path, size: content.length, content: Buffer.from(content).toString("base64") });
+      return json(200, {
+        type: "file",
+        encoding: "base64",
+        name: op.pathParams.path!.split("/").pop(),
+        path: op.pathParams.path,
+        size: content.length,
+        content: Buffer.from(content).toString("base64"),
+      });
     }
     case "issues/create": {
-      const created: FakeIssue = { number: nextNumber(repo!), title: String(body.title), body: body.body ?? null, state: "open", labels: (body.labels ?? []).map((l: unknown) => (typeof l === "string" ? l : (l as { name: string }).name)), comments: [], user: "openassistant-bot" };
+      const created: FakeIssue = {
+        number: nextNumber(repo!),
+        title: String(body.title),
+        body: body.body ?? null,
+        state: "open",
+        labels: (body.labels ?? []).map((l: unknown) => (typeof l === "string" ? l : (l as { name: string }).name)),
+        comments: [],
+        user: "openassistant-bot",
+      };
       repo!.issues.push(created);
       return json(201, show(created));
     }
@@ -157,14 +202,22 @@ function serve(op: MatchedOperation, body: any, query: URLSearchParams, repos: M
       const target = issue();
       if (!target) return json(404, { message: "Not Found" });
       target.comments.push(String(body.body));
-      return json(201, { id: target.comments.length, body: body.body, html_url: `https://github.com/${fullName}/issues/${target.number}#issuecomment-${target.comments.length}` });
+      return json(201, {
+        id: target.comments.length,
+        body: body.body,
+        html_url: `https://github.com/${fullName}/issues/${target.number}#issuecomment-${target.comments.length}`,
+      });
     }
     case "issues/add-labels": {
       const target = issue();
       if (!target) return json(404, { message: "Not Found" });
       const labels: unknown[] = Array.isArray(body) ? body : (body?.labels ?? []);
-      for (const l of labels.map((x) => (typeof x === "string" ? x : (x as { name: string }).name))) if (!target.labels.includes(l)) target.labels.push(l);
-      return json(200, target.labels.map((l, i) => ({ id: i + 1, name: l, color: "ededed" })));
+      for (const l of labels.map((x) => (typeof x === "string" ? x : (x as { name: string }).name)))
+        if (!target.labels.includes(l)) target.labels.push(l);
+      return json(
+        200,
+        target.labels.map((l, i) => ({ id: i + 1, name: l, color: "ededed" })),
+      );
     }
     case "issues/update": {
       const target = issue();

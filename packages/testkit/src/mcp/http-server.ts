@@ -14,7 +14,10 @@ export interface TestMcpHttpServer {
   close(): Promise<void>;
 }
 
-export async function startMcpHttpServer(setup: (server: McpServer) => void, options: { requireHeader?: [string, string] } = {}): Promise<TestMcpHttpServer> {
+export async function startMcpHttpServer(
+  setup: (server: McpServer) => void,
+  options: { requireHeader?: [string, string] } = {},
+): Promise<TestMcpHttpServer> {
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
   const headers: Array<Record<string, string>> = [];
@@ -24,13 +27,24 @@ export async function startMcpHttpServer(setup: (server: McpServer) => void, opt
     idleTimeout: 0,
     async fetch(req) {
       headers.push(Object.fromEntries(req.headers));
-      if (options.requireHeader && req.headers.get(options.requireHeader[0]) !== options.requireHeader[1]) return new Response("unauthorized", { status: 401 });
+      if (options.requireHeader && req.headers.get(options.requireHeader[0]) !== options.requireHeader[1])
+        return new Response("unauthorized", { status: 401 });
       const sessionId = req.headers.get("mcp-session-id");
       let transport = sessionId ? transports.get(sessionId) : undefined;
       if (!transport) {
-        if (sessionId) return Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 });
-        const t = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized: (id) => void transports.set(id, t) });
-        const server = new McpServer({ name: "test-mcp", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
+        if (sessionId)
+          return Response.json(
+            { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+            { status: 404 },
+          );
+        const t = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          onsessioninitialized: (id) => void transports.set(id, t),
+        });
+        const server = new McpServer(
+          { name: "test-mcp", version: "1.0.0" },
+          { capabilities: { tools: { listChanged: true } } },
+        );
         setup(server);
         servers.push(server);
         await server.connect(t);

@@ -21,7 +21,9 @@ export interface MatchedOperation {
   readonly pathParams: Record<string, string>;
 }
 
-export type Validation = { ok: true; operation: MatchedOperation } | { ok: false; status: 404 | 422; problems: string[]; operation?: MatchedOperation };
+export type Validation =
+  | { ok: true; operation: MatchedOperation }
+  | { ok: false; status: 404 | 422; problems: string[]; operation?: MatchedOperation };
 
 interface Parameter {
   name: string;
@@ -65,14 +67,18 @@ export class OpenApiRequestValidator {
     const method = req.method.toLowerCase();
     const candidates = this.routes.filter((r) => r.regex.test(req.path));
     const route = candidates.find((r) => this.spec.paths[r.template]?.[method]);
-    if (!route) return { ok: false, status: 404, problems: [`no operation ${req.method} ${req.path} in the API description`] };
+    if (!route)
+      return { ok: false, status: 404, problems: [`no operation ${req.method} ${req.path} in the API description`] };
     const op = this.spec.paths[route.template]![method];
     const values = route.regex.exec(req.path)!.slice(1).map(decodeURIComponent);
     const pathParams = Object.fromEntries(route.names.map((n, i) => [n, values[i]!]));
     const operation: MatchedOperation = { operationId: op.operationId, template: route.template, pathParams };
     const problems: string[] = [];
-    const params = [...(this.spec.paths[route.template]!.parameters ?? []), ...(op.parameters ?? [])].map((p: unknown) => this.resolve(p) as Parameter);
-    for (const p of params.filter((x) => x.in === "path")) this.check(problems, `path parameter "${p.name}"`, p.schema, coerce(pathParams[p.name]!, p.schema));
+    const params = [...(this.spec.paths[route.template]!.parameters ?? []), ...(op.parameters ?? [])].map(
+      (p: unknown) => this.resolve(p) as Parameter,
+    );
+    for (const p of params.filter((x) => x.in === "path"))
+      this.check(problems, `path parameter "${p.name}"`, p.schema, coerce(pathParams[p.name]!, p.schema));
     const declared = new Set(params.filter((p) => p.in === "query").map((p) => p.name));
     for (const p of params.filter((x) => x.in === "query")) {
       const raw = req.query.getAll(p.name);
@@ -80,11 +86,17 @@ export class OpenApiRequestValidator {
         if (p.required) problems.push(`query parameter "${p.name}" is required`);
         continue;
       }
-      const value = p.schema?.type === "array" ? raw.flatMap((v) => v.split(",")).map((v) => coerce(v, p.schema?.items as never)) : coerce(raw[0]!, p.schema);
+      const value =
+        p.schema?.type === "array"
+          ? raw.flatMap((v) => v.split(",")).map((v) => coerce(v, p.schema?.items as never))
+          : coerce(raw[0]!, p.schema);
       this.check(problems, `query parameter "${p.name}"`, p.schema, value);
     }
-    for (const name of new Set(req.query.keys())) if (!declared.has(name)) problems.push(`query parameter "${name}" is not accepted by ${op.operationId}`);
-    const body = this.resolve(op.requestBody) as { required?: boolean; content?: Record<string, { schema?: unknown }> } | undefined;
+    for (const name of new Set(req.query.keys()))
+      if (!declared.has(name)) problems.push(`query parameter "${name}" is not accepted by ${op.operationId}`);
+    const body = this.resolve(op.requestBody) as
+      | { required?: boolean; content?: Record<string, { schema?: unknown }> }
+      | undefined;
     if (req.body !== undefined) {
       const schema = body?.content?.["application/json"]?.schema;
       if (!body) problems.push(`${op.operationId} takes no request body`);
@@ -102,7 +114,8 @@ export class OpenApiRequestValidator {
       validate = this.ajv.compile(rebase(schema) as object);
       this.compiled.set(key, validate);
     }
-    if (!validate(value)) problems.push(`${what}: ${this.ajv.errorsText(validate.errors, { dataVar: what.split(" ")[0] })}`);
+    if (!validate(value))
+      problems.push(`${what}: ${this.ajv.errorsText(validate.errors, { dataVar: what.split(" ")[0] })}`);
   }
 
   /** Follows a local `$ref` (`#/components/parameters/owner`). */
@@ -130,7 +143,8 @@ function rebase(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(rebase);
   if (typeof schema !== "object" || schema === null) return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `spec${v}` : rebase(v);
+  for (const [k, v] of Object.entries(schema))
+    out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/") ? `spec${v}` : rebase(v);
   return out;
 }
 

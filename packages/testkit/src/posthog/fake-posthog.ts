@@ -71,7 +71,11 @@ export async function startFakePostHog(options: FakePostHogOptions): Promise<Fak
       const url = new URL(req.url);
       const path = url.pathname;
       const reject = (status: number, type: string, code: string, detail: string, attr: string | null = null) => {
-        violations.push({ method: req.method, path, problem: `${status} ${code}: ${detail}${attr ? ` (${attr})` : ""}` });
+        violations.push({
+          method: req.method,
+          path,
+          problem: `${status} ${code}: ${detail}${attr ? ` (${attr})` : ""}`,
+        });
         return json(status, { type, code, detail, attr });
       };
       let body: any;
@@ -88,15 +92,32 @@ export async function startFakePostHog(options: FakePostHogOptions): Promise<Fak
       if (path === "/i/v0/e/" || path === "/i/v0/e") {
         if (req.method !== "POST") return reject(405, "invalid_request", "method_not_allowed", "capture is POST-only");
         for (const field of ["api_key", "event", "distinct_id"] as const)
-          if (typeof body?.[field] !== "string" || body[field] === "") return reject(400, "validation_error", "invalid_payload", `${field} is required`, field);
-        if (body.api_key !== options.projectApiKey) return reject(401, "authentication_error", "invalid_api_key", "Project API key invalid. You can find your project API key in PostHog project settings.");
-        events.push({ event: body.event, distinct_id: body.distinct_id, properties: body.properties ?? {}, ...(body.timestamp ? { timestamp: body.timestamp } : {}) });
+          if (typeof body?.[field] !== "string" || body[field] === "")
+            return reject(400, "validation_error", "invalid_payload", `${field} is required`, field);
+        if (body.api_key !== options.projectApiKey)
+          return reject(
+            401,
+            "authentication_error",
+            "invalid_api_key",
+            "Project API key invalid. You can find your project API key in PostHog project settings.",
+          );
+        events.push({
+          event: body.event,
+          distinct_id: body.distinct_id,
+          properties: body.properties ?? {},
+          ...(body.timestamp ? { timestamp: body.timestamp } : {}),
+        });
         return json(200, { status: "Ok" });
       }
 
       // The private API: "Authorization: Bearer $POSTHOG_PERSONAL_API_KEY" (https://posthog.com/docs/api/queries).
       if (req.headers.get("authorization") !== `Bearer ${options.personalApiKey}`)
-        return reject(401, "authentication_error", "not_authenticated", "Authentication credentials were not provided.");
+        return reject(
+          401,
+          "authentication_error",
+          "not_authenticated",
+          "Authentication credentials were not provided.",
+        );
       const project = `/api/projects/${options.projectId}`;
       // Every documented private endpoint ends in a slash (`/api/projects/:project_id/query/`);
       // Django cannot redirect a POST that lacks it.
@@ -105,13 +126,29 @@ export async function startFakePostHog(options: FakePostHogOptions): Promise<Fak
       if (path === `${project}/query/` && req.method === "POST") {
         // "a JSON object with a query property with a kind and query property" (https://posthog.com/docs/api/queries)
         const q = body?.query;
-        if (typeof q !== "object" || q === null) return reject(400, "validation_error", "required", "query is required", "query");
-        if (q.kind !== "HogQLQuery") return reject(400, "validation_error", "invalid_input", `the fake serves HogQLQuery only, got ${q.kind}`, "query.kind");
-        if (typeof q.query !== "string" || !q.query.trim()) return reject(400, "validation_error", "required", "query.query is required", "query.query");
+        if (typeof q !== "object" || q === null)
+          return reject(400, "validation_error", "required", "query is required", "query");
+        if (q.kind !== "HogQLQuery")
+          return reject(
+            400,
+            "validation_error",
+            "invalid_input",
+            `the fake serves HogQLQuery only, got ${q.kind}`,
+            "query.kind",
+          );
+        if (typeof q.query !== "string" || !q.query.trim())
+          return reject(400, "validation_error", "required", "query.query is required", "query.query");
         const values: Record<string, unknown> = q.values ?? {};
         // HogQL placeholders `{name}` must be given in `values` (https://posthog.com/docs/sql/variables).
         for (const [, name] of q.query.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g))
-          if (name !== "filters" && !(name! in values)) return reject(400, "validation_error", "query_error", `Placeholder {${name}} is not defined in values`, "query.values");
+          if (name !== "filters" && !(name! in values))
+            return reject(
+              400,
+              "validation_error",
+              "query_error",
+              `Placeholder {${name}} is not defined in values`,
+              "query.values",
+            );
         queries.push({ query: q.query, values });
         const out = options.hogql?.(q.query, values) ?? { columns: [], results: [] };
         return json(200, { ...out, types: [], hogql: q.query, is_cached: false });
@@ -123,18 +160,66 @@ export async function startFakePostHog(options: FakePostHogOptions): Promise<Fak
 
       if (path === `${project}/alerts/` && req.method === "POST") {
         // Alerts watch a saved trends insight with a threshold (https://posthog.com/docs/alerts).
-        if (typeof body?.name !== "string" || !body.name) return reject(400, "validation_error", "required", "This field is required.", "name");
-        if (typeof body.insight !== "number") return reject(400, "validation_error", "required", "This field is required.", "insight");
-        if (!insights.has(body.insight)) return reject(400, "validation_error", "does_not_exist", `Invalid pk "${body.insight}" - object does not exist.`, "insight");
-        if (!Array.isArray(body.subscribed_users) || body.subscribed_users.length === 0) return reject(400, "validation_error", "required", "This field is required.", "subscribed_users");
+        if (typeof body?.name !== "string" || !body.name)
+          return reject(400, "validation_error", "required", "This field is required.", "name");
+        if (typeof body.insight !== "number")
+          return reject(400, "validation_error", "required", "This field is required.", "insight");
+        if (!insights.has(body.insight))
+          return reject(
+            400,
+            "validation_error",
+            "does_not_exist",
+            `Invalid pk "${body.insight}" - object does not exist.`,
+            "insight",
+          );
+        if (!Array.isArray(body.subscribed_users) || body.subscribed_users.length === 0)
+          return reject(400, "validation_error", "required", "This field is required.", "subscribed_users");
         const cfg = body.threshold?.configuration;
-        if (!THRESHOLD_TYPES.includes(cfg?.type)) return reject(400, "validation_error", "invalid_input", `threshold.configuration.type must be one of ${THRESHOLD_TYPES.join(", ")}`, "threshold");
+        if (!THRESHOLD_TYPES.includes(cfg?.type))
+          return reject(
+            400,
+            "validation_error",
+            "invalid_input",
+            `threshold.configuration.type must be one of ${THRESHOLD_TYPES.join(", ")}`,
+            "threshold",
+          );
         const bounds = cfg.bounds ?? {};
-        if (typeof bounds.lower !== "number" && typeof bounds.upper !== "number") return reject(400, "validation_error", "invalid_input", "a threshold needs a lower or an upper bound", "threshold");
-        if (!CONDITIONS.includes(body.condition?.type)) return reject(400, "validation_error", "invalid_input", `condition.type must be one of ${CONDITIONS.join(", ")}`, "condition");
+        if (typeof bounds.lower !== "number" && typeof bounds.upper !== "number")
+          return reject(
+            400,
+            "validation_error",
+            "invalid_input",
+            "a threshold needs a lower or an upper bound",
+            "threshold",
+          );
+        if (!CONDITIONS.includes(body.condition?.type))
+          return reject(
+            400,
+            "validation_error",
+            "invalid_input",
+            `condition.type must be one of ${CONDITIONS.join(", ")}`,
+            "condition",
+          );
         const interval = body.calculation_interval ?? "daily";
-        if (!INTERVALS.includes(interval)) return reject(400, "validation_error", "invalid_choice", `"${interval}" is not a valid choice.`, "calculation_interval");
-        const alert: FakeAlert = { id: crypto.randomUUID(), name: body.name, insight: body.insight, enabled: body.enabled ?? true, calculation_interval: interval, condition: body.condition, threshold: body.threshold, subscribed_users: body.subscribed_users, state: "Not firing" };
+        if (!INTERVALS.includes(interval))
+          return reject(
+            400,
+            "validation_error",
+            "invalid_choice",
+            `"${interval}" is not a valid choice.`,
+            "calculation_interval",
+          );
+        const alert: FakeAlert = {
+          id: crypto.randomUUID(),
+          name: body.name,
+          insight: body.insight,
+          enabled: body.enabled ?? true,
+          calculation_interval: interval,
+          condition: body.condition,
+          threshold: body.threshold,
+          subscribed_users: body.subscribed_users,
+          state: "Not firing",
+        };
         alerts.push(alert);
         return json(201, alert);
       }

@@ -13,9 +13,19 @@ async function cli(configDir: string, args: string[], stdin = "", extraEnv: Reco
     stdin: new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "", HOME: configDir, OPENASSISTANT_CONFIG_DIR: configDir, NO_COLOR: "1", ...extraEnv },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: configDir,
+      OPENASSISTANT_CONFIG_DIR: configDir,
+      NO_COLOR: "1",
+      ...extraEnv,
+    },
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -38,7 +48,11 @@ describe("openassistant auth (subprocess, stdin)", () => {
     const path = join(dir, "auth-profiles.json");
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const data = readStore(dir);
-    expect(data.profiles.find((p: { id: string }) => p.id === "anthropic:manual")).toMatchObject({ provider: "anthropic", type: "token", secret: TOKEN });
+    expect(data.profiles.find((p: { id: string }) => p.id === "anthropic:manual")).toMatchObject({
+      provider: "anthropic",
+      type: "token",
+      secret: TOKEN,
+    });
     expect(data.preferred.anthropic).toEqual(["anthropic:manual", "anthropic:api-key"]);
   });
 
@@ -58,9 +72,15 @@ describe("openassistant auth (subprocess, stdin)", () => {
     expect((await cli(dir, ["anthropic", "api-key", "--profile", "work"], KEY)).code).toBe(0);
     const refused = await cli(dir, ["anthropic", "api-key", "--profile=anthropic:proxy"], "proxy-key-0000000000009876");
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('Anthropic API keys usually start with "sk-ant-": this is not one. Copy the key again, or pass --force');
+    expect(refused.stderr).toContain(
+      'Anthropic API keys usually start with "sk-ant-": this is not one. Copy the key again, or pass --force',
+    );
     expect(refused.stderr + refused.stdout).not.toContain("proxy-key-0000000000009876");
-    const odd = await cli(dir, ["anthropic", "api-key", "--profile=anthropic:proxy", "--force"], "proxy-key-0000000000009876");
+    const odd = await cli(
+      dir,
+      ["anthropic", "api-key", "--profile=anthropic:proxy", "--force"],
+      "proxy-key-0000000000009876",
+    );
     expect(odd.code).toBe(0);
     expect(odd.stderr).toContain('warning: Anthropic API keys usually start with "sk-ant-"');
 

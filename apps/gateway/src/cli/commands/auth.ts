@@ -63,7 +63,10 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
       }
     };
 
-  async function readSecret(message: string, validate: (raw: string) => ValidationResult): Promise<ValidationResult & { ok: true }> {
+  async function readSecret(
+    message: string,
+    validate: (raw: string) => ValidationResult,
+  ): Promise<ValidationResult & { ok: true }> {
     let raw: string;
     if (isTTY()) {
       const answer = await password({
@@ -84,23 +87,38 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
     return result;
   }
 
-  function saveProfile(args: { profile?: string }, fallbackId: string, type: AuthProfileType, secret: string): AuthProfile {
+  function saveProfile(
+    args: { profile?: string },
+    fallbackId: string,
+    type: AuthProfileType,
+    secret: string,
+  ): AuthProfile {
     const id = normalizeProfileId(args.profile ?? fallbackId);
     const s = store();
     const previous = s.get(id);
     const profile: AuthProfile = { id, provider: "anthropic", type, secret, createdAt: now().toISOString() };
     s.upsert(profile, { prefer: true });
-    out(`${previous ? "Replaced" : "Saved"} ${id} (${type === "token" ? "setup-token" : "API key"} ${maskSecret(secret)}) in ${s.path}`);
-    out(`${id} is now the preferred Anthropic profile (config auth.anthropic.profileOrder, if set, still comes first).`);
+    out(
+      `${previous ? "Replaced" : "Saved"} ${id} (${type === "token" ? "setup-token" : "API key"} ${maskSecret(secret)}) in ${s.path}`,
+    );
+    out(
+      `${id} is now the preferred Anthropic profile (config auth.anthropic.profileOrder, if set, still comes first).`,
+    );
     return profile;
   }
 
   const setupTokenArgs = { profile: PROFILE_ARG } as const satisfies ArgsDef;
   const setupToken = defineCommand({
-    meta: { name: "setup-token", description: "Store a Claude subscription token from `claude setup-token` and prefer it" },
+    meta: {
+      name: "setup-token",
+      description: "Store a Claude subscription token from `claude setup-token` and prefer it",
+    },
     args: setupTokenArgs,
     run: guarded<{ profile?: string }>(setupTokenArgs, async ({ args }) => {
-      if (isTTY()) out("Run `claude setup-token` in another terminal, then paste the token it prints (starts with sk-ant-oat01-).");
+      if (isTTY())
+        out(
+          "Run `claude setup-token` in another terminal, then paste the token it prints (starts with sk-ant-oat01-).",
+        );
       const { value } = await readSecret("Paste your Claude setup-token", validateSetupToken);
       saveProfile(args, "anthropic:manual", "token", value);
       out(
@@ -111,19 +129,29 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
 
   const apiKeyArgs = {
     profile: PROFILE_ARG,
-    force: { type: "boolean", description: 'Store a key that does not start with "sk-ant-" (e.g. for a proxy with its own keys)', default: false },
+    force: {
+      type: "boolean",
+      description: 'Store a key that does not start with "sk-ant-" (e.g. for a proxy with its own keys)',
+      default: false,
+    },
   } as const satisfies ArgsDef;
   const apiKey = defineCommand({
     meta: {
       name: "api-key",
-      description: 'Store an Anthropic API key (console.anthropic.com) and prefer it. Pasted at a masked prompt, or read from stdin: echo "$KEY" | openassistant auth anthropic api-key',
+      description:
+        'Store an Anthropic API key (console.anthropic.com) and prefer it. Pasted at a masked prompt, or read from stdin: echo "$KEY" | openassistant auth anthropic api-key',
     },
     args: apiKeyArgs,
     run: guarded<{ profile?: string; force?: boolean }>(apiKeyArgs, async ({ args }) => {
       // A malformed key is refused (it would only fail later, at the first message) unless --force.
       const strict = (raw: string): ValidationResult => {
         const r = validateApiKey(raw);
-        return r.ok && r.warning && !args.force ? { ok: false, message: `${r.warning.replace(/; storing it anyway\.$/, "")}: this is not one. Copy the key again, or pass --force to store it anyway (e.g. for a proxy).` } : r;
+        return r.ok && r.warning && !args.force
+          ? {
+              ok: false,
+              message: `${r.warning.replace(/; storing it anyway\.$/, "")}: this is not one. Copy the key again, or pass --force to store it anyway (e.g. for a proxy).`,
+            }
+          : r;
       };
       const result = await readSecret("Paste your Anthropic API key", strict);
       if (result.warning) err(`warning: ${result.warning}`);
@@ -139,7 +167,10 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
       const s = store();
       const profiles = s.list();
       const preferred = s.preferredOrder("anthropic");
-      const ordered = [...preferred.map((id) => profiles.find((p) => p.id === id)!), ...profiles.filter((p) => !preferred.includes(p.id))];
+      const ordered = [
+        ...preferred.map((id) => profiles.find((p) => p.id === id)!),
+        ...profiles.filter((p) => !preferred.includes(p.id)),
+      ];
       if (ordered.length === 0) out(`No auth profiles in ${s.path}.`);
       else out(`Auth profiles in ${s.path} (in preference order):`);
       for (const p of ordered) {
@@ -148,11 +179,16 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
             ? `cooling down until ${p.cooldownUntil} (${p.lastFailureReason ?? "error"}, ${p.failures ?? 1} failure(s))`
             : "ok";
         const used = p.lastUsedAt ? `last used ${p.lastUsedAt}` : "never used";
-        out(`  ${p.id}  ${p.type === "token" ? "setup-token" : "api-key"}  ${maskSecret(p.secret)}  ${status}  ${used}`);
+        out(
+          `  ${p.id}  ${p.type === "token" ? "setup-token" : "api-key"}  ${maskSecret(p.secret)}  ${status}  ${used}`,
+        );
       }
       for (const name of ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"] as const) {
         const v = env[name]?.trim();
-        if (v) out(`  env:${name}  ${name === "ANTHROPIC_OAUTH_TOKEN" ? "setup-token" : "api-key"}  ${maskSecret(v)}  (fallback after the profiles)`);
+        if (v)
+          out(
+            `  env:${name}  ${name === "ANTHROPIC_OAUTH_TOKEN" ? "setup-token" : "api-key"}  ${maskSecret(v)}  (fallback after the profiles)`,
+          );
       }
       if (ordered.length === 0 && !env.ANTHROPIC_OAUTH_TOKEN && !env.ANTHROPIC_API_KEY) {
         out("Add one with `openassistant auth anthropic api-key` or `openassistant auth anthropic setup-token`.");
@@ -160,7 +196,9 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
     }),
   });
 
-  const removeArgs = { id: { type: "positional", description: "Profile id to remove", required: true } } as const satisfies ArgsDef;
+  const removeArgs = {
+    id: { type: "positional", description: "Profile id to remove", required: true },
+  } as const satisfies ArgsDef;
   const remove = defineCommand({
     meta: { name: "remove", description: "Remove an auth profile" },
     args: removeArgs,
@@ -168,7 +206,9 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
       const s = store();
       const id = normalizeProfileId(args.id);
       if (!s.remove(id)) {
-        throw new UserError(`No auth profile "${id}" in ${s.path}. Run \`openassistant auth list\` to see the profiles.`);
+        throw new UserError(
+          `No auth profile "${id}" in ${s.path}. Run \`openassistant auth list\` to see the profiles.`,
+        );
       }
       out(`Removed ${id}.`);
     }),
@@ -192,7 +232,9 @@ export const authCommand = createAuthCommand();
 export function normalizeProfileId(input: string): string {
   const id = input.includes(":") ? input : `anthropic:${input}`;
   if (!/^anthropic:[A-Za-z0-9._-]+$/.test(id)) {
-    throw new UserError(`Invalid profile id "${input}": use "anthropic:<name>" where <name> is letters, digits, ".", "_" or "-".`);
+    throw new UserError(
+      `Invalid profile id "${input}": use "anthropic:<name>" where <name> is letters, digits, ".", "_" or "-".`,
+    );
   }
   return id;
 }
@@ -202,7 +244,8 @@ function rejectUnknownFlags(rawArgs: string[], argsDef: ArgsDef): void {
   const known = new Set<string>(["help", "h"]);
   for (const [name, def] of Object.entries(argsDef)) {
     known.add(name);
-    for (const a of [def.type === "positional" ? [] : ((def as { alias?: string | string[] }).alias ?? [])].flat()) known.add(a);
+    for (const a of [def.type === "positional" ? [] : ((def as { alias?: string | string[] }).alias ?? [])].flat())
+      known.add(a);
   }
   for (const raw of rawArgs) {
     if (raw === "--") break;

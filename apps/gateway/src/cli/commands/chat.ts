@@ -4,7 +4,11 @@ import { resolveProject } from "../project.ts";
 import { serve } from "../serve.ts";
 
 const args = {
-  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+  project: {
+    type: "string",
+    description: "Project directory (default: found from the current directory)",
+    valueHint: "dir",
+  },
 } as const;
 
 /** `openassistant chat`: the terminal surface, even when Discord is configured. */
@@ -14,7 +18,13 @@ export const chatCommand = defineCommand({
   run: ({ args: a, rawArgs }) =>
     guard(async () => {
       rejectUnknownFlags(rawArgs, args);
-      await serve({ cwd: resolveProject(a.project), env: process.env, surface: "terminal", out: (l) => console.log(l), err: (l) => console.error(l) });
+      await serve({
+        cwd: resolveProject(a.project),
+        env: process.env,
+        surface: "terminal",
+        out: (l) => console.log(l),
+        err: (l) => console.error(l),
+      });
       // stdin can keep the event loop alive after the surface ended; everything is closed by now.
       if (!process.exitCode) process.exit(0);
     }),

@@ -4,12 +4,23 @@ import { openDatabase } from "@openassistant/core/db/open.ts";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { resolveConfigDir } from "../../auth/paths.ts";
-import { checkCredentialShapes, checkDiscordAccess, checkEndpoint, checkReceipts, type CheckLevel, type DoctorCheck } from "../doctor-checks.ts";
+import {
+  checkCredentialShapes,
+  checkDiscordAccess,
+  checkEndpoint,
+  checkReceipts,
+  type CheckLevel,
+  type DoctorCheck,
+} from "../doctor-checks.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { resolveProject } from "../project.ts";
 
 const args = {
-  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+  project: {
+    type: "string",
+    description: "Project directory (default: found from the current directory)",
+    valueHint: "dir",
+  },
 } as const;
 
 export type { CheckLevel, DoctorCheck } from "../doctor-checks.ts";
@@ -49,24 +60,53 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
     checks.push({ name: "database", level: "ok", detail: `writable: ${settings.databasePath}` });
     checks.push(checkReceipts(settings.databasePath, resolveConfigDir(process.env)));
   } catch (e) {
-    checks.push({ name: "database", level: "fail", detail: `${settings.databasePath} is not writable (${e instanceof Error ? e.message : String(e)}); fix its permissions or set database.path in the config.` });
+    checks.push({
+      name: "database",
+      level: "fail",
+      detail: `${settings.databasePath} is not writable (${e instanceof Error ? e.message : String(e)}); fix its permissions or set database.path in the config.`,
+    });
   }
 
   const snapshot = tools.current();
   tools.close();
   checks.push(
     snapshot.diagnostics.length
-      ? { name: "tools", level: snapshot.errors ? "fail" : "warn", detail: `${snapshot.count} loaded, ${snapshot.diagnostics.length} problem(s):\n${snapshot.diagnostics.map((d) => `  - ${d}`).join("\n")}` }
-      : { name: "tools", level: snapshot.count ? "ok" : "warn", detail: snapshot.count ? `${snapshot.count} loaded` : "none loaded: add one with `openassistant tools create <name>`" },
+      ? {
+          name: "tools",
+          level: snapshot.errors ? "fail" : "warn",
+          detail: `${snapshot.count} loaded, ${snapshot.diagnostics.length} problem(s):\n${snapshot.diagnostics.map((d) => `  - ${d}`).join("\n")}`,
+        }
+      : {
+          name: "tools",
+          level: snapshot.count ? "ok" : "warn",
+          detail: snapshot.count
+            ? `${snapshot.count} loaded`
+            : "none loaded: add one with `openassistant tools create <name>`",
+        },
   );
 
   const check = createProgramChecker().check("return tools;", snapshot.declarations.text);
-  checks.push(check.ok ? { name: "typecheck", level: "ok", detail: "the tool declarations compile" } : { name: "typecheck", level: "fail", detail: `the tool declarations do not compile:\n${check.text}` });
+  checks.push(
+    check.ok
+      ? { name: "typecheck", level: "ok", detail: "the tool declarations compile" }
+      : { name: "typecheck", level: "fail", detail: `the tool declarations do not compile:\n${check.text}` },
+  );
 
   const token = settings.discord?.token;
   if (settings.discord) {
-    if (!token) checks.push({ name: "discord", level: "fail", detail: "discord.token is empty: set it (e.g. \"${DISCORD_TOKEN}\") or remove the discord section" });
-    else if (!DISCORD_TOKEN_SHAPE.test(token)) checks.push({ name: "discord", level: "fail", detail: "discord.token does not look like a bot token (three dot-separated parts); copy it again from the Developer Portal → Bot → Reset Token" });
+    if (!token)
+      checks.push({
+        name: "discord",
+        level: "fail",
+        detail: 'discord.token is empty: set it (e.g. "${DISCORD_TOKEN}") or remove the discord section',
+      });
+    else if (!DISCORD_TOKEN_SHAPE.test(token))
+      checks.push({
+        name: "discord",
+        level: "fail",
+        detail:
+          "discord.token does not look like a bot token (three dot-separated parts); copy it again from the Developer Portal → Bot → Reset Token",
+      });
     else checks.push({ name: "discord", level: "ok", detail: "token has the shape of a bot token" });
     checks.push(...checkDiscordAccess(loaded.config.config.discord));
   } else {

@@ -7,7 +7,11 @@ import { guard, rejectUnknownFlags } from "../flags.ts";
 import { CONFIG_TEMPLATE, EXAMPLE_TOOL, WORKSPACE_GITIGNORE } from "../templates.ts";
 
 const args = {
-  project: { type: "string", description: "Directory to initialise (default: the current directory)", valueHint: "dir" },
+  project: {
+    type: "string",
+    description: "Directory to initialise (default: the current directory)",
+    valueHint: "dir",
+  },
   force: { type: "boolean", description: "Overwrite an existing config.jsonc", default: false },
 } as const;
 
@@ -38,7 +42,10 @@ export const initCommand = defineCommand({
       if (tsconfig) written.push(tsconfig);
       const rel = (f: string) => displayPath(f);
       for (const f of written) console.log(`created ${rel(f)}`);
-      for (const f of skipped) console.log(`kept    ${rel(f)} (already exists${f.endsWith("config.jsonc") ? "; --force overwrites" : ""})`);
-      console.log(`\nNext: edit ${rel(join(ws, "config.jsonc"))}, add tools with \`openassistant tools create <name>\`, check them with \`openassistant plugins list\`.\nEditors type-check the tools through ${rel(join(ws, "tsconfig.json"))} (npm imports are installed by \`start\` or \`openassistant plugins install\`).`);
+      for (const f of skipped)
+        console.log(`kept    ${rel(f)} (already exists${f.endsWith("config.jsonc") ? "; --force overwrites" : ""})`);
+      console.log(
+        `\nNext: edit ${rel(join(ws, "config.jsonc"))}, add tools with \`openassistant tools create <name>\`, check them with \`openassistant plugins list\`.\nEditors type-check the tools through ${rel(join(ws, "tsconfig.json"))} (npm imports are installed by \`start\` or \`openassistant plugins install\`).`,
+      );
     }),
 });

@@ -12,7 +12,11 @@ async function cli(args: string[], cwd: string) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -39,7 +43,11 @@ describe("init / tools create / plugins list (real subprocesses)", () => {
     const json = await cli(["plugins", "list", "--json"], dir);
     expect(json.code).toBe(1);
     const parsed = JSON.parse(json.stdout);
-    expect(parsed.entries.map((e: { id: string; status: string }) => `${e.id}:${e.status}`)).toEqual(["broken:error", "clock:loaded", "github_issues:loaded"]);
+    expect(parsed.entries.map((e: { id: string; status: string }) => `${e.id}:${e.status}`)).toEqual([
+      "broken:error",
+      "clock:loaded",
+      "github_issues:loaded",
+    ]);
     expect(parsed.diagnostics[0]).toMatchObject({ level: "error", id: "broken" });
     expect(parsed.diagnostics[0].hint).toContain("export default defineTool");
   }, 20_000);
@@ -51,7 +59,9 @@ describe("init / tools create / plugins list (real subprocesses)", () => {
     const bad = await cli(["plugins", "list", "--jsn"], dir);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Unknown option "--jsn"');
-    expect((await cli(["tools", "create", "9lives", "--project", "sub"], dir)).stderr).toContain("not a valid tool name");
+    expect((await cli(["tools", "create", "9lives", "--project", "sub"], dir)).stderr).toContain(
+      "not a valid tool name",
+    );
     writeFileSync(join(dir, "sub/.openassistant/config.jsonc"), `{\n  "toolz": {}\n}`);
     const cfg = await cli(["plugins", "list", "--project", "sub"], dir);
     expect(cfg.code).toBe(1);

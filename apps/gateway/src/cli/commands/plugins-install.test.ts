@@ -9,11 +9,17 @@ import { cli } from "../../testing/cli.ts";
 let registry: NpmRegistry;
 beforeAll(async () => {
   registry = await startNpmRegistry([
-    { name: "oa-tiny-pad", version: "1.2.3", files: { "index.js": `export default (s, n) => String(s).padStart(n, "0");` } },
+    {
+      name: "oa-tiny-pad",
+      version: "1.2.3",
+      files: { "index.js": `export default (s, n) => String(s).padStart(n, "0");` },
+    },
     {
       name: "oa-hello-plugin",
       version: "1.0.0",
-      files: { "index.js": `import { defineTool, z } from "@openassistant/sdk";\nexport const tools = { hi: defineTool({ description: "Say hi", approval: "auto", args: z.object({}), run: async () => "hi" }) };\n` },
+      files: {
+        "index.js": `import { defineTool, z } from "@openassistant/sdk";\nexport const tools = { hi: defineTool({ description: "Say hi", approval: "auto", args: z.object({}), run: async () => "hi" }) };\n`,
+      },
       packageJson: { openassistant: { entry: "./index.js" }, peerDependencies: { "@openassistant/sdk": "*" } },
     },
   ]);
@@ -24,10 +30,15 @@ describe("plugins list → the one command → plugins install (real subprocesse
   test("a tool's npm import and an npm plugin: list names the fix, install installs, list is clean; failures are one line per tool", async () => {
     const dir = makeTempDir("oa-cli-install-");
     // Own package cache: the local registry's tarballs must not mix with the user's ~/.bun cache.
-    const env = { BUN_CONFIG_REGISTRY: registry.url, NPM_CONFIG_REGISTRY: registry.url, BUN_INSTALL_CACHE_DIR: makeTempDir("oa-bun-cache-") };
+    const env = {
+      BUN_CONFIG_REGISTRY: registry.url,
+      NPM_CONFIG_REGISTRY: registry.url,
+      BUN_INSTALL_CACHE_DIR: makeTempDir("oa-bun-cache-"),
+    };
     mkdirSync(join(dir, ".openassistant/tools"), { recursive: true });
     writeFileSync(join(dir, ".openassistant/config.jsonc"), `{ "plugins": ["oa-hello-plugin@^1"] }`);
-    const tool = (pkg: string) => `import { defineTool, z } from "@openassistant/sdk";\nimport pad from "${pkg}";\nexport default defineTool({ description: "pad", approval: "auto", args: z.object({}), run: async () => pad(1, 3) });\n`;
+    const tool = (pkg: string) =>
+      `import { defineTool, z } from "@openassistant/sdk";\nimport pad from "${pkg}";\nexport default defineTool({ description: "pad", approval: "auto", args: z.object({}), run: async () => pad(1, 3) });\n`;
     writeFileSync(join(dir, ".openassistant/tools/pad.ts"), tool("oa-tiny-pad"));
 
     const before = await cli(["plugins", "list"], { cwd: dir, env });
@@ -42,10 +53,15 @@ describe("plugins list → the one command → plugins install (real subprocesse
     const install = await cli(["plugins", "install"], { cwd: dir, env });
     expect(install.stderr).toBe("");
     expect(install.code).toBe(0);
-    expect(install.stdout).toContain("Installing oa-tiny-pad (imported by tools/pad.ts) into .openassistant/package.json");
+    expect(install.stdout).toContain(
+      "Installing oa-tiny-pad (imported by tools/pad.ts) into .openassistant/package.json",
+    );
     expect(install.stdout).toContain("Installing plugin oa-hello-plugin@^1 (config.plugins) into .openassistant");
     expect(install.stdout).toContain("Installed oa-tiny-pad@1.2.3, oa-hello-plugin@1.0.0.");
-    expect(JSON.parse(readFileSync(join(dir, ".openassistant/package.json"), "utf8")).dependencies).toEqual({ "oa-hello-plugin": "1.0.0", "oa-tiny-pad": "1.2.3" });
+    expect(JSON.parse(readFileSync(join(dir, ".openassistant/package.json"), "utf8")).dependencies).toEqual({
+      "oa-hello-plugin": "1.0.0",
+      "oa-tiny-pad": "1.2.3",
+    });
 
     const after = await cli(["plugins", "list"], { cwd: dir, env });
     expect(after.code).toBe(0);

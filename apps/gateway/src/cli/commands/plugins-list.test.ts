@@ -17,7 +17,9 @@ describe("plugins list / tools create (real subprocesses)", () => {
     const dir = makeTempDir("oa-cli-list-");
     const created = await cli(["tools", "create", "weather"], { cwd: dir });
     expect(created.code).toBe(0);
-    expect(created.stdout).toContain('It is live at once as tools.weather(...); until you fill in description, args and run, calls fail with "TODO: implement weather".');
+    expect(created.stdout).toContain(
+      'It is live at once as tools.weather(...); until you fill in description, args and run, calls fail with "TODO: implement weather".',
+    );
     registerSdkModule();
     const mod = await import(join(dir, ".openassistant/tools/weather.ts"));
     expect(mod.default.approval).toBe("auto");
@@ -30,7 +32,10 @@ describe("plugins list / tools create (real subprocesses)", () => {
     mkdirSync(join(ws, "tools"), { recursive: true });
     const tool = (name: string, approval: string) =>
       `import { defineTool, z } from "@openassistant/sdk";\nexport const ${name} = defineTool({ description: "${name}", approval: "${approval}", args: z.object({}), run: async () => 1 });\n`;
-    writeFileSync(join(ws, "tools/notes.ts"), tool("add", "required") + tool("list", "auto") + tool("remove", "required"));
+    writeFileSync(
+      join(ws, "tools/notes.ts"),
+      tool("add", "required") + tool("list", "auto") + tool("remove", "required"),
+    );
     writeFileSync(join(ws, "tools/pad.ts"), `import pad from "not-installed-pkg-oa";\n${tool("pad", "auto")}`);
     writeFileSync(
       join(ws, "config.jsonc"),
@@ -44,7 +49,9 @@ describe("plugins list / tools create (real subprocesses)", () => {
     expect(r.stdout).toContain("tools.notes.remove  [required]  ");
     expect(r.stdout).toContain("imports not-installed-pkg-oa, which is not installed");
     expect(r.stdout).toContain("fix: Run `openassistant plugins install` (listing never installs anything");
-    expect(r.stdout).toMatch(/WARNING config \(\.openassistant\/config\.jsonc:1:\d+\): tools\["noets"\]: matches no tool or plugin, so it has no effect; did you mean "notes"\?/);
+    expect(r.stdout).toMatch(
+      /WARNING config \(\.openassistant\/config\.jsonc:1:\d+\): tools\["noets"\]: matches no tool or plugin, so it has no effect; did you mean "notes"\?/,
+    );
     expect(r.code).toBe(1);
   }, 20_000);
 

@@ -16,7 +16,11 @@ import { resolveProject } from "../project.ts";
 
 const listArgs = {
   json: { type: "boolean", description: "Print entries and diagnostics as JSON", default: false },
-  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+  project: {
+    type: "string",
+    description: "Project directory (default: found from the current directory)",
+    valueHint: "dir",
+  },
 } as const;
 
 /** `auto`, or `auto → deny by policy` when an operator rule changes the tool's own mode. */
@@ -26,22 +30,39 @@ export function effectiveApproval(path: string, approval: "auto" | "required", r
 }
 
 /** Human-readable table of every discovered tool file and plugin, their tools and diagnostics. */
-export function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule[] = [], projectRoot = cwd): string {
+export function formatPluginList(
+  r: LoadResult,
+  cwd: string,
+  rules: readonly PolicyRule[] = [],
+  projectRoot = cwd,
+): string {
   const rel = (p: string) => displayPath(p, cwd);
   // The one command that fixes it, runnable from where the user is.
   const inProject = cwd === projectRoot || cwd.startsWith(`${projectRoot}/`);
   const here = (text: string) => text.replaceAll(`${cwd}/`, "");
-  const fix = (hint: string) => here(inProject ? hint : hint.replaceAll("`openassistant plugins install`", `\`openassistant plugins install --project ${rel(projectRoot)}\``));
+  const fix = (hint: string) =>
+    here(
+      inProject
+        ? hint
+        : hint.replaceAll(
+            "`openassistant plugins install`",
+            `\`openassistant plugins install --project ${rel(projectRoot)}\``,
+          ),
+    );
   const rows = r.entries.map((e) => [e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]);
   const head = ["ID", "KIND", "STATUS", "ORIGIN", "SOURCE"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
   const out: string[] = [];
-  if (r.entries.length === 0) out.push("No tools or plugins found. Create one with `openassistant tools create <name>`.");
+  if (r.entries.length === 0)
+    out.push("No tools or plugins found. Create one with `openassistant tools create <name>`.");
   else out.push(line(head));
   for (const e of r.entries) {
     out.push(line([e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]));
-    for (const t of e.tools) out.push(`    tools.${t.path}  [${effectiveApproval(t.path, t.approval, rules)}]${t.enabled ? "" : " (disabled in config.tools)"}  ${t.description.split("\n")[0]!.slice(0, 70)}`);
+    for (const t of e.tools)
+      out.push(
+        `    tools.${t.path}  [${effectiveApproval(t.path, t.approval, rules)}]${t.enabled ? "" : " (disabled in config.tools)"}  ${t.description.split("\n")[0]!.slice(0, 70)}`,
+      );
   }
   const counted = { error: 0, warning: 0, info: 0 };
   for (const d of r.diagnostics) counted[d.level]++;
@@ -58,7 +79,10 @@ export function formatPluginList(r: LoadResult, cwd: string, rules: readonly Pol
 }
 
 const listCommand = defineCommand({
-  meta: { name: "list", description: "Show every discovered tool and plugin with status, source, approval modes and diagnostics" },
+  meta: {
+    name: "list",
+    description: "Show every discovered tool and plugin with status, source, approval modes and diagnostics",
+  },
   args: listArgs,
   run: ({ args: a, rawArgs }) =>
     guard(async () => {
@@ -86,12 +110,15 @@ const listCommand = defineCommand({
 const installArgs = { project: listArgs.project } as const;
 
 const installCommand = defineCommand({
-  meta: { name: "install", description: "Install what tools import and the npm plugins in config.plugins (start installs tool imports too)" },
+  meta: {
+    name: "install",
+    description: "Install what tools import and the npm plugins in config.plugins (start installs tool imports too)",
+  },
   args: installArgs,
   run: ({ args: a, rawArgs }) =>
     guard(async () => {
       rejectUnknownFlags(rawArgs, installArgs);
-      let config;
+      let config: Awaited<ReturnType<typeof loadConfig>>;
       try {
         config = await loadConfig({ cwd: resolveProject(a.project), env: process.env });
       } catch (err) {
@@ -107,7 +134,8 @@ const installCommand = defineCommand({
       for (const ws of project === config.globalDir ? [project] : [project, config.globalDir]) {
         const r = await ensureWorkspaceDependencies(ws, { env: process.env, progress });
         installed.push(...r.added);
-        for (const d of r.diagnostics) problems.push(`${d.level.toUpperCase()} ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
+        for (const d of r.diagnostics)
+          problems.push(`${d.level.toUpperCase()} ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
         for (const [file, f] of r.toolFailures) problems.push(`ERROR ${show(file)}: ${f.message}\n  fix: ${f.hint}`);
       }
       const plugins = await installNpmPlugins(project, config.config.plugins, {

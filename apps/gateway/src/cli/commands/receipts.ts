@@ -2,7 +2,14 @@ import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { cutText } from "@openassistant/core/text/index.ts";
 import { openDatabase } from "@openassistant/core/db/open.ts";
-import { callStatus, createSqliteReceiptStore, formatSummaryForModel, receiptKeyPath, summarizeRun, type CallStatus } from "@openassistant/core/receipts/index.ts";
+import {
+  callStatus,
+  createSqliteReceiptStore,
+  formatSummaryForModel,
+  receiptKeyPath,
+  summarizeRun,
+  type CallStatus,
+} from "@openassistant/core/receipts/index.ts";
 import type { Receipt, ReceiptStore } from "@openassistant/core/receipts/types.ts";
 import { previewInputJson } from "@openassistant/core/approvals/input-preview.ts";
 import { escapeInvisible, hasInvisible } from "@openassistant/core/text/index.ts";
@@ -12,42 +19,79 @@ import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
 import { resolveProject } from "../project.ts";
 
 const args = {
-  action: { type: "positional", description: "verify: check every receipt in the database against the keyed chain and its head", required: false, valueHint: "verify" },
-  run: { type: "string", description: "Only this run id (also prints its activity summary and integrity)", valueHint: "id" },
-  tool: { type: "string", description: "Tool path or pattern: calendar.*, *.delete, calendar.**", valueHint: "pattern" },
-  status: { type: "string", description: "Calls whose current status is succeeded | failed | denied | pending", valueHint: "status" },
-  since: { type: "string", description: "Only receipts at or after this time (ISO date or epoch ms)", valueHint: "time" },
+  action: {
+    type: "positional",
+    description: "verify: check every receipt in the database against the keyed chain and its head",
+    required: false,
+    valueHint: "verify",
+  },
+  run: {
+    type: "string",
+    description: "Only this run id (also prints its activity summary and integrity)",
+    valueHint: "id",
+  },
+  tool: {
+    type: "string",
+    description: "Tool path or pattern: calendar.*, *.delete, calendar.**",
+    valueHint: "pattern",
+  },
+  status: {
+    type: "string",
+    description: "Calls whose current status is succeeded | failed | denied | pending",
+    valueHint: "status",
+  },
+  since: {
+    type: "string",
+    description: "Only receipts at or after this time (ISO date or epoch ms)",
+    valueHint: "time",
+  },
   limit: { type: "string", description: "Most recent N receipts (default 100)", valueHint: "n" },
   json: { type: "boolean", description: "Print JSON instead of a table" },
-  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+  project: {
+    type: "string",
+    description: "Project directory (default: found from the current directory)",
+    valueHint: "dir",
+  },
 } as const;
 
 const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "pending"];
 
 /** `openassistant receipts`: query the append-only receipt log. */
 export const receiptsCommand = defineCommand({
-  meta: { name: "receipts", description: "List tool-call receipts (filter by run, tool, status, time); `receipts verify` checks them all" },
+  meta: {
+    name: "receipts",
+    description: "List tool-call receipts (filter by run, tool, status, time); `receipts verify` checks them all",
+  },
   args,
   run: ({ args: a, rawArgs }) =>
     guard(async () => {
       rejectUnknownFlags(rawArgs, args);
-      if (a.action !== undefined && a.action !== "verify") throw new CliError(`Unknown action "${a.action}": the only action is "verify" (openassistant receipts verify)`);
+      if (a.action !== undefined && a.action !== "verify")
+        throw new CliError(`Unknown action "${a.action}": the only action is "verify" (openassistant receipts verify)`);
       if (a.action === "verify") return verify(a.project, a.json === true);
-      if (a.status && !STATUSES.includes(a.status as CallStatus)) throw new CliError(`--status must be one of ${STATUSES.join(", ")} (got "${a.status}")`);
+      if (a.status && !STATUSES.includes(a.status as CallStatus))
+        throw new CliError(`--status must be one of ${STATUSES.join(", ")} (got "${a.status}")`);
       const limit = a.limit === undefined ? 100 : Number(a.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new CliError(`--limit must be a positive integer (got "${a.limit}")`);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new CliError(`--limit must be a positive integer (got "${a.limit}")`);
       let since: number | undefined;
       if (a.since) {
         since = /^\d+$/.test(a.since) ? Number(a.since) : Date.parse(a.since);
-        if (!Number.isFinite(since)) throw new CliError(`--since must be an ISO date or epoch milliseconds (got "${a.since}")`);
+        if (!Number.isFinite(since))
+          throw new CliError(`--since must be an ISO date or epoch milliseconds (got "${a.since}")`);
       }
       const cwd = resolveProject(a.project);
       const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
-      if (!existsSync(settings.databasePath)) throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
+      if (!existsSync(settings.databasePath))
+        throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
       const db = openDatabase(settings.databasePath);
       try {
         const store = openStore(db, false);
-        let rows: Receipt[] = store.query({ ...(a.run ? { runId: a.run } : {}), ...(a.tool ? { tool: a.tool } : {}), ...(since !== undefined ? { since } : {}) });
+        let rows: Receipt[] = store.query({
+          ...(a.run ? { runId: a.run } : {}),
+          ...(a.tool ? { tool: a.tool } : {}),
+          ...(since !== undefined ? { since } : {}),
+        });
         if (a.status) {
           const status = callStatus(rows);
           rows = rows.filter((r) => status.get(r.callId) === a.status);
@@ -70,7 +114,9 @@ export const receiptsCommand = defineCommand({
         if (a.run) {
           const integrity = store.verifyRun(a.run);
           console.log(`\nRelevant activity of ${a.run}:\n${formatSummaryForModel(summarizeRun(store.byRun(a.run)))}`);
-          console.log(integrity.ok ? "Hash chain: intact" : `Hash chain: BROKEN at ${integrity.brokenAt} (${integrity.reason})`);
+          console.log(
+            integrity.ok ? "Hash chain: intact" : `Hash chain: BROKEN at ${integrity.brokenAt} (${integrity.reason})`,
+          );
         }
       } finally {
         db.close();
@@ -96,18 +142,29 @@ function openStore(db: ReturnType<typeof openDatabase>, requireKey: boolean): Re
 async function verify(project: string | undefined, json: boolean): Promise<void> {
   const cwd = resolveProject(project);
   const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
-  if (!existsSync(settings.databasePath)) throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
+  if (!existsSync(settings.databasePath))
+    throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
   const db = openDatabase(settings.databasePath);
   try {
     const store = openStore(db, true);
     const result = store.verify();
     const info = store.info();
-    if (json) console.log(JSON.stringify({ database: settings.databasePath, key: info.keyPath, head: info.headPath, ...result }, null, 2));
+    if (json)
+      console.log(
+        JSON.stringify({ database: settings.databasePath, key: info.keyPath, head: info.headPath, ...result }, null, 2),
+      );
     else if (result.ok) {
       console.log(`Receipts in ${settings.databasePath}: intact.`);
       console.log(`  ${result.keyed} keyed (HMAC-SHA256, one chain, key ${info.keyPath})`);
-      if (result.legacy > 0) console.log(`  ${result.legacy} legacy (written before the keyed chain: unkeyed SHA-256 per run, anchored when the keyed chain began)`);
-      console.log(result.head === "checked" ? `  tail checked against the head ${info.headPath}` : `  no head record for this database: a removed tail cannot be detected`);
+      if (result.legacy > 0)
+        console.log(
+          `  ${result.legacy} legacy (written before the keyed chain: unkeyed SHA-256 per run, anchored when the keyed chain began)`,
+        );
+      console.log(
+        result.head === "checked"
+          ? `  tail checked against the head ${info.headPath}`
+          : `  no head record for this database: a removed tail cannot be detected`,
+      );
     } else console.log(`Receipts in ${settings.databasePath}: BROKEN at ${result.brokenAt}: ${result.reason}`);
     if (!result.ok) process.exitCode = 1;
   } finally {
@@ -119,7 +176,8 @@ async function verify(project: string | undefined, json: boolean): Promise<void>
 function formatRow(r: Receipt): string {
   const when = new Date(r.at).toISOString().replace("T", " ").slice(0, 19);
   // The decider belongs to the decision rows; later phases carry it only for the record.
-  const who = r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${escapeInvisible(r.decidedBy)}` : "";
+  const who =
+    r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${escapeInvisible(r.decidedBy)}` : "";
   const detail = escapeInvisible(r.error ?? r.reason ?? r.outputPreview ?? r.inputPreview ?? "").replace(/\s+/g, " ");
   return `${r.id}  ${when}  ${escapeInvisible(r.runId)}  ${r.callId}  ${escapeInvisible(r.toolPath)}  ${r.phase}${who}${detail ? `  ${cutText(detail, 120)}` : ""}${r.legacy ? "  (legacy hash)" : ""}`;
 }
@@ -136,5 +194,9 @@ function formatRowWithInput(r: Receipt): string {
 
 /** JSON with invisible and bidi characters written as \u escapes: the same data, shown safely. */
 function visibleJson(json: string): string {
-  return json.replace(/[\u{7f}-\u{10ffff}]/gu, (c) => (hasInvisible(c) ? [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("") : c));
+  return json.replace(/[\u{7f}-\u{10ffff}]/gu, (c) =>
+    hasInvisible(c)
+      ? [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")
+      : c,
+  );
 }

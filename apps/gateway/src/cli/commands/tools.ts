@@ -7,9 +7,22 @@ import { resolveProject } from "../project.ts";
 import { toolTemplate } from "../templates.ts";
 
 const createArgs = {
-  name: { type: "positional", description: "Tool name: letters, digits, _ or - (file name; - becomes _ in the tool id)", required: true },
-  approval: { type: "enum", options: ["auto", "required"] as string[], description: "auto = runs at once; required = each call waits for approval", default: "auto" },
-  project: { type: "string", description: "Project directory (default: found from the current directory)", valueHint: "dir" },
+  name: {
+    type: "positional",
+    description: "Tool name: letters, digits, _ or - (file name; - becomes _ in the tool id)",
+    required: true,
+  },
+  approval: {
+    type: "enum",
+    options: ["auto", "required"] as string[],
+    description: "auto = runs at once; required = each call waits for approval",
+    default: "auto",
+  },
+  project: {
+    type: "string",
+    description: "Project directory (default: found from the current directory)",
+    valueHint: "dir",
+  },
 } as const;
 
 const createCommand = defineCommand({
@@ -19,16 +32,21 @@ const createCommand = defineCommand({
     guard(async () => {
       rejectUnknownFlags(rawArgs, createArgs);
       const name = String(a.name);
-      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) throw new CliError(`"${name}" is not a valid tool name; use letters, digits, _ and -, starting with a letter`);
-      if (a.approval !== "auto" && a.approval !== "required") throw new CliError(`--approval must be "auto" or "required" (got "${a.approval}")`);
+      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name))
+        throw new CliError(`"${name}" is not a valid tool name; use letters, digits, _ and -, starting with a letter`);
+      if (a.approval !== "auto" && a.approval !== "required")
+        throw new CliError(`--approval must be "auto" or "required" (got "${a.approval}")`);
       const root = resolveProject(a.project);
       const dir = join(root, ".openassistant", "tools");
       const file = join(dir, `${name}.ts`);
-      if (existsSync(file)) throw new CliError(`${displayPath(file)} already exists; pick another name or edit that file`);
+      if (existsSync(file))
+        throw new CliError(`${displayPath(file)} already exists; pick another name or edit that file`);
       mkdirSync(dir, { recursive: true });
       const id = name.replace(/-/g, "_");
       writeFileSync(file, toolTemplate(id, a.approval as "auto" | "required"));
-      console.log(`created ${displayPath(file)}\nIt is live at once as tools.${id}(...); until you fill in description, args and run, calls fail with "TODO: implement ${id}".`);
+      console.log(
+        `created ${displayPath(file)}\nIt is live at once as tools.${id}(...); until you fill in description, args and run, calls fail with "TODO: implement ${id}".`,
+      );
     }),
 });
 

@@ -20,13 +20,24 @@ export function escapeControlChars(text: string): string {
 
 /** The approval card as terminal text: every field of the input, each cut on its own. */
 export function formatApprovalPrompt(request: ApprovalRequest, queued: number): string {
-  const input = requestInputPreview(request, { maxChars: INPUT_CHARS, moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: press i to see the whole input` });
+  const input = requestInputPreview(request, {
+    maxChars: INPUT_CHARS,
+    moreFields: (n) => `… and ${n.toLocaleString("en-US")} more fields: press i to see the whole input`,
+  });
   const lines = [
     "",
     `── Approval needed${queued > 0 ? ` (${queued} more waiting)` : ""} ──`,
     `Tool:  tools.${request.toolPath}`,
     `What:  ${request.description}`,
-    ...(request.summary ? ["Summary:", ...request.summary.split("\n").slice(0, MAX_CODE_LINES * 2).map((line) => `  │ ${line}`)] : []),
+    ...(request.summary
+      ? [
+          "Summary:",
+          ...request.summary
+            .split("\n")
+            .slice(0, MAX_CODE_LINES * 2)
+            .map((line) => `  │ ${line}`),
+        ]
+      : []),
     "Input:",
     ...input.split("\n").map((line) => `  ${line}`),
   ];
@@ -39,7 +50,9 @@ export function formatApprovalPrompt(request: ApprovalRequest, queued: number): 
   }
   const seconds = Math.max(0, Math.round((request.expiresAt - Date.now()) / 1000));
   lines.push(`Expires in ${seconds}s (then denied).`);
-  lines.push(`[a] approve   [d] deny   [r] deny with a reason  (r <reason> also works)${request.inputJson !== undefined ? "   [i] whole input" : ""}`);
+  lines.push(
+    `[a] approve   [d] deny   [r] deny with a reason  (r <reason> also works)${request.inputJson !== undefined ? "   [i] whole input" : ""}`,
+  );
   return escapeControlChars(lines.join("\n"));
 }
 

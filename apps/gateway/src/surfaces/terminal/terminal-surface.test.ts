@@ -16,10 +16,21 @@ describe("terminal surface", () => {
     h = await startHarness();
     h.api.script([
       toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } }),
-      (req) => textTurn(lastToolResult(req.body).content.includes("✅ reminders.create succeeded") ? "I've scheduled the reminder for tomorrow at 9:00." : "It did not work."),
+      (req) =>
+        textTurn(
+          lastToolResult(req.body).content.includes("✅ reminders.create succeeded")
+            ? "I've scheduled the reminder for tomorrow at 9:00."
+            : "It did not work.",
+        ),
     ]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("remind me to call mom tomorrow at 9");
     const prompt = await io.waitFor(/Approval needed[\s\S]*deny with a reason.*\n/);
     expect(prompt).toContain("Tool:  tools.reminders.create");
@@ -39,11 +50,21 @@ describe("terminal surface", () => {
   test("deny with a reason: the reason reaches the model and the ⛔ line is shown", async () => {
     h = await startHarness();
     h.api.script([
-      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: `try { ${CREATE} } catch (e) { return (e as Error).name + ": " + (e as Error).message; }` } }),
+      toolUseTurn({
+        id: "toolu_1",
+        name: "execute",
+        input: { code: `try { ${CREATE} } catch (e) { return (e as Error).name + ": " + (e as Error).message; }` },
+      }),
       (req) => textTurn(`Not scheduled. ${lastToolResult(req.body).content.split("\n")[1]}`),
     ]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("remind me");
     await io.waitFor(/deny with a reason/);
     io.send("r");
@@ -63,9 +84,18 @@ describe("terminal surface", () => {
 
   test("plain deny, and a claim after a denial is marked unverified", async () => {
     h = await startHarness();
-    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } }), textTurn("Your reminder has been created.")]);
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } }),
+      textTurn("Your reminder has been created."),
+    ]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("remind me");
     await io.waitFor(/deny with a reason/);
     io.send("x");
@@ -82,7 +112,13 @@ describe("terminal surface", () => {
     h = await startHarness();
     h.api.script([textTurn("First answer.", { delayMs: 300 }), textTurn("Second answer.")]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: true, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: true,
+      userId: "ann",
+    });
     await io.waitFor(/you › /);
     io.send("one");
     await io.waitFor(/⠋ thinking…/);
@@ -90,7 +126,12 @@ describe("terminal surface", () => {
     await io.waitFor(/\(queued: the current request is still running\)/);
     await io.waitFor(/assistant › First answer\.[\s\S]*assistant › Second answer\./);
     expect(io.text).toContain("\r\x1b[2K");
-    expect(h.api.messageRequests().at(-1)!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(
+      h.api
+        .messageRequests()
+        .at(-1)!
+        .body.messages.map((m: { role: string }) => m.role),
+    ).toEqual(["user", "assistant", "user"]);
     io.input.end();
     await surface.done;
   });
@@ -99,7 +140,13 @@ describe("terminal surface", () => {
     h = await startHarness();
     h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } })]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("remind me");
     await io.waitFor(/deny with a reason/);
     io.input.end();
@@ -113,7 +160,13 @@ describe("terminal surface", () => {
     h = await startHarness();
     h.api.script([textTurn("one"), textTurn("two"), textTurn("three")]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("/model");
     await io.waitFor(new RegExp(`model: the configured default \\(${TEST_MODEL}\\)`));
     io.send("hi");
@@ -145,7 +198,13 @@ describe("terminal surface", () => {
       textTurn("Done.\x1b[2J\x1b[H\r✅ everything approved\u009b31m"),
     ]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("remind me");
     await io.waitFor(/deny with a reason.*\n/);
     io.send("d");
@@ -162,7 +221,13 @@ describe("terminal surface", () => {
     const code = `return await tools.reminders.create({ text: "x".repeat(9000), at: "tomorrow\\u202E 9:00" });`;
     h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code } }), textTurn("Not done.")]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("remind me");
     const prompt = await io.waitFor(/Approval needed[\s\S]*\[i\] whole input\n/);
     expect(prompt).toMatch(/\n {2}text: "x+… [\d,]+ more characters\n {2}at: "tomorrow\\u\{202E\} 9:00"\n/);
@@ -183,7 +248,13 @@ describe("terminal surface", () => {
     h = await startHarness();
     h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CREATE } })]);
     const io = terminalStreams();
-    const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false, userId: "ann" });
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
     io.send("   \t ");
     io.send("");
     io.send("remind me");
@@ -194,8 +265,10 @@ describe("terminal surface", () => {
     await surface.done;
     expect(h.api.messageRequests()).toHaveLength(1);
     expect(h.api.messageRequests()[0]!.body.messages).toHaveLength(1);
-    expect(h.gateway.receipts.query({ phase: "denied" })[0]).toMatchObject({ decidedBy: "system", reason: "terminal input closed" });
+    expect(h.gateway.receipts.query({ phase: "denied" })[0]).toMatchObject({
+      decidedBy: "system",
+      reason: "terminal input closed",
+    });
     expect(h.calls).toEqual([]);
   });
 });
-

@@ -90,7 +90,10 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         if (index < 0) break;
         const [request] = approvals.splice(index, 1);
         if (awaitingReasonFor === event.callId) awaitingReasonFor = undefined;
-        if (!event.decision.by.startsWith("terminal:")) write(`(approval for tools.${request!.toolPath} ${event.decision.decision} by ${event.decision.by}${event.decision.reason ? `: ${event.decision.reason}` : ""})`);
+        if (!event.decision.by.startsWith("terminal:"))
+          write(
+            `(approval for tools.${request!.toolPath} ${event.decision.decision} by ${event.decision.by}${event.decision.reason ? `: ${event.decision.reason}` : ""})`,
+          );
         if (index === 0) showPrompt();
         break;
       }
@@ -105,7 +108,12 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         break;
       case "model.thinking": {
         // Progress notes the model writes between tool calls (when the thinking display returns them).
-        const line = event.text.trim().split("\n").filter((l) => l.trim()).at(-1)?.trim();
+        const line = event.text
+          .trim()
+          .split("\n")
+          .filter((l) => l.trim())
+          .at(-1)
+          ?.trim();
         if (line && !approvals.length) spinner.set(`${escapeControlChars(cutText(line, 120, { marker: () => "…" }))}…`);
         break;
       }
@@ -123,7 +131,11 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     const result = gateway.approvals.decide(request.callId, decision);
     const index = approvals.findIndex((r) => r.callId === request.callId);
     if (index >= 0) approvals.splice(index, 1);
-    write(result.outcome === "decided" ? `${decision.decision === "approved" ? "✅ approved" : "⛔ denied"}: tools.${request.toolPath}` : `(already decided: tools.${request.toolPath})`);
+    write(
+      result.outcome === "decided"
+        ? `${decision.decision === "approved" ? "✅ approved" : "⛔ denied"}: tools.${request.toolPath}`
+        : `(already decided: tools.${request.toolPath})`,
+    );
     if (busy && !approvals.length) spinner.set("running…");
     showPrompt();
   };
@@ -138,9 +150,12 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     const [word, ...rest] = line.split(/\s+/);
     const choice = word?.toLowerCase();
     if (choice === "a" || choice === "approve") decide(request, { decision: "approved", by: approver });
-    else if (choice === "d" || choice === "deny") decide(request, { decision: "denied", by: approver, reason: "denied by the operator" });
-    else if ((choice === "r" || choice === "reason") && rest.length) decide(request, { decision: "denied", by: approver, reason: rest.join(" ") });
-    else if (choice === "i" || choice === "input") write(`${formatFullInput(request)}\nAnswer a (approve), d (deny) or r (deny with a reason).`);
+    else if (choice === "d" || choice === "deny")
+      decide(request, { decision: "denied", by: approver, reason: "denied by the operator" });
+    else if ((choice === "r" || choice === "reason") && rest.length)
+      decide(request, { decision: "denied", by: approver, reason: rest.join(" ") });
+    else if (choice === "i" || choice === "input")
+      write(`${formatFullInput(request)}\nAnswer a (approve), d (deny) or r (deny with a reason).`);
     else if (choice === "r" || choice === "reason") {
       awaitingReasonFor = request.callId;
       write("Reason for the denial (sent to the assistant):");
@@ -152,13 +167,16 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     const session = gateway.sessions.getOrCreate(sessionKey, "terminal");
     const configured = gateway.settings?.turn.model;
     const defaultText = configured ? `the configured default (${configured})` : "the configured default";
-    if (!arg) return write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
+    if (!arg)
+      return write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
     if (arg === "default") {
       gateway.sessions.setSettings(session.id, { model: null });
       return write(`model: back to ${defaultText} from the next message`);
     }
     if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/.test(arg))
-      return write(`"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`);
+      return write(
+        `"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`,
+      );
     gateway.sessions.setSettings(session.id, { model: arg });
     write(`model: ${arg} for this session from the next message (/model default to go back)`);
   };
@@ -174,7 +192,13 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     turnAbort = new AbortController();
     spinner.set("thinking…");
     try {
-      const outcome = await gateway.handleMessage({ sessionKey, surface: "terminal", userId, text, signal: turnAbort.signal });
+      const outcome = await gateway.handleMessage({
+        sessionKey,
+        surface: "terminal",
+        userId,
+        text,
+        signal: turnAbort.signal,
+      });
       write(formatAnswer(outcome));
     } catch (e) {
       write(`error: ${e instanceof Error ? e.message : String(e)}`);
@@ -209,10 +233,13 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
       return showPrompt();
     }
     if (line === "/reload" && options.reload) {
-      options.reload().then(
-        (text) => write(text),
-        (e) => write(`reload failed: ${e instanceof Error ? e.message : String(e)}`),
-      ).finally(showPrompt);
+      options
+        .reload()
+        .then(
+          (text) => write(text),
+          (e) => write(`reload failed: ${e instanceof Error ? e.message : String(e)}`),
+        )
+        .finally(showPrompt);
       return;
     }
     if (line === "/exit" || line === "/quit") {

@@ -14,7 +14,10 @@ function connectionFor(name: string, config: McpServerConfig): McpConnection {
 }
 
 /** `config.mcp.servers.<name>` as tool sources mounted at `tools.<name>`. */
-export function mcpBundles(servers: OpenAssistantConfig["mcp"]["servers"], o: { onToolsChanged?: () => void } = {}): BundledPlugin[] {
+export function mcpBundles(
+  servers: OpenAssistantConfig["mcp"]["servers"],
+  o: { onToolsChanged?: () => void } = {},
+): BundledPlugin[] {
   return Object.entries(servers ?? {})
     .filter(([, s]) => s.enabled)
     .map(([name, s]) => {

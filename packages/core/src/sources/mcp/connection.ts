@@ -5,7 +5,13 @@ import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextproto
 
 export type McpServerConfig =
   | { readonly url: string; readonly headers?: Readonly<Record<string, string>> }
-  | { readonly command: string; readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string; readonly allowProcess: boolean };
+  | {
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly env?: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+      readonly allowProcess: boolean;
+    };
 
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
 
@@ -44,9 +50,14 @@ export class McpConnection {
 
   async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
     const client = await this.connect();
-    const result = await client.callTool({ name, arguments: args }, undefined, { ...(signal ? { signal } : {}), timeout: 600_000 });
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      ...(signal ? { signal } : {}),
+      timeout: 600_000,
+    });
     if (result.isError) {
-      const text = (result.content as Array<{ type: string; text?: string }> | undefined)?.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+      const text = (result.content as Array<{ type: string; text?: string }> | undefined)
+        ?.map((c) => (c.type === "text" ? c.text : `[${c.type}]`))
+        .join("\n");
       throw new Error(text || `${this.name}.${name} reported an error`);
     }
     return result.structuredContent ?? result.content;
@@ -62,7 +73,10 @@ export class McpConnection {
     if (this.client) return Promise.resolve(this.client);
     if (this.connecting) return this.connecting;
     const wait = this.retryAt - Date.now();
-    if (wait > 0) return Promise.reject(new Error(`MCP server "${this.name}" is unreachable; retrying in ${Math.ceil(wait / 1000)} s`));
+    if (wait > 0)
+      return Promise.reject(
+        new Error(`MCP server "${this.name}" is unreachable; retrying in ${Math.ceil(wait / 1000)} s`),
+      );
     this.connecting = this.open().finally(() => {
       this.connecting = undefined;
     });
@@ -92,10 +106,17 @@ export class McpConnection {
 
   private transport() {
     const c = this.config;
-    if ("url" in c) return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: { ...(c.headers ?? {}) } } });
+    if ("url" in c)
+      return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: { ...(c.headers ?? {}) } } });
     if (!c.allowProcess)
       throw new Error(`mcp.servers.${this.name} starts a process (${c.command}); set "allowProcess": true to allow it`);
     // The server gets PATH and what the config lists, not the gateway's environment (secrets).
-    return new StdioClientTransport({ command: c.command, args: [...(c.args ?? [])], env: { PATH: process.env.PATH ?? "", ...(c.env ?? {}) }, ...(c.cwd ? { cwd: c.cwd } : {}), stderr: "pipe" });
+    return new StdioClientTransport({
+      command: c.command,
+      args: [...(c.args ?? [])],
+      env: { PATH: process.env.PATH ?? "", ...(c.env ?? {}) },
+      ...(c.cwd ? { cwd: c.cwd } : {}),
+      stderr: "pipe",
+    });
   }
 }

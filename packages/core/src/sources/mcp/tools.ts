@@ -16,7 +16,9 @@ export function mcpToolTree(connection: McpConnection, tools: readonly Tool[]): 
     for (let n = 2; used.has(name); n++) name = `${callableName(tool.name).replace(/\./g, "_")}${n}`;
     used.add(name);
     const args = inputSchemaFromJson(tool.inputSchema);
-    const description = [tool.title && tool.title !== tool.name ? tool.title : undefined, tool.description].filter(Boolean).join(": ") || `${connection.name} tool ${tool.name}`;
+    const description =
+      [tool.title && tool.title !== tool.name ? tool.title : undefined, tool.description].filter(Boolean).join(": ") ||
+      `${connection.name} tool ${tool.name}`;
     Object.defineProperty(tree, name, {
       enumerable: true,
       value: defineTool({

@@ -5,7 +5,10 @@ import type { BundledPlugin } from "../../plugins/types.ts";
 import { loadOpenApiSource } from "./load.ts";
 
 /** `config.openapi.<name>` entries as tool sources the loader mounts at `tools.<name>`. */
-export function openApiBundles(entries: OpenAssistantConfig["openapi"], o: { projectRoot: string; cacheDir?: string }): BundledPlugin[] {
+export function openApiBundles(
+  entries: OpenAssistantConfig["openapi"],
+  o: { projectRoot: string; cacheDir?: string },
+): BundledPlugin[] {
   return Object.entries(entries ?? {})
     .filter(([, e]) => e.enabled)
     .map(([name, e]) => {
@@ -18,7 +21,16 @@ export function openApiBundles(entries: OpenAssistantConfig["openapi"], o: { pro
         id: name,
         source: spec,
         fingerprint: `${JSON.stringify(e)}|${stamp}`,
-        tools: async () => (await loadOpenApiSource({ name, spec, ...(e.baseUrl ? { baseUrl: e.baseUrl } : {}), ...(e.auth ? { auth: e.auth } : {}), ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) })).tree,
+        tools: async () =>
+          (
+            await loadOpenApiSource({
+              name,
+              spec,
+              ...(e.baseUrl ? { baseUrl: e.baseUrl } : {}),
+              ...(e.auth ? { auth: e.auth } : {}),
+              ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+            })
+          ).tree,
       };
     });
 }

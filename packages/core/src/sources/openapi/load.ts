@@ -52,9 +52,15 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     }
   }
   if (!parsed) {
-    const doc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec)) as { openapi?: string; servers?: Array<{ url: string }> };
-    if (!doc.openapi?.startsWith("3.")) throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
-    const hidden = new Set(o.auth?.type === "header" ? [o.auth.name.toLowerCase(), "authorization"] : ["authorization"]);
+    const doc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec)) as {
+      openapi?: string;
+      servers?: Array<{ url: string }>;
+    };
+    if (!doc.openapi?.startsWith("3."))
+      throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
+    const hidden = new Set(
+      o.auth?.type === "header" ? [o.auth.name.toLowerCase(), "authorization"] : ["authorization"],
+    );
     parsed = { servers: (doc.servers ?? []).map((s) => s.url), operations: describeOperations(doc as never, hidden) };
     if (cacheFile) {
       mkdirSync(o.cacheDir!, { recursive: true });
@@ -62,7 +68,8 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     }
   }
   const baseUrl = (o.baseUrl ?? parsed.servers[0] ?? "").replace(/\/$/, "");
-  if (!/^https?:\/\//.test(baseUrl)) throw new Error(`no base URL for ${o.name}: set openapi.${o.name}.baseUrl (the spec lists no absolute server)`);
+  if (!/^https?:\/\//.test(baseUrl))
+    throw new Error(`no base URL for ${o.name}: set openapi.${o.name}.baseUrl (the spec lists no absolute server)`);
   const tree: Record<string, unknown> = {};
   for (const op of parsed.operations) setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth));
   return { tree: tree as ToolTree, operations: parsed.operations.length, fromCache, baseUrl };
@@ -82,7 +89,9 @@ function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAu
         const value = input[p.name];
         if (value === undefined) continue;
         if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
-        else if (p.in === "query") for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(p.name, typeof v === "object" ? JSON.stringify(v) : String(v));
+        else if (p.in === "query")
+          for (const v of Array.isArray(value) ? value : [value])
+            url.searchParams.append(p.name, typeof v === "object" ? JSON.stringify(v) : String(v));
         else headers[p.name] = String(value);
       }
       if (auth?.type === "bearer") headers.authorization = `Bearer ${auth.token}`;
@@ -91,10 +100,19 @@ function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAu
       url.pathname = `${url.pathname.replace(/\/$/, "")}${path}`;
       const hasBody = op.hasBody && input.body !== undefined;
       if (hasBody) headers["content-type"] = "application/json";
-      const res = await fetch(url, { method: op.method, headers, ...(hasBody ? { body: JSON.stringify(input.body) } : {}), ...(call?.signal ? { signal: call.signal } : {}) });
+      const res = await fetch(url, {
+        method: op.method,
+        headers,
+        ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
+        ...(call?.signal ? { signal: call.signal } : {}),
+      });
       const type = res.headers.get("content-type") ?? "";
-      const body = res.status === 204 ? null : type.includes("json") ? await res.json().catch(() => null) : await res.text();
-      if (!res.ok) throw new Error(`${op.method} ${op.path} answered ${res.status}: ${typeof body === "string" ? body.slice(0, 500) : JSON.stringify(body)?.slice(0, 500)}`);
+      const body =
+        res.status === 204 ? null : type.includes("json") ? await res.json().catch(() => null) : await res.text();
+      if (!res.ok)
+        throw new Error(
+          `${op.method} ${op.path} answered ${res.status}: ${typeof body === "string" ? body.slice(0, 500) : JSON.stringify(body)?.slice(0, 500)}`,
+        );
       return body;
     },
   });
@@ -113,6 +131,11 @@ function setPath(tree: Record<string, unknown>, segments: string[], leaf: unknow
     node = node[seg] as Record<string, unknown>;
   }
   const last = segments.at(-1)!;
-  if (node[last] !== undefined && typeof node[last] === "object" && (node[last] as { _tag?: string })._tag !== "ToolDefinition") (node[last] as Record<string, unknown>)._ = leaf;
+  if (
+    node[last] !== undefined &&
+    typeof node[last] === "object" &&
+    (node[last] as { _tag?: string })._tag !== "ToolDefinition"
+  )
+    (node[last] as Record<string, unknown>)._ = leaf;
   else Object.defineProperty(node, last, { value: leaf, enumerable: true, writable: true, configurable: true });
 }

@@ -18,7 +18,8 @@ const server = Bun.serve({
   async fetch(req) {
     seen.push({ method: req.method, url: req.url, auth: req.headers.get("authorization"), body: await req.text() });
     if (req.method === "DELETE") return new Response(null, { status: 204 });
-    if (new URL(req.url).pathname.endsWith("/missing")) return Response.json({ message: "no such pet" }, { status: 404 });
+    if (new URL(req.url).pathname.endsWith("/missing"))
+      return Response.json({ message: "no such pet" }, { status: 404 });
     return Response.json({ ok: true });
   },
 });
@@ -46,7 +47,12 @@ describe("OpenAPI operations become typed tools", () => {
   });
 
   test("a call builds path, query and body, and the credential is added on the host only", async () => {
-    const s = await loadOpenApiSource({ name: "pets", spec: SPEC, baseUrl: base, auth: { type: "bearer", token: "secret-token-123" } });
+    const s = await loadOpenApiSource({
+      name: "pets",
+      spec: SPEC,
+      baseUrl: base,
+      auth: { type: "bearer", token: "secret-token-123" },
+    });
     const t = indexToolTree({ pets: s.tree });
     const create = t.get("pets.pets.create") as ToolDefinition;
     // The credential is not part of any tool's input.
@@ -64,7 +70,9 @@ describe("OpenAPI operations become typed tools", () => {
       { method: "GET", url: `${base}/pets?limit=5&tag=a&tag=b`, auth: "Bearer secret-token-123", body: "" },
       { method: "GET", url: `${base}/pets/a%2Fb%20c`, auth: "Bearer secret-token-123", body: "" },
     ]);
-    await expect(get.run(get.args.parse({ petId: "missing" }), ctx())).rejects.toThrow(/GET \/pets\/\{petId\} answered 404: \{"message":"no such pet"\}/);
+    await expect(get.run(get.args.parse({ petId: "missing" }), ctx())).rejects.toThrow(
+      /GET \/pets\/\{petId\} answered 404: \{"message":"no such pet"\}/,
+    );
     const del = t.get("pets.pets.delete") as ToolDefinition;
     expect(await del.run(del.args.parse({ petId: "1" }), ctx())).toBeNull();
   });
@@ -78,10 +86,27 @@ describe("OpenAPI operations become typed tools", () => {
 
   test("GitHub's official spec: every operation loads and declares; a call reaches a server that validates it; the parse is cached", async () => {
     const cacheDir = makeTempDir("oa-openapi-cache-");
-    const spec = Bun.resolveSync("@octokit/openapi/generated/api.github.com.json", join(import.meta.dir, "../../../../testkit/src"));
-    const gh = await startFakeGitHub({ token: "ghp_x", repos: { "acme/app": { issues: [{ number: 1, title: "Bug", body: null, state: "open", labels: [], comments: [], user: "ann" }], files: {} } } });
+    const spec = Bun.resolveSync(
+      "@octokit/openapi/generated/api.github.com.json",
+      join(import.meta.dir, "../../../../testkit/src"),
+    );
+    const gh = await startFakeGitHub({
+      token: "ghp_x",
+      repos: {
+        "acme/app": {
+          issues: [{ number: 1, title: "Bug", body: null, state: "open", labels: [], comments: [], user: "ann" }],
+          files: {},
+        },
+      },
+    });
     try {
-      const first = await loadOpenApiSource({ name: "github", spec, baseUrl: gh.url, auth: { type: "header", name: "authorization", value: "token ghp_x" }, cacheDir });
+      const first = await loadOpenApiSource({
+        name: "github",
+        spec,
+        baseUrl: gh.url,
+        auth: { type: "header", name: "authorization", value: "token ghp_x" },
+        cacheDir,
+      });
       expect(first.operations).toBeGreaterThan(1000);
       expect(first.fromCache).toBe(false);
       const again = await loadOpenApiSource({ name: "github", spec, baseUrl: gh.url, cacheDir });
@@ -91,7 +116,9 @@ describe("OpenAPI operations become typed tools", () => {
       const list = t.get("github.issues.listForRepo")!;
       expect(list.approval).toBe("auto");
       expect(t.get("github.issues.create")!.approval).toBe("required");
-      const out = (await list.run(list.args.parse({ owner: "acme", repo: "app", state: "open" }), ctx())) as Array<{ title: string }>;
+      const out = (await list.run(list.args.parse({ owner: "acme", repo: "app", state: "open" }), ctx())) as Array<{
+        title: string;
+      }>;
       expect(out.map((i) => i.title)).toEqual(["Bug"]);
       expect(gh.violations).toEqual([]);
       expect(list.args.safeParse({ owner: "acme" }).success).toBe(false); // repo is a required path parameter
@@ -119,7 +146,10 @@ describe("config.openapi: specs load with the other tools", () => {
       { PETS_TOKEN: "pets-secret-token" },
     );
     const r = await loadTools({ ...p.opts, autoInstall: false });
-    expect(r.entries.find((e) => e.id === "pets")).toMatchObject({ status: "loaded", tools: expect.arrayContaining([expect.objectContaining({ path: "pets.pets.list", approval: "auto" })]) });
+    expect(r.entries.find((e) => e.id === "pets")).toMatchObject({
+      status: "loaded",
+      tools: expect.arrayContaining([expect.objectContaining({ path: "pets.pets.list", approval: "auto" })]),
+    });
     expect(r.entries.find((e) => e.id === "clock")?.status).toBe("loaded");
     const broken = r.diagnostics.find((d) => d.id === "broken");
     expect(broken?.level).toBe("error");

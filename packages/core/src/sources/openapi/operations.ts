@@ -33,11 +33,18 @@ export function describeOperations(spec: Spec, header: ReadonlySet<string> = new
     for (const method of METHODS) {
       const op = item?.[method];
       if (!op) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(resolve).filter((p: any) => p && ["path", "query", "header"].includes(p.in) && !header.has(String(p.name).toLowerCase()));
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map(resolve)
+        .filter(
+          (p: any) => p && ["path", "query", "header"].includes(p.in) && !header.has(String(p.name).toLowerCase()),
+        );
       const properties: Record<string, unknown> = {};
       const required: string[] = [];
       for (const p of params) {
-        properties[p.name] = { ...(p.schema ?? {}), ...(p.description ? { description: firstLine(p.description) } : {}) };
+        properties[p.name] = {
+          ...(p.schema ?? {}),
+          ...(p.description ? { description: firstLine(p.description) } : {}),
+        };
         if (p.required || p.in === "path") required.push(p.name);
       }
       const body = resolve(op.requestBody);
@@ -48,7 +55,10 @@ export function describeOperations(spec: Spec, header: ReadonlySet<string> = new
       }
       const raw = { type: "object", properties, required, additionalProperties: false };
       const defs = reachableSchemas(spec, raw);
-      const inputSchema = openApi30ToJsonSchema({ ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) }, (ref) => ref.replace("#/components/schemas/", "#/$defs/")) as Record<string, unknown>;
+      const inputSchema = openApi30ToJsonSchema(
+        { ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) },
+        (ref) => ref.replace("#/components/schemas/", "#/$defs/"),
+      ) as Record<string, unknown>;
       const name = uniqueName(callableName(op.operationId ?? `${method} ${path}`), used);
       const summary = op.summary ?? firstLine(op.description ?? "");
       out.push({
