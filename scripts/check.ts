@@ -1,17 +1,35 @@
 /**
- * `bun run check`: typecheck every package, then run every test.
- * Ends with one line `N passed, N failed[, N skipped]` (a failed typecheck counts as one failure).
+ * `bun run check`: typecheck every package, check formatting and lint (Biome), then run every test.
+ * Ends with one line `N passed, N failed[, N skipped]` (a failed typecheck or lint counts as one failure).
  */
 const root = new URL("..", import.meta.url).pathname;
 const extraArgs = process.argv.slice(2);
 
 console.log("» typecheck (tsc --noEmit)");
-const tsc = Bun.spawnSync(["bun", "x", "tsc", "--noEmit", "-p", "tsconfig.json"], { cwd: root, stdout: "inherit", stderr: "inherit" });
+const tsc = Bun.spawnSync(["bun", "x", "tsc", "--noEmit", "-p", "tsconfig.json"], {
+  cwd: root,
+  stdout: "inherit",
+  stderr: "inherit",
+});
 const typecheckFailed = tsc.exitCode !== 0;
 console.log(typecheckFailed ? "✗ typecheck failed" : "✓ typecheck clean");
 
+console.log("» format + lint (biome ci)");
+const lint = Bun.spawnSync(["bun", "x", "biome", "ci", "--colors=off", "."], {
+  cwd: root,
+  stdout: "inherit",
+  stderr: "inherit",
+});
+const lintFailed = lint.exitCode !== 0;
+console.log(lintFailed ? "✗ format/lint failed (fix with: bun x biome check --write .)" : "✓ format and lint clean");
+
 console.log("» tests (bun test)");
-const test = Bun.spawn(["bun", "test", ...extraArgs], { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, FORCE_COLOR: "0" } });
+const test = Bun.spawn(["bun", "test", ...extraArgs], {
+  cwd: root,
+  stdout: "pipe",
+  stderr: "pipe",
+  env: { ...process.env, FORCE_COLOR: "0" },
+});
 const counts = { pass: 0, fail: 0, skip: 0, todo: 0 };
 async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) {
   const decoder = new TextDecoder();
@@ -32,7 +50,8 @@ async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream)
 await Promise.all([pump(test.stdout, process.stdout), pump(test.stderr, process.stderr)]);
 const testExit = await test.exited;
 
-const failed = counts.fail + (typecheckFailed ? 1 : 0) + (testExit !== 0 && counts.fail === 0 ? 1 : 0);
+const failed =
+  counts.fail + (typecheckFailed ? 1 : 0) + (lintFailed ? 1 : 0) + (testExit !== 0 && counts.fail === 0 ? 1 : 0);
 const skipped = counts.skip + counts.todo;
 console.log(`${counts.pass} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 ? 1 : 0);
