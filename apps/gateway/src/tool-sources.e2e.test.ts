@@ -8,8 +8,7 @@ import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testki
 import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
 import { startMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { createGateway } from "./gateway.ts";
-import { TEST_API_KEY, TEST_MODEL } from "./testing/harness.ts";
+import { startProjectGateway } from "./testing/harness.ts";
 
 // GitHub's description is 13 MB and server-everything is a child process: seconds on a busy machine.
 setDefaultTimeout(240_000);
@@ -70,26 +69,7 @@ describe("tool sources beyond files (issue 15)", () => {
         workspace: { enabled: false },
       }),
     );
-    const gateway = await createGateway({
-      cwd: dir,
-      env: { ANTHROPIC_API_KEY: TEST_API_KEY, GH_TOKEN: "ghp_e2e" },
-      configDir: join(dir, "config"),
-      settings: {
-        anthropic: { baseURL: api.url },
-        approvalTimeoutMs: 60_000,
-        turn: {
-          model: TEST_MODEL,
-          maxTokens: 1024,
-          maxRounds: 8,
-          maxRepairRounds: 3,
-          maxTurnTokens: 1_000_000,
-          turnTimeoutSeconds: 120,
-          historyTokens: 60_000,
-          historyMessages: 200,
-          toolPromptTokens: 15_000,
-        },
-      } as never,
-    });
+    const gateway = await startProjectGateway(dir, api.url, { GH_TOKEN: "ghp_e2e" });
     try {
       const paths = flattenToolTree(gateway.tools().tree).map((t) => t.path);
       expect(paths).toContain("everything.getSum");

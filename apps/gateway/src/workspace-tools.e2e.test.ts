@@ -11,8 +11,8 @@ import {
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { renderCard } from "./discord/render-card.ts";
-import { createGateway, type Gateway } from "./gateway.ts";
-import { TEST_API_KEY, TEST_MODEL } from "./testing/harness.ts";
+import type { Gateway } from "./gateway.ts";
+import { startProjectGateway } from "./testing/harness.ts";
 
 // The source check starts TypeScript in a child process; the gateway starts a sandbox pool.
 setDefaultTimeout(180_000);
@@ -52,26 +52,8 @@ export default defineTool({
 });
 `;
 
-async function gatewayIn(dir: string, api: FakeAnthropic): Promise<Gateway> {
-  return createGateway({
-    cwd: dir,
-    env: { ANTHROPIC_API_KEY: TEST_API_KEY, PH_KEY: KEY },
-    configDir: join(dir, "config"),
-    settings: {
-      anthropic: { baseURL: api.url },
-      approvalTimeoutMs: 60_000,
-      turn: {
-        model: TEST_MODEL,
-        maxTokens: 1024,
-        maxRounds: 8,
-        maxRepairRounds: 3,
-        maxTurnTokens: 1_000_000,
-        turnTimeoutSeconds: 120,
-        historyTokens: 60_000,
-        historyMessages: 200,
-      },
-    } as never,
-  });
+function gatewayIn(dir: string, api: FakeAnthropic): Promise<Gateway> {
+  return startProjectGateway(dir, api.url, { PH_KEY: KEY });
 }
 
 function project(): string {

@@ -172,3 +172,21 @@ export function lastToolResult(body: { messages: Array<{ role: string; content: 
     is_error: result.is_error,
   };
 }
+
+/**
+ * A gateway on a real project folder (its config, tools, plugins and sources loaded as `start`
+ * would), talking to the fake Anthropic API `apiUrl`. For tests of what the registry loads.
+ */
+export function startProjectGateway(dir: string, apiUrl: string, env: Record<string, string> = {}): Promise<Gateway> {
+  return createGateway({
+    cwd: dir,
+    env: { ANTHROPIC_API_KEY: TEST_API_KEY, ...env },
+    configDir: join(dir, "config"),
+    typechecker: sharedChecker,
+    settings: {
+      anthropic: { baseURL: apiUrl },
+      approvalTimeoutMs: 60_000,
+      turn: { ...defaultTurn, turnTimeoutSeconds: 120, toolPromptTokens: 15_000 },
+    } as Partial<GatewaySettings>,
+  });
+}
