@@ -2,7 +2,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { receiptKeyPath } from "./key.ts";
 import { openDatabase } from "../db/open.ts";
 import { RECEIPT_FIELD_CAPS, receiptTextBound, RUN_SPENT_CAP, RUN_TEXT_BUDGET } from "./bounds.ts";
 import { receiptHash } from "./hash.ts";
@@ -310,6 +311,37 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     const next = store.append(draft({ callId: "call_2", phase: "requested" }));
     expect(next.seq).toBe(4);
     expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("removed") });
+    store.close();
+    db.close();
+  });
+
+  test("a database rolled back and rewritten by another holder of the key is found: the head names one exact receipt", async () => {
+    const { path, keyDir } = files();
+    const backup = `${path}.bak`;
+    const append = async (dir: string, callId: string) => {
+      const db = openDatabase(path);
+      const store = createSqliteReceiptStore(db, { keyDir: dir });
+      for (const phase of ["requested", "succeeded"] as const) store.append(draft({ callId, phase }));
+      await store.durable();
+      store.close();
+      db.close();
+    };
+    await append(keyDir, "call_1");
+    const saved = ["", "-wal"].filter((suffix) => statSync(`${path}${suffix}`, { throwIfNoEntry: false }));
+    for (const suffix of saved) copyFileSync(`${path}${suffix}`, `${backup}${suffix}`);
+    await append(keyDir, "call_2"); // this machine's head: r_000004 of call_2
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    for (const suffix of saved) copyFileSync(`${backup}${suffix}`, `${path}${suffix}`);
+    // Someone else with a copy of the key (but not this machine's head) writes other receipts 3 and 4.
+    const otherDir = join(keyDir, "..", "other-config");
+    mkdirSync(otherDir, { recursive: true, mode: 0o700 });
+    copyFileSync(receiptKeyPath(keyDir), receiptKeyPath(otherDir));
+    await append(otherDir, "call_forged");
+
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    expect(store.query({}).map((r) => `${r.seq}:${r.callId}`)).toEqual(["1:call_1", "2:call_1", "3:call_forged", "4:call_forged"]);
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("removed or replaced") });
     store.close();
     db.close();
   });
