@@ -549,6 +549,35 @@ describe("sqlite receipt store: bounds", () => {
 });
 
 describe("sqlite receipt store: durability", () => {
+  test("two processes appending to one file at once both succeed and leave one verified chain", async () => {
+    const dir = makeTempDir("oa-receipts-two-");
+    const path = join(dir, "gateway.sqlite");
+    const keyDir = join(dir, "config");
+    const setup = openDatabase(path);
+    createSqliteReceiptStore(setup, { keyDir }).append(draft({ runId: "run_setup", phase: "requested" }));
+    setup.close();
+    const script = join(dir, "writer.ts");
+    await Bun.write(
+      script,
+      `import { openDatabase } from ${JSON.stringify(new URL("../db/open.ts", import.meta.url).pathname)};
+import { createSqliteReceiptStore } from ${JSON.stringify(new URL("./sqlite-store.ts", import.meta.url).pathname)};
+const store = createSqliteReceiptStore(openDatabase(process.argv[2]!), { keyDir: process.argv[3]! });
+const runId = process.argv[4]!;
+for (let i = 0; i < 300; i++) store.append({ runId, callId: "call_" + i, toolPath: "notes.add", approval: "auto", policy: "auto", phase: "requested" });
+store.close();
+`,
+    );
+    const writers = ["run_w1", "run_w2"].map((runId) => Bun.spawn(["bun", script, path, keyDir, runId], { stdout: "pipe", stderr: "pipe" }));
+    const exits = await Promise.all(writers.map(async (w) => ({ code: await w.exited, stderr: (await new Response(w.stderr).text()).split("\n").find((l) => /error/i.test(l)) ?? "" })));
+    expect(exits).toEqual([{ code: 0, stderr: "" }, { code: 0, stderr: "" }]);
+
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    expect([store.byRun("run_w1").length, store.byRun("run_w2").length]).toEqual([300, 300]);
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 601 });
+    db.close();
+  }, 60_000);
+
   test("a SIGKILLed child keeps every receipt it appended; reopening shows an intact chain that continues", async () => {
     const dir = makeTempDir("oa-receipts-kill-");
     const path = join(dir, "gateway.sqlite");
