@@ -42,7 +42,22 @@ const REDACT = [
 const m = (file: string, tests: readonly string[], list: Array<[id: string, find: string, replace: string, description: string]>): Mutant[] =>
   list.map(([id, find, replace, description]) => ({ id, file, find, replace, tests, description }));
 
+/** An equivalent mutant: `find` and `replace` as one pair, the reason in its description. */
+const eq = (file: string, tests: readonly string[], id: string, find: string, replace: string) => ({ id, file, find, replace, tests, equivalent: true as const });
+
 export const MUTANTS: readonly Mutant[] = [
+  {
+    ...eq("apps/gateway/src/discord/interactions.ts", DISCORD, "interactions-button-no-check", `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = gateway.broker.get(callId);`, `const record = gateway.broker.get(callId);`),
+    description: "buttons skip the approver check after the acknowledgement. Equivalent: applyDecision repeats the approver check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message that was clicked, which is that call's card whoever clicked it",
+  },
+  {
+    ...eq("apps/gateway/src/discord/interactions.ts", DISCORD, "interactions-late-ack-no-check", `if (ok) applyDecision(gateway, config, actor, callId, kind);`, `applyDecision(gateway, config, actor, callId, kind);`),
+    description: "a click whose acknowledgement came too late decides for a non-approver. Equivalent: applyDecision repeats the approver check with the same actor and refuses without deciding (late-ack.e2e.test.ts checks a non-approver's late click decides nothing)",
+  },
+  {
+    ...eq("packages/core/src/receipts/redact.ts", REDACT, "redact-json-form-missed", `const forms = [secret, json, JSON.stringify(json).slice(1, -1), uri,`, `const forms = [secret, uri,`),
+    description: "JSON-escaped secrets (as fixed strings) survive. Equivalent in output: a secret's JSON form differs from the secret only when it holds a backslash, and text with a backslash always goes through the per-character scan, which matches the same JSON escapes (once and twice) first; only the fast path for such text is lost",
+  },
   ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
     ["invoker-required-flipped", `if (policy === "required") {`, `if (policy === "auto") {`, "approval asked for auto calls instead of required ones"],
     ["invoker-denial-ignored", `if (verdict.decision === "denied") {`, `if (verdict.decision === "denied" && verdict.by !== "system") {`, "a system denial (broken channel, abort) lets the call run"],
@@ -73,9 +88,7 @@ export const MUTANTS: readonly Mutant[] = [
     ["actions-always-global", `scope: config.alwaysScope ?? "session"`, `scope: config.alwaysScope ?? "global"`, "Approve always defaults to every conversation"],
   ]),
   ...m("apps/gateway/src/discord/interactions.ts", DISCORD, [
-    ["interactions-button-no-check", `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = gateway.broker.get(callId);`, `const record = gateway.broker.get(callId);`, "buttons skip the approver check after the acknowledgement"],
     ["interactions-denyr-no-quick-check", `if (quick.guildId !== null && !isApprover(config, quick)) return refuseInteraction(i, NOT_APPROVER_TEXT);`, ``, "deny-with-reason opens its modal for guild members who are not approvers"],
-    ["interactions-late-ack-no-check", `if (ok) applyDecision(gateway, config, actor, callId, kind);`, `applyDecision(gateway, config, actor, callId, kind);`, "a click whose acknowledgement came too late decides for a non-approver"],
     ["interactions-late-ack-dropped", `if (ok) applyDecision(gateway, config, actor, callId, kind);\n      return;`, `return;`, "a click whose acknowledgement came too late is lost (the run waits until expiry)"],
     ["interactions-dm-approver-any", `if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: isApprover(config, actor) };`, `if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: true };`, "in guilds everyone counts as an approver for approver-only actions"],
     ["interactions-revoke-no-check", `if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`, ``, "/rules revoke by non-approvers"],
@@ -88,8 +101,9 @@ export const MUTANTS: readonly Mutant[] = [
     find: `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const reason`,
     replace: `const reason`,
     tests: DISCORD,
+    equivalent: true,
     description:
-      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same refusal; the only other step (markShown) needs the message Discord attaches to a modal it showed this user, and the button check never shows it to a non-approver",
+      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message the form was opened from, which is that call's card whoever opened it (in guilds a non-approver never gets the form: interactions-denyr-no-quick-check)",
   },
   ...m("packages/core/src/receipts/hash.ts", RECEIPTS, [
     ["hash-drops-decidedBy", `    decidedBy: r.decidedBy ?? null,\n`, ``, "who decided is not hashed"],
@@ -176,7 +190,6 @@ export const MUTANTS: readonly Mutant[] = [
     ["wasm-memory-uncapped", `maximum: bytes / PAGE`, `maximum: (bytes * 4) / PAGE`, "the WASM memory may grow past the cap"],
   ]),
   ...m("packages/core/src/receipts/redact.ts", REDACT, [
-    ["redact-json-form-missed", `const forms = [secret, json, JSON.stringify(json).slice(1, -1), uri,`, `const forms = [secret, uri,`, "JSON-escaped secrets (as fixed strings) survive"],
     ["redact-json-char-missed", `if (json !== c) encoded.push(json, JSON.stringify(json).slice(1, -1));`, ``, "secrets with JSON escapes mixed with plain characters survive"],
     ["redact-unicode-escape-missed", `encoded.push(unitsOf(c).map((u) => \`\\\\u\${u}\`).join(""));`, ``, "secrets written with \\uXXXX escapes survive"],
     ["redact-encoded-scan-gated-percent", `if (encodedRe && (out.includes("%") || out.includes("\\\\")))`, `if (encodedRe && out.includes("%"))`, "escaped forms are not scanned unless the text holds a %"],
