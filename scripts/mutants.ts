@@ -26,10 +26,12 @@ const DISCORD = [
   "apps/gateway/src/discord/commands-access.e2e.test.ts",
   "apps/gateway/src/discord/rules-commands.e2e.test.ts",
   "apps/gateway/src/discord/dm-copies-global-rules.e2e.test.ts",
+  "apps/gateway/src/discord/late-ack.e2e.test.ts",
 ];
 const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite-store.test.ts"];
 const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
 const SANDBOX = ["packages/core/src/sandbox/limits.test.ts", "packages/core/src/sandbox/pool.test.ts"];
+const POLICY = ["packages/core/src/policy/resolve.test.ts", ...INVOKER, "apps/gateway/src/workspace-tools.e2e.test.ts"];
 const REDACT = [
   "packages/core/src/receipts/redact.test.ts",
   "apps/gateway/src/security/tokens.test.ts",
@@ -43,7 +45,50 @@ const m = (
   list: Array<[id: string, find: string, replace: string, description: string]>,
 ): Mutant[] => list.map(([id, find, replace, description]) => ({ id, file, find, replace, tests, description }));
 
+/** An equivalent mutant: `find` and `replace` as one pair, the reason in its description. */
+const eq = (file: string, tests: readonly string[], id: string, find: string, replace: string) => ({
+  id,
+  file,
+  find,
+  replace,
+  tests,
+  equivalent: true as const,
+});
+
 export const MUTANTS: readonly Mutant[] = [
+  {
+    ...eq(
+      "apps/gateway/src/discord/interactions.ts",
+      DISCORD,
+      "interactions-button-no-check",
+      `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = gateway.broker.get(callId);`,
+      `const record = gateway.broker.get(callId);`,
+    ),
+    description:
+      "buttons skip the approver check after the acknowledgement. Equivalent: applyDecision repeats the approver check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message that was clicked, which is that call's card whoever clicked it",
+  },
+  {
+    ...eq(
+      "apps/gateway/src/discord/interactions.ts",
+      DISCORD,
+      "interactions-late-ack-no-check",
+      `if (ok) applyDecision(gateway, config, actor, callId, kind);`,
+      `applyDecision(gateway, config, actor, callId, kind);`,
+    ),
+    description:
+      "a click whose acknowledgement came too late decides for a non-approver. Equivalent: applyDecision repeats the approver check with the same actor and refuses without deciding (late-ack.e2e.test.ts checks a non-approver's late click decides nothing)",
+  },
+  {
+    ...eq(
+      "packages/core/src/receipts/redact.ts",
+      REDACT,
+      "redact-json-form-missed",
+      `const forms = [secret, json, JSON.stringify(json).slice(1, -1), uri,`,
+      `const forms = [secret, uri,`,
+    ),
+    description:
+      "JSON-escaped secrets (as fixed strings) survive. Equivalent in output: a secret's JSON form differs from the secret only when it holds a backslash, and text with a backslash always goes through the per-character scan, which matches the same JSON escapes (once and twice) first; only the fast path for such text is lost",
+  },
   ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
     [
       "invoker-required-flipped",
@@ -120,9 +165,15 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-error-unredacted",
-      `const error = ctx.redact(failure.recorded);`,
+      `const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);`,
       `const error = failure.recorded;`,
       "a tool's error is recorded with its secrets",
+    ],
+    [
+      "invoker-always-ask-standing-rule",
+      `const rule = alwaysAsk ? undefined : ctx.standing?.match(`,
+      `const rule = ctx.standing?.match(`,
+      "an 'approve always' rule approves a tool that must always ask a person",
     ],
     [
       "invoker-request-preview-unredacted",
@@ -179,10 +230,16 @@ export const MUTANTS: readonly Mutant[] = [
   ]),
   ...m("apps/gateway/src/discord/interactions.ts", DISCORD, [
     [
-      "interactions-button-no-check",
-      `if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);\n\n    const record`,
-      `\n    const record`,
-      "buttons skip the approver check (deny-with-reason opens its modal for anyone)",
+      "interactions-denyr-no-quick-check",
+      `if (quick.guildId !== null && !isApprover(config, quick)) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
+      ``,
+      "deny-with-reason opens its modal for guild members who are not approvers",
+    ],
+    [
+      "interactions-late-ack-dropped",
+      `if (ok) applyDecision(gateway, config, actor, callId, kind);\n      return;`,
+      `return;`,
+      "a click whose acknowledgement came too late is lost (the run waits until expiry)",
     ],
     [
       "interactions-dm-approver-any",
@@ -204,20 +261,20 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "interactions-receipts-not-approver-only",
-      `const APPROVER_COMMANDS = new Set(["reload", "receipts"]);`,
-      `const APPROVER_COMMANDS = new Set(["reload"]);`,
+      `const APPROVER_COMMANDS = new Set(["reload", "receipts", "approvals"]);`,
+      `const APPROVER_COMMANDS = new Set(["reload", "approvals"]);`,
       "/receipts open to every allowed user",
     ],
   ]),
   {
     id: "interactions-modal-no-check",
     file: "apps/gateway/src/discord/interactions.ts",
-    find: `if (!ok) return refuseInteraction(i, NOT_APPROVER_TEXT);\n    const reason`,
+    find: `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const reason`,
     replace: `const reason`,
     tests: DISCORD,
     equivalent: true,
     description:
-      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same refusal; the only other step (markShown) needs the message Discord attaches to a modal it showed this user, and the button check never shows it to a non-approver",
+      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message the form was opened from, which is that call's card whoever opened it (in guilds a non-approver never gets the form: interactions-denyr-no-quick-check)",
   },
   ...m("packages/core/src/receipts/hash.ts", RECEIPTS, [
     ["hash-drops-decidedBy", `    decidedBy: r.decidedBy ?? null,\n`, ``, "who decided is not hashed"],
@@ -235,36 +292,109 @@ export const MUTANTS: readonly Mutant[] = [
     ["hash-not-chained", `hasher.update(prevHash ?? "");`, ``, "the previous hash is not part of the hash"],
     ["hash-no-separator", `hasher.update("\\n");`, ``, "no separator between previous hash and content"],
   ]),
-  ...m("packages/core/src/receipts/sqlite-store.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/verify.ts", RECEIPTS, [
     [
       "store-verify-prev-skipped",
-      `if (row.prev_hash !== prev)`,
-      `if (row.prev_hash !== prev && prev === null)`,
-      "verification ignores broken links after the first receipt",
+      `if (row.prev_hash !== prev) {`,
+      `if (row.prev_hash !== prev && count === 0) {`,
+      "verification ignores broken links after the first keyed receipt",
     ],
     [
       "store-verify-content-skipped",
-      `if (receiptHash(prev, rowToReceipt(row)) !== row.hash)`,
-      `if (false)`,
+      `if (mac !== row.hash) return {`,
+      `if (false) return {`,
       "verification ignores edited content",
     ],
     [
       "store-verify-tail-skipped",
-      `if (remembered && knownSeq === currentSeq() && remembered !== (last?.hash ?? null))`,
-      `if (remembered && knownSeq !== currentSeq() && remembered !== (last?.hash ?? null))`,
-      "a cut tail is not detected",
+      `const head = o.head();\n    if (!head) return undefined;`,
+      `const head = o.head();\n    if (!head || head) return undefined;`,
+      "the head is never checked: a cut tail is not detected",
     ],
     [
-      "store-cache-not-invalidated",
-      `if (lastSeq !== knownSeq || lastHashByRun.size > MAX_CACHED_RUNS) lastHashByRun.clear();`,
-      `if (lastHashByRun.size > MAX_CACHED_RUNS) lastHashByRun.clear();`,
-      "two writers on one file fork the chain",
+      "store-verify-head-mac-ignored",
+      `if (!at || at.hash !== head.mac)`,
+      `if (!at)`,
+      "the receipt at the head's seq may be a different one",
+    ],
+    [
+      "store-verify-key-id-ignored",
+      `if (recorded !== undefined && recorded !== o.keyId)`,
+      `if (false)`,
+      "a database signed with another key is not named as such",
+    ],
+    [
+      "store-verify-legacy-relabel",
+      `if (row.scheme !== SCHEME_KEYED)\n        return`,
+      `if (false)\n        return`,
+      "a keyed receipt relabelled legacy after the keyed chain began is accepted",
+    ],
+  ]),
+  ...m("packages/core/src/receipts/mac.ts", RECEIPTS, [
+    ["mac-drops-at", "seq=${f.seq}\\nat=${f.at}\\n", "seq=${f.seq}\\n", "the keyed MAC does not cover the time"],
+    [
+      "mac-drops-duration",
+      'duration_ms=${f.durationMs === null ? "-" : String(f.durationMs)}\\n`;',
+      "`;",
+      "the keyed MAC does not cover the duration",
+    ],
+    [
+      "mac-drops-prev",
+      "`oa-receipt/v2\\n${prev}\\nseq=",
+      "`oa-receipt/v2\\nseq=",
+      "the keyed MAC does not chain to the previous receipt",
+    ],
+    [
+      "mac-unkeyed",
+      `createHmac("sha256", key)`,
+      `createHmac("sha256", "")`,
+      "the MAC does not use the key (anyone can re-sign an edited row)",
+    ],
+    [
+      "mac-genesis-ignores-legacy",
+      "`oa-receipt/v2/genesis\\n${dbId}\\n${legacy.count}\\n${legacy.digest}`",
+      "`oa-receipt/v2/genesis\\n${dbId}`",
+      "legacy rows can be dropped or rewritten after the keyed chain began",
+    ],
+  ]),
+  ...m("packages/core/src/receipts/schema.ts", RECEIPTS, [
+    [
+      "schema-drops-decided-by",
+      `"decision", "decided_by", "reason",`,
+      `"decision", "reason",`,
+      "who decided is not covered by the keyed MAC",
+    ],
+    [
+      "schema-drops-input-preview",
+      `"reason", "input_preview", "output_preview",`,
+      `"reason", "output_preview",`,
+      "the input preview is not covered by the keyed MAC",
+    ],
+    [
+      "schema-no-replace-trigger",
+      `WHEN EXISTS (SELECT 1 FROM receipts WHERE seq = NEW.seq)`,
+      `WHEN 0`,
+      "INSERT OR REPLACE may overwrite a receipt",
+    ],
+  ]),
+  ...m("packages/core/src/receipts/sqlite-store.ts", RECEIPTS, [
+    [
+      "store-two-writers-deferred",
+      `written = commitTx.immediate(batch);`,
+      `written = commitTx(batch);`,
+      "two writers on one file read the chain's end before taking the write lock",
     ],
     [
       "store-hash-unchained",
-      `const hash = receiptHash(prevHash, content);`,
-      `const hash = receiptHash(null, content);`,
+      `const hash = receiptMac(key.key, prev, macFields(content));`,
+      `const hash = receiptMac(key.key, "", macFields(content));`,
       "appended receipts are not chained",
+    ],
+    [
+      "store-gap-papered",
+      `prev = head.mac;\n      seq = Math.max(seq, head.seq);`,
+      `prev = last?.hash ?? head.mac;\n      seq = Math.max(seq, head.seq);`,
+      "after a cut tail the writer chains on from the database's end, hiding the gap",
     ],
     ["store-validation-skipped", `    validateDraft(draft);\n`, ``, "invalid drafts are stored"],
   ]),
@@ -325,15 +455,15 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/agent/run-turn.ts", GROUNDING, [
     [
       "turn-grounds-last-run-only",
-      `return runIds.flatMap((id) => deps.receipts.byRun(id));`,
-      `return runIds.slice(-1).flatMap((id) => deps.receipts.byRun(id));`,
+      `return state.runIds.flatMap((id) => state.deps.receipts.byRun(id));`,
+      `return state.runIds.slice(-1).flatMap((id) => state.deps.receipts.byRun(id));`,
       "grounding sees only the turn's last run",
     ],
   ]),
   ...m("packages/core/src/sandbox/runner.ts", SANDBOX, [
     [
       "vm-cpu-interrupt-off",
-      `if (this.cpuMs + (cpuNow() - this.sliceStart) > this.limits.cpuMs) {`,
+      `if (cpuNow() - this.cpuStart > this.limits.cpuMs) {`,
       `if (false) {`,
       "no CPU limit inside the VM (only the watchdog remains)",
     ],
@@ -406,7 +536,43 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ]),
   ...m("packages/core/src/receipts/redact.ts", REDACT, [
-    ["redact-json-form-missed", `variants.add(JSON.stringify(s).slice(1, -1));`, ``, "JSON-escaped secrets survive"],
+    [
+      "redact-json-char-missed",
+      `if (json !== c) encoded.push(json, JSON.stringify(json).slice(1, -1));`,
+      ``,
+      "secrets with JSON escapes mixed with plain characters survive",
+    ],
+    [
+      "redact-unicode-escape-missed",
+      `encoded.push(unitsOf(c).map((u) => \`\\\\u\${u}\`).join(""));`,
+      ``,
+      "secrets written with \\uXXXX escapes survive",
+    ],
+    [
+      "redact-encoded-scan-gated-percent",
+      `if (encodedRe && (out.includes("%") || out.includes("\\\\")))`,
+      `if (encodedRe && out.includes("%"))`,
+      "escaped forms are not scanned unless the text holds a %",
+    ],
+    [
+      "redact-percent-missed",
+      `patterns.push([...utf8.encode(c)].map((b) => \`%\${hexClass(b.toString(16).padStart(2, "0"))}\`).join(""));`,
+      ``,
+      "percent-encoded secrets (mixed with plain characters) survive",
+    ],
+    ["redact-base64-missed", `forms.push(b64, b64.replace(/=+$/, ""));`, ``, "base64 secrets survive"],
+    [
+      "redact-base64-embedded-missed",
+      `for (let offset = 1; offset < 3; offset++) {`,
+      `for (let offset = 1; offset < 1; offset++) {`,
+      "secrets inside a longer base64 string (Basic auth) survive",
+    ],
+    [
+      "redact-hex-missed",
+      `forms.push(hex, hex.toUpperCase());`,
+      `forms.push(hex);`,
+      "upper-case hex of a secret survives",
+    ],
     [
       "redact-min-length-12",
       `const MIN_SECRET_LENGTH = 6;`,
@@ -415,20 +581,26 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "redact-shortest-first",
-      `.sort((a, b) => b.length - a.length)`,
-      `.sort((a, b) => a.length - b.length)`,
+      `const fixedRe = alternation([...literals].sort((a, b) => b.length - a.length).map(escapeRegExp));`,
+      `const fixedRe = alternation([...literals].sort((a, b) => a.length - b.length).map(escapeRegExp));`,
       "a secret containing another is only partly redacted",
     ],
     [
+      "redact-regexp-unescaped",
+      `const fixedRe = alternation([...literals].sort((a, b) => b.length - a.length).map(escapeRegExp));`,
+      `const fixedRe = alternation([...literals].sort((a, b) => b.length - a.length));`,
+      "secrets with regexp characters are not matched",
+    ],
+    [
       "redact-discord-shape-missed",
-      `  [/\\b[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,}/g, REDACTED],\n`,
-      ``,
+      String.raw`{ re: /\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}/g,`,
+      "{ re: /(?!)/g,",
       "unconfigured Discord tokens survive",
     ],
     [
       "redact-bearer-missed",
-      "  [/\\bBearer\\s+[A-Za-z0-9._~+/=-]{8,}/gi, `Bearer ${REDACTED}`],\n",
-      ``,
+      String.raw`{ re: /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,`,
+      "{ re: /(?!)/gi,",
       "bearer tokens survive",
     ],
     [
@@ -439,15 +611,23 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "redact-deep-noop",
-      `return scrubbed === json ? value : (JSON.parse(scrubbed) as T);`,
+      `if (scrubbed === json) return value;`,
       `return value;`,
       "events and stored messages keep secrets",
     ],
+  ]),
+  ...m("packages/core/src/policy/resolve.ts", POLICY, [
     [
-      "redact-regexp-unescaped",
-      `const known = [...variants].sort((a, b) => b.length - a.length).map(escapeRegExp);`,
-      `const known = [...variants].sort((a, b) => b.length - a.length);`,
-      "secrets with regexp characters are not matched",
+      "policy-always-ask-rule-auto",
+      `if (alwaysAsk && rule.mode === "auto") continue;`,
+      ``,
+      "an operator 'auto' rule makes a tool that must always ask run unasked",
+    ],
+    [
+      "policy-always-ask-default",
+      `return { mode: alwaysAsk ? "required" : toolApproval };`,
+      `return { mode: toolApproval };`,
+      "a tool that must always ask runs unasked when its own mode is auto",
     ],
   ]),
   ...m("apps/gateway/src/discord/logger.ts", REDACT, [

@@ -212,6 +212,18 @@ describe("tool invoker: the approval path", () => {
     expect(s.ran).toEqual(["add:a"]);
   });
 
+  test("a tool that must always ask asks a person even with a standing rule or an operator 'auto' rule for it", async () => {
+    const s = setup({ requestApproval: async () => ({ decision: "denied", by: "bob", reason: "not this one" }), policy: [{ match: "notes.*", mode: "auto" }] });
+    const rules = createApprovalRuleStore(s.db);
+    rules.add({ toolPath: "notes.add", scope: "global", createdBy: "alice" });
+    const strict = createToolInvoker({ ...s.ctx, standing: rules, alwaysAsk: (path) => path === "notes.add" });
+    const result = await strict.invoke("notes.add", '{"text":"a"}');
+    expect(result.ok).toBe(false);
+    expect(s.asked.map((r) => r.toolPath)).toEqual(["notes.add"]);
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "denied:bob"]);
+  });
+
   test("a run cancelled before the call asks nobody and denies it", async () => {
     const controller = new AbortController();
     controller.abort();

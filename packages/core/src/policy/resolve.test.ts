@@ -8,6 +8,16 @@ describe("resolvePolicy", () => {
     expect(resolvePolicy("calendar.create", "required", [])).toEqual({ mode: "required" });
   });
 
+  test("a tool that must always ask: asked even when its own mode is auto; an 'auto' rule is skipped, a 'deny' rule still denies", () => {
+    expect(resolvePolicy("workspace.write", "auto", [], true)).toEqual({ mode: "required" });
+    const rules: PolicyRule[] = [
+      { match: "workspace.*", mode: "auto" },
+      { match: "workspace.delete", mode: "deny", reason: "never" },
+    ];
+    expect(resolvePolicy("workspace.write", "auto", rules, true)).toEqual({ mode: "required" });
+    expect(resolvePolicy("workspace.delete", "auto", rules, true)).toEqual({ mode: "deny", rule: rules[1] });
+  });
+
   test("the first matching rule wins, in order", () => {
     const rules: PolicyRule[] = [
       { match: "calendar.delete", mode: "deny", reason: "no deletes" },

@@ -79,7 +79,9 @@ describe("createRedactor: the forms a secret leaks in", () => {
         ]) {
           const out = redact(text);
           expect({ name, secret, leaked: out.includes(leaked) }).toEqual({ name, secret, leaked: false });
-          expect(out).toContain("[redacted]");
+          // Replaced whole: no leftover piece of the encoded secret (e.g. its last base64 characters).
+          // (Two encodings above keep the JSON string's own quotes around it; those quotes stay.)
+          if (!/^\\?"/.test(leaked)) expect({ name, secret, out }).toEqual({ name, secret, out: text.split(leaked).join("[redacted]") });
         }
       }
     });

@@ -2,7 +2,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { receiptKeyPath } from "./key.ts";
 import { openDatabase } from "../db/open.ts";
 import { RECEIPT_FIELD_CAPS, receiptTextBound, RUN_SPENT_CAP, RUN_TEXT_BUDGET } from "./bounds.ts";
 import { receiptHash } from "./hash.ts";
@@ -436,6 +437,37 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     db.close();
   });
 
+  test("a database rolled back and rewritten by another holder of the key is found: the head names one exact receipt", async () => {
+    const { path, keyDir } = files();
+    const backup = `${path}.bak`;
+    const append = async (dir: string, callId: string) => {
+      const db = openDatabase(path);
+      const store = createSqliteReceiptStore(db, { keyDir: dir });
+      for (const phase of ["requested", "succeeded"] as const) store.append(draft({ callId, phase }));
+      await store.durable();
+      store.close();
+      db.close();
+    };
+    await append(keyDir, "call_1");
+    const saved = ["", "-wal"].filter((suffix) => statSync(`${path}${suffix}`, { throwIfNoEntry: false }));
+    for (const suffix of saved) copyFileSync(`${path}${suffix}`, `${backup}${suffix}`);
+    await append(keyDir, "call_2"); // this machine's head: r_000004 of call_2
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    for (const suffix of saved) copyFileSync(`${backup}${suffix}`, `${path}${suffix}`);
+    // Someone else with a copy of the key (but not this machine's head) writes other receipts 3 and 4.
+    const otherDir = join(keyDir, "..", "other-config");
+    mkdirSync(otherDir, { recursive: true, mode: 0o700 });
+    copyFileSync(receiptKeyPath(keyDir), receiptKeyPath(otherDir));
+    await append(otherDir, "call_forged");
+
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    expect(store.query({}).map((r) => `${r.seq}:${r.callId}`)).toEqual(["1:call_1", "2:call_1", "3:call_forged", "4:call_forged"]);
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("removed or replaced") });
+    store.close();
+    db.close();
+  });
+
   test("a database signed with another key is named as such; appending to it is refused", () => {
     const { path, keyDir } = files();
     const db = openDatabase(path);
@@ -753,6 +785,35 @@ describe("sqlite receipt store: bounds", () => {
 });
 
 describe("sqlite receipt store: durability", () => {
+  test("two processes appending to one file at once both succeed and leave one verified chain", async () => {
+    const dir = makeTempDir("oa-receipts-two-");
+    const path = join(dir, "gateway.sqlite");
+    const keyDir = join(dir, "config");
+    const setup = openDatabase(path);
+    createSqliteReceiptStore(setup, { keyDir }).append(draft({ runId: "run_setup", phase: "requested" }));
+    setup.close();
+    const script = join(dir, "writer.ts");
+    await Bun.write(
+      script,
+      `import { openDatabase } from ${JSON.stringify(new URL("../db/open.ts", import.meta.url).pathname)};
+import { createSqliteReceiptStore } from ${JSON.stringify(new URL("./sqlite-store.ts", import.meta.url).pathname)};
+const store = createSqliteReceiptStore(openDatabase(process.argv[2]!), { keyDir: process.argv[3]! });
+const runId = process.argv[4]!;
+for (let i = 0; i < 300; i++) store.append({ runId, callId: "call_" + i, toolPath: "notes.add", approval: "auto", policy: "auto", phase: "requested" });
+store.close();
+`,
+    );
+    const writers = ["run_w1", "run_w2"].map((runId) => Bun.spawn(["bun", script, path, keyDir, runId], { stdout: "pipe", stderr: "pipe" }));
+    const exits = await Promise.all(writers.map(async (w) => ({ code: await w.exited, stderr: (await new Response(w.stderr).text()).split("\n").find((l) => /error/i.test(l)) ?? "" })));
+    expect(exits).toEqual([{ code: 0, stderr: "" }, { code: 0, stderr: "" }]);
+
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    expect([store.byRun("run_w1").length, store.byRun("run_w2").length]).toEqual([300, 300]);
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 601 });
+    db.close();
+  }, 60_000);
+
   test("a SIGKILLed child keeps every receipt it appended; reopening shows an intact chain that continues", async () => {
     const dir = makeTempDir("oa-receipts-kill-");
     const path = join(dir, "gateway.sqlite");
