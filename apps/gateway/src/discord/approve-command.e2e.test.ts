@@ -90,15 +90,31 @@ describe("/approve by an allowed user who is not an approver", () => {
 
 describe("a guild card clicked by a member who is not an approver", () => {
   test("'Deny with reason' refuses at once, privately, without opening its form; the call stays pending", async () => {
-    e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: "guild plan" })`, () => "saved the guild plan"));
-    const msg = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.bob, content: "save the guild plan", mentionsBot: true });
-    const thread = await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${msg.id}/threads` }).then((c) => c.response.id as string);
-    const card = await eventually(() => findCard(e.fake, thread, "notes.write"), "the card in the conversation's thread");
+    e.h.api.script(
+      toolThenAnswer(`return await tools.notes.write({ text: "guild plan" })`, () => "saved the guild plan"),
+    );
+    const msg = e.fake.sendUserMessage({
+      channelId: e.ids.channelId,
+      authorId: e.ids.bob,
+      content: "save the guild plan",
+      mentionsBot: true,
+    });
+    const thread = await e.fake
+      .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${msg.id}/threads` })
+      .then((c) => c.response.id as string);
+    const card = await eventually(
+      () => findCard(e.fake, thread, "notes.write"),
+      "the card in the conversation's thread",
+    );
     const callId = cardCallId(card);
 
     const click = e.fake.clickButton({ messageId: card.id, customId: `oa:denyr:${callId}`, userId: e.ids.bob });
     const cb = await click.callback();
-    expect({ type: cb.type, content: (cb.data as { content?: string }).content, ephemeral: (((cb.data as { flags?: number }).flags ?? 0) & 64) === 64 }).toEqual({ type: 4, content: NOT_APPROVER_TEXT, ephemeral: true });
+    expect({
+      type: cb.type,
+      content: (cb.data as { content?: string }).content,
+      ephemeral: (((cb.data as { flags?: number }).flags ?? 0) & 64) === 64,
+    }).toEqual({ type: 4, content: NOT_APPROVER_TEXT, ephemeral: true });
     expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
 
     expect(await slashApprove(e.ids.alice, callId, "deny")).toContain("Denied");

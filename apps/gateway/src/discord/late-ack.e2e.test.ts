@@ -37,8 +37,15 @@ test("a click whose acknowledgement came too late still decides; the card is edi
 
 test("a late-acknowledged click by a member who is not an approver decides nothing", async () => {
   e.h.api.script(toolThenAnswer('return await tools.notes.write({ text: "late guild" })', () => "guild done"));
-  const msg = e.fake.sendUserMessage({ channelId: e.ids.channelId, authorId: e.ids.bob, content: "save late guild", mentionsBot: true });
-  const thread = await e.fake.waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${msg.id}/threads` }).then((c) => c.response.id as string);
+  const msg = e.fake.sendUserMessage({
+    channelId: e.ids.channelId,
+    authorId: e.ids.bob,
+    content: "save late guild",
+    mentionsBot: true,
+  });
+  const thread = await e.fake
+    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${msg.id}/threads` })
+    .then((c) => c.response.id as string);
   const card = await eventually(() => findCard(e.fake, thread, "notes.write"), "the card in the conversation's thread");
   const callId = cardCallId(card);
   e.fake.expectErrors({ code: 10062, times: 1 });
@@ -53,6 +60,8 @@ test("a late-acknowledged click by a member who is not an approver decides nothi
   const deny = e.fake.clickButton({ messageId: card.id, customId: `oa:deny:${callId}`, userId: e.ids.alice });
   expect((await deny.callback()).error).toBe("Unknown interaction");
   expect(await eventually(() => decisionField(e.fake.message(card.id)), "the card edited")).toContain("Denied by");
-  expect(e.h.gateway.receipts.query({ callId, phase: "denied" }).map((r) => r.decidedBy)).toEqual([`discord:${e.ids.alice}`]);
+  expect(e.h.gateway.receipts.query({ callId, phase: "denied" }).map((r) => r.decidedBy)).toEqual([
+    `discord:${e.ids.alice}`,
+  ]);
   expect(e.ran.find((r) => r.what === "notes.write:late guild")).toBeUndefined();
 });

@@ -213,7 +213,10 @@ describe("tool invoker: the approval path", () => {
   });
 
   test("a tool that must always ask asks a person even with a standing rule or an operator 'auto' rule for it", async () => {
-    const s = setup({ requestApproval: async () => ({ decision: "denied", by: "bob", reason: "not this one" }), policy: [{ match: "notes.*", mode: "auto" }] });
+    const s = setup({
+      requestApproval: async () => ({ decision: "denied", by: "bob", reason: "not this one" }),
+      policy: [{ match: "notes.*", mode: "auto" }],
+    });
     const rules = createApprovalRuleStore(s.db);
     rules.add({ toolPath: "notes.add", scope: "global", createdBy: "alice" });
     const strict = createToolInvoker({ ...s.ctx, standing: rules, alwaysAsk: (path) => path === "notes.add" });

@@ -81,7 +81,8 @@ describe("createRedactor: the forms a secret leaks in", () => {
           expect({ name, secret, leaked: out.includes(leaked) }).toEqual({ name, secret, leaked: false });
           // Replaced whole: no leftover piece of the encoded secret (e.g. its last base64 characters).
           // (Two encodings above keep the JSON string's own quotes around it; those quotes stay.)
-          if (!/^\\?"/.test(leaked)) expect({ name, secret, out }).toEqual({ name, secret, out: text.split(leaked).join("[redacted]") });
+          if (!/^\\?"/.test(leaked))
+            expect({ name, secret, out }).toEqual({ name, secret, out: text.split(leaked).join("[redacted]") });
         }
       }
     });

@@ -462,8 +462,17 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
 
     const db = openDatabase(path);
     const store = createSqliteReceiptStore(db, { keyDir });
-    expect(store.query({}).map((r) => `${r.seq}:${r.callId}`)).toEqual(["1:call_1", "2:call_1", "3:call_forged", "4:call_forged"]);
-    expect(store.verify()).toMatchObject({ ok: false, brokenAt: "r_000004", reason: expect.stringContaining("removed or replaced") });
+    expect(store.query({}).map((r) => `${r.seq}:${r.callId}`)).toEqual([
+      "1:call_1",
+      "2:call_1",
+      "3:call_forged",
+      "4:call_forged",
+    ]);
+    expect(store.verify()).toMatchObject({
+      ok: false,
+      brokenAt: "r_000004",
+      reason: expect.stringContaining("removed or replaced"),
+    });
     store.close();
     db.close();
   });
@@ -803,9 +812,19 @@ for (let i = 0; i < 300; i++) store.append({ runId, callId: "call_" + i, toolPat
 store.close();
 `,
     );
-    const writers = ["run_w1", "run_w2"].map((runId) => Bun.spawn(["bun", script, path, keyDir, runId], { stdout: "pipe", stderr: "pipe" }));
-    const exits = await Promise.all(writers.map(async (w) => ({ code: await w.exited, stderr: (await new Response(w.stderr).text()).split("\n").find((l) => /error/i.test(l)) ?? "" })));
-    expect(exits).toEqual([{ code: 0, stderr: "" }, { code: 0, stderr: "" }]);
+    const writers = ["run_w1", "run_w2"].map((runId) =>
+      Bun.spawn(["bun", script, path, keyDir, runId], { stdout: "pipe", stderr: "pipe" }),
+    );
+    const exits = await Promise.all(
+      writers.map(async (w) => ({
+        code: await w.exited,
+        stderr: (await new Response(w.stderr).text()).split("\n").find((l) => /error/i.test(l)) ?? "",
+      })),
+    );
+    expect(exits).toEqual([
+      { code: 0, stderr: "" },
+      { code: 0, stderr: "" },
+    ]);
 
     const db = openDatabase(path);
     const store = createSqliteReceiptStore(db, { keyDir });
