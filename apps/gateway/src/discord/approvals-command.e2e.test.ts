@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { textTurn, toolUseTurn, type RecordedRequest } from "@openassistant/testkit";
 import {
   botTexts,
   cardCallId,
@@ -7,8 +6,10 @@ import {
   decisionField,
   eventually,
   findCard,
-  lastToolResultText,
   startDiscordE2E,
+  threadNow,
+  threadOf,
+  writeTurn,
   type DiscordE2E,
 } from "./e2e-harness.ts";
 
@@ -27,38 +28,6 @@ beforeAll(async () => {
   });
 }, 30_000); // a busy machine can take seconds to start the sandbox pool and connect
 afterAll(() => e?.close(), 30_000);
-
-let seq = 0;
-/** The model calls notes.write; `before` runs synchronously when the model is asked (no race with the card). */
-function writeTurn(text: string, before: () => void) {
-  return [
-    (_req: RecordedRequest) => {
-      before();
-      return toolUseTurn({
-        id: `toolu_deliv_${++seq}`,
-        name: "execute",
-        input: { code: `return await tools.notes.write({ text: ${JSON.stringify(text)} })` },
-      });
-    },
-    (req: RecordedRequest) => textTurn(`tool said: ${lastToolResultText(req)}`),
-  ];
-}
-
-/** The thread opened for a message, read synchronously (the model is asked only after the thread exists). */
-function threadNow(messageId: string): string {
-  const call = e.fake.calls.find(
-    (c) =>
-      c.method === "POST" && c.path === `/channels/${e.ids.channelId}/messages/${messageId}/threads` && c.status < 300,
-  );
-  if (!call) throw new Error(`no thread for message ${messageId} yet`);
-  return call.response.id as string;
-}
-
-function threadOf(messageId: string): Promise<string> {
-  return e.fake
-    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` })
-    .then((c) => c.response.id as string);
-}
 
 describe("/approvals", () => {
   test("works in a DM: lists pending approvals with buttons; a button decides and the list is refreshed", async () => {
@@ -111,6 +80,7 @@ describe("/approvals", () => {
     expect(refused.original()!.content).toContain("approvers only");
     e.h.gateway.approvals.decide(pendingWith("job-2")!.callId, { decision: "denied", by: "test" });
     const bobThread = threadNow(
+      e,
       e.fake
         .messages(e.ids.channelId)
         .filter((m) => m.content.includes("job-2"))
@@ -132,7 +102,7 @@ describe("a card in an archived thread", () => {
       mentionsBot: true,
     });
     e.h.api.script(writeTurn("archived", () => {}));
-    const thread = await threadOf(msg.id);
+    const thread = await threadOf(e, msg.id);
     const card = await eventually(() => findCard(e.fake, thread, "notes.write"), "the card");
     // Let the status message settle first, so no edit races the moderator's archive.
     await eventually(
@@ -165,7 +135,7 @@ describe("a card in an archived thread", () => {
       content: "save locked",
       mentionsBot: true,
     });
-    const thread = await threadOf(msg.id);
+    const thread = await threadOf(e, msg.id);
     const card = await eventually(() => findCard(e.fake, thread, "notes.write"), "the card");
     await eventually(
       () => botTexts(e.fake, thread).some((t) => t.startsWith("⏸️ Waiting for approval")),

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { textTurn, toolUseTurn, type RecordedRequest } from "@openassistant/testkit";
 import {
   botTexts,
   cardCallId,
@@ -8,6 +7,9 @@ import {
   findCard,
   lastToolResultText,
   startDiscordE2E,
+  threadNow,
+  threadOf,
+  writeTurn,
   type DiscordE2E,
 } from "./e2e-harness.ts";
 
@@ -27,45 +29,13 @@ beforeAll(async () => {
 }, 30_000); // a busy machine can take seconds to start the sandbox pool and connect
 afterAll(() => e?.close(), 30_000);
 
-let seq = 0;
-/** The model calls notes.write; `before` runs synchronously when the model is asked (no race with the card). */
-function writeTurn(text: string, before: () => void) {
-  return [
-    (_req: RecordedRequest) => {
-      before();
-      return toolUseTurn({
-        id: `toolu_deliv_${++seq}`,
-        name: "execute",
-        input: { code: `return await tools.notes.write({ text: ${JSON.stringify(text)} })` },
-      });
-    },
-    (req: RecordedRequest) => textTurn(`tool said: ${lastToolResultText(req)}`),
-  ];
-}
-
-/** The thread opened for a message, read synchronously (the model is asked only after the thread exists). */
-function threadNow(messageId: string): string {
-  const call = e.fake.calls.find(
-    (c) =>
-      c.method === "POST" && c.path === `/channels/${e.ids.channelId}/messages/${messageId}/threads` && c.status < 300,
-  );
-  if (!call) throw new Error(`no thread for message ${messageId} yet`);
-  return call.response.id as string;
-}
-
-function threadOf(messageId: string): Promise<string> {
-  return e.fake
-    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` })
-    .then((c) => c.response.id as string);
-}
-
 describe("an approval card nobody can receive ends at once, visibly", () => {
   test("thread deleted and the approver's DMs closed: denied at once with the reason; the model is told", async () => {
     e.fake.expectErrors({ code: 10003 }); // the deleted thread: the card, status edits and answer cannot go there
     let msgId = "";
     e.h.api.script(
       writeTurn("lost", () => {
-        e.fake.deleteChannel(threadNow(msgId));
+        e.fake.deleteChannel(threadNow(e, msgId));
         e.fake.setDmsClosed(e.ids.alice);
       }),
     );
@@ -116,14 +86,14 @@ describe("an approval card nobody can receive ends at once, visibly", () => {
     // discord.approvalsChannel, for this test only (the surface reads its config object when posting).
     (e.config as { approvalsChannel?: string }).approvalsChannel = approvalsChannel;
     let msgId = "";
-    e.h.api.script(writeTurn("perm", () => e.fake.setMissingPermission(threadNow(msgId))));
+    e.h.api.script(writeTurn("perm", () => e.fake.setMissingPermission(threadNow(e, msgId))));
     msgId = e.fake.sendUserMessage({
       channelId: e.ids.channelId,
       authorId: e.ids.alice,
       content: "save perm",
       mentionsBot: true,
     }).id;
-    const thread = await threadOf(msgId);
+    const thread = await threadOf(e, msgId);
     const inChannel = await eventually(
       () => findCard(e.fake, approvalsChannel, "notes.write"),
       "the card in the approvals channel",

@@ -220,3 +220,36 @@ export function botTexts(fake: FakeDiscord, channelId: string): string[] {
     .filter((m) => m.author?.id === fake.botId)
     .map(messageText);
 }
+
+let writeSeq = 0;
+/** The model calls notes.write; `before` runs synchronously when the model is asked (no race with the card). */
+export function writeTurn(text: string, before: () => void) {
+  return [
+    (_req: RecordedRequest) => {
+      before();
+      return toolUseTurn({
+        id: `toolu_write_${++writeSeq}`,
+        name: "execute",
+        input: { code: `return await tools.notes.write({ text: ${JSON.stringify(text)} })` },
+      });
+    },
+    (req: RecordedRequest) => textTurn(`tool said: ${lastToolResultText(req)}`),
+  ];
+}
+
+/** The thread opened for a message, read synchronously (the model is asked only after the thread exists). */
+export function threadNow(e: DiscordE2E, messageId: string): string {
+  const call = e.fake.calls.find(
+    (c) =>
+      c.method === "POST" && c.path === `/channels/${e.ids.channelId}/messages/${messageId}/threads` && c.status < 300,
+  );
+  if (!call) throw new Error(`no thread for message ${messageId} yet`);
+  return call.response.id as string;
+}
+
+/** The thread opened for a message, once it exists. */
+export function threadOf(e: DiscordE2E, messageId: string): Promise<string> {
+  return e.fake
+    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` })
+    .then((c) => c.response.id as string);
+}
