@@ -83,8 +83,8 @@ export const MUTANTS: readonly Mutant[] = [
       "packages/core/src/receipts/redact.ts",
       REDACT,
       "redact-json-form-missed",
-      `const forms = [secret, json, JSON.stringify(json).slice(1, -1), uri,`,
-      `const forms = [secret, uri,`,
+      `const forms = [\n    secret,\n    json,\n    JSON.stringify(json).slice(1, -1),\n    uri,`,
+      `const forms = [\n    secret,\n    uri,`,
     ),
     description:
       "JSON-escaped secrets (as fixed strings) survive. Equivalent in output: a secret's JSON form differs from the secret only when it holds a backslash, and text with a backslash always goes through the per-character scan, which matches the same JSON escapes (once and twice) first; only the fast path for such text is lost",
@@ -104,8 +104,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-broken-channel-approves",
-      `return { decision: "denied", by: "system", reason: ctx.redact(\`approval could not be obtained`,
-      `return { decision: "approved", by: "system", reason: ctx.redact(\`approval could not be obtained`,
+      `decision: "denied",\n        by: "system",\n        reason: ctx.redact(\`approval could not be obtained`,
+      `decision: "approved",\n        by: "system",\n        reason: ctx.redact(\`approval could not be obtained`,
       "an approval channel that throws counts as an approval",
     ],
     [
@@ -203,7 +203,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "authorize-guild-check-dropped",
-      `if (config.allowedGuilds?.length && !has(config.allowedGuilds, actor.guildId)) return { ok: false, reason: "guild" };`,
+      `if (config.allowedGuilds?.length && !has(config.allowedGuilds, actor.guildId))\n      return { ok: false, reason: "guild" };`,
       ``,
       "guild allowlist ignored",
     ],
@@ -301,8 +301,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "store-verify-content-skipped",
-      `if (mac !== row.hash) return {`,
-      `if (false) return {`,
+      `if (mac !== row.hash)\n        return {`,
+      `if (false)\n        return {`,
       "verification ignores edited content",
     ],
     [
@@ -360,14 +360,14 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("packages/core/src/receipts/schema.ts", RECEIPTS, [
     [
       "schema-drops-decided-by",
-      `"decision", "decided_by", "reason",`,
-      `"decision", "reason",`,
+      `"decision",\n  "decided_by",\n  "reason",`,
+      `"decision",\n  "reason",`,
       "who decided is not covered by the keyed MAC",
     ],
     [
       "schema-drops-input-preview",
-      `"reason", "input_preview", "output_preview",`,
-      `"reason", "output_preview",`,
+      `"reason",\n  "input_preview",\n  "output_preview",`,
+      `"reason",\n  "output_preview",`,
       "the input preview is not covered by the keyed MAC",
     ],
     [
@@ -469,8 +469,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "vm-cpu-after-slice-off",
-      `if (this.interrupted || this.cpuMs > this.limits.cpuMs) return`,
-      `if (this.interrupted) return`,
+      `if (this.interrupted || this.cpuMs > this.limits.cpuMs)\n      return`,
+      `if (this.interrupted)\n      return`,
       "CPU summed over slices is not checked after a slice",
     ],
     [
@@ -501,8 +501,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "wall-clock-off",
-      `this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }), limits.wallMs);`,
-      `this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }), limits.wallMs * 1000);`,
+      `this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }),\n        limits.wallMs,\n      );`,
+      `this.kill({ name: "WallClockError", message: msg.wall(limits.wallMs) }),\n        limits.wallMs * 1000,\n      );`,
       "the wall-clock limit is not enforced",
     ],
   ]),
@@ -544,7 +544,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "redact-unicode-escape-missed",
-      `encoded.push(unitsOf(c).map((u) => \`\\\\u\${u}\`).join(""));`,
+      `  if (cp < 0x20 || cp > 0x7e || c === '"' || c === "\\\\")\n    encoded.push(\n      unitsOf(c)\n        .map((u) => \`\\\\u\${u}\`)\n        .join(""),\n    );\n`,
       ``,
       "secrets written with \\uXXXX escapes survive",
     ],
@@ -593,8 +593,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "redact-discord-shape-missed",
-      String.raw`{ re: /\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}/g,`,
-      "{ re: /(?!)/g,",
+      String.raw`re: /\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}/g,`,
+      "re: /(?!)/g,",
       "unconfigured Discord tokens survive",
     ],
     [
@@ -653,14 +653,14 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/gateway.ts", REDACT, [
     [
       "gateway-discord-token-not-secret",
-      `...(settings.discord?.token ? [settings.discord.token] : []), `,
+      `    ...(settings.discord?.token ? [settings.discord.token] : []),\n`,
       ``,
       "the Discord token is not a secret",
     ],
     [
       "gateway-http-token-not-secret",
-      `, ...(httpToken ? [httpToken.token] : [])]`,
-      `]`,
+      `    ...(httpToken ? [httpToken.token] : []),\n`,
+      ``,
       "the HTTP token is not a secret",
     ],
   ]),
