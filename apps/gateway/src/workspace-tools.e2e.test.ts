@@ -10,7 +10,9 @@ import {
 } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import { portFromGateway } from "./discord/gateway-port.ts";
 import { renderCard } from "./discord/render-card.ts";
+import { renderTools } from "./discord/render-lists.ts";
 import type { Gateway } from "./gateway.ts";
 import { startProjectGateway } from "./testing/harness.ts";
 
@@ -136,6 +138,17 @@ describe("the assistant writes its own tool (issue 14)", () => {
       );
       // The history names the version and the call that wrote it.
       const log = readFileSync(join(dir, ".openassistant/history/tools.jsonl"), "utf8");
+      // /tools shows which version is in place, who approved it and when.
+      const report = portFromGateway(gateway).listTools();
+      expect(report.versions?.[0]).toMatchObject({
+        name: "signup_monitor.ts",
+        action: "write",
+        sha256: sha256Hex(MONITOR),
+        approvedBy: "operator-1",
+      });
+      expect(renderTools(report)).toContain(
+        `\`signup_monitor.ts\` write \`${sha256Hex(MONITOR).slice(0, 12)}\` · approved by`,
+      );
       expect(JSON.parse(log.trim().split("\n").at(-1)!)).toMatchObject({
         name: "signup_monitor.ts",
         action: "write",

@@ -1,10 +1,39 @@
+import { join } from "node:path";
+import { workspaceDir } from "@openassistant/core/config/index.ts";
+import { toolHistory } from "@openassistant/core/workspace/index.ts";
 import { resolvePolicy } from "@openassistant/core/policy/resolve.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
 import type { Gateway } from "../gateway.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
-import type { DiscordGatewayPort, ToolReport } from "./port.ts";
+import type { DiscordGatewayPort, ToolReport, ToolVersionInfo } from "./port.ts";
 
-function reportOf(snapshot: ToolSnapshot, policy: Gateway["settings"]["policy"]): ToolReport {
+/** How many assistant-written file changes `/tools` shows. */
+const VERSIONS_SHOWN = 10;
+
+/** The newest changes to assistant-written tool files; who approved each comes from its receipts. */
+function versionsOf(g: Gateway): ToolVersionInfo[] {
+  return toolHistory(join(workspaceDir(g.settings.projectRoot), "history"))
+    .list()
+    .slice(-VERSIONS_SHOWN)
+    .reverse()
+    .map((v) => {
+      const approvedBy = v.callId ? g.receipts.query({ callId: v.callId, phase: "approved" })[0]?.decidedBy : undefined;
+      return {
+        name: v.name,
+        action: v.action,
+        ...(v.sha256 ? { sha256: v.sha256 } : {}),
+        at: v.at,
+        ...(approvedBy ? { approvedBy } : {}),
+        ...(v.reason ? { reason: v.reason } : {}),
+      };
+    });
+}
+
+function reportOf(
+  snapshot: ToolSnapshot,
+  policy: Gateway["settings"]["policy"],
+  versions: ToolVersionInfo[] = [],
+): ToolReport {
   let tools: ToolReport["tools"] = [];
   const diagnostics = snapshot.diagnostics.map((message) => ({ message, level: "error" as const }));
   try {
@@ -22,7 +51,7 @@ function reportOf(snapshot: ToolSnapshot, policy: Gateway["settings"]["policy"])
   } catch (e) {
     diagnostics.push({ message: e instanceof Error ? e.message : String(e), level: "error" });
   }
-  return { tools, diagnostics };
+  return { tools, diagnostics, ...(versions.length ? { versions } : {}) };
 }
 
 function isPort(g: unknown): g is DiscordGatewayPort {
@@ -39,7 +68,7 @@ export function portFromGateway(gateway: Gateway | DiscordGatewayPort): DiscordG
     receipts: g.receipts,
     db: g.db,
     redact: g.redact,
-    listTools: () => reportOf(g.tools(), g.settings.policy),
-    reload: async () => reportOf(await g.reloadTools(), g.settings.policy),
+    listTools: () => reportOf(g.tools(), g.settings.policy, versionsOf(g)),
+    reload: async () => reportOf(await g.reloadTools(), g.settings.policy, versionsOf(g)),
   };
 }

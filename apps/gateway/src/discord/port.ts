@@ -19,9 +19,21 @@ export interface ToolDiagnostic {
   readonly level?: "error" | "warning";
 }
 
+/** One change to a tool file the assistant wrote, and who approved it (from the call's receipts). */
+export interface ToolVersionInfo {
+  readonly name: string;
+  readonly action: "write" | "remove" | "rollback";
+  readonly sha256?: string;
+  readonly at: string;
+  readonly approvedBy?: string;
+  readonly reason?: string;
+}
+
 export interface ToolReport {
   readonly tools: readonly ToolInfo[];
   readonly diagnostics: readonly ToolDiagnostic[];
+  /** The latest changes to assistant-written tool files, newest first. */
+  readonly versions?: readonly ToolVersionInfo[];
 }
 
 export interface SurfaceTurnInput {

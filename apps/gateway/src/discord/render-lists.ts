@@ -30,6 +30,15 @@ export function renderTools(report: ToolReport, title = "Tools"): string {
   }
   if (report.tools.length === 0)
     lines.push("No tools are loaded. Add `.ts` files to `.openassistant/tools/` and run `/reload`.");
+  if (report.versions?.length) {
+    lines.push("", "**Tool files the assistant wrote** (newest first)");
+    for (const v of report.versions) {
+      const who = v.approvedBy ? ` · approved by ${renderOperator(escapeInvisible(v.approvedBy))}` : "";
+      const sha = v.sha256 ? ` \`${v.sha256.slice(0, 12)}\`` : "";
+      const why = v.reason ? ` — ${fitText(escapeInvisible(v.reason).replace(/\s+/g, " "), 80)}` : "";
+      lines.push(`\`${escapeInvisible(v.name)}\` ${v.action}${sha}${who} ${t(Date.parse(v.at))}${why}`);
+    }
+  }
   if (report.diagnostics.length > 0) {
     lines.push("", `**Problems** (${report.diagnostics.length})`);
     for (const d of report.diagnostics)

@@ -275,3 +275,59 @@ describe("tool invoker: the approval path", () => {
     expect(s.asked[0]!.inputPreview).toBe('text: "[redacted]"');
   });
 });
+
+describe("tool invoker: the tool's context", () => {
+  test("run gets the call id, the session and a signal that aborts when the call times out", async () => {
+    const s = setup();
+    const seen: Array<{ callId: string; sessionId?: string; aborted: boolean }> = [];
+    let abortedBy: unknown;
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "slow.wait",
+      defineTool({
+        description: "Waits until told to stop",
+        approval: "auto",
+        args: z.object({}),
+        run: (_input, call) =>
+          new Promise((_resolve, reject) => {
+            seen.push({ callId: call.callId, sessionId: call.sessionId, aborted: call.signal.aborted });
+            call.signal.addEventListener("abort", () => {
+              abortedBy = call.signal.reason;
+              reject(new Error("stopped"));
+            });
+          }),
+      }),
+    );
+    const invoker = createToolInvoker({ ...s.ctx, toolTimeoutMs: 50 });
+    const r = await invoker.invoke("slow.wait", "{}");
+    expect(r.ok).toBe(false);
+    expect(seen).toEqual([{ callId: expect.stringMatching(/^call/), sessionId: "sess_1", aborted: false }]);
+    // The timeout aborted the tool's own signal, so a tool that honours it really stops.
+    expect(String((abortedBy as Error).message)).toContain("slow.wait did not finish within");
+    const failed = s.receipts.byRun("run_inv").find((x) => x.phase === "failed");
+    expect(failed?.callId).toBe(seen[0]!.callId);
+  });
+
+  test("cancelling the run aborts a running tool's signal", async () => {
+    const run = new AbortController();
+    const s = setup({ signal: run.signal });
+    let aborted = false;
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "slow.cancel",
+      defineTool({
+        description: "Waits for cancellation",
+        approval: "auto",
+        args: z.object({}),
+        run: (_input, call) =>
+          new Promise((resolve) => {
+            call.signal.addEventListener("abort", () => {
+              aborted = true;
+              resolve("stopped");
+            });
+            setTimeout(() => run.abort(), 10);
+          }),
+      }),
+    );
+    await s.invoker.invoke("slow.cancel", "{}");
+    expect(aborted).toBe(true);
+  });
+});

@@ -1,7 +1,7 @@
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
-import type { ToolDefinition } from "@openassistant/sdk";
+import type { ToolContext, ToolDefinition } from "@openassistant/sdk";
 import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
@@ -165,7 +165,12 @@ export function createToolInvoker(ctx: InvokerContext) {
     append({ phase: "started", decision, decidedBy, inputPreview: preview(definition, input, ctx) });
     let started = performance.now();
     let abandoned: HostCallResult | undefined;
+    // The tool's own signal: aborted when the run is cancelled, the call times out or the gateway stops.
+    const callAbort = new AbortController();
+    const abortCall = () => callAbort.abort(new Error(`the run was cancelled; ${path} should stop`));
+    ctx.signal.addEventListener("abort", abortCall, { once: true });
     ctx.running.set(callId, (reason) => {
+      callAbort.abort(new Error(`${reason}; ${path} should stop`));
       const error = `${reason}: ${path} was still running, its outcome is unknown`;
       append({ phase: "failed", decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
       abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
@@ -184,12 +189,19 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     }
     started = performance.now();
+    const toolCtx: ToolContext = {
+      signal: callAbort.signal,
+      callId,
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+      log: toolLogger(path, ctx.redact),
+    };
     const exit = await Effect.runPromiseExit(
       Effect.tryPromise({
-        try: () => withTimeout(definition.run(input), ctx.toolTimeoutMs, path),
+        try: () => withTimeout(definition.run(input, toolCtx), ctx.toolTimeoutMs, path, callAbort),
         catch: (e) => new ToolRunFailure(e),
       }),
     );
+    ctx.signal.removeEventListener("abort", abortCall);
     if (abandoned) return abandoned;
     ctx.running.delete(callId);
     const durationMs = Math.round(performance.now() - started);
@@ -325,10 +337,14 @@ function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, path: string): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, path: string, abort: AbortController): Promise<T> {
   let timer: Timer | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${path} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+    timer = setTimeout(() => {
+      const error = new Error(`${path} did not finish within ${Math.round(ms / 1000)} s`);
+      abort.abort(error); // the tool's ctx.signal: a tool that honours it really stops
+      reject(error);
+    }, ms);
   });
   return Promise.race([Promise.resolve(promise), timeout]).finally(() => clearTimeout(timer));
 }
@@ -400,4 +416,17 @@ function toolSummary(def: ToolDefinition, input: unknown, redact: (text: string)
     return {}; // a broken previewInput must not break the call; the fields still show everything
   }
   return typeof text === "string" && text.trim() ? { summary: cutText(redact(text), MAX_SUMMARY_CHARS) } : {};
+}
+
+/** `ctx.log` of a tool: lines to the gateway's log, prefixed with the tool path, secrets redacted. */
+function toolLogger(path: string, redact: (text: string) => string): ToolContext["log"] {
+  const at =
+    (level: "info" | "warn" | "error") =>
+    (message: string, ...details: unknown[]) =>
+      console[level](
+        redact(
+          `[tools.${path}] ${message}${details.length ? ` ${details.map((d) => (typeof d === "string" ? d : JSON.stringify(d))).join(" ")}` : ""}`,
+        ),
+      );
+  return Object.freeze({ info: at("info"), warn: at("warn"), error: at("error") });
 }
