@@ -8,35 +8,17 @@ import { approxTokens, promptToolListing, withDiscovery } from "../packages/core
 import { createTypechecker } from "../packages/core/src/codemode/typecheck.ts";
 import { McpConnection } from "../packages/core/src/sources/mcp/index.ts";
 import { loadOpenApiSource } from "../packages/core/src/sources/openapi/index.ts";
-import { defineTool, type ToolTree, z } from "../packages/sdk/src/index.ts";
+import { z } from "../packages/sdk/src/index.ts";
+import { makeFixtureToolTree } from "../packages/testkit/src/tool-fixtures.ts";
 import { startMcpHttpServer } from "../packages/testkit/src/mcp/http-server.ts";
 import { makeTempDir } from "../packages/testkit/src/temp.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 
 const BUDGET = 15_000;
 
-function syntheticTree(n: number): ToolTree {
-  const tree: Record<string, Record<string, unknown>> = {};
-  for (let i = 0; i < n; i++) {
-    const ns = `ns${i % 20}`;
-    tree[ns] ??= {};
-    tree[ns]![`tool${i}`] = defineTool({
-      description: `Tool number ${i}: does one specific thing with records of kind ${i % 7}`,
-      approval: i % 3 ? "auto" : "required",
-      args: z.object({
-        id: z.string().describe("Record id"),
-        limit: z.number().int().optional().describe("How many"),
-        tags: z.array(z.string()).optional(),
-      }),
-      run: async () => null,
-    });
-  }
-  return tree as ToolTree;
-}
-
 const promptRows: Array<Record<string, string | number>> = [];
 for (const n of [10, 200, 1000]) {
-  const tree = syntheticTree(n);
+  const tree = makeFixtureToolTree(n);
   const full = generateDeclarations(tree).text;
   const listing = promptToolListing(tree, full, BUDGET);
   promptRows.push({

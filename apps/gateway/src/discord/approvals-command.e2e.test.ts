@@ -16,16 +16,9 @@ import {
 // Under load (other suites on a 2-core machine) a turn with a card can take seconds; the bounds are generous, not speed claims.
 setDefaultTimeout(20_000);
 let e: DiscordE2E;
-let _approvalsChannel: string;
 beforeAll(async () => {
-  e = await startDiscordE2E({
-    // Long enough that only an immediate denial can end these requests within a test.
-    settings: { approvalTimeoutMs: 120_000 },
-    setup(fake, ids) {
-      _approvalsChannel = fake.createChannel({ guildId: ids.guildId, name: "approvals" }).id as string;
-      return {};
-    },
-  });
+  // Long enough that only a decision can end these requests within a test.
+  e = await startDiscordE2E({ settings: { approvalTimeoutMs: 120_000 } });
 }, 30_000); // a busy machine can take seconds to start the sandbox pool and connect
 afterAll(() => e?.close(), 30_000);
 
