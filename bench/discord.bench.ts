@@ -13,7 +13,7 @@ import {
   startDiscordE2E,
   toolThenAnswer,
   trailOf,
-} from "../apps/gateway/src/discord/e2e-harness.ts";
+} from "../apps/gateway/test/discord-e2e.ts";
 
 const ITER = 30;
 const CONCURRENT = 50;

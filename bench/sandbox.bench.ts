@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { defineTool, z, type ToolTree } from "../packages/sdk/src/index.ts";
 import { bench, fmtMs, printTable, quantiles, type BenchResult } from "./lib.ts";
 import { createSandboxPool } from "../packages/core/src/sandbox/pool.ts";
-import { prepareVm, restoreVm, VmRun } from "../packages/core/src/sandbox/runner.ts";
+import { prepareVm, restoreVm, VmRun } from "../packages/core/src/sandbox/vm-run.ts";
 import {
   defaultSandboxLimits,
   type HostCallResult,

@@ -20,13 +20,13 @@ const INVOKER = [
   "packages/core/src/codemode/runner-adversarial.test.ts",
 ];
 const DISCORD = [
-  "apps/gateway/src/discord/authorize.test.ts",
-  "apps/gateway/src/discord/approvals.e2e.test.ts",
-  "apps/gateway/src/discord/approve-command.e2e.test.ts",
-  "apps/gateway/src/discord/commands-access.e2e.test.ts",
-  "apps/gateway/src/discord/rules-commands.e2e.test.ts",
-  "apps/gateway/src/discord/dm-copies-global-rules.e2e.test.ts",
-  "apps/gateway/src/discord/late-ack.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/authorize.test.ts",
+  "apps/gateway/src/surfaces/discord/approvals.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/approve-command.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/commands-access.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/rules-commands.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/dm-copies-global-rules.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/late-ack.e2e.test.ts",
 ];
 const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite-store.test.ts"];
 const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
@@ -36,7 +36,7 @@ const REDACT = [
   "packages/core/src/receipts/redact.test.ts",
   "apps/gateway/src/security/tokens.test.ts",
   "apps/gateway/src/security/secrets.e2e.test.ts",
-  "apps/gateway/src/discord/logger.test.ts",
+  "apps/gateway/src/surfaces/discord/logger.test.ts",
 ];
 
 const m = (
@@ -58,7 +58,7 @@ const eq = (file: string, tests: readonly string[], id: string, find: string, re
 export const MUTANTS: readonly Mutant[] = [
   {
     ...eq(
-      "apps/gateway/src/discord/interactions.ts",
+      "apps/gateway/src/surfaces/discord/interactions.ts",
       DISCORD,
       "interactions-button-no-check",
       `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = gateway.broker.get(callId);`,
@@ -69,7 +69,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     ...eq(
-      "apps/gateway/src/discord/interactions.ts",
+      "apps/gateway/src/surfaces/discord/interactions.ts",
       DISCORD,
       "interactions-late-ack-no-check",
       `if (ok) applyDecision(gateway, config, actor, callId, kind);`,
@@ -182,7 +182,7 @@ export const MUTANTS: readonly Mutant[] = [
       "the requested receipt keeps secrets from the input",
     ],
   ]),
-  ...m("apps/gateway/src/discord/authorize.ts", DISCORD, [
+  ...m("apps/gateway/src/surfaces/discord/authorize.ts", DISCORD, [
     [
       "authorize-approver-or-allowed",
       `return has(config.approvers, actor.userId) || actor.roleIds.some((r) => has(config.approvers, r));`,
@@ -208,7 +208,7 @@ export const MUTANTS: readonly Mutant[] = [
       "guild allowlist ignored",
     ],
   ]),
-  ...m("apps/gateway/src/discord/approval-actions.ts", DISCORD, [
+  ...m("apps/gateway/src/surfaces/discord/approval-actions.ts", DISCORD, [
     [
       "actions-no-approver-check",
       `if (!isApprover(config, actor)) return { allowed: false, text: NOT_APPROVER_TEXT };`,
@@ -228,7 +228,7 @@ export const MUTANTS: readonly Mutant[] = [
       "Approve always defaults to every conversation",
     ],
   ]),
-  ...m("apps/gateway/src/discord/interactions.ts", DISCORD, [
+  ...m("apps/gateway/src/surfaces/discord/interactions.ts", DISCORD, [
     [
       "interactions-denyr-no-quick-check",
       `if (quick.guildId !== null && !isApprover(config, quick)) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
@@ -268,7 +268,7 @@ export const MUTANTS: readonly Mutant[] = [
   ]),
   {
     id: "interactions-modal-no-check",
-    file: "apps/gateway/src/discord/interactions.ts",
+    file: "apps/gateway/src/surfaces/discord/interactions.ts",
     find: `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const reason`,
     replace: `const reason`,
     tests: DISCORD,
@@ -460,7 +460,7 @@ export const MUTANTS: readonly Mutant[] = [
       "grounding sees only the turn's last run",
     ],
   ]),
-  ...m("packages/core/src/sandbox/runner.ts", SANDBOX, [
+  ...m("packages/core/src/sandbox/vm-run.ts", SANDBOX, [
     [
       "vm-cpu-interrupt-off",
       `if (cpuNow() - this.cpuStart > this.limits.cpuMs) {`,
@@ -630,7 +630,7 @@ export const MUTANTS: readonly Mutant[] = [
       "a tool that must always ask runs unasked when its own mode is auto",
     ],
   ]),
-  ...m("apps/gateway/src/discord/logger.ts", REDACT, [
+  ...m("apps/gateway/src/surfaces/discord/logger.ts", REDACT, [
     [
       "discord-log-unredacted",
       `sink(redact(formatLogLine(message, error)));`,

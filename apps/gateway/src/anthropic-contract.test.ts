@@ -6,7 +6,7 @@ import {
   type ScriptedError,
 } from "@openassistant/testkit/anthropic/fake-server.ts";
 import type { TurnSettings } from "./agent/settings.ts";
-import { startHarness, type Harness } from "./testing/harness.ts";
+import { startHarness, type Harness } from "../test/harness.ts";
 
 // The documented Claude API contract, end to end (real SDK → strict fake Anthropic → real sandbox and
 // SQLite), for models with different thinking behaviour:

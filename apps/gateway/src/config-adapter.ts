@@ -1,19 +1,19 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { approxTokens, withDiscovery } from "@openassistant/core/codemode/tool-discovery.ts";
-import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config/index.ts";
-import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins/index.ts";
-import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
-import { toolHistory, workspaceTools, WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace/index.ts";
+import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config";
+import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
+import { flattenToolTree } from "@openassistant/core/tools";
+import { toolHistory, workspaceTools, WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
+import { declarationWarning } from "./declaration-warning.ts";
 import type { ToolSnapshot, ToolSource } from "./tools-source.ts";
 
 export interface LoadedGatewayConfig {
   readonly settings: GatewaySettings;
   readonly tools: ToolSource;
-  /** Config warnings (file, what to do), one line each. */
-  readonly diagnostics: readonly string[];
+  /** Config warnings (level, file, line, message, fix); the CLI formats them. */
+  readonly diagnostics: readonly Diagnostic[];
   readonly config: LoadedConfig;
 }
 
@@ -25,11 +25,6 @@ export interface LoadedGatewayConfig {
 export const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
 
 const SECRET_KEY = /token|secret|password|api[-_]?key|credential/i;
-
-export function formatDiagnostic(d: Diagnostic): string {
-  const where = d.line ? `${d.source}:${d.line}:${d.column ?? 1}` : d.source;
-  return `${d.level} ${d.id} (${where}): ${d.message}${d.hint ? ` — ${d.hint}` : ""}`;
-}
 
 /**
  * Loads config (core loadConfig: project/global/OPENASSISTANT_CONFIG, ${VAR}, validation) and the
@@ -72,10 +67,9 @@ export async function loadGatewaySettings(
     alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };
 
-  if (opts.tools === false)
-    return { settings, tools: noTools(), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  if (opts.tools === false) return { settings, tools: noTools(), diagnostics: loaded.warnings, config: loaded };
   // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
-  const { generateDeclarations } = await import("@openassistant/core/codemode/declarations.ts");
+  const { approxTokens, generateDeclarations, withDiscovery } = await import("@openassistant/core/codemode");
   const ws = workspaceDir(projectRoot);
   // The assistant's own tool files: a write reloads the registry and reports what the file provides.
   const bundled = c.workspace.enabled
@@ -116,7 +110,7 @@ export async function loadGatewaySettings(
     return {
       tree,
       declarations,
-      diagnostics: [...s.diagnostics.map(formatDiagnostic), ...declarations.warnings],
+      diagnostics: [...s.diagnostics, ...declarations.warnings.map(declarationWarning)],
       errors: s.diagnostics.filter((d) => d.level === "error").length,
       count: flattenToolTree(tree).length,
     };
@@ -127,7 +121,7 @@ export async function loadGatewaySettings(
     subscribe: (fn) => registry.subscribe((s) => fn(toSnapshot(s))),
     close: stopWatching,
   };
-  return { settings, tools, diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
+  return { settings, tools, diagnostics: loaded.warnings, config: loaded };
 }
 
 /** For commands that use no tools (receipts): the empty tree, without importing TypeScript to declare it. */

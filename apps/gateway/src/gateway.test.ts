@@ -3,7 +3,7 @@ import { fakeAnthropicErrors, textTurn, toolUseTurn } from "@openassistant/testk
 import type { GatewayEvent } from "./events/types.ts";
 import { UNVERIFIED_MARK } from "./grounding/ground.ts";
 import { renderOutcome } from "./grounding/render.ts";
-import { lastToolResult, startHarness, TEST_API_KEY, type Harness } from "./testing/harness.ts";
+import { lastToolResult, startHarness, TEST_API_KEY, type Harness } from "../test/harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -310,7 +310,7 @@ describe("graceful shutdown", () => {
     );
 
     // Reopen the file: the denial receipt and the closed approval are durable.
-    const { openDatabase } = await import("@openassistant/core/db/open.ts");
+    const { openDatabase } = await import("@openassistant/core/db");
     const db = openDatabase(dbPath);
     const phases = db
       .query<{ phase: string; reason: string | null }, []>("SELECT phase, reason FROM receipts ORDER BY seq")
@@ -326,7 +326,7 @@ describe("graceful shutdown in a real process", () => {
   test("with a pending approval, the process exits on its own after shutdown()", async () => {
     const { makeTempDir } = await import("@openassistant/testkit/temp.ts");
     const dir = makeTempDir("oa-gw-child-");
-    const proc = Bun.spawn(["bun", `${import.meta.dir}/testing/shutdown.child.ts`, dir], {
+    const proc = Bun.spawn(["bun", `${import.meta.dir}/../test/shutdown.child.ts`, dir], {
       stdout: "pipe",
       stderr: "pipe",
     });

@@ -1,13 +1,13 @@
 import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
-import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals/index.ts";
-import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
-import { createTypechecker, type Typechecker } from "@openassistant/core/codemode/typecheck.ts";
-import { openDatabase } from "@openassistant/core/db/open.ts";
-import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts/index.ts";
-import type { ReceiptStore } from "@openassistant/core/receipts/types.ts";
-import { createSandboxPool } from "@openassistant/core/sandbox/pool.ts";
-import type { SandboxPool } from "@openassistant/core/sandbox/types.ts";
+import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals";
+import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode";
+import { createTypechecker, type Typechecker } from "@openassistant/core/codemode";
+import { openDatabase } from "@openassistant/core/db";
+import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts";
+import type { ReceiptStore } from "@openassistant/core/receipts";
+import { createSandboxPool } from "@openassistant/core/sandbox";
+import type { SandboxPool } from "@openassistant/core/sandbox";
 import { newTurnId, runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
 import { mergeTurnSettings } from "./agent/settings.ts";
 import { createAuthResolver, type AuthResolver } from "./auth/resolve.ts";
@@ -23,6 +23,7 @@ import { createSessionStore, type SessionStore } from "./sessions/store.ts";
 import { defaultSettings, type GatewaySettings } from "./settings.ts";
 import { loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
+import { createKeyedQueue } from "./sessions/keyed-queue.ts";
 
 export interface IncomingMessage {
   /** Stable conversation key: `discord:dm:<user>`, `discord:thread:<id>`, `terminal`. */
@@ -241,73 +242,68 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       : undefined;
 
   const inflight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
-  const sessionQueues = new Map<string, Promise<unknown>>();
+  const sessionQueue = createKeyedQueue();
 
   async function handleMessage(message: IncomingMessage): Promise<TurnOutcome> {
     if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
     const session = sessions.getOrCreate(message.sessionKey, message.surface);
-    // One turn at a time per session, so history stays ordered.
-    const previous = sessionQueues.get(session.id) ?? Promise.resolve();
     const turnId = newTurnId();
     const controller = new AbortController();
     const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
     if (message.signal?.aborted) abortFromCaller();
     message.signal?.addEventListener("abort", abortFromCaller, { once: true });
-    const work = previous
-      .catch(() => {})
-      .then(async () => {
-        if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
-        const onEvent = (e: GatewayEvent) => {
-          const safe = redactDeep(e, redact);
-          events.emit(safe);
-          message.onEvent?.(safe);
-        };
-        sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
-        onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
-        const fresh = sessions.get(session.id) ?? session;
-        const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
-        const raw = await runTurn(
-          { id: session.id, history, requestedBy: message.userId },
-          message.text,
-          {
-            model: modelFor(fresh.settings.profile),
-            runner,
-            receipts,
-            typechecker,
-            tools: () => {
-              const snapshot = toolSource.current();
-              return { tree: snapshot.tree, declarations: snapshot.declarations.text };
-            },
-            settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
+    // One turn at a time per session, so history stays ordered.
+    const work = sessionQueue.run(session.id, async () => {
+      if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
+      const onEvent = (e: GatewayEvent) => {
+        const safe = redactDeep(e, redact);
+        events.emit(safe);
+        message.onEvent?.(safe);
+      };
+      sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
+      onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
+      const fresh = sessions.get(session.id) ?? session;
+      const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
+      const raw = await runTurn(
+        { id: session.id, history, requestedBy: message.userId },
+        message.text,
+        {
+          model: modelFor(fresh.settings.profile),
+          runner,
+          receipts,
+          typechecker,
+          tools: () => {
+            const snapshot = toolSource.current();
+            return { tree: snapshot.tree, declarations: snapshot.declarations.text };
           },
-          { turnId, signal: controller.signal, onEvent },
-        );
-        // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
-        const outcome = redactDeep(raw, redact);
-        sessions.appendMessages(session.id, turnId, outcome.messages);
-        sessions.finishTurn(turnId, {
-          stopReason: outcome.stopReason,
-          unverified: outcome.unverified,
-          runIds: outcome.runIds,
-          usage: outcome.usage,
-        });
-        onEvent({
-          type: "turn.finished",
-          turnId,
-          sessionId: session.id,
-          unverified: outcome.unverified,
-          runIds: outcome.runIds,
-          stopReason: outcome.stopReason,
-        });
-        return outcome;
+          settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
+        },
+        { turnId, signal: controller.signal, onEvent },
+      );
+      // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
+      const outcome = redactDeep(raw, redact);
+      sessions.appendMessages(session.id, turnId, outcome.messages);
+      sessions.finishTurn(turnId, {
+        stopReason: outcome.stopReason,
+        unverified: outcome.unverified,
+        runIds: outcome.runIds,
+        usage: outcome.usage,
       });
+      onEvent({
+        type: "turn.finished",
+        turnId,
+        sessionId: session.id,
+        unverified: outcome.unverified,
+        runIds: outcome.runIds,
+        stopReason: outcome.stopReason,
+      });
+      return outcome;
+    });
     const tracked = work.finally(() => {
       inflight.delete(turnId);
       message.signal?.removeEventListener("abort", abortFromCaller);
-      if (sessionQueues.get(session.id) === tracked) sessionQueues.delete(session.id);
     });
     inflight.set(turnId, { controller, done: tracked });
-    sessionQueues.set(session.id, tracked);
     return tracked;
   }
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import type { TurnSettings } from "./agent/settings.ts";
-import { lastToolResult, startHarness, type Harness } from "./testing/harness.ts";
-import { requestViolations } from "./testing/request-rules.ts";
+import { lastToolResult, startHarness, type Harness } from "../test/harness.ts";
+import { requestViolations } from "../test/request-rules.ts";
 
 // Unusual model output and usage, end to end (real SDK → fake Anthropic, real sandbox, real
 // SQLite). Every request the gateway sends is checked against the Messages API's structural rules

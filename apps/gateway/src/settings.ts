@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import type { PolicyRule } from "@openassistant/core/policy/types.ts";
-import type { SandboxLimits } from "@openassistant/core/sandbox/types.ts";
+import type { PolicyRule } from "@openassistant/core/policy";
+import type { SandboxLimits } from "@openassistant/core/sandbox";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "./agent/settings.ts";
 
 /** Everything the gateway process needs, resolved from config + env + defaults. */

@@ -2,13 +2,13 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "@openassistant/sdk";
-import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
-import { closeMcpConnections } from "@openassistant/core/sources/mcp/index.ts";
+import { flattenToolTree } from "@openassistant/core/tools";
+import { closeMcpConnections } from "@openassistant/core/sources";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
 import { startMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { startProjectGateway } from "./testing/harness.ts";
+import { startProjectGateway } from "../test/harness.ts";
 
 // GitHub's description is 13 MB and server-everything is a child process: seconds on a busy machine.
 setDefaultTimeout(240_000);

@@ -1,13 +1,15 @@
 import type { ToolTree } from "@openassistant/sdk";
-import { generateDeclarations, type GeneratedDeclarations } from "@openassistant/core/codemode/declarations.ts";
-import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
+import { generateDeclarations, type GeneratedDeclarations } from "@openassistant/core/codemode";
+import type { Diagnostic } from "@openassistant/core/config";
+import { declarationWarning } from "./declaration-warning.ts";
+import { flattenToolTree } from "@openassistant/core/tools";
 
 /** One consistent view of the tools: the tree runs use and the declarations the model/checker see. */
 export interface ToolSnapshot {
   readonly tree: ToolTree;
   readonly declarations: GeneratedDeclarations;
-  /** Problems found while loading tools (file, tool, what to do), one line each. */
-  readonly diagnostics: readonly string[];
+  /** Problems found while loading tools (level, file, line, message, fix); only the edges format them. */
+  readonly diagnostics: readonly Diagnostic[];
   /** How many diagnostics are errors (a tool or plugin that did not load). */
   readonly errors: number;
   readonly count: number;
@@ -22,13 +24,13 @@ export interface ToolSource {
   close(): void;
 }
 
-export function snapshotOf(tree: ToolTree, diagnostics: readonly string[] = []): ToolSnapshot {
+export function snapshotOf(tree: ToolTree, diagnostics: readonly Diagnostic[] = []): ToolSnapshot {
   const declarations = generateDeclarations(tree);
   return {
     tree,
     declarations,
-    diagnostics: [...diagnostics, ...declarations.warnings],
-    errors: diagnostics.length,
+    diagnostics: [...diagnostics, ...declarations.warnings.map(declarationWarning)],
+    errors: diagnostics.filter((d) => d.level === "error").length,
     count: flattenToolTree(tree).length,
   };
 }

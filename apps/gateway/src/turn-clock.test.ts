@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import type { TurnSettings } from "./agent/settings.ts";
-import { startHarness, type Harness } from "./testing/harness.ts";
+import { startHarness, type Harness } from "../test/harness.ts";
 
 // The turn clock end to end (real SDK → fake Anthropic, real sandbox, real SQLite). In their own file
 // beside gateway.test.ts so each file stays under the 10 s budget.

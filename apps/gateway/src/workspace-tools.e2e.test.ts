@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { sha256Hex } from "@openassistant/core/workspace/index.ts";
+import { sha256Hex } from "@openassistant/core/workspace";
 import {
   startFakeAnthropic,
   textTurn,
@@ -10,11 +10,11 @@ import {
 } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { portFromGateway } from "./discord/gateway-port.ts";
-import { renderCard } from "./discord/render-card.ts";
-import { renderTools } from "./discord/render-lists.ts";
+import { surfacePort } from "./surfaces/gateway-port.ts";
+import { renderCard } from "./surfaces/discord/render-card.ts";
+import { renderTools } from "./surfaces/discord/render-lists.ts";
 import type { Gateway } from "./gateway.ts";
-import { startProjectGateway } from "./testing/harness.ts";
+import { startProjectGateway } from "../test/harness.ts";
 
 // The source check starts TypeScript in a child process; the gateway starts a sandbox pool.
 setDefaultTimeout(180_000);
@@ -139,7 +139,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
       // The history names the version and the call that wrote it.
       const log = readFileSync(join(dir, ".openassistant/history/tools.jsonl"), "utf8");
       // /tools shows which version is in place, who approved it and when.
-      const report = portFromGateway(gateway).listTools();
+      const report = surfacePort(gateway).listTools();
       expect(report.versions?.[0]).toMatchObject({
         name: "signup_monitor.ts",
         action: "write",

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolDefinition } from "@openassistant/sdk";
-import { loadTools } from "@openassistant/core/plugins/index.ts";
-import { startRecordingRegistry } from "@openassistant/core/plugins/registry-recorder.ts";
-import { indexToolTree } from "@openassistant/core/tools/flatten.ts";
+import { loadTools } from "@openassistant/core/plugins";
+import { startRecordingRegistry } from "@openassistant/testkit/recording-registry.ts";
+import { indexToolTree } from "@openassistant/core/tools";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 
 const PLUGIN_DIR = join(import.meta.dir, "..");

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ToolDefinition, z } from "@openassistant/sdk";
-import { loadTools } from "@openassistant/core/plugins/index.ts";
-import { indexToolTree } from "@openassistant/core/tools/flatten.ts";
+import { loadTools } from "@openassistant/core/plugins";
+import { indexToolTree } from "@openassistant/core/tools";
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
-import { lastToolResult, startHarness, type Harness } from "../testing/harness.ts";
+import { lastToolResult, startHarness, type Harness } from "../../test/harness.ts";
 
 let h: Harness;
 let marker: string;

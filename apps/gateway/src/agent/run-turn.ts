@@ -1,4 +1,4 @@
-import { promptToolListing } from "@openassistant/core/codemode/tool-discovery.ts";
+import { promptToolListing } from "@openassistant/core/codemode";
 import type {
   ContentBlockParam,
   Message,
@@ -7,17 +7,17 @@ import type {
   ToolUseBlock,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ToolTree } from "@openassistant/sdk";
-import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
-import { formatRunResultForModel } from "@openassistant/core/codemode/format-result.ts";
-import type { Typechecker } from "@openassistant/core/codemode/typecheck.ts";
-import type { ActivitySummary, Receipt, ReceiptStore } from "@openassistant/core/receipts/index.ts";
-import { newId } from "@openassistant/core/ids.ts";
+import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode";
+import { formatRunResultForModel } from "@openassistant/core/codemode";
+import type { Typechecker } from "@openassistant/core/codemode";
+import type { ActivitySummary, Receipt, ReceiptStore } from "@openassistant/core/receipts";
+import { newId } from "@openassistant/core/db";
 import type { RotationEvent } from "../auth/types.ts";
 import type { GatewayEvent, TurnStopReason } from "../events/types.ts";
 import { groundAnswer, summaryForModel } from "../grounding/ground.ts";
 import { repairHistory } from "../sessions/repair.ts";
 import { estimateTokens, trimHistory, type TrimmedHistory } from "../sessions/trim.ts";
-import { modelCapabilities } from "@openassistant/core/config/model-capabilities.ts";
+import { modelCapabilities } from "@openassistant/core/config";
 import type { NewMessage } from "../sessions/types.ts";
 import { EXECUTE_TOOL, readExecuteInput } from "./execute-tool.ts";
 import { isThinking, textOf, thinkingTextOf, toParams, withoutThinking } from "./messages.ts";

@@ -1,5 +1,5 @@
-import { defaultConfig, type OpenAssistantConfig } from "@openassistant/core/config/schema.ts";
-import type { EffortLevel, ThinkingSetting } from "@openassistant/core/config/model-capabilities.ts";
+import { defaultConfig, type OpenAssistantConfig } from "@openassistant/core/config";
+import type { EffortLevel, ThinkingSetting } from "@openassistant/core/config";
 
 /** The knobs of one turn; defaults = the config schema's `model` defaults, overridden by config `model.*` and per-session settings. */
 export interface TurnSettings {

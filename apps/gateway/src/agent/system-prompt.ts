@@ -1,5 +1,5 @@
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import { PRELUDE } from "@openassistant/core/codemode/prelude.ts";
+import { PRELUDE } from "@openassistant/core/codemode";
 
 export const INSTRUCTIONS = `You are OpenAssistant, an assistant that acts by writing code.
 To do anything beyond talking, call the \`execute\` tool with TypeScript: the body of an async function that calls the typed \`tools.*\` API declared below. Top-level \`await\` and \`return\` work; return the values you need (they come back to you as JSON), and \`console.log\` output is returned too.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { cli, MAIN } from "../testing/cli.ts";
+import { cli, MAIN } from "../../test/cli.ts";
 import { main } from "./main.ts";
 
 type Node = { subCommands?: unknown };

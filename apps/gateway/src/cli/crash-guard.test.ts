@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeAnthropic, textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { startGatewayProcess } from "../testing/cli.ts";
+import { startGatewayProcess } from "../../test/cli.ts";
 
 const API_KEY = "sk-ant-api03-subprocess-test-000000000000";
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { openDatabase } from "@openassistant/core/db/open.ts";
-import { createSqliteReceiptStore, receiptKeyPath } from "@openassistant/core/receipts/index.ts";
+import { openDatabase } from "@openassistant/core/db";
+import { createSqliteReceiptStore, receiptKeyPath } from "@openassistant/core/receipts";
 import { resolveConfigDir } from "../auth/paths.ts";
 import { createAuthResolver } from "../auth/resolve.ts";
 import { openAuthStore } from "../auth/store.ts";

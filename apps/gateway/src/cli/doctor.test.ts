@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openDatabase } from "@openassistant/core/db/open.ts";
-import { createSqliteReceiptStore } from "@openassistant/core/receipts/sqlite-store.ts";
+import { openDatabase } from "@openassistant/core/db";
+import { createSqliteReceiptStore } from "@openassistant/core/receipts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { cli } from "../testing/cli.ts";
+import { cli } from "../../test/cli.ts";
 
 describe("openassistant doctor (real subprocesses)", () => {
   test("unknown flags are errors", async () => {

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startNpmRegistry, type NpmRegistry } from "@openassistant/testkit/npm-registry.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { cli, MAIN, startGatewayProcess } from "../testing/cli.ts";
+import { cli, MAIN, startGatewayProcess } from "../../test/cli.ts";
 
 const REPO = resolve(import.meta.dir, "../../../..");
 const TSC = join(REPO, "node_modules/.bin/tsc");

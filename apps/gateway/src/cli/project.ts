@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { findProjectRoot } from "@openassistant/core/config/paths.ts";
+import { findProjectRoot } from "@openassistant/core/config";
 import { CliError } from "./flags.ts";
 
 /** The project a command acts on: `--project <dir>` when given, else found from the current directory. */

@@ -3,8 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
-import { cli } from "../testing/cli.ts";
-import { startHarness } from "../testing/harness.ts";
+import { cli } from "../../test/cli.ts";
+import { startHarness } from "../../test/harness.ts";
 
 describe("openassistant receipts (real subprocesses)", () => {
   test("receipts lists, filters by status/tool and prints a run's summary as JSON", async () => {

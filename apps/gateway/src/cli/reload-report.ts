@@ -1,5 +1,6 @@
-import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
+import { flattenToolTree } from "@openassistant/core/tools";
 import type { ToolSnapshot } from "../tools-source.ts";
+import { formatDiagnostic } from "./tool-table.ts";
 
 /**
  * What changed between two tool snapshots, for the operator: added/removed tools and diagnostics
@@ -11,8 +12,8 @@ export function describeReload(before: ToolSnapshot, after: ToolSnapshot): strin
   const now = paths(after);
   const added = [...now].filter((p) => !was.has(p)).sort();
   const removed = [...was].filter((p) => !now.has(p)).sort();
-  const known = new Set(before.diagnostics);
-  const fresh = after.diagnostics.filter((d) => !known.has(d));
+  const known = new Set(before.diagnostics.map(formatDiagnostic));
+  const fresh = after.diagnostics.map(formatDiagnostic).filter((d) => !known.has(d));
   const lines: string[] = [];
   if (added.length) lines.push(`tools added: ${added.map((p) => `tools.${p}`).join(", ")}`);
   if (removed.length) lines.push(`tools removed: ${removed.map((p) => `tools.${p}`).join(", ")}`);

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createRedactor } from "@openassistant/core/receipts/redact.ts";
+import { createRedactor } from "@openassistant/core/receipts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, type Gateway } from "../gateway.ts";
@@ -10,7 +10,7 @@ import { writeEditorTsconfig } from "./editor-tsconfig.ts";
 import { checkCredentials } from "./credentials.ts";
 import { CliError } from "./flags.ts";
 import { describeReload, summarizeReload } from "./reload-report.ts";
-import { formatDiagnostics, formatToolTable } from "./tool-table.ts";
+import { formatDiagnostic, formatDiagnostics, formatToolTable } from "./tool-table.ts";
 
 export interface ServeOptions {
   readonly cwd: string;
@@ -78,7 +78,7 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
       );
     }
   }
-  for (const d of loaded.diagnostics) err(`config: ${d}`);
+  for (const d of loaded.diagnostics) err(`config: ${formatDiagnostic(d)}`);
   const snapshot = loaded.tools.current();
   out(formatToolTable(snapshot, loaded.settings.policy));
   if (snapshot.diagnostics.length) err(`Tool problems:\n${formatDiagnostics(snapshot.diagnostics)}`);
@@ -154,8 +154,8 @@ async function startSurface(
 ): Promise<void> {
   const discord = gateway.settings.discord;
   if (options.surface === "auto" && discord?.token) {
-    // The Discord surface is loaded only when configured (hook: apps/gateway/src/discord/index.ts).
-    const { startDiscordSurface } = await import("../discord/index.ts");
+    // The Discord surface is loaded only when configured (hook: apps/gateway/src/surfaces/discord/index.ts).
+    const { startDiscordSurface } = await import("../surfaces/discord/index.ts");
     // OPENASSISTANT_DISCORD_API: REST base URL override (an offline fake Discord in tests); unset = Discord's.
     const restApi = options.env.OPENASSISTANT_DISCORD_API || undefined;
     const surface = await startDiscordSurface(gateway, discord as Parameters<typeof startDiscordSurface>[1], {

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { cli, MAIN } from "../testing/cli.ts";
+import { cli, MAIN } from "../../test/cli.ts";
 
 describe("openassistant start (real subprocesses)", () => {
   test("start without model credentials says exactly how to add them and exits non-zero", async () => {

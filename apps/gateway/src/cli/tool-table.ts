@@ -1,6 +1,7 @@
-import { resolvePolicy } from "@openassistant/core/policy/resolve.ts";
-import type { PolicyRule } from "@openassistant/core/policy/types.ts";
-import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
+import { resolvePolicy } from "@openassistant/core/policy";
+import type { PolicyRule } from "@openassistant/core/policy";
+import type { Diagnostic } from "@openassistant/core/config";
+import { flattenToolTree } from "@openassistant/core/tools";
 import type { ToolSnapshot } from "../tools-source.ts";
 
 /** The tool table printed at start and by doctor: path, effective approval, description. */
@@ -21,6 +22,12 @@ export function formatToolTable(snapshot: ToolSnapshot, policy: readonly PolicyR
   return [line("TOOL", "APPROVAL", "DESCRIPTION"), ...rows.map((r) => line(...r))].join("\n");
 }
 
-export function formatDiagnostics(diagnostics: readonly string[]): string {
-  return diagnostics.map((d) => `  ⚠ ${d}`).join("\n");
+/** One diagnostic as a line: `error id (file:line:col): message — fix`. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.line ? `${d.source}:${d.line}:${d.column ?? 1}` : d.source;
+  return `${d.level} ${d.id} (${where}): ${d.message}${d.hint ? ` — ${d.hint}` : ""}`;
+}
+
+export function formatDiagnostics(diagnostics: readonly Diagnostic[]): string {
+  return diagnostics.map((d) => `  ${d.level === "error" ? "✗" : "⚠"} ${formatDiagnostic(d)}`).join("\n");
 }

@@ -1,5 +1,5 @@
-import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals/types.ts";
-import type { CallOutcome } from "@openassistant/core/codemode/run-types.ts";
+import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals";
+import type { CallOutcome } from "@openassistant/core/codemode";
 
 /** Everything a surface or the HTTP API can observe about the gateway, as it happens. */
 export type GatewayEvent =

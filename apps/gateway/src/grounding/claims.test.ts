@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Receipt } from "@openassistant/core/receipts/types.ts";
+import type { Receipt } from "@openassistant/core/receipts";
 import { findActionClaims } from "./claims.ts";
 import { claimIsBacked, groundAnswer, hasBackingReceipt, toolPathWords, UNVERIFIED_MARK } from "./ground.ts";
 

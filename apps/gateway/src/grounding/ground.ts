@@ -4,7 +4,7 @@ import {
   summarizeRun,
   type ActivitySummary,
   type Receipt,
-} from "@openassistant/core/receipts/index.ts";
+} from "@openassistant/core/receipts";
 import { findActionClaims, type ActionClaim } from "./claims.ts";
 import { CLAIM_VERB_STEMS, READ_VERBS } from "./lexicon.ts";
 

@@ -2,7 +2,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { defineTool, z } from "@openassistant/sdk";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
-import { lastToolResult, startHarness, type Harness } from "../testing/harness.ts";
+import { lastToolResult, startHarness, type Harness } from "../../test/harness.ts";
 import { UNVERIFIED_MARK } from "./ground.ts";
 import { renderOutcome } from "./render.ts";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
-import { startHarness, type Harness } from "../testing/harness.ts";
+import { startHarness, type Harness } from "../../test/harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -1,10 +1,5 @@
-import {
-  callStatus,
-  formatSummaryForModel,
-  summarizeRun,
-  type CallStatus,
-} from "@openassistant/core/receipts/index.ts";
-import type { Receipt, ReceiptQuery, ReceiptStore } from "@openassistant/core/receipts/types.ts";
+import { callStatus, formatSummaryForModel, summarizeRun, type CallStatus } from "@openassistant/core/receipts";
+import type { Receipt, ReceiptQuery, ReceiptStore } from "@openassistant/core/receipts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayEvent } from "../events/types.ts";
 import { bearerMatches } from "./token.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { defineTool, z } from "@openassistant/sdk";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import type { GatewayEvent } from "../events/types.ts";
-import { startHarness } from "../testing/harness.ts";
+import { startHarness } from "../../test/harness.ts";
 
 // Not shaped like a real bot token, so only "configured secrets are redacted" can catch it.
 const DISCORD_TOKEN = "custom-discord-bot-credential-4711";

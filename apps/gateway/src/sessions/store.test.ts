@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { openDatabase } from "@openassistant/core/db/open.ts";
+import { openDatabase } from "@openassistant/core/db";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createSessionStore } from "./store.ts";
 

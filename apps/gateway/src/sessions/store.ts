@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { ensureSessionSchema } from "./schema.ts";
 import type { NewMessage, Session, SessionSettings, StoredMessage, TurnRecord } from "./types.ts";
-import { newId } from "@openassistant/core/ids.ts";
+import { newId } from "@openassistant/core/db";
 
 export interface SessionStore {
   getOrCreate(key: string, surface: string): Session;

@@ -1,5 +1,5 @@
 export { generateDeclarations, type GeneratedDeclarations } from "./declarations.ts";
-export { PRELUDE, PRELUDE_GLOBALS } from "./prelude.ts";
+export { PRELUDE, PRELUDE_GLOBALS } from "./ambient-declarations.ts";
 export {
   createTypechecker,
   OA_DIAGNOSTIC,
@@ -20,3 +20,5 @@ export {
 export type { StandingApprovals } from "./tool-invoker.ts";
 export type { CallOutcome, RunResult } from "./run-types.ts";
 export { formatRunResultForModel } from "./format-result.ts";
+export { approxTokens, promptToolListing, withDiscovery } from "./tool-discovery.ts";
+export { createProgramChecker } from "./typecheck-program.ts";

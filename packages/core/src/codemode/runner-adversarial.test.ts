@@ -7,7 +7,7 @@ import { createApprovalBroker } from "../approvals/broker.ts";
 import { openDatabase } from "../db/open.ts";
 import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
-import { MAX_ERROR_CHARS } from "../sandbox/runner.ts";
+import { MAX_ERROR_CHARS } from "../sandbox/vm-run.ts";
 import { createCodeModeRunner } from "./runner.ts";
 
 const ran: string[] = [];

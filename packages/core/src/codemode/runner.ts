@@ -11,7 +11,7 @@ import { indexToolTree } from "../tools/flatten.ts";
 import { createToolInvoker, describeThrown, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
 import type { CallOutcome, RunResult } from "./run-types.ts";
 import { transpileSnippet } from "./transpile.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../db/new-id.ts";
 
 export interface CodeModeRunnerOptions {
   /** The tools, or a getter so a reload is picked up by the next run (a run keeps the tree it started with). */

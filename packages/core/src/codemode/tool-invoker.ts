@@ -9,7 +9,7 @@ import type { PolicyRule } from "../policy/types.ts";
 import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../db/new-id.ts";
 import { findForbiddenKey, forbiddenKeyMessage } from "./plain-input.ts";
 import { cutText } from "../text/cut.ts";
 import { formatIssues, redactBounded } from "./validation-report.ts";

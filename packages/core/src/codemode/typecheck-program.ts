@@ -6,7 +6,7 @@
  */
 import { dirname, join } from "node:path";
 import ts from "typescript";
-import { PRELUDE } from "./prelude.ts";
+import { PRELUDE } from "./ambient-declarations.ts";
 import {
   OA_DIAGNOSTIC,
   reportDiagnostics as report,

@@ -14,3 +14,9 @@ export { interpolateEnv } from "./interpolate.ts";
 export { deepMerge } from "./merge.ts";
 export { findLiteralSecrets } from "./secrets.ts";
 export { locateConfigKey, type ConfigLocation } from "./locate.ts";
+export {
+  modelCapabilities,
+  type EffortLevel,
+  type ModelCapabilities,
+  type ThinkingSetting,
+} from "./model-capabilities.ts";

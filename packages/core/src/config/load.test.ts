@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../../../testkit/src/temp.ts";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { ConfigError, loadConfig, locateConfigKey } from "./index.ts";
 
 function layout(files: Record<string, string>): { root: string; home: string; project: string } {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startNpmRegistry, type NpmRegistry } from "../../../testkit/src/npm-registry.ts";
+import { startNpmRegistry, type NpmRegistry } from "@openassistant/testkit/npm-registry.ts";
 import { ensureWorkspaceDependencies, loadTools } from "./index.ts";
 import { installNpmPlugins } from "./npm-plugins.ts";
-import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
+import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 // A real `bun add` against a local npm registry serving tarballs made with `bun pm pack`.
 let registry: NpmRegistry;

@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureWorkspaceDependencies, loadTools } from "./index.ts";
-import { startRecordingRegistry } from "./registry-recorder.ts";
-import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
+import { startRecordingRegistry } from "@openassistant/testkit/recording-registry.ts";
+import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 const registry = startRecordingRegistry();
 afterAll(() => registry.stop());

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { hasNodeModulesAbove } from "./bare-imports.ts";
 import { closest } from "./unknown-keys.ts";
 import { createToolRegistry, loadTools } from "./index.ts";
-import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
+import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 const noInstall = { autoInstall: false } as const;
 const CALENDAR = resolve(import.meta.dir, "../../../../integrations/calendar");

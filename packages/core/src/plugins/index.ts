@@ -4,8 +4,9 @@ export { ensureWorkspaceDependencies, type AutoInstallOptions, type AutoInstallR
 export { applyInstallGuard, GUARDED_SCOPE, KNOWN_GUARDED } from "./install-guard.ts";
 export { registerSdkModule } from "./sdk-module.ts";
 export { readPluginPackage, validatePluginConfig, PluginManifestError, type PluginPackage } from "./manifest.ts";
+export { installNpmPlugins, type NpmPluginInstallResult } from "./npm-plugins.ts";
 export { parseSpecifier, type ParsedSpecifier } from "./specifier.ts";
-export { normalizeId } from "./ids.ts";
+export { normalizeId } from "./plugin-id.ts";
 export { isToolEnabled } from "./enablement.ts";
 export type {
   BundledPlugin,

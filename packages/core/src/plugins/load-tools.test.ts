@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { isToolDefinition, z, type ToolDefinition } from "@openassistant/sdk";
 import { indexToolTree } from "../tools/flatten.ts";
 import { loadTools } from "./index.ts";
-import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
+import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 const noInstall = { autoInstall: false } as const;
 

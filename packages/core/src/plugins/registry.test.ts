@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { indexToolTree } from "../tools/flatten.ts";
 import { createToolRegistry, type LoadedSnapshot } from "./index.ts";
-import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
+import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 const run = (s: LoadedSnapshot, path: string) => indexToolTree(s.tree).get(path)!.run({});
 

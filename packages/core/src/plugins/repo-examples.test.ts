@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ToolDefinition } from "@openassistant/sdk";
-import { makeTempDir } from "../../../testkit/src/temp.ts";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { loadTools } from "./index.ts";
 

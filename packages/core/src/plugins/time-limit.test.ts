@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createToolRegistry, loadTools } from "./index.ts";
-import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
+import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS } from "./time-limit.ts";
 
 const fast = { autoInstall: false, loadTimeoutMs: 300 } as const;

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadTools } from "./index.ts";
-import { SDK_IMPORT, tempProject, toolSource } from "./test-fixtures.ts";
+import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 const noInstall = { autoInstall: false } as const;
 const pkg = (name: string, extra: Record<string, unknown> = {}) =>

@@ -1,8 +1,8 @@
 /** Unusual and hostile snippets: each must end in a clear, bounded result, never a host problem. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSandboxPool } from "./pool.ts";
-import { MAX_ERROR_CHARS } from "./runner.ts";
-import { fakeHost } from "./test-host.ts";
+import { MAX_ERROR_CHARS } from "./vm-run.ts";
+import { fakeHost } from "../../test/sandbox-host.ts";
 import type { SandboxPool, SandboxResult } from "./types.ts";
 
 let pool: SandboxPool;

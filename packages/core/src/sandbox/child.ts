@@ -17,7 +17,7 @@ import {
   toolsKeyOf,
   VmRun,
   type PreparedVm,
-} from "./runner.ts";
+} from "./vm-run.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 
 const send = (m: ChildMessage) => process.send!(m);

@@ -1,7 +1,7 @@
 /** Security invariant: model code cannot reach the host. Every escape attempt here must fail. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSandboxPool } from "./pool.ts";
-import { fakeHost } from "./test-host.ts";
+import { fakeHost } from "../../test/sandbox-host.ts";
 import type { SandboxPool, SandboxResult } from "./types.ts";
 
 let pool: SandboxPool;

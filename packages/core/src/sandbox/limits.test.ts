@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createSandboxPool } from "./pool.ts";
-import { fakeHost, sandboxChildren } from "./test-host.ts";
+import { fakeHost, sandboxChildren } from "../../test/sandbox-host.ts";
 import type { SandboxErrorName, SandboxPool, SandboxResult } from "./types.ts";
 
 let pool: SandboxPool;

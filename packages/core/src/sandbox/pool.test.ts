@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createSandboxPool } from "./pool.ts";
-import { fakeHost, sandboxChildren, ToolFailure } from "./test-host.ts";
+import { fakeHost, sandboxChildren, ToolFailure } from "../../test/sandbox-host.ts";
 import type { SandboxPool, SandboxResult } from "./types.ts";
 
 let pool: SandboxPool;

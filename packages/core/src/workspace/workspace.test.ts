@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { loadTools } from "../plugins/index.ts";
-import { tempProject } from "../plugins/test-fixtures.ts";
+import { tempProject } from "../../test/plugin-fixtures.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { checkToolSource, resolveToolFile, sha256Hex, toolHistory, workspaceTools } from "./index.ts";
 

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
-import { createProgramChecker } from "@openassistant/core/codemode/typecheck-program.ts";
-import { openDatabase } from "@openassistant/core/db/open.ts";
+import { createProgramChecker } from "@openassistant/core/codemode";
+import { openDatabase } from "@openassistant/core/db";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { resolveConfigDir } from "../../auth/paths.ts";
@@ -13,6 +13,7 @@ import {
   type DoctorCheck,
 } from "../doctor-checks.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
+import { formatDiagnostic } from "../tool-table.ts";
 import { resolveProject } from "../project.ts";
 
 const args = {
@@ -41,7 +42,7 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
   const { settings, tools } = loaded;
   checks.push(
     loaded.diagnostics.length
-      ? { name: "config", level: "fail", detail: loaded.diagnostics.join("\n") }
+      ? { name: "config", level: "fail", detail: loaded.diagnostics.map(formatDiagnostic).join("\n") }
       : { name: "config", level: "ok", detail: `valid (project ${settings.projectRoot})` },
   );
 
@@ -74,7 +75,7 @@ export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[
       ? {
           name: "tools",
           level: snapshot.errors ? "fail" : "warn",
-          detail: `${snapshot.count} loaded, ${snapshot.diagnostics.length} problem(s):\n${snapshot.diagnostics.map((d) => `  - ${d}`).join("\n")}`,
+          detail: `${snapshot.count} loaded, ${snapshot.diagnostics.length} problem(s):\n${snapshot.diagnostics.map((d) => `  - ${formatDiagnostic(d)}`).join("\n")}`,
         }
       : {
           name: "tools",

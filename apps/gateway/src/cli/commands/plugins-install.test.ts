@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startNpmRegistry, type NpmRegistry } from "@openassistant/testkit/npm-registry.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { cli } from "../../testing/cli.ts";
+import { cli } from "../../../test/cli.ts";
 
 // A real `bun add` against a local registry (tarballs made with `bun pm pack`): no network needed.
 let registry: NpmRegistry;

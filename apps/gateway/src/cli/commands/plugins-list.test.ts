@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { registerSdkModule } from "@openassistant/core/plugins/sdk-module.ts";
+import { registerSdkModule } from "@openassistant/core/plugins";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { cli } from "../../testing/cli.ts";
+import { cli } from "../../../test/cli.ts";
 import { effectiveApproval } from "./plugins.ts";
 
 const tree = (dir: string): string[] =>

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
-import { cutText } from "@openassistant/core/text/index.ts";
-import { openDatabase } from "@openassistant/core/db/open.ts";
+import { cutText } from "@openassistant/core/text";
+import { openDatabase } from "@openassistant/core/db";
 import {
   callStatus,
   createSqliteReceiptStore,
@@ -9,10 +9,10 @@ import {
   receiptKeyPath,
   summarizeRun,
   type CallStatus,
-} from "@openassistant/core/receipts/index.ts";
-import type { Receipt, ReceiptStore } from "@openassistant/core/receipts/types.ts";
-import { previewInputJson } from "@openassistant/core/approvals/input-preview.ts";
-import { escapeInvisible, hasInvisible } from "@openassistant/core/text/index.ts";
+} from "@openassistant/core/receipts";
+import type { Receipt, ReceiptStore } from "@openassistant/core/receipts";
+import { previewInputJson } from "@openassistant/core/approvals";
+import { escapeInvisible, hasInvisible } from "@openassistant/core/text";
 import { resolveConfigDir } from "../../auth/paths.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";

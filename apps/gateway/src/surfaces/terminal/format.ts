@@ -1,6 +1,6 @@
-import { requestInputPreview } from "@openassistant/core/approvals/input-preview.ts";
-import type { ApprovalRequest } from "@openassistant/core/approvals/types.ts";
-import { escapeInvisible } from "@openassistant/core/text/index.ts";
+import { requestInputPreview } from "@openassistant/core/approvals";
+import type { ApprovalRequest } from "@openassistant/core/approvals";
+import { escapeInvisible } from "@openassistant/core/text";
 import { renderOutcome, type RenderableOutcome } from "../../grounding/render.ts";
 
 const MAX_CODE_LINES = 20;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
-import { lastToolResult, startHarness, terminalStreams, TEST_MODEL, type Harness } from "../../testing/harness.ts";
+import { lastToolResult, startHarness, terminalStreams, TEST_MODEL, type Harness } from "../../../test/harness.ts";
 import { startTerminalSurface } from "./terminal-surface.ts";
 
 let h: Harness | undefined;

@@ -1,30 +1,15 @@
 import { createInterface } from "node:readline";
-import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals/types.ts";
-import type { TurnOutcome } from "../../agent/run-turn.ts";
-import type { EventBus } from "../../events/bus.ts";
+import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals";
 import type { GatewayEvent } from "../../events/types.ts";
-import type { IncomingMessage } from "../../gateway.ts";
-import type { SessionStore } from "../../sessions/store.ts";
+import type { Gateway } from "../../gateway.ts";
+import { surfacePort } from "../gateway-port.ts";
+import type { SurfacePort } from "../port.ts";
 import { escapeControlChars, formatAnswer, formatApprovalPrompt, formatFullInput } from "./format.ts";
 import { createSpinner } from "./spinner.ts";
-import { cutText } from "@openassistant/core/text/index.ts";
-
-/** What the terminal needs from the gateway. */
-export interface TerminalGateway {
-  handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
-  readonly events: Pick<EventBus, "subscribe">;
-  readonly approvals: {
-    decide(callId: string, decision: ApprovalDecision): { readonly outcome: string };
-    pending(): ApprovalRequest[];
-  };
-  /** Per-session settings (`/model`). */
-  readonly sessions: Pick<SessionStore, "getOrCreate" | "setSettings">;
-  /** The configured default model, shown by `/model`. */
-  readonly settings?: { readonly turn: { readonly model: string } };
-}
+import { cutText } from "@openassistant/core/text";
 
 export interface TerminalSurfaceOptions {
-  readonly gateway: TerminalGateway;
+  readonly gateway: Gateway | SurfacePort;
   readonly input: NodeJS.ReadableStream;
   readonly output: NodeJS.WritableStream;
   /** Spinner and prompt only on a TTY; defaults to `output.isTTY`. */
@@ -50,7 +35,8 @@ export interface TerminalSurface {
  * The terminal user is the operator: approvals of every session are asked here.
  */
 export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalSurface {
-  const { gateway, output } = options;
+  const { output } = options;
+  const gateway = surfacePort(options.gateway);
   const tty = options.tty ?? Boolean((output as { isTTY?: boolean }).isTTY);
   const sessionKey = options.sessionKey ?? "terminal";
   const userId = options.userId ?? process.env.USER ?? "operator";
@@ -128,7 +114,7 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
   const unsubscribe = gateway.events.subscribe(onEvent);
 
   const decide = (request: ApprovalRequest, decision: ApprovalDecision) => {
-    const result = gateway.approvals.decide(request.callId, decision);
+    const result = gateway.broker.decide(request.callId, decision);
     const index = approvals.findIndex((r) => r.callId === request.callId);
     if (index >= 0) approvals.splice(index, 1);
     write(
@@ -165,7 +151,7 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
   /** `/model` shows the session's model, `/model <name>` sets it for the next messages, `/model default` clears it. */
   const modelCommand = (arg: string) => {
     const session = gateway.sessions.getOrCreate(sessionKey, "terminal");
-    const configured = gateway.settings?.turn.model;
+    const configured = gateway.defaultModel;
     const defaultText = configured ? `the configured default (${configured})` : "the configured default";
     if (!arg)
       return write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);

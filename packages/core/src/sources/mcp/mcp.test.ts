@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { z } from "zod";
-import { startMcpHttpServer } from "../../../../testkit/src/mcp/http-server.ts";
+import { startMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
 import { generateDeclarations } from "../../codemode/declarations.ts";
 import { createToolRegistry, loadTools } from "../../plugins/index.ts";
-import { tempProject } from "../../plugins/test-fixtures.ts";
+import { tempProject } from "../../../test/plugin-fixtures.ts";
 import { indexToolTree } from "../../tools/flatten.ts";
 import { closeMcpConnections } from "./index.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import type { ToolDefinition } from "@openassistant/sdk";
-import { startFakeGitHub } from "../../../../testkit/src/github/fake-github.ts";
-import { makeTempDir } from "../../../../testkit/src/temp.ts";
+import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { generateDeclarations } from "../../codemode/declarations.ts";
 import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
 import { callableName as toolName } from "../../tools/names.ts";
@@ -130,7 +130,7 @@ describe("OpenAPI operations become typed tools", () => {
 
 describe("config.openapi: specs load with the other tools", () => {
   test("a configured spec mounts at tools.<name>; a missing spec is one diagnostic and the rest loads", async () => {
-    const { tempProject } = await import("../../plugins/test-fixtures.ts");
+    const { tempProject } = await import("../../../test/plugin-fixtures.ts");
     const { loadTools } = await import("../../plugins/index.ts");
     const p = tempProject(
       {

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import {
+  cardCallId,
+  decisionField,
+  eventually,
+  findCard,
+  startDiscordE2E,
+  toolThenAnswer,
+  type DiscordE2E,
+  trailOf,
+} from "../../../test/discord-e2e.ts";
+
+let e: DiscordE2E;
+let dm: string;
+let child: ReturnType<typeof Bun.spawn> | undefined;
+beforeAll(async () => {
+  e = await startDiscordE2E();
+  dm = e.fake.dmChannelId(e.ids.alice);
+});
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  await e.close();
+});
+
+async function pendingCard(text: string) {
+  // Only the tool call: the turn never gets to answer (restart/crash ends it).
+  e.h.api.script(toolThenAnswer(`return await tools.notes.write({ text: ${JSON.stringify(text)} })`).slice(0, 1));
+  const before = new Set(e.fake.messages(dm).map((m) => m.id));
+  e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: `save ${text}` });
+  return eventually(() => {
+    const c = findCard(e.fake, dm, "notes.write");
+    return c && !before.has(c.id) ? c : undefined;
+  }, "a pending card");
+}
+
+const closed = (id: string) =>
+  eventually(
+    () => {
+      const m = e.fake.message(id)!;
+      return m.components.length === 0 && m;
+    },
+    "the card to be closed",
+    8000,
+  );
+
+describe("restart", () => {
+  test("a graceful restart with a pending card closes it; clicking the old card afterwards changes nothing", async () => {
+    const card = await pendingCard("G1");
+    const callId = cardCallId(card);
+    await e.restart();
+    expect(decisionField(await closed(card.id))).toContain("Closed:");
+    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    const click = e.fake.clickButton({
+      messageId: card.id,
+      customId: `oa:approve:${callId}`,
+      userId: e.ids.alice,
+      force: true,
+    });
+    await click.callback();
+    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    expect(e.ran.map((r) => r.what)).not.toContain("notes.write:G1");
+  });
+
+  test("after a crash (SIGKILL) the next start closes the orphaned approval, records it, and edits its card", async () => {
+    await e.surface.stop();
+    await e.h.gateway.shutdown();
+    child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", "crash-child.ts")], {
+      env: {
+        ...process.env,
+        OA_DIR: e.h.dir,
+        OA_CONFIG_DIR: e.h.configDir,
+        OA_ANTHROPIC_URL: e.h.api.url,
+        OA_DISCORD_API: e.fake.apiUrl,
+        OA_DISCORD_CONFIG: JSON.stringify(e.config),
+      },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toContain("ready");
+    const card = await pendingCard("K1");
+    const callId = cardCallId(card);
+    child.kill("SIGKILL");
+    await child.exited;
+
+    await e.restart();
+    const edited = await closed(card.id);
+    expect(decisionField(edited)).toContain("Closed: the gateway restarted");
+    const phases = trailOf(e, callId).map((r) => r.phase);
+    expect(phases).toEqual(["requested", "denied"]);
+    expect(e.ran.map((r) => r.what)).not.toContain("notes.write:K1");
+  }, 20_000);
+});

@@ -1,0 +1,83 @@
+import { join } from "node:path";
+import { workspaceDir, type Diagnostic } from "@openassistant/core/config";
+import { toolHistory } from "@openassistant/core/workspace";
+import { resolvePolicy } from "@openassistant/core/policy";
+import { flattenToolTree } from "@openassistant/core/tools";
+import type { Gateway } from "../gateway.ts";
+import type { ToolSnapshot } from "../tools-source.ts";
+import type { SurfacePort, ToolReport, ToolVersionInfo } from "./port.ts";
+
+/** How many assistant-written file changes `/tools` shows. */
+const VERSIONS_SHOWN = 10;
+
+/** The newest changes to assistant-written tool files; who approved each comes from its receipts. */
+function versionsOf(g: Gateway): ToolVersionInfo[] {
+  return toolHistory(join(workspaceDir(g.settings.projectRoot), "history"))
+    .list()
+    .slice(-VERSIONS_SHOWN)
+    .reverse()
+    .map((v) => {
+      const approvedBy = v.callId ? g.receipts.query({ callId: v.callId, phase: "approved" })[0]?.decidedBy : undefined;
+      return {
+        name: v.name,
+        action: v.action,
+        ...(v.sha256 ? { sha256: v.sha256 } : {}),
+        at: v.at,
+        ...(approvedBy ? { approvedBy } : {}),
+        ...(v.reason ? { reason: v.reason } : {}),
+      };
+    });
+}
+
+function reportOf(
+  snapshot: ToolSnapshot,
+  policy: Gateway["settings"]["policy"],
+  versions: ToolVersionInfo[] = [],
+): ToolReport {
+  let tools: ToolReport["tools"] = [];
+  const diagnostics: Diagnostic[] = [...snapshot.diagnostics];
+  try {
+    tools = flattenToolTree(snapshot.tree).map((t) => {
+      const effective = resolvePolicy(t.path, t.definition.approval, policy).mode;
+      return {
+        path: t.path,
+        approval: effective,
+        description:
+          effective === t.definition.approval
+            ? t.definition.description
+            : `${t.definition.description} (operator policy: ${effective})`,
+      };
+    });
+  } catch (e) {
+    diagnostics.push({
+      level: "error",
+      id: "tools",
+      source: "tools",
+      message: e instanceof Error ? e.message : String(e),
+      hint: "Rename or remove one of the clashing tools, then /reload.",
+    });
+  }
+  return { tools, diagnostics, ...(versions.length ? { versions } : {}) };
+}
+
+function isPort(g: unknown): g is SurfacePort {
+  return typeof (g as SurfacePort).listTools === "function" && "broker" in (g as object);
+}
+
+/** Adapts the gateway (apps/gateway/src/gateway.ts) to what every surface uses. */
+export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
+  if (isPort(gateway)) return gateway;
+  const g = gateway;
+  return {
+    handleMessage: (input) => g.handleMessage(input),
+    broker: g.approvals,
+    receipts: g.receipts,
+    db: g.db,
+    redact: g.redact,
+    listTools: () => reportOf(g.tools(), g.settings.policy, versionsOf(g)),
+    reload: async () => reportOf(await g.reloadTools(), g.settings.policy, versionsOf(g)),
+    events: g.events,
+    sessions: g.sessions,
+    defaultModel: g.settings.turn.model,
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * Test support: the real gateway (fake Anthropic, real sandbox + SQLite) with the real discord.js
+ * surface connected to the fake Discord. Used by the discord e2e tests and the bench.
+ */
+import { defineTool, z, type ToolTree } from "@openassistant/sdk";
+import { textTurn, toolUseTurn, type RecordedRequest, type ScriptedTurn } from "@openassistant/testkit";
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from "@openassistant/testkit";
+import { startHarness, type Harness } from "./harness.ts";
+import type { GatewaySettings } from "../src/settings.ts";
+import { startDiscordSurface, type DiscordSurface } from "../src/surfaces/discord/index.ts";
+import type { DiscordSurfaceConfig } from "../src/surfaces/discord/surface-config.ts";
+
+// biome-ignore lint: API-shaped JSON from the fake
+type Json = Record<string, any>;
+
+/** Tools for the Discord tests; `ran` records each tool body that actually executed (with time). */
+export function notesTools(ran: Array<{ what: string; at: number }>): ToolTree {
+  return {
+    notes: {
+      write: defineTool({
+        description: "Write a note (needs approval)",
+        approval: "required",
+        args: z.object({ text: z.string().describe("The note") }),
+        run: async (input) => {
+          ran.push({ what: `notes.write:${input.text}`, at: performance.now() });
+          return { saved: input.text };
+        },
+      }),
+      read: defineTool({
+        description: "Read the notes",
+        approval: "auto",
+        args: z.object({}),
+        run: async () => {
+          ran.push({ what: "notes.read", at: performance.now() });
+          return ["buy milk"];
+        },
+      }),
+      remove: defineTool({
+        description: "Delete a note (needs approval)",
+        approval: "required",
+        args: z.object({ text: z.string() }),
+        run: async (input) => {
+          ran.push({ what: `notes.remove:${input.text}`, at: performance.now() });
+          return { removed: input.text };
+        },
+      }),
+    },
+  };
+}
+
+let toolUseSeq = 0;
+/** The model runs `code` with execute, then answers with `answer(request)` (sees the tool result). */
+export function toolThenAnswer(code: string, answer: (req: RecordedRequest) => string = () => "Done."): ScriptedTurn[] {
+  return [
+    toolUseTurn({ id: `toolu_t${++toolUseSeq}`, name: "execute", input: { code } }),
+    (req) => textTurn(answer(req)),
+  ];
+}
+
+/** The text of the last tool_result the model was sent. */
+export function lastToolResultText(req: RecordedRequest): string {
+  const last = req.body.messages.at(-1);
+  const blocks = Array.isArray(last?.content) ? last.content : [];
+  const result = [...blocks].reverse().find((b: { type: string }) => b.type === "tool_result");
+  if (!result) return "";
+  return typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+}
+
+/** Model for many conversations at once: each asks to save its own marker, then reports the result. */
+export function markerModel(req: RecordedRequest) {
+  const messages = req.body.messages as Array<{ role: string; content: unknown }>;
+  const userTexts = messages
+    .filter((m) => m.role === "user")
+    .flatMap((m) =>
+      typeof m.content === "string"
+        ? [m.content]
+        : (m.content as Array<{ type: string; text?: string }>).filter((b) => b.type === "text").map((b) => b.text!),
+    );
+  const marker = /job-\d+/.exec(userTexts.at(-1) ?? "")?.[0] ?? "none";
+  const last = messages.at(-1)!;
+  const isToolResult =
+    Array.isArray(last.content) && (last.content as Array<{ type: string }>).some((b) => b.type === "tool_result");
+  if (!isToolResult)
+    return toolUseTurn({
+      id: `toolu_${marker}_${messages.length}`,
+      name: "execute",
+      input: { code: `return await tools.notes.write({ text: "${marker}" })` },
+    });
+  return textTurn(`result for ${marker}: ${lastToolResultText(req).includes(marker) ? "ok" : "MISMATCH"}`);
+}
+
+export interface DiscordE2E {
+  readonly h: Harness;
+  readonly fake: FakeDiscord;
+  surface: DiscordSurface;
+  readonly config: DiscordSurfaceConfig;
+  /** Seeded ids: guild, #general, alice (allowed + approver), bob (allowed, not approver), mallory (nobody). */
+  readonly ids: { guildId: string; channelId: string; alice: string; bob: string; mallory: string };
+  readonly logs: string[];
+  /** Tool bodies that ran. */
+  readonly ran: Array<{ what: string; at: number }>;
+  /** Stops the surface and the gateway, starts both again on the same database. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDiscordE2E(
+  opts: {
+    tools?: ToolTree;
+    settings?: Partial<GatewaySettings>;
+    config?: Partial<DiscordSurfaceConfig>;
+    /** Options for the fake Discord (e.g. a shorter interaction acknowledgement window). */
+    fake?: FakeDiscordOptions;
+    /** Runs on the seeded fake before the bot connects (create roles, members…); returns config to add. */
+    setup?: (
+      fake: FakeDiscord,
+      ids: { guildId: string; alice: string; bob: string; mallory: string },
+    ) => Partial<DiscordSurfaceConfig>;
+  } = {},
+): Promise<DiscordE2E> {
+  const ran: Array<{ what: string; at: number }> = [];
+  const h = await startHarness({ tools: opts.tools ?? notesTools(ran), settings: opts.settings });
+  const fake = await startFakeDiscord({ heartbeatIntervalMs: 250, ...opts.fake });
+  const d = fake.defaults!;
+  const bob = fake.createUser({ username: "bob" }).id as string;
+  const mallory = fake.createUser({ username: "mallory" }).id as string;
+  fake.addMember({ guildId: d.guildId, userId: bob });
+  fake.addMember({ guildId: d.guildId, userId: mallory });
+  const config: DiscordSurfaceConfig = {
+    token: fake.token,
+    allowedUsers: [d.userId, bob],
+    approvers: [d.userId],
+    guildId: d.guildId,
+    ...opts.config,
+    ...opts.setup?.(fake, { guildId: d.guildId, alice: d.userId, bob, mallory }),
+  };
+  const logs: string[] = [];
+  const log = (m: string, e?: unknown) =>
+    logs.push(e === undefined ? m : `${m}: ${e instanceof Error ? e.message : String(e)}`);
+  const start = () => startDiscordSurface(h.gateway, config, { restApi: fake.apiUrl, log, shutdownGraceMs: 500 });
+  const env: DiscordE2E = {
+    h,
+    fake,
+    surface: await start(),
+    config,
+    ids: { guildId: d.guildId, channelId: d.channelId, alice: d.userId, bob, mallory },
+    logs,
+    ran,
+    async restart() {
+      await env.surface.stop();
+      await h.restart();
+      env.surface = await start();
+    },
+    async close() {
+      await env.surface.stop();
+      await h.close();
+      await fake.close();
+      // A request real Discord would reject fails the test that provoked it (unless it declared it with fake.expectErrors).
+      fake.assertNoUnexpectedErrors();
+    },
+  };
+  return env;
+}
+
+/** Polls until `find` returns something (fake state is synchronous; discord.js is not). */
+export async function eventually<T>(
+  find: () => T | undefined | null | false,
+  what: string,
+  timeoutMs = 5000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = find();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await Bun.sleep(5);
+  }
+}
+
+/** The approval card (a message with our approve button) for `toolPath` in a channel. */
+export function findCard(fake: FakeDiscord, channelId: string, toolPath: string): Json | undefined {
+  return fake
+    .messages(channelId)
+    .find(
+      (m) =>
+        m.embeds?.[0]?.title === `Approval needed: ${toolPath}` &&
+        JSON.stringify(m.components ?? []).includes("oa:approve:"),
+    );
+}
+
+export function cardCallId(card: Json): string {
+  const id = card.components[0].components[0].custom_id as string;
+  return id.slice("oa:approve:".length);
+}
+
+export function decisionField(message: Json | undefined): string | undefined {
+  return message?.embeds?.[0]?.fields?.find((f: Json) => f.name === "Decision")?.value;
+}
+
+/** Every receipt of one call, in append order. */
+export function trailOf(e: DiscordE2E, callId: string) {
+  return e.h.gateway.receipts.query({ callId }).sort((a, b) => a.seq - b.seq);
+}
+
+/** Whether a message is an approval card (an embed titled "Approval needed: …"). */
+export function isCard(m: Json): boolean {
+  return (m.embeds ?? []).some((x: Json) => String(x.title ?? "").startsWith("Approval needed"));
+}
+
+/** What a user reads in a bot message: its content, then the activity embed under it (cards excluded). */
+export function messageText(m: Json): string {
+  const activity = isCard(m) ? [] : (m.embeds ?? []).map((x: Json) => x.description as string).filter(Boolean);
+  return [m.content as string, ...activity].filter(Boolean).join("\n\n");
+}
+
+/** Message texts in a channel sent by the bot (content plus activity embeds, see messageText). */
+export function botTexts(fake: FakeDiscord, channelId: string): string[] {
+  return fake
+    .messages(channelId)
+    .filter((m) => m.author?.id === fake.botId)
+    .map(messageText);
+}
+
+let writeSeq = 0;
+/** The model calls notes.write; `before` runs synchronously when the model is asked (no race with the card). */
+export function writeTurn(text: string, before: () => void) {
+  return [
+    (_req: RecordedRequest) => {
+      before();
+      return toolUseTurn({
+        id: `toolu_write_${++writeSeq}`,
+        name: "execute",
+        input: { code: `return await tools.notes.write({ text: ${JSON.stringify(text)} })` },
+      });
+    },
+    (req: RecordedRequest) => textTurn(`tool said: ${lastToolResultText(req)}`),
+  ];
+}
+
+/** The thread opened for a message, read synchronously (the model is asked only after the thread exists). */
+export function threadNow(e: DiscordE2E, messageId: string): string {
+  const call = e.fake.calls.find(
+    (c) =>
+      c.method === "POST" && c.path === `/channels/${e.ids.channelId}/messages/${messageId}/threads` && c.status < 300,
+  );
+  if (!call) throw new Error(`no thread for message ${messageId} yet`);
+  return call.response.id as string;
+}
+
+/** The thread opened for a message, once it exists. */
+export function threadOf(e: DiscordE2E, messageId: string): Promise<string> {
+  return e.fake
+    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` })
+    .then((c) => c.response.id as string);
+}

@@ -1,0 +1,94 @@
+/**
+ * Package boundaries, checked by `boundaries.test.ts`: apps and other packages import core only
+ * through its public entries, no file reaches into another package by relative path, and
+ * production source never imports test support.
+ */
+import { dirname, join, relative, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "..");
+
+export interface SourceFile {
+  /** Path relative to the repository root. */
+  readonly path: string;
+  readonly text: string;
+}
+
+/** The `exports` of packages/core/package.json as specifiers: `@openassistant/core/receipts`, … */
+export async function corePublicEntries(): Promise<Set<string>> {
+  const pkg = (await Bun.file(join(root, "packages/core/package.json")).json()) as { exports: Record<string, string> };
+  return new Set(
+    Object.keys(pkg.exports).map((k) => (k === "." ? "@openassistant/core" : `@openassistant/core/${k.slice(2)}`)),
+  );
+}
+
+/** The workspace folder that owns a repository path: `packages/core`, `apps/gateway`, … or undefined. */
+function ownerOf(path: string): string | undefined {
+  const m = /^(packages|apps|integrations)\/[^/]+/.exec(path);
+  return m?.[0];
+}
+
+function isTestSupport(path: string): boolean {
+  return (
+    /\.test\.ts$|\.e2e\.test\.ts$|(^|\/)test\/|(^|\/)fixtures\//.test(path) || path.startsWith("packages/testkit/")
+  );
+}
+
+/** Files whose job is measuring or checking: they may use test support. */
+function isTooling(path: string): boolean {
+  return path.startsWith("bench/") || path.startsWith("scripts/") || path.startsWith("packages/discord-fake/");
+}
+
+const transpiler = new Bun.Transpiler({ loader: "ts" });
+
+/** The module specifiers a file imports; a fixture that does not parse on purpose imports nothing. */
+function importsOf(file: SourceFile): string[] {
+  try {
+    return transpiler.scanImports(file.text.replace(/^#!.*/, "")).map((i) => i.path);
+  } catch (e) {
+    if (/(^|\/)fixtures\//.test(file.path)) return [];
+    throw new Error(`${file.path}: cannot be parsed (${e instanceof Error ? e.message : e})`);
+  }
+}
+
+/** One line per broken rule: `file: imports "x" — why`. */
+export function boundaryViolations(files: readonly SourceFile[], coreEntries: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    const owner = ownerOf(file.path);
+    const production = !isTestSupport(file.path) && !isTooling(file.path);
+    for (const spec of importsOf(file)) {
+      if (spec.startsWith("@openassistant/core") && owner !== "packages/core" && !coreEntries.has(spec)) {
+        out.push(
+          `${file.path}: imports "${spec}" — not a public entry of @openassistant/core (see its package.json exports)`,
+        );
+      }
+      if (spec.startsWith(".")) {
+        const target = relative(root, resolve(root, dirname(file.path), spec));
+        const targetOwner = ownerOf(target);
+        // Benchmarks and scripts measure internals on purpose (the raw sandbox, one store): they may reach in.
+        if (targetOwner && targetOwner !== owner && !isTooling(file.path)) {
+          out.push(
+            `${file.path}: imports "${spec}" — reaches into ${targetOwner} by relative path; use its package entry`,
+          );
+        }
+        if (production && isTestSupport(target)) {
+          out.push(`${file.path}: imports "${spec}" — production source must not import test support`);
+        }
+      }
+      if (production && /^@openassistant\/(testkit|discord-fake)/.test(spec)) {
+        out.push(`${file.path}: imports "${spec}" — production source must not import test support`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Every TypeScript file the repository tracks, outside node_modules. */
+export async function repositorySources(): Promise<SourceFile[]> {
+  const files: SourceFile[] = [];
+  for await (const path of new Bun.Glob("{packages,apps,integrations,bench,scripts}/**/*.ts").scan({ cwd: root })) {
+    if (path.includes("node_modules/")) continue;
+    files.push({ path, text: await Bun.file(join(root, path)).text() });
+  }
+  return files;
+}
