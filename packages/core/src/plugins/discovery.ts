@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
-import { normalizeId } from "./plugin-id.ts";
+import { normalizeId } from "../tools/plugin-id.ts";
 import { PluginManifestError, readPluginPackage, type PluginPackage } from "./manifest.ts";
 import { findInstalledPackage, parseSpecifier, versionSatisfies } from "./specifier.ts";
 import type { BundledPlugin, Origin } from "./types.ts";

@@ -6,8 +6,8 @@ export { registerSdkModule } from "./sdk-module.ts";
 export { readPluginPackage, validatePluginConfig, PluginManifestError, type PluginPackage } from "./manifest.ts";
 export { installNpmPlugins, type NpmPluginInstallResult } from "./npm-plugins.ts";
 export { parseSpecifier, type ParsedSpecifier } from "./specifier.ts";
-export { normalizeId } from "./plugin-id.ts";
-export { isToolEnabled } from "./enablement.ts";
+export { normalizeId } from "../tools/plugin-id.ts";
+export { isToolEnabled } from "../tools/enablement.ts";
 export type {
   BundledPlugin,
   Diagnostic,

@@ -5,11 +5,11 @@ import { isToolDefinition, type PluginContext, type ToolDefinition, type ToolTre
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { workspaceDir } from "../config/paths.ts";
-import { flattenToolTree } from "../tools/flatten.ts";
+import { filterToolTree, flattenToolTree } from "../tools/flatten.ts";
 import { ensureWorkspaceDependencies, FIX_COMMAND, type ToolInstallFailure } from "./auto-install.ts";
 import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
-import { isEntryDisabled, isToolEnabled } from "./enablement.ts";
+import { isEntryDisabled, isToolEnabled } from "../tools/enablement.ts";
 import { hasNodeModulesAbove, packageImports } from "./bare-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
@@ -23,7 +23,7 @@ import { importFresh, nextGeneration } from "./import-module.ts";
 import { validatePluginConfig } from "./manifest.ts";
 import { registerSdkModule } from "./sdk-module.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
-import { checkTreeShape } from "./tree-shape.ts";
+import { checkTreeShape } from "../tools/tree-shape.ts";
 import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
@@ -581,20 +581,11 @@ function applyEnablement(
   rules: Readonly<Record<string, boolean>>,
 ): { filtered?: ToolTree | ToolDefinition; tools: ToolInfo[] } {
   const tools: ToolInfo[] = [];
-  const walk = (node: ToolTree | ToolDefinition, path: string): ToolTree | ToolDefinition | undefined => {
-    if (isToolDefinition(node)) {
-      const enabled = isToolEnabled(path, rules);
-      tools.push({ path, approval: node.approval, description: node.description, enabled });
-      return enabled ? node : undefined;
-    }
-    const out: Record<string, ToolTree | ToolDefinition> = {};
-    for (const [k, v] of Object.entries(node)) {
-      const child = walk(v, `${path}.${k}`);
-      if (child !== undefined) out[k] = child;
-    }
-    return Object.keys(out).length ? out : undefined;
-  };
-  const filtered = walk(subtree, id);
+  const filtered = filterToolTree(subtree, id, (path, tool) => {
+    const enabled = isToolEnabled(path, rules);
+    tools.push({ path, approval: tool.approval, description: tool.description, enabled });
+    return enabled;
+  });
   return { filtered, tools: tools.sort((a, b) => (a.path < b.path ? -1 : 1)) };
 }
 

@@ -4,7 +4,7 @@ import { acquireLock, readWorkspacePackage } from "./auto-install.ts";
 import { installFailureReason, runBun } from "./bun-install.ts";
 import { isValidPackageName } from "./bare-imports.ts";
 import { applyInstallGuard, ensureStub, GUARDED_SCOPE } from "./install-guard.ts";
-import { normalizeId } from "./plugin-id.ts";
+import { normalizeId } from "../tools/plugin-id.ts";
 import { findInstalledPackage, parseSpecifier, versionSatisfies } from "./specifier.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 

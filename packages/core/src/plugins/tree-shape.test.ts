@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadTools } from "./index.ts";
 import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
-import { checkTreeShape, MAX_TREE_DEPTH } from "./tree-shape.ts";
+import { checkTreeShape, MAX_TREE_DEPTH } from "../tools/tree-shape.ts";
 
 const TOOL = `defineTool({ description: "x", approval: "auto", args: z.object({}), run: async () => 1 })`;
 

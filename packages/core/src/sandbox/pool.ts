@@ -2,6 +2,7 @@
  * The code-mode sandbox: a pool of pre-spawned `bun --smol` child processes, each running one
  * snippet at a time in a fresh QuickJS instance. See DESIGN.md "Sandbox".
  */
+import { toolPathProblem } from "../tools/names.ts";
 import { SandboxChild } from "./child-process.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 import {
@@ -25,9 +26,6 @@ export interface SandboxPoolOptions {
   readonly idleRetireMs?: number;
 }
 
-const TOOL_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
-/** A `then` segment makes a group a thenable inside the VM; see tools/flatten.ts. */
-const RESERVED_SEGMENT = /(^|\.)(then|__proto__)(\.|$)/;
 /** Tool path arrays already checked (callers pass the same array for the same tools). */
 const checkedPaths = new WeakSet<readonly string[]>();
 
@@ -149,11 +147,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (closed) throw new Error("The sandbox pool is closed; create a new one with createSandboxPool().");
       if (!checkedPaths.has(runOptions.toolPaths)) {
         for (const path of runOptions.toolPaths) {
-          if (!TOOL_PATH.test(path))
+          const problem = toolPathProblem(path);
+          if (problem === "not-identifier")
             throw new TypeError(
               `Invalid tool path ${JSON.stringify(path)}: use dot-separated identifiers like "calendar.create".`,
             );
-          if (RESERVED_SEGMENT.test(path))
+          if (problem === "reserved")
             throw new TypeError(
               `Invalid tool path ${JSON.stringify(path)}: "then" and "__proto__" cannot name a tool or group; rename it.`,
             );

@@ -1,24 +1,11 @@
 import { isToolDefinition, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
+import { isToolSegment, RESERVED_TOOL_NAMES } from "./names.ts";
 
 export interface FlatTool {
   /** Dotted path as the model calls it: `calendar.events.create`. */
   readonly path: string;
   readonly definition: ToolDefinition;
 }
-
-const SEGMENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-/**
- * Names that are valid identifiers but break JavaScript semantics when they name a tool or group:
- * a `then` makes its parent a thenable (`await tools.ns` or `return tools.ns` calls it and never
- * settles); `__proto__` sets a prototype instead of a property in object literals and on plain
- * objects.
- */
-export const RESERVED_TOOL_NAMES: Readonly<Record<string, string>> = {
-  then: "it would make its parent a thenable, so awaiting or returning that group calls the tool",
-  // Computed: a literal `__proto__:` key would set this object's prototype, the very trap it names.
-  ["__proto__"]: "it sets an object's prototype instead of a property in JavaScript",
-};
 
 export class ToolTreeError extends Error {
   override name = "ToolTreeError";
@@ -30,7 +17,7 @@ export function flattenToolTree(tree: ToolTree): FlatTool[] {
   const walk = (node: ToolTree, prefix: string[]) => {
     for (const name of Object.keys(node)) {
       const path = [...prefix, name];
-      if (!SEGMENT.test(name))
+      if (!isToolSegment(name))
         throw new ToolTreeError(
           `tool name "${path.join(".")}" is not a valid identifier; use letters, digits and _ only`,
         );
@@ -51,4 +38,22 @@ export function flattenToolTree(tree: ToolTree): FlatTool[] {
 /** Index of a tree by dotted path. */
 export function indexToolTree(tree: ToolTree): Map<string, ToolDefinition> {
   return new Map(flattenToolTree(tree).map((t) => [t.path, t.definition]));
+}
+
+/**
+ * The tree without the tools `keep` refuses (groups left empty disappear), or undefined when
+ * nothing is kept. `root` prefixes every path (a plugin's id).
+ */
+export function filterToolTree(
+  tree: ToolTree | ToolDefinition,
+  root: string,
+  keep: (path: string, tool: ToolDefinition) => boolean,
+): ToolTree | ToolDefinition | undefined {
+  if (isToolDefinition(tree)) return keep(root, tree) ? tree : undefined;
+  const out: Record<string, ToolTree | ToolDefinition> = {};
+  for (const [k, v] of Object.entries(tree)) {
+    const child = filterToolTree(v, root ? `${root}.${k}` : k, keep);
+    if (child !== undefined) out[k] = child;
+  }
+  return Object.keys(out).length ? out : undefined;
 }

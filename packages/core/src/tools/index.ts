@@ -1,4 +1,10 @@
-/** The tool tree: naming rules, flattening, lookup and operator patterns. */
-export { flattenToolTree, indexToolTree, ToolTreeError, type FlatTool } from "./flatten.ts";
-export { callableName } from "./names.ts";
+/**
+ * The tool tree, in one place: the naming rule, the shape limits, flattening and filtering,
+ * enablement (`config.tools`) and operator patterns.
+ */
+export { filterToolTree, flattenToolTree, indexToolTree, ToolTreeError, type FlatTool } from "./flatten.ts";
+export { callableName, isToolSegment, RESERVED_TOOL_NAMES, toolPathProblem } from "./names.ts";
+export { isEntryDisabled, isToolEnabled } from "./enablement.ts";
+export { checkTreeShape, MAX_TREE_DEPTH } from "./tree-shape.ts";
+export { isValidId, normalizeId } from "./plugin-id.ts";
 export { matchToolPattern, toolPatternToRegExp } from "./pattern.ts";

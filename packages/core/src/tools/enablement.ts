@@ -1,4 +1,4 @@
-import { matchToolPattern } from "../tools/pattern.ts";
+import { matchToolPattern } from "./pattern.ts";
 
 /**
  * `config.tools`: keys are tool paths, entry ids (covering everything under them) or patterns.

@@ -1,7 +1,8 @@
-const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+import { isToolSegment } from "./names.ts";
 
+/** A plugin id names the top-level group of its tools, so it follows the tool segment rule. */
 export function isValidId(id: string): boolean {
-  return IDENT.test(id);
+  return isToolSegment(id);
 }
 
 /** `github-issues` → `github_issues`; `openassistant-plugin-calendar` / `@acme/oa-plugin-x` → `calendar` / `x`. */
