@@ -22,7 +22,7 @@ export interface LoadedGatewayConfig {
  * ANTHROPIC_BASE_URL is honoured when it is not set. Both are read here, explicitly (the SDK is
  * never left to read process.env).
  */
-export const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
+const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
 
 const SECRET_KEY = /token|secret|password|api[-_]?key|credential/i;
 

@@ -24,7 +24,7 @@ export interface ToolSource {
   close(): void;
 }
 
-export function snapshotOf(tree: ToolTree, diagnostics: readonly Diagnostic[] = []): ToolSnapshot {
+function snapshotOf(tree: ToolTree, diagnostics: readonly Diagnostic[] = []): ToolSnapshot {
   const declarations = generateDeclarations(tree);
   return {
     tree,

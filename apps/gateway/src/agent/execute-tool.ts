@@ -1,6 +1,6 @@
 import type { Tool, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages/messages";
 
-export const EXECUTE_TOOL_NAME = "execute";
+const EXECUTE_TOOL_NAME = "execute";
 
 /**
  * Longest snippet accepted. Typecheck time grows faster than code size (thousands of statements

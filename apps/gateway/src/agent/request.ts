@@ -73,10 +73,3 @@ function thinkingParams(s: TurnSettings, caps: ModelCapabilities | undefined): P
   if (effort && effortOk) out.output_config = { effort };
   return out;
 }
-
-/** Whether the model thinks on this request (so its responses carry thinking blocks to keep). */
-export function thinkingOn(request: ModelRequest): boolean {
-  const caps = modelCapabilities(request.model);
-  if (request.thinking) return request.thinking.type !== "disabled";
-  return caps ? caps.thinkingWhenOmitted !== "off" : true;
-}

@@ -96,7 +96,7 @@ interface ModelErrorLike {
 export const newTurnId = () => newId("turn");
 
 /** Sent (and stored) instead of an empty or whitespace-only user message. */
-export const EMPTY_USER_MESSAGE = "(The user sent an empty message.)";
+const EMPTY_USER_MESSAGE = "(The user sent an empty message.)";
 
 const CUT_OFF_TEXT =
   "Not run: this tool call was cut off at the response token limit (max_tokens), so its code is incomplete. Send shorter code, or split the work over several execute calls.";

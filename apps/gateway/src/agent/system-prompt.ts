@@ -1,7 +1,7 @@
 import type { TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { PRELUDE } from "@openassistant/core/codemode";
 
-export const INSTRUCTIONS = `You are OpenAssistant, an assistant that acts by writing code.
+const INSTRUCTIONS = `You are OpenAssistant, an assistant that acts by writing code.
 To do anything beyond talking, call the \`execute\` tool with TypeScript: the body of an async function that calls the typed \`tools.*\` API declared below. Top-level \`await\` and \`return\` work; return the values you need (they come back to you as JSON), and \`console.log\` output is returned too.
 - Only the declared \`tools\` exist: no fetch, no files, no timers, no imports.
 - Your code is typechecked before it runs; type errors come back to you to fix. Tool results are typed \`unknown\`: cast before reading fields, e.g. \`const ev = (await tools.x({})) as { id: string }\` (or \`as any\`).

@@ -6,7 +6,7 @@ const MINUTE = 60_000;
 export const COOLDOWN_STEPS_MS = [1 * MINUTE, 5 * MINUTE, 25 * MINUTE, 60 * MINUTE] as const;
 
 /** An overload is Anthropic's, not the credential's: a short, non-escalating pause. */
-export const OVERLOAD_COOLDOWN_MS = 30_000;
+const OVERLOAD_COOLDOWN_MS = 30_000;
 
 /**
  * Cooldown length after the `failures`-th consecutive failure (1-based). A rate limit or an

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from "node:path";
 import { timingSafeEqual } from "node:crypto";
 
-export const HTTP_TOKEN_FILE = "http-token";
+const HTTP_TOKEN_FILE = "http-token";
 
 /**
  * The HTTP API bearer token: config `http.token`, else the one stored (0600) in the data dir,

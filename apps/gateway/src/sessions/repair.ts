@@ -6,7 +6,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 
 /** Text of the tool_result put in for a stored tool_use that has none. */
-export const MISSING_RESULT_TEXT = "No result was recorded for this call (the conversation history was incomplete).";
+const MISSING_RESULT_TEXT = "No result was recorded for this call (the conversation history was incomplete).";
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);

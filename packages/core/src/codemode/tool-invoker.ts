@@ -195,12 +195,7 @@ export function createToolInvoker(ctx: InvokerContext) {
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
       log: toolLogger(path, ctx.redact),
     };
-    const exit = await Effect.runPromiseExit(
-      Effect.tryPromise({
-        try: () => withTimeout(definition.run(input, toolCtx), ctx.toolTimeoutMs, path, callAbort),
-        catch: (e) => new ToolRunFailure(e),
-      }),
-    );
+    const exit = await Effect.runPromiseExit(runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort));
     ctx.signal.removeEventListener("abort", abortCall);
     if (abandoned) return abandoned;
     ctx.running.delete(callId);
@@ -337,16 +332,32 @@ function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, path: string, abort: AbortController): Promise<T> {
-  let timer: Timer | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(`${path} did not finish within ${Math.round(ms / 1000)} s`);
-      abort.abort(error); // the tool's ctx.signal: a tool that honours it really stops
-      reject(error);
-    }, ms);
-  });
-  return Promise.race([Promise.resolve(promise), timeout]).finally(() => clearTimeout(timer));
+/**
+ * The tool's `run` as an Effect: a throw or rejection is a typed `ToolRunFailure`, and the timeout
+ * is an operator. On timeout Effect interrupts the call, and the interruption reaches the tool
+ * through its `ctx.signal` (aborted with the timeout as reason), so a tool that honours it stops.
+ */
+function runTool(
+  definition: ToolDefinition,
+  input: unknown,
+  toolCtx: ToolContext,
+  path: string,
+  timeoutMs: number,
+  callAbort: AbortController,
+): Effect.Effect<unknown, ToolRunFailure> {
+  const timedOut = () => new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`);
+  return Effect.tryPromise({
+    try: async (interrupted) => {
+      interrupted.addEventListener("abort", () => callAbort.abort(timedOut()), { once: true });
+      return await definition.run(input, toolCtx);
+    },
+    catch: (e) => new ToolRunFailure(e),
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: timeoutMs,
+      orElse: () => Effect.fail(new ToolRunFailure(callAbort.signal.reason ?? timedOut())),
+    }),
+  );
 }
 
 function describeFailure(cause: Cause.Cause<ToolRunFailure>): ThrownValue {

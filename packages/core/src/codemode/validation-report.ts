@@ -2,7 +2,7 @@ import { cutText, omittedMarker } from "../text/cut.ts";
 
 /** Caps on what a rejected input reports: the model needs the first problems, not 200,000 of them. */
 export const REPORT_MAX_ISSUES = 20;
-export const REPORT_MAX_ISSUE_CHARS = 300;
+const REPORT_MAX_ISSUE_CHARS = 300;
 export const REPORT_MAX_CHARS = 2_000;
 
 interface Issue {

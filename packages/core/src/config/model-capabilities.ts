@@ -100,7 +100,7 @@ const rows: Array<[string, Omit<ModelCapabilities, "id">]> = [
   ["claude-haiku-4-5-20251001", haiku45],
 ];
 
-export const MODEL_CAPABILITIES: ReadonlyMap<string, ModelCapabilities> = new Map(
+const MODEL_CAPABILITIES: ReadonlyMap<string, ModelCapabilities> = new Map(
   rows.map(([id, row]) => [id, { id, ...row }]),
 );
 
@@ -109,7 +109,7 @@ export function modelCapabilities(model: string): ModelCapabilities | undefined 
   return MODEL_CAPABILITIES.get(model);
 }
 
-export const KNOWN_MODELS: readonly string[] = [...MODEL_CAPABILITIES.keys()];
+const KNOWN_MODELS: readonly string[] = [...MODEL_CAPABILITIES.keys()];
 
 /** Problems with `model.thinking` / `model.effort` for this model, each naming the allowed values. */
 export function checkModelSettings(model: string, settings: { thinking?: string; effort?: string }): string[] {

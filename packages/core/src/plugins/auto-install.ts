@@ -277,7 +277,7 @@ function missingDeps(dir: string, pkg: Record<string, unknown>): Missing[] {
 }
 
 /** Installed version ("" when it has none), or undefined when not installed. */
-export function installedVersion(name: string, from: string): string | undefined {
+function installedVersion(name: string, from: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
     const file = join(dir, "node_modules", name, "package.json");
     if (existsSync(file)) {

@@ -56,7 +56,7 @@ function toolFileNames(dir: string): string[] {
  * symlink to nothing, a symlink loop. They are skipped, with a warning each (silently skipping
  * them would leave the user wondering where the tool went).
  */
-export function nonFileToolEntries(dir: string, origin: Origin): Diagnostic[] {
+function nonFileToolEntries(dir: string, origin: Origin): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const n of toolFileNames(dir)) {
     const p = join(dir, n);

@@ -17,12 +17,12 @@ export const KNOWN_GUARDED = [
   "@openassistant/gateway",
   "@openassistant/testkit",
 ];
-export const STUB_DIR = ".oa-stub";
+const STUB_DIR = ".oa-stub";
 const DEP_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"] as const;
 
 type Pkg = Record<string, unknown> & { overrides?: Record<string, string> };
 
-export function guardedNamesIn(pkg: Record<string, unknown>): string[] {
+function guardedNamesIn(pkg: Record<string, unknown>): string[] {
   const names = new Set<string>();
   for (const field of DEP_FIELDS) {
     const deps = pkg[field];

@@ -98,7 +98,7 @@ export function closest(word: string, candidates: readonly string[]): string | u
   return best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.name : undefined;
 }
 
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

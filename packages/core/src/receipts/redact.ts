@@ -191,7 +191,7 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
 }
 
 /** Every string of a JSON value (keys included) passed through `redact`. */
-export function redactStrings(value: unknown, redact: (text: string) => string): unknown {
+function redactStrings(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === "string") return redact(value);
   if (Array.isArray(value)) return value.map((v) => redactStrings(v, redact));
   if (value === null || typeof value !== "object") return value;

@@ -37,7 +37,7 @@ const PROFILE_ARG = {
   valueHint: "id",
 } as const;
 
-export function createAuthCommand(deps: AuthCommandDeps = {}) {
+function createAuthCommand(deps: AuthCommandDeps = {}) {
   const env = deps.env ?? process.env;
   const out = deps.out ?? ((line: string) => console.log(line));
   const err = deps.err ?? ((line: string) => console.error(line));
@@ -229,7 +229,7 @@ export function createAuthCommand(deps: AuthCommandDeps = {}) {
 export const authCommand = createAuthCommand();
 
 /** "work" → "anthropic:work"; ids must be "anthropic:" plus letters, digits, ".", "_" or "-". */
-export function normalizeProfileId(input: string): string {
+function normalizeProfileId(input: string): string {
   const id = input.includes(":") ? input : `anthropic:${input}`;
   if (!/^anthropic:[A-Za-z0-9._-]+$/.test(id)) {
     throw new UserError(

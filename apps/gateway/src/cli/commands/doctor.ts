@@ -30,7 +30,7 @@ export type { CheckLevel, DoctorCheck } from "../doctor-checks.ts";
 const DISCORD_TOKEN_SHAPE = /^[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}$/;
 
 /** Every check `doctor` runs; failures say what to do. */
-export async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
+async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   let loaded: Awaited<ReturnType<typeof loadGatewaySettings>>;
   try {

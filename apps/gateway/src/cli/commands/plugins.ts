@@ -30,12 +30,7 @@ export function effectiveApproval(path: string, approval: "auto" | "required", r
 }
 
 /** Human-readable table of every discovered tool file and plugin, their tools and diagnostics. */
-export function formatPluginList(
-  r: LoadResult,
-  cwd: string,
-  rules: readonly PolicyRule[] = [],
-  projectRoot = cwd,
-): string {
+function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule[] = [], projectRoot = cwd): string {
   const rel = (p: string) => displayPath(p, cwd);
   // The one command that fixes it, runnable from where the user is.
   const inProject = cwd === projectRoot || cwd.startsWith(`${projectRoot}/`);

@@ -4,7 +4,7 @@ import type { SurfaceLog } from "./logger.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 
 /** How long a looked-up member's roles are trusted (role changes apply within this time). */
-export const DM_ROLES_TTL_MS = 60_000;
+const DM_ROLES_TTL_MS = 60_000;
 /** Bound on guilds asked per lookup, so a bot in many guilds cannot turn one DM into many requests. */
 const MAX_GUILDS = 10;
 /** A click must be acknowledged within 3 s; a slow lookup gives up (no roles) well before that. */

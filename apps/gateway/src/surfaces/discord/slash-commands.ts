@@ -1,7 +1,7 @@
 import type { Client } from "discord.js";
 
 /** Application command JSON (type 1 = chat input). Option types: 1 subcommand, 3 string, 4 integer. */
-export const SLASH_COMMANDS = [
+const SLASH_COMMANDS = [
   { name: "tools", description: "List loaded tools, their approval modes and load problems", type: 1 },
   {
     name: "receipts",
@@ -51,7 +51,7 @@ export const SLASH_COMMANDS = [
 ] as const;
 
 /** Commands that also work in DMs with the bot (everything except server-only needs; all of ours do). */
-export const DM_COMMANDS = new Set(["tools", "receipts", "rules", "approvals", "new", "approve", "reload"]);
+const DM_COMMANDS = new Set(["tools", "receipts", "rules", "approvals", "new", "approve", "reload"]);
 
 // https://docs.discord.com/developers/interactions/application-commands#interaction-contexts —
 // contexts 0 GUILD, 1 BOT_DM; integration_types 0 GUILD_INSTALL. Only global commands carry them:

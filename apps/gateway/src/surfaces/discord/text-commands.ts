@@ -5,7 +5,7 @@ export type ApproveCommand =
   | { readonly ok: true; readonly callId: string; readonly decision: "approved" | "denied"; readonly reason?: string }
   | { readonly ok: false; readonly error: string };
 
-export const APPROVE_USAGE = "Usage: `/approve <call id> approve|deny [reason]` — the call id is in the card's footer.";
+const APPROVE_USAGE = "Usage: `/approve <call id> approve|deny [reason]` — the call id is in the card's footer.";
 
 export function isApproveText(text: string): boolean {
   return /^\s*[/!]approve(\s|$)/i.test(text);
@@ -17,7 +17,7 @@ export function parseApproveText(text: string): ApproveCommand {
   return parseApproveArgs(m[1]!, m[2]!, m[3]);
 }
 
-export function parseApproveArgs(callId: string, verb: string, reason: string | undefined | null): ApproveCommand {
+function parseApproveArgs(callId: string, verb: string, reason: string | undefined | null): ApproveCommand {
   const v = verb.toLowerCase();
   const decision =
     v === "approve" || v === "approved" || v === "yes"

@@ -61,7 +61,7 @@ function seconds(ms: number): string {
 }
 
 /** First line of an error, at most 200 characters: the status is a glance, the answer explains. */
-export function shortReason(error: string | undefined): string {
+function shortReason(error: string | undefined): string {
   const line = (error ?? "unknown error").split("\n")[0]!.trim() || "unknown error";
   return fitText(line, 200, "ellipsis");
 }
