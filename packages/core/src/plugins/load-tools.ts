@@ -90,6 +90,7 @@ export async function loadToolsIncremental(
           cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache"),
         }),
         ...mcpBundles(config.mcp.servers, {
+          configDir: globalDir,
           ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
         }),
       ],
