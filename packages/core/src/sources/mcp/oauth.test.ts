@@ -248,7 +248,7 @@ describe("mcp.servers.<name>.oauth in the config", () => {
   async function configError(servers: unknown): Promise<string> {
     const p = tempProject({ ".openassistant/config.json": JSON.stringify({ mcp: { servers } }) });
     try {
-      await loadConfig({ cwd: p.root, env: p.opts.env, homeDir: p.home });
+      await loadConfig({ cwd: p.root, env: { ...p.opts.env }, homeDir: p.home });
     } catch (e) {
       if (e instanceof ConfigError) return e.message;
       throw e;
