@@ -7,6 +7,7 @@ import { openDatabase } from "@openassistant/core/db/open.ts";
 import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts/index.ts";
 import type { ReceiptStore } from "@openassistant/core/receipts/types.ts";
 import { createSandboxPool } from "@openassistant/core/sandbox/pool.ts";
+import { closeMcpConnections } from "@openassistant/core/sources/mcp/index.ts";
 import type { SandboxPool } from "@openassistant/core/sandbox/types.ts";
 import { newTurnId, runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
 import { mergeTurnSettings } from "./agent/settings.ts";
@@ -326,6 +327,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     approvals.close();
     toolSource.close();
     await runner.close({ reason });
+    // MCP servers: HTTP sessions end, stdio server processes are stopped.
+    await closeMcpConnections();
     if (!options.sandbox) await pool.close();
     if (!options.typechecker) await typechecker.close();
     closed = true;
