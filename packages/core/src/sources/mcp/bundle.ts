@@ -26,6 +26,7 @@ export function mcpBundles(
       if (o.onToolsChanged) connection.onToolsChanged(o.onToolsChanged);
       return {
         id: name,
+        configPath: ["mcp", "servers", name],
         source: "url" in config ? config.url : `${config.command} ${(config.args ?? []).join(" ")}`.trim(),
         // Re-listed on every load: a server's tools can change without its config changing.
         fingerprint: `${JSON.stringify(config)}|${Date.now()}`,

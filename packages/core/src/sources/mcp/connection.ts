@@ -127,7 +127,7 @@ export class McpConnection {
       }
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
-        ...(authProvider ? { authProvider } : {}),
+        ...(authProvider ? { authProvider, fetch: authProvider.fetch } : {}),
       });
     }
     if (!c.allowProcess)

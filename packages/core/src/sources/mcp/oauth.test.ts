@@ -5,7 +5,7 @@ import { z } from "zod";
 import { startOAuthMcpServer, type TestOAuthMcpServer } from "../../../../testkit/src/mcp/oauth-server.ts";
 import { ConfigError, loadConfig } from "../../config/index.ts";
 import { loadTools } from "../../plugins/index.ts";
-import { tempProject } from "../../plugins/test-fixtures.ts";
+import { tempProject, toolSource } from "../../plugins/test-fixtures.ts";
 import { indexToolTree } from "../../tools/flatten.ts";
 import { closeMcpConnections, mcpLogin, McpOAuthStore, mcpOAuthPath } from "./index.ts";
 
@@ -124,6 +124,24 @@ describe("MCP servers behind OAuth (authorization code + PKCE)", () => {
     expect(await read.run(read.args.parse({ id: "n3" }), ctx())).toMatchObject({ id: "n3" });
   });
 
+  test("calls in parallel after expiry refresh once at a time; none fails and the saved login stays valid", async () => {
+    const { server, calls } = await notesServer();
+    const p = project(server.url);
+    await login(server, p.globalDir);
+    const r = await loadTools(p.opts);
+    const read = indexToolTree(r.tree).get("notes.readNote")!;
+    server.expireAccessTokens();
+    const ids = ["p1", "p2", "p3", "p4"];
+    await Promise.all(ids.map((id) => read.run(read.args.parse({ id }), ctx())));
+    expect(calls.sort()).toEqual(ids);
+    // What is on disk still works: a new connection refreshes with it.
+    expect(new McpOAuthStore(p.globalDir).get("notes", server.url)?.tokens?.refresh_token).toBeDefined();
+    await closeMcpConnections();
+    server.expireAccessTokens();
+    const again = await loadTools(p.opts);
+    expect(again.diagnostics.filter((d) => d.level === "error")).toEqual([]);
+  });
+
   test("a revoked refresh token: the call fails and the server becomes a 'run mcp login' diagnostic", async () => {
     const { server } = await notesServer();
     const p = project(server.url);
@@ -151,13 +169,35 @@ describe("MCP servers behind OAuth (authorization code + PKCE)", () => {
     expect(indexToolTree(third.tree).has("notes.readNote")).toBe(true);
   });
 
+  test("a gateway starting with a revoked login: the server is a diagnostic, the other tools load", async () => {
+    const { server } = await notesServer();
+    const p = tempProject({
+      ".openassistant/config.json": JSON.stringify({ mcp: { servers: { notes: { url: server.url, oauth: {} } } } }),
+      ".openassistant/tools/hello.ts": toolSource("Hi"),
+    });
+    await login(server, p.globalDir);
+    server.expireAccessTokens();
+    server.revokeRefreshTokens();
+    const r = await loadTools({ ...p.opts, autoInstall: false });
+    expect(r.diagnostics.find((x) => x.id === "notes")?.message).toBe(
+      'MCP server "notes" needs authorization (the authorization server refused the saved login): ' +
+        "run `openassistant mcp login notes`",
+    );
+    expect(r.diagnostics.filter((d) => d.level === "error").map((d) => d.id)).toEqual(["notes"]);
+    expect(indexToolTree(r.tree).has("hello")).toBe(true);
+    expect(server.asRequests.filter((x) => x.path === "/register")).toHaveLength(1); // the login's, no other
+  });
+
   test("never logged in: a diagnostic, and no request reaches the server or its authorization server", async () => {
     const { server } = await notesServer();
     const p = project(server.url);
     const r = await loadTools(p.opts);
-    expect(r.diagnostics.find((x) => x.id === "notes")?.message).toContain(
+    const d = r.diagnostics.find((x) => x.id === "notes")!;
+    expect(d.message).toBe(
       'MCP server "notes" needs authorization (not logged in): run `openassistant mcp login notes`',
     );
+    expect(d.hint).toBe("Run `openassistant mcp login notes` where the gateway runs, then /reload (or restart).");
+    expect(d.source).toBe(`${p.ws}/config.json`); // at mcp.servers.notes
     expect(server.asRequests).toEqual([]);
     expect(server.mcp.headers).toEqual([]);
   });

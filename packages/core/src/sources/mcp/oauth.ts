@@ -27,6 +27,11 @@ export class McpLoginRequiredError extends Error {
     super(`MCP server "${server}" needs authorization (${reason}): run \`openassistant mcp login ${server}\``);
     this.name = "McpLoginRequiredError";
   }
+
+  /** What the operator does (the diagnostic's hint). */
+  get hint(): string {
+    return `Run \`openassistant mcp login ${this.server}\` where the gateway runs, then /reload (or restart).`;
+  }
 }
 
 type Interactive = {
@@ -44,6 +49,8 @@ type Interactive = {
 export class McpOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private invalidated: string | undefined;
+  private refreshing: Promise<void> | undefined;
+  private endRefresh: (() => void) | undefined;
   readonly expectedState = randomBytes(16).toString("base64url");
 
   constructor(
@@ -88,7 +95,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
         client_id: this.config.clientId,
         ...(this.config.clientSecret ? { client_secret: this.config.clientSecret } : {}),
       };
-    return this.store.get(this.server, this.serverUrl)?.client;
+    const client = this.store.get(this.server, this.serverUrl)?.client;
+    // Registering a client is the login's job: the gateway stops here rather than register one.
+    if (!client && !this.interactive) throw new McpLoginRequiredError(this.server, "no client is registered");
+    return client;
   }
 
   saveClientInformation(info: OAuthClientInformationMixed): void {
@@ -109,7 +119,40 @@ export class McpOAuthProvider implements OAuthClientProvider {
       e.tokensSavedAt = new Date().toISOString();
       if (this.interactive) e.redirectUrl = this.interactive.redirectUrl;
     });
+    this.endRefresh?.();
   }
+
+  /**
+   * The transport's fetch. Refresh tokens rotate, so two calls that both find the access token
+   * expired must not both refresh with the same refresh token (the second would be refused, and
+   * the SDK would then drop the first one's fresh tokens): token refreshes run one at a time,
+   * each until its tokens are saved, and each sends the refresh token saved last.
+   */
+  readonly fetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const body = init?.body;
+    if (!(body instanceof URLSearchParams) || body.get("grant_type") !== "refresh_token") return fetch(url, init);
+    while (this.refreshing) await this.refreshing;
+    let release!: () => void;
+    this.refreshing = new Promise<void>((r) => (release = r));
+    const timer = setTimeout(() => done(), 30_000); // the SDK saves right after a good answer; never wait forever
+    const done = () => {
+      clearTimeout(timer);
+      this.refreshing = undefined;
+      this.endRefresh = undefined;
+      release();
+    };
+    this.endRefresh = done;
+    try {
+      const current = this.tokens()?.refresh_token;
+      if (current) body.set("refresh_token", current);
+      const response = await fetch(url, { ...init, body });
+      if (!response.ok) done();
+      return response;
+    } catch (e) {
+      done();
+      throw e;
+    }
+  };
 
   async redirectToAuthorization(url: URL): Promise<void> {
     if (!this.interactive)
