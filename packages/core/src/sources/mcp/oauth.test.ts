@@ -59,6 +59,10 @@ async function login(server: TestOAuthMcpServer, configDir: string): Promise<str
     configDir,
     openUrl: async (u) => {
       urls.push(u);
+      // Another local process guessing at the loopback port is ignored; only this login's state counts.
+      const forged = new URL(new URL(u).searchParams.get("redirect_uri")!);
+      forged.search = new URLSearchParams({ code: "forged", state: "not-this-login" }).toString();
+      expect((await fetch(forged)).status).toBe(400);
       await browser(u);
     },
   });

@@ -36,6 +36,8 @@ export class McpLoginRequiredError extends Error {
 
 type Interactive = {
   readonly redirectUrl: string;
+  /** The OAuth `state` the redirect must carry back (RFC 6749 §10.12). */
+  readonly state: string;
   /** Called with the authorization URL the operator opens. */
   readonly onAuthorizationUrl: (url: URL) => void | Promise<void>;
 };
@@ -51,7 +53,6 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private invalidated: string | undefined;
   private refreshing: Promise<void> | undefined;
   private endRefresh: (() => void) | undefined;
-  readonly expectedState = randomBytes(16).toString("base64url");
 
   constructor(
     readonly server: string,
@@ -86,7 +87,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    return this.expectedState;
+    return this.interactive?.state ?? randomBytes(16).toString("base64url");
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
@@ -220,6 +221,7 @@ export interface McpLoginOptions {
 export async function mcpLogin(o: McpLoginOptions): Promise<{ scope?: string; expiresIn?: number }> {
   const store = new McpOAuthStore(o.configDir);
   let settle!: { resolve: (p: URLSearchParams) => void; reject: (e: Error) => void };
+  const state = randomBytes(16).toString("base64url");
   const callback = new Promise<URLSearchParams>((resolve, reject) => (settle = { resolve, reject }));
   callback.catch(() => {}); // awaited below; a timeout before that must not be an unhandled rejection
   let http: ReturnType<typeof Bun.serve>;
@@ -230,6 +232,9 @@ export async function mcpLogin(o: McpLoginOptions): Promise<{ scope?: string; ex
       fetch(req) {
         const url = new URL(req.url);
         if (url.pathname !== "/callback") return new Response("not found", { status: 404 });
+        // Anything on this machine can reach this port: only the redirect of this login counts.
+        if (url.searchParams.get("state") !== state)
+          return new Response("state does not match this login; ignored", { status: 400 });
         settle.resolve(url.searchParams);
         const ok = url.searchParams.has("code");
         return new Response(
@@ -260,14 +265,13 @@ export async function mcpLogin(o: McpLoginOptions): Promise<{ scope?: string; ex
     });
     const provider = new McpOAuthProvider(o.name, o.serverUrl, o.oauth, store, {
       redirectUrl: `http://127.0.0.1:${http.port}/callback`,
+      state,
       onAuthorizationUrl: (url) => o.openUrl(url.toString()),
     });
     const scope = o.oauth.scopes?.length ? o.oauth.scopes.join(" ") : undefined;
     const first = await auth(provider, { serverUrl: o.serverUrl, ...(scope ? { scope } : {}) });
     if (first === "REDIRECT") {
       const params = await callback;
-      if (params.get("state") !== provider.expectedState)
-        throw new Error("the redirect's state does not match this login (a stale or forged redirect); run login again");
       const error = params.get("error");
       if (error)
         throw new Error(
