@@ -30,8 +30,13 @@ export interface TestOAuthMcpServer {
   /** The authorization server's issuer URL. */
   readonly issuer: string;
   readonly mcp: TestMcpHttpServer;
-  /** Every request to the authorization server: method, path, form or JSON body (for assertions). */
-  readonly asRequests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
+  /** Every request to the authorization server: method, path, form or JSON body, headers (for assertions). */
+  readonly asRequests: Array<{
+    method: string;
+    path: string;
+    body: Record<string, unknown>;
+    headers: Record<string, string>;
+  }>;
   /** Every access and refresh token ever issued (tests check none of them reaches a log or receipt). */
   readonly issued: string[];
   /** Access tokens presented to the MCP endpoint, in order. */
@@ -137,7 +142,7 @@ export async function startOAuthMcpServer(
           body = Object.fromEntries(new URLSearchParams(await req.text()));
         }
       } else body = Object.fromEntries(url.searchParams);
-      asRequests.push({ method: req.method, path: url.pathname, body });
+      asRequests.push({ method: req.method, path: url.pathname, body, headers: Object.fromEntries(req.headers) });
 
       if (url.pathname === "/.well-known/oauth-authorization-server" && req.method === "GET") {
         // RFC 8414 §2, §3.2.

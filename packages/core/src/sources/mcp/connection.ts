@@ -127,7 +127,7 @@ export class McpConnection {
       }
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
-        ...(authProvider ? { authProvider, fetch: authProvider.fetch } : {}),
+        ...(authProvider ? { authProvider, fetch: serverHeadersOnlyToServer(c, authProvider.fetch) } : {}),
       });
     }
     if (!c.allowProcess)
@@ -141,4 +141,23 @@ export class McpConnection {
       stderr: "pipe",
     });
   }
+}
+
+/**
+ * The SDK adds the configured `headers` to every request the transport makes, OAuth discovery and
+ * token requests included; those go to the authorization server, often another host. The headers
+ * may carry secrets meant for the MCP server only, so they reach the server's origin only.
+ */
+function serverHeadersOnlyToServer(
+  c: { readonly url: string; readonly headers?: Readonly<Record<string, string>> },
+  inner: (url: string | URL, init?: RequestInit) => Promise<Response>,
+): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  const names = new Set(Object.keys(c.headers ?? {}).map((h) => h.toLowerCase()));
+  const origin = new URL(c.url).origin;
+  return (url, init) => {
+    if (!names.size || new URL(String(url)).origin === origin || !init?.headers) return inner(url, init);
+    const headers = new Headers(init.headers);
+    for (const n of names) headers.delete(n);
+    return inner(url, { ...init, headers });
+  };
 }

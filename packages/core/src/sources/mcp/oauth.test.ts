@@ -128,6 +128,27 @@ describe("MCP servers behind OAuth (authorization code + PKCE)", () => {
     expect(await read.run(read.args.parse({ id: "n3" }), ctx())).toMatchObject({ id: "n3" });
   });
 
+  test("configured headers reach the MCP server, never the authorization server", async () => {
+    const { server } = await notesServer();
+    const p = tempProject(
+      {
+        ".openassistant/config.json": JSON.stringify({
+          mcp: { servers: { notes: { url: server.url, headers: { "x-tenant-key": "${TENANT_KEY}" }, oauth: {} } } },
+        }),
+      },
+      { TENANT_KEY: "tenant-secret-123" },
+    );
+    await login(server, p.globalDir);
+    const before = server.asRequests.length;
+    server.expireAccessTokens();
+    const r = await loadTools({ ...p.opts, autoInstall: false });
+    expect(r.diagnostics.filter((d) => d.level === "error")).toEqual([]);
+    const after = server.asRequests.slice(before);
+    expect(after.map((x) => x.path)).toContain("/token"); // the refresh went to the authorization server
+    expect(JSON.stringify(after)).not.toContain("tenant-secret-123");
+    expect(server.mcp.headers.at(-1)?.["x-tenant-key"]).toBe("tenant-secret-123");
+  });
+
   test("calls in parallel after expiry refresh once at a time; none fails and the saved login stays valid", async () => {
     const { server, calls } = await notesServer();
     const p = project(server.url);
