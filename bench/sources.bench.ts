@@ -6,11 +6,13 @@ import { join } from "node:path";
 import { generateDeclarations } from "../packages/core/src/codemode/declarations.ts";
 import { approxTokens, promptToolListing, withDiscovery } from "../packages/core/src/codemode/tool-discovery.ts";
 import { createTypechecker } from "../packages/core/src/codemode/typecheck.ts";
-import { McpConnection } from "../packages/core/src/sources/mcp/index.ts";
+import { McpConnection, mcpLogin } from "../packages/core/src/sources/mcp/index.ts";
 import { loadOpenApiSource } from "../packages/core/src/sources/openapi/index.ts";
 import { z } from "../packages/sdk/src/index.ts";
 import { makeFixtureToolTree } from "../packages/testkit/src/tool-fixtures.ts";
 import { startMcpHttpServer } from "../packages/testkit/src/mcp/http-server.ts";
+import { startOAuthMcpServer } from "../packages/testkit/src/mcp/oauth-server.ts";
+import { connectSdkClient } from "../packages/testkit/src/mcp/sdk-client.ts";
 import { makeTempDir } from "../packages/testkit/src/temp.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 
@@ -68,25 +70,63 @@ printTable("GitHub's OpenAPI spec as tools", [
   { step: "warm typecheck of a call against all of them", time: fmtMs(warm.medianMs) },
 ]);
 
-const server = await startMcpHttpServer((s) => {
+const echo = (s: Parameters<Parameters<typeof startMcpHttpServer>[0]>[0]) =>
   s.registerTool("echo", { description: "Echo", inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: "text", text }],
   }));
-});
+const server = await startMcpHttpServer(echo);
 const direct = async ({ text }: { text: string }) => ({ content: [{ type: "text", text }] });
+const opts = { iterations: 300, warmup: 30 };
+const directCall = await bench("direct", () => direct({ text: "hi" }), opts);
+// The SDK's own client, no OpenAssistant code in between.
+const sdk = await connectSdkClient(server.url);
+const viaSdk = await bench("sdk", () => sdk.callTool({ name: "echo", arguments: { text: "hi" } }), opts);
+await sdk.close();
 const conn = new McpConnection("bench", { url: server.url });
 await conn.listTools();
-const viaMcp = await bench("mcp", () => conn.callTool("echo", { text: "hi" }), { iterations: 200, warmup: 20 });
-const directCall = await bench("direct", () => direct({ text: "hi" }), { iterations: 200, warmup: 20 });
+const viaMcp = await bench("mcp", () => conn.callTool("echo", { text: "hi" }), opts);
 await conn.close();
 await server.close();
-printTable("MCP call overhead (streamable HTTP on 127.0.0.1, SDK client and server)", [
-  { call: "direct function call", median: fmtMs(directCall.medianMs), p95: fmtMs(directCall.p95Ms) },
-  {
-    call: "MCP tools/call round trip",
-    median: fmtMs(viaMcp.medianMs),
-    p95: fmtMs(viaMcp.p95Ms),
-    overhead: fmtMs(viaMcp.medianMs - directCall.medianMs),
+
+// Behind OAuth: the bearer token is read from the 0600 file on every request; after expiry one
+// call pays the 401, the refresh (rotated refresh token saved) and the retry.
+const protectedServer = await startOAuthMcpServer(echo);
+const configDir = makeTempDir("oa-bench-oauth-");
+await mcpLogin({
+  name: "bench",
+  serverUrl: protectedServer.url,
+  oauth: {},
+  configDir,
+  openUrl: async (url) => {
+    const approved = await fetch(url, { redirect: "manual" });
+    await fetch(approved.headers.get("location")!);
   },
+});
+const authed = new McpConnection("bench", { url: protectedServer.url, oauth: {} }, configDir);
+await authed.listTools();
+const viaOAuth = await bench("oauth", () => authed.callTool("echo", { text: "hi" }), opts);
+const refreshed = await bench(
+  "refresh",
+  async () => {
+    protectedServer.expireAccessTokens();
+    await authed.callTool("echo", { text: "hi" });
+  },
+  { iterations: 30, warmup: 3 },
+);
+await authed.close();
+await protectedServer.close();
+
+const row = (call: string, r: { medianMs: number; p95Ms: number }) => ({
+  call,
+  median: fmtMs(r.medianMs),
+  p95: fmtMs(r.p95Ms),
+  "vs SDK client": r === directCall ? "" : fmtMs(r.medianMs - viaSdk.medianMs),
+});
+printTable("MCP call overhead (streamable HTTP on 127.0.0.1, SDK server)", [
+  row("direct function call", directCall),
+  row("SDK Client.callTool (no OpenAssistant code)", viaSdk),
+  row("McpConnection.callTool", viaMcp),
+  row("McpConnection.callTool, OAuth bearer (token from the 0600 file)", viaOAuth),
+  row("the same right after the access token expired (401, refresh, save, retry)", refreshed),
 ]);
 process.exit(0);

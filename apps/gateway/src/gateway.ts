@@ -7,6 +7,7 @@ import { openDatabase } from "@openassistant/core/db";
 import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
 import { createSandboxPool } from "@openassistant/core/sandbox";
+import { closeMcpConnections } from "@openassistant/core/sources";
 import type { SandboxPool } from "@openassistant/core/sandbox";
 import { newTurnId, runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
 import { mergeTurnSettings } from "./agent/settings.ts";
@@ -322,6 +323,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     approvals.close();
     toolSource.close();
     await runner.close({ reason });
+    // MCP servers: HTTP sessions end, stdio server processes are stopped.
+    await closeMcpConnections();
     if (!options.sandbox) await pool.close();
     if (!options.typechecker) await typechecker.close();
     closed = true;

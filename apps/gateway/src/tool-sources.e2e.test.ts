@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "@openassistant/sdk";
 import { flattenToolTree } from "@openassistant/core/tools";
-import { closeMcpConnections } from "@openassistant/core/sources";
+import { closeMcpConnections, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
-import { startMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
+import { startOAuthMcpServer } from "@openassistant/testkit/mcp/oauth-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { startProjectGateway } from "../test/harness.ts";
 
@@ -24,7 +24,7 @@ const GITHUB_SPEC = Bun.resolveSync(
 );
 
 describe("tool sources beyond files (issue 15)", () => {
-  test("an MCP server over stdio, one over HTTP and GitHub's OpenAPI spec: one turn calls a tool of each, approval where required, receipts for each; the prompt switches to discovery", async () => {
+  test("an MCP server over stdio, one over HTTP behind OAuth and GitHub's OpenAPI spec: one turn calls a tool of each, approval where required, receipts for each (no token in them); the prompt switches to discovery", async () => {
     const gh = await startFakeGitHub({
       token: "ghp_e2e",
       repos: {
@@ -37,7 +37,7 @@ describe("tool sources beyond files (issue 15)", () => {
       },
     });
     const deleted: number[] = [];
-    const users = await startMcpHttpServer((s) => {
+    const users = await startOAuthMcpServer((s) => {
       s.registerTool(
         "delete-user",
         { description: "Delete a user", inputSchema: { id: z.number() } },
@@ -50,13 +50,26 @@ describe("tool sources beyond files (issue 15)", () => {
     const api = await startFakeAnthropic();
     const dir = makeTempDir("oa-sources-e2e-");
     mkdirSync(join(dir, ".openassistant"), { recursive: true });
+    const configDir = join(dir, "config");
+    // `openassistant mcp login users`, the operator being the browser: the fake approves and redirects back.
+    await mcpLogin({
+      name: "users",
+      serverUrl: users.url,
+      oauth: {},
+      configDir,
+      openUrl: async (url) => {
+        const approved = await fetch(url, { redirect: "manual" });
+        await fetch(approved.headers.get("location")!);
+      },
+    });
+    expect(statSync(mcpOAuthPath(configDir)).mode & 0o777).toBe(0o600);
     writeFileSync(
       join(dir, ".openassistant", "config.json"),
       JSON.stringify({
         mcp: {
           servers: {
             everything: { command: process.execPath, args: [EVERYTHING, "stdio"], allowProcess: true },
-            users: { url: users.url },
+            users: { url: users.url, oauth: {} },
           },
         },
         openapi: {
@@ -69,11 +82,18 @@ describe("tool sources beyond files (issue 15)", () => {
         workspace: { enabled: false },
       }),
     );
-    const gateway = await startProjectGateway(dir, api.url, { GH_TOKEN: "ghp_e2e" });
+    const gateway = await startProjectGateway(dir, api.url, {
+      GH_TOKEN: "ghp_e2e",
+      OPENASSISTANT_CONFIG_DIR: configDir,
+    });
     try {
       const paths = flattenToolTree(gateway.tools().tree).map((t) => t.path);
-      expect(paths).toContain("everything.getSum");
-      expect(paths).toContain("users.deleteUser");
+      expect(gateway.tools().diagnostics).toEqual([]);
+      // Every tool of each source is listed.
+      const everythingTools = paths.filter((p: string) => p.startsWith("everything."));
+      expect(everythingTools.length).toBeGreaterThan(5);
+      expect(everythingTools).toContain("everything.getSum");
+      expect(paths.filter((p: string) => p.startsWith("users."))).toEqual(["users.deleteUser"]);
       expect(paths.filter((p: string) => p.startsWith("github.")).length).toBeGreaterThan(1000);
       expect(paths).toContain("$search");
 
@@ -125,6 +145,11 @@ describe("tool sources beyond files (issue 15)", () => {
         .map((r) => r.toolPath);
       expect(succeeded).toEqual(["$search", "everything.getSum", "github.issues.listForRepo", "users.deleteUser"]);
       expect(out.unverified).toBe(false);
+      // The MCP call carried the OAuth access token; no token is in any receipt.
+      expect(users.presented.length).toBeGreaterThan(0);
+      expect(users.presented.every((t) => users.issued.includes(t))).toBe(true);
+      const receipts = JSON.stringify(out.runIds.flatMap((r) => gateway.receipts.query({ runId: r })));
+      for (const t of users.issued) expect(receipts).not.toContain(t);
     } finally {
       await gateway.shutdown();
       await api.close();

@@ -42,6 +42,9 @@ export const main = defineCommand({
     tools: lazyCommand("Work with tools in .openassistant/tools/", () =>
       import("./commands/tools.ts").then((m) => m.toolsCommand),
     ),
+    mcp: lazyCommand("MCP servers: log in to servers that use OAuth (authorization code + PKCE)", () =>
+      import("./commands/mcp.ts").then((m) => m.mcpCommand),
+    ),
     plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
       import("./commands/plugins.ts").then((m) => m.pluginsCommand),
     ),

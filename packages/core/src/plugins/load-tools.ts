@@ -90,6 +90,7 @@ export async function loadToolsIncremental(
           cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache"),
         }),
         ...mcpBundles(config.mcp.servers, {
+          configDir: globalDir,
           ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
         }),
       ],
@@ -498,6 +499,21 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
           message: `plugin factory did not return within ${formatSeconds(err.ms)} (a promise that never settles, or slow setup)`,
           hint: `Make the factory in ${file} return its tools quickly; connect lazily inside run() instead of awaiting the connection in the factory. The other tools and plugins still load.`,
         });
+      // A config source (MCP server, OpenAPI spec) has no factory to fix: its own message says what is wrong.
+      const configPath = c.kind === "bundled" ? c.bundled.configPath : undefined;
+      if (configPath) {
+        const at = locateConfigKey(lc.loadedConfig.sources, [...configPath]);
+        const hint = (err as { hint?: unknown }).hint;
+        return fail({
+          source: at?.file ?? configFileOf(lc),
+          ...(at ? { line: at.line, column: at.column } : {}),
+          message: err instanceof Error ? err.message : String(err),
+          hint:
+            typeof hint === "string"
+              ? hint
+              : `Check ${configPath.join(".")} in the config; the other tools still load.`,
+        });
+      }
       const d = describeLoadError(err, file, lc.projectWorkspace);
       const at = locateConfigKey(lc.loadedConfig.sources, ["config", c.id]);
       const configFile = at?.file ?? configFileOf(lc);

@@ -52,6 +52,11 @@ export interface BundledPlugin {
   readonly source?: string;
   /** Changes when what the tools come from changes (a spec file, its config): the entry is reloaded. */
   readonly fingerprint?: string;
+  /**
+   * Where a config source comes from (`mcp.servers.<name>`, `openapi.<name>`): when it fails, the
+   * diagnostic is its own message (with the error's `hint` when it has one) at that config key.
+   */
+  readonly configPath?: readonly string[];
 }
 
 export interface LoadToolsOptions {

@@ -16,7 +16,11 @@ export interface TestMcpHttpServer {
 
 export async function startMcpHttpServer(
   setup: (server: McpServer) => void,
-  options: { requireHeader?: [string, string] } = {},
+  options: {
+    requireHeader?: [string, string];
+    /** Runs first for every request: a Response answers it (e.g. a 401), undefined passes it on to MCP. */
+    guard?: (req: Request) => Response | undefined;
+  } = {},
 ): Promise<TestMcpHttpServer> {
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
@@ -27,6 +31,8 @@ export async function startMcpHttpServer(
     idleTimeout: 0,
     async fetch(req) {
       headers.push(Object.fromEntries(req.headers));
+      const denied = options.guard?.(req);
+      if (denied) return denied;
       if (options.requireHeader && req.headers.get(options.requireHeader[0]) !== options.requireHeader[1])
         return new Response("unauthorized", { status: 401 });
       const sessionId = req.headers.get("mcp-session-id");

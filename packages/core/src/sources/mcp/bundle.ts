@@ -6,26 +6,27 @@ import { mcpToolTree } from "./tools.ts";
 /** Connections live as long as the process: a reload reuses them; a changed config opens a new one. */
 const connections = new Map<string, McpConnection>();
 
-function connectionFor(name: string, config: McpServerConfig): McpConnection {
-  const key = `${name}|${JSON.stringify(config)}`;
+function connectionFor(name: string, config: McpServerConfig, configDir: string | undefined): McpConnection {
+  const key = `${name}|${configDir}|${JSON.stringify(config)}`;
   let c = connections.get(key);
-  if (!c) connections.set(key, (c = new McpConnection(name, config)));
+  if (!c) connections.set(key, (c = new McpConnection(name, config, configDir)));
   return c;
 }
 
 /** `config.mcp.servers.<name>` as tool sources mounted at `tools.<name>`. */
 export function mcpBundles(
   servers: OpenAssistantConfig["mcp"]["servers"],
-  o: { onToolsChanged?: () => void } = {},
+  o: { onToolsChanged?: () => void; configDir?: string } = {},
 ): BundledPlugin[] {
   return Object.entries(servers ?? {})
     .filter(([, s]) => s.enabled)
     .map(([name, s]) => {
       const { enabled: _enabled, ...config } = s;
-      const connection = connectionFor(name, config as McpServerConfig);
+      const connection = connectionFor(name, config as McpServerConfig, o.configDir);
       if (o.onToolsChanged) connection.onToolsChanged(o.onToolsChanged);
       return {
         id: name,
+        configPath: ["mcp", "servers", name],
         source: "url" in config ? config.url : `${config.command} ${(config.args ?? []).join(" ")}`.trim(),
         // Re-listed on every load: a server's tools can change without its config changing.
         fingerprint: `${JSON.stringify(config)}|${Date.now()}`,

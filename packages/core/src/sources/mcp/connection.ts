@@ -2,9 +2,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
+import { McpOAuthStore } from "./oauth-store.ts";
 
 export type McpServerConfig =
-  | { readonly url: string; readonly headers?: Readonly<Record<string, string>> }
+  | {
+      readonly url: string;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** Authorization code + PKCE; tokens from `openassistant mcp login <name>`. */
+      readonly oauth?: McpOAuthConfig;
+    }
   | {
       readonly command: string;
       readonly args?: readonly string[];
@@ -29,6 +36,8 @@ export class McpConnection {
   constructor(
     readonly name: string,
     private readonly config: McpServerConfig,
+    /** Where `mcp-oauth.json` lives (the config dir); needed by servers with `oauth`. */
+    private readonly configDir?: string,
   ) {}
 
   onToolsChanged(listener: () => void): () => void {
@@ -94,6 +103,8 @@ export class McpConnection {
     try {
       await client.connect(this.transport());
     } catch (e) {
+      // Nothing to retry until the operator logs in; the login is seen on the next use (the file is re-read).
+      if (e instanceof McpLoginRequiredError) throw e;
       this.retryAt = Date.now() + BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)]!;
       this.failures++;
       throw new Error(`could not connect to MCP server "${this.name}": ${(e as Error).message}`);
@@ -106,8 +117,19 @@ export class McpConnection {
 
   private transport() {
     const c = this.config;
-    if ("url" in c)
-      return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: { ...(c.headers ?? {}) } } });
+    if ("url" in c) {
+      let authProvider: McpOAuthProvider | undefined;
+      if (c.oauth) {
+        if (!this.configDir) throw new Error(`mcp.servers.${this.name}.oauth: no config dir to read the login from`);
+        authProvider = new McpOAuthProvider(this.name, c.url, c.oauth, new McpOAuthStore(this.configDir));
+        // Checked here, without a request: the gateway never starts a browser flow itself.
+        if (!authProvider.hasTokens()) throw new McpLoginRequiredError(this.name, "not logged in");
+      }
+      return new StreamableHTTPClientTransport(new URL(c.url), {
+        requestInit: { headers: { ...(c.headers ?? {}) } },
+        ...(authProvider ? { authProvider, fetch: serverHeadersOnlyToServer(c, authProvider.fetch) } : {}),
+      });
+    }
     if (!c.allowProcess)
       throw new Error(`mcp.servers.${this.name} starts a process (${c.command}); set "allowProcess": true to allow it`);
     // The server gets PATH and what the config lists, not the gateway's environment (secrets).
@@ -119,4 +141,23 @@ export class McpConnection {
       stderr: "pipe",
     });
   }
+}
+
+/**
+ * The SDK adds the configured `headers` to every request the transport makes, OAuth discovery and
+ * token requests included; those go to the authorization server, often another host. The headers
+ * may carry secrets meant for the MCP server only, so they reach the server's origin only.
+ */
+function serverHeadersOnlyToServer(
+  c: { readonly url: string; readonly headers?: Readonly<Record<string, string>> },
+  inner: (url: string | URL, init?: RequestInit) => Promise<Response>,
+): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  const names = new Set(Object.keys(c.headers ?? {}).map((h) => h.toLowerCase()));
+  const origin = new URL(c.url).origin;
+  return (url, init) => {
+    if (!names.size || new URL(String(url)).origin === origin || !init?.headers) return inner(url, init);
+    const headers = new Headers(init.headers);
+    for (const n of names) headers.delete(n);
+    return inner(url, { ...init, headers });
+  };
 }

@@ -20,6 +20,7 @@ export function openApiBundles(
       return {
         id: name,
         source: spec,
+        configPath: ["openapi", name],
         fingerprint: `${JSON.stringify(e)}|${stamp}`,
         tools: async () =>
           (
