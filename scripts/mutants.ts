@@ -664,4 +664,47 @@ export const MUTANTS: readonly Mutant[] = [
       "the HTTP token is not a secret",
     ],
   ]),
+  // Issue 14: what an approver is shown of an assistant-written tool, and what backs a reminder claim.
+  ...m(
+    "packages/core/src/codemode/tool-invoker.ts",
+    ["packages/core/src/codemode/tool-invoker.test.ts"],
+    [
+      [
+        "invoker-files-unredacted",
+        `const text = redact(f.text);`,
+        `const text = f.text;`,
+        "files shown whole on a card keep secrets",
+      ],
+      [
+        "invoker-files-any-name",
+        `!FILE_NAME.test(f.name)`,
+        `f.name === ""`,
+        "a file named with a path (../x) reaches the surfaces",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/grounding/ground.ts",
+    ["apps/gateway/src/grounding/reminders.test.ts"],
+    [
+      [
+        "ground-reminder-file-backs",
+        `(isReminderClaim(c) && !integrated) || `,
+        ``,
+        "a written tool file alone backs 'I'll notify you when …'",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/grounding/reminders.ts",
+    ["apps/gateway/src/grounding/reminders.test.ts"],
+    [
+      [
+        "reminders-authoring-counts",
+        `(r) => !AUTHORING.test(r.toolPath) && isActionCall(r) && status.get(r.callId) === "succeeded",`,
+        `(r) => isActionCall(r) && status.get(r.callId) === "succeeded",`,
+        "workspace.writeTool's success counts as the integration's",
+      ],
+    ],
+  ),
 ];

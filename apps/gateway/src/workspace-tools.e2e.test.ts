@@ -11,7 +11,7 @@ import {
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { surfacePort } from "./surfaces/gateway-port.ts";
-import { renderCard } from "./surfaces/discord/render-card.ts";
+import { cardFiles, renderCard } from "./surfaces/discord/render-card.ts";
 import { renderTools } from "./surfaces/discord/render-lists.ts";
 import type { Gateway } from "./gateway.ts";
 import { startProjectGateway } from "../test/harness.ts";
@@ -88,13 +88,20 @@ describe("the assistant writes its own tool (issue 14)", () => {
     const api = await startFakeAnthropic();
     const gateway = await gatewayIn(dir, api);
     try {
-      const cards: Array<{ tool: string; summary?: string; input?: string; card: string }> = [];
+      const cards: Array<{
+        tool: string;
+        summary?: string;
+        input?: string;
+        files?: ReadonlyArray<{ name: string; text: string }>;
+        card: string;
+      }> = [];
       gateway.approvals.subscribe((e) => {
         if (e.type !== "requested") return;
         cards.push({
           tool: e.request.toolPath,
           summary: e.request.summary,
           input: e.request.inputJson,
+          files: cardFiles(e.request).map((f) => ({ name: f.name, text: f.attachment.toString("utf8") })),
           card: JSON.stringify(renderCard(e.request, { kind: "pending" })),
         });
         gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
@@ -119,8 +126,11 @@ describe("the assistant writes its own tool (issue 14)", () => {
       const card = cards.find((c) => c.tool === "workspace.writeTool")!;
       expect(card.summary).toContain(`new signup_monitor.ts · sha256 ${sha256Hex(MONITOR)}`);
       expect(card.summary).toContain("reason: Watch signups in PostHog; alert below 50 a day");
-      // The Discord card shows that summary; the whole input (the source) goes along as input.json.
+      // The Discord card shows that summary; the exact source goes along as signup_monitor.ts.
       expect(card.card).toContain(sha256Hex(MONITOR));
+      // (the model's code, which holds the source and is too long for the card, as code.ts).
+      expect(card.files?.map((f) => f.name)).toEqual(["signup_monitor.ts", "code.ts"]);
+      expect(card.files?.[0]?.text).toBe(MONITOR);
       expect(JSON.parse(card.input!).source).toBe(MONITOR);
       // What was written is exactly what was approved.
       expect(readFileSync(join(dir, ".openassistant/tools/signup_monitor.ts"), "utf8")).toBe(MONITOR);

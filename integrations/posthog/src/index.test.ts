@@ -146,19 +146,33 @@ describe("posthog plugin against a fake PostHog that enforces the documented API
     expect((await post("/api/projects/4242/query/", { query: { kind: "HogQLQuery" } })).status).toBe(400);
     expect((await post("/i/v0/e/", { api_key: PROJECT, event: "x" }, false)).status).toBe(400); // no distinct_id
     expect((await post("/i/v0/e/", { api_key: PERSONAL, event: "x", distinct_id: "u" }, false)).status).toBe(401); // a personal key cannot capture
-    expect(
-      (
-        await post("/api/projects/4242/alerts/", {
-          name: "a",
-          insight: 77,
-          subscribed_users: [1],
-          threshold: { configuration: { type: "absolute", bounds: {} } },
-          condition: { type: "absolute_value" },
-        })
-      ).status,
-    ).toBe(400);
-    expect(ph.violations.length - before).toBe(5);
+    // Alerts: what the Alert serializer's schema refuses (https://posthog.com/docs/api/alerts).
+    const alert = {
+      insight: 77,
+      subscribed_users: [1],
+      threshold: { configuration: { type: "absolute", bounds: { lower: 50 } } },
+    };
+    const create = (body: unknown) => post("/api/projects/4242/alerts/", body).then((r) => r.status);
+    expect(await create({ ...alert, threshold: { configuration: { type: "absolute", bounds: { below: 50 } } } })).toBe(
+      400,
+    ); // bounds take lower and upper only
+    expect(await create({ ...alert, threshold: { configuration: { type: "count", bounds: { lower: 1 } } } })).toBe(400);
+    expect(await create({ insight: 77, threshold: alert.threshold })).toBe(400); // subscribed_users is required
+    expect(await create({ ...alert, subscribed_users: [999] })).toBe(400); // no such user
+    expect(await create({ ...alert, condition: { type: "absolute_value", below: 1 } })).toBe(400);
+    expect(await create({ ...alert, config: { check_ongoing_interval: true } })).toBe(400); // series_index required
+    expect(ph.violations.length - before).toBe(10);
     ph.violations.length = before;
+    // What the schema allows is accepted: no name, no condition, bounds left out; the answer
+    // carries the insight and users as objects, as PostHog's does.
+    const res = await post("/api/projects/4242/alerts/", {
+      ...alert,
+      threshold: { configuration: { type: "percentage" } },
+    });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ insight: { id: 77 }, subscribed_users: [{ id: 1 }], condition: null });
+    expect(ph.violations.length).toBe(before);
+    ph.alerts.pop();
   });
 
   test("a bad config is reported before import, naming the field", async () => {

@@ -10,6 +10,11 @@ const PostHogConfig = z.object({
   ingestHost: z.string().default("https://us.i.posthog.com"),
 });
 
+/** An alert's `insight` as PostHog returns it: an InsightBasic object (older answers: the bare id). */
+function insightId(insight: unknown): unknown {
+  return typeof insight === "object" && insight !== null && "id" in insight ? (insight as { id: unknown }).id : insight;
+}
+
 const eventName = z.string().min(1).max(200).describe('Event name, e.g. "user signed up" or "$pageview"');
 
 export default definePlugin({
@@ -58,7 +63,8 @@ export default definePlugin({
             return page.results.map((a) => ({
               id: a.id,
               name: a.name,
-              insight: a.insight,
+              // PostHog answers with the whole insight object here (its id is what alerts.create takes).
+              insight: insightId(a.insight),
               state: a.state,
               enabled: a.enabled,
               interval: a.calculation_interval,

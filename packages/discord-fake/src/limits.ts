@@ -1,4 +1,4 @@
-import { invalidFormBody } from "./http.ts";
+import { DiscordHttpError, invalidFormBody } from "./http.ts";
 import type { Json } from "./types.ts";
 
 /**
@@ -38,6 +38,27 @@ export const MODAL_LIMITS = { title: 45, components: 5, textLabel: 45, maxLength
 
 // https://docs.discord.com/developers/resources/channel#start-thread-from-message — name: 1–100 characters.
 export const THREAD_NAME_LIMIT = 100;
+
+// https://docs.discord.com/developers/reference#uploading-files — files go as multipart `files[n]`
+// parts; a message holds up to 10 attachments, each within the upload size limit: 10 MiB by default
+// (the `attachment_size_limit` an interaction carries, https://docs.discord.com/developers/interactions/receiving-and-responding#interaction-object).
+// Over the limit Discord answers 413 with JSON code 40005 "Request entity too large"
+// (https://docs.discord.com/developers/topics/opcodes-and-status-codes#json).
+export const FILE_LIMITS = { files: 10, bytes: 10 * 1024 * 1024, filename: 1024 } as const;
+
+/** The files of a create or edit: `kept` attachments stay on the message beside the new ones. */
+export function validateFiles(
+  files: ReadonlyArray<{ filename: string; bytes: Uint8Array }>,
+  kept = 0,
+  at = "attachments",
+): void {
+  if (files.length + kept > FILE_LIMITS.files) throw tooLong(at, FILE_LIMITS.files);
+  files.forEach((f, i) => {
+    if (!f.filename) throw invalidFormBody(`${at}.${i}.filename`, "BASE_TYPE_REQUIRED", "This field is required");
+    if (f.filename.length > FILE_LIMITS.filename) throw tooLong(`${at}.${i}.filename`, FILE_LIMITS.filename);
+    if (f.bytes.byteLength > FILE_LIMITS.bytes) throw new DiscordHttpError(413, 40005, "Request entity too large");
+  });
+}
 
 export function validateContent(content: string, at = "content"): void {
   if (content.length > CONTENT_LIMIT) throw tooLong(at, CONTENT_LIMIT);

@@ -1,7 +1,7 @@
 import type { Gateway, GatewaySession } from "./gateway.ts";
 import { DiscordHttpError, invalidFormBody, unknownChannel, unknownMessage } from "./http.ts";
 import { ChannelType, Intents, type Json } from "./types.ts";
-import { validateComponents, validateContent, validateEmbeds } from "./limits.ts";
+import { validateComponents, validateContent, validateEmbeds, validateFiles } from "./limits.ts";
 import { resolveMentions, type Ping } from "./mentions.ts";
 import { isTextLike, isThread, type World } from "./world.ts";
 
@@ -124,6 +124,8 @@ export class MessageService {
   edit(messageId: string, body: Json, files: StoredFile[] = []): Json {
     const message = this.world.findMessage(messageId);
     if (!message) throw unknownMessage();
+    // Checked before anything changes: a rejected edit leaves the message as it was.
+    if ("attachments" in body || files.length) validateFiles(files, this.keptIds(message, body).size);
     if ("content" in body) {
       const content = body.content === null ? "" : String(body.content);
       validateContent(content);
@@ -219,10 +221,15 @@ export class MessageService {
     });
   }
 
+  /** Ids of the message's attachments an edit keeps (all when it names none). */
+  private keptIds(message: Json, body: Json): Set<string> {
+    const existing = new Set((message.attachments as Json[]).map((a) => String(a.id)));
+    const named = ((body.attachments as Json[] | undefined) ?? message.attachments).map((a: Json) => String(a.id));
+    return new Set(named.filter((id: string) => existing.has(id)));
+  }
+
   private keptAttachments(message: Json, body: Json, files: StoredFile[]): Json[] {
-    const keepIds = new Set(
-      ((body.attachments as Json[] | undefined) ?? message.attachments).map((a: Json) => String(a.id)),
-    );
+    const keepIds = this.keptIds(message, body);
     const kept = (message.attachments as Json[]).filter((a) => keepIds.has(String(a.id)));
     return [...kept, ...this.attachments(body, files)];
   }
@@ -249,6 +256,7 @@ function validateBody(body: Json, files: StoredFile[], allowEmpty: boolean): voi
   const content = body.content === undefined || body.content === null ? "" : String(body.content);
   validateContent(content);
   validateEmbeds(body.embeds ?? []);
+  validateFiles(files);
   const v2 = ((body.flags ?? 0) & MessageFlags.IsComponentsV2) !== 0;
   if (!v2 && body.components) validateComponents(body.components);
   const empty =

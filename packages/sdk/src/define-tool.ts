@@ -20,6 +20,15 @@ export interface ToolContext {
   readonly log: ToolLogger;
 }
 
+/**
+ * A file an approver sees whole before deciding (e.g. the source a call will write, or its diff):
+ * Discord attaches it to the approval card, the terminal prints it. `name` is a plain file name.
+ */
+export interface PreviewFile {
+  readonly name: string;
+  readonly text: string;
+}
+
 /** What `defineTool()` returns and what the core runtime consumes. */
 export interface ToolDefinition<TInput = any> {
   readonly _tag: "ToolDefinition";
@@ -30,6 +39,7 @@ export interface ToolDefinition<TInput = any> {
   readonly run: (input: TInput, ctx?: ToolContext) => Promise<unknown>;
   readonly previewInput?: (input: TInput) => string | undefined;
   readonly previewOutput?: (output: unknown) => string | undefined;
+  readonly previewFiles?: (input: TInput) => readonly PreviewFile[] | undefined;
 }
 
 /** Nested records of tools: `{ calendar: { create: defineTool(...) } }`. */
@@ -53,13 +63,15 @@ export interface ToolOptions<TShape extends z.ZodRawShape> {
   previewInput?: (input: z.output<z.ZodObject<TShape>>) => string | undefined;
   /** Short text for receipts instead of raw JSON of the result. */
   previewOutput?: (output: unknown) => string | undefined;
+  /** Files shown whole on the approval card (attached in Discord), e.g. the exact text a call will write. */
+  previewFiles?: (input: z.output<z.ZodObject<TShape>>) => readonly PreviewFile[] | undefined;
 }
 
 export class ToolDefinitionError extends Error {
   override name = "ToolDefinitionError";
 }
 
-const optionalFns = ["previewInput", "previewOutput"] as const;
+const optionalFns = ["previewInput", "previewOutput", "previewFiles"] as const;
 
 export function defineTool<TShape extends z.ZodRawShape>(
   options: ToolOptions<TShape>,
@@ -87,6 +99,7 @@ export function defineTool<TShape extends z.ZodRawShape>(
     run: options.run as (input: z.output<z.ZodObject<TShape>>, ctx?: ToolContext) => Promise<unknown>,
     previewInput: options.previewInput,
     previewOutput: options.previewOutput,
+    previewFiles: options.previewFiles,
   });
 }
 

@@ -1,5 +1,13 @@
 export { defineTool, isToolDefinition, ToolDefinitionError } from "./define-tool.ts";
-export type { ApprovalMode, ToolContext, ToolDefinition, ToolLogger, ToolOptions, ToolTree } from "./define-tool.ts";
+export type {
+  ApprovalMode,
+  PreviewFile,
+  ToolContext,
+  ToolDefinition,
+  ToolLogger,
+  ToolOptions,
+  ToolTree,
+} from "./define-tool.ts";
 export { definePlugin, isPluginDefinition } from "./define-plugin.ts";
 export type { PluginDefinition, PluginOptions } from "./define-plugin.ts";
 export type { PluginContext, PluginLogger } from "./plugin-context.ts";

@@ -7,6 +7,7 @@ import {
 } from "@openassistant/core/receipts";
 import { findActionClaims, type ActionClaim } from "./claims.ts";
 import { CLAIM_VERB_STEMS, READ_VERBS } from "./lexicon.ts";
+import { findReminderPromises, hasIntegrationSuccess, isReminderClaim } from "./reminders.ts";
 
 export const UNVERIFIED_MARK = "⚠️ unverified: no successful tool call backs this claim";
 
@@ -80,8 +81,15 @@ export function claimIsBacked(claim: ActionClaim, receipts: readonly Receipt[]):
 /** Grounds a final answer in the receipts of every run of the turn. */
 export function groundAnswer(text: string, receipts: readonly Receipt[]): Grounding {
   const summary = summarizeRun(receipts);
-  const claims = findActionClaims(text);
-  const unbackedClaims = claims.filter((c) => !claimIsBacked(c, receipts));
+  const found = findActionClaims(text);
+  const claimed = new Set(found.map((c) => c.sentence));
+  // "I'll notify you when …" is a claim too; a sentence already counted is not counted twice.
+  const claims = [...found, ...findReminderPromises(text).filter((p) => !claimed.has(p.sentence))];
+  // A reminder-style claim also needs an integration's success: a written tool file alone watches nothing.
+  const integrated = hasIntegrationSuccess(receipts, isActionCall);
+  const unbackedClaims = claims.filter(
+    (c) => (isReminderClaim(c) && !integrated) || (c.verb !== "notify" && !claimIsBacked(c, receipts)),
+  );
   return {
     summary,
     summaryText: formatSummaryForModel(summary),

@@ -30,10 +30,14 @@ test("the whole input is stored with a request; a database from before the colum
     description: "d",
     inputPreview: 'to: "a@b.c"',
     inputJson,
+    files: [{ name: "monitor.ts", text: "export default 1;\n" }],
     requestedAt: 1,
     expiresAt: 2,
   });
   expect(store.get("c_new")!.request.inputJson).toBe(inputJson);
+  // The files a tool shows whole come back as they went in; an old row has none.
+  expect(store.get("c_new")!.request.files).toEqual([{ name: "monitor.ts", text: "export default 1;\n" }]);
+  expect(store.get("c_old")!.request.files).toBeUndefined();
   store.close();
   db.close();
   // Opening again does not try to add the column twice.

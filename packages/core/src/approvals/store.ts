@@ -31,6 +31,7 @@ interface ApprovalRow {
   input_preview: string;
   input_json: string | null;
   summary: string | null;
+  files: string | null;
   code: string | null;
   requested_by: string | null;
   requested_at: number;
@@ -66,16 +67,17 @@ export function ensureApprovalSchema(db: Database): void {
   const columns = db.query("SELECT name FROM pragma_table_info('approvals')").all() as Array<{ name: string }>;
   if (!columns.some((c) => c.name === "input_json")) db.exec("ALTER TABLE approvals ADD COLUMN input_json TEXT");
   if (!columns.some((c) => c.name === "summary")) db.exec("ALTER TABLE approvals ADD COLUMN summary TEXT");
+  if (!columns.some((c) => c.name === "files")) db.exec("ALTER TABLE approvals ADD COLUMN files TEXT");
 }
 
 const COLS =
-  "call_id, run_id, session_id, tool_path, description, input_preview, input_json, summary, code, requested_by, requested_at, expires_at, status, decided_by, decided_at, reason";
+  "call_id, run_id, session_id, tool_path, description, input_preview, input_json, summary, files, code, requested_by, requested_at, expires_at, status, decided_by, decided_at, reason";
 
 export function createApprovalStore(db: Database): ApprovalStore {
   ensureApprovalSchema(db);
   const insertStmt = db.prepare(
-    `INSERT OR IGNORE INTO approvals (call_id, run_id, session_id, tool_path, description, input_preview, input_json, summary, code, requested_by, requested_at, expires_at, status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+    `INSERT OR IGNORE INTO approvals (call_id, run_id, session_id, tool_path, description, input_preview, input_json, summary, files, code, requested_by, requested_at, expires_at, status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
   );
   const getStmt = db.prepare(`SELECT ${COLS} FROM approvals WHERE call_id = ?`);
   const decideStmt = db.prepare(
@@ -101,6 +103,7 @@ export function createApprovalStore(db: Database): ApprovalStore {
         r.inputPreview,
         r.inputJson ?? null,
         r.summary ?? null,
+        r.files?.length ? JSON.stringify(r.files) : null,
         r.code ?? null,
         r.requestedBy ?? null,
         r.requestedAt,
@@ -134,6 +137,7 @@ function rowToRecord(row: ApprovalRow): ApprovalRecord {
   if (row.session_id !== null) request.sessionId = row.session_id;
   if (row.input_json !== null) request.inputJson = row.input_json;
   if (row.summary !== null) request.summary = row.summary;
+  if (row.files !== null) request.files = JSON.parse(row.files);
   if (row.code !== null) request.code = row.code;
   if (row.requested_by !== null) request.requestedBy = row.requested_by;
   if (row.status === "pending") return { request: request as unknown as ApprovalRequest, status: "pending" };

@@ -18,12 +18,23 @@ export interface ApprovalRequest {
    * shown above the fields; secrets redacted, invisible characters for the surface to escape.
    */
   readonly summary?: string;
+  /**
+   * Files the tool asks to show whole (its `previewFiles`: e.g. the source a call writes and its
+   * diff), secrets redacted; Discord attaches them, the terminal prints them. Absent when none.
+   */
+  readonly files?: ReadonlyArray<ApprovalFile>;
   /** The model's code that made the call (for the card). */
   readonly code?: string;
   /** Who asked the assistant (user id / name on the surface). */
   readonly requestedBy?: string;
   readonly requestedAt: number;
   readonly expiresAt: number;
+}
+
+/** A file shown whole with an approval request (see `ApprovalRequest.files`). */
+export interface ApprovalFile {
+  readonly name: string;
+  readonly text: string;
 }
 
 export interface ApprovalDecision {

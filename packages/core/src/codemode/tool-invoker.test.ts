@@ -274,6 +274,41 @@ describe("tool invoker: the approval path", () => {
     expect(requested!.inputPreview).toBe('{"text":"[redacted]"}');
     expect(s.asked[0]!.inputPreview).toBe('text: "[redacted]"');
   });
+
+  test("a tool's previewFiles reach the request whole, redacted; a file with a path for a name is left out", async () => {
+    const s = setup();
+    const shown = (files: () => Array<{ name: string; text: string }>) =>
+      defineTool({
+        description: "Write a file",
+        approval: "required",
+        args: z.object({ text: z.string() }),
+        previewFiles: files,
+        run: async () => "ok",
+      });
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "files.write",
+      shown(() => [
+        { name: "out.ts", text: `const key = "${SECRET}";\n${"x".repeat(5_000)}` },
+        { name: "../escape.ts", text: "x" },
+        { name: "out.ts.diff", text: "+ line" },
+      ]),
+    );
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "files.broken",
+      shown(() => {
+        throw new Error("previewFiles broke");
+      }),
+    );
+    await s.invoker.invoke("files.write", JSON.stringify({ text: "a" }));
+    await s.invoker.invoke("files.broken", JSON.stringify({ text: "b" }));
+    expect(s.asked[0]!.files).toEqual([
+      { name: "out.ts", text: `const key = "[redacted]";\n${"x".repeat(5_000)}` },
+      { name: "out.ts.diff", text: "+ line" },
+    ]);
+    // A broken previewFiles costs the card its files, not the call.
+    expect(s.asked[1]!.files).toBeUndefined();
+    expect(s.trail().filter((t) => t.startsWith("succeeded"))).toEqual(["succeeded:alice", "succeeded:alice"]);
+  });
 });
 
 describe("tool invoker: the tool's context", () => {

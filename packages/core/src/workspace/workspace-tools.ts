@@ -51,6 +51,19 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
       if (result.problems.length === 0) checked.set(result.sha256, result);
     });
 
+  /** What a write would do: the file's name, hash, packages, and the diff when it replaces one. */
+  const describeWrite = (input: { path: string; source: string }) => {
+    const target = resolveToolFile(o.toolsDir, input.path);
+    const sha256 = sha256Hex(input.source);
+    const name = target.ok ? target.name : input.path;
+    const old = target.ok ? current(target.file) : undefined;
+    const diff =
+      old === undefined
+        ? undefined
+        : createTwoFilesPatch(`a/${name}`, `b/${name}`, old, input.source, "", "", { context: 2 });
+    return { name, sha256, packages: checked.get(sha256)?.packages ?? [], old, diff };
+  };
+
   return {
     listTools: defineTool({
       description: "List the tool files in the workspace tools folder with their SHA-256 and last approved change",
@@ -84,21 +97,24 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
         "Create or replace a tool file (checked first; an operator must approve the exact source). The new tools are usable in the next execute call.",
       approval: "required",
       args: writeArgs,
+      // The card's text (and the `started` receipt's preview): the hash first, so it is never cut off.
       previewInput: (input) => {
-        const target = resolveToolFile(o.toolsDir, input.path);
-        const sha = sha256Hex(input.source);
-        const packages = checked.get(sha)?.packages ?? [];
-        const old = target.ok ? current(target.file) : undefined;
+        const w = describeWrite(input);
         const head = [
-          `${old === undefined ? "new" : "replaces"} ${target.ok ? target.name : input.path} · sha256 ${sha}`,
-          `npm packages: ${packages.length ? packages.join(", ") : "none"}`,
+          `${w.old === undefined ? "new" : "replaces"} ${w.name} · sha256 ${w.sha256}`,
+          `npm packages: ${w.packages.length ? w.packages.join(", ") : "none"}`,
           `reason: ${input.reason}`,
         ];
-        if (old !== undefined)
-          head.push(
-            createTwoFilesPatch(`a/${input.path}`, `b/${input.path}`, old, input.source, "", "", { context: 2 }),
-          );
+        if (w.diff !== undefined) head.push(w.diff);
         return head.join("\n");
+      },
+      // The approver gets the exact source whole (Discord attaches it as `<name>.ts`) and the diff.
+      previewFiles: (input) => {
+        const w = describeWrite(input);
+        return [
+          { name: w.name, text: input.source },
+          ...(w.diff !== undefined ? [{ name: `${w.name}.diff`, text: w.diff }] : []),
+        ];
       },
       run: async (input, call) => {
         const target = resolveToolFile(o.toolsDir, input.path);

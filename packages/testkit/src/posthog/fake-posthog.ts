@@ -14,7 +14,7 @@ export interface FakeAlert {
   insight: number;
   enabled: boolean;
   calculation_interval: string;
-  condition: { type: string };
+  condition: { type: string } | null;
   threshold: { configuration: { type: string; bounds: { lower?: number; upper?: number } } };
   subscribed_users: number[];
   state: string;
@@ -40,6 +40,8 @@ export interface FakePostHogOptions {
   projectId: string;
   /** Saved insights alerts may point at. */
   insights?: number[];
+  /** Ids of the organization's users an alert may subscribe (default: [1]). */
+  users?: number[];
   /** Answers HogQL queries; the fake checks the request, this decides the rows. */
   hogql?: (query: string, values: Record<string, unknown>) => HogQLResult;
 }
@@ -63,6 +65,7 @@ export async function startFakePostHog(options: FakePostHogOptions): Promise<Fak
   const queries: FakePostHog["queries"] = [];
   const violations: FakePostHog["violations"] = [];
   const insights = new Set(options.insights ?? []);
+  const users = new Set(options.users ?? [1]);
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -156,72 +159,84 @@ export async function startFakePostHog(options: FakePostHogOptions): Promise<Fak
 
       if (path === `${project}/alerts/` && req.method === "GET")
         // Paginated lists: { count, next, previous, results } (https://posthog.com/docs/api — "Pagination").
-        return json(200, { count: alerts.length, next: null, previous: null, results: alerts });
+        return json(200, { count: alerts.length, next: null, previous: null, results: alerts.map(alertResponse) });
 
       if (path === `${project}/alerts/` && req.method === "POST") {
-        // Alerts watch a saved trends insight with a threshold (https://posthog.com/docs/alerts).
-        if (typeof body?.name !== "string" || !body.name)
-          return reject(400, "validation_error", "required", "This field is required.", "name");
-        if (typeof body.insight !== "number")
-          return reject(400, "validation_error", "required", "This field is required.", "insight");
-        if (!insights.has(body.insight))
-          return reject(
-            400,
-            "validation_error",
-            "does_not_exist",
-            `Invalid pk "${body.insight}" - object does not exist.`,
+        // "Create alerts" (https://posthog.com/docs/api/alerts, scope alert:write) takes the Alert
+        // serializer; its schema (PostHog's OpenAPI, mirrored at
+        // https://raw.githubusercontent.com/api-evangelist/posthog/refs/heads/main/json-schema/posthog-alert-schema.json)
+        // requires insight, subscribed_users and threshold among the writable fields; name is optional.
+        // Alerts watch a saved trends insight (https://posthog.com/docs/alerts).
+        const bad = (attr: string, code: string, detail: string) => reject(400, "validation_error", code, detail, attr);
+        if (typeof body !== "object" || body === null || Array.isArray(body))
+          return bad("non_field_errors", "invalid", "Invalid data. Expected a dictionary.");
+        if (body.name !== undefined && typeof body.name !== "string")
+          return bad("name", "invalid", "Not a valid string.");
+        if (body.insight === undefined) return bad("insight", "required", "This field is required.");
+        if (!Number.isInteger(body.insight))
+          return bad(
             "insight",
+            "incorrect_type",
+            `Incorrect type. Expected pk value, received ${typeof body.insight}.`,
           );
-        if (!Array.isArray(body.subscribed_users) || body.subscribed_users.length === 0)
-          return reject(400, "validation_error", "required", "This field is required.", "subscribed_users");
-        const cfg = body.threshold?.configuration;
-        if (!THRESHOLD_TYPES.includes(cfg?.type))
-          return reject(
-            400,
-            "validation_error",
-            "invalid_input",
-            `threshold.configuration.type must be one of ${THRESHOLD_TYPES.join(", ")}`,
-            "threshold",
+        // A primary-key field names an existing row (DRF PrimaryKeyRelatedField).
+        if (!insights.has(body.insight))
+          return bad("insight", "does_not_exist", `Invalid pk "${body.insight}" - object does not exist.`);
+        if (body.subscribed_users === undefined) return bad("subscribed_users", "required", "This field is required.");
+        if (!Array.isArray(body.subscribed_users))
+          return bad(
+            "subscribed_users",
+            "not_a_list",
+            'Expected a list of items but got type "' + typeof body.subscribed_users + '".',
           );
-        const bounds = cfg.bounds ?? {};
-        if (typeof bounds.lower !== "number" && typeof bounds.upper !== "number")
-          return reject(
-            400,
-            "validation_error",
-            "invalid_input",
-            "a threshold needs a lower or an upper bound",
-            "threshold",
-          );
-        if (!CONDITIONS.includes(body.condition?.type))
-          return reject(
-            400,
-            "validation_error",
-            "invalid_input",
-            `condition.type must be one of ${CONDITIONS.join(", ")}`,
-            "condition",
-          );
+        for (const id of body.subscribed_users) {
+          if (!Number.isInteger(id))
+            return bad(
+              "subscribed_users",
+              "incorrect_type",
+              `Incorrect type. Expected pk value, received ${typeof id}.`,
+            );
+          if (!users.has(id))
+            return bad("subscribed_users", "does_not_exist", `Invalid pk "${id}" - object does not exist.`);
+        }
+        const thresholdProblem = checkThreshold(body.threshold);
+        if (thresholdProblem) return bad("threshold", "invalid_input", thresholdProblem);
+        // AlertCondition: nullable; when given, { type } only, type one of AlertConditionType.
+        if (body.condition !== undefined && body.condition !== null) {
+          const c = body.condition;
+          if (typeof c !== "object" || !CONDITIONS.includes(c.type) || Object.keys(c).some((k) => k !== "type"))
+            return bad(
+              "condition",
+              "invalid_input",
+              `condition must be { type } with type one of ${CONDITIONS.join(", ")}`,
+            );
+        }
+        // TrendsAlertConfig: series_index (integer) required; no other keys but check_ongoing_interval and type.
+        if (body.config !== undefined && body.config !== null) {
+          const c = body.config;
+          if (typeof c !== "object" || !Number.isInteger(c.series_index))
+            return bad("config", "invalid_input", "config.series_index (integer) is required");
+          if (Object.keys(c).some((k) => !["series_index", "check_ongoing_interval", "type"].includes(k)))
+            return bad("config", "invalid_input", "config takes series_index, check_ongoing_interval and type only");
+        }
         const interval = body.calculation_interval ?? "daily";
         if (!INTERVALS.includes(interval))
-          return reject(
-            400,
-            "validation_error",
-            "invalid_choice",
-            `"${interval}" is not a valid choice.`,
-            "calculation_interval",
-          );
+          return bad("calculation_interval", "invalid_choice", `"${interval}" is not a valid choice.`);
+        if (body.enabled !== undefined && typeof body.enabled !== "boolean")
+          return bad("enabled", "invalid", "Must be a valid boolean.");
         const alert: FakeAlert = {
           id: crypto.randomUUID(),
-          name: body.name,
+          name: body.name ?? "",
           insight: body.insight,
           enabled: body.enabled ?? true,
           calculation_interval: interval,
-          condition: body.condition,
+          condition: body.condition ?? null,
           threshold: body.threshold,
           subscribed_users: body.subscribed_users,
           state: "Not firing",
         };
         alerts.push(alert);
-        return json(201, alert);
+        return json(201, alertResponse(alert));
       }
       return reject(404, "invalid_request", "not_found", `the fake PostHog does not serve ${req.method} ${path}`);
     },
@@ -236,6 +251,53 @@ export async function startFakePostHog(options: FakePostHogOptions): Promise<Fak
     close: async () => {
       await server.stop(true);
     },
+  };
+}
+
+/**
+ * `threshold`: { configuration: InsightThreshold } where InsightThreshold is { type, bounds? } and
+ * nothing else (additionalProperties: false), type "absolute" | "percentage", bounds { lower?, upper? }
+ * numbers or null and nothing else (posthog-threshold-schema.json, posthog-insightthreshold-schema.json,
+ * posthog-insightsthresholdbounds-schema.json in the mirror above). Returns the problem, or undefined.
+ */
+function checkThreshold(threshold: any): string | undefined {
+  if (threshold === undefined) return "This field is required.";
+  const cfg = threshold?.configuration;
+  if (typeof cfg !== "object" || cfg === null) return "threshold.configuration is required";
+  if (!THRESHOLD_TYPES.includes(cfg.type))
+    return `threshold.configuration.type must be one of ${THRESHOLD_TYPES.join(", ")}`;
+  const extra = Object.keys(cfg).filter((k) => k !== "type" && k !== "bounds");
+  if (extra.length) return `threshold.configuration takes type and bounds only, not ${extra.join(", ")}`;
+  const bounds = cfg.bounds;
+  if (bounds === undefined || bounds === null) return undefined;
+  if (typeof bounds !== "object") return "threshold.configuration.bounds must be an object";
+  for (const [k, v] of Object.entries(bounds)) {
+    if (k !== "lower" && k !== "upper") return `threshold.configuration.bounds takes lower and upper only, not ${k}`;
+    if (v !== null && typeof v !== "number") return `threshold.configuration.bounds.${k} must be a number or null`;
+  }
+  return undefined;
+}
+
+/**
+ * An alert as PostHog answers with it: `insight` and `subscribed_users` come back as objects
+ * ("Note: Response returns full InsightBasicSerializer object" / "UserBasicSerializer object",
+ * posthog-alert-schema.json), the threshold with its own id.
+ */
+function alertResponse(a: FakeAlert) {
+  return {
+    ...a,
+    insight: { id: a.insight, short_id: `i${a.insight}`, name: `Insight ${a.insight}` },
+    subscribed_users: a.subscribed_users.map((id) => ({
+      id,
+      uuid: `00000000-0000-4000-8000-${String(id).padStart(12, "0")}`,
+    })),
+    threshold: { id: `${a.id}-t`, created_at: new Date(0).toISOString(), name: "", ...a.threshold },
+    created_at: new Date(0).toISOString(),
+    checks: [],
+    last_checked_at: null,
+    last_notified_at: null,
+    next_check_at: null,
+    last_value: null,
   };
 }
 

@@ -224,4 +224,18 @@ describe("the card shows the operator everything that will run", () => {
     expect(inputBlock(embed)).toBe('to: "a\\u{202E}b"');
     expect(embed.description).not.toContain("input.json");
   });
+
+  test("files the tool shows whole are attached instead of input.json, and the card names them", () => {
+    const source = 'import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({});\n';
+    const files = [
+      { name: "monitor.ts", text: source },
+      { name: "monitor.ts.diff", text: "--- a/monitor.ts\n+++ b/monitor.ts\n" },
+    ];
+    const out = cardFiles({ ...req, files });
+    expect(out.map((f) => f.name)).toEqual(["monitor.ts", "monitor.ts.diff"]);
+    expect(out[0]!.attachment.toString("utf8")).toBe(source);
+    const embed = renderCard({ ...req, files }, { kind: "pending" }).embeds[0] as any;
+    expect(embed.description).toContain("attached whole: `monitor.ts`, `monitor.ts.diff`.");
+    expect(embed.description).not.toContain("input.json");
+  });
 });

@@ -75,6 +75,8 @@ function inputBlock(req: ApprovalRequest, max: number): string {
 
 /** What the card says about the input file (empty for records made before files were attached). */
 function inputNote(req: ApprovalRequest): string {
+  if (req.files?.length)
+    return `Every field is listed, long ones cut; attached whole: ${req.files.map((f) => `\`${f.name}\``).join(", ")}.`;
   if (req.inputJson === undefined) return "";
   if (req.inputJson.endsWith(INPUT_TOO_LARGE))
     return `The input is too large to attach whole: \`${INPUT_FILE}\` holds its start.`;
@@ -82,14 +84,20 @@ function inputNote(req: ApprovalRequest): string {
 }
 
 /**
- * Files to send with a new card: the whole input, secrets redacted, as `input.json` (a multipart
- * upload, https://discord.com/developers/docs/reference#uploading-files; at most 2,000,000
- * characters, so under the 10 MiB default upload limit). Edits send no `attachments`, so the file
- * stays (discord.js MessageEditOptions: "All attachments will be kept if omitted").
+ * Files to send with a new card: the files the tool asked to show whole (`req.files`, e.g. the
+ * source a workspace write installs and its diff), or else the whole input as `input.json`;
+ * secrets redacted either way (a multipart upload,
+ * https://discord.com/developers/docs/reference#uploading-files; at most 2,000,000 characters in
+ * all, so under the 10 MiB default upload limit; at most 8 tool files plus `code.ts`, under the 10
+ * files a message takes). Edits send no `attachments`, so the files stay (discord.js
+ * MessageEditOptions: "All attachments will be kept if omitted").
  */
 export function cardFiles(req: ApprovalRequest): Array<{ attachment: Buffer; name: string }> {
-  const files =
-    req.inputJson === undefined ? [] : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
+  const files = req.files?.length
+    ? req.files.map((f) => ({ attachment: Buffer.from(f.text, "utf8"), name: f.name }))
+    : req.inputJson === undefined
+      ? []
+      : [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];
   if (req.code && codeIsCut(req.code)) files.push({ attachment: Buffer.from(req.code, "utf8"), name: CODE_FILE });
   return files;
 }

@@ -41,6 +41,13 @@ export function formatApprovalPrompt(request: ApprovalRequest, queued: number): 
     "Input:",
     ...input.split("\n").map((line) => `  ${line}`),
   ];
+  // The files the tool shows whole (e.g. the source a workspace write installs): their start here, all with `i`.
+  for (const file of request.files ?? []) {
+    const body = file.text.split("\n");
+    lines.push(`File ${file.name} (${body.length} lines, whole with i):`);
+    for (const line of body.slice(0, MAX_CODE_LINES)) lines.push(`  │ ${line}`);
+    if (body.length > MAX_CODE_LINES) lines.push(`  │ … (${body.length - MAX_CODE_LINES} more lines: press i)`);
+  }
   if (request.requestedBy) lines.push(`Asked by: ${request.requestedBy}`);
   if (request.code) {
     const code = request.code.split("\n");
@@ -51,13 +58,17 @@ export function formatApprovalPrompt(request: ApprovalRequest, queued: number): 
   const seconds = Math.max(0, Math.round((request.expiresAt - Date.now()) / 1000));
   lines.push(`Expires in ${seconds}s (then denied).`);
   lines.push(
-    `[a] approve   [d] deny   [r] deny with a reason  (r <reason> also works)${request.inputJson !== undefined ? "   [i] whole input" : ""}`,
+    `[a] approve   [d] deny   [r] deny with a reason  (r <reason> also works)${request.files?.length ? "   [i] whole files" : request.inputJson !== undefined ? "   [i] whole input" : ""}`,
   );
   return escapeControlChars(lines.join("\n"));
 }
 
-/** The whole input of a request (secrets already redacted), as indented JSON. */
+/** The whole input of a request (secrets already redacted), as indented JSON; or its files, each whole. */
 export function formatFullInput(request: ApprovalRequest): string {
+  if (request.files?.length)
+    return escapeControlChars(
+      request.files.map((f) => `── ${f.name} (whole) ──\n${f.text}\n── end of ${f.name} ──`).join("\n"),
+    );
   const body = request.inputJson ?? request.inputPreview;
   return escapeControlChars(`── Whole input of tools.${request.toolPath} ──\n${body}\n── end of input ──`);
 }
