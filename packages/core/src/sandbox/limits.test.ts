@@ -105,7 +105,12 @@ describe("sandbox limits", () => {
     /** Runs the bomb in a one-child pool; returns the child's peak RSS (VmHWM) when idle and after the bomb. */
     const peakOfBomb = async (limitMb: number) => {
       const before = new Set(sandboxChildren());
-      const own = createSandboxPool({ minIdle: 1, maxChildren: 1, limits: { memoryBytes: limitMb * MB } });
+      // CPU is not what this test is about: a loaded machine must not turn the bomb into a CpuLimitError.
+      const own = createSandboxPool({
+        minIdle: 1,
+        maxChildren: 1,
+        limits: { memoryBytes: limitMb * MB, cpuMs: 30_000 },
+      });
       try {
         await own.warmUp();
         await works(own);
