@@ -17,7 +17,7 @@ export type ModuleShape =
  * of its ancestors counts as a tree here, so the loader can report the cycle (checkTreeShape)
  * instead of "exports no tool" or a stack overflow.
  */
-export function isToolTree(value: unknown, ancestors: readonly unknown[] = []): value is ToolTree {
+function isToolTree(value: unknown, ancestors: readonly unknown[] = []): value is ToolTree {
   if (typeof value !== "object" || value === null || Array.isArray(value) || isToolDefinition(value)) return false;
   if (ancestors.includes(value)) return true;
   const values = Object.values(value);

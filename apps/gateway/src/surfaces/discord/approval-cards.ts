@@ -13,7 +13,7 @@ import { fitMessage, fitText } from "./fit.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import type { SurfaceStore } from "./surface-store.ts";
 
-export const RESTART_REASON = "the gateway restarted before this was decided";
+const RESTART_REASON = "the gateway restarted before this was decided";
 
 /** The card state a stored approval record calls for. */
 export function cardStateOf(record: ApprovalRecord): CardState {

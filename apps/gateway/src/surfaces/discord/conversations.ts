@@ -28,7 +28,7 @@ import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from
 import { initialStatus, nextStatus, renderStatus, type TurnStatus } from "./turn-status.ts";
 import { createKeyedQueue } from "../../sessions/keyed-queue.ts";
 
-export const SURFACE = "discord";
+const SURFACE = "discord";
 const TYPING_EVERY_MS = 8_000;
 
 /** A channel we can talk in (DM, text channel, thread). */

@@ -7,7 +7,7 @@ export type CardAction = "approve" | "always" | "deny" | "denyr" | ListAction;
 export type ListAction = "lapprove" | "ldeny";
 
 /** The modal opened by "Deny with reason" uses its own prefix so it never looks like a button. */
-export const DENY_MODAL_PREFIX = "oa:denym:";
+const DENY_MODAL_PREFIX = "oa:denym:";
 export const DENY_REASON_FIELD = "reason";
 
 const ACTIONS: readonly CardAction[] = ["approve", "always", "deny", "denyr", "lapprove", "ldeny"];

@@ -27,8 +27,8 @@ const EMBED_DESCRIPTION = 4096;
 const EMBED_TOTAL = 6000;
 const FIELD_VALUE = 1024;
 /** The names of the files holding the whole input, and the whole code when the card cuts it. */
-export const INPUT_FILE = "input.json";
-export const CODE_FILE = "code.ts";
+const INPUT_FILE = "input.json";
+const CODE_FILE = "code.ts";
 
 /** At most `max` UTF-16 units, ending in "…" when cut; cut on a grapheme boundary. */
 export function truncate(s: string, max: number): string {
@@ -48,7 +48,7 @@ function neutralizeFences(body: string): string {
  * A code block of at most `max` characters (Discord: 1024 per field value) whose user-controlled
  * body cannot close it early. Neutralizing adds characters, so it runs before truncation.
  */
-export function codeBlock(lang: string, body: string, max: number): string {
+function codeBlock(lang: string, body: string, max: number): string {
   const open = `\`\`\`${lang}\n`;
   const close = "\n```";
   return `${open}${truncate(neutralizeFences(body), max - open.length - close.length)}${close}`;

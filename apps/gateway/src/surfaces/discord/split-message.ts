@@ -1,7 +1,7 @@
 import { graphemeBoundary } from "@openassistant/core/text";
 
 /** Discord's hard limit for a message's `content`. */
-export const DISCORD_MESSAGE_LIMIT = 2000;
+const DISCORD_MESSAGE_LIMIT = 2000;
 
 /** An opening fence line (CommonMark): 3+ backticks or tildes; a backtick fence's info has no backtick. */
 function openerOf(line: string): { line: string; marker: string } | null {
