@@ -26,6 +26,11 @@ export const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
 
 const SECRET_KEY = /token|secret|password|api[-_]?key|credential/i;
 
+/** Where the gateway keeps rendered tool input types between starts (see core's declarations-cache.ts). */
+export function declarationCacheFile(dataDir: string): string {
+  return join(dataDir, "cache", "declarations.json");
+}
+
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.line ? `${d.source}:${d.line}:${d.column ?? 1}` : d.source;
   return `${d.level} ${d.id} (${where}): ${d.message}${d.hint ? ` — ${d.hint}` : ""}`;
@@ -74,8 +79,10 @@ export async function loadGatewaySettings(
 
   if (opts.tools === false)
     return { settings, tools: noTools(), diagnostics: loaded.warnings.map(formatDiagnostic), config: loaded };
-  // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
-  const { generateDeclarations } = await import("@openassistant/core/codemode/declarations.ts");
+  // Imported here: commands without tools (receipts) never need it. It imports TypeScript only for
+  // tools whose input types are not in the cache yet.
+  const { generateDeclarations, openDeclarationCache } = await import("@openassistant/core/codemode/declarations.ts");
+  const declarationCache = openDeclarationCache(declarationCacheFile(dataDir));
   const ws = workspaceDir(projectRoot);
   // The assistant's own tool files: a write reloads the registry and reports what the file provides.
   const bundled = c.workspace.enabled
@@ -102,16 +109,18 @@ export async function loadGatewaySettings(
         },
       ]
     : [];
-  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot, bundled });
+  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot, bundled, declarationCache });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
     let tree = s.tree;
-    let declarations = s.declarations ? { ...s.declarations, warnings: [] } : generateDeclarations(s.tree);
+    let declarations = s.declarations
+      ? { ...s.declarations, warnings: [] }
+      : generateDeclarations(s.tree, { cache: declarationCache });
     // More declarations than the prompt budget: the model searches them from its code instead.
     if (approxTokens(declarations.text) > c.model.toolPromptTokens) {
       tree = withDiscovery(s.tree);
-      declarations = generateDeclarations(tree);
+      declarations = generateDeclarations(tree, { cache: declarationCache });
     }
     return {
       tree,

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
 import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals/index.ts";
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode/runner.ts";
+import { openDeclarationCache } from "@openassistant/core/codemode/declarations-cache.ts";
 import { createTypechecker, type Typechecker } from "@openassistant/core/codemode/typecheck.ts";
 import { openDatabase } from "@openassistant/core/db/open.ts";
 import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts/index.ts";
@@ -21,7 +22,7 @@ import { startHttpApi, type HttpApi } from "./http/server.ts";
 import { resolveHttpToken } from "./http/token.ts";
 import { createSessionStore, type SessionStore } from "./sessions/store.ts";
 import { defaultSettings, type GatewaySettings } from "./settings.ts";
-import { loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
+import { declarationCacheFile, loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
 
 export interface IncomingMessage {
@@ -104,7 +105,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools })));
   const base = loaded?.settings ?? defaultSettings(options.cwd);
   const settings: GatewaySettings = { ...base, ...options.settings, turn: { ...base.turn, ...options.settings?.turn } };
-  const toolSource: ToolSource = options.tools ? staticToolSource(options.tools) : loaded!.tools;
+  const toolSource: ToolSource = options.tools
+    ? staticToolSource(options.tools, openDeclarationCache(declarationCacheFile(settings.dataDir)))
+    : loaded!.tools;
 
   let closing = false;
   let closed = false;

@@ -1,5 +1,9 @@
 import type { ToolTree } from "@openassistant/sdk";
-import { generateDeclarations, type GeneratedDeclarations } from "@openassistant/core/codemode/declarations.ts";
+import {
+  type DeclarationCache,
+  generateDeclarations,
+  type GeneratedDeclarations,
+} from "@openassistant/core/codemode/declarations.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
 
 /** One consistent view of the tools: the tree runs use and the declarations the model/checker see. */
@@ -22,8 +26,12 @@ export interface ToolSource {
   close(): void;
 }
 
-export function snapshotOf(tree: ToolTree, diagnostics: readonly string[] = []): ToolSnapshot {
-  const declarations = generateDeclarations(tree);
+export function snapshotOf(
+  tree: ToolTree,
+  diagnostics: readonly string[] = [],
+  cache?: DeclarationCache,
+): ToolSnapshot {
+  const declarations = generateDeclarations(tree, { cache });
   return {
     tree,
     declarations,
@@ -34,8 +42,8 @@ export function snapshotOf(tree: ToolTree, diagnostics: readonly string[] = []):
 }
 
 /** A fixed tree (tests, embedding). */
-export function staticToolSource(tree: ToolTree): ToolSource {
-  const snapshot = snapshotOf(tree);
+export function staticToolSource(tree: ToolTree, cache?: DeclarationCache): ToolSource {
+  const snapshot = snapshotOf(tree, [], cache);
   return {
     current: () => snapshot,
     reload: async () => snapshot,
