@@ -76,6 +76,8 @@ export interface Gateway {
   handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
   /** Turns in progress. */
   readonly activeTurns: number;
+  /** Resolves once the typechecker's process is warm as well (a first check before that waits for it). */
+  readonly warm: Promise<void>;
   shutdown(reason?: string): Promise<void>;
 }
 
@@ -180,7 +182,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
         ),
     );
-  await Promise.all([poolWarm, checkerWarm]);
+  // Ready once the pool is warm. The checker keeps warming in its own process: a check that
+  // comes first waits for it (nothing runs unchecked), and a real first turn spends longer than
+  // that waiting for the model.
+  await poolWarm;
 
   const defaultModel: ModelStreamer =
     options.model ??
@@ -353,6 +358,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     get activeTurns() {
       return inflight.size;
     },
+    warm: checkerWarm.then(() => undefined),
     shutdown,
   };
 }
