@@ -148,8 +148,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // The pool is spawned while the typechecker warms up (both are off the first turn's path).
   const pool = options.sandbox ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
+  // Ready with one child prepared; the second finishes starting in the background.
   const poolWarm = pool
-    .warmUp()
+    .warmUp({ ready: 1 })
     .catch(
       (e) =>
         closing ||
