@@ -26,6 +26,11 @@ const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
 
 const SECRET_KEY = /token|secret|password|api[-_]?key|credential/i;
 
+/** Where the gateway keeps rendered tool input types between starts (see core's declarations-cache.ts). */
+export function declarationCacheFile(dataDir: string): string {
+  return join(dataDir, "cache", "declarations.json");
+}
+
 /**
  * Loads config (core loadConfig: project/global/OPENASSISTANT_CONFIG, ${VAR}, validation) and the
  * tool registry (workspace tools + plugins), and maps them to what the gateway needs.
@@ -68,8 +73,12 @@ export async function loadGatewaySettings(
   };
 
   if (opts.tools === false) return { settings, tools: noTools(), diagnostics: loaded.warnings, config: loaded };
-  // Imported here: declarations pull in TypeScript, which commands without tools (receipts) never need.
-  const { approxTokens, generateDeclarations, withDiscovery } = await import("@openassistant/core/codemode");
+  // Imported here: commands without tools (receipts) never need it. It imports TypeScript only for
+  // tools whose input types are not in the cache yet.
+  const { approxTokens, generateDeclarations, openDeclarationCache, withDiscovery } = await import(
+    "@openassistant/core/codemode"
+  );
+  const declarationCache = openDeclarationCache(declarationCacheFile(dataDir));
   const ws = workspaceDir(projectRoot);
   // The assistant's own tool files: a write reloads the registry and reports what the file provides.
   const bundled = c.workspace.enabled
@@ -96,16 +105,18 @@ export async function loadGatewaySettings(
         },
       ]
     : [];
-  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot, bundled });
+  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot, bundled, declarationCache });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
     let tree = s.tree;
-    let declarations = s.declarations ? { ...s.declarations, warnings: [] } : generateDeclarations(s.tree);
+    let declarations = s.declarations
+      ? { ...s.declarations, warnings: [] }
+      : generateDeclarations(s.tree, { cache: declarationCache });
     // More declarations than the prompt budget: the model searches them from its code instead.
     if (approxTokens(declarations.text) > c.model.toolPromptTokens) {
       tree = withDiscovery(s.tree);
-      declarations = generateDeclarations(tree);
+      declarations = generateDeclarations(tree, { cache: declarationCache });
     }
     return {
       tree,

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
 import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals";
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode";
-import { createTypechecker, type Typechecker } from "@openassistant/core/codemode";
+import { createTypechecker, openDeclarationCache, type Typechecker } from "@openassistant/core/codemode";
 import { openDatabase } from "@openassistant/core/db";
 import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
@@ -22,7 +22,7 @@ import { startHttpApi, type HttpApi } from "./http/server.ts";
 import { resolveHttpToken } from "./http/token.ts";
 import { createSessionStore, type SessionStore } from "./sessions/store.ts";
 import { defaultSettings, type GatewaySettings } from "./settings.ts";
-import { loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
+import { declarationCacheFile, loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
 import { createKeyedQueue } from "./sessions/keyed-queue.ts";
 
@@ -77,6 +77,8 @@ export interface Gateway {
   handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
   /** Turns in progress. */
   readonly activeTurns: number;
+  /** Resolves once the typechecker's process is warm as well (a first check before that waits for it). */
+  readonly warm: Promise<void>;
   shutdown(reason?: string): Promise<void>;
 }
 
@@ -106,7 +108,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools })));
   const base = loaded?.settings ?? defaultSettings(options.cwd);
   const settings: GatewaySettings = { ...base, ...options.settings, turn: { ...base.turn, ...options.settings?.turn } };
-  const toolSource: ToolSource = options.tools ? staticToolSource(options.tools) : loaded!.tools;
+  const toolSource: ToolSource = options.tools
+    ? staticToolSource(options.tools, openDeclarationCache(declarationCacheFile(settings.dataDir)))
+    : loaded!.tools;
 
   let closing = false;
   let closed = false;
@@ -145,8 +149,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // The pool is spawned while the typechecker warms up (both are off the first turn's path).
   const pool = options.sandbox ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
+  // Ready with one child prepared; the second finishes starting in the background.
   const poolWarm = pool
-    .warmUp()
+    .warmUp({ ready: 1 })
     .catch(
       (e) =>
         closing ||
@@ -179,7 +184,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
         ),
     );
-  await Promise.all([poolWarm, checkerWarm]);
+  // Ready once the pool is warm. The checker keeps warming in its own process: a check that
+  // comes first waits for it (nothing runs unchecked), and a real first turn spends longer than
+  // that waiting for the model.
+  await poolWarm;
 
   const defaultModel: ModelStreamer =
     options.model ??
@@ -349,6 +357,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     get activeTurns() {
       return inflight.size;
     },
+    warm: checkerWarm.then(() => undefined),
     shutdown,
   };
 }

@@ -1,8 +1,8 @@
 import type { ToolTree } from "@openassistant/sdk";
-import { generateDeclarations, type GeneratedDeclarations } from "@openassistant/core/codemode";
+import { type DeclarationCache, generateDeclarations, type GeneratedDeclarations } from "@openassistant/core/codemode";
 import type { Diagnostic } from "@openassistant/core/config";
-import { declarationWarning } from "./declaration-warning.ts";
 import { flattenToolTree } from "@openassistant/core/tools";
+import { declarationWarning } from "./declaration-warning.ts";
 
 /** One consistent view of the tools: the tree runs use and the declarations the model/checker see. */
 export interface ToolSnapshot {
@@ -24,8 +24,12 @@ export interface ToolSource {
   close(): void;
 }
 
-function snapshotOf(tree: ToolTree, diagnostics: readonly Diagnostic[] = []): ToolSnapshot {
-  const declarations = generateDeclarations(tree);
+export function snapshotOf(
+  tree: ToolTree,
+  diagnostics: readonly Diagnostic[] = [],
+  cache?: DeclarationCache,
+): ToolSnapshot {
+  const declarations = generateDeclarations(tree, { cache });
   return {
     tree,
     declarations,
@@ -36,8 +40,8 @@ function snapshotOf(tree: ToolTree, diagnostics: readonly Diagnostic[] = []): To
 }
 
 /** A fixed tree (tests, embedding). */
-export function staticToolSource(tree: ToolTree): ToolSource {
-  const snapshot = snapshotOf(tree);
+export function staticToolSource(tree: ToolTree, cache?: DeclarationCache): ToolSource {
+  const snapshot = snapshotOf(tree, [], cache);
   return {
     current: () => snapshot,
     reload: async () => snapshot,

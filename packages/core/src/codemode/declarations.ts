@@ -1,10 +1,17 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
-import ts from "typescript";
-import { globalRegistry } from "zod";
-import type * as z4 from "zod/v4/core";
-import { zodToTs, type AuxiliaryTypeStore, type ZodToTsOptions } from "zod-to-ts";
 import { flattenToolTree } from "../tools/flatten.ts";
-import { printType } from "./print-type.ts";
+import { type DeclarationCache, fingerprintKey, type RenderedInput } from "./declarations-cache.ts";
+import { AUX, escapeComment } from "./declarations-text.ts";
+
+export { type DeclarationCache, openDeclarationCache } from "./declarations-cache.ts";
+
+export interface DeclarationOptions {
+  /**
+   * Rendered input types from earlier processes (see declarations-cache.ts). With every tool found
+   * there, TypeScript is never imported. Without it, the first render imports TypeScript.
+   */
+  readonly cache?: DeclarationCache;
+}
 
 export interface GeneratedDeclarations {
   /** `declare const tools: { ... };` — ambient TypeScript the model and the typechecker see. */
@@ -35,56 +42,17 @@ let nextId = 1;
 const perTree = new Map<string, GeneratedDeclarations>();
 const PER_TREE_LIMIT = 8;
 
-/** Zod def types zod-to-ts 2.1 converts; everything else (transform, custom, ...) becomes `unknown`. */
-const CONVERTIBLE = new Set([
-  "string",
-  "nan",
-  "number",
-  "bigint",
-  "success",
-  "boolean",
-  "date",
-  "undefined",
-  "null",
-  "void",
-  "any",
-  "unknown",
-  "never",
-  "lazy",
-  "literal",
-  "object",
-  "array",
-  "enum",
-  "union",
-  "optional",
-  "nullable",
-  "tuple",
-  "record",
-  "map",
-  "set",
-  "intersection",
-  "promise",
-  "function",
-  "prefault",
-  "default",
-  "file",
-  "pipe",
-  "readonly",
-  "catch",
-  "nonoptional",
-  "symbol",
-  "template_literal",
-]);
-
 /**
  * Generates the `tools` declarations for a tree. Cached by identity, not by content: per
  * definition object (WeakMap) and per tree shape (paths + those definitions' ids), so a reload
  * that builds new definitions renders afresh even if they are equal. `hash` is the content hash
- * of the result, for caches downstream.
+ * of the result, for caches downstream. With `options.cache`, a definition new to this process
+ * takes its input type from the cache on disk when its schema's fingerprint is there.
  */
-export function generateDeclarations(tree: ToolTree): GeneratedDeclarations {
+export function generateDeclarations(tree: ToolTree, options: DeclarationOptions = {}): GeneratedDeclarations {
   const flat = flattenToolTree(tree);
-  const rendered = flat.map((t) => ({ path: t.path, tool: renderCached(t.definition) }));
+  const rendered = flat.map((t) => ({ path: t.path, tool: renderCached(t.definition, options.cache) }));
+  options.cache?.flush();
 
   let key = "";
   for (const r of rendered) key += `${r.path}#${r.tool.id};`;
@@ -124,8 +92,6 @@ export function generateDeclarations(tree: ToolTree): GeneratedDeclarations {
   return result;
 }
 
-const AUX = "__OA_AUX_";
-
 function nameAux(text: string, toolPath: string): string {
   return text.replaceAll(AUX, `Input_${toolPath.replaceAll(".", "_")}_`);
 }
@@ -148,34 +114,59 @@ function emitGroup(group: Group, path: string[], out: string[]): void {
   }
 }
 
-function renderCached(definition: ToolDefinition): RenderedTool {
+function renderCached(definition: ToolDefinition, cache?: DeclarationCache): RenderedTool {
   let r = perDefinition.get(definition);
   if (!r) {
-    r = renderTool(definition);
+    r = renderTool(definition, cache);
     perDefinition.set(definition, r);
   }
   return r;
 }
 
-function renderTool(definition: ToolDefinition): RenderedTool {
-  const id = nextId++;
+function renderTool(definition: ToolDefinition, cache?: DeclarationCache): RenderedTool {
+  const input = renderInput(definition, cache);
+  return {
+    id: nextId++,
+    doc: toolDoc(definition),
+    signature: `(input: ${input.type}): Promise<unknown>;`,
+    aux: input.aux,
+    warnings: input.warnings,
+  };
+}
+
+/** The input type from the cache when its fingerprint is there, else rendered (and cached). */
+function renderInput(definition: ToolDefinition, cache?: DeclarationCache): RenderedInput {
+  let key: string | undefined;
+  if (cache) {
+    try {
+      key = fingerprintKey(definition.args);
+    } catch {
+      key = undefined; // a schema whose getters throw: render it, the renderer reports what is wrong
+    }
+    const hit = key === undefined ? undefined : cache.get(key);
+    if (hit) return hit;
+  }
+  const rendered = render(definition);
+  if (cache && key !== undefined) cache.set(key, rendered);
+  return rendered;
+}
+
+type Renderer = typeof import("./declarations-render.ts");
+let renderer: Renderer | undefined;
+
+function render(definition: ToolDefinition): RenderedInput {
+  // Loaded on first use: it imports TypeScript (hundreds of ms), which a fully cached start skips.
+  renderer ??= require("./declarations-render.ts") as Renderer;
   const warnings: string[] = [];
-  let input: { type: string; aux: string[] };
   try {
-    input = printInputType(definition.args, warnings);
+    const input = renderer.printInputType(definition.args, warnings);
+    return { type: input.type, aux: input.aux, warnings };
   } catch (error) {
     warnings.push(
       `input schema could not be converted (${(error as Error).message}); typed as Record<string, unknown>`,
     );
-    input = { type: "Record<string, unknown>", aux: [] };
+    return { type: "Record<string, unknown>", aux: [], warnings };
   }
-  return {
-    id,
-    doc: toolDoc(definition),
-    signature: `(input: ${input.type}): Promise<unknown>;`,
-    aux: input.aux,
-    warnings,
-  };
 }
 
 function toolDoc(definition: ToolDefinition): string[] {
@@ -187,94 +178,6 @@ function toolDoc(definition: ToolDefinition): string[] {
     lines.push("@remarks Requires operator approval; may reject with ToolDeniedError.");
   if (lines.length === 1) return [`/** ${lines[0]} */`];
   return ["/**", ...lines.map((l) => (l === "" ? " *" : ` * ${l}`)), " */"];
-}
-
-/** Recursive schemas need named helper types; they become global `type Input_<path>_<n> = ...` aliases. */
-function printInputType(schema: z4.$ZodType, warnings: string[]): { type: string; aux: string[] } {
-  let n = 0;
-  const auxiliaryTypeStore: AuxiliaryTypeStore = { nextId: () => `${AUX}${n++}`, definitions: new Map() };
-  const options: ZodToTsOptions = {
-    auxiliaryTypeStore,
-    io: "input",
-    unrepresentable: "throw",
-    metadataRegistry: describeRegistry,
-    overrideFunction: (s, _ts, opts) => overrideSchema(s, opts, schema, warnings),
-  };
-  const { node } = zodToTs(schema, options);
-  // Placeholders are renamed per mount path at assembly (deterministic names, no clashes).
-  const aux = [...auxiliaryTypeStore.definitions.values()]
-    .filter((d) => d.node)
-    .map((d) => `type ${d.identifier.text} = ${printType(d.node.type)};`);
-  return { type: printType(node), aux };
-}
-
-function overrideSchema(
-  s: z4.$ZodType,
-  opts: ZodToTsOptions,
-  root: z4.$ZodType,
-  warnings: string[],
-): ts.TypeNode | undefined {
-  const def = s._zod.def as z4.$ZodTypeDef & Record<string, any>;
-  if (!CONVERTIBLE.has(def.type)) {
-    const where = findSchemaPath(root, s);
-    warnings.push(
-      `${where ? `field "${where}"` : "a field"} uses a "${def.type}" schema that has no TypeScript type; typed as unknown`,
-    );
-    return ts.factory.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword);
-  }
-  if (def.type === "record") return recordType(def, opts);
-  return undefined;
-}
-
-/** zod-to-ts emits `{ [key: "a" | "b"]: V }` for enum keys, which TypeScript rejects; use Record<K, V> instead. */
-function recordType(def: Record<string, any>, opts: ZodToTsOptions): ts.TypeNode | undefined {
-  const keyKind = (def.keyType as z4.$ZodType)._zod.def.type;
-  if (keyKind === "string" || keyKind === "number" || keyKind === "symbol" || keyKind === "template_literal")
-    return undefined;
-  const f = ts.factory;
-  const key = zodToTs(def.keyType, opts).node;
-  const value = zodToTs(def.valueType, opts).node;
-  const record = f.createTypeReferenceNode("Record", [key, value]);
-  return def.partial || def.mode === "loose" ? f.createTypeReferenceNode("Partial", [record]) : record;
-}
-
-/** Dotted field path from the tool's args schema to `target`, for warnings. */
-function findSchemaPath(root: z4.$ZodType, target: z4.$ZodType): string | undefined {
-  const seen = new Set<unknown>();
-  const walk = (s: z4.$ZodType, path: string[]): string[] | undefined => {
-    if (s === target) return path;
-    if (seen.has(s)) return undefined;
-    seen.add(s);
-    const def = s._zod.def as Record<string, any>;
-    const children: Array<[z4.$ZodType | undefined, string | undefined]> = [];
-    if (def.type === "object")
-      for (const [k, v] of Object.entries(def.shape ?? {})) children.push([v as z4.$ZodType, k]);
-    if (def.type === "array") children.push([def.element, "[]"]);
-    for (const k of ["innerType", "in", "out", "valueType", "left", "right"]) children.push([def[k], undefined]);
-    for (const o of def.options ?? []) children.push([o, undefined]);
-    for (const o of def.items ?? []) children.push([o, undefined]);
-    for (const [child, seg] of children) {
-      if (!child || typeof child !== "object" || !("_zod" in child)) continue;
-      const found = walk(child, seg ? [...path, seg] : path);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  const found = walk(root, []);
-  return found && found.length > 0 ? found.join(".").replaceAll(".[]", "[]") : undefined;
-}
-
-/** The global registry, but with descriptions made safe and single-line for a JSDoc comment. */
-const describeRegistry = {
-  get(schema: z4.$ZodType) {
-    const description = globalRegistry.get(schema as never)?.description;
-    if (!description) return undefined;
-    return { description: escapeComment(description.replace(/\s+/g, " ").trim()) };
-  },
-} as unknown as z4.$ZodRegistry<{ description?: string }>;
-
-function escapeComment(text: string): string {
-  return text.replaceAll("*/", "*\\/");
 }
 
 function sha256(text: string): string {

@@ -1,4 +1,9 @@
-export { generateDeclarations, type GeneratedDeclarations } from "./declarations.ts";
+export {
+  generateDeclarations,
+  openDeclarationCache,
+  type DeclarationCache,
+  type GeneratedDeclarations,
+} from "./declarations.ts";
 export { PRELUDE, PRELUDE_GLOBALS } from "./ambient-declarations.ts";
 export {
   createTypechecker,
@@ -21,4 +26,7 @@ export type { StandingApprovals } from "./tool-invoker.ts";
 export type { CallOutcome, RunResult } from "./run-types.ts";
 export { formatRunResultForModel } from "./format-result.ts";
 export { approxTokens, promptToolListing, withDiscovery } from "./tool-discovery.ts";
-export { createProgramChecker } from "./typecheck-program.ts";
+/** The in-process checker (`doctor`); loaded on demand because it imports TypeScript. */
+export async function loadProgramChecker(): Promise<import("./typecheck-program.ts").ProgramChecker> {
+  return (await import("./typecheck-program.ts")).createProgramChecker();
+}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
@@ -93,6 +94,27 @@ describe("code-mode runner", () => {
     expect(result.valueJson).toBe("3");
     expect(phases(result.runId)).toEqual(["notes.list:requested", "notes.list:started", "notes.list:succeeded"]);
     expect(receipts.verifyRun(result.runId)).toEqual({ ok: true });
+  });
+
+  test("when a run returns, every receipt of it is committed (another connection sees them all)", async () => {
+    const raw = new Database(join(dir, "oa.sqlite"), { readonly: true });
+    const result = await runner.runPromise(
+      `const a = await tools.notes.list({}); const b = await tools.notes.list({ limit: 1 }); return a.length + b.length;`,
+    );
+    expect(result.valueJson).toBe("4");
+    // Read before anything else runs: no timer or later commit has had a chance to carry them.
+    const rows = raw.query("SELECT phase FROM receipts WHERE run_id = ? ORDER BY seq").all(result.runId) as Array<{
+      phase: string;
+    }>;
+    raw.close();
+    expect(rows.map((r) => r.phase)).toEqual([
+      "requested",
+      "started",
+      "succeeded",
+      "requested",
+      "started",
+      "succeeded",
+    ]);
   });
 
   test("required tool waits for approval, then runs; the receipt names the approver", async () => {

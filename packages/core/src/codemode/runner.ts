@@ -141,6 +141,9 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       });
       // The sandbox may end (limit, error) while host calls are still pending; stop them from asking.
       controller.abort("run ended");
+      // The result leaves the gateway (to the model, a surface): the calls' outcomes are committed
+      // first. A failed commit keeps them queued for the next one, as it did for each call before.
+      await options.receipts.durable().catch(() => undefined);
       const base = {
         runId,
         logs: result.logs.map((l) => ({ level: l.level, text: redact(l.text) })),

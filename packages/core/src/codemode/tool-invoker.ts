@@ -80,7 +80,9 @@ export function createToolInvoker(ctx: InvokerContext) {
     const base = { runId: ctx.runId, callId, toolPath: path, approval, policy, sessionId: ctx.sessionId };
     // Receipts are staged and committed together; `durable` runs right before each step with an
     // effect outside the gateway (approval card, tool run), so those steps never outrun their receipts.
-    const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.stage({ ...base, ...d });
+    // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
+    // run's end in the runner) carries them, so sequential calls cost one commit each, not two.
+    const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.stage({ ...base, ...d }, { defer: true });
     const durable = () =>
       ctx.receipts.durable().then(
         () => undefined,

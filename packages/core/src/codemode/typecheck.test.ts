@@ -232,3 +232,22 @@ describe("typecheck", async () => {
     expect((threadCpuMs() - c0) / 10).toBeLessThan(20);
   });
 });
+
+describe("typecheck before the checker is warm", () => {
+  test("checks sent while the checker process is still starting wait for it and still catch wrong calls", async () => {
+    const cold = createTypechecker();
+    try {
+      // No warmUp() awaited (the gateway is ready before its checker is): both checks queue.
+      void cold.warmUp().catch(() => {});
+      const [wrong, right] = await Promise.all([
+        cold.check(`await tools.weather({ location: 1 });`, declarations),
+        cold.check(`return await tools.weather({ location: "Berlin" });`, declarations),
+      ]);
+      expect(failures(wrong)).toEqual([[1, 23, 2322]]);
+      expect(right).toEqual({ ok: true });
+      expect(cold.stats()).toMatchObject({ checked: 2, replaced: 0 });
+    } finally {
+      await cold.close();
+    }
+  }, 60_000);
+});

@@ -160,7 +160,7 @@ export async function loadToolsIncremental(
     try {
       // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
       const { generateDeclarations } = await import("../codemode/declarations.ts");
-      const d = generateDeclarations(tree as ToolTree);
+      const d = generateDeclarations(tree as ToolTree, { cache: opts.declarationCache });
       declarations = { text: d.text, hash: d.hash };
       for (const w of d.warnings)
         diagnostics.push({

@@ -1,6 +1,7 @@
 import type { ApprovalMode, PluginContext, ToolTree } from "@openassistant/sdk";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
+import type { DeclarationCache } from "../codemode/declarations-cache.ts";
 
 export type { Diagnostic };
 
@@ -85,6 +86,8 @@ export interface LoadToolsOptions {
   readOnly?: boolean;
   /** Generate declarations of the merged tree (default true). */
   declarations?: boolean;
+  /** Rendered input types kept across processes (codemode/declarations-cache.ts); none by default. */
+  declarationCache?: DeclarationCache;
   /** Called when a tool source announces a new tool list (an MCP server's list_changed): reload. */
   onSourceChanged?: () => void;
   /** Receives plugin log lines (already prefixed with the plugin id). Default: console. */

@@ -214,6 +214,29 @@ describe("sqlite receipt store: group commit", () => {
     db.close();
   });
 
+  test("a deferred receipt starts no commit of its own: the next durable() carries it, or its timer does", async () => {
+    const { path, keyDir } = files();
+    const db = openDatabase(path);
+    const store = createSqliteReceiptStore(db, { keyDir });
+    const raw = new Database(path, { readonly: true });
+    const count = () => (raw.query("SELECT COUNT(*) AS n FROM receipts").get() as { n: number }).n;
+    store.stage(draft({ phase: "requested" }), { defer: true });
+    store.stage(draft({ phase: "started", decision: "auto" }), { defer: true });
+    await Promise.resolve(); // a non-deferred stage would have committed in this microtask
+    expect(count()).toBe(0);
+    await store.durable();
+    expect(count()).toBe(2);
+    // The outcome, with nothing after it: committed by the store's own short timer.
+    store.stage(draft({ phase: "succeeded", decision: "auto" }), { defer: true });
+    expect(count()).toBe(2);
+    for (let i = 0; i < 500 && count() < 3; i++) await Bun.sleep(5);
+    expect(count()).toBe(3);
+    expect(store.verify()).toMatchObject({ ok: true, keyed: 3, head: "checked" });
+    raw.close();
+    store.close();
+    db.close();
+  });
+
   test("a commit that fails rejects its waiters and keeps the receipts; the next commit writes them", async () => {
     const { path, keyDir } = files();
     const db = openDatabase(path);

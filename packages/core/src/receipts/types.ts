@@ -69,9 +69,12 @@ export interface ReceiptStore {
   append(draft: ReceiptDraft): Receipt;
   /**
    * Queues a receipt for the next group commit (validated and bounded now). Await `durable()`
-   * before any step whose effect leaves the gateway.
+   * before any step whose effect leaves the gateway. With `defer`, the receipt does not start a
+   * commit of its own: it joins the next one (a `durable()`, a read, another stage) and is
+   * committed at the latest after a few milliseconds (a tool's outcome: the next call's
+   * `durable()` or the run's end carries it).
    */
-  stage(draft: ReceiptDraft): void;
+  stage(draft: ReceiptDraft, options?: { readonly defer?: boolean }): void;
   /** Resolves once every receipt staged so far is committed; rejects if that commit failed. */
   durable(): Promise<void>;
   byRun(runId: string): Receipt[];

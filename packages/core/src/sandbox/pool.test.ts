@@ -363,6 +363,20 @@ describe("sandbox pool: process lifecycle", () => {
     }
   }, 30_000);
 
+  test("warmUp({ ready: 1 }) resolves with one child ready while every other minIdle child is already spawned", async () => {
+    const before = new Set(sandboxChildren());
+    const own = createSandboxPool({ minIdle: 2 });
+    try {
+      await own.warmUp({ ready: 1 });
+      expect(sandboxChildren().filter((p) => !before.has(p)).length).toBeGreaterThanOrEqual(2);
+      expect(value(await own.run({ code: "return 5;", ...fakeHost({}) }))).toBe(5);
+      await own.warmUp(); // and the full warm-up still completes
+      expect(value(await own.run({ code: "return 6;", ...fakeHost({}) }))).toBe(6);
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
+
   test("children get an empty environment and close() leaves no processes behind", async () => {
     const before = new Set(sandboxChildren());
     const own = createSandboxPool({ minIdle: 2 });

@@ -182,9 +182,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       return child.execute(runOptions, limits, graceFor(limits));
     },
 
-    async warmUp(): Promise<void> {
+    async warmUp(opts?: { readonly ready?: number }): Promise<void> {
       replenish();
-      while (!closed && idle.length < Math.min(minIdle, maxChildren) && coming() > 0) await Bun.sleep(5);
+      const want = Math.min(opts?.ready ?? minIdle, minIdle, maxChildren);
+      while (!closed && idle.length < want && coming() > 0) await Bun.sleep(5);
     },
 
     async close(): Promise<void> {

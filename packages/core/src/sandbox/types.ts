@@ -89,7 +89,10 @@ export type SandboxResult =
 
 export interface SandboxPool {
   run(options: SandboxRunOptions): Promise<SandboxResult>;
-  /** Spawns the minimum number of children now (instead of on first run). */
-  warmUp(): Promise<void>;
+  /**
+   * Spawns the minimum number of children now (instead of on first run) and resolves once they
+   * are ready, or once `ready` of them are (the rest keep starting in the background).
+   */
+  warmUp(options?: { readonly ready?: number }): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { createProgramChecker } from "@openassistant/core/codemode";
+import { loadProgramChecker } from "@openassistant/core/codemode";
 import { openDatabase } from "@openassistant/core/db";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
@@ -86,7 +86,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
         },
   );
 
-  const check = createProgramChecker().check("return tools;", snapshot.declarations.text);
+  const check = (await loadProgramChecker()).check("return tools;", snapshot.declarations.text);
   checks.push(
     check.ok
       ? { name: "typecheck", level: "ok", detail: "the tool declarations compile" }
