@@ -67,7 +67,16 @@ export async function loadGatewaySettings(
     approvalTimeoutMs: c.approvals.timeoutSeconds * 1000,
     discord: c.discord.token ? c.discord : undefined,
     // config: port 0 = disabled.
-    http: c.http.port > 0 ? { port: c.http.port, ...(c.http.token ? { token: c.http.token } : {}) } : undefined,
+    http:
+      c.http.port > 0
+        ? {
+            port: c.http.port,
+            ...(c.http.token ? { token: c.http.token } : {}),
+            host: c.http.host,
+            ...(c.http.publicUrl ? { publicUrl: c.http.publicUrl } : {}),
+            ...(c.http.approvers ? { approvers: c.http.approvers } : {}),
+          }
+        : undefined,
     secrets: [...collectSecrets(c.config), ...loaded.secrets.filter(looksSecret)],
     alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };

@@ -1,0 +1,58 @@
+import { html, type SafeHtml } from "../html.ts";
+
+export interface LayoutOptions {
+  readonly title: string;
+  /** The signed-in operator; absent for a read-only receipt link (no navigation, no live updates). */
+  readonly operator?: string;
+  readonly active?: "runs" | "approvals" | "tools";
+  /** Refresh `[data-live]` regions when these SSE event types arrive. */
+  readonly live?: boolean;
+}
+
+/** The page frame: navigation, styles, htmx and the live-update script. */
+export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
+  const nav = o.operator
+    ? html`<nav>
+        <strong>OpenAssistant console</strong>
+        <a href="/console/runs" class="${o.active === "runs" ? "on" : ""}">Runs</a>
+        <a href="/console/approvals" class="${o.active === "approvals" ? "on" : ""}">Approvals</a>
+        <a href="/console/tools" class="${o.active === "tools" ? "on" : ""}">Tools</a>
+        <span class="who">signed in as <code>${o.operator}</code></span>
+      </nav>`
+    : html`<nav><strong>OpenAssistant console</strong><span class="who">read-only receipt link</span></nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${o.title} · OpenAssistant</title>
+<link rel="stylesheet" href="/console/static/console.css">
+<script src="/console/static/htmx.min.js" defer></script>
+${o.live && o.operator ? html`<script src="/console/static/live.js" defer></script>` : ""}
+</head>
+<body>
+${nav}
+<main>${body}</main>
+</body>
+</html>`;
+}
+
+export function formatTime(ms: number | undefined): string {
+  if (ms === undefined) return "";
+  return new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z");
+}
+
+const STATUS_ICON = { succeeded: "✅", failed: "❌", denied: "⛔", pending: "⏳" } as const;
+
+export function statusBadge(status: keyof typeof STATUS_ICON): SafeHtml {
+  return html`<span class="status ${status}">${STATUS_ICON[status]} ${status}</span>`;
+}
+
+/** A message page (refusals, not found). */
+export function messagePage(title: string, text: string, operator?: string): SafeHtml {
+  return layout({ title, ...(operator ? { operator } : {}) }, html`<h1>${title}</h1><p class="notice">${text}</p>`);
+}
