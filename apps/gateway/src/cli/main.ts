@@ -42,6 +42,9 @@ export const main = defineCommand({
     tools: lazyCommand("Work with tools in .openassistant/tools/", () =>
       import("./commands/tools.ts").then((m) => m.toolsCommand),
     ),
+    console: lazyCommand("Sign in to the operator console: `console login <operator-id>` prints a login link", () =>
+      import("./commands/console.ts").then((m) => m.consoleCommand),
+    ),
     plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
       import("./commands/plugins.ts").then((m) => m.pluginsCommand),
     ),

@@ -105,6 +105,10 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
   if (gateway.http) {
     out(`HTTP API: ${gateway.http.url} (bearer token in ${gateway.http.tokenPath ?? "config http.token"})`);
     if (gateway.http.tokenCreated) out(`HTTP API token (shown once): ${gateway.http.token}`);
+    if (gateway.console)
+      out(
+        `Console: ${gateway.console.baseUrl()}/console (sign in: openassistant console login <operator-id>; docs/console.md)`,
+      );
   }
   out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
 

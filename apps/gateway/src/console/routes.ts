@@ -65,7 +65,7 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
 };
 
@@ -290,7 +290,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     if (path === "/console/login" && req.method === "GET") return login(url);
     const operator = operatorOf(req);
     const run = /^\/console\/runs\/([^/]+)$/.exec(path);
-    if (run && req.method === "GET") {
+    if (run && run[1] !== "table" && req.method === "GET") {
       let runId: string;
       try {
         runId = decodeURIComponent(run[1]!);

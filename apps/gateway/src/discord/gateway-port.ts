@@ -68,6 +68,7 @@ export function portFromGateway(gateway: Gateway | DiscordGatewayPort): DiscordG
     receipts: g.receipts,
     db: g.db,
     redact: g.redact,
+    ...(g.console ? { receiptLink: g.console.callLink } : {}),
     listTools: () => reportOf(g.tools(), g.settings.policy, versionsOf(g)),
     reload: async () => reportOf(await g.reloadTools(), g.settings.policy, versionsOf(g)),
   };

@@ -25,7 +25,8 @@ export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
+<meta name="htmx-config" content='{"includeIndicatorStyles":false}'>
 <title>${o.title} · OpenAssistant</title>
 <link rel="stylesheet" href="/console/static/console.css">
 <script src="/console/static/htmx.min.js" defer></script>
@@ -46,7 +47,8 @@ export function formatTime(ms: number | undefined): string {
     .replace(/\.\d+Z$/, "Z");
 }
 
-const STATUS_ICON = { succeeded: "✅", failed: "❌", denied: "⛔", pending: "⏳" } as const;
+// Plain symbols: they render with any font (no emoji font needed).
+const STATUS_ICON = { succeeded: "✓", failed: "✗", denied: "⊘", pending: "…" } as const;
 
 export function statusBadge(status: keyof typeof STATUS_ICON): SafeHtml {
   return html`<span class="status ${status}">${STATUS_ICON[status]} ${status}</span>`;

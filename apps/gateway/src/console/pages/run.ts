@@ -21,19 +21,21 @@ export interface RunPageData {
 /** Text as shown: secrets redacted, invisible and bidi characters escaped (then HTML-escaped by `html`). */
 const shown = (redact: (t: string) => string, text: string) => escapeInvisible(redact(text));
 
-function summaryLine(i: ActivityItem): SafeHtml {
+function summaryLine(i: ActivityItem, redact: (t: string) => string): SafeHtml {
   const by = i.approval.by ? ` by ${i.approval.by}` : "";
   const what =
     i.status === "succeeded"
-      ? `succeeded${i.approval.decision === "approved" ? ` (approved${by})` : ""}`
+      ? i.approval.decision === "approved"
+        ? `(approved${by})`
+        : ""
       : i.status === "denied"
-        ? `denied${by}${i.reason ? `: ${i.reason}` : ""}`
+        ? `${by.trim()}${i.reason ? `: ${i.reason}` : ""}`
         : i.status === "failed"
-          ? `failed: ${i.error ?? i.reason ?? "no error recorded"}`
+          ? `${i.error ?? i.reason ?? "no error recorded"}`
           : i.lastPhase === "requested" && i.approval.mode === "required"
             ? "waiting for approval"
             : `${i.lastPhase}, no result yet`;
-  return html`<li>${statusBadge(i.status)} <a href="#call-${i.callId}"><code>${i.toolId}</code></a> ${what}
+  return html`<li>${statusBadge(i.status)} <a href="#call-${i.callId}"><code>${i.toolId}</code></a> ${shown(redact, what)}
     <span class="muted">[${i.receiptRef}]</span></li>`;
 }
 
@@ -51,7 +53,7 @@ function callSection(d: RunPageData, callId: string, receipts: readonly Receipt[
         (
           s,
         ) => html`<li class="${s.derived ? "derived" : ""}">${formatTime(s.at)} — <strong>${shown(d.redact, s.label)}</strong>
-          ${s.detail ? html`: ${shown(d.redact, s.detail)}` : ""}
+          ${s.detail ? html`— ${shown(d.redact, s.detail)}` : ""}
           <span class="ref">${s.derived ? "implied by " : ""}${s.receipt.id}</span></li>`,
       )}
     </ol>
@@ -83,7 +85,7 @@ export function runPage(d: RunPageData): SafeHtml {
     <h2>Code the model wrote</h2>
     ${d.code !== undefined ? html`<pre class="code">${shown(d.redact, d.code)}</pre>` : html`<p class="muted">Not recorded (the run predates the console).</p>`}
     <h2>Relevant activity</h2>
-    <ul class="summary">${summary.items.map(summaryLine)}</ul>
+    <ul class="summary">${summary.items.map((i) => summaryLine(i, d.redact))}</ul>
     ${summary.omittedReads ? html`<p class="muted">+${summary.omittedReads} successful reads not shown (below in the calls)</p>` : ""}
     <h2>Calls</h2>
     <div id="calls">${calls}</div>`;

@@ -5,7 +5,13 @@ import type { EventBus } from "../../events/bus.ts";
 import type { GatewayEvent } from "../../events/types.ts";
 import type { IncomingMessage } from "../../gateway.ts";
 import type { SessionStore } from "../../sessions/store.ts";
-import { escapeControlChars, formatAnswer, formatApprovalPrompt, formatFullInput } from "./format.ts";
+import {
+  escapeControlChars,
+  formatAnswer,
+  formatApprovalPrompt,
+  formatFullInput,
+  formatReceiptLinks,
+} from "./format.ts";
 import { createSpinner } from "./spinner.ts";
 import { cutText } from "@openassistant/core/text/index.ts";
 
@@ -21,6 +27,8 @@ export interface TerminalGateway {
   readonly sessions: Pick<SessionStore, "getOrCreate" | "setSettings">;
   /** The configured default model, shown by `/model`. */
   readonly settings?: { readonly turn: { readonly model: string } };
+  /** With the console on: signed read-only links to each call's receipts, printed under the answer. */
+  readonly console?: { callLink(runId: string, callId: string): string };
 }
 
 export interface TerminalSurfaceOptions {
@@ -200,6 +208,8 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         signal: turnAbort.signal,
       });
       write(formatAnswer(outcome));
+      if (gateway.console && outcome.summary.items.length)
+        write(formatReceiptLinks(outcome.summary, gateway.console.callLink));
     } catch (e) {
       write(`error: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
