@@ -27,7 +27,7 @@ describe("receipt links in Discord (console on)", () => {
     );
     const description = answer.embeds[0].description as string;
     const m =
-      /`notes\.read` · \[`(r_\d+)`\]\((http:\/\/127\.0\.0\.1:\d+\/console\/runs\/run_\w+\?t=[\w.-]+#call-\w+)\)/.exec(
+      /`notes\.read` · \[`(r_\d+)`\]\((http:\/\/127\.0\.0\.1:\d+\/console\/runs\/run_\w+\?t=[\w.-]+&call=\w+#call-\w+)\)/.exec(
         description,
       );
     expect(m).not.toBeNull();

@@ -64,7 +64,7 @@ const STATIC: Record<string, { file: string; type: string }> = {
 const SECURITY_HEADERS = {
   "cache-control": "no-store",
   "content-security-policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
 };
@@ -169,7 +169,9 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         conversation: conversationOf(d.db, receipts[0]!.sessionId),
         approvals: (callId) => d.approvals.get(callId),
         redact: d.redact,
-        ...(operator ? { operator } : {}),
+        ...(operator ? { operator } : { linkToken: token ?? undefined }),
+        focusCall: url.searchParams.get("call") ?? undefined,
+        page: Number(url.searchParams.get("page")) || 1,
       }),
     );
   }
@@ -334,7 +336,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     handle,
     callLink(runId, callId) {
       const t = d.signer.sign({ kind: "run", runId, exp: now() + RECEIPT_LINK_TTL_MS });
-      return `${d.baseUrl()}/console/runs/${encodeURIComponent(runId)}?t=${t}#call-${encodeURIComponent(callId)}`;
+      const call = encodeURIComponent(callId);
+      return `${d.baseUrl()}/console/runs/${encodeURIComponent(runId)}?t=${t}&call=${call}#call-${call}`;
     },
     loginLink(operator) {
       const t = d.signer.sign({ kind: "login", operator, exp: now() + LOGIN_LINK_TTL_MS });

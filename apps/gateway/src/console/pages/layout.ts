@@ -5,7 +5,7 @@ export interface LayoutOptions {
   /** The signed-in operator; absent for a read-only receipt link (no navigation, no live updates). */
   readonly operator?: string;
   readonly active?: "runs" | "approvals" | "tools";
-  /** Refresh `[data-live]` regions when these SSE event types arrive. */
+  /** Loads htmx and the live-update script: `[data-live]` regions reload on the console's SSE events. */
   readonly live?: boolean;
 }
 
@@ -28,9 +28,14 @@ export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
 <meta name="referrer" content="same-origin">
 <meta name="htmx-config" content='{"includeIndicatorStyles":false}'>
 <title>${o.title} · OpenAssistant</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/static/console.css">
-<script src="/console/static/htmx.min.js" defer></script>
-${o.live && o.operator ? html`<script src="/console/static/live.js" defer></script>` : ""}
+${
+  o.live && o.operator
+    ? html`<script src="/console/static/htmx.min.js" defer></script>
+<script src="/console/static/live.js" defer></script>`
+    : ""
+}
 </head>
 <body>
 ${nav}
