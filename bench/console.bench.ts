@@ -135,7 +135,3 @@ printTable(
     })),
   ],
 );
-// Server render and the browser's load are one user-visible wait: report their sum against the goal too.
-console.log(
-  `\nserver render + same-tab browser load (medians): ${fmtMs(serverRender.medianMs + browserLoad.medianMs)}; the browser load already includes its own server round trip.`,
-);

@@ -106,7 +106,7 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
     const context = await browser.newContext();
     const runs = await context.newPage();
     await runs.goto(h.gateway.console!.loginLink(APPROVER));
-    expect(new URL(runs.url()).pathname).toBe("/console/runs");
+    await runs.waitForURL(/\/console\/runs$/);
     const row = runs.locator(`tr[data-run="${request.runId}"]`);
     expect(await row.locator(".status").textContent()).toContain("pending");
     expect(await row.textContent()).toContain("discord:dm:42");
@@ -239,6 +239,7 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
 
     // The approver denies with a reason from the browser; the model gets it.
     await page.goto(h.gateway.console!.loginLink(APPROVER));
+    await page.waitForURL(/\/console\/runs$/);
     await page.goto(`${base}/console/approvals`);
     const card = page.locator(`section.approval[data-call="${request.callId}"]`);
     await card.getByPlaceholder("reason (the model sees it)").fill("not now");
@@ -252,5 +253,29 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
     });
     expect(h.calls).toEqual([]);
     await context.close();
+  }, 60_000);
+
+  test("a login link clicked on another site (a Discord DM) signs in: the Strict cookie reaches the console", async () => {
+    h = await start();
+    const link = h.gateway.console!.loginLink(APPROVER);
+    // Another site: localhost is a different site from 127.0.0.1, whatever the port.
+    const other = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () =>
+        new Response(`<a id="login" href="${link}">log in</a>`, { headers: { "content-type": "text/html" } }),
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`http://localhost:${other.port}/`);
+      await page.click("#login");
+      await page.waitForURL(/\/console\/runs$/);
+      expect(await page.locator("h1").textContent()).toBe("Runs");
+      expect(await page.locator("nav .who").textContent()).toContain(APPROVER);
+    } finally {
+      await context.close();
+      other.stop(true);
+    }
   }, 60_000);
 });

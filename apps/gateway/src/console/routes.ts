@@ -12,7 +12,7 @@ import type { ToolSnapshot } from "../tools-source.ts";
 import { normalizeOperator } from "./approvers.ts";
 import type { SafeHtml } from "./html.ts";
 import { approvalsList, approvalsPage, NOTICES, type Notice } from "./pages/approvals.ts";
-import { messagePage } from "./pages/layout.ts";
+import { messagePage, signedInPage } from "./pages/layout.ts";
 import { runPage } from "./pages/run.ts";
 import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
 import { toolsPage, type ToolRow } from "./pages/tools.ts";
@@ -135,7 +135,10 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       );
     const session = d.signer.sign({ kind: "session", operator, exp: now() + SESSION_TTL_MS });
     const secure = d.baseUrl().startsWith("https:") ? "; Secure" : "";
-    return redirect("/console/runs", {
+    // A page, not a redirect: when the link is clicked in another site (a Discord DM), a redirect
+    // stays part of that cross-site navigation and the browser would withhold the SameSite=Strict
+    // cookie from it. The page's own navigation to the console is same-site.
+    return page(signedInPage(operator), 200, {
       "set-cookie": `${COOKIE}=${session}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}${secure}`,
     });
   }

@@ -63,3 +63,11 @@ export function statusBadge(status: keyof typeof STATUS_ICON): SafeHtml {
 export function messagePage(title: string, text: string, operator?: string): SafeHtml {
   return layout({ title, ...(operator ? { operator } : {}) }, html`<h1>${title}</h1><p class="notice">${text}</p>`);
 }
+
+/** After a login link: moves on to the runs (a same-site navigation, so the new cookie goes along). */
+export function signedInPage(operator: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/console/runs">
+<title>Signed in · OpenAssistant</title><link rel="stylesheet" href="/console/static/console.css"></head>
+<body><main><h1>Signed in</h1><p>Signed in as <code>${operator}</code>. <a href="/console/runs">Open the console</a>.</p></main></body></html>`;
+}
