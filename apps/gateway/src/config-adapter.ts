@@ -128,6 +128,7 @@ export async function loadGatewaySettings(
       diagnostics: [...s.diagnostics.map(formatDiagnostic), ...declarations.warnings],
       errors: s.diagnostics.filter((d) => d.level === "error").length,
       count: flattenToolTree(tree).length,
+      entries: s.entries,
     };
   });
   const tools: ToolSource = {

@@ -1,5 +1,6 @@
 import type { ToolTree } from "@openassistant/sdk";
 import { generateDeclarations, type GeneratedDeclarations } from "@openassistant/core/codemode/declarations.ts";
+import type { LoadEntry } from "@openassistant/core/plugins/types.ts";
 import { flattenToolTree } from "@openassistant/core/tools/flatten.ts";
 
 /** One consistent view of the tools: the tree runs use and the declarations the model/checker see. */
@@ -11,6 +12,8 @@ export interface ToolSnapshot {
   /** How many diagnostics are errors (a tool or plugin that did not load). */
   readonly errors: number;
   readonly count: number;
+  /** The tool files and plugins the registry found (absent for a fixed tree): what `plugins list` shows. */
+  readonly entries?: readonly LoadEntry[];
 }
 
 /** Where the gateway's tools come from: the workspace/plugin registry, or a fixed tree. */

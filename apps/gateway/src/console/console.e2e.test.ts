@@ -128,6 +128,15 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
     expect(h.calls).toEqual(["reminders.create:call mom"]);
     // The runs page saw it over the event stream, without a reload.
     await row.locator(".status.succeeded").waitFor({ timeout: 10_000 });
+    // Search and filters reload the table in place (htmx).
+    await runs.fill('input[name="q"]', "no-such-text");
+    await runs.press('input[name="q"]', "Enter");
+    await runs.locator("#no-runs").waitFor();
+    await runs.fill('input[name="q"]', "call mom");
+    await runs.selectOption('select[name="status"]', "succeeded");
+    await row.waitFor();
+    await runs.selectOption('select[name="status"]', "failed");
+    await runs.locator("#no-runs").waitFor();
 
     await runs.goto(`${h.gateway.http!.url}/console/runs/${request.runId}`);
     const steps = await runs.locator("section.call ol.timeline li").allTextContents();

@@ -29,7 +29,7 @@ describe("openassistant console login", () => {
     const port = freePort();
     writeFileSync(
       join(dir, ".openassistant", "config.jsonc"),
-      JSON.stringify({ http: { port, approvers: ["ops-1"] }, workspace: { enabled: false } }),
+      JSON.stringify({ http: { port, approvers: ["ops-1"] } }),
     );
     const ok = await cli(["console", "login", "ops-1"], { cwd: dir });
     expect(ok.stderr).toContain("Open it within 15 minutes");
@@ -51,6 +51,14 @@ describe("openassistant console login", () => {
     const runs = await fetch(`http://127.0.0.1:${port}/console/runs`, { headers: { cookie: cookie.split(";")[0]! } });
     expect(runs.status).toBe(200);
     expect(await runs.text()).toContain("signed in as <code>ops-1</code>");
+    // The tools page lists what the registry loaded, as `plugins list` does (here the bundled workspace tools).
+    const tools = await (
+      await fetch(`http://127.0.0.1:${port}/console/tools`, { headers: { cookie: cookie.split(";")[0]! } })
+    ).text();
+    expect(tools).toMatch(
+      /<table id="entries-table">[\s\S]*<code>workspace<\/code><\/td><td>plugin<\/td><td>loaded<\/td>/,
+    );
+    expect(tools).toContain("<code>tools.workspace.writeTool</code>");
 
     writeFileSync(join(dir, ".openassistant", "config.jsonc"), JSON.stringify({ workspace: { enabled: false } }));
     const off = await cli(["console", "login", "ops-1"], { cwd: dir });

@@ -327,7 +327,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       case "/console/approvals/list":
         return page(approvalsList(d.approvals.pending(), d.redact, d.isApprover(operator)));
       case "/console/tools":
-        return page(toolsPage(operator, toolRows(), d.tools().diagnostics));
+        return page(toolsPage(operator, toolRows(), d.tools().diagnostics, d.tools().entries));
       case "/console/events":
         return events(req);
       default:

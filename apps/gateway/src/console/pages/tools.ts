@@ -1,3 +1,4 @@
+import type { LoadEntry } from "@openassistant/core/plugins/types.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { layout } from "./layout.ts";
 
@@ -11,8 +12,22 @@ export interface ToolRow {
 }
 
 /** Loaded tools with their approval modes, and the loader's diagnostics (what `plugins list` shows). */
-export function toolsPage(operator: string, tools: readonly ToolRow[], diagnostics: readonly string[]): SafeHtml {
+export function toolsPage(
+  operator: string,
+  tools: readonly ToolRow[],
+  diagnostics: readonly string[],
+  entries: readonly LoadEntry[] = [],
+): SafeHtml {
   const body = html`<h1>Tools</h1>
+    ${
+      entries.length
+        ? html`<h2>Tool files and plugins</h2><table id="entries-table"><thead><tr><th>Id</th><th>Kind</th><th>Status</th>
+      <th>Origin</th><th>Source</th><th>Tools</th></tr></thead><tbody>${entries.map(
+        (e) => html`<tr><td><code>${e.id}</code></td><td>${e.kind}</td><td>${e.stale ? "loaded (stale)" : e.status}</td>
+          <td>${e.origin}</td><td><code>${e.source}</code></td><td>${e.tools.length}</td></tr>`,
+      )}</tbody></table><h2>Tools</h2>`
+        : ""
+    }
     <p>${tools.length} tool${tools.length === 1 ? "" : "s"} available to the model.</p>
     <table id="tools-table"><thead><tr><th>Tool</th><th>Approval</th><th>Description</th></tr></thead>
     <tbody>${tools.map(
