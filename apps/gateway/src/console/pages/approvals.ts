@@ -26,7 +26,7 @@ function card(req: ApprovalRequest, redact: (t: string) => string, canDecide: bo
       <dt>Run</dt><dd><a href="/console/runs/${encodeURIComponent(req.runId)}#call-${req.callId}"><code>${req.runId}</code></a></dd>
     </dl>
     ${req.summary ? html`<div>Summary</div><pre>${shown(req.summary)}</pre>` : ""}
-    <div>Input</div><pre class="input">${shown(input)}</pre>
+    <pre class="input">${shown(input)}</pre>
     ${req.code ? html`<details><summary>Code the model wrote</summary><pre>${shown(req.code)}</pre></details>` : ""}
     ${
       canDecide
