@@ -52,8 +52,8 @@ export function runsPage(
       <label>Status <select name="status">${opt("", "any", query.status)}${RUN_STATUSES.map((s) =>
         opt(s, s, query.status),
       )}</select></label>
-      <label>Since <input type="datetime-local" name="since" value="${query.since ?? ""}"></label>
-      <label>Until <input type="datetime-local" name="until" value="${query.until ?? ""}"></label>
+      <label>Since (UTC) <input type="datetime-local" name="since" value="${query.since ?? ""}"></label>
+      <label>Until (UTC) <input type="datetime-local" name="until" value="${query.until ?? ""}"></label>
       <button type="submit">Filter</button>
     </form>
     <div id="runs" data-live hx-get="/console/runs/table${params ? `?${params}` : ""}" hx-trigger="oa:refresh">
