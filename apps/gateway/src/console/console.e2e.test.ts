@@ -244,6 +244,14 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
       headers: { origin: "https://evil.example", cookie: `oa_console=${approverSession}` },
     });
     expect(crossSite.status).toBe(403);
+    // A call id that is not valid percent-encoding is a clear 400, not a server error.
+    const badId = await fetch(`${base}/console/approvals/%E0%A4%A/approve`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin: base, cookie: `oa_console=${approverSession}` },
+    });
+    expect(badId.status).toBe(400);
+    expect(await badId.text()).toContain("not valid percent-encoding");
     expect(h.gateway.approvals.get(request.callId)?.status).toBe("pending");
 
     // The approver denies with a reason from the browser; the model gets it.

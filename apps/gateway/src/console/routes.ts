@@ -306,7 +306,15 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     }
     if (!operator) return page(messagePage("Sign in required", LOGIN_HELP), 401);
     const decision = /^\/console\/approvals\/([^/]+)\/(approve|deny)$/.exec(path);
-    if (decision && req.method === "POST") return decide(req, operator, decodeURIComponent(decision[1]!), decision[2]!);
+    if (decision && req.method === "POST") {
+      let callId: string;
+      try {
+        callId = decodeURIComponent(decision[1]!);
+      } catch {
+        return page(messagePage("Bad call id", `The call id in ${path} is not valid percent-encoding.`, operator), 400);
+      }
+      return decide(req, operator, callId, decision[2]!);
+    }
     if (req.method !== "GET")
       return page(messagePage("Not allowed", `${req.method} ${path} is not supported.`, operator), 405);
     switch (path) {
