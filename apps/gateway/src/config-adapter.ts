@@ -6,7 +6,7 @@ import { toolHistory, workspaceTools, WORKSPACE_WRITE_TOOLS } from "@openassista
 import type { EnvLike } from "./auth/types.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
-import { declarationWarning } from "./declaration-warning.ts";
+import { declarationWarning } from "./diagnostics.ts";
 import type { ToolSnapshot, ToolSource } from "./tools-source.ts";
 
 export interface LoadedGatewayConfig {
@@ -67,7 +67,16 @@ export async function loadGatewaySettings(
     approvalTimeoutMs: c.approvals.timeoutSeconds * 1000,
     discord: c.discord.token ? c.discord : undefined,
     // config: port 0 = disabled.
-    http: c.http.port > 0 ? { port: c.http.port, ...(c.http.token ? { token: c.http.token } : {}) } : undefined,
+    http:
+      c.http.port > 0
+        ? {
+            port: c.http.port,
+            ...(c.http.token ? { token: c.http.token } : {}),
+            host: c.http.host,
+            ...(c.http.publicUrl ? { publicUrl: c.http.publicUrl } : {}),
+            ...(c.http.approvers ? { approvers: c.http.approvers } : {}),
+          }
+        : undefined,
     secrets: [...collectSecrets(c.config), ...loaded.secrets.filter(looksSecret)],
     alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };
@@ -124,6 +133,7 @@ export async function loadGatewaySettings(
       diagnostics: [...s.diagnostics, ...declarations.warnings.map(declarationWarning)],
       errors: s.diagnostics.filter((d) => d.level === "error").length,
       count: flattenToolTree(tree).length,
+      entries: s.entries,
     };
   });
   const tools: ToolSource = {

@@ -18,6 +18,7 @@ import type { EnvLike } from "./auth/types.ts";
 import { createEventBus, type EventBus } from "./events/bus.ts";
 import type { GatewayEvent } from "./events/types.ts";
 import { createModelClient } from "./model/client.ts";
+import { createConsole, type GatewayConsole } from "./console/index.ts";
 import { startHttpApi, type HttpApi } from "./http/server.ts";
 import { resolveHttpToken } from "./http/token.ts";
 import { createSessionStore, type SessionStore } from "./sessions/store.ts";
@@ -70,6 +71,8 @@ export interface Gateway {
   readonly redact: (text: string) => string;
   /** The local HTTP API when `http.port` is configured. */
   readonly http?: GatewayHttp;
+  /** The operator console (on with the HTTP API): receipt and login links. */
+  readonly console?: Pick<GatewayConsole, "callLink" | "loginLink" | "baseUrl">;
   tools(): ToolSnapshot;
   reloadTools(): Promise<ToolSnapshot>;
   /** True when some Anthropic credential (profile or env) is configured. */
@@ -234,11 +237,26 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
   });
 
-  const http: GatewayHttp | undefined =
+  let http: GatewayHttp | undefined;
+  const consoleUi: GatewayConsole | undefined = settings.http
+    ? createConsole({
+        settings,
+        db,
+        receipts,
+        approvals,
+        events,
+        tools: () => toolSource.current(),
+        redact,
+        localUrl: () => http?.url ?? "",
+      })
+    : undefined;
+  http =
     settings.http && httpToken
       ? {
           ...startHttpApi({
             port: settings.http.port,
+            hostname: settings.http.host,
+            console: consoleUi,
             token: httpToken.token,
             receipts,
             events,
@@ -327,6 +345,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.all(pending), new Promise((r) => (graceTimer = setTimeout(r, SHUTDOWN_GRACE_MS)))]);
     clearTimeout(graceTimer);
+    consoleUi?.close();
     await http?.close();
     approvals.close();
     toolSource.close();
@@ -350,6 +369,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     auth,
     redact,
     http,
+    ...(consoleUi ? { console: consoleUi } : {}),
     tools: () => toolSource.current(),
     reloadTools: () => toolSource.reload(),
     hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,

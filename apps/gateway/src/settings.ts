@@ -24,7 +24,16 @@ export interface GatewaySettings {
   /** The config's `discord` section as is (the Discord surface reads the rest of it). */
   readonly discord?: { readonly token?: string } & Readonly<Record<string, unknown>>;
   /** HTTP API; absent = disabled. port 0 = random port. */
-  readonly http?: { readonly port: number; readonly token?: string };
+  readonly http?: {
+    readonly port: number;
+    readonly token?: string;
+    /** Listen address; default 127.0.0.1. */
+    readonly host?: string;
+    /** Base of console links when behind a reverse proxy or tunnel. */
+    readonly publicUrl?: string;
+    /** Who may use the console's approvals (default: the Discord approver check). */
+    readonly approvers?: readonly string[];
+  };
   /** Values to scrub from receipts, logs and prompts besides credentials (config secrets). */
   readonly secrets: readonly string[];
   /** Tool path patterns that always need a person's approval (`workspace.*` writes unless allowAutoWrite). */

@@ -1,8 +1,9 @@
 import type { ToolTree } from "@openassistant/sdk";
 import { type DeclarationCache, generateDeclarations, type GeneratedDeclarations } from "@openassistant/core/codemode";
 import type { Diagnostic } from "@openassistant/core/config";
+import type { LoadEntry } from "@openassistant/core/plugins";
 import { flattenToolTree } from "@openassistant/core/tools";
-import { declarationWarning } from "./declaration-warning.ts";
+import { declarationWarning } from "./diagnostics.ts";
 
 /** One consistent view of the tools: the tree runs use and the declarations the model/checker see. */
 export interface ToolSnapshot {
@@ -13,6 +14,8 @@ export interface ToolSnapshot {
   /** How many diagnostics are errors (a tool or plugin that did not load). */
   readonly errors: number;
   readonly count: number;
+  /** The tool files and plugins the registry found (absent for a fixed tree): what `plugins list` shows. */
+  readonly entries?: readonly LoadEntry[];
 }
 
 /** Where the gateway's tools come from: the workspace/plugin registry, or a fixed tree. */

@@ -45,6 +45,9 @@ export const main = defineCommand({
     mcp: lazyCommand("MCP servers: log in to servers that use OAuth (authorization code + PKCE)", () =>
       import("./commands/mcp.ts").then((m) => m.mcpCommand),
     ),
+    console: lazyCommand("Sign in to the operator console: `console login <operator-id>` prints a login link", () =>
+      import("./commands/console.ts").then((m) => m.consoleCommand),
+    ),
     plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
       import("./commands/plugins.ts").then((m) => m.pluginsCommand),
     ),

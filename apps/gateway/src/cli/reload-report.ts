@@ -1,6 +1,6 @@
 import { flattenToolTree } from "@openassistant/core/tools";
 import type { ToolSnapshot } from "../tools-source.ts";
-import { formatDiagnostic } from "./tool-table.ts";
+import { formatDiagnostic } from "../diagnostics.ts";
 
 /**
  * What changed between two tool snapshots, for the operator: added/removed tools and diagnostics

@@ -10,7 +10,8 @@ import { writeEditorTsconfig } from "./editor-tsconfig.ts";
 import { checkCredentials } from "./credentials.ts";
 import { CliError } from "./flags.ts";
 import { describeReload, summarizeReload } from "./reload-report.ts";
-import { formatDiagnostic, formatDiagnostics, formatToolTable } from "./tool-table.ts";
+import { formatDiagnostic } from "../diagnostics.ts";
+import { formatDiagnostics, formatToolTable } from "./tool-table.ts";
 
 export interface ServeOptions {
   readonly cwd: string;
@@ -105,6 +106,10 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
   if (gateway.http) {
     out(`HTTP API: ${gateway.http.url} (bearer token in ${gateway.http.tokenPath ?? "config http.token"})`);
     if (gateway.http.tokenCreated) out(`HTTP API token (shown once): ${gateway.http.token}`);
+    if (gateway.console)
+      out(
+        `Console: ${gateway.console.baseUrl()}/console (sign in: openassistant console login <operator-id>; docs/console.md)`,
+      );
   }
   out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
 

@@ -2,6 +2,7 @@ import { resolvePolicy } from "@openassistant/core/policy";
 import type { PolicyRule } from "@openassistant/core/policy";
 import type { Diagnostic } from "@openassistant/core/config";
 import { flattenToolTree } from "@openassistant/core/tools";
+import { formatDiagnostic } from "../diagnostics.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 
 /** The tool table printed at start and by doctor: path, effective approval, description. */
@@ -20,12 +21,6 @@ export function formatToolTable(snapshot: ToolSnapshot, policy: readonly PolicyR
   const w1 = Math.max(8, ...rows.map((r) => r[1].length));
   const line = (a: string, b: string, c: string) => `${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`;
   return [line("TOOL", "APPROVAL", "DESCRIPTION"), ...rows.map((r) => line(...r))].join("\n");
-}
-
-/** One diagnostic as a line: `error id (file:line:col): message — fix`. */
-export function formatDiagnostic(d: Diagnostic): string {
-  const where = d.line ? `${d.source}:${d.line}:${d.column ?? 1}` : d.source;
-  return `${d.level} ${d.id} (${where}): ${d.message}${d.hint ? ` — ${d.hint}` : ""}`;
 }
 
 export function formatDiagnostics(diagnostics: readonly Diagnostic[]): string {

@@ -11,6 +11,10 @@ export interface HttpApiOptions {
   readonly events: Pick<EventBus, "subscribe">;
   /** Extra fields for /health (tool count, active turns …). */
   readonly health?: () => Record<string, unknown>;
+  /** Listen address; default 127.0.0.1. */
+  readonly hostname?: string;
+  /** Serves `/console/…` (the operator console; its own auth: signed links and operator sessions). */
+  readonly console?: { handle(req: Request): Response | Promise<Response> };
   /** SSE keep-alive comment interval; default 15 s. */
   readonly keepAliveMs?: number;
 }
@@ -36,11 +40,15 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
   const started = Date.now();
   const streams = new Set<() => void>();
   const server = Bun.serve({
-    hostname: "127.0.0.1",
+    hostname: options.hostname ?? "127.0.0.1",
     port: options.port,
     idleTimeout: 0,
     fetch(req) {
       try {
+        if (options.console && isConsolePath(new URL(req.url).pathname))
+          return Promise.resolve(options.console.handle(req)).catch((e) =>
+            problem(500, `internal error: ${e instanceof Error ? e.message : String(e)}`),
+          );
         return route(req);
       } catch (e) {
         // Never a dropped connection: a failing store (e.g. the database closing at shutdown) is a 500 that says so.
@@ -161,13 +169,22 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: `http://${urlHost(options.hostname ?? "127.0.0.1")}:${server.port}`,
     port: server.port!,
     async close() {
       for (const end of [...streams]) end();
       await server.stop(true);
     },
   };
+}
+
+const isConsolePath = (path: string) => path === "/console" || path.startsWith("/console/");
+
+/** A host as it goes in a URL: IPv6 in brackets, the unspecified address as loopback. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
 }
 
 /** Receipts of the calls whose current status (latest phase in the set) is `status`. */

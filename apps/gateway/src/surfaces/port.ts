@@ -63,6 +63,8 @@ export interface SurfacePort {
   listTools(): ToolReport;
   /** Scrubs secrets from a text (the gateway's redactor); the surface's log lines go through it. */
   readonly redact: (text: string) => string;
+  /** With the console on: a signed, expiring, read-only link to a call's receipts (activity summaries link each call). */
+  readonly receiptLink?: (runId: string, callId: string) => string;
   /** Reloads tools from disk and plugins; resolves with what is loaded now. */
   reload(): Promise<ToolReport>;
   /** Every gateway event (already redacted), for live status. */

@@ -181,6 +181,12 @@ export const configSchema = z.strictObject({
       /** 0 = HTTP API disabled. */
       port: z.number().int().min(0).max(65535).default(0),
       token: z.string().optional(),
+      /** Address to listen on; only change it behind a reverse proxy or tunnel you trust. */
+      host: z.string().min(1).default("127.0.0.1"),
+      /** The console's address as people reach it (reverse proxy/tunnel), for receipt and login links. */
+      publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+      /** Operator ids who may sign in to the console and decide approvals (default: the Discord approvers). */
+      approvers: z.array(z.string().min(1)).optional(),
     })
     .prefault({}),
 });

@@ -13,7 +13,7 @@ import {
   type DoctorCheck,
 } from "../doctor-checks.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
-import { formatDiagnostic } from "../tool-table.ts";
+import { formatDiagnostic } from "../../diagnostics.ts";
 import { resolveProject } from "../project.ts";
 
 const args = {

@@ -265,7 +265,7 @@ export function createConversations(deps: {
       live.set(renderStatus(status));
       for (const part of answerMessages(
         outcome.text,
-        renderActivity(outcome.summary, outcome.unverified),
+        renderActivity(outcome.summary, outcome.unverified, gateway.receiptLink),
         outcome.unverified,
       )) {
         const ok = await withRetry(log, `sending the answer in ${channel.id}`, () => channel.send(fitMessage(part)));

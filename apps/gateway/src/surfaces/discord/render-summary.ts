@@ -10,9 +10,12 @@ function clip(s: string, max: number): string {
   return fitText(one, max, "ellipsis");
 }
 
-function line(i: ActivityItem): string {
+/** `(runId, callId) → URL` of the call's page in the console, when the console is on. */
+export type ReceiptLink = (runId: string, callId: string) => string;
+
+function line(i: ActivityItem, link?: ReceiptLink): string {
   const tool = `\`${i.toolId}\``;
-  const ref = ` · \`${i.receiptRef}\``;
+  const ref = link ? ` · [\`${i.receiptRef}\`](${link(i.runId, i.callId)})` : ` · \`${i.receiptRef}\``;
   const by = i.approval.decision === "approved" ? ` (approved by ${renderOperator(i.approval.by)})` : "";
   switch (i.status) {
     case "succeeded":
@@ -31,13 +34,13 @@ export const UNVERIFIED_MARK =
 
 /**
  * The compact block shown under an answer (the description of an embed titled "Activity"): one line
- * per relevant call with its receipt id, then the unverified mark when grounding flagged the answer.
+ * per relevant call with its receipt id (a link to the call's console page when `link` is given), then the unverified mark when grounding flagged the answer.
  * Empty string when there is nothing to show.
  */
-export function renderActivity(summary: ActivitySummary | undefined, unverified: boolean): string {
+export function renderActivity(summary: ActivitySummary | undefined, unverified: boolean, link?: ReceiptLink): string {
   const lines: string[] = [];
   if (summary && summary.items.length > 0) {
-    for (const i of summary.items) lines.push(line(i));
+    for (const i of summary.items) lines.push(line(i, link));
     if (summary.omittedReads > 0)
       lines.push(`_+${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown_`);
   }

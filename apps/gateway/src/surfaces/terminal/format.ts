@@ -1,5 +1,6 @@
 import { requestInputPreview } from "@openassistant/core/approvals";
 import type { ApprovalRequest } from "@openassistant/core/approvals";
+import type { ActivitySummary } from "@openassistant/core/receipts";
 import { escapeInvisible } from "@openassistant/core/text";
 import { renderOutcome, type RenderableOutcome } from "../../grounding/render.ts";
 
@@ -77,4 +78,15 @@ export function formatFullInput(request: ApprovalRequest): string {
 export function formatAnswer(outcome: RenderableOutcome): string {
   const [first, ...rest] = escapeControlChars(renderOutcome(outcome)).split("\n");
   return `\nassistant › ${[first, ...rest.map((l) => (l ? `  ${l}` : l))].join("\n")}\n`;
+}
+
+/** One console link per call of the activity summary (only when the console is on). */
+export function formatReceiptLinks(
+  summary: Pick<ActivitySummary, "items">,
+  link: (runId: string, callId: string) => string,
+): string {
+  const lines = summary.items.map(
+    (i) => `  ${escapeControlChars(i.toolId)} [${i.receiptRef}] ${link(i.runId, i.callId)}`,
+  );
+  return `  Receipts in the console (read-only links):\n${lines.join("\n")}\n`;
 }

@@ -4,7 +4,13 @@ import type { GatewayEvent } from "../../events/types.ts";
 import type { Gateway } from "../../gateway.ts";
 import { surfacePort } from "../gateway-port.ts";
 import type { SurfacePort } from "../port.ts";
-import { escapeControlChars, formatAnswer, formatApprovalPrompt, formatFullInput } from "./format.ts";
+import {
+  escapeControlChars,
+  formatAnswer,
+  formatApprovalPrompt,
+  formatFullInput,
+  formatReceiptLinks,
+} from "./format.ts";
 import { createSpinner } from "./spinner.ts";
 import { cutText } from "@openassistant/core/text";
 
@@ -186,6 +192,8 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         signal: turnAbort.signal,
       });
       write(formatAnswer(outcome));
+      if (gateway.receiptLink && outcome.summary?.items.length)
+        write(formatReceiptLinks(outcome.summary, gateway.receiptLink));
     } catch (e) {
       write(`error: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

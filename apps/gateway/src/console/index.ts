@@ -1,0 +1,63 @@
+import type { Database } from "bun:sqlite";
+import type { ApprovalBroker } from "@openassistant/core/approvals";
+import type { ReceiptStore } from "@openassistant/core/receipts";
+import type { EventBus } from "../events/bus.ts";
+import type { GatewaySettings } from "../settings.ts";
+import type { ToolSnapshot } from "../tools-source.ts";
+import { consoleApproverCheck } from "./approvers.ts";
+import { createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
+import { createRunCodeStore } from "./run-code.ts";
+import { createSigner, loadConsoleKey } from "./signing.ts";
+
+export type { ConsoleRoutes } from "./routes.ts";
+
+export interface ConsoleOptions {
+  readonly settings: Pick<GatewaySettings, "dataDir" | "http" | "discord" | "policy">;
+  readonly db: Database;
+  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun">;
+  readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide">;
+  readonly events: Pick<EventBus, "subscribe">;
+  readonly tools: () => ToolSnapshot;
+  readonly redact: (text: string) => string;
+  /** The server's own address, used for links when `http.publicUrl` is not set (known once it listens). */
+  readonly localUrl: () => string;
+}
+
+export interface GatewayConsole extends ConsoleRoutes {
+  /** Where links point (`http.publicUrl` or the local address). */
+  readonly baseUrl: () => string;
+}
+
+/**
+ * The operator console (served by the HTTP server under /console when `http.port` is set). Keeps
+ * the code of each run for its page; signs links with `<data dir>/console-key`.
+ */
+export function createConsole(o: ConsoleOptions): GatewayConsole {
+  const runCode = createRunCodeStore(o.db);
+  const unsubscribe = o.events.subscribe((e) => {
+    if (e.type === "run.started") runCode.record(e.runId, e.turnId, e.code);
+  });
+  const publicUrl = o.settings.http?.publicUrl?.replace(/\/+$/, "");
+  const baseUrl = () => publicUrl ?? o.localUrl();
+  const routes = createConsoleRoutes({
+    db: o.db,
+    receipts: o.receipts,
+    approvals: o.approvals,
+    events: o.events,
+    tools: o.tools,
+    policy: o.settings.policy,
+    redact: o.redact,
+    signer: createSigner(loadConsoleKey(o.settings.dataDir)),
+    isApprover: consoleApproverCheck(o.settings),
+    baseUrl,
+    runCode,
+  });
+  return {
+    ...routes,
+    baseUrl,
+    close() {
+      unsubscribe();
+      routes.close();
+    },
+  };
+}

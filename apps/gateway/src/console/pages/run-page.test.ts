@@ -1,0 +1,49 @@
+import { describe, expect, test } from "bun:test";
+import type { Receipt } from "@openassistant/core/receipts";
+import { CALLS_PER_PAGE, runPage } from "./run.ts";
+
+function receipts(calls: number): Receipt[] {
+  const out: Receipt[] = [];
+  let seq = 0;
+  for (let c = 0; c < calls; c++)
+    for (const phase of ["requested", "started", "succeeded"] as const) {
+      seq++;
+      out.push({
+        id: `r_${String(seq).padStart(6, "0")}`,
+        seq,
+        at: 1_700_000_000_000 + seq,
+        runId: "run_1",
+        callId: `call_${c}`,
+        toolPath: c === 150 ? "mail.send" : "notes.read",
+        phase,
+        approval: "auto",
+        policy: c === 150 ? "required" : "auto",
+        prevHash: null,
+        hash: "h",
+      });
+    }
+  return out;
+}
+const base = { runId: "run_1", integrity: { ok: true } as const, approvals: () => undefined, redact: (t: string) => t };
+
+describe("run page", () => {
+  test("a large run shows the page of calls holding the linked call; links to other pages keep the link's token", () => {
+    const page = runPage({ ...base, receipts: receipts(250), focusCall: "call_150", linkToken: "tok.en" }).value;
+    const shown = [...page.matchAll(/<section class="call" id="call-(call_\d+)"/g)].map((m) => m[1]);
+    expect(shown.length).toBe(CALLS_PER_PAGE);
+    expect(shown[0]).toBe("call_100");
+    expect(page).toContain("Calls 101–200 of 250");
+    expect(page).toContain('<a href="?t=tok.en&amp;page=1">1</a>');
+    expect(page).toContain('<a href="?t=tok.en&amp;page=3">3</a>');
+    // The summary's required call is on this page: an in-page anchor.
+    expect(page).toContain('<a href="#call-call_150"><code>mail.send</code></a>');
+  });
+
+  test("a page number out of range shows the nearest page; a small run has no pager", () => {
+    const last = runPage({ ...base, receipts: receipts(250), page: 99 }).value;
+    expect(last).toContain("Calls 201–250 of 250");
+    const small = runPage({ ...base, receipts: receipts(3) }).value;
+    expect(small).not.toContain('class="pager"');
+    expect([...small.matchAll(/<section class="call"/g)].length).toBe(3);
+  });
+});

@@ -1,0 +1,361 @@
+import type { Database } from "bun:sqlite";
+import { join } from "node:path";
+import type { ApprovalBroker } from "@openassistant/core/approvals";
+import type { PolicyRule } from "@openassistant/core/policy";
+import { resolvePolicy } from "@openassistant/core/policy";
+import type { CallStatus } from "@openassistant/core/receipts";
+import type { ReceiptStore } from "@openassistant/core/receipts";
+import { flattenToolTree } from "@openassistant/core/tools";
+import type { EventBus } from "../events/bus.ts";
+import type { GatewayEvent } from "../events/types.ts";
+import type { ToolSnapshot } from "../tools-source.ts";
+import { normalizeOperator } from "./approvers.ts";
+import type { SafeHtml } from "./html.ts";
+import { approvalsList, approvalsPage, NOTICES, type Notice } from "./pages/approvals.ts";
+import { messagePage, signedInPage } from "./pages/layout.ts";
+import { runPage } from "./pages/run.ts";
+import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
+import { toolsPage, type ToolRow } from "./pages/tools.ts";
+import type { RunCodeStore } from "./run-code.ts";
+import { conversationOf, listConversations, listRuns, RUN_STATUSES } from "./run-queries.ts";
+import type { Signer } from "./signing.ts";
+
+/** How long links stay valid. A receipt link is read-only; a login link only starts a session. */
+export const RECEIPT_LINK_TTL_MS = 7 * 24 * 60 * 60_000;
+export const LOGIN_LINK_TTL_MS = 15 * 60_000;
+export const SESSION_TTL_MS = 12 * 60 * 60_000;
+const COOKIE = "oa_console";
+const MAX_REASON = 1000;
+
+export interface ConsoleDeps {
+  readonly db: Database;
+  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun">;
+  readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide">;
+  readonly events: Pick<EventBus, "subscribe">;
+  readonly tools: () => ToolSnapshot;
+  readonly policy: readonly PolicyRule[];
+  readonly redact: (text: string) => string;
+  readonly signer: Signer;
+  /** May this operator log in and decide approvals (checked at login and on every decision)? */
+  readonly isApprover: (operator: string) => boolean;
+  /** Where links point: `http.publicUrl`, else the local address. */
+  readonly baseUrl: () => string;
+  readonly runCode: RunCodeStore;
+  readonly now?: () => number;
+  readonly keepAliveMs?: number;
+}
+
+export interface ConsoleRoutes {
+  /** Handles every `/console/…` request. */
+  handle(req: Request): Response | Promise<Response>;
+  /** Signed, expiring, read-only link to one call on its run's page. */
+  callLink(runId: string, callId: string): string;
+  /** Signed, short-lived link that signs `operator` in (for `openassistant console login`). */
+  loginLink(operator: string): string;
+  close(): void;
+}
+
+const STATIC: Record<string, { file: string; type: string }> = {
+  "htmx.min.js": { file: "htmx.org/dist/htmx.min.js", type: "text/javascript; charset=utf-8" },
+  "live.js": { file: join(import.meta.dir, "static", "live.js"), type: "text/javascript; charset=utf-8" },
+  "console.css": { file: join(import.meta.dir, "static", "console.css"), type: "text/css; charset=utf-8" },
+};
+
+const SECURITY_HEADERS = {
+  "cache-control": "no-store",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "referrer-policy": "same-origin",
+  "x-content-type-options": "nosniff",
+};
+
+const page = (body: SafeHtml, status = 200, headers: Record<string, string> = {}) =>
+  new Response(body.value, {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS, ...headers },
+  });
+const redirect = (location: string, headers: Record<string, string> = {}) =>
+  new Response(null, { status: 303, headers: { location, ...SECURITY_HEADERS, ...headers } });
+
+const LOGIN_HELP =
+  "Sign in with a login link: run `openassistant console login <operator-id>` on the gateway's machine (an approver's id) and open the link it prints.";
+
+function cookieOf(req: Request): string | undefined {
+  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === COOKIE) return v.join("=");
+  }
+  return undefined;
+}
+
+function parseTime(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value.length === 16 ? `${value}Z` : value);
+  return Number.isFinite(t) ? t : undefined;
+}
+
+/** The console's pages and actions, behind signed links and operator sessions. */
+export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
+  const now = d.now ?? Date.now;
+  const streams = new Set<() => void>();
+  // htmx is served from node_modules as installed (no build step).
+  const resolveStatic = (file: string) => (file.startsWith("/") ? file : Bun.resolveSync(file, import.meta.dir));
+
+  const operatorOf = (req: Request): string | undefined => {
+    const checked = d.signer.check(cookieOf(req));
+    return checked.ok && checked.grant.kind === "session" ? checked.grant.operator : undefined;
+  };
+
+  function sameOrigin(req: Request): boolean {
+    const origin = req.headers.get("origin");
+    if (!origin) return req.headers.get("sec-fetch-site") !== "cross-site";
+    return origin === new URL(req.url).origin || origin === new URL(d.baseUrl()).origin;
+  }
+
+  function login(url: URL): Response {
+    const checked = d.signer.check(url.searchParams.get("t"));
+    if (!checked.ok || checked.grant.kind !== "login")
+      return page(
+        messagePage(
+          "Login link refused",
+          checked.ok || checked.reason !== "expired"
+            ? `This login link is not valid (it was altered or is not a login link). ${LOGIN_HELP}`
+            : `This login link has expired. ${LOGIN_HELP}`,
+        ),
+        401,
+      );
+    const operator = checked.grant.operator;
+    if (!d.isApprover(operator))
+      return page(
+        messagePage(
+          "Not an approver",
+          `${operator} is not allowed to decide approvals (see http.approvers, or discord.approvers / discord.allowedUsers), so the console does not sign them in.`,
+        ),
+        403,
+      );
+    const session = d.signer.sign({ kind: "session", operator, exp: now() + SESSION_TTL_MS });
+    const secure = d.baseUrl().startsWith("https:") ? "; Secure" : "";
+    // A page, not a redirect: when the link is clicked in another site (a Discord DM), a redirect
+    // stays part of that cross-site navigation and the browser would withhold the SameSite=Strict
+    // cookie from it. The page's own navigation to the console is same-site.
+    return page(signedInPage(operator), 200, {
+      "set-cookie": `${COOKIE}=${session}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}${secure}`,
+    });
+  }
+
+  function runRoute(runId: string, url: URL, operator: string | undefined): Response {
+    const token = url.searchParams.get("t");
+    if (!operator) {
+      const checked = d.signer.check(token);
+      if (!token) return page(messagePage("Sign in required", LOGIN_HELP), 401);
+      if (!checked.ok)
+        return page(
+          messagePage(
+            "Link refused",
+            checked.reason === "expired"
+              ? "This receipt link has expired. Ask the operator for a fresh one (it is in the answer's activity summary)."
+              : "This receipt link is not valid: it was altered or cut short. Copy the whole link again.",
+          ),
+          checked.reason === "expired" ? 410 : 401,
+        );
+      if (checked.grant.kind !== "run" || checked.grant.runId !== runId)
+        return page(messagePage("Link refused", "This link is for another page."), 401);
+    }
+    const receipts = d.receipts.byRun(runId);
+    if (receipts.length === 0) return page(messagePage("No such run", `No receipts for run ${runId}.`, operator), 404);
+    return page(
+      runPage({
+        runId,
+        receipts,
+        integrity: d.receipts.verifyRun(runId),
+        code: d.runCode.codeOf(runId),
+        conversation: conversationOf(d.db, receipts[0]!.sessionId),
+        approvals: (callId) => d.approvals.get(callId),
+        redact: d.redact,
+        ...(operator ? { operator } : { linkToken: token ?? undefined }),
+        focusCall: url.searchParams.get("call") ?? undefined,
+        page: Number(url.searchParams.get("page")) || 1,
+      }),
+    );
+  }
+
+  function runsQuery(url: URL): RunsQuery {
+    const p = url.searchParams;
+    const get = (k: string) => p.get(k)?.trim() || undefined;
+    return {
+      session: get("session"),
+      tool: get("tool"),
+      status: get("status"),
+      since: get("since"),
+      until: get("until"),
+      q: get("q"),
+    };
+  }
+
+  function runRows(q: RunsQuery) {
+    const status = RUN_STATUSES.includes(q.status as CallStatus) ? (q.status as CallStatus) : undefined;
+    return listRuns(d.db, {
+      session: q.session,
+      tool: q.tool,
+      status,
+      since: parseTime(q.since ?? null),
+      until: parseTime(q.until ?? null),
+      q: q.q,
+    });
+  }
+
+  function toolRows(): ToolRow[] {
+    return flattenToolTree(d.tools().tree).map((t) => ({
+      path: t.path,
+      description: t.definition.description,
+      approval: t.definition.approval,
+      effective: resolvePolicy(t.path, t.definition.approval, d.policy).mode,
+    }));
+  }
+
+  async function decide(req: Request, operator: string, callId: string, kind: string): Promise<Response> {
+    if (!sameOrigin(req)) return page(messagePage("Refused", "Cross-site form posts are refused.", operator), 403);
+    if (!d.isApprover(operator))
+      return page(
+        messagePage("Not an approver", "You are not allowed to decide approvals. Nothing was changed.", operator),
+        403,
+      );
+    const form = await req.formData().catch(() => new FormData());
+    const reason = String(form.get("reason") ?? "")
+      .trim()
+      .slice(0, MAX_REASON);
+    const by = `console:${normalizeOperator(operator)}`;
+    const result = d.approvals.decide(
+      callId,
+      kind === "approve"
+        ? { decision: "approved", by }
+        : reason
+          ? { decision: "denied", by, reason }
+          : { decision: "denied", by },
+    );
+    const notice: Notice =
+      result.outcome === "decided"
+        ? kind === "approve"
+          ? "approved"
+          : "denied"
+        : result.outcome === "unknown"
+          ? "unknown"
+          : "already";
+    return redirect(`/console/approvals?notice=${notice}`);
+  }
+
+  function events(req: Request): Response {
+    const encoder = new TextEncoder();
+    let cleanup = () => {};
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const send = (text: string) => {
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            cleanup();
+          }
+        };
+        send(": connected\n\n");
+        // Only which kind of thing changed: pages fetch what they show through their own (authorized) routes.
+        const unsubscribe = d.events.subscribe((e: GatewayEvent) => send(`event: ${e.type}\ndata: {}\n\n`));
+        const keepAlive = setInterval(() => send(": keep-alive\n\n"), d.keepAliveMs ?? 15_000);
+        cleanup = () => {
+          clearInterval(keepAlive);
+          unsubscribe();
+          streams.delete(cleanup);
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        };
+        streams.add(cleanup);
+        req.signal.addEventListener("abort", () => cleanup(), { once: true });
+      },
+      cancel() {
+        cleanup();
+      },
+    });
+    return new Response(stream, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
+    });
+  }
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    const asset = /^\/console\/static\/([a-z.]+)$/.exec(path);
+    if (asset && STATIC[asset[1]!]) {
+      const s = STATIC[asset[1]!]!;
+      return new Response(Bun.file(resolveStatic(s.file)), {
+        headers: { "content-type": s.type, "cache-control": "max-age=3600", "x-content-type-options": "nosniff" },
+      });
+    }
+    if (path === "/console/login" && req.method === "GET") return login(url);
+    const operator = operatorOf(req);
+    const run = /^\/console\/runs\/([^/]+)$/.exec(path);
+    if (run && run[1] !== "table" && req.method === "GET") {
+      let runId: string;
+      try {
+        runId = decodeURIComponent(run[1]!);
+      } catch {
+        return page(messagePage("Bad run id", `The run id in ${path} is not valid percent-encoding.`, operator), 400);
+      }
+      return runRoute(runId, url, operator);
+    }
+    if (!operator) return page(messagePage("Sign in required", LOGIN_HELP), 401);
+    const decision = /^\/console\/approvals\/([^/]+)\/(approve|deny)$/.exec(path);
+    if (decision && req.method === "POST") {
+      let callId: string;
+      try {
+        callId = decodeURIComponent(decision[1]!);
+      } catch {
+        return page(messagePage("Bad call id", `The call id in ${path} is not valid percent-encoding.`, operator), 400);
+      }
+      return decide(req, operator, callId, decision[2]!);
+    }
+    if (req.method !== "GET")
+      return page(messagePage("Not allowed", `${req.method} ${path} is not supported.`, operator), 405);
+    switch (path) {
+      case "/console":
+      case "/console/":
+        return redirect("/console/runs");
+      case "/console/runs": {
+        const q = runsQuery(url);
+        return page(runsPage(operator, q, listConversations(d.db), runRows(q)));
+      }
+      case "/console/runs/table":
+        return page(runsTable(runRows(runsQuery(url))));
+      case "/console/approvals": {
+        const n = url.searchParams.get("notice");
+        const notice = n && n in NOTICES ? (n as Notice) : undefined;
+        return page(approvalsPage(operator, d.approvals.pending(), d.redact, d.isApprover(operator), notice));
+      }
+      case "/console/approvals/list":
+        return page(approvalsList(d.approvals.pending(), d.redact, d.isApprover(operator)));
+      case "/console/tools":
+        return page(toolsPage(operator, toolRows(), d.tools().diagnostics, d.tools().entries));
+      case "/console/events":
+        return events(req);
+      default:
+        return page(messagePage("Not found", `No console page ${path}.`, operator), 404);
+    }
+  }
+
+  return {
+    handle,
+    callLink(runId, callId) {
+      const t = d.signer.sign({ kind: "run", runId, exp: now() + RECEIPT_LINK_TTL_MS });
+      const call = encodeURIComponent(callId);
+      return `${d.baseUrl()}/console/runs/${encodeURIComponent(runId)}?t=${t}&call=${call}#call-${call}`;
+    },
+    loginLink(operator) {
+      const t = d.signer.sign({ kind: "login", operator, exp: now() + LOGIN_LINK_TTL_MS });
+      return `${d.baseUrl()}/console/login?t=${t}`;
+    },
+    close() {
+      for (const end of [...streams]) end();
+    },
+  };
+}

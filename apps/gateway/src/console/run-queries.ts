@@ -1,0 +1,169 @@
+import type { Database } from "bun:sqlite";
+import { phaseStatus, type CallStatus } from "@openassistant/core/receipts";
+import type { ReceiptPhase } from "@openassistant/core/receipts";
+
+export const RUN_STATUSES: readonly CallStatus[] = ["pending", "failed", "denied", "succeeded"];
+
+export interface RunFilter {
+  /** Session id (a conversation). */
+  readonly session?: string;
+  /** Tool path or glob (`calendar.*`). */
+  readonly tool?: string;
+  readonly status?: CallStatus;
+  readonly since?: number;
+  readonly until?: number;
+  /** Free text: a run, call or receipt id, or text in a tool path, input, result, error, reason or the code. */
+  readonly q?: string;
+  readonly limit?: number;
+}
+
+export interface RunRow {
+  readonly runId: string;
+  readonly sessionId?: string;
+  readonly conversation?: string;
+  readonly started: number;
+  readonly last: number;
+  readonly calls: number;
+  readonly tools: readonly string[];
+  /** pending when any call is, else failed, else denied, else succeeded. */
+  readonly status: CallStatus;
+}
+
+export interface Conversation {
+  readonly id: string;
+  readonly key: string;
+  readonly surface: string;
+}
+
+const hasTable = (db: Database, name: string) =>
+  db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null;
+
+/** Worst call status of a run: what needs attention first. */
+function runStatus(statuses: Iterable<CallStatus>): CallStatus {
+  let worst: CallStatus = "succeeded";
+  for (const s of statuses) if (RUN_STATUSES.indexOf(s) < RUN_STATUSES.indexOf(worst)) worst = s;
+  return worst;
+}
+
+/** Runs (newest first) from the receipts, with their conversation, tools and status. */
+export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {
+  const limit = Math.min(Math.max(1, filter.limit ?? 100), 1000);
+  const where: string[] = [];
+  const having: string[] = [];
+  const args: Array<string | number> = [];
+  if (filter.session) where.push("r.session_id = ?"), args.push(filter.session);
+  if (filter.tool) {
+    where.push("r.run_id IN (SELECT run_id FROM receipts WHERE tool_path GLOB ?)");
+    args.push(filter.tool);
+  }
+  if (filter.q) {
+    const like = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const fields = ["tool_path", "input_preview", "output_preview", "error", "reason"]
+      .map((f) => `${f} LIKE ? ESCAPE '\\'`)
+      .join(" OR ");
+    const code = hasTable(db, "console_run_code")
+      ? ` UNION SELECT run_id FROM console_run_code WHERE code LIKE ? ESCAPE '\\'`
+      : "";
+    where.push(
+      `r.run_id IN (SELECT run_id FROM receipts WHERE run_id = ? OR call_id = ? OR id = ? OR ${fields}${code})`,
+    );
+    args.push(filter.q, filter.q, filter.q, like, like, like, like, like, ...(code ? [like] : []));
+  }
+  if (filter.since !== undefined) having.push("MAX(r.at) >= ?");
+  if (filter.until !== undefined) having.push("MIN(r.at) <= ?");
+  const sessions = hasTable(db, "sessions");
+  const sql = `SELECT r.run_id AS runId, MAX(r.session_id) AS sessionId, MIN(r.at) AS started, MAX(r.at) AS last,
+      COUNT(DISTINCT r.call_id) AS calls, GROUP_CONCAT(DISTINCT r.tool_path) AS tools, MAX(r.seq) AS lastSeq
+    FROM receipts r ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+    GROUP BY r.run_id ${having.length ? `HAVING ${having.join(" AND ")}` : ""}
+    ORDER BY lastSeq DESC LIMIT ?`;
+  const scan = filter.status ? 1000 : limit;
+  const rows = db
+    .query(sql)
+    .all(
+      ...args,
+      ...(filter.since !== undefined ? [filter.since] : []),
+      ...(filter.until !== undefined ? [filter.until] : []),
+      scan,
+    ) as Array<{
+    runId: string;
+    sessionId: string | null;
+    started: number;
+    last: number;
+    calls: number;
+    tools: string | null;
+  }>;
+  if (rows.length === 0) return [];
+  const statuses = statusesOf(
+    db,
+    rows.map((r) => r.runId),
+  );
+  const keys = sessions
+    ? conversationKeys(
+        db,
+        rows.map((r) => r.sessionId).filter((s): s is string => !!s),
+      )
+    : new Map();
+  const out: RunRow[] = [];
+  for (const r of rows) {
+    const status = statuses.get(r.runId) ?? "succeeded";
+    if (filter.status && status !== filter.status) continue;
+    out.push({
+      runId: r.runId,
+      ...(r.sessionId ? { sessionId: r.sessionId } : {}),
+      ...(r.sessionId && keys.has(r.sessionId) ? { conversation: keys.get(r.sessionId) } : {}),
+      started: r.started,
+      last: r.last,
+      calls: r.calls,
+      tools: r.tools ? r.tools.split(",") : [],
+      status,
+    });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+function statusesOf(db: Database, runIds: readonly string[]): Map<string, CallStatus> {
+  const placeholders = runIds.map(() => "?").join(",");
+  const last = db
+    .query(
+      `SELECT run_id AS runId, call_id AS callId, phase FROM receipts WHERE seq IN
+        (SELECT MAX(seq) FROM receipts WHERE run_id IN (${placeholders}) GROUP BY call_id)`,
+    )
+    .all(...runIds) as Array<{ runId: string; callId: string; phase: ReceiptPhase }>;
+  const byRun = new Map<string, CallStatus[]>();
+  for (const r of last) {
+    const list = byRun.get(r.runId) ?? [];
+    list.push(phaseStatus(r.phase));
+    byRun.set(r.runId, list);
+  }
+  return new Map([...byRun].map(([run, list]) => [run, runStatus(list)]));
+}
+
+function conversationKeys(db: Database, ids: readonly string[]): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const unique = [...new Set(ids)];
+  const rows = db
+    .query(`SELECT id, external_key AS key FROM sessions WHERE id IN (${unique.map(() => "?").join(",")})`)
+    .all(...unique) as Array<{ id: string; key: string }>;
+  return new Map(rows.map((r) => [r.id, r.key]));
+}
+
+/** Conversations that have receipts, newest first (for the filter). */
+export function listConversations(db: Database): Conversation[] {
+  if (!hasTable(db, "sessions")) return [];
+  return db
+    .query(
+      `SELECT id, external_key AS key, surface FROM sessions
+       WHERE id IN (SELECT DISTINCT session_id FROM receipts WHERE session_id IS NOT NULL)
+       ORDER BY updated_at DESC LIMIT 200`,
+    )
+    .all() as Conversation[];
+}
+
+/** The conversation a session id names, if the sessions table has it. */
+export function conversationOf(db: Database, sessionId: string | undefined): string | undefined {
+  if (!sessionId || !hasTable(db, "sessions")) return undefined;
+  return (db.query("SELECT external_key AS key FROM sessions WHERE id = ?").get(sessionId) as { key: string } | null)
+    ?.key;
+}

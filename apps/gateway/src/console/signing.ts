@@ -1,0 +1,65 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** `<data dir>/console-key`: signs receipt links and operator logins (mode 0600, like the HTTP token). */
+export const CONSOLE_KEY_FILE = "console-key";
+
+/** What a signed token grants. `run`: read one run's page. `login`/`session`: act as an operator. */
+export type Grant =
+  | { readonly kind: "run"; readonly runId: string; readonly exp: number }
+  | { readonly kind: "login"; readonly operator: string; readonly exp: number }
+  | { readonly kind: "session"; readonly operator: string; readonly exp: number };
+
+export type CheckResult =
+  | { readonly ok: true; readonly grant: Grant }
+  | { readonly ok: false; readonly reason: "malformed" | "signature" | "expired" };
+
+/** Loads the console key from the data dir, creating 32 random bytes (hex, 0600) on first use. */
+export function loadConsoleKey(dataDir: string): Uint8Array {
+  const path = join(dataDir, CONSOLE_KEY_FILE);
+  if (existsSync(path)) {
+    if (statSync(path).mode & 0o077) chmodSync(path, 0o600);
+    const text = readFileSync(path, "utf8").trim();
+    if (/^[0-9a-f]{64}$/.test(text)) return Buffer.from(text, "hex");
+    throw new Error(
+      `${path} is not a console key (expected 64 hex characters). Delete it: a new key is made on the next start ` +
+        "(links and logins signed with the old one stop working).",
+    );
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  writeFileSync(path, `${Buffer.from(key).toString("hex")}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return key;
+}
+
+/** Signs and checks grants: `<base64url JSON>.<base64url HMAC-SHA256>`. */
+export function createSigner(key: Uint8Array, now: () => number = Date.now) {
+  const mac = (body: string) => createHmac("sha256", key).update(`oa-console\n${body}`).digest();
+  return {
+    sign(grant: Grant): string {
+      const body = Buffer.from(JSON.stringify(grant)).toString("base64url");
+      return `${body}.${mac(body).toString("base64url")}`;
+    },
+    check(token: string | null | undefined): CheckResult {
+      const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token ?? "");
+      if (!m) return { ok: false, reason: "malformed" };
+      const given = Buffer.from(m[2]!, "base64url");
+      const expected = mac(m[1]!);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        return { ok: false, reason: "signature" };
+      let grant: Grant;
+      try {
+        grant = JSON.parse(Buffer.from(m[1]!, "base64url").toString("utf8")) as Grant;
+      } catch {
+        return { ok: false, reason: "malformed" };
+      }
+      if (typeof grant?.exp !== "number" || !["run", "login", "session"].includes(grant.kind))
+        return { ok: false, reason: "malformed" };
+      if (grant.exp <= now()) return { ok: false, reason: "expired" };
+      return { ok: true, grant };
+    },
+  };
+}
+export type Signer = ReturnType<typeof createSigner>;
