@@ -527,6 +527,38 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       "children pre-prepare their first instance with the default memory, not the pool's. Equivalent in behaviour: every run carries its own memoryBytes and the child prepares a matching instance when the pre-prepared one differs (sandbox/child.ts takeVm), so the cap is always the run's; only that first run is slower, which bench/sandbox.bench.ts measures",
   },
+  ...m(
+    "packages/core/src/tools/names.ts",
+    ["packages/core/src/sandbox/adversarial.test.ts", "packages/core/src/tools/flatten.test.ts"],
+    [
+      [
+        "names-reserved-path-allowed",
+        `if (segments.some((s) => Object.hasOwn(RESERVED_TOOL_NAMES, s))) return "reserved";`,
+        ``,
+        "a tool path with a `then` or `__proto__` segment reaches the sandbox",
+      ],
+      [
+        "names-any-segment",
+        `return SEGMENT.test(name);`,
+        `return name.length > 0;`,
+        "a segment that is not an identifier is accepted",
+      ],
+    ],
+  ),
+  ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
+    [
+      "invoker-timeout-not-signalled",
+      `interrupted.addEventListener("abort", () => callAbort.abort(timedOut()), { once: true });`,
+      ``,
+      "a timed-out tool is not told to stop (its ctx.signal stays open)",
+    ],
+    [
+      "invoker-timeout-ignored",
+      `duration: timeoutMs,`,
+      `duration: timeoutMs * 1000,`,
+      "the tool timeout is not applied",
+    ],
+  ]),
   ...m("packages/core/src/sandbox/quickjs.ts", SANDBOX, [
     [
       "wasm-memory-uncapped",
