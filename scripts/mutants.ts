@@ -529,7 +529,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   ...m(
     "packages/core/src/tools/names.ts",
-    ["packages/core/src/sandbox/adversarial.test.ts", "packages/core/src/tools/flatten.test.ts"],
+    ["packages/core/src/tools/names.test.ts", "packages/core/src/sandbox/adversarial.test.ts"],
     [
       [
         "names-reserved-path-allowed",
