@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { sha256Hex } from "@openassistant/core/workspace";
 import {
   startFakeAnthropic,
@@ -15,11 +15,11 @@ import { cardFiles, renderCard } from "./surfaces/discord/render-card.ts";
 import { renderTools } from "./surfaces/discord/render-lists.ts";
 import type { Gateway } from "./gateway.ts";
 import { startProjectGateway } from "../test/harness.ts";
+import { POSTHOG_PLUGIN } from "../test/workspace-project.ts";
 
 // The source check starts TypeScript in a child process; the gateway starts a sandbox pool.
 setDefaultTimeout(180_000);
 
-const POSTHOG_PLUGIN = resolve(import.meta.dir, "../../../integrations/posthog");
 const KEY = "phx_e2eWorkspaceKey0123456789";
 let ph: FakePostHog;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { chromium, type Browser } from "playwright-core";
 export const CHROMIUM = process.env.OA_CHROMIUM || "/usr/bin/chromium";
 
 /** Where browser tests and benchmarks write screenshots (gitignored). */
-export const SCREENSHOT_DIR = join(import.meta.dir, "..", "..", "..", "..", ".artifacts", "screenshots");
+export const SCREENSHOT_DIR = join(import.meta.dir, "..", "..", "..", ".artifacts", "screenshots");
 
 /**
  * Headless Chromium driven by playwright-core. As root, Chromium's own sandbox cannot start

@@ -3,12 +3,14 @@
  * plugin configured against a fake PostHog, the monitor tool the scripted model writes, and the
  * model's calls. Used by the Discord and terminal e2e tests.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 
-export const POSTHOG_PLUGIN = resolve(import.meta.dir, "../../../../integrations/posthog");
+export const POSTHOG_PLUGIN = resolve(import.meta.dir, "../../../integrations/posthog");
+// A wrong path here once went unnoticed (the plugin failed to load and the tests did not look).
+if (!existsSync(join(POSTHOG_PLUGIN, "package.json"))) throw new Error(`no PostHog plugin at ${POSTHOG_PLUGIN}`);
 export const POSTHOG_KEY = "phx_e2eWorkspaceKey0123456789";
 export const MONITOR_FILE = "signup_monitor.ts";
 export const REASON = "Notify the user when daily signups drop below 50 (PostHog alert)";

@@ -67,6 +67,8 @@ beforeEach(async () => {
   const dir = workspaceProject(ph.url);
   const api = await startFakeAnthropic();
   const gateway = await startProjectGateway(dir, api.url, { PH_KEY: POSTHOG_KEY });
+  // The PostHog plugin must really load: a wrong path once left it out without a failing test.
+  expect(gateway.tools().diagnostics.filter((d) => d.level === "error")).toEqual([]);
   const fake = await startFakeDiscord({ heartbeatIntervalMs: 250 });
   const d = fake.defaults!;
   const surface = await startDiscordSurface(

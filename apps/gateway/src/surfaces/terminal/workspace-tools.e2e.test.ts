@@ -43,6 +43,8 @@ test("terminal: the prompt shows the source, its SHA-256, packages and reason; a
   const dir = workspaceProject(ph.url);
   const api = await startFakeAnthropic();
   const gateway = await startProjectGateway(dir, api.url, { PH_KEY: POSTHOG_KEY });
+  // The PostHog plugin must really load: a wrong path once left it out without a failing test.
+  expect(gateway.tools().diagnostics.filter((d) => d.level === "error")).toEqual([]);
   const source = monitorSource(ph.url);
   const sha = createHash("sha256").update(source, "utf8").digest("hex");
   api.script([
