@@ -1,17 +1,7 @@
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
-import { randomBytes } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import { authStorePath } from "./paths.ts";
 import type { AuthProfile, AuthProvider } from "./types.ts";
+import { writePrivateFile } from "@openassistant/core/config";
 
 /**
  * The auth profile file (`<configDir>/auth-profiles.json`, mode 0600).
@@ -138,19 +128,7 @@ export class AuthStore {
   }
 
   private write(data: AuthStoreData): void {
-    mkdirSync(this.configDir, { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    const fd = openSync(tmp, "wx", 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(data, null, 2)}\n`);
-      fsyncSync(fd);
-    } catch (e) {
-      closeSync(fd);
-      rmSync(tmp, { force: true });
-      throw e;
-    }
-    closeSync(fd);
-    renameSync(tmp, this.path);
+    writePrivateFile(this.path, `${JSON.stringify(data, null, 2)}\n`);
   }
 }
 

@@ -7,7 +7,6 @@ import type { CallStatus } from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
 import { flattenToolTree } from "@openassistant/core/tools";
 import type { EventBus } from "../events/bus.ts";
-import type { GatewayEvent } from "../events/types.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 import { normalizeOperator } from "./approvers.ts";
 import type { SafeHtml } from "./html.ts";
@@ -19,6 +18,7 @@ import { toolsPage, type ToolRow } from "./pages/tools.ts";
 import type { RunCodeStore } from "./run-code.ts";
 import { conversationOf, listConversations, listRuns, RUN_STATUSES } from "./run-queries.ts";
 import type { Signer } from "./signing.ts";
+import { eventStreamResponse } from "../http/event-stream.ts";
 
 /** How long links stay valid. A receipt link is read-only; a login link only starts a session. */
 export const RECEIPT_LINK_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -245,40 +245,12 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   }
 
   function events(req: Request): Response {
-    const encoder = new TextEncoder();
-    let cleanup = () => {};
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const send = (text: string) => {
-          try {
-            controller.enqueue(encoder.encode(text));
-          } catch {
-            cleanup();
-          }
-        };
-        send(": connected\n\n");
-        // Only which kind of thing changed: pages fetch what they show through their own (authorized) routes.
-        const unsubscribe = d.events.subscribe((e: GatewayEvent) => send(`event: ${e.type}\ndata: {}\n\n`));
-        const keepAlive = setInterval(() => send(": keep-alive\n\n"), d.keepAliveMs ?? 15_000);
-        cleanup = () => {
-          clearInterval(keepAlive);
-          unsubscribe();
-          streams.delete(cleanup);
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-        };
-        streams.add(cleanup);
-        req.signal.addEventListener("abort", () => cleanup(), { once: true });
-      },
-      cancel() {
-        cleanup();
-      },
-    });
-    return new Response(stream, {
-      headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
+    // Only which kind of thing changed: pages fetch what they show through their own (authorized) routes.
+    return eventStreamResponse(req, {
+      events: d.events,
+      frame: (e) => `event: ${e.type}\ndata: {}\n\n`,
+      keepAliveMs: d.keepAliveMs ?? 15_000,
+      open: streams,
     });
   }
 

@@ -1,8 +1,8 @@
 import { callStatus, formatSummaryForModel, summarizeRun, type CallStatus } from "@openassistant/core/receipts";
 import type { Receipt, ReceiptQuery, ReceiptStore } from "@openassistant/core/receipts";
 import type { EventBus } from "../events/bus.ts";
-import type { GatewayEvent } from "../events/types.ts";
 import { bearerMatches } from "./token.ts";
+import { eventStreamResponse } from "./event-stream.ts";
 
 export interface HttpApiOptions {
   readonly port: number;
@@ -130,41 +130,11 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   function eventsRoute(req: Request): Response {
-    const encoder = new TextEncoder();
-    let cleanup = () => {};
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const send = (text: string) => {
-          try {
-            controller.enqueue(encoder.encode(text));
-          } catch {
-            cleanup();
-          }
-        };
-        send(`: connected\n\n`);
-        const unsubscribe = options.events.subscribe((e: GatewayEvent) =>
-          send(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
-        );
-        const keepAlive = setInterval(() => send(`: keep-alive\n\n`), options.keepAliveMs ?? 15_000);
-        cleanup = () => {
-          clearInterval(keepAlive);
-          unsubscribe();
-          streams.delete(cleanup);
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-        };
-        streams.add(cleanup);
-        req.signal.addEventListener("abort", () => cleanup(), { once: true });
-      },
-      cancel() {
-        cleanup();
-      },
-    });
-    return new Response(stream, {
-      headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
+    return eventStreamResponse(req, {
+      events: options.events,
+      frame: (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`,
+      keepAliveMs: options.keepAliveMs ?? 15_000,
+      open: streams,
     });
   }
 

@@ -1,18 +1,8 @@
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
-import { randomBytes } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { writePrivateFile } from "../../config/private-file.ts";
 
 export const MCP_OAUTH_FILENAME = "mcp-oauth.json";
 
@@ -131,18 +121,6 @@ export class McpOAuthStore {
   }
 
   private write(data: Data): void {
-    mkdirSync(this.configDir, { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    const fd = openSync(tmp, "wx", 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(data, null, 2)}\n`);
-      fsyncSync(fd);
-    } catch (e) {
-      closeSync(fd);
-      rmSync(tmp, { force: true });
-      throw e;
-    }
-    closeSync(fd);
-    renameSync(tmp, this.path);
+    writePrivateFile(this.path, `${JSON.stringify(data, null, 2)}\n`);
   }
 }
