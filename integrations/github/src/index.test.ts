@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ToolDefinition, z } from "@openassistant/sdk";
+import { z } from "@openassistant/sdk";
 import { loadTools } from "@openassistant/core/plugins";
 import { indexToolTree } from "@openassistant/core/tools";
 import { startFakeGitHub, type FakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
-import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { Octokit } from "@octokit/rest";
+import { pluginProject, runLoadedTool } from "@openassistant/testkit/plugin-project.ts";
 
 const PLUGIN_DIR = join(import.meta.dir, "..");
 const TOKEN = "ghp_fakeTokenForTests0123456789abcdefABCD";
@@ -56,24 +55,10 @@ beforeAll(async () => {
 afterAll(() => gh.close());
 
 async function githubTools(config: Record<string, unknown>) {
-  const root = makeTempDir("oa-github-");
-  mkdirSync(join(root, ".openassistant"), { recursive: true });
-  writeFileSync(
-    join(root, ".openassistant/config.jsonc"),
-    JSON.stringify({ plugins: [PLUGIN_DIR], config: { github: config } }),
-  );
-  const env = {
-    PATH: process.env.PATH!,
-    HOME: root,
-    OPENASSISTANT_CONFIG_DIR: join(root, "global"),
-    GITHUB_TOKEN: TOKEN,
-  };
-  const r = await loadTools({ cwd: root, env, homeDir: root, autoInstall: false, log: () => {} });
+  const project = pluginProject(PLUGIN_DIR, "github", config, { GITHUB_TOKEN: TOKEN });
+  const r = await loadTools({ ...project, autoInstall: false, log: () => {} });
   const index = indexToolTree(r.tree);
-  const call = async (path: string, input: unknown) => {
-    const t = index.get(`github.${path}`) as ToolDefinition;
-    return t.run(t.args.parse(input), { signal: new AbortController().signal, callId: "call_test", log: console });
-  };
+  const call = (path: string, input: unknown) => runLoadedTool(index.get(`github.${path}`), path, input);
   return { r, call };
 }
 

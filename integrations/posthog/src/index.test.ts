@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ToolDefinition, z } from "@openassistant/sdk";
+import { z } from "@openassistant/sdk";
 import { loadTools } from "@openassistant/core/plugins";
 import { indexToolTree } from "@openassistant/core/tools";
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
-import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import { pluginProject, runLoadedTool } from "@openassistant/testkit/plugin-project.ts";
 
 const PLUGIN_DIR = join(import.meta.dir, "..");
 const PERSONAL = "phx_personalKeyForTests0123456789";
@@ -33,25 +32,13 @@ beforeAll(async () => {
 afterAll(() => ph.close());
 
 async function posthogTools(config: Record<string, unknown>) {
-  const root = makeTempDir("oa-posthog-");
-  mkdirSync(join(root, ".openassistant"), { recursive: true });
-  writeFileSync(
-    join(root, ".openassistant/config.jsonc"),
-    JSON.stringify({ plugins: [PLUGIN_DIR], config: { posthog: config } }),
-  );
-  const env = {
-    PATH: process.env.PATH!,
-    HOME: root,
-    OPENASSISTANT_CONFIG_DIR: join(root, "global"),
+  const project = pluginProject(PLUGIN_DIR, "posthog", config, {
     POSTHOG_PERSONAL_API_KEY: PERSONAL,
     POSTHOG_PROJECT_API_KEY: PROJECT,
-  };
-  const r = await loadTools({ cwd: root, env, homeDir: root, autoInstall: false, log: () => {} });
+  });
+  const r = await loadTools({ ...project, autoInstall: false, log: () => {} });
   const index = indexToolTree(r.tree);
-  const call = async (path: string, input: unknown) => {
-    const t = index.get(`posthog.${path}`) as ToolDefinition;
-    return t.run(t.args.parse(input), { signal: new AbortController().signal, callId: "call_test", log: console });
-  };
+  const call = (path: string, input: unknown) => runLoadedTool(index.get(`posthog.${path}`), path, input);
   return { r, call };
 }
 

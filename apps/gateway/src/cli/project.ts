@@ -10,3 +10,10 @@ export function resolveProject(projectFlag: string | undefined, cwd = process.cw
   if (!existsSync(dir)) throw new CliError(`--project ${projectFlag}: directory ${dir} does not exist`);
   return dir;
 }
+
+/** The `--project <dir>` flag every project command takes; `resolveProject` reads it. */
+export const PROJECT_ARG = {
+  type: "string",
+  description: "Project directory (default: found from the current directory)",
+  valueHint: "dir",
+} as const;

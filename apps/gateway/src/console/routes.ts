@@ -204,8 +204,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     });
   }
 
-  function toolRows(): ToolRow[] {
-    return flattenToolTree(d.tools().tree).map((t) => ({
+  function toolRows(snapshot: ToolSnapshot): ToolRow[] {
+    return flattenToolTree(snapshot.tree).map((t) => ({
       path: t.path,
       description: t.definition.description,
       approval: t.definition.approval,
@@ -306,8 +306,10 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       }
       case "/console/approvals/list":
         return page(approvalsList(d.approvals.pending(), d.redact, d.isApprover(operator)));
-      case "/console/tools":
-        return page(toolsPage(operator, toolRows(), d.tools().diagnostics, d.tools().entries));
+      case "/console/tools": {
+        const snapshot = d.tools(); // one snapshot for the whole page
+        return page(toolsPage(operator, toolRows(snapshot), snapshot.diagnostics, snapshot.entries));
+      }
       case "/console/events":
         return events(req);
       default:

@@ -3,7 +3,7 @@ import { consoleLoginLink } from "../../console/login-link.ts";
 import { LOGIN_LINK_TTL_MS } from "../../console/routes.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
-import { resolveProject } from "../project.ts";
+import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const loginArgs = {
   operator: {
@@ -12,11 +12,7 @@ const loginArgs = {
     required: true,
     valueHint: "operator-id",
   },
-  project: {
-    type: "string",
-    description: "Project directory (default: found from the current directory)",
-    valueHint: "dir",
-  },
+  project: PROJECT_ARG,
 } as const;
 
 const loginCommand = defineCommand({

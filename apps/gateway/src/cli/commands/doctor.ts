@@ -14,14 +14,10 @@ import {
 } from "../doctor-checks.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { formatDiagnostic } from "../../diagnostics.ts";
-import { resolveProject } from "../project.ts";
+import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const args = {
-  project: {
-    type: "string",
-    description: "Project directory (default: found from the current directory)",
-    valueHint: "dir",
-  },
+  project: PROJECT_ARG,
 } as const;
 
 export type { CheckLevel, DoctorCheck } from "../doctor-checks.ts";

@@ -1,20 +1,15 @@
 import { platform } from "node:os";
 import { isatty } from "node:tty";
 import { defineCommand } from "citty";
-import { ConfigError } from "@openassistant/core/config";
-import { loadConfig } from "@openassistant/core/config";
+import { ConfigError, loadConfig } from "@openassistant/core/config";
 import { McpConnection, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
 import { displayPath } from "../display-path.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
-import { resolveProject } from "../project.ts";
+import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const loginArgs = {
   name: { type: "positional", description: "The server's name in mcp.servers", required: true },
-  project: {
-    type: "string",
-    description: "Project directory (default: found from the current directory)",
-    valueHint: "dir",
-  },
+  project: PROJECT_ARG,
 } as const;
 
 /**

@@ -12,15 +12,11 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { displayPath } from "../display-path.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
-import { resolveProject } from "../project.ts";
+import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const listArgs = {
   json: { type: "boolean", description: "Print entries and diagnostics as JSON", default: false },
-  project: {
-    type: "string",
-    description: "Project directory (default: found from the current directory)",
-    valueHint: "dir",
-  },
+  project: PROJECT_ARG,
 } as const;
 
 /** `auto`, or `auto → deny by policy` when an operator rule changes the tool's own mode. */

@@ -16,7 +16,7 @@ import { escapeInvisible, hasInvisible } from "@openassistant/core/text";
 import { resolveConfigDir } from "../../auth/paths.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
-import { resolveProject } from "../project.ts";
+import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const args = {
   action: {
@@ -47,11 +47,7 @@ const args = {
   },
   limit: { type: "string", description: "Most recent N receipts (default 100)", valueHint: "n" },
   json: { type: "boolean", description: "Print JSON instead of a table" },
-  project: {
-    type: "string",
-    description: "Project directory (default: found from the current directory)",
-    valueHint: "dir",
-  },
+  project: PROJECT_ARG,
 } as const;
 
 const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "denied", "pending"];

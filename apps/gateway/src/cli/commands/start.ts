@@ -1,14 +1,10 @@
 import { defineCommand } from "citty";
 import { guard, rejectUnknownFlags } from "../flags.ts";
-import { resolveProject } from "../project.ts";
+import { PROJECT_ARG, resolveProject } from "../project.ts";
 import { serve } from "../serve.ts";
 
 const args = {
-  project: {
-    type: "string",
-    description: "Project directory (default: found from the current directory)",
-    valueHint: "dir",
-  },
+  project: PROJECT_ARG,
 } as const;
 
 /** `openassistant start` (= `bun start`): the gateway with Discord, or the terminal when no Discord token is configured. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { defineCommand } from "citty";
 import { displayPath } from "../display-path.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
-import { resolveProject } from "../project.ts";
+import { PROJECT_ARG, resolveProject } from "../project.ts";
 import { toolTemplate } from "../templates.ts";
 
 const createArgs = {
@@ -18,11 +18,7 @@ const createArgs = {
     description: "auto = runs at once; required = each call waits for approval",
     default: "auto",
   },
-  project: {
-    type: "string",
-    description: "Project directory (default: found from the current directory)",
-    valueHint: "dir",
-  },
+  project: PROJECT_ARG,
 } as const;
 
 const createCommand = defineCommand({
