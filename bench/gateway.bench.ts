@@ -165,7 +165,7 @@ const gateway = await createGateway({
 const SNIPPET = 'return await tools.notes.add({ text: "x" });';
 const script = () =>
   api.script([toolUseTurn({ id: "toolu_b", name: "execute", input: { code: SNIPPET } }), textTurn("Added the note.")]);
-const sdk = buildSdkClient(
+const sdk = await buildSdkClient(
   { profileId: "bench", source: "env", type: "api_key", secret: "sk-ant-api03-bench-000000000000" },
   { baseURL: api.url },
 );

@@ -18,6 +18,7 @@ import type { EnvLike } from "./auth/types.ts";
 import { createEventBus, type EventBus } from "./events/bus.ts";
 import type { GatewayEvent } from "./events/types.ts";
 import { createModelClient } from "./model/client.ts";
+import { loadAnthropicSdk } from "./model/sdk.ts";
 import { createConsole, type GatewayConsole } from "./console/index.ts";
 import { startHttpApi, type HttpApi } from "./http/server.ts";
 import { resolveHttpToken } from "./http/token.ts";
@@ -358,6 +359,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     receipts.close();
     db.close();
   }
+
+  // The model SDK loads after ready (off the path to it), so the first turn normally finds it loaded.
+  if (!options.model) setTimeout(() => void loadAnthropicSdk().catch(() => {}), 0);
 
   return {
     settings,

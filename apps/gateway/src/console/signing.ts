@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -36,7 +35,7 @@ export function loadConsoleKey(dataDir: string): Uint8Array {
 
 /** Signs and checks grants: `<base64url JSON>.<base64url HMAC-SHA256>`. */
 export function createSigner(key: Uint8Array, now: () => number = Date.now) {
-  const mac = (body: string) => createHmac("sha256", key).update(`oa-console\n${body}`).digest();
+  const mac = (body: string) => new Bun.CryptoHasher("sha256", key).update(`oa-console\n${body}`).digest();
   return {
     sign(grant: Grant): string {
       const body = Buffer.from(JSON.stringify(grant)).toString("base64url");
@@ -47,7 +46,7 @@ export function createSigner(key: Uint8Array, now: () => number = Date.now) {
       if (!m) return { ok: false, reason: "malformed" };
       const given = Buffer.from(m[2]!, "base64url");
       const expected = mac(m[1]!);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
         return { ok: false, reason: "signature" };
       let grant: Grant;
       try {

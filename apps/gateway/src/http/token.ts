@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { timingSafeEqual } from "node:crypto";
 
 const HTTP_TOKEN_FILE = "http-token";
 
@@ -34,5 +33,5 @@ export function bearerMatches(header: string | null, token: string): boolean {
   if (!m) return false;
   const given = Buffer.from(m[1]!.trim());
   const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }

@@ -152,7 +152,7 @@ describe("transport through the real SDK", () => {
 
   test("JSON turn through an SDK client built by buildSdkClient", async () => {
     api.script([toolUseTurn({ id: "toolu_9", name: "execute", input: { code: "1" } })]);
-    const sdk = buildSdkClient(
+    const sdk = await buildSdkClient(
       { profileId: "anthropic:a", source: "profile", type: "api_key", secret: KEY_A },
       { baseURL: api.url },
     );
@@ -199,7 +199,7 @@ describe("transport through the real SDK", () => {
     expect(t!.headers["anthropic-beta"]).toBe(OAUTH_BETA_HEADER);
     expect(t!.headers["x-leaked"]).toBeUndefined();
     // Without a baseURL the client targets the real API, not $ANTHROPIC_BASE_URL.
-    expect(buildSdkClient({ profileId: "p", source: "profile", type: "api_key", secret: KEY_A }).baseURL).toBe(
+    expect((await buildSdkClient({ profileId: "p", source: "profile", type: "api_key", secret: KEY_A })).baseURL).toBe(
       "https://api.anthropic.com",
     );
     // And the resolver does not read process.env either: no env object, no credentials.

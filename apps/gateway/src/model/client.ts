@@ -72,10 +72,10 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   const endpoint = options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL;
   const clients = new Map<string, { secret: string; client: Anthropic }>();
 
-  function clientFor(cred: ResolvedCredential): Anthropic {
+  async function clientFor(cred: ResolvedCredential): Promise<Anthropic> {
     const cached = clients.get(cred.profileId);
     if (cached && cached.secret === cred.secret) return cached.client;
-    const client = buildSdkClient(cred, {
+    const client = await buildSdkClient(cred, {
       baseURL: options.baseURL,
       fetch: options.fetch,
       timeoutMs: options.timeoutMs,
@@ -123,7 +123,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     for (let attempt = 1; ; attempt++) {
       let streamedText = false;
       try {
-        const stream = clientFor(cred).messages.stream(
+        const stream = (await clientFor(cred)).messages.stream(
           { ...params, model: params.model ?? model, max_tokens: params.max_tokens ?? maxTokens },
           { headers: betaHeader(cred, opts.betas), ...(opts.signal ? { signal: opts.signal } : {}) },
         );

@@ -1,5 +1,5 @@
-import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { FailureReason, ResolvedCredential } from "../auth/types.ts";
+import { loadedAnthropicSdk } from "./sdk.ts";
 
 /**
  * What went wrong with a model call, in terms the agent loop can act on:
@@ -97,17 +97,18 @@ export function classifyModelError(
   cred: ResolvedCredential,
   endpoint = "https://api.anthropic.com",
 ): ClassifiedError {
-  if (err instanceof APIUserAbortError || (err instanceof Error && err.name === "AbortError")) {
+  const sdk = loadedAnthropicSdk();
+  if ((sdk && err instanceof sdk.APIUserAbortError) || (err instanceof Error && err.name === "AbortError")) {
     return { kind: "aborted", message: "The model call was cancelled." };
   }
-  if (err instanceof APIConnectionError) {
+  if (sdk && err instanceof sdk.APIConnectionError) {
     return {
       kind: "network",
       message: `Could not reach the Anthropic API at ${endpoint} (${err.message}). Check the network connection (and ANTHROPIC_BASE_URL / OPENASSISTANT_ANTHROPIC_BASE_URL if set) and try again.`,
       transient: true,
     };
   }
-  if (!(err instanceof APIError)) {
+  if (!sdk || !(err instanceof sdk.APIError)) {
     const text = err instanceof Error ? err.message : String(err);
     return { kind: "api", message: `The model call failed unexpectedly: ${text}` };
   }

@@ -1,4 +1,5 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
+import { loadAnthropicSdk } from "./sdk.ts";
 import type { ResolvedCredential } from "../auth/types.ts";
 
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
@@ -22,7 +23,8 @@ export interface SdkClientOptions {
  * needs the OAuth beta header. We identify as the SDK itself (its own User-Agent) and nothing else.
  * Retries are off: the model client decides between retrying and rotating profiles.
  */
-export function buildSdkClient(cred: ResolvedCredential, opts: SdkClientOptions = {}): Anthropic {
+export async function buildSdkClient(cred: ResolvedCredential, opts: SdkClientOptions = {}): Promise<Anthropic> {
+  const { default: Anthropic } = await loadAnthropicSdk();
   const defaultHeaders: Record<string, string> = cred.type === "token" ? { "anthropic-beta": OAUTH_BETA } : {};
   const client = new Anthropic({
     baseURL: opts.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL,

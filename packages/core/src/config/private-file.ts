@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
@@ -9,7 +8,7 @@ import { dirname } from "node:path";
  */
 export function writePrivateFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const tmp = `${path}.${process.pid}.${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString("hex")}.tmp`;
   const fd = openSync(tmp, "wx", 0o600);
   try {
     writeSync(fd, text);

@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { MAC_TEXT_COLUMNS, type MacTextColumn } from "./schema.ts";
 
 /**
@@ -22,7 +21,7 @@ export interface MacFields {
 
 /** One string (one UTF-8 encoding pass) when every value is text; exact bytes when read back. */
 export function receiptMac(key: Uint8Array, prev: string, f: MacFields): string {
-  const h = createHmac("sha256", key);
+  const h = new Bun.CryptoHasher("sha256", key);
   let text = `oa-receipt/v2\n${prev}\nseq=${f.seq}\nat=${f.at}\nduration_ms=${f.durationMs === null ? "-" : String(f.durationMs)}\n`;
   for (const col of MAC_TEXT_COLUMNS) {
     const v = f.text[col];

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 
 export interface SourceCheck {
@@ -15,7 +14,7 @@ const SDK_ENTRY = Bun.resolveSync("@openassistant/sdk", import.meta.dir);
 const TYPES_DIR = dirname(dirname(Bun.resolveSync("bun-types/package.json", import.meta.dir)));
 
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return new Bun.CryptoHasher("sha256").update(text, "utf8").digest("hex");
 }
 
 /**

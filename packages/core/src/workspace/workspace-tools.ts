@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { defineTool, type ToolTree, z } from "@openassistant/sdk";
-import { createTwoFilesPatch } from "diff";
 import { listToolFiles } from "../plugins/discovery.ts";
 import type { ToolHistory } from "./history.ts";
 import { checkToolSource, sha256Hex, type SourceCheck } from "./source-check.ts";
@@ -51,6 +50,9 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
       if (result.problems.length === 0) checked.set(result.sha256, result);
     });
 
+  /** The diff library, loaded by the first write that replaces a file (the preview is synchronous). */
+  const unifiedDiff = () => (require("diff") as typeof import("diff")).createTwoFilesPatch;
+
   /** What a write would do: the file's name, hash, packages, and the diff when it replaces one. */
   const describeWrite = (input: { path: string; source: string }) => {
     const target = resolveToolFile(o.toolsDir, input.path);
@@ -60,7 +62,7 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
     const diff =
       old === undefined
         ? undefined
-        : createTwoFilesPatch(`a/${name}`, `b/${name}`, old, input.source, "", "", { context: 2 });
+        : unifiedDiff()(`a/${name}`, `b/${name}`, old, input.source, "", "", { context: 2 });
     return { name, sha256, packages: checked.get(sha256)?.packages ?? [], old, diff };
   };
 

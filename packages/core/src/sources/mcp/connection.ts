@@ -1,7 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 
@@ -19,6 +17,27 @@ export type McpServerConfig =
       readonly cwd?: string;
       readonly allowProcess: boolean;
     };
+
+/**
+ * The SDK's client side, imported on the first connection: it costs ~250 ms to import, and a gateway
+ * or CLI command without MCP servers (or one that never calls them) should not pay for it.
+ */
+let sdk: Promise<McpClientSdk> | undefined;
+type McpClientSdk = Awaited<ReturnType<typeof importSdk>>;
+async function importSdk() {
+  const [
+    { Client },
+    { StdioClientTransport },
+    { StreamableHTTPClientTransport },
+    { ToolListChangedNotificationSchema },
+  ] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  return { Client, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema };
+}
 
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
 
@@ -93,15 +112,16 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
-    const client = new Client({ name: "openassistant", version: "0.1.0" }, { capabilities: {} });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    const lib = await (sdk ??= importSdk());
+    const client = new lib.Client({ name: "openassistant", version: "0.1.0" }, { capabilities: {} });
+    client.setNotificationHandler(lib.ToolListChangedNotificationSchema, async () => {
       for (const l of this.listeners) l();
     });
     client.onclose = () => {
       if (this.client === client) this.client = undefined;
     };
     try {
-      await client.connect(this.transport());
+      await client.connect(this.transport(lib));
     } catch (e) {
       // Nothing to retry until the operator logs in; the login is seen on the next use (the file is re-read).
       if (e instanceof McpLoginRequiredError) throw e;
@@ -115,7 +135,7 @@ export class McpConnection {
     return client;
   }
 
-  private transport() {
+  private transport({ StdioClientTransport, StreamableHTTPClientTransport }: McpClientSdk) {
     const c = this.config;
     if ("url" in c) {
       let authProvider: McpOAuthProvider | undefined;

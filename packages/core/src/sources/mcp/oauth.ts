@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -87,7 +86,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    return this.interactive?.state ?? randomBytes(16).toString("base64url");
+    return this.interactive?.state ?? Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
@@ -221,7 +220,7 @@ export interface McpLoginOptions {
 export async function mcpLogin(o: McpLoginOptions): Promise<{ scope?: string; expiresIn?: number }> {
   const store = new McpOAuthStore(o.configDir);
   let settle!: { resolve: (p: URLSearchParams) => void; reject: (e: Error) => void };
-  const state = randomBytes(16).toString("base64url");
+  const state = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
   const callback = new Promise<URLSearchParams>((resolve, reject) => (settle = { resolve, reject }));
   callback.catch(() => {}); // awaited below; a timeout before that must not be an unhandled rejection
   let http: ReturnType<typeof Bun.serve>;
@@ -269,6 +268,8 @@ export async function mcpLogin(o: McpLoginOptions): Promise<{ scope?: string; ex
       onAuthorizationUrl: (url) => o.openUrl(url.toString()),
     });
     const scope = o.oauth.scopes?.length ? o.oauth.scopes.join(" ") : undefined;
+    // Loaded here: the MCP SDK costs ~250 ms to import and only a login or a connection needs it.
+    const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
     const first = await auth(provider, { serverUrl: o.serverUrl, ...(scope ? { scope } : {}) });
     if (first === "REDIRECT") {
       const params = await callback;

@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+
+/**
+ * Start-up cost is mostly module loading (docs/CONTRIBUTING.md, "Heavy packages load on first use"): these packages are imported on first
+ * use, not by the gateway's modules. Each one costs 25–250 ms to import on its own.
+ */
+const LAZY = [
+  "@anthropic-ai/sdk", // the first model call (the gateway starts loading it right after ready)
+  "@modelcontextprotocol/sdk", // the first connection to an MCP server, or `mcp login`
+  "@apidevtools/swagger-parser", // an OpenAPI spec whose parse is not cached yet
+  "diff", // the first write_tool preview that replaces a file
+  "typescript", // the checker's own process, or a declaration-cache miss
+  "discord.js", // a configured Discord token
+];
+
+describe("gateway start-up imports", () => {
+  test("importing the gateway loads none of the packages it only needs later", async () => {
+    const script = [
+      `await import(${JSON.stringify(join(import.meta.dir, "gateway.ts"))});`,
+      `await import(${JSON.stringify(join(import.meta.dir, "config-adapter.ts"))});`,
+      "const packages = new Set();",
+      "for (const k of Object.keys(require.cache)) {",
+      "  const m = /node_modules\\/(?:\\.bun\\/[^/]+\\/node_modules\\/)?((?:@[^/]+\\/)?[^/]+)/.exec(k);",
+      "  if (m) packages.add(m[1]);",
+      "}",
+      "console.log(JSON.stringify([...packages].sort()));",
+    ].join("\n");
+    const proc = Bun.spawn([process.execPath, "-e", script], {
+      stdout: "pipe",
+      stderr: "inherit",
+      cwd: import.meta.dir,
+    });
+    const out = await new Response(proc.stdout).text();
+    expect(await proc.exited).toBe(0);
+    const loaded = JSON.parse(out.trim().split("\n").pop()!) as string[];
+    expect(loaded).toContain("zod"); // the probe sees packages at all
+    expect(loaded.filter((p) => LAZY.includes(p))).toEqual([]);
+  }, 60_000);
+});
