@@ -7,7 +7,9 @@
  */
 import { defineTool, z, type ToolTree } from "../packages/sdk/src/index.ts";
 import { loadGatewaySettings } from "../apps/gateway/src/config-adapter.ts";
-import { createGateway } from "../apps/gateway/src/gateway.ts";
+import * as gatewayModule from "../apps/gateway/src/gateway.ts";
+
+const { createGateway } = gatewayModule;
 
 const [dir, mode] = process.argv.slice(2) as [string, string];
 const imported = performance.now();
@@ -15,6 +17,9 @@ if (mode === "import") {
   console.log(JSON.stringify({ sinceProcessStartMs: imported, createGatewayMs: 0, loadMs: 0, tools: 0 }));
   process.exit(0);
 }
+// As `openassistant start` does (cli/serve.ts): the child processes start before config and tools load.
+// (Checkouts from before startGatewayProcesses existed start them inside createGateway.)
+const processes = "startGatewayProcesses" in gatewayModule ? gatewayModule.startGatewayProcesses() : undefined;
 const env = { ANTHROPIC_API_KEY: "sk-ant-api03-bench-000000000000", OPENASSISTANT_CONFIG_DIR: `${dir}/config` };
 const t0 = performance.now();
 let tools: ToolTree | undefined;
@@ -39,7 +44,7 @@ if (mode === "tree") {
   loaded = await loadGatewaySettings(dir, env);
 }
 const t1 = performance.now();
-const gateway = await createGateway({ cwd: dir, env, tools, loaded, configDir: `${dir}/config` });
+const gateway = await createGateway({ cwd: dir, env, tools, loaded, processes, configDir: `${dir}/config` });
 const ready = performance.now();
 console.log(
   JSON.stringify({

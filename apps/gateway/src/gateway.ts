@@ -6,7 +6,7 @@ import { createTypechecker, openDeclarationCache, type Typechecker } from "@open
 import { openDatabase } from "@openassistant/core/db";
 import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
-import { createSandboxPool } from "@openassistant/core/sandbox";
+import { createSandboxPool, defaultSandboxLimits } from "@openassistant/core/sandbox";
 import { closeMcpConnections } from "@openassistant/core/sources";
 import type { SandboxPool } from "@openassistant/core/sandbox";
 import { newTurnId, runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
@@ -49,9 +49,12 @@ export interface GatewayOptions {
   readonly model?: ModelStreamer;
   /** Directory of auth-profiles.json and the receipt key (default $OPENASSISTANT_CONFIG_DIR or ~/.config/openassistant). */
   readonly configDir?: string;
+  /** A shared sandbox pool, the caller's to close. Default: one owned (and closed) by the gateway. */
   readonly sandbox?: SandboxPool;
   /** Default: a checker pool owned (and closed) by the gateway. A shared one is the caller's to close. */
   readonly typechecker?: Typechecker;
+  /** Child processes started before the config loaded (startGatewayProcesses); the gateway owns them. */
+  readonly processes?: GatewayProcesses;
   /** Reload tools when their files change (start/chat do; default false). */
   readonly watchTools?: boolean;
   /** Config already loaded by the caller (the CLI prints its tool table before starting). */
@@ -95,6 +98,34 @@ export interface GatewayHttp extends HttpApi {
 
 export class GatewayClosedError extends Error {
   override name = "GatewayClosedError";
+}
+
+/**
+ * The gateway's child processes (the sandbox pool and the typechecker), started before anything
+ * else so that their start-up (spawn, QuickJS, TypeScript) runs on other cores while this process
+ * imports modules and loads config and tools. Runs get their limits per run, so nothing here needs
+ * the config. Hand them to createGateway, which owns them from then on; `close()` them if it is
+ * never called.
+ */
+export interface GatewayProcesses {
+  readonly sandbox: SandboxPool;
+  readonly typechecker: Typechecker;
+  close(): Promise<void>;
+}
+
+export function startGatewayProcesses(): GatewayProcesses {
+  const sandbox = createSandboxPool({ minIdle: 2 });
+  const typechecker = createTypechecker();
+  // Failures surface again (and are logged) when createGateway awaits the same warm-ups.
+  sandbox.warmUp({ ready: 1 }).catch(() => {});
+  typechecker.warmUp().catch(() => {});
+  return {
+    sandbox,
+    typechecker,
+    close: async () => {
+      await Promise.allSettled([sandbox.close(), typechecker.close()]);
+    },
+  };
 }
 
 /** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
@@ -152,7 +183,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   );
 
   // The pool is spawned while the typechecker warms up (both are off the first turn's path).
-  const pool = options.sandbox ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
+  // An early pool prepared its instances for the default memory size; a configured one gets its own pool.
+  let early = options.processes?.sandbox;
+  const memoryBytes = settings.sandboxLimits?.memoryBytes ?? defaultSandboxLimits.memoryBytes;
+  if (early && memoryBytes !== defaultSandboxLimits.memoryBytes) {
+    void early.close();
+    early = undefined;
+  }
+  const pool = options.sandbox ?? early ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
   // Ready with one child prepared; the second finishes starting in the background.
   const poolWarm = pool
     .warmUp({ ready: 1 })
@@ -177,7 +215,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // The checker loads TypeScript in its own process, in parallel with the sandbox pool: nothing
   // blocks this thread meanwhile, and "ready" still means the first check is fast.
-  const typechecker: Typechecker = options.typechecker ?? createTypechecker();
+  const typechecker: Typechecker = options.typechecker ?? options.processes?.typechecker ?? createTypechecker();
   // A warm-up cut short by shutdown is not a failure worth reporting.
   const checkerWarm = typechecker
     .warmUp()

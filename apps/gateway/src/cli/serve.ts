@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createRedactor } from "@openassistant/core/receipts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
-import { createGateway, type Gateway } from "../gateway.ts";
+import { createGateway, startGatewayProcesses, type Gateway, type GatewayProcesses } from "../gateway.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { installCrashGuard } from "./crash-guard.ts";
 import { writeEditorTsconfig } from "./editor-tsconfig.ts";
@@ -66,6 +66,24 @@ interface GuardHooks {
 }
 
 async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks): Promise<void> {
+  // The sandbox and checker processes start first: they come up on other cores while config and
+  // tools load. Once createGateway has them, its shutdown closes them; until then, this does.
+  const processes = startGatewayProcesses();
+  const handedOver = { done: false };
+  try {
+    await serveWith(processes, handedOver, options, t0, guard);
+  } finally {
+    if (!handedOver.done) await processes.close();
+  }
+}
+
+async function serveWith(
+  processes: GatewayProcesses,
+  handedOver: { done: boolean },
+  options: ServeOptions,
+  t0: number,
+  guard: GuardHooks,
+): Promise<void> {
   const { out, err } = options;
   const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true });
   guard.setRedact(createRedactor(loaded.settings.secrets));
@@ -97,7 +115,8 @@ async function serveGuarded(options: ServeOptions, t0: number, guard: GuardHooks
     throw new CliError(creds.message);
   }
 
-  const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, log: (l) => err(l) });
+  const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, processes, log: (l) => err(l) });
+  handedOver.done = true;
   guard.setRedact(gateway.redact);
   out(`Database: ${gateway.settings.databasePath}`);
   out(
