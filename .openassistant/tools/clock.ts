@@ -4,6 +4,7 @@ import { defineTool, z } from "@openassistant/sdk";
 export default defineTool({
   description: "Current date and time in an IANA time zone (e.g. Europe/Oslo); defaults to the gateway's zone",
   approval: "auto",
+  readOnly: true,
   args: z.object({
     timeZone: z.string().optional().describe('IANA time zone such as "America/New_York"; omitted = gateway local time'),
   }),

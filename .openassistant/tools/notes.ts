@@ -47,6 +47,7 @@ export const add = defineTool({
 export const list = defineTool({
   description: "List saved notes, newest first",
   approval: "auto",
+  readOnly: true,
   args: z.object({ limit: z.number().int().positive().max(100).default(20).describe("How many notes to return") }),
   run: async ({ limit }) => (await readAll()).reverse().slice(0, limit),
 });

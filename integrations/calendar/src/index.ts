@@ -108,6 +108,7 @@ function calendarTools(
       list: defineTool({
         description: "List calendar events in a time range, earliest first",
         approval: "auto",
+        readOnly: true,
         args: z.object({
           from: isoDate.optional().describe("Start of range (inclusive); default: now"),
           to: isoDate.optional().describe("End of range (exclusive); default: no end"),

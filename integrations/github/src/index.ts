@@ -67,6 +67,7 @@ function githubTools(config: GitHubConfig) {
       list: defineTool({
         description: "List issues of a repository (pull requests excluded)",
         approval: "auto",
+        readOnly: true,
         args: z.object({
           repo: repoArg,
           state: z.enum(["open", "closed", "all"]).default("open"),
@@ -87,6 +88,7 @@ function githubTools(config: GitHubConfig) {
       search: defineTool({
         description: "Search issues and pull requests with GitHub's search syntax (e.g. 'is:open label:bug crash')",
         approval: "auto",
+        readOnly: true,
         args: z.object({
           query: z.string().min(1).describe("Search text and qualifiers"),
           repo: repoArg,
@@ -177,6 +179,7 @@ function githubTools(config: GitHubConfig) {
       list: defineTool({
         description: "List pull requests of a repository",
         approval: "auto",
+        readOnly: true,
         args: z.object({ repo: repoArg, state: z.enum(["open", "closed", "all"]).default("open"), limit: limitArg }),
         run: async ({ repo, state, limit }, call) => {
           const { data } = await octokit.rest.pulls.list({
@@ -199,6 +202,7 @@ function githubTools(config: GitHubConfig) {
       read: defineTool({
         description: "Read a text file from a repository",
         approval: "auto",
+        readOnly: true,
         args: z.object({
           repo: repoArg,
           path: z.string().min(1).describe("Path in the repository, e.g. README.md"),

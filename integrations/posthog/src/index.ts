@@ -28,6 +28,7 @@ export default definePlugin({
         hogql: defineTool({
           description: "Run a read-only HogQL (SQL) query over the project's events; returns rows as objects",
           approval: "auto",
+          readOnly: true,
           args: z.object({
             query: z
               .string()
@@ -44,6 +45,7 @@ export default definePlugin({
         dailyCounts: defineTool({
           description: "How many times an event happened per day over the last N days (oldest first)",
           approval: "auto",
+          readOnly: true,
           args: z.object({ event: eventName, days: z.number().int().min(1).max(365).default(14) }),
           run: async ({ event, days }, call) => {
             // Values travel as placeholders, never spliced into the SQL.
@@ -57,6 +59,7 @@ export default definePlugin({
         list: defineTool({
           description: "List the project's alerts (threshold monitors on insights)",
           approval: "auto",
+          readOnly: true,
           args: z.object({}),
           run: async (_input, call) => {
             const page = await posthog.listAlerts(call?.signal);

@@ -34,6 +34,8 @@ export interface ToolDefinition<TInput = any> {
   readonly _tag: "ToolDefinition";
   readonly description: string;
   readonly approval: ApprovalMode;
+  /** True when the tool changes nothing outside the gateway (see ToolOptions.readOnly). */
+  readonly readOnly: boolean;
   readonly args: z.ZodObject<any>;
   /** The host always passes `ctx`; it is optional here so a tool can be called directly in tests. */
   readonly run: (input: TInput, ctx?: ToolContext) => Promise<unknown>;
@@ -52,6 +54,13 @@ export interface ToolOptions<TShape extends z.ZodRawShape> {
   description: string;
   /** "auto" runs at once; "required" waits for an operator's approval. */
   approval: ApprovalMode;
+  /**
+   * The tool only reads: calling it changes nothing outside the gateway (no write, no message, no
+   * purchase). Its call is then not a commit point: its receipts are committed together with the
+   * next step that has an effect (or the run's end), so a crash can lose them only when nothing
+   * after them happened. Default false: every call's receipts are committed before it runs.
+   */
+  readOnly?: boolean;
   /** Input schema; the model's input is validated against it before `run`. */
   args: z.ZodObject<TShape>;
   /**
@@ -84,6 +93,8 @@ export function defineTool<TShape extends z.ZodRawShape>(
     fail("description", "must be a non-empty string describing what the tool does");
   if (options.approval !== "auto" && options.approval !== "required")
     fail("approval", `must be "auto" or "required" (got ${JSON.stringify(options.approval)})`);
+  if (options.readOnly !== undefined && typeof options.readOnly !== "boolean")
+    fail("readOnly", `must be true or false when given (got ${JSON.stringify(options.readOnly)})`);
   if (!(options.args instanceof z.ZodObject))
     fail("args", "must be a zod object schema, e.g. z.object({ city: z.string() })");
   if (typeof options.run !== "function")
@@ -95,6 +106,7 @@ export function defineTool<TShape extends z.ZodRawShape>(
     _tag: "ToolDefinition" as const,
     description: options.description,
     approval: options.approval,
+    readOnly: options.readOnly === true,
     args: options.args,
     run: options.run as (input: z.output<z.ZodObject<TShape>>, ctx?: ToolContext) => Promise<unknown>,
     previewInput: options.previewInput,

@@ -79,7 +79,8 @@ export function createToolInvoker(ctx: InvokerContext) {
     const policy: PolicyMode = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk).mode : "deny";
     const base = { runId: ctx.runId, callId, toolPath: path, approval, policy, sessionId: ctx.sessionId };
     // Receipts are staged and committed together; `durable` runs right before each step with an
-    // effect outside the gateway (approval card, tool run), so those steps never outrun their receipts.
+    // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
+    // never outrun their receipts, nor the receipts of the read-only calls before them.
     // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
     // run's end in the runner) carries them, so sequential calls cost one commit each, not two.
     const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.stage({ ...base, ...d }, { defer: true });
@@ -178,7 +179,8 @@ export function createToolInvoker(ctx: InvokerContext) {
       abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
     });
     // Registered as running first: a shutdown during this wait settles the call, which then never runs.
-    const unwritten = await durable();
+    // A read-only tool has no effect for its receipts to precede: they ride with the next commit.
+    const unwritten = definition.readOnly ? undefined : await durable();
     if (abandoned) return abandoned;
     if (unwritten || ctx.signal.aborted) {
       ctx.running.delete(callId);

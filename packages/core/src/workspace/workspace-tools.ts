@@ -70,6 +70,7 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
     listTools: defineTool({
       description: "List the tool files in the workspace tools folder with their SHA-256 and last approved change",
       approval: "auto",
+      readOnly: true,
       args: z.object({}),
       run: async () =>
         listToolFiles(o.toolsDir).map((file) => {
@@ -85,6 +86,7 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
     readTool: defineTool({
       description: "Read a tool file from the workspace tools folder",
       approval: "auto",
+      readOnly: true,
       args: z.object({ path: z.string().min(1).max(200) }),
       run: async ({ path }) => {
         const target = resolveToolFile(o.toolsDir, path);

@@ -6,7 +6,8 @@ import type { McpConnection } from "./connection.ts";
 
 /**
  * An MCP server's tools as a tool tree: typed from each `inputSchema`, validated before the call,
- * `readOnlyHint: true` → approval "auto", anything else "required" (operator rules still apply).
+ * `readOnlyHint: true` → approval "auto" and read-only (no commit point), anything else "required"
+ * (operator rules still apply).
  */
 export function mcpToolTree(connection: McpConnection, tools: readonly Tool[]): ToolTree {
   const tree: Record<string, unknown> = {};
@@ -24,6 +25,7 @@ export function mcpToolTree(connection: McpConnection, tools: readonly Tool[]): 
       value: defineTool({
         description,
         approval: tool.annotations?.readOnlyHint === true ? "auto" : "required",
+        readOnly: tool.annotations?.readOnlyHint === true,
         args,
         run: (input: Record<string, unknown>, call) => connection.callTool(tool.name, input, call?.signal),
       }),

@@ -80,6 +80,8 @@ function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAu
   return defineTool({
     description: op.description,
     approval: op.method === "GET" || op.method === "HEAD" ? "auto" : "required",
+    // GET and HEAD are safe methods (RFC 9110 §9.2.1): the call changes nothing on the server.
+    readOnly: op.method === "GET" || op.method === "HEAD",
     args,
     run: async (input: Record<string, unknown>, call) => {
       let path = op.path;
