@@ -38,6 +38,18 @@ describe("search terms", () => {
     expect(searchTerms("the of a")).toEqual([]);
   });
 
+  test("words that are Object.prototype keys are plain words (a bug: they once crashed the index)", () => {
+    expect(searchTerms("constructor toString __proto__ hasOwnProperty valueOf")).toEqual([
+      "constructor",
+      "string",
+      "proto",
+      "has",
+      "own",
+      "property",
+      "valu",
+    ]);
+  });
+
   test("related words are symmetric and never the word itself", () => {
     expect(relatedTerms(stem("remove"))).toContain(stem("delete"));
     expect(relatedTerms(stem("delete"))).toContain(stem("remove"));

@@ -17,27 +17,29 @@ const STOP = new Set(
  * One thing, several spellings: both the tools and the query see the canonical words (before
  * stemming), so the rarer spelling does not outweigh the common one.
  */
-const SAME: Readonly<Record<string, readonly string[]>> = {
-  pr: ["pull", "request"],
-  prs: ["pull", "request"],
-  repo: ["repository"],
-  repos: ["repository"],
-  org: ["organization"],
-  orgs: ["organization"],
-  organisation: ["organization"],
-  organisations: ["organization"],
-  config: ["configuration"],
-  configs: ["configuration"],
-  info: ["information"],
-  env: ["environment"],
-  envs: ["environment"],
-  dir: ["directory"],
-  dirs: ["directory"],
-  msg: ["message"],
-  msgs: ["message"],
-  id: ["identifier"],
-  ids: ["identifier"],
-};
+const SAME: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries({
+    pr: ["pull", "request"],
+    prs: ["pull", "request"],
+    repo: ["repository"],
+    repos: ["repository"],
+    org: ["organization"],
+    orgs: ["organization"],
+    organisation: ["organization"],
+    organisations: ["organization"],
+    config: ["configuration"],
+    configs: ["configuration"],
+    info: ["information"],
+    env: ["environment"],
+    envs: ["environment"],
+    dir: ["directory"],
+    dirs: ["directory"],
+    msg: ["message"],
+    msgs: ["message"],
+    id: ["identifier"],
+    ids: ["identifier"],
+  }),
+);
 
 /**
  * Words that often mean the same thing in a request to an API (mostly verbs). Expanded on the
@@ -112,7 +114,7 @@ function words(text: string): string[] {
   const out: string[] = [];
   for (const word of rawWords(text)) {
     if (STOP.has(word)) continue;
-    const same = SAME[word];
+    const same = SAME.get(word);
     if (same) for (const w of same) out.push(w);
     else out.push(word);
   }

@@ -20,6 +20,7 @@ const tools = flattenToolTree({
   },
   users: { listStargazers: tool("List stargazers of a repository") },
   calendar: { sync: tool("Sync calendars") },
+  js: { build: tool("Call a constructor; toString the result", { valueOf: z.string().describe("__proto__") }) },
 });
 const search = (query: string, limit = 10) =>
   buildToolSearchIndex(tools)
@@ -53,5 +54,6 @@ describe("tool search ranking", () => {
     expect(search("weather forecast")).toEqual([]);
     expect(search("issue", 2)).toHaveLength(2);
     expect(search("issue")).toEqual(search("issue"));
+    expect(search("constructor toString")).toEqual(["js.build"]);
   });
 });
