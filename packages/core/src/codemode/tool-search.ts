@@ -42,10 +42,10 @@ export const DEFAULT_RANKING: RankingWeights = {
   prefix: 0.5,
 };
 
-interface Posting {
-  readonly doc: number;
-  /** BM25F weight of the term in this tool, saturated (0 to k1 + 1). */
-  readonly weight: number;
+/** The tools a term occurs in, and its BM25F weight in each (saturated: 0 to k1 + 1). */
+interface Postings {
+  readonly docs: number[];
+  readonly weights: number[];
 }
 
 export interface ToolSearchIndex {
@@ -89,21 +89,27 @@ export function buildToolSearchIndex(tools: readonly FlatTool[], w: RankingWeigh
   const avg = Object.fromEntries(
     FIELD_NAMES.map((f) => [f, Math.max(1, fieldTerms.reduce((s, d) => s + d[f].length, 0) / (tools.length || 1))]),
   ) as Record<Field, number>;
-  const postings = new Map<string, Posting[]>();
+  const postings = new Map<string, Postings>();
   for (const [doc, d] of fieldTerms.entries()) {
-    const tf = new Map<string, number>();
     for (const f of FIELD_NAMES) {
       const norm = w.fields[f] / (1 - w.b + (w.b * d[f].length) / avg[f]);
-      for (const term of d[f]) tf.set(term, (tf.get(term) ?? 0) + norm);
-    }
-    for (const [term, x] of tf) {
-      const list = postings.get(term) ?? postings.set(term, []).get(term)!;
-      list.push({ doc, weight: (x * (w.k1 + 1)) / (x + w.k1) });
+      for (const term of d[f]) {
+        let p = postings.get(term);
+        if (!p) postings.set(term, (p = { docs: [], weights: [] }));
+        const last = p.docs.length - 1;
+        if (p.docs[last] === doc) p.weights[last]! += norm;
+        else {
+          p.docs.push(doc);
+          p.weights.push(norm);
+        }
+      }
     }
   }
+  for (const p of postings.values())
+    for (let i = 0; i < p.weights.length; i++) p.weights[i] = (p.weights[i]! * (w.k1 + 1)) / (p.weights[i]! + w.k1);
   const n = tools.length;
   const idf = (term: string) => {
-    const df = postings.get(term)?.length ?? 0;
+    const df = postings.get(term)?.docs.length ?? 0;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
   const nameTerms = fieldTerms.map((d) => [...new Set(d.name)].map((t) => ({ term: t, idf: idf(t) })));
@@ -140,10 +146,11 @@ export function buildToolSearchIndex(tools: readonly FlatTool[], w: RankingWeigh
       for (const term of q.joined) want(term, w.joined);
       const scores = new Map<number, number>();
       for (const [term, weight] of weights) {
-        const list = postings.get(term);
-        if (!list) continue;
+        const p = postings.get(term);
+        if (!p) continue;
         const k = weight * idf(term);
-        for (const p of list) scores.set(p.doc, (scores.get(p.doc) ?? 0) + k * p.weight);
+        for (let i = 0; i < p.docs.length; i++)
+          scores.set(p.docs[i]!, (scores.get(p.docs[i]!) ?? 0) + k * p.weights[i]!);
       }
       for (const [doc, score] of scores) {
         let matched = 0;
