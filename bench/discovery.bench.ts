@@ -168,7 +168,7 @@ for (const c of corpora) {
   latency.push({
     tools: c.name,
     "first search of a new tree, median of 5": fmtMs(quantiles(firsts).median),
-    "of which the index build": fmtMs(quantiles(builds).median),
+    "index build alone (same trees)": fmtMs(quantiles(builds).median),
     "search median / p95, before": `${fmtMs(b.median)} / ${fmtMs(b.p95)}`,
     "search median / p95, after": `${fmtMs(a.median)} / ${fmtMs(a.p95)}`,
   });
