@@ -1,6 +1,7 @@
 import { defineTool, type ToolDefinition, type ToolTree, z } from "@openassistant/sdk";
-import { flattenToolTree } from "../tools/flatten.ts";
+import { type FlatTool, flattenToolTree } from "../tools/flatten.ts";
 import { declareTool } from "./declarations.ts";
+import { buildToolSearchIndex, type ToolSearchIndex } from "./tool-search.ts";
 
 /**
  * Discovery for large tool sets. When every declaration does not fit the prompt budget, the prompt
@@ -14,34 +15,20 @@ export function approxTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-interface IndexedTool {
-  readonly path: string;
-  readonly definition: ToolDefinition;
-  readonly haystack: string;
-}
-
-function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 1);
-}
-
 /** `tools.$search` and `tools.$describe` over the given tree (read at call time, so reloads count). */
 export function discoveryTools(currentTree: () => ToolTree): ToolTree {
-  let indexed: { tree: ToolTree; tools: IndexedTool[] } | undefined;
-  const index = () => {
+  let indexed: { tree: ToolTree; tools: FlatTool[]; search?: ToolSearchIndex } | undefined;
+  const current = () => {
     const tree = currentTree();
-    if (indexed?.tree !== tree)
-      indexed = {
-        tree,
-        tools: flattenToolTree(tree).map((t) => ({
-          ...t,
-          haystack: ` ${words(t.path).join(" ")} ${words(t.definition.description).join(" ")} `,
-        })),
-      };
-    return indexed.tools;
+    if (indexed?.tree !== tree) indexed = { tree, tools: flattenToolTree(tree) };
+    return indexed;
+  };
+  const index = () => current().tools;
+  // Built on the first search of a tree, not on $describe.
+  const ranking = () => {
+    const c = current();
+    c.search ??= buildToolSearchIndex(c.tools);
+    return c.search;
   };
   return {
     $search: defineTool({
@@ -51,27 +38,14 @@ export function discoveryTools(currentTree: () => ToolTree): ToolTree {
         query: z.string().min(1).max(500).describe('What you need, e.g. "list open issues"'),
         limit: z.number().int().min(1).max(50).default(10),
       }),
-      run: async ({ query, limit }) => {
-        const terms = words(query);
-        return index()
-          .map((t) => {
-            let score = 0;
-            for (const term of terms) {
-              if (t.path.toLowerCase().includes(term)) score += 3;
-              if (t.haystack.includes(` ${term} `)) score += 2;
-              else if (t.haystack.includes(term)) score += 1;
-            }
-            return { t, score };
-          })
-          .filter((x) => x.score > 0)
-          .sort((a, b) => b.score - a.score || a.t.path.localeCompare(b.t.path))
-          .slice(0, limit)
-          .map(({ t }) => ({
+      run: async ({ query, limit }) =>
+        ranking()
+          .search(query, limit)
+          .map((t) => ({
             path: `tools.${t.path}`,
             approval: t.definition.approval,
             declaration: declareTool(t.path, t.definition),
-          }));
-      },
+          })),
     }),
     $describe: defineTool({
       description: "The full TypeScript declaration of one tool (or of every tool under a namespace)",
