@@ -13,7 +13,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { defineTool, z, type ToolTree } from "../packages/sdk/src/index.ts";
+import { defineTool, z, type ToolDefinition, type ToolTree } from "../packages/sdk/src/index.ts";
 import { bench, fmtMs, printTable, quantiles, type BenchResult } from "./lib.ts";
 import { createSandboxPool } from "../packages/core/src/sandbox/pool.ts";
 import { prepareVm, restoreVm, VmRun } from "../packages/core/src/sandbox/vm-run.ts";
@@ -138,6 +138,33 @@ const viaRunner = async (code: string) => {
   if (!r.ok) throw new Error(`${r.error?.name}: ${r.error?.message}`);
   return r.valueJson;
 };
+// The same tools declared `readOnly` (they only read): no commit point per call (docs/receipts.md).
+const readOnlyTree: ToolTree = Object.fromEntries(
+  Object.entries(tree).map(([ns, group]) => [
+    ns,
+    Object.fromEntries(
+      Object.entries(group).map(([name, t]) => {
+        const d = t as ToolDefinition;
+        return [
+          name,
+          defineTool({ description: d.description, approval: "auto", readOnly: true, args: anyInput, run: d.run }),
+        ];
+      }),
+    ),
+  ]),
+);
+const readOnlyRunner = createCodeModeRunner({
+  tools: readOnlyTree,
+  receipts: createSqliteReceiptStore(db),
+  requestApproval: async () => ({ decision: "denied", by: "bench" }),
+  sandbox: pool,
+  limits: { maxToolCalls: 2000 },
+});
+const viaReadOnlyRunner = async (code: string) => {
+  const r = await readOnlyRunner.runPromise(code);
+  if (!r.ok) throw new Error(`${r.error?.name}: ${r.error?.message}`);
+  return r.valueJson;
+};
 
 // ── peers under Node ─────────────────────────────────────────────────────────────────────────
 const peersDir = join(import.meta.dir, "peers");
@@ -224,6 +251,11 @@ const systems: System[] = [
     name: "code-mode runner (pool + transpile + policy + SQLite receipts)",
     base: "bun",
     sample: (n) => spaced(() => viaRunner(SNIPPETS.six), n),
+  },
+  {
+    name: "code-mode runner, the same tools declared readOnly",
+    base: "bun",
+    sample: (n) => spaced(() => viaReadOnlyRunner(SNIPPETS.six), n),
   },
 ];
 if (typeof peers !== "string") {
@@ -321,6 +353,7 @@ const perCrossing = {
   inProcess: await crossing("QuickJS in-process (no process boundary)", (s) => inProcess(SNIPPETS[s])),
   pool: await crossing("sandbox pool alone", (s) => inPool(SNIPPETS[s])),
   runner: await crossing("code-mode runner (incl. receipts)", (s) => viaRunner(SNIPPETS[s])),
+  readOnly: await crossing("code-mode runner, readOnly tools (incl. receipts)", (s) => viaReadOnlyRunner(SNIPPETS[s])),
   ivm: undefined as number | undefined,
 };
 if (typeof peers !== "string") {
@@ -359,6 +392,7 @@ printTable(
 
 // ── the targets of issue 13, as ratios in this run ───────────────────────────────────────────
 const runnerOverhead = overhead.get(systems[2]!.name)!;
+const readOnlyOverhead = overhead.get(systems[3]!.name)!;
 const poolOverhead = overhead.get(systems[1]!.name)!;
 printTable("Issue 13 sandbox targets (this run)", [
   {
@@ -368,6 +402,14 @@ printTable("Issue 13 sandbox targets (this run)", [
         ? `${fmtMs(runnerOverhead)} (no peer)`
         : `${fmtMs(runnerOverhead)} vs ${fmtMs(ivmOverhead)} = ${(runnerOverhead / ivmOverhead).toFixed(2)}×`,
     ok: ivmOverhead === undefined ? "?" : runnerOverhead <= ivmOverhead ? "yes" : "NO",
+  },
+  {
+    target: "the same, tools declared readOnly",
+    measured:
+      ivmOverhead === undefined
+        ? `${fmtMs(readOnlyOverhead)} (no peer)`
+        : `${fmtMs(readOnlyOverhead)} vs ${fmtMs(ivmOverhead)} = ${(readOnlyOverhead / ivmOverhead).toFixed(2)}×`,
+    ok: ivmOverhead === undefined ? "?" : readOnlyOverhead <= ivmOverhead ? "yes" : "NO",
   },
   {
     target: "pool alone per-run overhead vs isolated-vm's",
@@ -388,6 +430,11 @@ printTable("Issue 13 sandbox targets (this run)", [
     ok: perCrossing.runner <= 0.1 ? "yes" : "NO",
   },
   {
+    target: "the same, tools declared readOnly",
+    measured: fmtMs(perCrossing.readOnly),
+    ok: perCrossing.readOnly <= 0.1 ? "yes" : "NO",
+  },
+  {
     target: "pool alone per crossing vs isolated-vm's",
     measured:
       perCrossing.ivm === undefined
@@ -404,5 +451,6 @@ printTable("Issue 13 sandbox targets (this run)", [
 
 if (typeof peers !== "string") peers.close();
 await runner.close();
+await readOnlyRunner.close();
 await pool.close();
 db.close();

@@ -34,6 +34,7 @@ export function discoveryTools(currentTree: () => ToolTree): ToolTree {
     $search: defineTool({
       description: "Find tools by what they do; returns the best matches with their TypeScript signatures",
       approval: "auto",
+      readOnly: true,
       args: z.object({
         query: z.string().min(1).max(500).describe('What you need, e.g. "list open issues"'),
         limit: z.number().int().min(1).max(50).default(10),
@@ -50,6 +51,7 @@ export function discoveryTools(currentTree: () => ToolTree): ToolTree {
     $describe: defineTool({
       description: "The full TypeScript declaration of one tool (or of every tool under a namespace)",
       approval: "auto",
+      readOnly: true,
       args: z.object({
         path: z.string().min(1).max(300).describe('e.g. "github.issues.listForRepo" or "tools.github.issues"'),
       }),
