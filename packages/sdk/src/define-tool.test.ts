@@ -18,9 +18,15 @@ describe("defineTool", () => {
     expect(await tool.run({ city: "Oslo", units: "c" })).toBe("Oslo:c");
   });
 
+  test("readOnly is false unless the tool says it only reads", () => {
+    expect(defineTool(valid()).readOnly).toBe(false);
+    expect(defineTool({ ...valid(), readOnly: true }).readOnly).toBe(true);
+  });
+
   test.each([
     ["description", { description: "" }, /"description" must be a non-empty string/],
     ["approval", { approval: "maybe" }, /"approval" must be "auto" or "required" \(got "maybe"\)/],
+    ["readOnly", { readOnly: "yes" }, /"readOnly" must be true or false when given \(got "yes"\)/],
     ["args", { args: { city: "string" } }, /"args" must be a zod object schema/],
     ["run", { run: "nope" }, /"run" must be a function \(input\) => result \(async or returning a value\)/],
     ["previewInput", { previewInput: 3 }, /"previewInput" must be a function when given/],
