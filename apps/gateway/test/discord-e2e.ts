@@ -10,7 +10,7 @@ import type { GatewaySettings } from "../src/settings.ts";
 import { startDiscordSurface, type DiscordSurface } from "../src/surfaces/discord/index.ts";
 import type { DiscordSurfaceConfig } from "../src/surfaces/discord/surface-config.ts";
 
-// biome-ignore lint: API-shaped JSON from the fake
+// API-shaped JSON from the fake
 type Json = Record<string, any>;
 
 /** Tools for the Discord tests; `ran` records each tool body that actually executed (with time). */

@@ -47,7 +47,7 @@ const tools = {
       description: "Writes a file",
       approval: "auto",
       args: z.object({ name: z.string(), text: z.string() }),
-      run: async (_input, ctx) => {
+      run: async () => {
         // The effect happens here: everything before it must already be on disk.
         seenByWrite = committed();
         return { ok: true };

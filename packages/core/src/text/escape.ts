@@ -7,7 +7,7 @@
 // Cf (format) covers bidi controls (U+202A–U+202E, U+2066–U+2069, U+200E/F, U+061C), zero-width
 // characters (U+200B–U+200D, U+2060–U+2064), U+FEFF and tag characters. Controls and lone
 // surrogates are matched per code unit (no `u` flag), so a lone surrogate is found too.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+// Matching control characters is the point of this pattern.
 const CONTROL_OR_LONE_SURROGATE =
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const FORMAT = /\p{Cf}/gu;

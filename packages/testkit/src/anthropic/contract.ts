@@ -6,7 +6,7 @@ import { DOCS, FAKE_MODELS, type FakeModelRules, type FakeThinkingType } from ".
  * it; a request the real API would reject gets the same status and error type here.
  */
 
-// biome-ignore lint: request bodies are whatever the client sent
+// Request bodies are whatever the client sent.
 type Json = any;
 
 export interface ContractError {

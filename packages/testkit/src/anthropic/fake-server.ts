@@ -121,7 +121,7 @@ export interface RecordedRequest {
   /** Lower-cased header names. */
   headers: Record<string, string>;
   /** Parsed JSON body (undefined when empty or not JSON). */
-  // biome-ignore lint: the body is whatever the client sent
+  // The body is whatever the client sent.
   body: any;
 }
 

@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => e.close());
 
-// biome-ignore lint: API-shaped JSON from the fake
+// API-shaped JSON from the fake
 type Json = Record<string, any>;
 
 /** Every REST call by which the bot creates or edits a message (channels, interaction callbacks, webhooks). */

@@ -28,7 +28,7 @@ export const DISCORD_LIMITS = {
   threadName: 100,
 } as const;
 
-// biome-ignore lint: API-shaped JSON
+// API-shaped JSON
 type Json = Record<string, any>;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
