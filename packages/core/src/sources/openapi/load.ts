@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { defineTool, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
-import { inputSchemaFromJson } from "../input-schema.ts";
+import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
+import { jsonSchemaTool } from "../json-schema-tool.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
 
 export type OpenApiAuth =
@@ -75,13 +75,13 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   return { tree: tree as ToolTree, operations: parsed.operations.length, fromCache, baseUrl };
 }
 
+/** One operation as a tool; its validator is built from `op.inputSchema` on first need (json-schema-tool.ts). */
 function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAuth | undefined): ToolDefinition {
-  const args = inputSchemaFromJson(op.inputSchema);
-  return defineTool({
+  return jsonSchemaTool({
     description: op.description,
     approval: op.method === "GET" || op.method === "HEAD" ? "auto" : "required",
-    args,
-    run: async (input: Record<string, unknown>, call) => {
+    inputSchema: op.inputSchema,
+    run: async (input, call) => {
       let path = op.path;
       const url = new URL(baseUrl);
       const headers: Record<string, string> = { accept: "application/json" };

@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import type { ToolDefinition } from "@openassistant/sdk";
+import { defineTool, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
 import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { generateDeclarations } from "../../codemode/declarations.ts";
+import { generateDeclarations, openDeclarationCache } from "../../codemode/declarations.ts";
 import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
 import { callableName as toolName } from "../../tools/names.ts";
+import { convertInputSchema } from "../input-schema.ts";
+import { jsonInputOf } from "../json-schema-tool.ts";
 import { loadOpenApiSource } from "./index.ts";
 
 // GitHub's description is 13 MB: parsing it takes seconds on a busy machine.
@@ -27,6 +29,12 @@ afterAll(() => server.stop(true));
 const base = `http://127.0.0.1:${server.port}/v1`;
 const SPEC = join(import.meta.dir, "fixtures/pets.json");
 const ctx = () => ({ signal: new AbortController().signal, callId: "c1", log: console });
+const GITHUB_SPEC = Bun.resolveSync(
+  "@octokit/openapi/generated/api.github.com.json",
+  join(import.meta.dir, "../../../../testkit/src"),
+);
+/** One parse cache for the GitHub tests of this file: the first parses the spec, the others read the cache. */
+const githubCache = makeTempDir("oa-openapi-cache-");
 
 describe("OpenAPI operations become typed tools", () => {
   test("names, approval modes and declarations come from the spec", async () => {
@@ -86,10 +94,7 @@ describe("OpenAPI operations become typed tools", () => {
 
   test("GitHub's official spec: every operation loads and declares; a call reaches a server that validates it; the parse is cached", async () => {
     const cacheDir = makeTempDir("oa-openapi-cache-");
-    const spec = Bun.resolveSync(
-      "@octokit/openapi/generated/api.github.com.json",
-      join(import.meta.dir, "../../../../testkit/src"),
-    );
+    const spec = GITHUB_SPEC;
     const gh = await startFakeGitHub({
       token: "ghp_x",
       repos: {
@@ -128,7 +133,87 @@ describe("OpenAPI operations become typed tools", () => {
   });
 });
 
+describe("GitHub's spec: validators are built on first need, declarations are unchanged", () => {
+  test("every operation declares byte-identically to an eagerly built tool, from a cold and a warm cache; a warm restart builds no validator", async () => {
+    const load = () =>
+      loadOpenApiSource({ name: "github", spec: GITHUB_SPEC, baseUrl: "http://127.0.0.1:9", cacheDir: githubCache });
+    const lazy = await load();
+    // The tools as they were built before: `defineTool` with the validator converted at load.
+    const eager: Record<string, unknown> = {};
+    for (const { path, definition } of flattenToolTree({ github: lazy.tree })) {
+      const segments = path.split(".");
+      let node = eager;
+      for (const seg of segments.slice(0, -1)) node = (node[seg] ??= {}) as Record<string, unknown>;
+      node[segments.at(-1)!] = defineTool({
+        description: definition.description,
+        approval: definition.approval,
+        args: convertInputSchema(jsonInputOf(definition)!.schema).schema,
+        run: definition.run,
+      });
+    }
+    const expected = generateDeclarations(eager as ToolTree);
+    expect(expected.warnings).toEqual([]);
+
+    const file = join(makeTempDir("oa-openapi-decl-"), "declarations.json");
+    const cold = openDeclarationCache(file);
+    const first = generateDeclarations({ github: lazy.tree }, { cache: cold });
+    expect(first.text).toBe(expected.text);
+    expect(cold.stats().misses).toBeGreaterThan(0);
+
+    const restarted = await load();
+    expect(restarted.fromCache).toBe(true);
+    const warm = openDeclarationCache(file);
+    const again = generateDeclarations({ github: restarted.tree }, { cache: warm });
+    expect(again.text).toBe(expected.text);
+    expect(again.hash).toBe(expected.hash);
+    expect(warm.stats()).toEqual({ hits: restarted.operations, misses: 0 });
+    const tools = flattenToolTree(restarted.tree);
+    expect(tools.filter((t) => jsonInputOf(t.definition)!.built())).toEqual([]);
+    // The first call's validation builds one validator, the others stay unbuilt.
+    const list = tools.find((t) => t.path === "issues.listForRepo")!.definition;
+    expect(list.args.safeParse({ owner: "acme" }).success).toBe(false);
+    expect(tools.filter((t) => jsonInputOf(t.definition)!.built()).map((t) => t.path)).toEqual(["issues.listForRepo"]);
+  });
+});
+
 describe("config.openapi: specs load with the other tools", () => {
+  test("an operation whose schema cannot be a validator is a warning naming it at load, again from a warm cache; the call still goes out", async () => {
+    const { tempProject } = await import("../../../test/plugin-fixtures.ts");
+    const { loadTools } = await import("../../plugins/index.ts");
+    const spec = JSON.parse(await Bun.file(SPEC).text());
+    spec.paths["/pets"].get.parameters.push({ name: "name", in: "query", schema: { type: "string", pattern: "([" } });
+    const p = tempProject({
+      "specs/pets.json": JSON.stringify(spec),
+      ".openassistant/config.json": JSON.stringify({ openapi: { pets: { spec: "specs/pets.json", baseUrl: base } } }),
+    });
+    const file = join(p.ws, "declarations.json");
+    const warningsOf = (r: Awaited<ReturnType<typeof loadTools>>) =>
+      r.diagnostics.filter((d) => d.level !== "info").map((d) => [d.level, d.id, d.message]);
+    const first = await loadTools({ ...p.opts, autoInstall: false, declarationCache: openDeclarationCache(file) });
+    const expected = [
+      [
+        "warning",
+        "tools.pets.pets.list",
+        expect.stringMatching(
+          /^tools\.pets\.pets\.list: its JSON Schema cannot be turned into a validator \(Invalid regular expression.*\); typed as any object/,
+        ),
+      ],
+    ];
+    expect(warningsOf(first)).toEqual(expected);
+    expect(first.diagnostics.find((d) => d.id === "tools.pets.pets.list")?.hint).toContain("fix the schema");
+
+    // A restart: the warning comes from the declaration cache; no validator is built for it.
+    const warm = openDeclarationCache(file);
+    const again = await loadTools({ ...p.opts, autoInstall: false, declarationCache: warm });
+    expect(warm.stats().misses).toBe(0);
+    expect(warningsOf(again)).toEqual(expected);
+    const list = indexToolTree(again.tree).get("pets.pets.list")!;
+    expect(jsonInputOf(list)?.built()).toBe(false);
+    // Its first call: any object passes here, and the request reaches the server, which checks it.
+    await list.run(list.args.parse({ name: "Rex", limit: "x" }), ctx());
+    expect(seen.at(-1)?.url).toBe(`${base}/pets?limit=x&name=Rex`);
+  });
+
   test("a configured spec mounts at tools.<name>; a missing spec is one diagnostic and the rest loads", async () => {
     const { tempProject } = await import("../../../test/plugin-fixtures.ts");
     const { loadTools } = await import("../../plugins/index.ts");
