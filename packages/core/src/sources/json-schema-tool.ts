@@ -14,6 +14,8 @@ export interface JsonSchemaToolOptions {
   readonly approval: ApprovalMode;
   /** The input's JSON Schema (plain JSON, not changed afterwards). */
   readonly inputSchema: unknown;
+  /** `jsonSchemaKey(inputSchema)` when the source has it already (OpenAPI keeps it in its parse cache). */
+  readonly inputSchemaKey?: string;
   readonly run: (input: Record<string, unknown>, ctx?: ToolContext) => Promise<unknown>;
 }
 
@@ -44,11 +46,10 @@ export function jsonSchemaTool(o: JsonSchemaToolOptions): ToolDefinition {
     },
     run: o.run,
   });
-  let key: string | undefined;
+  let key = o.inputSchemaKey;
   jsonInputs.set(definition, {
     schema: o.inputSchema,
-    key: () =>
-      (key ??= new Bun.CryptoHasher("sha256").update(JSON.stringify(o.inputSchema) ?? "undefined").digest("hex")),
+    key: () => (key ??= jsonSchemaKey(o.inputSchema)),
     problem: () => convert().problem,
     built: () => converted !== undefined,
   });
@@ -58,4 +59,9 @@ export function jsonSchemaTool(o: JsonSchemaToolOptions): ToolDefinition {
 /** The JSON Schema side of a tool made by `jsonSchemaTool`; undefined for any other tool. */
 export function jsonInputOf(definition: ToolDefinition): JsonInput | undefined {
   return jsonInputs.get(definition);
+}
+
+/** sha-256 hex of a JSON Schema's JSON text: what the declaration cache keys a JSON Schema tool by. */
+export function jsonSchemaKey(schema: unknown): string {
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify(schema) ?? "undefined").digest("hex");
 }

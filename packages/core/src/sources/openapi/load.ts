@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
-import { jsonSchemaTool } from "../json-schema-tool.ts";
+import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
 
 export type OpenApiAuth =
@@ -27,6 +27,8 @@ export interface OpenApiSourceOptions {
 interface Parsed {
   readonly servers: string[];
   readonly operations: OperationDescriptor[];
+  /** `jsonSchemaKey` of each operation's input schema (absent in caches written before it was kept). */
+  readonly inputSchemaKeys?: string[];
 }
 
 export interface OpenApiSource {
@@ -38,8 +40,11 @@ export interface OpenApiSource {
 
 /** Turns an OpenAPI 3.x spec into tools: one per operation, typed from its parameters and body. */
 export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenApiSource> {
-  const text = /^https?:\/\//.test(o.spec) ? await (await fetch(o.spec)).text() : readFileSync(o.spec, "utf8");
-  const sha = createHash("sha256").update(text).digest("hex");
+  // Bytes, not text: decoding GitHub's 13 MB and hashing the string cost a restart more than the rest of this step.
+  const bytes = /^https?:\/\//.test(o.spec)
+    ? Buffer.from(await (await fetch(o.spec)).arrayBuffer())
+    : readFileSync(o.spec);
+  const sha = createHash("sha256").update(bytes).digest("hex");
   const cacheFile = o.cacheDir ? join(o.cacheDir, `openapi-${sha}.json`) : undefined;
   let parsed: Parsed | undefined;
   let fromCache = false;
@@ -52,6 +57,7 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     }
   }
   if (!parsed) {
+    const text = bytes.toString("utf8");
     const doc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec)) as {
       openapi?: string;
       servers?: Array<{ url: string }>;
@@ -62,6 +68,14 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
       o.auth?.type === "header" ? [o.auth.name.toLowerCase(), "authorization"] : ["authorization"],
     );
     parsed = { servers: (doc.servers ?? []).map((s) => s.url), operations: describeOperations(doc as never, hidden) };
+  }
+  // Keyed once here (and kept in the cache, also one written before the keys were): a restart hashes nothing.
+  const keys =
+    parsed.inputSchemaKeys?.length === parsed.operations.length
+      ? parsed.inputSchemaKeys
+      : parsed.operations.map((op) => jsonSchemaKey(op.inputSchema));
+  if (keys !== parsed.inputSchemaKeys) {
+    parsed = { ...parsed, inputSchemaKeys: keys };
     if (cacheFile) {
       mkdirSync(o.cacheDir!, { recursive: true });
       writeFileSync(cacheFile, JSON.stringify(parsed));
@@ -71,16 +85,22 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   if (!/^https?:\/\//.test(baseUrl))
     throw new Error(`no base URL for ${o.name}: set openapi.${o.name}.baseUrl (the spec lists no absolute server)`);
   const tree: Record<string, unknown> = {};
-  for (const op of parsed.operations) setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth));
+  parsed.operations.forEach((op, i) => setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth, keys[i]!)));
   return { tree: tree as ToolTree, operations: parsed.operations.length, fromCache, baseUrl };
 }
 
 /** One operation as a tool; its validator is built from `op.inputSchema` on first need (json-schema-tool.ts). */
-function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAuth | undefined): ToolDefinition {
+function operationTool(
+  op: OperationDescriptor,
+  baseUrl: string,
+  auth: OpenApiAuth | undefined,
+  inputSchemaKey: string,
+): ToolDefinition {
   return jsonSchemaTool({
     description: op.description,
     approval: op.method === "GET" || op.method === "HEAD" ? "auto" : "required",
     inputSchema: op.inputSchema,
+    inputSchemaKey,
     run: async (input, call) => {
       let path = op.path;
       const url = new URL(baseUrl);

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
 import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
@@ -7,7 +8,7 @@ import { generateDeclarations, openDeclarationCache } from "../../codemode/decla
 import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
 import { callableName as toolName } from "../../tools/names.ts";
 import { convertInputSchema } from "../input-schema.ts";
-import { jsonInputOf } from "../json-schema-tool.ts";
+import { jsonInputOf, jsonSchemaKey } from "../json-schema-tool.ts";
 import { loadOpenApiSource } from "./index.ts";
 
 // GitHub's description is 13 MB: parsing it takes seconds on a busy machine.
@@ -169,6 +170,17 @@ describe("GitHub's spec: validators are built on first need, declarations are un
     expect(warm.stats()).toEqual({ hits: restarted.operations, misses: 0 });
     const tools = flattenToolTree(restarted.tree);
     expect(tools.filter((t) => jsonInputOf(t.definition)!.built())).toEqual([]);
+    // The keys kept in the parse cache are the schemas' content hashes; a cache from before they were kept still works.
+    for (const t of tools)
+      expect(jsonInputOf(t.definition)!.key()).toBe(jsonSchemaKey(jsonInputOf(t.definition)!.schema));
+    const [cacheFile] = readdirSync(githubCache).filter((f) => f.startsWith("openapi-"));
+    const { inputSchemaKeys: _keys, ...older } = JSON.parse(readFileSync(join(githubCache, cacheFile!), "utf8"));
+    expect(_keys).toHaveLength(restarted.operations);
+    writeFileSync(join(githubCache, cacheFile!), JSON.stringify(older));
+    const fromOlder = openDeclarationCache(file);
+    expect(generateDeclarations({ github: (await load()).tree }, { cache: fromOlder }).text).toBe(expected.text);
+    expect(fromOlder.stats()).toEqual({ hits: restarted.operations, misses: 0 });
+    expect(JSON.parse(readFileSync(join(githubCache, cacheFile!), "utf8")).inputSchemaKeys).toEqual(_keys); // kept again
     // The first call's validation builds one validator, the others stay unbuilt.
     const list = tools.find((t) => t.path === "issues.listForRepo")!.definition;
     expect(list.args.safeParse({ owner: "acme" }).success).toBe(false);
