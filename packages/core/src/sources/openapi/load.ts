@@ -20,7 +20,10 @@ export interface OpenApiSourceOptions {
   readonly baseUrl?: string;
   /** Added on the host to every request; never part of a tool's input, never seen by the sandbox. */
   readonly auth?: OpenApiAuth;
-  /** Parsed operations are cached here by the spec's SHA-256 (parsing GitHub's spec takes seconds). */
+  /**
+   * Parsed operations are cached here by the spec's SHA-256 (parsing GitHub's spec takes seconds) and
+   * the name of the header `auth` sets, if any.
+   */
   readonly cacheDir?: string;
 }
 
@@ -45,7 +48,12 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     ? Buffer.from(await (await fetch(o.spec)).arrayBuffer())
     : readFileSync(o.spec);
   const sha = createHash("sha256").update(bytes).digest("hex");
-  const cacheFile = o.cacheDir ? join(o.cacheDir, `openapi-${sha}.json`) : undefined;
+  // A header the auth sets is no tool's input: the parse depends on its name, and so does the cache file.
+  const authHeader = o.auth?.type === "header" ? o.auth.name.toLowerCase() : "authorization";
+  const hidden = new Set([authHeader, "authorization"]);
+  const variant =
+    authHeader === "authorization" ? "" : `-${createHash("sha256").update(authHeader).digest("hex").slice(0, 16)}`;
+  const cacheFile = o.cacheDir ? join(o.cacheDir, `openapi-${sha}${variant}.json`) : undefined;
   let parsed: Parsed | undefined;
   let fromCache = false;
   if (cacheFile && existsSync(cacheFile)) {
@@ -64,9 +72,6 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     };
     if (!doc.openapi?.startsWith("3."))
       throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
-    const hidden = new Set(
-      o.auth?.type === "header" ? [o.auth.name.toLowerCase(), "authorization"] : ["authorization"],
-    );
     parsed = { servers: (doc.servers ?? []).map((s) => s.url), operations: describeOperations(doc as never, hidden) };
   }
   // Keyed once here (and kept in the cache, also one written before the keys were): a restart hashes nothing.

@@ -9,7 +9,7 @@ import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
 import { callableName as toolName } from "../../tools/names.ts";
 import { convertInputSchema } from "../input-schema.ts";
 import { jsonInputOf, jsonSchemaKey } from "../json-schema-tool.ts";
-import { loadOpenApiSource } from "./index.ts";
+import { loadOpenApiSource, type OpenApiAuth } from "./index.ts";
 
 // GitHub's description is 13 MB: parsing it takes seconds on a busy machine.
 setDefaultTimeout(120_000);
@@ -84,6 +84,30 @@ describe("OpenAPI operations become typed tools", () => {
     );
     const del = t.get("pets.pets.delete") as ToolDefinition;
     expect(await del.run(del.args.parse({ petId: "1" }), ctx())).toBeNull();
+  });
+
+  test("a header set by auth is no tool's input, and the parse cache keeps each auth header's parse apart", async () => {
+    const spec = JSON.parse(await Bun.file(SPEC).text());
+    spec.paths["/pets"].get.parameters.push({ name: "X-Api-Key", in: "header", schema: { type: "string" } });
+    const dir = makeTempDir("oa-openapi-header-");
+    writeFileSync(join(dir, "pets.json"), JSON.stringify(spec));
+    const cacheDir = join(dir, "cache");
+    const declared = async (auth?: OpenApiAuth) => {
+      const s = await loadOpenApiSource({
+        name: "pets",
+        spec: join(dir, "pets.json"),
+        baseUrl: base,
+        cacheDir,
+        ...(auth ? { auth } : {}),
+      });
+      return generateDeclarations({ pets: s.tree }).text.includes('"X-Api-Key"?: string');
+    };
+    expect(await declared()).toBe(true);
+    expect(await declared({ type: "header", name: "x-api-key", value: "k" })).toBe(false);
+    // Before the cache was keyed by the header too, this one read the parse made for the header auth.
+    expect(await declared({ type: "bearer", token: "t" })).toBe(true);
+    expect(await declared({ type: "header", name: "X-API-KEY", value: "k" })).toBe(false);
+    expect(readdirSync(cacheDir)).toHaveLength(2);
   });
 
   test("operation ids become callable names", () => {
