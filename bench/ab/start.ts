@@ -2,6 +2,9 @@
  * A/B of gateway start to ready: another checkout (argv[2]) against this one, spawns interleaved,
  * each checkout starting its own project directory again and again (a restart after the first two).
  * Uses each checkout's bench/gateway-ready.child.ts. Not part of `bun run bench`.
+ * Modes: import, workspace (200 tool files), tree (200 tools passed in), github (GitHub's OpenAPI spec,
+ * `@octokit/openapi`, configured as `openapi.github`: 1,223 operations; started through the child's
+ * "workspace" mode, so the parse cache and the declaration cache are warm after the first two starts).
  * Usage: bun bench/ab/start.ts <other checkout> [modes = import,workspace,tree] [starts = 8]
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -24,6 +27,20 @@ export default defineTool({ description: "Benchmark tool ${i}", approval: "${i %
 `,
     );
 }
+const GITHUB_SPEC = Bun.resolveSync(
+  "@octokit/openapi/generated/api.github.com.json",
+  join(import.meta.dir, "../../packages/testkit/src"),
+);
+function writeGitHubProject(dir: string): void {
+  mkdirSync(join(dir, ".openassistant"), { recursive: true });
+  writeFileSync(
+    join(dir, ".openassistant", "config.json"),
+    JSON.stringify({
+      model: { name: "claude-sonnet-4-6" },
+      openapi: { github: { spec: GITHUB_SPEC, baseUrl: "http://127.0.0.1:9" } },
+    }),
+  );
+}
 const modes = (process.argv[3] ?? "import,workspace,tree").split(",");
 const N = Number(process.argv[4] ?? 8);
 const dirs: Record<string, string> = {};
@@ -31,14 +48,16 @@ for (const t of Object.keys(trees))
   for (const m of modes) {
     const d = mkdtempSync(join(tmpdir(), `oa-ab-start-${t}-${m}-`));
     if (m === "workspace") writeWorkspace(d);
+    if (m === "github") writeGitHubProject(d);
     dirs[`${t}/${m}`] = d;
   }
-const res: Record<string, { wall: number[]; warm: number[]; imp: number[]; cg: number[] }> = {};
+const res: Record<string, { wall: number[]; warm: number[]; imp: number[]; load: number[]; cg: number[] }> = {};
 for (let i = 0; i < N; i++)
   for (const m of modes)
     for (const [t, root] of Object.entries(trees)) {
       const t0 = performance.now();
-      const proc = Bun.spawn(["bun", join(root, "bench/gateway-ready.child.ts"), dirs[`${t}/${m}`]!, m], {
+      const childMode = m === "github" ? "workspace" : m;
+      const proc = Bun.spawn(["bun", join(root, "bench/gateway-ready.child.ts"), dirs[`${t}/${m}`]!, childMode], {
         stdout: "pipe",
         stderr: "inherit",
       });
@@ -56,10 +75,11 @@ for (let i = 0; i < N; i++)
       const [a, b] = text.split("\n");
       const l1 = JSON.parse(a!);
       const l2 = JSON.parse(b || "{}");
-      const r = (res[`${m} ${t}`] ??= { wall: [], warm: [], imp: [], cg: [] });
+      const r = (res[`${m} ${t}`] ??= { wall: [], warm: [], imp: [], load: [], cg: [] });
       r.wall.push(readyAt - t0);
       r.warm.push(l2.checkerWarmMs ?? 0);
       r.imp.push(l1.importMs ?? l1.sinceProcessStartMs);
+      r.load.push(l1.loadMs ?? 0);
       r.cg.push(l1.createGatewayMs);
     }
 const med = (a: number[]) => {
@@ -73,8 +93,12 @@ for (const [k, r] of Object.entries(res))
     med(r.wall).toFixed(0),
     "import",
     med(r.imp).toFixed(0),
+    "config + tools",
+    med(r.load).toFixed(0),
     "createGateway",
     med(r.cg).toFixed(0),
     "then checker warm",
     med(r.warm).toFixed(0),
+    "| ready min–max",
+    `${Math.min(...r.wall).toFixed(0)}–${Math.max(...r.wall).toFixed(0)}`,
   );

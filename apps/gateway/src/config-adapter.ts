@@ -125,7 +125,9 @@ export async function loadGatewaySettings(
     // More declarations than the prompt budget: the model searches them from its code instead.
     if (approxTokens(declarations.text) > c.model.toolPromptTokens) {
       tree = withDiscovery(s.tree);
-      declarations = generateDeclarations(tree, { cache: declarationCache });
+      const all = generateDeclarations(tree, { cache: declarationCache });
+      // The loader already reported the tools' warnings (s.diagnostics): listing them again doubled each.
+      declarations = s.declarations ? { ...all, warnings: [] } : all;
     }
     return {
       tree,

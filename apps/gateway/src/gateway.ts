@@ -226,6 +226,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
         ),
     );
+  // The tools' snapshot (declarations, and with discovery a second pass over them) is built while
+  // the sandbox child starts, when this thread would only wait; the first reader used to build it.
+  try {
+    toolSource.current();
+  } catch {
+    // The first reader gets the same error, as before.
+  }
   // Ready once the pool is warm. The checker keeps warming in its own process: a check that
   // comes first waits for it (nothing runs unchecked), and a real first turn spends longer than
   // that waiting for the model.

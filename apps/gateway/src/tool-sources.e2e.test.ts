@@ -159,3 +159,80 @@ describe("tool sources beyond files (issue 15)", () => {
     }
   });
 });
+
+describe("an OpenAPI operation whose schema cannot be a validator", () => {
+  test("is one warning naming it at start and again at a warm restart (discovery on); its call still reaches the server", async () => {
+    const seen: string[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => (seen.push(req.url), Response.json([{ name: "Rex" }])),
+    });
+    const spec = {
+      openapi: "3.0.3",
+      info: { title: "Pets", version: "1" },
+      paths: {
+        "/pets": {
+          get: {
+            operationId: "pets/list",
+            summary: "List pets",
+            parameters: [{ name: "name", in: "query", schema: { type: "string", pattern: "([" } }],
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
+    };
+    const api = await startFakeAnthropic();
+    const dir = makeTempDir("oa-sources-badschema-");
+    mkdirSync(join(dir, ".openassistant"), { recursive: true });
+    writeFileSync(join(dir, "pets.json"), JSON.stringify(spec));
+    writeFileSync(
+      join(dir, ".openassistant", "config.json"),
+      JSON.stringify({
+        // Above this budget the prompt switches to discovery, which declares the tools a second time.
+        model: { toolPromptTokens: 1 },
+        openapi: { pets: { spec: "pets.json", baseUrl: `http://127.0.0.1:${server.port}` } },
+        workspace: { enabled: false },
+      }),
+    );
+    const toolWarnings = (g: Awaited<ReturnType<typeof startProjectGateway>>) =>
+      g.tools().diagnostics.map((d) => [d.level, d.id, d.message]);
+    const expected = [
+      [
+        "warning",
+        "tools.pets.pets.list",
+        expect.stringMatching(/its JSON Schema cannot be turned into a validator \(Invalid regular expression/),
+      ],
+    ];
+    try {
+      const first = await startProjectGateway(dir, api.url);
+      try {
+        expect(toolWarnings(first)).toEqual(expected);
+      } finally {
+        await first.shutdown();
+      }
+      const restarted = await startProjectGateway(dir, api.url);
+      try {
+        expect(toolWarnings(restarted)).toEqual(expected);
+        api.script([
+          toolUseTurn({
+            id: "toolu_p",
+            name: "execute",
+            input: { code: 'return await tools.pets.pets.list({ name: "Rex" });' },
+          }),
+          textTurn("There is one pet, Rex."),
+        ]);
+        const out = await restarted.handleMessage({ sessionKey: "s1", surface: "terminal", text: "list pets" });
+        expect(seen).toEqual([`http://127.0.0.1:${server.port}/pets?name=Rex`]);
+        const succeeded = out.runIds.flatMap((r) => restarted.receipts.query({ runId: r, phase: "succeeded" }));
+        expect(succeeded.map((r) => r.toolPath)).toEqual(["pets.pets.list"]);
+      } finally {
+        await restarted.shutdown();
+      }
+    } finally {
+      await api.close();
+      server.stop(true);
+      expect(api.violations).toEqual([]);
+    }
+  });
+});

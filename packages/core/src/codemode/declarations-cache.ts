@@ -4,10 +4,12 @@
  *
  * The key is a fingerprint of everything the renderer reads from a schema: every node's `_zod.def`
  * (walked recursively, lazy schemas resolved, shared and recursive nodes numbered in the order
- * they are met) and every node's `.describe()` text. Anything else that could change the output
- * (the versions of zod, zod-to-ts and TypeScript, and the renderer's own source) is the cache's
- * salt: a file written under another salt is ignored. An unreadable or malformed file is ignored
- * and rewritten, never trusted in part.
+ * they are met) and every node's `.describe()` text. A tool built from a JSON Schema (MCP,
+ * OpenAPI; sources/json-schema-tool.ts) is keyed `json:<sha-256 of the schema's JSON>` instead,
+ * so its zod validator is not built to look it up. Anything else that could change the output
+ * (the versions of zod, zod-to-ts and TypeScript, the renderer's own source and the JSON Schema
+ * conversion's) is the cache's salt: a file written under another salt is ignored. An unreadable
+ * or malformed file is ignored and rewritten, never trusted in part.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -93,15 +95,15 @@ function isRendered(v: unknown): v is RenderedInput {
 
 let salt: string | undefined;
 /**
- * Versions of the packages that shape the output, and the renderer's own source files: a change
- * to any of them makes every cached entry stale.
+ * Versions of the packages that shape the output, and the source files of the renderer and of the
+ * JSON Schema → zod conversion: a change to any of them makes every cached entry stale.
  */
 export function cacheSalt(): string {
   if (salt !== undefined) return salt;
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update("declarations-cache v1\n");
   for (const pkg of ["zod", "zod-to-ts", "typescript"]) hasher.update(`${pkg}@${packageVersion(pkg)}\n`);
-  for (const file of ["declarations-render.ts", "print-type.ts", "declarations-text.ts"])
+  for (const file of ["declarations-render.ts", "print-type.ts", "declarations-text.ts", "../sources/input-schema.ts"])
     hasher.update(readFileSync(join(import.meta.dir, file)));
   salt = hasher.digest("hex");
   return salt;

@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
+import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
 import { type DeclarationCache, fingerprintKey, type RenderedInput } from "./declarations-cache.ts";
 import { AUX, escapeComment } from "./declarations-text.ts";
@@ -134,19 +135,24 @@ function renderTool(definition: ToolDefinition, cache?: DeclarationCache): Rende
   };
 }
 
-/** The input type from the cache when its fingerprint is there, else rendered (and cached). */
+/**
+ * The input type from the cache when its key is there, else rendered (and cached). A tool built
+ * from a JSON Schema (MCP, OpenAPI) is keyed by the schema's hash, so a hit never builds its zod
+ * validator; any other tool by the fingerprint of its zod schema.
+ */
 function renderInput(definition: ToolDefinition, cache?: DeclarationCache): RenderedInput {
+  const json = jsonInputOf(definition);
   let key: string | undefined;
   if (cache) {
     try {
-      key = fingerprintKey(definition.args);
+      key = json ? `json:${json.key()}` : fingerprintKey(definition.args);
     } catch {
       key = undefined; // a schema whose getters throw: render it, the renderer reports what is wrong
     }
     const hit = key === undefined ? undefined : cache.get(key);
     if (hit) return hit;
   }
-  const rendered = render(definition);
+  const rendered = render(definition, json);
   if (cache && key !== undefined) cache.set(key, rendered);
   return rendered;
 }
@@ -154,10 +160,16 @@ function renderInput(definition: ToolDefinition, cache?: DeclarationCache): Rend
 type Renderer = typeof import("./declarations-render.ts");
 let renderer: Renderer | undefined;
 
-function render(definition: ToolDefinition): RenderedInput {
+function render(definition: ToolDefinition, json: JsonInput | undefined): RenderedInput {
   // Loaded on first use: it imports TypeScript (hundreds of ms), which a fully cached start skips.
   renderer ??= require("./declarations-render.ts") as Renderer;
   const warnings: string[] = [];
+  // Kept in the cache with the type, so a restart that builds no validator still reports it.
+  const problem = json?.problem();
+  if (problem)
+    warnings.push(
+      `${problem}; typed as any object, and any object passes validation here (the server still checks the call)`,
+    );
   try {
     const input = renderer.printInputType(definition.args, warnings);
     return { type: input.type, aux: input.aux, warnings };

@@ -11,6 +11,7 @@ import { openDatabase } from "../db/open.ts";
 import type { PolicyRule } from "../policy/types.ts";
 import { createRedactor } from "../receipts/redact.ts";
 import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { jsonInputOf, jsonSchemaTool } from "../sources/json-schema-tool.ts";
 import { createToolInvoker, type InvokerContext } from "./tool-invoker.ts";
 
 const SECRET = "sk-ant-api03-invoker-test-secret-0000";
@@ -364,5 +365,37 @@ describe("tool invoker: the tool's context", () => {
     );
     await s.invoker.invoke("slow.cancel", "{}");
     expect(aborted).toBe(true);
+  });
+});
+
+describe("tool invoker: a tool from a JSON Schema (MCP, OpenAPI)", () => {
+  test("its validator is built at its first call, which it checks like any other", async () => {
+    const s = setup();
+    const ran: unknown[] = [];
+    const tool = jsonSchemaTool({
+      description: "Get an issue",
+      approval: "auto",
+      inputSchema: {
+        type: "object",
+        properties: { owner: { type: "string" }, number: { type: "integer", minimum: 1 } },
+        required: ["owner", "number"],
+        additionalProperties: false,
+      },
+      run: async (input) => (ran.push(input), "ok"),
+    });
+    (s.ctx.tools as Map<string, ToolDefinition>).set("gh.issue", tool);
+    expect(jsonInputOf(tool)?.built()).toBe(false);
+    const bad = await s.invoker.invoke("gh.issue", JSON.stringify({ owner: "acme", number: 0 }));
+    expect(jsonInputOf(tool)?.built()).toBe(true);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.error.name).toBe("ToolInputError");
+      expect(bad.error.message).toStartWith("invalid input for gh.issue: number:");
+    }
+    expect(await s.invoker.invoke("gh.issue", JSON.stringify({ owner: "acme", number: 2, extra: true }))).toEqual({
+      ok: true,
+      json: '"ok"',
+    });
+    expect(ran).toEqual([{ owner: "acme", number: 2 }]);
   });
 });

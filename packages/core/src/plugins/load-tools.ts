@@ -168,7 +168,10 @@ export async function loadToolsIncremental(
           id: w.split(":")[0]!.split(" ")[0]!,
           source: "declarations",
           message: w,
-          hint: "The tool's input is typed `unknown` for the model; use plain zod types (no transforms) in args.",
+          hint:
+            "The tool still loads, with a looser input type. In a tool file, use plain zod types (no transforms) in " +
+            "args; for an MCP or OpenAPI tool, fix the schema in the server or the spec (until then only the server " +
+            "checks the input).",
         });
     } catch (err) {
       diagnostics.push({

@@ -107,6 +107,7 @@ describe("an MCP server over streamable HTTP", () => {
       const first = await registry.ready;
       const lookup = indexToolTree(first.tree).get("users.lookupUser")!;
       expect(lookup.approval).toBe("auto");
+      expect(lookup.readOnly).toBe(true);
       expect(await lookup.run(lookup.args.parse({ email: "a@b.c" }), ctx())).toEqual({ id: 7, email: "a@b.c" });
 
       const changed = new Promise<void>((resolve) =>
@@ -119,6 +120,7 @@ describe("an MCP server over streamable HTTP", () => {
       );
       await changed;
       expect(indexToolTree(registry.current().tree).get("users.deleteUser")!.approval).toBe("required"); // no readOnlyHint
+      expect(indexToolTree(registry.current().tree).get("users.deleteUser")!.readOnly).toBe(false);
     } finally {
       await server.close();
     }

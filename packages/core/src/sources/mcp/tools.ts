@@ -1,5 +1,5 @@
-import { defineTool, type ToolTree } from "@openassistant/sdk";
-import { inputSchemaFromJson } from "../input-schema.ts";
+import type { ToolTree } from "@openassistant/sdk";
+import { jsonSchemaTool } from "../json-schema-tool.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { callableName } from "../../tools/names.ts";
 import type { McpConnection } from "./connection.ts";
@@ -7,7 +7,7 @@ import type { McpConnection } from "./connection.ts";
 /**
  * An MCP server's tools as a tool tree: typed from each `inputSchema`, validated before the call,
  * `readOnlyHint: true` → approval "auto" and read-only (no commit point), anything else "required"
- * (operator rules still apply).
+ * (operator rules still apply). Validators are built on a tool's first call (json-schema-tool.ts).
  */
 export function mcpToolTree(connection: McpConnection, tools: readonly Tool[]): ToolTree {
   const tree: Record<string, unknown> = {};
@@ -16,18 +16,17 @@ export function mcpToolTree(connection: McpConnection, tools: readonly Tool[]): 
     let name = callableName(tool.name).replace(/\./g, "_") || "tool";
     for (let n = 2; used.has(name); n++) name = `${callableName(tool.name).replace(/\./g, "_")}${n}`;
     used.add(name);
-    const args = inputSchemaFromJson(tool.inputSchema);
     const description =
       [tool.title && tool.title !== tool.name ? tool.title : undefined, tool.description].filter(Boolean).join(": ") ||
       `${connection.name} tool ${tool.name}`;
     Object.defineProperty(tree, name, {
       enumerable: true,
-      value: defineTool({
+      value: jsonSchemaTool({
         description,
         approval: tool.annotations?.readOnlyHint === true ? "auto" : "required",
         readOnly: tool.annotations?.readOnlyHint === true,
-        args,
-        run: (input: Record<string, unknown>, call) => connection.callTool(tool.name, input, call?.signal),
+        inputSchema: tool.inputSchema,
+        run: (input, call) => connection.callTool(tool.name, input, call?.signal),
       }),
     });
   }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineTool, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
-import { inputSchemaFromJson } from "../input-schema.ts";
+import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
+import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
 
 export type OpenApiAuth =
@@ -18,13 +18,18 @@ export interface OpenApiSourceOptions {
   readonly baseUrl?: string;
   /** Added on the host to every request; never part of a tool's input, never seen by the sandbox. */
   readonly auth?: OpenApiAuth;
-  /** Parsed operations are cached here by the spec's SHA-256 (parsing GitHub's spec takes seconds). */
+  /**
+   * Parsed operations are cached here by the spec's SHA-256 (parsing GitHub's spec takes seconds) and
+   * the name of the header `auth` sets, if any.
+   */
   readonly cacheDir?: string;
 }
 
 interface Parsed {
   readonly servers: string[];
   readonly operations: OperationDescriptor[];
+  /** `jsonSchemaKey` of each operation's input schema (absent in caches written before it was kept). */
+  readonly inputSchemaKeys?: string[];
 }
 
 export interface OpenApiSource {
@@ -36,9 +41,19 @@ export interface OpenApiSource {
 
 /** Turns an OpenAPI 3.x spec into tools: one per operation, typed from its parameters and body. */
 export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenApiSource> {
-  const text = /^https?:\/\//.test(o.spec) ? await (await fetch(o.spec)).text() : readFileSync(o.spec, "utf8");
-  const sha = new Bun.CryptoHasher("sha256").update(text).digest("hex");
-  const cacheFile = o.cacheDir ? join(o.cacheDir, `openapi-${sha}.json`) : undefined;
+  // Bytes, not text: decoding GitHub's 13 MB and hashing the string cost a restart more than the rest of this step.
+  const bytes = /^https?:\/\//.test(o.spec)
+    ? Buffer.from(await (await fetch(o.spec)).arrayBuffer())
+    : readFileSync(o.spec);
+  const sha = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  // A header the auth sets is no tool's input: the parse depends on its name, and so does the cache file.
+  const authHeader = o.auth?.type === "header" ? o.auth.name.toLowerCase() : "authorization";
+  const hidden = new Set([authHeader, "authorization"]);
+  const variant =
+    authHeader === "authorization"
+      ? ""
+      : `-${new Bun.CryptoHasher("sha256").update(authHeader).digest("hex").slice(0, 16)}`;
+  const cacheFile = o.cacheDir ? join(o.cacheDir, `openapi-${sha}${variant}.json`) : undefined;
   let parsed: Parsed | undefined;
   let fromCache = false;
   if (cacheFile && existsSync(cacheFile)) {
@@ -52,16 +67,22 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   if (!parsed) {
     // Only a cache miss parses, so only a miss pays for importing the parser (~80 ms).
     const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
+    const text = bytes.toString("utf8");
     const doc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec)) as {
       openapi?: string;
       servers?: Array<{ url: string }>;
     };
     if (!doc.openapi?.startsWith("3."))
       throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
-    const hidden = new Set(
-      o.auth?.type === "header" ? [o.auth.name.toLowerCase(), "authorization"] : ["authorization"],
-    );
     parsed = { servers: (doc.servers ?? []).map((s) => s.url), operations: describeOperations(doc as never, hidden) };
+  }
+  // Keyed once here (and kept in the cache, also one written before the keys were): a restart hashes nothing.
+  const keys =
+    parsed.inputSchemaKeys?.length === parsed.operations.length
+      ? parsed.inputSchemaKeys
+      : parsed.operations.map((op) => jsonSchemaKey(op.inputSchema));
+  if (keys !== parsed.inputSchemaKeys) {
+    parsed = { ...parsed, inputSchemaKeys: keys };
     if (cacheFile) {
       mkdirSync(o.cacheDir!, { recursive: true });
       writeFileSync(cacheFile, JSON.stringify(parsed));
@@ -71,19 +92,25 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   if (!/^https?:\/\//.test(baseUrl))
     throw new Error(`no base URL for ${o.name}: set openapi.${o.name}.baseUrl (the spec lists no absolute server)`);
   const tree: Record<string, unknown> = {};
-  for (const op of parsed.operations) setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth));
+  parsed.operations.forEach((op, i) => setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth, keys[i]!)));
   return { tree: tree as ToolTree, operations: parsed.operations.length, fromCache, baseUrl };
 }
 
-function operationTool(op: OperationDescriptor, baseUrl: string, auth: OpenApiAuth | undefined): ToolDefinition {
-  const args = inputSchemaFromJson(op.inputSchema);
-  return defineTool({
+/** One operation as a tool; its validator is built from `op.inputSchema` on first need (json-schema-tool.ts). */
+function operationTool(
+  op: OperationDescriptor,
+  baseUrl: string,
+  auth: OpenApiAuth | undefined,
+  inputSchemaKey: string,
+): ToolDefinition {
+  return jsonSchemaTool({
     description: op.description,
     approval: op.method === "GET" || op.method === "HEAD" ? "auto" : "required",
     // GET and HEAD are safe methods (RFC 9110 §9.2.1): the call changes nothing on the server.
     readOnly: op.method === "GET" || op.method === "HEAD",
-    args,
-    run: async (input: Record<string, unknown>, call) => {
+    inputSchema: op.inputSchema,
+    inputSchemaKey,
+    run: async (input, call) => {
       let path = op.path;
       const url = new URL(baseUrl);
       const headers: Record<string, string> = { accept: "application/json" };

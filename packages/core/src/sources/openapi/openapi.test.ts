@@ -1,12 +1,15 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolDefinition } from "@openassistant/sdk";
+import { defineTool, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
 import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { generateDeclarations } from "../../codemode/declarations.ts";
+import { generateDeclarations, openDeclarationCache } from "../../codemode/declarations.ts";
 import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
 import { callableName as toolName } from "../../tools/names.ts";
-import { loadOpenApiSource } from "./index.ts";
+import { convertInputSchema } from "../input-schema.ts";
+import { jsonInputOf, jsonSchemaKey } from "../json-schema-tool.ts";
+import { loadOpenApiSource, type OpenApiAuth } from "./index.ts";
 
 // GitHub's description is 13 MB: parsing it takes seconds on a busy machine.
 setDefaultTimeout(120_000);
@@ -27,6 +30,12 @@ afterAll(() => server.stop(true));
 const base = `http://127.0.0.1:${server.port}/v1`;
 const SPEC = join(import.meta.dir, "fixtures/pets.json");
 const ctx = () => ({ signal: new AbortController().signal, callId: "c1", log: console });
+const GITHUB_SPEC = Bun.resolveSync(
+  "@octokit/openapi/generated/api.github.com.json",
+  join(import.meta.dir, "../../../../testkit/src"),
+);
+/** One parse cache for the GitHub tests of this file: the first parses the spec, the others read the cache. */
+const githubCache = makeTempDir("oa-openapi-cache-");
 
 describe("OpenAPI operations become typed tools", () => {
   test("names, approval modes and declarations come from the spec", async () => {
@@ -77,6 +86,30 @@ describe("OpenAPI operations become typed tools", () => {
     expect(await del.run(del.args.parse({ petId: "1" }), ctx())).toBeNull();
   });
 
+  test("a header set by auth is no tool's input, and the parse cache keeps each auth header's parse apart", async () => {
+    const spec = JSON.parse(await Bun.file(SPEC).text());
+    spec.paths["/pets"].get.parameters.push({ name: "X-Api-Key", in: "header", schema: { type: "string" } });
+    const dir = makeTempDir("oa-openapi-header-");
+    writeFileSync(join(dir, "pets.json"), JSON.stringify(spec));
+    const cacheDir = join(dir, "cache");
+    const declared = async (auth?: OpenApiAuth) => {
+      const s = await loadOpenApiSource({
+        name: "pets",
+        spec: join(dir, "pets.json"),
+        baseUrl: base,
+        cacheDir,
+        ...(auth ? { auth } : {}),
+      });
+      return generateDeclarations({ pets: s.tree }).text.includes('"X-Api-Key"?: string');
+    };
+    expect(await declared()).toBe(true);
+    expect(await declared({ type: "header", name: "x-api-key", value: "k" })).toBe(false);
+    // Before the cache was keyed by the header too, this one read the parse made for the header auth.
+    expect(await declared({ type: "bearer", token: "t" })).toBe(true);
+    expect(await declared({ type: "header", name: "X-API-KEY", value: "k" })).toBe(false);
+    expect(readdirSync(cacheDir)).toHaveLength(2);
+  });
+
   test("operation ids become callable names", () => {
     expect(toolName("issues/list-for-repo")).toBe("issues.listForRepo");
     expect(toolName("get /pets/{id}")).toBe("get.pets.id"); // no operationId: method and path
@@ -86,10 +119,7 @@ describe("OpenAPI operations become typed tools", () => {
 
   test("GitHub's official spec: every operation loads and declares; a call reaches a server that validates it; the parse is cached", async () => {
     const cacheDir = makeTempDir("oa-openapi-cache-");
-    const spec = Bun.resolveSync(
-      "@octokit/openapi/generated/api.github.com.json",
-      join(import.meta.dir, "../../../../testkit/src"),
-    );
+    const spec = GITHUB_SPEC;
     const gh = await startFakeGitHub({
       token: "ghp_x",
       repos: {
@@ -116,6 +146,8 @@ describe("OpenAPI operations become typed tools", () => {
       const list = t.get("github.issues.listForRepo")!;
       expect(list.approval).toBe("auto");
       expect(t.get("github.issues.create")!.approval).toBe("required");
+      expect(list.readOnly).toBe(true); // GET: its receipts need no commit of their own
+      expect(t.get("github.issues.create")!.readOnly).toBe(false);
       const out = (await list.run(list.args.parse({ owner: "acme", repo: "app", state: "open" }), ctx())) as Array<{
         title: string;
       }>;
@@ -128,7 +160,98 @@ describe("OpenAPI operations become typed tools", () => {
   });
 });
 
+describe("GitHub's spec: validators are built on first need, declarations are unchanged", () => {
+  test("every operation declares byte-identically to an eagerly built tool, from a cold and a warm cache; a warm restart builds no validator", async () => {
+    const load = () =>
+      loadOpenApiSource({ name: "github", spec: GITHUB_SPEC, baseUrl: "http://127.0.0.1:9", cacheDir: githubCache });
+    const lazy = await load();
+    // The tools as they were built before: `defineTool` with the validator converted at load.
+    const eager: Record<string, unknown> = {};
+    for (const { path, definition } of flattenToolTree({ github: lazy.tree })) {
+      const segments = path.split(".");
+      let node = eager;
+      for (const seg of segments.slice(0, -1)) node = (node[seg] ??= {}) as Record<string, unknown>;
+      node[segments.at(-1)!] = defineTool({
+        description: definition.description,
+        approval: definition.approval,
+        args: convertInputSchema(jsonInputOf(definition)!.schema).schema,
+        run: definition.run,
+      });
+    }
+    const expected = generateDeclarations(eager as ToolTree);
+    expect(expected.warnings).toEqual([]);
+
+    const file = join(makeTempDir("oa-openapi-decl-"), "declarations.json");
+    const cold = openDeclarationCache(file);
+    const first = generateDeclarations({ github: lazy.tree }, { cache: cold });
+    expect(first.text).toBe(expected.text);
+    expect(cold.stats().misses).toBeGreaterThan(0);
+
+    const restarted = await load();
+    expect(restarted.fromCache).toBe(true);
+    const warm = openDeclarationCache(file);
+    const again = generateDeclarations({ github: restarted.tree }, { cache: warm });
+    expect(again.text).toBe(expected.text);
+    expect(again.hash).toBe(expected.hash);
+    expect(warm.stats()).toEqual({ hits: restarted.operations, misses: 0 });
+    const tools = flattenToolTree(restarted.tree);
+    expect(tools.filter((t) => jsonInputOf(t.definition)!.built())).toEqual([]);
+    // The keys kept in the parse cache are the schemas' content hashes; a cache from before they were kept still works.
+    for (const t of tools)
+      expect(jsonInputOf(t.definition)!.key()).toBe(jsonSchemaKey(jsonInputOf(t.definition)!.schema));
+    const [cacheFile] = readdirSync(githubCache).filter((f) => f.startsWith("openapi-"));
+    const { inputSchemaKeys: _keys, ...older } = JSON.parse(readFileSync(join(githubCache, cacheFile!), "utf8"));
+    expect(_keys).toHaveLength(restarted.operations);
+    writeFileSync(join(githubCache, cacheFile!), JSON.stringify(older));
+    const fromOlder = openDeclarationCache(file);
+    expect(generateDeclarations({ github: (await load()).tree }, { cache: fromOlder }).text).toBe(expected.text);
+    expect(fromOlder.stats()).toEqual({ hits: restarted.operations, misses: 0 });
+    expect(JSON.parse(readFileSync(join(githubCache, cacheFile!), "utf8")).inputSchemaKeys).toEqual(_keys); // kept again
+    // The first call's validation builds one validator, the others stay unbuilt.
+    const list = tools.find((t) => t.path === "issues.listForRepo")!.definition;
+    expect(list.args.safeParse({ owner: "acme" }).success).toBe(false);
+    expect(tools.filter((t) => jsonInputOf(t.definition)!.built()).map((t) => t.path)).toEqual(["issues.listForRepo"]);
+  });
+});
+
 describe("config.openapi: specs load with the other tools", () => {
+  test("an operation whose schema cannot be a validator is a warning naming it at load, again from a warm cache; the call still goes out", async () => {
+    const { tempProject } = await import("../../../test/plugin-fixtures.ts");
+    const { loadTools } = await import("../../plugins/index.ts");
+    const spec = JSON.parse(await Bun.file(SPEC).text());
+    spec.paths["/pets"].get.parameters.push({ name: "name", in: "query", schema: { type: "string", pattern: "([" } });
+    const p = tempProject({
+      "specs/pets.json": JSON.stringify(spec),
+      ".openassistant/config.json": JSON.stringify({ openapi: { pets: { spec: "specs/pets.json", baseUrl: base } } }),
+    });
+    const file = join(p.ws, "declarations.json");
+    const warningsOf = (r: Awaited<ReturnType<typeof loadTools>>) =>
+      r.diagnostics.filter((d) => d.level !== "info").map((d) => [d.level, d.id, d.message]);
+    const first = await loadTools({ ...p.opts, autoInstall: false, declarationCache: openDeclarationCache(file) });
+    const expected = [
+      [
+        "warning",
+        "tools.pets.pets.list",
+        expect.stringMatching(
+          /^tools\.pets\.pets\.list: its JSON Schema cannot be turned into a validator \(Invalid regular expression.*\); typed as any object/,
+        ),
+      ],
+    ];
+    expect(warningsOf(first)).toEqual(expected);
+    expect(first.diagnostics.find((d) => d.id === "tools.pets.pets.list")?.hint).toContain("fix the schema");
+
+    // A restart: the warning comes from the declaration cache; no validator is built for it.
+    const warm = openDeclarationCache(file);
+    const again = await loadTools({ ...p.opts, autoInstall: false, declarationCache: warm });
+    expect(warm.stats().misses).toBe(0);
+    expect(warningsOf(again)).toEqual(expected);
+    const list = indexToolTree(again.tree).get("pets.pets.list")!;
+    expect(jsonInputOf(list)?.built()).toBe(false);
+    // Its first call: any object passes here, and the request reaches the server, which checks it.
+    await list.run(list.args.parse({ name: "Rex", limit: "x" }), ctx());
+    expect(seen.at(-1)?.url).toBe(`${base}/pets?limit=x&name=Rex`);
+  });
+
   test("a configured spec mounts at tools.<name>; a missing spec is one diagnostic and the rest loads", async () => {
     const { tempProject } = await import("../../../test/plugin-fixtures.ts");
     const { loadTools } = await import("../../plugins/index.ts");

@@ -1,0 +1,70 @@
+import type { ApprovalMode, ToolContext, ToolDefinition } from "@openassistant/sdk";
+import { type ConvertedInput, convertInputSchema } from "./input-schema.ts";
+
+/**
+ * A tool whose input is a JSON Schema (an MCP tool, an OpenAPI operation). Its zod validator is
+ * built on first need (the first call's validation, or a declaration not found in the cache), not
+ * when the source loads: GitHub's spec has 1,223 operations, and building all their validators
+ * was most of a restart. Everything else reads the JSON Schema: the declaration cache is keyed by
+ * its hash, so a restart with a warm cache builds no validator at all.
+ */
+export interface JsonSchemaToolOptions {
+  /** What the tool does; shown to the model. Not empty. */
+  readonly description: string;
+  readonly approval: ApprovalMode;
+  /** It changes nothing outside the gateway (see `defineTool`'s `readOnly`). Default false. */
+  readonly readOnly?: boolean;
+  /** The input's JSON Schema (plain JSON, not changed afterwards). */
+  readonly inputSchema: unknown;
+  /** `jsonSchemaKey(inputSchema)` when the source has it already (OpenAPI keeps it in its parse cache). */
+  readonly inputSchemaKey?: string;
+  readonly run: (input: Record<string, unknown>, ctx?: ToolContext) => Promise<unknown>;
+}
+
+/** What the declarations read from a JSON Schema tool instead of its zod validator. */
+export interface JsonInput {
+  readonly schema: unknown;
+  /** sha-256 of the schema's JSON text, computed once: equal keys render equal declarations. */
+  key(): string;
+  /** Why the validator is looser than the schema (builds the validator if not yet built). */
+  problem(): string | undefined;
+  /** Whether the validator has been built yet. */
+  built(): boolean;
+}
+
+const jsonInputs = new WeakMap<ToolDefinition, JsonInput>();
+
+/** A frozen ToolDefinition like `defineTool`'s, whose `args` is built from `inputSchema` when first read. */
+export function jsonSchemaTool(o: JsonSchemaToolOptions): ToolDefinition {
+  if (o.description.trim() === "") throw new Error("jsonSchemaTool: a tool needs a non-empty description");
+  let converted: ConvertedInput | undefined;
+  const convert = () => (converted ??= convertInputSchema(o.inputSchema));
+  const definition: ToolDefinition = Object.freeze({
+    _tag: "ToolDefinition" as const,
+    description: o.description,
+    approval: o.approval,
+    readOnly: o.readOnly === true,
+    get args() {
+      return convert().schema;
+    },
+    run: o.run,
+  });
+  let key = o.inputSchemaKey;
+  jsonInputs.set(definition, {
+    schema: o.inputSchema,
+    key: () => (key ??= jsonSchemaKey(o.inputSchema)),
+    problem: () => convert().problem,
+    built: () => converted !== undefined,
+  });
+  return definition;
+}
+
+/** The JSON Schema side of a tool made by `jsonSchemaTool`; undefined for any other tool. */
+export function jsonInputOf(definition: ToolDefinition): JsonInput | undefined {
+  return jsonInputs.get(definition);
+}
+
+/** sha-256 hex of a JSON Schema's JSON text: what the declaration cache keys a JSON Schema tool by. */
+export function jsonSchemaKey(schema: unknown): string {
+  return new Bun.CryptoHasher("sha256").update(JSON.stringify(schema) ?? "undefined").digest("hex");
+}
