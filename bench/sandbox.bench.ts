@@ -126,18 +126,23 @@ const tree: ToolTree = {
     }),
   },
 };
-const runner = createCodeModeRunner({
-  tools: tree,
-  receipts: createSqliteReceiptStore(db),
-  requestApproval: async () => ({ decision: "denied", by: "bench" }),
-  sandbox: pool,
-  limits: { maxToolCalls: 2000 },
-});
-const viaRunner = async (code: string) => {
-  const r = await runner.runPromise(code);
-  if (!r.ok) throw new Error(`${r.error?.name}: ${r.error?.message}`);
-  return r.valueJson;
-};
+/** A runner over `tools` on the shared pool and receipts file, and a call that throws on a failed run. */
+function runnerOver(tools: ToolTree) {
+  const r = createCodeModeRunner({
+    tools,
+    receipts: createSqliteReceiptStore(db),
+    requestApproval: async () => ({ decision: "denied", by: "bench" }),
+    sandbox: pool,
+    limits: { maxToolCalls: 2000 },
+  });
+  const run = async (code: string) => {
+    const result = await r.runPromise(code);
+    if (!result.ok) throw new Error(`${result.error?.name}: ${result.error?.message}`);
+    return result.valueJson;
+  };
+  return { runner: r, run };
+}
+const { runner, run: viaRunner } = runnerOver(tree);
 // The same tools declared `readOnly` (they only read): no commit point per call (docs/receipts.md).
 const readOnlyTree: ToolTree = Object.fromEntries(
   Object.entries(tree).map(([ns, group]) => [
@@ -153,18 +158,7 @@ const readOnlyTree: ToolTree = Object.fromEntries(
     ),
   ]),
 );
-const readOnlyRunner = createCodeModeRunner({
-  tools: readOnlyTree,
-  receipts: createSqliteReceiptStore(db),
-  requestApproval: async () => ({ decision: "denied", by: "bench" }),
-  sandbox: pool,
-  limits: { maxToolCalls: 2000 },
-});
-const viaReadOnlyRunner = async (code: string) => {
-  const r = await readOnlyRunner.runPromise(code);
-  if (!r.ok) throw new Error(`${r.error?.name}: ${r.error?.message}`);
-  return r.valueJson;
-};
+const { runner: readOnlyRunner, run: viaReadOnlyRunner } = runnerOver(readOnlyTree);
 
 // ── peers under Node ─────────────────────────────────────────────────────────────────────────
 const peersDir = join(import.meta.dir, "peers");

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 
 /**
  * Start-up cost is mostly module loading (docs/CONTRIBUTING.md, "Heavy packages load on first use"): these packages are imported on first
@@ -26,14 +27,7 @@ describe("gateway start-up imports", () => {
       "}",
       "console.log(JSON.stringify([...packages].sort()));",
     ].join("\n");
-    const proc = Bun.spawn([process.execPath, "-e", script], {
-      stdout: "pipe",
-      stderr: "inherit",
-      cwd: import.meta.dir,
-    });
-    const out = await new Response(proc.stdout).text();
-    expect(await proc.exited).toBe(0);
-    const loaded = JSON.parse(out.trim().split("\n").pop()!) as string[];
+    const loaded = await jsonFromFreshProcess<string[]>(script, { cwd: import.meta.dir });
     expect(loaded).toContain("zod"); // the probe sees packages at all
     expect(loaded.filter((p) => LAZY.includes(p))).toEqual([]);
   }, 60_000);

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 import { createTypechecker, OA_DIAGNOSTIC, type Typechecker, type TypecheckResult } from "./typecheck.ts";
 
 const DECLARATIONS = "declare const tools: { notes: { add(input: { text: string }): Promise<unknown> } };\n";
@@ -106,13 +107,6 @@ describe("typecheck limits (checker processes)", () => {
       "await c.close();",
       'console.log(JSON.stringify({ ok: r.ok, ts: Object.keys(require.cache).filter((k) => k.includes("/typescript/")) }));',
     ].join("\n");
-    const proc = Bun.spawn([process.execPath, "-e", script], {
-      stdout: "pipe",
-      stderr: "inherit",
-      cwd: import.meta.dir,
-    });
-    const out = await new Response(proc.stdout).text();
-    expect(await proc.exited).toBe(0);
-    expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ ok: true, ts: [] });
+    expect(await jsonFromFreshProcess(script, { cwd: import.meta.dir })).toEqual({ ok: true, ts: [] });
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureWorkspaceDependencies, loadTools } from "./index.ts";
 import { startRecordingRegistry } from "@openassistant/testkit/recording-registry.ts";
+import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 const registry = startRecordingRegistry();
@@ -106,15 +107,8 @@ describe("auto-install", () => {
     const script = `import { loadTools } from ${JSON.stringify(join(import.meta.dir, "index.ts"))};
 const r = await loadTools(${JSON.stringify({ ...p.opts, log: undefined, autoInstall: false })});
 console.log(JSON.stringify(r.entries.map((e) => e.id + ":" + e.status)));`;
-    const proc = Bun.spawn([process.execPath, "-e", script], {
-      cwd: p.root,
-      env: { ...process.env, ...registryEnv },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const out = await new Response(proc.stdout).text();
-    expect(await proc.exited).toBe(0);
-    expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual(["ok:loaded", "sneaky:error"]);
+    const entries = await jsonFromFreshProcess(script, { cwd: p.root, env: { ...process.env, ...registryEnv } });
+    expect(entries).toEqual(["ok:loaded", "sneaky:error"]);
     expect(registry.requests.filter((r) => r.includes("@openassistant"))).toEqual([]);
   }, 20_000);
 });
