@@ -33,6 +33,8 @@ process.on("message", (m: CheckerRequest) => {
       : { ...full, diagnostics: full.diagnostics.slice(0, MAX_SENT) };
   const c = process.cpuUsage(c0);
   send({ type: "result", id: m.id, result, cpuMs: (c.user + c.system) / 1000 });
+  // The reply is on its way; a checker the check retired is replaced now, not in the next check.
+  setImmediate(() => checker.prepare());
 });
 
 checker.warmUp();
