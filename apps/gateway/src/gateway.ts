@@ -177,9 +177,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // The checker loads TypeScript in its own process, in parallel with the sandbox pool: nothing
   // blocks this thread meanwhile, and "ready" still means the first check is fast.
   const typechecker: Typechecker = options.typechecker ?? createTypechecker();
-  // A warm-up cut short by shutdown is not a failure worth reporting.
+  // With the tools' declarations, so the first turn's check finds a checker built for them; the
+  // same after each reload. A warm-up cut short by shutdown is not a failure worth reporting.
   const checkerWarm = typechecker
-    .warmUp()
+    .warmUp(toolSource.current().declarations.text)
     .catch(
       (e) =>
         closing ||
@@ -187,6 +188,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
         ),
     );
+  const unsubscribeChecker = toolSource.subscribe((snapshot) => {
+    typechecker.warmUp(snapshot.declarations.text).catch(() => {}); // a failure shows in the next check
+  });
   // Ready once the pool is warm. The checker keeps warming in its own process: a check that
   // comes first waits for it (nothing runs unchecked), and a real first turn spends longer than
   // that waiting for the model.
@@ -348,6 +352,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     consoleUi?.close();
     await http?.close();
     approvals.close();
+    unsubscribeChecker();
     toolSource.close();
     await runner.close({ reason });
     // MCP servers: HTTP sessions end, stdio server processes are stopped.

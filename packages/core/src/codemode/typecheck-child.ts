@@ -15,24 +15,37 @@ const KEEP = 4;
 const MAX_SENT = 100;
 
 process.on("disconnect", () => process.exit(0));
+const keep = (key: string, declarations: string) => {
+  texts.delete(key);
+  texts.set(key, declarations);
+  if (texts.size > KEEP) texts.delete(texts.keys().next().value!);
+};
+
 process.on("message", (m: CheckerRequest) => {
-  if (m?.type !== "check") return;
-  if (m.declarations !== undefined) {
-    texts.delete(m.key);
-    texts.set(m.key, m.declarations);
-    if (texts.size > KEEP) texts.delete(texts.keys().next().value!);
+  if (m?.type === "prime") {
+    keep(m.key, m.declarations);
+    try {
+      checker.warmUp(m.declarations, m.key);
+    } catch {
+      // nothing to report: the first check against them builds its checker and says what is wrong
+    }
+    return;
   }
+  if (m?.type !== "check") return;
+  if (m.declarations !== undefined) keep(m.key, m.declarations);
   const declarations = texts.get(m.key);
   if (declarations === undefined) return send({ type: "need-declarations", id: m.id });
   const c0 = process.cpuUsage();
+  const built = checker.stats().built;
   const full = checker.check(m.code, declarations, m.key);
+  const cold = checker.stats().built > built;
   // The report text already names how many errors there are; the gateway parses what is sent.
   const result =
     full.ok || full.diagnostics.length <= MAX_SENT
       ? full
       : { ...full, diagnostics: full.diagnostics.slice(0, MAX_SENT) };
   const c = process.cpuUsage(c0);
-  send({ type: "result", id: m.id, result, cpuMs: (c.user + c.system) / 1000 });
+  send({ type: "result", id: m.id, result, cpuMs: (c.user + c.system) / 1000, cold });
   // The reply is on its way; a checker the check retired is replaced now, not in the next check.
   setImmediate(() => checker.prepare());
 });

@@ -233,6 +233,30 @@ describe("typecheck", async () => {
   });
 });
 
+describe("typecheck warm-up with the declarations", () => {
+  test("warmUp(declarations) builds a checker for them before the first check; new ones are built once warmed up again", async () => {
+    const primed = createTypechecker();
+    try {
+      await primed.warmUp(declarations);
+      expect(await primed.check('return await tools.weather({ location: "x" });', declarations)).toEqual({ ok: true });
+      expect(failures(await primed.check("await tools.weather({ location: 1 });", declarations))).toEqual([
+        [1, 23, 2322],
+      ]);
+      expect(primed.stats()).toMatchObject({ checked: 2, coldChecks: 0 });
+      // a reload: the gateway warms the checker up with the new declarations before a check needs them
+      const reloaded = `${declarations}declare const extra: number;\n`;
+      await primed.warmUp(reloaded);
+      expect(await primed.check("return extra + 1;", reloaded)).toEqual({ ok: true });
+      expect(primed.stats()).toMatchObject({ checked: 3, coldChecks: 0 });
+      // without a warm-up, the first check against other declarations builds its checker
+      expect(await primed.check("return 1;", "declare const tools: {};\n")).toEqual({ ok: true });
+      expect(primed.stats()).toMatchObject({ checked: 4, coldChecks: 1 });
+    } finally {
+      await primed.close();
+    }
+  }, 60_000);
+});
+
 describe("typecheck before the checker is warm", () => {
   test("checks sent while the checker process is still starting wait for it and still catch wrong calls", async () => {
     const cold = createTypechecker();

@@ -35,8 +35,12 @@ export interface TypecheckerOptions {
 }
 
 export interface Typechecker {
-  /** Starts a checker process and resolves once it has loaded TypeScript and parsed the standard library. */
-  warmUp(): Promise<void>;
+  /**
+   * Starts a checker process and resolves once it has loaded TypeScript and parsed the standard
+   * library. With `declarations`, each checker (this one, and any started later) also builds a warm
+   * checker for them as soon as it is ready, so the first check against them does not.
+   */
+  warmUp(declarations?: string): Promise<void>;
   /** Typechecks a snippet (a function body) against `declarations` (text from generateDeclarations). Never rejects. */
   check(code: string, declarations: string): Promise<TypecheckResult>;
   /** Kills the checker processes; pending checks fail closed. */
@@ -50,6 +54,8 @@ export interface Typechecker {
     /** Checks answered by a checker, and the CPU time the checkers spent on them. */
     readonly checked: number;
     readonly checkerCpuMs: number;
+    /** Checks that had to build their checker first (new declarations, or none was ready). */
+    readonly coldChecks: number;
   };
 }
 
@@ -73,7 +79,7 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
   const queue: Job[] = [];
   let started = 0;
   let replaced = 0;
-  const counters = { checked: 0, cpuMs: 0 };
+  const counters = { checked: 0, cpuMs: 0, cold: 0 };
   let startFailures = 0;
   let closed = false;
   let lastText: string | undefined;
@@ -93,6 +99,8 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
     const checker = new CheckerProcess(limits, counters, {
       onReady: () => {
         startFailures = 0;
+        // The latest declarations (checked or warmed up): a replacement checker gets them too.
+        if (lastText !== undefined) checker.prime(lastKey, lastText);
         dispatch();
       },
       onIdle: () => dispatch(),
@@ -135,8 +143,12 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
   }
 
   return {
-    warmUp() {
+    warmUp(declarations) {
       if (closed) return Promise.resolve();
+      if (typeof declarations === "string") {
+        const key = keyOf(declarations);
+        for (const c of checkers) if (c.state === "idle" || c.state === "busy") c.prime(key, declarations);
+      }
       if (checkers.size === 0) checkers.add(spawn());
       return Promise.race([...checkers].map((c) => c.ready)).then((ok) => {
         if (!ok) throw new Error("the typecheck process did not start; checks will fail closed until one does");
@@ -178,6 +190,7 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
         pids: live.map((c) => c.pid),
         checked: counters.checked,
         checkerCpuMs: counters.cpuMs,
+        coldChecks: counters.cold,
       };
     },
   };
@@ -215,7 +228,7 @@ class CheckerProcess {
 
   constructor(
     private readonly limits: Limits,
-    private readonly counters: { checked: number; cpuMs: number },
+    private readonly counters: { checked: number; cpuMs: number; cold: number },
     private readonly events: CheckerEvents,
   ) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
@@ -259,6 +272,17 @@ class CheckerProcess {
     this.memoryTimer = setInterval(() => this.checkMemory(), MEMORY_POLL_MS);
   }
 
+  /** Has the child build a warm checker for these declarations (it keeps the text, as for a check). */
+  prime(key: string, declarations: string): void {
+    if (this.sentKeys.has(key)) return;
+    this.sentKeys.add(key);
+    try {
+      this.proc.send({ type: "prime", key, declarations } satisfies CheckerRequest);
+    } catch {
+      this.sentKeys.delete(key); // the next check sends the text; a dead child is handled by its exit
+    }
+  }
+
   kill(why: GoneReason): Promise<unknown> {
     this.end(why);
     return this.proc.exited.catch(() => {});
@@ -297,6 +321,7 @@ class CheckerProcess {
     if (m.type === "result") {
       this.counters.checked++;
       this.counters.cpuMs += typeof m.cpuMs === "number" ? m.cpuMs : 0;
+      if (m.cold) this.counters.cold++;
       this.settle();
       job.resolve(m.result);
       this.state = "idle";
