@@ -97,3 +97,55 @@ for (const n of SIZES)
     );
   }
 for (const c of Object.values(checkers)) await c.close();
+
+// ---- the same in process: the checker's own thread CPU (robust on a loaded machine) ----------
+// Mean over 10 checks per sample, because the thread CPU clock only advances at scheduler ticks.
+const cpu = () => {
+  const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
+  return (u.user + u.system) / 1000;
+};
+interface InProcess {
+  check(code: string, declarations: string, key?: string): { ok: boolean };
+  warmUp(): void;
+  prepare?(): boolean;
+}
+const inProcess: Record<string, InProcess> = {};
+for (const [name, root] of Object.entries(trees)) {
+  const { createProgramChecker } = await import(`${root}/packages/core/src/codemode/typecheck-program.ts`);
+  inProcess[name] = createProgramChecker();
+  inProcess[name]!.warmUp();
+}
+const text200 = decls.get(200)!;
+const gatewaySnippet = () => `return await tools.${fixtureToolPath(0)}({ id: "x${k++}" });`;
+const cpuRes: Record<string, number[]> = {};
+for (let round = 0; round < ROUNDS * 2 + 3; round++)
+  for (const name of round % 2 ? ["base", "new"] : ["new", "base"]) {
+    const c = inProcess[name]!;
+    const sample = (what: string, code: () => string, want: boolean, times: number) => {
+      const t = cpu();
+      for (let i = 0; i < times; i++) if (c.check(code(), text200, "k").ok !== want) throw new Error(`${name} ${what}`);
+      if (round >= 3) (cpuRes[`${what} ${name}`] ??= []).push((cpu() - t) / times);
+    };
+    sample("the gateway bench's snippet (one call)", gatewaySnippet, true, 10);
+    sample("the typecheck bench's ok snippet", () => good(200), true, 10);
+    sample("the typecheck bench's error snippet", bad, false, 1);
+    // What the checker child does once it has replied (this branch: build and warm a new checker).
+    const t = cpu();
+    c.prepare?.();
+    if (round >= 3) (cpuRes[`idle work after the error ${name}`] ??= []).push(cpu() - t);
+    sample("first ok check after the error", () => good(200), true, 1);
+  }
+console.log(`\nIn process, 200 tools, checker thread CPU per check (mean of ${ROUNDS * 2} interleaved rounds)`);
+console.log("| check | base | new | new/base |");
+console.log("| --- | --- | --- | --- |");
+for (const what of [
+  "the gateway bench's snippet (one call)",
+  "the typecheck bench's ok snippet",
+  "the typecheck bench's error snippet",
+  "idle work after the error",
+  "first ok check after the error",
+]) {
+  const b = mean(cpuRes[`${what} base`]!);
+  const n = mean(cpuRes[`${what} new`]!);
+  console.log(`| ${what} | ${b.toFixed(2)} ms | ${n.toFixed(2)} ms | ${b > 0.05 ? `${(n / b).toFixed(2)}×` : ""} |`);
+}

@@ -17,7 +17,8 @@ export type CheckerReply =
   | { readonly type: "ready" }
   /**
    * `cpuMs`: the checker's CPU time for this check (user + system), for benchmarks. `cold`: the
-   * check had to build its checker first (new declarations, or none was ready).
+   * check had to build its checker first (new declarations, or none was ready). `practised`: JIT
+   * warm-up checks the child has made so far.
    */
   | {
       readonly type: "result";
@@ -25,6 +26,7 @@ export type CheckerReply =
       readonly result: TypecheckResult;
       readonly cpuMs: number;
       readonly cold: boolean;
+      readonly practised: number;
     }
   /** The child evicted (or never had) the declarations named by `key`: send them with the request. */
   | { readonly type: "need-declarations"; readonly id: number };

@@ -257,6 +257,27 @@ describe("typecheck warm-up with the declarations", () => {
   }, 60_000);
 });
 
+describe("the checker's JIT warm-up", () => {
+  test("a checker process practises in idle time (1,000 checks), answering checks correctly meanwhile", async () => {
+    const fresh = createTypechecker({ maxCheckers: 1 });
+    try {
+      await fresh.warmUp(declarations);
+      for (let i = 0; fresh.stats().practised < 1_000; i++) {
+        expect(failures(await fresh.check(`await tools.weather({ location: ${i} });`, declarations))).toEqual([
+          [1, 23, 2322],
+        ]);
+        expect(await fresh.check(`return await tools.weather({ location: "${i}" });`, declarations)).toEqual({
+          ok: true,
+        });
+        await Bun.sleep(100);
+      }
+      expect(fresh.stats().practised).toBe(1_000);
+    } finally {
+      await fresh.close();
+    }
+  }, 120_000);
+});
+
 describe("typecheck before the checker is warm", () => {
   test("checks sent while the checker process is still starting wait for it and still catch wrong calls", async () => {
     const cold = createTypechecker();

@@ -56,6 +56,8 @@ export interface Typechecker {
     readonly checkerCpuMs: number;
     /** Checks that had to build their checker first (new declarations, or none was ready). */
     readonly coldChecks: number;
+    /** JIT warm-up checks the checker processes had made, as of their latest replies (summed). */
+    readonly practised: number;
   };
 }
 
@@ -73,13 +75,21 @@ interface Job {
 
 type Limits = Required<TypecheckerOptions>;
 
+interface Counters {
+  checked: number;
+  cpuMs: number;
+  cold: number;
+  /** Per checker process id, as of its latest reply. */
+  readonly practised: Map<number, number>;
+}
+
 export function createTypechecker(options: TypecheckerOptions = {}): Typechecker {
   const limits: Limits = { timeoutMs: 5_000, memoryMb: 1_024, maxCheckers: 2, startTimeoutMs: 30_000, ...options };
   const checkers = new Set<CheckerProcess>();
   const queue: Job[] = [];
   let started = 0;
   let replaced = 0;
-  const counters = { checked: 0, cpuMs: 0, cold: 0 };
+  const counters: Counters = { checked: 0, cpuMs: 0, cold: 0, practised: new Map() };
   let startFailures = 0;
   let closed = false;
   let lastText: string | undefined;
@@ -191,6 +201,7 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
         checked: counters.checked,
         checkerCpuMs: counters.cpuMs,
         coldChecks: counters.cold,
+        practised: [...counters.practised.values()].reduce((a, b) => a + b, 0),
       };
     },
   };
@@ -228,7 +239,7 @@ class CheckerProcess {
 
   constructor(
     private readonly limits: Limits,
-    private readonly counters: { checked: number; cpuMs: number; cold: number },
+    private readonly counters: Counters,
     private readonly events: CheckerEvents,
   ) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
@@ -322,6 +333,7 @@ class CheckerProcess {
       this.counters.checked++;
       this.counters.cpuMs += typeof m.cpuMs === "number" ? m.cpuMs : 0;
       if (m.cold) this.counters.cold++;
+      if (typeof m.practised === "number") this.counters.practised.set(this.pid, m.practised);
       this.settle();
       job.resolve(m.result);
       this.state = "idle";
