@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { buildSdkClient } from "../apps/gateway/src/model/sdk-client.ts";
 import { createGateway } from "../apps/gateway/src/gateway.ts";
 import type { GatewayEvent } from "../apps/gateway/src/events/types.ts";
-import { createTypechecker } from "../packages/core/src/codemode/typecheck.ts";
+import { createTypechecker, GATEWAY_PRACTICE_CHECKS } from "../packages/core/src/codemode/typecheck.ts";
 import { createSandboxPool } from "../packages/core/src/sandbox/pool.ts";
 import type { SandboxPool } from "../packages/core/src/sandbox/types.ts";
 import { defineTool, z } from "../packages/sdk/src/index.ts";
@@ -29,7 +29,7 @@ const threadCpuMs = () => {
 const api = await startFakeAnthropic();
 const dir = makeTempDir("oa-bench-phases-");
 const at: Record<string, number> = {};
-const checker = createTypechecker();
+const checker = createTypechecker({ practiceChecks: GATEWAY_PRACTICE_CHECKS });
 const typechecker = {
   ...checker,
   check: async (code: string, declarations: string) => {

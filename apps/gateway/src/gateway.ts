@@ -2,7 +2,12 @@ import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
 import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals";
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode";
-import { createTypechecker, openDeclarationCache, type Typechecker } from "@openassistant/core/codemode";
+import {
+  createTypechecker,
+  GATEWAY_PRACTICE_CHECKS,
+  openDeclarationCache,
+  type Typechecker,
+} from "@openassistant/core/codemode";
 import { openDatabase } from "@openassistant/core/db";
 import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
@@ -176,7 +181,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // The checker loads TypeScript in its own process, in parallel with the sandbox pool: nothing
   // blocks this thread meanwhile, and "ready" still means the first check is fast.
-  const typechecker: Typechecker = options.typechecker ?? createTypechecker();
+  const typechecker: Typechecker =
+    options.typechecker ?? createTypechecker({ practiceChecks: GATEWAY_PRACTICE_CHECKS });
   // With the tools' declarations, so the first turn's check finds a checker built for them; the
   // same after each reload. A warm-up cut short by shutdown is not a failure worth reporting.
   const checkerWarm = typechecker

@@ -1,7 +1,8 @@
 /**
  * The checker child process: loads TypeScript, warms up, then answers checks over IPC, one at a
  * time. The gateway kills it when a check runs past its time or memory limit and starts another.
- * Usage: spawned by typecheck.ts with `bun --smol`, an empty environment and IPC (JSON).
+ * Usage: spawned by typecheck.ts with `bun --smol`, an empty environment and IPC (JSON);
+ * argv[2]: how many JIT warm-up checks to make once warm (default 0).
  */
 import type { CheckerReply, CheckerRequest } from "./typecheck-protocol.ts";
 import { createProgramChecker } from "./typecheck-program.ts";
@@ -61,14 +62,12 @@ checker.warmUp();
 send({ type: "ready" });
 
 /**
- * JIT warm-up in idle time: PRACTICE_CHECKS checks of a lib-only snippet, a few at a time, so a
- * check that arrives meanwhile waits for one batch at most. A check's CPU in this process, spaced
- * like chat turns: ~2 ms before, ~1 ms after (bench/turn-phases.ts; in process 1.2 → 0.2 ms).
+ * JIT warm-up in idle time (argv[2], TypecheckerOptions.practiceChecks): that many checks of a
+ * lib-only snippet, one at a time between messages, so a check that arrives meanwhile waits for
+ * one of them at most.
  */
-const PRACTICE_CHECKS = 1_000;
-const PRACTICE_BATCH = 4;
+const practiceChecks = Number(process.argv[2] ?? 0) || 0;
 const practise = () => {
-  if (checker.stats().practised >= PRACTICE_CHECKS) return;
-  if (checker.practice(PRACTICE_BATCH)) setTimeout(practise, 0);
+  if (checker.stats().practised < practiceChecks && checker.practice(1)) setImmediate(practise);
 };
-setTimeout(practise, 0);
+setImmediate(practise);

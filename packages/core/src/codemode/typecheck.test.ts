@@ -258,24 +258,32 @@ describe("typecheck warm-up with the declarations", () => {
 });
 
 describe("the checker's JIT warm-up", () => {
-  test("a checker process practises in idle time (1,000 checks), answering checks correctly meanwhile", async () => {
-    const fresh = createTypechecker({ maxCheckers: 1 });
+  test("with practiceChecks, a checker process practises that many checks in idle time, answering checks correctly meanwhile", async () => {
+    const practising = createTypechecker({ maxCheckers: 1, practiceChecks: 150 });
     try {
-      await fresh.warmUp(declarations);
-      for (let i = 0; fresh.stats().practised < 1_000; i++) {
-        expect(failures(await fresh.check(`await tools.weather({ location: ${i} });`, declarations))).toEqual([
+      await practising.warmUp(declarations);
+      for (let i = 0; practising.stats().practised < 150; i++) {
+        expect(failures(await practising.check(`await tools.weather({ location: ${i} });`, declarations))).toEqual([
           [1, 23, 2322],
         ]);
-        expect(await fresh.check(`return await tools.weather({ location: "${i}" });`, declarations)).toEqual({
+        expect(await practising.check(`return await tools.weather({ location: "${i}" });`, declarations)).toEqual({
           ok: true,
         });
-        await Bun.sleep(100);
+        await Bun.sleep(50);
       }
-      expect(fresh.stats().practised).toBe(1_000);
+      await Bun.sleep(200);
+      await practising.check("return 1;", declarations);
+      expect(practising.stats().practised).toBe(150); // and no more
     } finally {
-      await fresh.close();
+      await practising.close();
     }
   }, 120_000);
+
+  test("without practiceChecks, a checker process does not practise", async () => {
+    await Bun.sleep(200);
+    expect(await check("return 1;")).toEqual({ ok: true });
+    expect(checker.stats().practised).toBe(0);
+  });
 });
 
 describe("typecheck before the checker is warm", () => {
