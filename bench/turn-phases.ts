@@ -125,7 +125,8 @@ for (let i = 0; i < N + 5; i++) {
   push("  tool call on the host (receipts, validation, the tool)", at.toolEnd! - at.toolStart!);
   push("  sandbox: tool result sent → run result", at.sandboxEnd! - at.toolEnd!);
   push("  run result → request 2 (receipts durable, summary, request)", at["model.request2"]! - at.sandboxEnd!);
-  push("  request 2 → turn.finished, minus the SDK's time for it", at["turn.finished"]! - at["model.request2"]! - sdk2);
+  const finished = at["turn.finished"]! - at["model.request2"]!;
+  push("  request 2 → turn.finished, minus the SDK's time for it", finished - sdk2);
   push("  turn.finished → handleMessage returns", t1 - at["turn.finished"]!);
   push("gateway thread CPU per turn, minus the SDK replay's", c1 - c0 - (c3 - c2));
 }
@@ -143,7 +144,8 @@ printTable(
   }),
 );
 console.log(
-  `checker process: ${s.checked} checks, CPU ${fmtMs(s.checkerCpuMs / s.checked)} per check (mean), ${s.coldChecks} had to build their checker`,
+  `checker process: ${s.checked} checks, CPU ${fmtMs(s.checkerCpuMs / s.checked)} per check (mean), ` +
+    `${s.coldChecks} had to build their checker`,
 );
 await gateway.shutdown();
 await checker.close();

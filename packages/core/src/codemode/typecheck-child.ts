@@ -24,9 +24,11 @@ const keep = (key: string, declarations: string) => {
 
 process.on("message", (m: CheckerRequest) => {
   if (m?.type === "prime") {
-    keep(m.key, m.declarations);
+    if (m.declarations !== undefined) keep(m.key, m.declarations);
+    const declarations = texts.get(m.key);
+    if (declarations === undefined) return; // evicted: the first check asks for them
     try {
-      checker.warmUp(m.declarations, m.key);
+      checker.warmUp(declarations, m.key);
     } catch {
       // nothing to report: the first check against them builds its checker and says what is wrong
     }

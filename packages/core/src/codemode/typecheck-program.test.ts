@@ -94,7 +94,7 @@ describe("one checker for many snippets", () => {
     expect(checker.stats()).toMatchObject({ built: 5, checksOnCurrent: 1, ready: true });
   });
 
-  test("practice (the JIT warm-up) checks clean snippets, replaces the checkers it retires, and changes no result", () => {
+  test("practice (JIT warm-up) checks clean snippets, replaces the checkers it retires, changes no result", () => {
     const checker = createProgramChecker();
     checker.warmUp(CORPUS_DECLARATIONS);
     expect(checker.practice(CHECKS_PER_CHECKER + 50)).toBe(true);

@@ -129,8 +129,8 @@ export interface ProgramChecker {
   prepare(): boolean;
   /**
    * Idle-time work: `checks` clean checks of a lib-only snippet on the current checker (replacing
-   * it when they retire it), so the JIT compiles TypeScript's checker before real checks need it:
-   * a check's CPU went from 1–2 ms to 0.2–0.3 ms after 1,000 of them (typecheck-child.ts).
+   * it when they retire it), so the JIT compiles TypeScript's checker before real checks need it
+   * (what it buys: GATEWAY_PRACTICE_CHECKS in typecheck.ts).
    * Returns false (and stops) if the snippet does not pass, which never happens with a sound setup.
    */
   practice(checks: number): boolean;

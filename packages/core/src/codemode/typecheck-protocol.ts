@@ -9,8 +9,11 @@ export type CheckerRequest =
       readonly key: string;
       readonly declarations?: string;
     }
-  /** Build a warm checker for these declarations now, before a check needs it (no reply). */
-  | { readonly type: "prime"; readonly key: string; readonly declarations: string };
+  /**
+   * Build a warm checker for these declarations now, before a check needs it (no reply).
+   * `declarations` as for a check: absent when the child was sent them before.
+   */
+  | { readonly type: "prime"; readonly key: string; readonly declarations?: string };
 
 /** Checker child → gateway. */
 export type CheckerReply =

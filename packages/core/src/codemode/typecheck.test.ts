@@ -234,7 +234,7 @@ describe("typecheck", async () => {
 });
 
 describe("typecheck warm-up with the declarations", () => {
-  test("warmUp(declarations) builds a checker for them before the first check; new ones are built once warmed up again", async () => {
+  test("warmUp(declarations) builds a checker for them before the first check, also after a change", async () => {
     const primed = createTypechecker();
     try {
       await primed.warmUp(declarations);
@@ -248,9 +248,13 @@ describe("typecheck warm-up with the declarations", () => {
       await primed.warmUp(reloaded);
       expect(await primed.check("return extra + 1;", reloaded)).toEqual({ ok: true });
       expect(primed.stats()).toMatchObject({ checked: 3, coldChecks: 0 });
+      // and back (the child holds that text already: only its hash is sent)
+      await primed.warmUp(declarations);
+      expect(failures(await primed.check("return extra + 1;", declarations))).toEqual([[1, 8, 2304]]);
+      expect(primed.stats()).toMatchObject({ checked: 4, coldChecks: 0 });
       // without a warm-up, the first check against other declarations builds its checker
       expect(await primed.check("return 1;", "declare const tools: {};\n")).toEqual({ ok: true });
-      expect(primed.stats()).toMatchObject({ checked: 4, coldChecks: 1 });
+      expect(primed.stats()).toMatchObject({ checked: 5, coldChecks: 1 });
     } finally {
       await primed.close();
     }
@@ -258,7 +262,7 @@ describe("typecheck warm-up with the declarations", () => {
 });
 
 describe("the checker's JIT warm-up", () => {
-  test("with practiceChecks, a checker process practises that many checks in idle time, answering checks correctly meanwhile", async () => {
+  test("with practiceChecks, a checker practises that many checks in idle time, checking correctly meanwhile", async () => {
     const practising = createTypechecker({ maxCheckers: 1, practiceChecks: 150 });
     try {
       await practising.warmUp(declarations);

@@ -306,12 +306,12 @@ class CheckerProcess {
 
   /** Has the child build a warm checker for these declarations (it keeps the text, as for a check). */
   prime(key: string, declarations: string): void {
-    if (this.sentKeys.has(key)) return;
+    const withText = !this.sentKeys.has(key);
     this.sentKeys.add(key);
     try {
-      this.proc.send({ type: "prime", key, declarations } satisfies CheckerRequest);
+      this.proc.send({ type: "prime", key, ...(withText ? { declarations } : {}) } satisfies CheckerRequest);
     } catch {
-      this.sentKeys.delete(key); // the next check sends the text; a dead child is handled by its exit
+      if (withText) this.sentKeys.delete(key); // the next check sends the text; a dead child is handled by its exit
     }
   }
 
