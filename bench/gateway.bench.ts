@@ -15,7 +15,7 @@ import { startFakeAnthropic, textTurn, toolUseTurn } from "../packages/testkit/s
 import { makeTempDir } from "../packages/testkit/src/temp.ts";
 import { createGateway } from "../apps/gateway/src/gateway.ts";
 import type { GatewayEvent } from "../apps/gateway/src/events/types.ts";
-import { createTypechecker } from "../packages/core/src/codemode/typecheck.ts";
+import { createTypechecker, GATEWAY_PRACTICE_CHECKS } from "../packages/core/src/codemode/typecheck.ts";
 import { fmtMs, printTable } from "./lib.ts";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -162,6 +162,9 @@ const gateway = await createGateway({
   configDir: join(dir, "config"),
   settings: { anthropic: { baseURL: api.url } },
 });
+// Steady state: the checker process is warm, and its JIT warm-up (idle time, typecheck-child.ts) done.
+await gateway.warm;
+await Bun.sleep(3_000);
 const SNIPPET = 'return await tools.notes.add({ text: "x" });';
 const script = () =>
   api.script([toolUseTurn({ id: "toolu_b", name: "execute", input: { code: SNIPPET } }), textTurn("Added the note.")]);
@@ -205,9 +208,12 @@ for (let i = 0; i < N + 5; i++) {
   }
 }
 const overhead = turnMs.map((t, i) => t - baselineMs[i]!);
-// The typecheck of the same snippet against the same declarations, on a warm checker of its own.
-const checker = createTypechecker();
+// The typecheck of the same snippet against the same declarations, on a checker of its own set up
+// as the gateway's (warm, JIT warm-up done).
+const checker = createTypechecker({ practiceChecks: GATEWAY_PRACTICE_CHECKS });
 const declarations = gateway.tools().declarations.text;
+await checker.warmUp(declarations);
+await Bun.sleep(3_000);
 const checkMs: number[] = [];
 for (let i = 0; i < N + 5; i++) {
   const t0 = performance.now();

@@ -3,7 +3,19 @@ import { fakeAnthropicErrors, textTurn, toolUseTurn } from "@openassistant/testk
 import type { GatewayEvent } from "./events/types.ts";
 import { UNVERIFIED_MARK } from "./grounding/ground.ts";
 import { renderOutcome } from "./grounding/render.ts";
-import { lastToolResult, startHarness, TEST_API_KEY, type Harness } from "../test/harness.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { defineTool, z } from "@openassistant/sdk";
+import { startFakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import {
+  harnessChecker,
+  lastToolResult,
+  startHarness,
+  startProjectGateway,
+  TEST_API_KEY,
+  type Harness,
+} from "../test/harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -176,6 +188,54 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
       .at(-1)!
       .body.messages.map((m: { role: string }) => m.role);
     expect(roles).toEqual(["user", "assistant", "user", "assistant", "user"]);
+  });
+});
+
+describe("the checker is warmed up with the tools' declarations", () => {
+  test("at start: the first turn's check finds a checker built for them", async () => {
+    // Tools no other test of this file uses, so the shared checker has never seen their declarations.
+    const tools = {
+      warmup: {
+        probe: defineTool({
+          description: "Probe",
+          approval: "auto",
+          args: z.object({ n: z.number() }),
+          run: async ({ n }) => n + 1,
+        }),
+      },
+    };
+    h = await startHarness({ tools });
+    await h.gateway.warm;
+    const cold = harnessChecker.stats().coldChecks;
+    h.api.script([exec("toolu_1", "return await tools.warmup.probe({ n: 1 });"), textTurn("2")]);
+    const outcome = await h.gateway.handleMessage({ sessionKey: "w1", surface: "terminal", text: "probe" });
+    expect(outcome.runIds).toHaveLength(1);
+    expect(harnessChecker.stats().coldChecks).toBe(cold);
+  });
+
+  test("after a reload: a check against the new declarations finds a checker built for them", async () => {
+    const api = await startFakeAnthropic();
+    const dir = makeTempDir("oa-gw-reload-");
+    const toolsDir = join(dir, ".openassistant", "tools");
+    mkdirSync(toolsDir, { recursive: true });
+    const tool = (name: string) =>
+      `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "${name}", approval: "auto", args: z.object({ n: z.number() }), run: async ({ n }) => n });\n`;
+    writeFileSync(join(toolsDir, "first_tool.ts"), tool("first"));
+    const gateway = await startProjectGateway(dir, api.url);
+    try {
+      await gateway.warm;
+      writeFileSync(join(toolsDir, "second_tool.ts"), tool("second"));
+      await gateway.reloadTools();
+      expect(gateway.tools().declarations.text).toContain("second_tool");
+      const cold = harnessChecker.stats().coldChecks;
+      api.script([exec("toolu_1", "return await tools.second_tool({ n: 2 });"), textTurn("2")]);
+      const outcome = await gateway.handleMessage({ sessionKey: "r1", surface: "terminal", text: "second" });
+      expect(outcome.runIds).toHaveLength(1);
+      expect(harnessChecker.stats().coldChecks).toBe(cold);
+    } finally {
+      await gateway.shutdown();
+      await api.close();
+    }
   });
 });
 

@@ -2,7 +2,12 @@ import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
 import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals";
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode";
-import { createTypechecker, openDeclarationCache, type Typechecker } from "@openassistant/core/codemode";
+import {
+  createTypechecker,
+  GATEWAY_PRACTICE_CHECKS,
+  openDeclarationCache,
+  type Typechecker,
+} from "@openassistant/core/codemode";
 import { openDatabase } from "@openassistant/core/db";
 import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
@@ -115,7 +120,7 @@ export interface GatewayProcesses {
 
 export function startGatewayProcesses(): GatewayProcesses {
   const sandbox = createSandboxPool({ minIdle: 2 });
-  const typechecker = createTypechecker();
+  const typechecker = createTypechecker({ practiceChecks: GATEWAY_PRACTICE_CHECKS });
   // Failures surface again (and are logged) when createGateway awaits the same warm-ups.
   sandbox.warmUp({ ready: 1 }).catch(() => {});
   typechecker.warmUp().catch(() => {});
@@ -215,10 +220,22 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // The checker loads TypeScript in its own process, in parallel with the sandbox pool: nothing
   // blocks this thread meanwhile, and "ready" still means the first check is fast.
-  const typechecker: Typechecker = options.typechecker ?? options.processes?.typechecker ?? createTypechecker();
+  const typechecker: Typechecker =
+    options.typechecker ??
+    options.processes?.typechecker ??
+    createTypechecker({ practiceChecks: GATEWAY_PRACTICE_CHECKS });
+  // The tools' snapshot (declarations, and with discovery a second pass over them) is built here,
+  // while the sandbox child starts and this thread would only wait; its declarations warm the
+  // checker, so the first turn's check finds a checker built for them (the same after each reload).
+  let declarations: string | undefined;
+  try {
+    declarations = toolSource.current().declarations.text;
+  } catch {
+    // The first reader gets the same error, as before.
+  }
   // A warm-up cut short by shutdown is not a failure worth reporting.
   const checkerWarm = typechecker
-    .warmUp()
+    .warmUp(declarations)
     .catch(
       (e) =>
         closing ||
@@ -226,13 +243,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
         ),
     );
-  // The tools' snapshot (declarations, and with discovery a second pass over them) is built while
-  // the sandbox child starts, when this thread would only wait; the first reader used to build it.
-  try {
-    toolSource.current();
-  } catch {
-    // The first reader gets the same error, as before.
-  }
+  const unsubscribeChecker = toolSource.subscribe((snapshot) => {
+    typechecker.warmUp(snapshot.declarations.text).catch(() => {}); // a failure shows in the next check
+  });
   // Ready once the pool is warm. The checker keeps warming in its own process: a check that
   // comes first waits for it (nothing runs unchecked), and a real first turn spends longer than
   // that waiting for the model.
@@ -394,6 +407,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     consoleUi?.close();
     await http?.close();
     approvals.close();
+    unsubscribeChecker();
     toolSource.close();
     await runner.close({ reason });
     // MCP servers: HTTP sessions end, stdio server processes are stopped.

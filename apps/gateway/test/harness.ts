@@ -78,6 +78,8 @@ export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
  * process alive, and it exits with the test process.
  */
 const sharedChecker: Typechecker = createTypechecker();
+/** The checker every harness gateway of this test file uses (for its stats). */
+export const harnessChecker: Pick<Typechecker, "stats"> = sharedChecker;
 sharedChecker.warmUp().catch(() => {
   // a checker that cannot start fails the checks closed; the tests that check will say so
 });

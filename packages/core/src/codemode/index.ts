@@ -7,6 +7,7 @@ export {
 export { PRELUDE, PRELUDE_GLOBALS } from "./ambient-declarations.ts";
 export {
   createTypechecker,
+  GATEWAY_PRACTICE_CHECKS,
   OA_DIAGNOSTIC,
   type Typechecker,
   type TypecheckerOptions,

@@ -80,6 +80,17 @@ describe("typecheck limits (checker processes)", () => {
     expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
   }, 120_000);
 
+  test("a replacement checker is primed with the declarations last checked: its first check does not build one", async () => {
+    checker = createTypechecker({ timeoutMs: 1_500, memoryMb: 8_192, maxCheckers: 1 });
+    await checker.warmUp();
+    expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
+    expect(checker.stats().coldChecks).toBe(1); // the first check against these declarations builds a checker
+    expect(codeOf(await checker.check(EXPLOSIVE[0]!, DECLARATIONS))).toBe(OA_DIAGNOSTIC.tooSlow);
+    await checker.warmUp(); // the replacement is ready
+    expect(await checker.check(`${GOOD}\nreturn 1;`, DECLARATIONS)).toEqual({ ok: true });
+    expect(checker.stats()).toMatchObject({ replaced: 1, coldChecks: 1 });
+  }, 120_000);
+
   test("checks after close fail closed at once", async () => {
     checker = createTypechecker();
     await checker.close();

@@ -233,6 +233,63 @@ describe("typecheck", async () => {
   });
 });
 
+describe("typecheck warm-up with the declarations", () => {
+  test("warmUp(declarations) builds a checker for them before the first check, also after a change", async () => {
+    const primed = createTypechecker();
+    try {
+      await primed.warmUp(declarations);
+      expect(await primed.check('return await tools.weather({ location: "x" });', declarations)).toEqual({ ok: true });
+      expect(failures(await primed.check("await tools.weather({ location: 1 });", declarations))).toEqual([
+        [1, 23, 2322],
+      ]);
+      expect(primed.stats()).toMatchObject({ checked: 2, coldChecks: 0 });
+      // a reload: the gateway warms the checker up with the new declarations before a check needs them
+      const reloaded = `${declarations}declare const extra: number;\n`;
+      await primed.warmUp(reloaded);
+      expect(await primed.check("return extra + 1;", reloaded)).toEqual({ ok: true });
+      expect(primed.stats()).toMatchObject({ checked: 3, coldChecks: 0 });
+      // and back (the child holds that text already: only its hash is sent)
+      await primed.warmUp(declarations);
+      expect(failures(await primed.check("return extra + 1;", declarations))).toEqual([[1, 8, 2304]]);
+      expect(primed.stats()).toMatchObject({ checked: 4, coldChecks: 0 });
+      // without a warm-up, the first check against other declarations builds its checker
+      expect(await primed.check("return 1;", "declare const tools: {};\n")).toEqual({ ok: true });
+      expect(primed.stats()).toMatchObject({ checked: 5, coldChecks: 1 });
+    } finally {
+      await primed.close();
+    }
+  }, 60_000);
+});
+
+describe("the checker's JIT warm-up", () => {
+  test("with practiceChecks, a checker practises that many checks in idle time, checking correctly meanwhile", async () => {
+    const practising = createTypechecker({ maxCheckers: 1, practiceChecks: 150 });
+    try {
+      await practising.warmUp(declarations);
+      for (let i = 0; practising.stats().practised < 150; i++) {
+        expect(failures(await practising.check(`await tools.weather({ location: ${i} });`, declarations))).toEqual([
+          [1, 23, 2322],
+        ]);
+        expect(await practising.check(`return await tools.weather({ location: "${i}" });`, declarations)).toEqual({
+          ok: true,
+        });
+        await Bun.sleep(50);
+      }
+      await Bun.sleep(200);
+      await practising.check("return 1;", declarations);
+      expect(practising.stats().practised).toBe(150); // and no more
+    } finally {
+      await practising.close();
+    }
+  }, 120_000);
+
+  test("without practiceChecks, a checker process does not practise", async () => {
+    await Bun.sleep(200);
+    expect(await check("return 1;")).toEqual({ ok: true });
+    expect(checker.stats().practised).toBe(0);
+  });
+});
+
 describe("typecheck before the checker is warm", () => {
   test("checks sent while the checker process is still starting wait for it and still catch wrong calls", async () => {
     const cold = createTypechecker();
