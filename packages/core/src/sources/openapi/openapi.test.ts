@@ -2,9 +2,11 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
+import { GITHUB_QUERIES } from "@openassistant/testkit/discovery-queries.ts";
 import { startFakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { generateDeclarations, openDeclarationCache } from "../../codemode/declarations.ts";
+import { discoveryTools } from "../../codemode/tool-discovery.ts";
 import { flattenToolTree, indexToolTree } from "../../tools/flatten.ts";
 import { callableName as toolName } from "../../tools/names.ts";
 import { convertInputSchema } from "../input-schema.ts";
@@ -207,6 +209,15 @@ describe("GitHub's spec: validators are built on first need, declarations are un
     expect(generateDeclarations({ github: (await load()).tree }, { cache: fromOlder }).text).toBe(expected.text);
     expect(fromOlder.stats()).toEqual({ hits: restarted.operations, misses: 0 });
     expect(JSON.parse(readFileSync(join(githubCache, cacheFile!), "utf8")).inputSchemaKeys).toEqual(_keys); // kept again
+    // $search indexes the tools from their JSON Schemas: it builds no validator, and ranks as over eager tools.
+    const lazySearch = discoveryTools(() => ({ github: restarted.tree })).$search as ToolDefinition;
+    const eagerSearch = discoveryTools(() => eager as ToolTree).$search as ToolDefinition;
+    for (const query of [...GITHUB_QUERIES.map((q) => q.query), "per_page", "enterprise cache retention policy"]) {
+      const paths = async (search: ToolDefinition) =>
+        ((await search.run({ query, limit: 10 }, ctx())) as Array<{ path: string }>).map((h) => h.path);
+      expect(await paths(lazySearch)).toEqual(await paths(eagerSearch));
+    }
+    expect(tools.filter((t) => jsonInputOf(t.definition)!.built())).toEqual([]);
     // The first call's validation builds one validator, the others stay unbuilt.
     const list = tools.find((t) => t.path === "issues.listForRepo")!.definition;
     expect(list.args.safeParse({ owner: "acme" }).success).toBe(false);
