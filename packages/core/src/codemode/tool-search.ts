@@ -58,7 +58,7 @@ export interface ToolSearchIndex {
 function parameterText(definition: ToolDefinition): { names: string[]; docs: string[] } {
   // A tool made from a JSON Schema is read from it: reading `args` would build its validator.
   const json = jsonInputOf(definition);
-  if (json) return jsonParameterText(json.schema);
+  if (json) return json.parameters();
   const shape = (definition.args as { shape?: Record<string, unknown> }).shape ?? {};
   const names: string[] = [];
   const docs: string[] = [];
@@ -72,29 +72,6 @@ function parameterText(definition: ToolDefinition): { names: string[]; docs: str
       }
       s = s._zod?.def?.innerType as typeof s;
     }
-  }
-  return { names, docs };
-}
-
-function jsonParameterText(schema: unknown): { names: string[]; docs: string[] } {
-  const properties = (schema as { properties?: unknown } | null)?.properties;
-  const names: string[] = [];
-  const docs: string[] = [];
-  if (typeof properties !== "object" || properties === null) return { names, docs };
-  const root = schema as Record<string, Record<string, unknown> | undefined>;
-  /** A local `$ref` (`#/$defs/x`, `#/definitions/x`) followed, as the validator's conversion does. */
-  const resolved = (node: unknown, depth = 0): unknown => {
-    const ref = (node as { $ref?: unknown } | null)?.$ref;
-    const m = typeof ref === "string" ? /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref) : null;
-    return m && depth < 8 ? resolved(root[m[1]!]?.[decodeURIComponent(m[2]!)], depth + 1) : node;
-  };
-  for (const [name, property] of Object.entries(properties)) {
-    names.push(name);
-    // The property's own description first, then its reference's: what the validator's conversion keeps.
-    const description =
-      (property as { description?: unknown } | null)?.description ??
-      (resolved(property) as { description?: unknown } | null)?.description;
-    if (typeof description === "string" && description) docs.push(description);
   }
   return { names, docs };
 }

@@ -30,6 +30,8 @@ export interface JsonInput {
   problem(): string | undefined;
   /** Whether the validator has been built yet. */
   built(): boolean;
+  /** Top-level parameter names and descriptions, read from the schema (the validator is not built). */
+  parameters(): { names: string[]; docs: string[] };
 }
 
 const jsonInputs = new WeakMap<ToolDefinition, JsonInput>();
@@ -55,6 +57,7 @@ export function jsonSchemaTool(o: JsonSchemaToolOptions): ToolDefinition {
     key: () => (key ??= jsonSchemaKey(o.inputSchema)),
     problem: () => convert().problem,
     built: () => converted !== undefined,
+    parameters: () => parameterText(o.inputSchema),
   });
   return definition;
 }
@@ -67,4 +70,31 @@ export function jsonInputOf(definition: ToolDefinition): JsonInput | undefined {
 /** sha-256 hex of a JSON Schema's JSON text: what the declaration cache keys a JSON Schema tool by. */
 export function jsonSchemaKey(schema: unknown): string {
   return new Bun.CryptoHasher("sha256").update(JSON.stringify(schema) ?? "undefined").digest("hex");
+}
+
+/**
+ * Names and descriptions of the schema's top-level properties, as the validator built from it
+ * carries them: a property's own description first, then the one of the local `$ref` it names.
+ */
+function parameterText(schema: unknown): { names: string[]; docs: string[] } {
+  const properties = (schema as { properties?: unknown } | null)?.properties;
+  const names: string[] = [];
+  const docs: string[] = [];
+  if (typeof properties !== "object" || properties === null) return { names, docs };
+  const root = schema as Record<string, Record<string, unknown> | undefined>;
+  /** A local `$ref` (`#/$defs/x`, `#/definitions/x`) followed, as the validator's conversion does. */
+  const resolved = (node: unknown, depth = 0): unknown => {
+    const ref = (node as { $ref?: unknown } | null)?.$ref;
+    const m = typeof ref === "string" ? /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref) : null;
+    return m && depth < 8 ? resolved(root[m[1]!]?.[decodeURIComponent(m[2]!)], depth + 1) : node;
+  };
+  for (const [name, property] of Object.entries(properties)) {
+    names.push(name);
+    // The property's own description first, then its reference's: what the validator's conversion keeps.
+    const description =
+      (property as { description?: unknown } | null)?.description ??
+      (resolved(property) as { description?: unknown } | null)?.description;
+    if (typeof description === "string" && description) docs.push(description);
+  }
+  return { names, docs };
 }
