@@ -2,7 +2,7 @@
  * Code-mode sandbox overhead against its peers, in one run. The snippet (3 sequential awaited tool
  * calls + 3 in Promise.all) runs in:
  *  - the child-process pool alone, and the code-mode runner users get (pool + transpile + policy +
- *    SQLite receipts on a real file);
+ *    receipts as the gateway opens them: a key dir, the receipt journal, SQLite on a real file);
  *  - isolated-vm 5.0.4 (reused isolate) and @utcp/code-mode 1.2.12, under Node (bench/peers/,
  *    installed there on demand, never by the root install);
  *  - direct host calls in the same process (Bun for ours, Node for the peers): overhead = median
@@ -105,7 +105,6 @@ const inPool = async (code: string, paths: readonly string[] = toolPaths, host =
 
 // The runner users get: transpile, policy, zod validation and SQLite receipts on a real file.
 const dir = makeTempDir("oa-bench-sandbox-");
-const db = openDatabase(join(dir, "oa.sqlite"));
 const result = (path: string) => async (input: unknown) => ({ id: 7, path, title: "Standup", input });
 const anyInput = z.object({}).passthrough();
 const tree: ToolTree = {
@@ -126,11 +125,14 @@ const tree: ToolTree = {
     }),
   },
 };
-/** A runner over `tools` on the shared pool and receipts file, and a call that throws on a failed run. */
+/** A runner over `tools` on the shared pool with its own receipts file, and a call that throws on a failed run. */
+let runners = 0;
 function runnerOver(tools: ToolTree) {
+  // As the gateway opens it: a key dir and the receipt journal (one owner per database, so one file each).
+  const at = join(dir, `runner-${++runners}`);
   const r = createCodeModeRunner({
     tools,
-    receipts: createSqliteReceiptStore(db),
+    receipts: createSqliteReceiptStore(openDatabase(join(at, "oa.sqlite")), { keyDir: join(at, "config"), journal: true }),
     requestApproval: async () => ({ decision: "denied", by: "bench" }),
     sandbox: pool,
     limits: { maxToolCalls: 2000 },
@@ -447,4 +449,3 @@ if (typeof peers !== "string") peers.close();
 await runner.close();
 await readOnlyRunner.close();
 await pool.close();
-db.close();

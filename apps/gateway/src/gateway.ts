@@ -176,7 +176,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const redact = createRedactor(secrets);
 
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
-  const receipts = createSqliteReceiptStore(db, { keyDir: configDir });
+  const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true });
   const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
   closeOrphanedApprovals(approvals, receipts, log);
   approvals.subscribe((e) =>

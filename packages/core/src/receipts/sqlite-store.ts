@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { toolPatternToRegExp } from "../tools/pattern.ts";
 import { createRunBudgets } from "./bounds.ts";
 import { headPath, openHeadWriter, readHead, type ChainHead } from "./head.ts";
+import { type JournalRecord, openReceiptJournal, type ReceiptJournal } from "./journal.ts";
 import { loadReceiptKey, processReceiptKey, type ReceiptKey } from "./key.ts";
 import { genesisMac, receiptMac } from "./mac.ts";
 import {
@@ -26,6 +27,14 @@ export interface SqliteReceiptStoreOptions {
    * throwaway databases), with the head kept in memory.
    */
   readonly keyDir?: string;
+  /**
+   * Commit points write to the journal in `keyDir` (journal.ts) instead of committing to SQLite;
+   * the journal is folded into SQLite in batches and before every read. The gateway sets it.
+   * Without it (or without `keyDir`, or while another process owns the journal) every commit
+   * point is a SQLite commit. Either way, a store that opens the database folds what a crashed
+   * owner's journal still holds.
+   */
+  readonly journal?: boolean;
 }
 
 const DEFAULT_LIMIT = 200;
@@ -34,10 +43,7 @@ const APPROVALS = new Set(["auto", "required"]);
 const POLICIES = new Set(["auto", "required", "deny"]);
 const DECISIONS = new Set(["auto", "approved", "denied"]);
 
-interface Staged {
-  readonly draft: ReceiptDraft;
-  readonly at: number;
-}
+type Staged = JournalRecord;
 
 /**
  * Receipts on bun:sqlite, in one keyed chain across all runs (see mac.ts, verify.ts, head.ts).
@@ -152,13 +158,45 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   let waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   let scheduled = false;
   let deferTimer: ReturnType<typeof setTimeout> | undefined;
+  // Receipts in the journal (durable) and not yet in SQLite; only a store that owns a journal has them.
+  let journaled: Staged[] = [];
+  let journal: ReceiptJournal | undefined;
+  let foldTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Commits everything staged in one transaction; on failure the staged receipts stay queued. */
-  function commitPending(extra?: Staged): Receipt[] {
+  /** A commit point: the staged receipts go to the journal when this store owns one, else to SQLite. */
+  function commitPending(): void {
+    if (!journal || pending.length === 0 || db.inTransaction) return void fold();
     if (deferTimer) clearTimeout(deferTimer);
     deferTimer = undefined;
-    const batch = extra ? [...pending, extra] : pending;
+    const batch = pending;
     const ws = waiters;
+    pending = [];
+    waiters = [];
+    try {
+      journal.append(batch);
+    } catch {
+      // The journal could not take them (disk full, I/O error): SQLite may.
+      pending = batch.concat(pending);
+      waiters = ws.concat(waiters);
+      return void fold();
+    }
+    for (const r of batch) journaled.push(r);
+    for (const w of ws) w.resolve();
+    scheduleFold();
+  }
+
+  /**
+   * Commits the journaled and the staged receipts (and `extra`) to SQLite in one transaction. On
+   * failure they stay where they were (journaled, or queued for the next commit) and it throws.
+   */
+  function fold(extra?: Staged): Receipt[] {
+    if (deferTimer) clearTimeout(deferTimer);
+    if (foldTimer) clearTimeout(foldTimer);
+    deferTimer = foldTimer = undefined;
+    const fromJournal = journaled.length;
+    const batch = [...journaled, ...pending, ...(extra ? [extra] : [])];
+    const ws = waiters;
+    journaled = [];
     pending = [];
     waiters = [];
     if (batch.length === 0) {
@@ -172,17 +210,38 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
       // IMMEDIATE: take the write lock before reading the chain's end, so seq and prev are ours.
       written = commitTx.immediate(batch);
     } catch (e) {
-      pending = extra ? batch.slice(0, -1).concat(pending) : batch.concat(pending);
+      journaled = batch.slice(0, fromJournal);
+      pending = batch.slice(fromJournal, extra ? -1 : undefined).concat(pending);
       for (const w of ws) w.reject(e);
+      if (journaled.length > 0) scheduleFold();
       throw e;
     }
     const last = written[written.length - 1]!;
     if (!outer) {
       head = { seq: last.seq, mac: last.hash };
       scheduleHeadWrite();
+      // Emptied only after the commit: a crash in between leaves records that the next open finds committed.
+      if (fromJournal > 0) journal?.clear();
     }
     for (const w of ws) w.resolve();
     return written;
+  }
+
+  // Journaled receipts reach SQLite in batches: FOLD_MS after the first, sooner once there are many.
+  const foldLater = () => {
+    foldTimer = undefined;
+    try {
+      fold();
+    } catch {
+      // still journaled (durable); retried on the next timer, and a read reports the error
+    }
+  };
+  function scheduleFold(): void {
+    if (journaled.length >= FOLD_ROWS) {
+      if (foldTimer) clearTimeout(foldTimer);
+      foldTimer = setTimeout(foldLater, 0);
+    } else foldTimer ??= setTimeout(foldLater, FOLD_MS);
+    foldTimer.unref?.();
   }
 
   // The head file is written once per event-loop turn, off the commit's path (a syscall per commit
@@ -229,7 +288,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   }
 
   function append(draft: ReceiptDraft): Receipt {
-    return commitPending(prepareDraft(draft)).at(-1)!;
+    return fold(prepareDraft(draft)).at(-1)!;
   }
 
   function stage(draft: ReceiptDraft, options?: { readonly defer?: boolean }): void {
@@ -255,7 +314,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
   }
 
-  const flush = () => void (pending.length > 0 && commitPending());
+  const flush = () => void ((pending.length > 0 || journaled.length > 0) && fold());
 
   function byRun(runId: string): Receipt[] {
     flush();
@@ -329,6 +388,34 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     statements.clear();
     headWriter?.close();
     headWriter = undefined;
+    journal?.close();
+    journal = undefined;
+  }
+
+  if (key.dir) adoptJournal(key.dir);
+  /** Takes the journal if no live process owns it, and commits what a crashed owner left in it. */
+  function adoptJournal(dir: string): void {
+    const opened = openReceiptJournal(dir, dbId);
+    if (!opened) return;
+    try {
+      const committed = prepare(
+        "SELECT 1 FROM receipts WHERE run_id = ? AND call_id = ? AND phase = ? AND at = ? LIMIT 1",
+      );
+      const missing = opened.leftover.filter((r, i) => {
+        const problem = findDraftProblem(r.draft);
+        if (problem)
+          throw new Error(`${opened.journal.path} record ${i + 1}: ${problem}; restore the file from a backup`);
+        return committed.get(r.draft.runId, r.draft.callId, r.draft.phase, r.at) === null;
+      });
+      journaled = missing;
+      fold();
+      opened.journal.clear();
+    } catch (e) {
+      opened.journal.close();
+      throw e;
+    }
+    if (options.journal) journal = opened.journal;
+    else opened.journal.close();
   }
 
   const info = () => ({
@@ -344,6 +431,9 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
 
 /** The longest a deferred receipt waits for another commit to carry it. */
 const DEFER_MS = 2;
+/** How long journaled receipts wait for SQLite, and how many make it fold at once. */
+const FOLD_MS = 50;
+const FOLD_ROWS = 1024;
 
 /** `r_000123`: sortable, stable, short enough for a Discord line. */
 export function receiptId(seq: number): string {

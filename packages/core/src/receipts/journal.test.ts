@@ -1,0 +1,185 @@
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir } from "@openassistant/testkit";
+import { openDatabase } from "../db/open.ts";
+import { createSqliteReceiptStore } from "./sqlite-store.ts";
+import type { ReceiptDraft, ReceiptPhase } from "./types.ts";
+
+function files() {
+  const dir = makeTempDir("oa-journal-");
+  return { path: join(dir, "gateway.sqlite"), keyDir: join(dir, "config") };
+}
+
+const draft = (phase: ReceiptPhase, callId = "call_1"): ReceiptDraft => ({
+  runId: "run_1",
+  callId,
+  toolPath: "calendar.create",
+  approval: "auto",
+  policy: "auto",
+  phase,
+});
+
+/** Rows another connection sees: what SQLite has committed. */
+function committed(path: string): string[] {
+  const raw = new Database(path, { readonly: true });
+  try {
+    const rows = raw.query("SELECT call_id, phase FROM receipts ORDER BY seq").all() as Array<{
+      call_id: string;
+      phase: string;
+    }>;
+    return rows.map((r) => `${r.call_id}:${r.phase}`);
+  } finally {
+    raw.close();
+  }
+}
+
+function journalFile(keyDir: string): string {
+  const name = readdirSync(join(keyDir, "receipt-heads")).find((f) => f.endsWith(".journal"));
+  if (!name) throw new Error(`no journal in ${keyDir}`);
+  return join(keyDir, "receipt-heads", name);
+}
+
+const journalLines = (keyDir: string) => readFileSync(journalFile(keyDir), "utf8").split("\n").filter(Boolean);
+
+test("a commit point writes the journal, not SQLite; a read folds the journal into SQLite and empties it", async () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  store.stage(draft("requested"));
+  store.stage(draft("started"));
+  await store.durable();
+  expect(committed(path)).toEqual([]);
+  expect(journalLines(keyDir).map((l) => JSON.parse(l).d.phase)).toEqual(["requested", "started"]);
+
+  expect(store.byRun("run_1").map((r) => r.phase)).toEqual(["requested", "started"]);
+  expect(committed(path)).toEqual(["call_1:requested", "call_1:started"]);
+  expect(journalLines(keyDir)).toEqual([]);
+  expect(store.verify()).toMatchObject({ ok: true, keyed: 2, head: "checked" });
+  store.close();
+  db.close();
+});
+
+test("journaled receipts reach SQLite on their own shortly after, without a read", async () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  store.stage(draft("requested"));
+  await store.durable();
+  for (let i = 0; i < 100 && committed(path).length === 0; i++) await Bun.sleep(10);
+  expect(committed(path)).toEqual(["call_1:requested"]);
+  expect(journalLines(keyDir)).toEqual([]);
+  store.close();
+  db.close();
+});
+
+test("a store opened after a crash commits what the journal holds, once, and the chain goes on", async () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  store.stage(draft("requested"));
+  store.stage(draft("started"));
+  await store.durable();
+  // What a killed process leaves: the journal as it was, nothing in SQLite.
+  const left = readFileSync(journalFile(keyDir), "utf8");
+  store.close();
+  db.close();
+  expect(committed(path)).toEqual(["call_1:requested", "call_1:started"]);
+  // Killed between the fold's commit and emptying the journal: the records are in SQLite already.
+  writeFileSync(journalFile(keyDir), left);
+
+  const again = openDatabase(path);
+  const reopened = createSqliteReceiptStore(again, { keyDir, journal: true });
+  expect(reopened.byRun("run_1").map((r) => r.phase)).toEqual(["requested", "started"]);
+  expect(journalLines(keyDir)).toEqual([]);
+  reopened.stage(draft("succeeded"));
+  await reopened.durable();
+  expect(reopened.verify()).toMatchObject({ ok: true, keyed: 3, head: "checked" });
+  reopened.close();
+  again.close();
+});
+
+test("a journal left by a killed process is committed by the next store, and a cut-off last line is ignored", () => {
+  const { path, keyDir } = files();
+  const first = openDatabase(path);
+  const store = createSqliteReceiptStore(first, { keyDir, journal: true });
+  store.append(draft("requested", "call_0"));
+  const file = journalFile(keyDir);
+  store.close();
+  first.close();
+  const at = Date.now();
+  appendFileSync(
+    file,
+    `${JSON.stringify({ at, d: draft("requested") })}\n${JSON.stringify({ at, d: draft("started") })}\n{"at":${at},"d":{"ru`,
+  );
+
+  const db = openDatabase(path);
+  const reopened = createSqliteReceiptStore(db, { keyDir });
+  expect(committed(path)).toEqual(["call_0:requested", "call_1:requested", "call_1:started"]);
+  expect(readFileSync(file, "utf8")).toBe("");
+  expect(reopened.verify()).toMatchObject({ ok: true, keyed: 3 });
+  reopened.close();
+  db.close();
+});
+
+test("a damaged journal record stops the store with the file and line named", () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  createSqliteReceiptStore(db, { keyDir, journal: true }).close();
+  const file = journalFile(keyDir);
+  writeFileSync(file, `not json\n${JSON.stringify({ at: 1, d: draft("requested") })}\n`);
+  expect(() => createSqliteReceiptStore(db, { keyDir })).toThrow(`${file} line 1 is not a receipt journal record`);
+  writeFileSync(file, `${JSON.stringify({ at: 1, d: { ...draft("requested"), phase: "done" } })}\n`);
+  expect(() => createSqliteReceiptStore(db, { keyDir })).toThrow(`${file} record 1: phase must be one of`);
+  // Nothing was committed and the file is kept for the operator.
+  expect(committed(path)).toEqual([]);
+  expect(readFileSync(file, "utf8")).toContain('"done"');
+  db.close();
+});
+
+test("one process owns the journal: a second store on the same database commits straight to SQLite", async () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  const owner = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const other = openDatabase(path);
+  const second = createSqliteReceiptStore(other, { keyDir, journal: true });
+  second.stage(draft("requested", "call_2"));
+  await second.durable();
+  expect(committed(path)).toEqual(["call_2:requested"]);
+  owner.stage(draft("requested"));
+  await owner.durable();
+  expect(committed(path)).toEqual(["call_2:requested"]);
+  expect(owner.byRun("run_1").map((r) => `${r.callId}:${r.phase}`)).toEqual(["call_2:requested", "call_1:requested"]);
+  expect(owner.verify()).toMatchObject({ ok: true, keyed: 2 });
+  second.close();
+  other.close();
+  // Closing releases it: the next store takes it over.
+  owner.close();
+  const third = createSqliteReceiptStore(db, { keyDir, journal: true });
+  third.stage(draft("started"));
+  await third.durable();
+  expect(committed(path)).toEqual(["call_2:requested", "call_1:requested"]);
+  third.close();
+  expect(committed(path)).toEqual(["call_2:requested", "call_1:requested", "call_1:started"]);
+  db.close();
+});
+
+test("while SQLite is locked, commit points still complete in the journal; the fold catches up after", async () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  db.exec("PRAGMA busy_timeout = 20");
+  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const locker = new Database(path);
+  locker.exec("BEGIN IMMEDIATE");
+  store.stage(draft("requested"));
+  await store.durable();
+  expect(() => store.byRun("run_1")).toThrow(/locked|busy/i);
+  expect(journalLines(keyDir)).toHaveLength(1);
+  locker.exec("ROLLBACK");
+  locker.close();
+  expect(store.byRun("run_1").map((r) => r.phase)).toEqual(["requested"]);
+  expect(journalLines(keyDir)).toEqual([]);
+  store.close();
+  db.close();
+});
