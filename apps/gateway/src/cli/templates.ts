@@ -91,4 +91,4 @@ export default defineTool({
 `;
 
 /** tsconfig.json holds absolute paths to this machine's gateway checkout: regenerated, not committed. */
-export const WORKSPACE_GITIGNORE = "node_modules/\ndata/\n.install.lock\n.oa-stub/\ntsconfig.json\n";
+export const WORKSPACE_GITIGNORE = "node_modules/\ndata/\ncache/\n.install.lock\n.oa-stub/\ntsconfig.json\n";

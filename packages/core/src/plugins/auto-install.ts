@@ -219,7 +219,7 @@ export function readWorkspacePackage(
   mkdirSync(workspace, { recursive: true });
   writeFileSync(pkgFile, JSON.stringify(pkg, null, 2) + "\n");
   const gitignore = join(workspace, ".gitignore");
-  if (!existsSync(gitignore)) writeFileSync(gitignore, "node_modules/\ndata/\n.install.lock\n");
+  if (!existsSync(gitignore)) writeFileSync(gitignore, "node_modules/\ndata/\ncache/\n.install.lock\n");
   return { pkg };
 }
 

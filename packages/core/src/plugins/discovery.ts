@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { normalizeId } from "../tools/plugin-id.ts";
 import { PluginManifestError, readPluginPackage, type PluginPackage } from "./manifest.ts";
+import type { ValidatorCache } from "./config-validator.ts";
 import { findInstalledPackage, parseSpecifier, versionSatisfies } from "./specifier.ts";
 import type { BundledPlugin, Origin } from "./types.ts";
 
@@ -104,6 +105,8 @@ export interface DiscoverInput {
   readonly homeDir: string;
   readonly specifiers: readonly string[];
   readonly bundled: readonly BundledPlugin[];
+  /** Where plugins' compiled config validators are kept (config-validator.ts). */
+  readonly validatorCache?: ValidatorCache;
 }
 
 /** Every candidate in precedence order: project tools, project plugins, global tools, global plugins, config.plugins, bundled. */
@@ -117,7 +120,8 @@ export function discover(input: DiscoverInput, diagnostics: Diagnostic[] = []): 
       const base = file.slice(file.lastIndexOf("/") + 1).replace(/\.[^.]+$/, "");
       out.push({ kind: "tool", id: normalizeId(base), origin, layer, source: file, file });
     }
-    for (const dir of listPluginDirs(join(root, "plugins"))) out.push(pluginCandidate(dir, origin, layer));
+    for (const dir of listPluginDirs(join(root, "plugins")))
+      out.push(pluginCandidate(dir, origin, layer, input.validatorCache));
   }
   for (const spec of input.specifiers) out.push(specifierCandidate(spec, input));
   for (const b of input.bundled)
@@ -132,9 +136,15 @@ export function discover(input: DiscoverInput, diagnostics: Diagnostic[] = []): 
   return out;
 }
 
-function pluginCandidate(dir: string, origin: Origin, layer: number, specifier?: string): Candidate {
+function pluginCandidate(
+  dir: string,
+  origin: Origin,
+  layer: number,
+  validatorCache: ValidatorCache | undefined,
+  specifier?: string,
+): Candidate {
   try {
-    const pkg = readPluginPackage(dir);
+    const pkg = readPluginPackage(dir, { validatorCache });
     return { kind: "plugin", id: pkg.id, origin, layer, source: dir, pkg, specifier };
   } catch (caught) {
     // Anything else (an unreadable file, a bug on odd input) must not stop the other plugins.
@@ -174,7 +184,7 @@ function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
         "Fix the path in config.plugins; relative paths are resolved from the project root.",
       );
     }
-    return pluginCandidate(parsed.dir, "path", 2, spec);
+    return pluginCandidate(parsed.dir, "path", 2, input.validatorCache, spec);
   }
   // `openassistant plugins install` installs config.plugins into .openassistant/; the project's own node_modules also count.
   const dir = findInstalledPackage(parsed.name, input.projectWorkspace);
@@ -187,7 +197,7 @@ function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
       `plugin package "${parsed.name}" is not installed in ${input.projectWorkspace} or ${input.projectRoot}`,
       `Run \`openassistant plugins install\` (it installs config.plugins into ${input.projectWorkspace}), then reload.`,
     );
-  const cand = pluginCandidate(dir, "npm", 2, spec);
+  const cand = pluginCandidate(dir, "npm", 2, input.validatorCache, spec);
   if (cand.kind === "plugin" && parsed.range && cand.pkg.version && !versionSatisfies(cand.pkg.version, parsed.range))
     return broken(
       cand.id,

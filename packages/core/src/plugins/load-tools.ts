@@ -83,6 +83,8 @@ export async function loadToolsIncremental(
       projectRoot,
       homeDir,
       specifiers: config.plugins,
+      // List mode reads compiled validators but writes none.
+      validatorCache: { dir: join(projectWorkspace, "data", "cache"), write: !readOnly },
       bundled: [
         ...(opts.bundled ?? []),
         ...openApiBundles(config.openapi, {

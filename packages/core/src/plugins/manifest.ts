@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ValidateFunction } from "ajv";
 import { normalizeId, isValidId } from "../tools/plugin-id.ts";
+import { compileConfigSchema, type ValidatorCache } from "./config-validator.ts";
 
 export interface PluginPackage {
   readonly dir: string;
@@ -28,18 +29,6 @@ export class PluginManifestError extends Error {
   }
 }
 
-// validateSchema: false skips compiling the draft-07 meta-schema (~100 ms of CPU per Ajv instance);
-// compile() still rejects malformed keywords ("type must be JSONType", "properties value must be object").
-const AJV_OPTIONS = { allErrors: true, useDefaults: true, strict: false, validateSchema: false } as const;
-
-type AjvClass = typeof import("ajv").default;
-let AjvCtor: AjvClass | undefined;
-/** Ajv is loaded only when a plugin has a configSchema (it costs ~35 ms to import). */
-function newAjv(): InstanceType<AjvClass> {
-  AjvCtor ??= (require("ajv") as { default: AjvClass }).default;
-  return new AjvCtor(AJV_OPTIONS);
-}
-
 const ID_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** The manifest's own shape: `{ id?: identifier, name?: string, description?: string, configSchema?: object }`. */
@@ -63,7 +52,7 @@ function manifestProblem(m: unknown): string | undefined {
  * `openassistant.json` (id, name, description, configSchema). Validates the manifest and compiles
  * its configSchema without running any plugin code. Throws PluginManifestError.
  */
-export function readPluginPackage(dirIn: string): PluginPackage {
+export function readPluginPackage(dirIn: string, options: { validatorCache?: ValidatorCache } = {}): PluginPackage {
   const dir = resolve(dirIn);
   const pkgFile = join(dir, "package.json");
   const fallbackId = normalizeId(basename(dir));
@@ -125,9 +114,7 @@ export function readPluginPackage(dirIn: string): PluginPackage {
     description = m.description;
     if (m.configSchema) {
       try {
-        // A fresh Ajv per schema: a shared instance remembers every "$id", so a schema with an
-        // "$id" would fail as "already exists" on the next reload (or in a second plugin).
-        validateConfig = newAjv().compile(m.configSchema);
+        validateConfig = compileConfigSchema(m.configSchema, options.validatorCache);
       } catch (err) {
         const message = (err as Error).message;
         const remote = /can't resolve reference/.test(message);
