@@ -141,8 +141,9 @@ test.each(MODES)(
         new RegExp(`EFFECT ${i + 1} (\\S+)\\n`),
       );
       expect(match[1]).toBe(step.effect);
-      // Frozen right after the first commit point: in journal mode its receipts are only in the journal.
-      if (i === 0) expect(countRows(file)).toBe(mode === "journal" ? 0 : 2);
+      // Frozen right after the first commit point: committed to SQLite in direct mode. (In journal
+      // mode the fold worker runs on while the main thread is frozen: they may be in either place.)
+      if (i === 0 && mode === "direct") expect(countRows(file)).toBe(2);
 
       const db = openDatabase(file);
       const store = createSqliteReceiptStore(db, { keyDir });

@@ -8,7 +8,8 @@ export type {
   ReceiptStore,
   VerifyResult,
 } from "./types.ts";
-export { createSqliteReceiptStore, receiptId, type SqliteReceiptStoreOptions } from "./sqlite-store.ts";
+export { createSqliteReceiptStore, type SqliteReceiptStoreOptions } from "./sqlite-store.ts";
+export { receiptId } from "./chain-writer.ts";
 export { ensureReceiptSchema } from "./schema.ts";
 export { canonicalReceiptJson, receiptHash } from "./hash.ts";
 export { receiptMac, genesisMac } from "./mac.ts";

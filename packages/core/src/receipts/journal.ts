@@ -22,8 +22,10 @@ export interface JournalRecord {
 
 export interface ReceiptJournal {
   readonly path: string;
-  /** Appends the records with one write; throws if the file could not take all of them. */
-  append(records: readonly JournalRecord[]): void;
+  /** Appends journal lines (`journalLines`) with one write; throws if the file could not take all of them. */
+  append(text: string): void;
+  /** What the journal holds now. */
+  read(): JournalRecord[];
   /** Empties the journal once its records are committed to SQLite. */
   clear(): void;
   /** Closes the file and releases the lock. */
@@ -57,13 +59,12 @@ export function openReceiptJournal(dir: string, dbId: string): OpenedJournal | u
   }
   const journal: ReceiptJournal = {
     path,
-    append(records) {
-      let text = "";
-      for (const r of records) text += `${JSON.stringify({ at: r.at, d: r.draft })}\n`;
+    append(text) {
       const bytes = Buffer.from(text, "utf8");
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
     },
+    read: () => readRecords(path),
     clear() {
       ftruncateSync(fd, 0);
     },
@@ -99,6 +100,11 @@ function readRecords(path: string): JournalRecord[] {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
   }
+  return parseJournalLines(text, path);
+}
+
+/** Journal lines as records; `where` names the source in the error for a damaged line. */
+export function parseJournalLines(text: string, where: string): JournalRecord[] {
   const lines = text.split("\n");
   // A write cut short by the crash has no newline: it was never reported durable.
   lines.pop();
@@ -111,7 +117,14 @@ function readRecords(path: string): JournalRecord[] {
       // reported below
     }
     throw new Error(
-      `${path} line ${i + 1} is not a receipt journal record; restore the file from a backup, or move it aside (the receipts it holds are then lost)`,
+      `${where} line ${i + 1} is not a receipt journal record; restore the file from a backup, or move it aside (the receipts it holds are then lost)`,
     );
   });
+}
+
+/** The records as journal lines: one JSON object per line, each ending in a newline. */
+export function journalLines(records: readonly JournalRecord[]): string {
+  let text = "";
+  for (const r of records) text += `${JSON.stringify({ at: r.at, d: r.draft })}\n`;
+  return text;
 }

@@ -1,20 +1,12 @@
 import type { Database, Statement } from "bun:sqlite";
 import { toolPatternToRegExp } from "../tools/pattern.ts";
 import { createRunBudgets } from "./bounds.ts";
-import { headPath, openHeadWriter, readHead, type ChainHead } from "./head.ts";
-import { type JournalRecord, openReceiptJournal, type ReceiptJournal } from "./journal.ts";
+import { createChainWriter, DRAFT_TEXT_FIELDS } from "./chain-writer.ts";
+import { type FoldThread, startFoldThread } from "./fold-thread.ts";
+import { headPath, readHead } from "./head.ts";
+import { type JournalRecord, journalLines, openReceiptJournal, type ReceiptJournal } from "./journal.ts";
 import { loadReceiptKey, processReceiptKey, type ReceiptKey } from "./key.ts";
-import { genesisMac, receiptMac } from "./mac.ts";
-import {
-  ensureReceiptSchema,
-  metaValue,
-  RECEIPT_COLUMNS,
-  RECEIPT_INSERT_COLUMNS,
-  readMeta,
-  type ReceiptRow,
-  SCHEME_KEYED,
-  SCHEME_LEGACY,
-} from "./schema.ts";
+import { ensureReceiptSchema, metaValue, RECEIPT_COLUMNS, readMeta, type ReceiptRow, SCHEME_LEGACY } from "./schema.ts";
 import type { Receipt, ReceiptDraft, ReceiptQuery, ReceiptStore } from "./types.ts";
 import { createVerifier } from "./verify.ts";
 
@@ -29,7 +21,8 @@ export interface SqliteReceiptStoreOptions {
   readonly keyDir?: string;
   /**
    * Commit points write to the journal in `keyDir` (journal.ts) instead of committing to SQLite;
-   * the journal is folded into SQLite in batches and before every read. The gateway sets it.
+   * a worker thread folds the journal into SQLite in batches, and every read waits for it first.
+   * The gateway sets it. Needs a database file (not `:memory:`).
    * Without it (or without `keyDir`, or while another process owns the journal) every commit
    * point is a SQLite commit. Either way, a store that opens the database folds what a crashed
    * owner's journal still holds.
@@ -55,7 +48,10 @@ type Staged = JournalRecord;
  * awaits `durable()` right before such a step, so a crash never loses a receipt a later step
  * depended on. Reads commit what is staged first. The database is opened by `openDatabase()` in
  * WAL mode with synchronous=NORMAL: a commit survives a crash or SIGKILL of the process; only an
- * OS crash or power loss may lose the last few commits.
+ * OS crash or power loss may lose the last few commits. With `journal`, a commit point is an
+ * append to the journal instead (journal.ts: the same guarantee), and the fold worker
+ * (fold-worker.ts, a thread with its own connection) commits the journal to SQLite in batches;
+ * reads wait for it first.
  *
  * The store does not own `db`: `close()` commits what is staged and releases its statements and
  * head file; the opener closes the database.
@@ -66,10 +62,8 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   ensureReceiptSchema(db);
   const dbId = metaValue(db, "db_id", () => `db_${crypto.randomUUID().replaceAll("-", "")}`);
   const headFile = key.dir ? headPath(key.dir, dbId) : undefined;
-  // The last (seq, mac) this store committed or found recorded outside the database.
-  let head: ChainHead | undefined = headFile ? readHead(headFile) : undefined;
-  let headWriter: ReturnType<typeof openHeadWriter> | undefined;
   const budgets = createRunBudgets();
+  const writer = createChainWriter(db, { key, dbId, headFile, headWrites: "turn" });
 
   const statements = new Map<string, Statement>();
   const prepare = (sql: string): Statement => {
@@ -80,183 +74,118 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     }
     return st;
   };
-
-  const lastRowStmt = prepare("SELECT seq, hash, scheme FROM receipts ORDER BY seq DESC LIMIT 1");
-  const insertStmt = prepare(
-    `INSERT INTO receipts (${RECEIPT_INSERT_COLUMNS}) VALUES (${RECEIPT_INSERT_COLUMNS.split(",")
-      .map(() => "?")
-      .join(", ")})`,
-  );
   const byRunStmt = prepare(`SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE run_id = ? ORDER BY seq`);
   const verifier = createVerifier({
     db,
     key: key.key,
     keyId: key.id,
     dbId,
-    head: () => (headFile ? readHead(headFile) : head),
+    head: () => (headFile ? readHead(headFile) : writer.head()),
     headWhere: headFile ?? "this process's memory",
-  });
-
-  let keyChecked = false;
-  /** The database records the id of the key that signs it (set by the first commit). */
-  function checkKey(record: boolean): void {
-    if (keyChecked) return;
-    const recorded = record ? metaValue(db, "key_id", () => key.id) : readMeta(db, "key_id");
-    if (recorded === undefined) return;
-    if (recorded !== key.id)
-      throw new Error(
-        `the receipts in this database are signed with key ${recorded}, but ${key.path ?? "this process"} holds key ${key.id}: restore the key file that signed them, or move the database aside so a new chain starts`,
-      );
-    keyChecked = true;
-  }
-
-  const commitTx = db.transaction((batch: readonly Staged[]): Receipt[] => {
-    checkKey(true);
-    const last = lastRowStmt.get() as { seq: number; hash: string; scheme: number } | null;
-    let seq = last?.seq ?? 0;
-    let prev: string;
-    if (head && (!last || last.seq < head.seq || (last.seq === head.seq && last.hash !== head.mac))) {
-      // The database lost receipts this machine committed: chain on from the recorded head, so
-      // the gap stays visible to the verifier instead of being papered over.
-      prev = head.mac;
-      seq = Math.max(seq, head.seq);
-    } else if (last && last.scheme === SCHEME_KEYED) prev = last.hash;
-    else prev = genesisMac(key.key, dbId, verifier.legacyDigestBefore(Number.MAX_SAFE_INTEGER));
-    const out: Receipt[] = [];
-    for (const { draft, at } of batch) {
-      seq++;
-      const content = draftContent(draft, seq, at);
-      const hash = receiptMac(key.key, prev, macFields(content));
-      insertStmt.run(
-        seq,
-        content.runId,
-        content.callId,
-        content.sessionId ?? null,
-        content.toolPath,
-        content.phase,
-        content.approval,
-        content.policy,
-        content.decision ?? null,
-        content.decidedBy ?? null,
-        content.reason ?? null,
-        content.inputPreview ?? null,
-        content.outputPreview ?? null,
-        content.error ?? null,
-        content.durationMs ?? null,
-        at,
-        prev,
-        hash,
-        SCHEME_KEYED,
-      );
-      out.push({ ...content, prevHash: prev, hash } as Receipt);
-      prev = hash;
-    }
-    return out;
   });
 
   let pending: Staged[] = [];
   let waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   let scheduled = false;
   let deferTimer: ReturnType<typeof setTimeout> | undefined;
-  // Receipts in the journal (durable) and not yet in SQLite; only a store that owns a journal has them.
-  let journaled: Staged[] = [];
+  // With a journal (journal.ts), commit points append to it and the fold worker (fold-thread.ts)
+  // copies it into SQLite; without one, or while a caller's transaction is open, they commit here.
   let journal: ReceiptJournal | undefined;
-  let foldTimer: ReturnType<typeof setTimeout> | undefined;
+  let thread: FoldThread | undefined;
 
-  /** A commit point: the staged receipts go to the journal when this store owns one, else to SQLite. */
+  /** A commit point: the staged receipts go to the journal and the worker, or else into SQLite. */
   function commitPending(): void {
-    if (!journal || pending.length === 0 || db.inTransaction) return void fold();
+    if (!journalPending()) fold();
+  }
+
+  /** Appends the staged receipts to the journal and sends them to the worker; false if this store commits them itself. */
+  function journalPending(): boolean {
+    if (!journal || !thread || thread.dead() || db.inTransaction) return false;
+    if (pending.length === 0) return true;
     if (deferTimer) clearTimeout(deferTimer);
     deferTimer = undefined;
     const batch = pending;
     const ws = waiters;
     pending = [];
     waiters = [];
+    const text = journalLines(batch);
     try {
-      journal.append(batch);
+      // Everything sent before is in SQLite: the journal starts over.
+      if (thread.outstanding() === 0) journal.clear();
+      journal.append(text);
     } catch {
-      // The journal could not take them (disk full, I/O error): SQLite may.
+      // The journal could not take them (disk full, I/O error): SQLite may, after what the worker holds.
       pending = batch.concat(pending);
       waiters = ws.concat(waiters);
-      return void fold();
+      try {
+        thread.foldNow();
+      } catch {
+        // the commit below reports the error, if SQLite has one
+      }
+      return false;
     }
-    for (const r of batch) journaled.push(r);
+    thread.send(text, batch.length);
     for (const w of ws) w.resolve();
-    scheduleFold();
+    return true;
   }
 
   /**
-   * Commits the journaled and the staged receipts (and `extra`) to SQLite in one transaction. On
-   * failure they stay where they were (journaled, or queued for the next commit) and it throws.
+   * Everything staged (and `extra`) in SQLite before it returns: through the worker when this store
+   * has one, else in one transaction here. On failure the receipts stay where they were (in the
+   * journal, or queued for the next commit) and it throws. Returns what it committed here, or the
+   * last receipt the worker committed.
    */
   function fold(extra?: Staged): Receipt[] {
+    if (extra) pending.push(extra);
+    if (journalPending()) {
+      const last = thread!.foldNow();
+      if (thread!.outstanding() === 0) journal!.clear();
+      return last ? [last] : [];
+    }
+    if (journal && thread?.dead()) adoptAbandoned();
     if (deferTimer) clearTimeout(deferTimer);
-    if (foldTimer) clearTimeout(foldTimer);
-    deferTimer = foldTimer = undefined;
-    const fromJournal = journaled.length;
-    const batch = [...journaled, ...pending, ...(extra ? [extra] : [])];
+    deferTimer = undefined;
+    const batch = pending;
     const ws = waiters;
-    journaled = [];
     pending = [];
     waiters = [];
     if (batch.length === 0) {
       for (const w of ws) w.resolve();
       return [];
     }
-    // Inside a caller's transaction our "commit" is a savepoint: the head moves only on a real commit.
-    const outer = db.inTransaction;
     let written: Receipt[];
     try {
-      // IMMEDIATE: take the write lock before reading the chain's end, so seq and prev are ours.
-      written = commitTx.immediate(batch);
+      written = writer.commit(batch);
     } catch (e) {
-      journaled = batch.slice(0, fromJournal);
-      pending = batch.slice(fromJournal, extra ? -1 : undefined).concat(pending);
+      pending = (extra ? batch.slice(0, -1) : batch).concat(pending);
       for (const w of ws) w.reject(e);
-      if (journaled.length > 0) scheduleFold();
       throw e;
-    }
-    const last = written[written.length - 1]!;
-    if (!outer) {
-      head = { seq: last.seq, mac: last.hash };
-      scheduleHeadWrite();
-      // Emptied only after the commit: a crash in between leaves records that the next open finds committed.
-      if (fromJournal > 0) journal?.clear();
     }
     for (const w of ws) w.resolve();
     return written;
   }
 
-  // Journaled receipts reach SQLite in batches: FOLD_MS after the first, sooner once there are many.
-  const foldLater = () => {
-    foldTimer = undefined;
-    try {
-      fold();
-    } catch {
-      // still journaled (durable); retried on the next timer, and a read reports the error
-    }
-  };
-  function scheduleFold(): void {
-    if (journaled.length >= FOLD_ROWS) {
-      if (foldTimer) clearTimeout(foldTimer);
-      foldTimer = setTimeout(foldLater, 0);
-    } else foldTimer ??= setTimeout(foldLater, FOLD_MS);
-    foldTimer.unref?.();
+  /** The worker stopped: commit what it may not have, from the journal, here. */
+  function adoptAbandoned(): void {
+    if (!journal || !thread) return;
+    const left = journal.read();
+    thread.close();
+    thread = undefined;
+    commitLeftover(left, journal.path);
+    journal.clear();
   }
 
-  // The head file is written once per event-loop turn, off the commit's path (a syscall per commit
-  // would cost a single append about a tenth of its time). A crash before it is written leaves the
-  // head behind by the commits of that turn: those rows are still checked by the chain.
-  let headDirty = false;
-  const writeHead = () => {
-    if (!headDirty || !head || !headFile) return;
-    headDirty = false;
-    (headWriter ??= openHeadWriter(headFile)).write(head);
-  };
-  function scheduleHeadWrite(): void {
-    if (!headFile || headDirty) return;
-    headDirty = true;
-    setImmediate(writeHead);
+  /** Commits the journal records that are not in SQLite yet (a crash may come between the two). */
+  function commitLeftover(records: readonly Staged[], where: string): void {
+    const committed = prepare(
+      "SELECT 1 FROM receipts WHERE run_id = ? AND call_id = ? AND phase = ? AND at = ? LIMIT 1",
+    );
+    const missing = records.filter((r, i) => {
+      const problem = findDraftProblem(r.draft);
+      if (problem) throw new Error(`${where} record ${i + 1}: ${problem}; restore the file from a backup`);
+      return committed.get(r.draft.runId, r.draft.callId, r.draft.phase, r.at) === null;
+    });
+    if (missing.length > 0) writer.commit(missing);
   }
 
   // Alone, a run's commit follows at once (a microtask: no event-loop turn added to its latency).
@@ -283,7 +212,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
 
   function prepareDraft(draft: ReceiptDraft): Staged {
     validateDraft(draft);
-    checkKey(false);
+    writer.checkKey(false);
     return { draft: budgets.bound(draft), at: Math.trunc(now()) };
   }
 
@@ -314,7 +243,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
   }
 
-  const flush = () => void ((pending.length > 0 || journaled.length > 0) && fold());
+  const flush = () => void ((pending.length > 0 || (thread !== undefined && thread.outstanding() > 0)) && fold());
 
   function byRun(runId: string): Receipt[] {
     flush();
@@ -370,26 +299,29 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
 
   function verifyRun(runId: string): { ok: true } | { ok: false; brokenAt: string; reason: string } {
     flush();
-    writeHead();
+    writer.writeHead();
     const r = verifier.verifyRun(runId);
     return r.ok ? { ok: true } : r;
   }
 
   function verify() {
     flush();
-    writeHead();
+    writer.writeHead();
     return verifier.verifyAll();
   }
 
   function close(): void {
-    flush();
-    writeHead();
-    for (const st of statements.values()) st.finalize();
-    statements.clear();
-    headWriter?.close();
-    headWriter = undefined;
-    journal?.close();
-    journal = undefined;
+    try {
+      flush();
+    } finally {
+      thread?.close();
+      thread = undefined;
+      for (const st of statements.values()) st.finalize();
+      statements.clear();
+      writer.close();
+      journal?.close();
+      journal = undefined;
+    }
   }
 
   if (key.dir) adoptJournal(key.dir);
@@ -398,23 +330,15 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     const opened = openReceiptJournal(dir, dbId);
     if (!opened) return;
     try {
-      const committed = prepare(
-        "SELECT 1 FROM receipts WHERE run_id = ? AND call_id = ? AND phase = ? AND at = ? LIMIT 1",
-      );
-      const missing = opened.leftover.filter((r, i) => {
-        const problem = findDraftProblem(r.draft);
-        if (problem)
-          throw new Error(`${opened.journal.path} record ${i + 1}: ${problem}; restore the file from a backup`);
-        return committed.get(r.draft.runId, r.draft.callId, r.draft.phase, r.at) === null;
-      });
-      journaled = missing;
-      fold();
+      commitLeftover(opened.leftover, opened.journal.path);
       opened.journal.clear();
+      if (options.journal && db.filename && db.filename !== ":memory:")
+        thread = startFoldThread({ path: db.filename, key, dbId, headFile });
     } catch (e) {
       opened.journal.close();
       throw e;
     }
-    if (options.journal) journal = opened.journal;
+    if (thread) journal = opened.journal;
     else opened.journal.close();
   }
 
@@ -431,63 +355,11 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
 
 /** The longest a deferred receipt waits for another commit to carry it. */
 const DEFER_MS = 2;
-/** How long journaled receipts wait for SQLite, and how many make it fold at once. */
-const FOLD_MS = 50;
-const FOLD_ROWS = 1024;
-
-/** `r_000123`: sortable, stable, short enough for a Discord line. */
-export function receiptId(seq: number): string {
-  return `r_${String(seq).padStart(6, "0")}`;
-}
 
 function toSqlGlob(pattern: string): string {
   let out = "";
   for (const ch of pattern.replace(/\*+/g, "*")) out += ch === "?" ? "[?]" : ch === "[" ? "[[]" : ch;
   return out;
-}
-
-const OPTIONAL_TEXT = ["decidedBy", "reason", "sessionId", "inputPreview", "outputPreview", "error"] as const;
-
-/** The draft's fields plus id/seq/at; absent (undefined/null) fields are left out. */
-function draftContent(d: ReceiptDraft, seq: number, at: number): Omit<Receipt, "hash" | "prevHash"> {
-  const c: Record<string, unknown> = {
-    runId: d.runId,
-    callId: d.callId,
-    toolPath: d.toolPath,
-    phase: d.phase,
-    approval: d.approval,
-    policy: d.policy,
-  };
-  if (d.decision != null) c.decision = d.decision;
-  for (const f of OPTIONAL_TEXT) if (d[f] != null) c[f] = d[f];
-  if (d.durationMs != null) c.durationMs = d.durationMs;
-  c.id = receiptId(seq);
-  c.seq = seq;
-  c.at = at;
-  return c as unknown as Omit<Receipt, "hash" | "prevHash">;
-}
-
-function macFields(c: Omit<Receipt, "hash" | "prevHash">) {
-  return {
-    seq: c.seq,
-    at: c.at,
-    durationMs: c.durationMs ?? null,
-    text: {
-      run_id: c.runId,
-      call_id: c.callId,
-      session_id: c.sessionId ?? null,
-      tool_path: c.toolPath,
-      phase: c.phase,
-      approval: c.approval,
-      policy: c.policy,
-      decision: c.decision ?? null,
-      decided_by: c.decidedBy ?? null,
-      reason: c.reason ?? null,
-      input_preview: c.inputPreview ?? null,
-      output_preview: c.outputPreview ?? null,
-      error: c.error ?? null,
-    },
-  };
 }
 
 /** Drops absent (undefined/null) fields so stored and read-back receipts compare equal. */
@@ -537,7 +409,7 @@ function findDraftProblem(d: ReceiptDraft): string | undefined {
   if (d.decision != null && !DECISIONS.has(d.decision))
     return `decision must be "auto", "approved" or "denied", got ${JSON.stringify(d.decision)}`;
   if (d.durationMs != null && !Number.isFinite(d.durationMs)) return "durationMs must be a finite number";
-  for (const f of OPTIONAL_TEXT)
+  for (const f of DRAFT_TEXT_FIELDS)
     if (d[f] != null && typeof d[f] !== "string") return `${f} must be a string when given`;
   return undefined;
 }

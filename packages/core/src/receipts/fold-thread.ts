@@ -1,0 +1,97 @@
+import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import {
+  CTL_ANSWERED,
+  CTL_FOLDED,
+  CTL_SLOTS,
+  type FoldReply,
+  type FoldRequest,
+  type FoldWorkerData,
+} from "./fold-protocol.ts";
+import type { Receipt } from "./types.ts";
+
+/**
+ * The store's side of the fold worker (fold-worker.ts). Journaled records go over as messages and
+ * cost the event loop only the post; `foldNow` blocks the calling thread (Atomics.wait) until the
+ * worker has committed everything sent, so the store's reads stay synchronous.
+ */
+export interface FoldThread {
+  send(text: string, count: number): void;
+  /** Records sent and not yet committed. */
+  outstanding(): number;
+  /** Commits everything sent; the last receipt written, if any. Throws the worker's error. */
+  foldNow(): Receipt | undefined;
+  /** True once the worker has stopped or failed to start; the store then folds by itself. */
+  dead(): boolean;
+  close(): void;
+}
+
+/** How long a read waits for the worker before it gives up (a stuck or dead thread). */
+const ANSWER_MS = 30_000;
+
+export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): FoldThread {
+  const ctl = new Int32Array(new SharedArrayBuffer(CTL_SLOTS * 4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(new URL("./fold-worker.ts", import.meta.url), {
+    workerData: { ...data, ctl: ctl.buffer, reply: port2 } satisfies FoldWorkerData,
+    transferList: [port2],
+  });
+  worker.unref();
+  let stopped = false;
+  let failure: string | undefined;
+  worker.on("error", (e) => {
+    stopped = true;
+    failure = e instanceof Error ? e.message : String(e);
+  });
+  worker.on("exit", () => {
+    stopped = true;
+  });
+  let sent = 0;
+  let requests = 0;
+
+  function request(t: "fold" | "close"): FoldReply {
+    if (stopped) throw new Error(`the receipt fold worker stopped${failure ? `: ${failure}` : ""}`);
+    const id = ++requests;
+    worker.postMessage({ t, id } satisfies FoldRequest);
+    const deadline = performance.now() + ANSWER_MS;
+    for (let seen = Atomics.load(ctl, CTL_ANSWERED); seen < id; seen = Atomics.load(ctl, CTL_ANSWERED)) {
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        stopped = true;
+        throw new Error(`the receipt fold worker did not answer within ${ANSWER_MS / 1000} s`);
+      }
+      Atomics.wait(ctl, CTL_ANSWERED, seen, left);
+    }
+    // Answers arrive in request order; an earlier one nobody waited for (a timeout) is skipped.
+    for (;;) {
+      const m = receiveMessageOnPort(port1)?.message as FoldReply | undefined;
+      if (!m) throw new Error("the receipt fold worker answered without a reply");
+      if (m.id === id) return m;
+    }
+  }
+
+  return {
+    send(text, count) {
+      worker.postMessage({ t: "records", text } satisfies FoldRequest);
+      sent += count;
+    },
+    outstanding: () => sent - Atomics.load(ctl, CTL_FOLDED),
+    foldNow() {
+      const r = request("fold");
+      if (!r.ok) throw new Error(r.error);
+      return r.last;
+    },
+    dead: () => stopped,
+    close() {
+      try {
+        if (!stopped) {
+          const r = request("close");
+          if (!r.ok) throw new Error(r.error);
+        }
+      } finally {
+        stopped = true;
+        port1.close();
+        void worker.terminate();
+      }
+    },
+  };
+}
