@@ -36,7 +36,8 @@ for (const [name, R] of Object.entries(trees)) {
   await pool.warmUp();
   const runner = createCodeModeRunner({
     tools: tree,
-    receipts: createSqliteReceiptStore(openDatabase(`${dir}/oa.sqlite`)),
+    // As each version's gateway opens it (a checkout without the journal ignores the option).
+    receipts: createSqliteReceiptStore(openDatabase(`${dir}/oa.sqlite`), { keyDir: `${dir}/config`, journal: true }),
     requestApproval: async () => ({ decision: "denied", by: "b" }),
     sandbox: pool,
     limits: { maxToolCalls: 2000 },
