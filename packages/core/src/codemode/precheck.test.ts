@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { precheckSnippet } from "./precheck.ts";
+import { isIdPart, isIdStart, isSpace, precheckSnippet } from "./precheck.ts";
 import { SNIPPET_TRANSPILER_OPTIONS } from "./transpile.ts";
 
 const refused = (code: string) => precheckSnippet(code);
@@ -117,6 +117,20 @@ describe("precheckSnippet: refuses whatever could load or resolve a module on th
       message: expect.stringContaining("wrap the expression in parentheses"),
     });
   });
+});
+
+test("the lexer's character classes (ASCII by table) agree with the Unicode properties for every code point", () => {
+  const mismatches: string[] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const c = String.fromCodePoint(cp);
+    const space =
+      c === "\u00a0" || c === "\ufeff" || c === "\n" || c === "\r" || c === "\u2028" || c === "\u2029" || /\s/u.test(c);
+    if (isIdStart(c) !== /[\p{ID_Start}$_]/u.test(c)) mismatches.push(`start U+${cp.toString(16)}`);
+    if (isIdPart(c) !== /[\p{ID_Continue}$_\u200c\u200d]/u.test(c)) mismatches.push(`part U+${cp.toString(16)}`);
+    if (isSpace(c) !== space) mismatches.push(`space U+${cp.toString(16)}`);
+  }
+  expect(mismatches).toEqual([]);
 });
 
 describe("precheckSnippet: ordinary snippets pass", () => {

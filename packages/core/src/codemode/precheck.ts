@@ -91,8 +91,32 @@ interface Open {
 }
 
 const isLineTerminator = (c: string) => c === "\n" || c === "\r" || c === "\u2028" || c === "\u2029";
-const isIdStart = (c: string) => /[\p{ID_Start}$_]/u.test(c);
-const isIdPart = (c: string) => /[\p{ID_Continue}$_\u200c\u200d]/u.test(c);
+
+// Character classes by table for ASCII (nearly every character of a snippet), by Unicode property
+// otherwise: a regular expression per character made this lexer most of a run's transpile time.
+const asciiTable = (re: RegExp) =>
+  Uint8Array.from({ length: 128 }, (_, k) => (re.test(String.fromCharCode(k)) ? 1 : 0));
+const ID_START = /[\p{ID_Start}$_]/u;
+const ID_PART = /[\p{ID_Continue}$_\u200c\u200d]/u;
+const ASCII_ID_START = asciiTable(ID_START);
+const ASCII_ID_PART = asciiTable(ID_PART);
+const ASCII_SPACE = asciiTable(/\s/u);
+/** `c`: one code point (one or two UTF-16 units). */
+export const isIdStart = (c: string) => {
+  const k = c.charCodeAt(0);
+  return k < 128 ? ASCII_ID_START[k] === 1 : ID_START.test(c);
+};
+export const isIdPart = (c: string) => {
+  const k = c.charCodeAt(0);
+  return k < 128 ? ASCII_ID_PART[k] === 1 : ID_PART.test(c);
+};
+/** JavaScript white space or a line terminator. */
+export const isSpace = (c: string) => {
+  const k = c.charCodeAt(0);
+  if (k < 128) return ASCII_SPACE[k] === 1;
+  return c === "\u00a0" || c === "\ufeff" || isLineTerminator(c) || /\s/u.test(c);
+};
+const isDigit = (c: string | undefined) => c !== undefined && c.length === 1 && c >= "0" && c <= "9";
 
 /** Returns undefined when the snippet may go on to the typecheck / transpiler, else why not. */
 export function precheckSnippet(code: string): PrecheckRefusal | undefined {
@@ -128,8 +152,14 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
         j += m![0].length;
         continue;
       }
-      const cp = code.codePointAt(j)!;
-      const ch = String.fromCodePoint(cp);
+      const k = code.charCodeAt(j);
+      if (k < 128) {
+        if ((j === start ? ASCII_ID_START : ASCII_ID_PART)[k] !== 1) break;
+        word += c;
+        j++;
+        continue;
+      }
+      const ch = String.fromCodePoint(code.codePointAt(j)!);
       if (j === start ? isIdStart(ch) : isIdPart(ch)) {
         word += ch;
         j += ch.length;
@@ -198,16 +228,7 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
   while (i < code.length) {
     const c = code[i]!;
     // whitespace and line terminators
-    if (
-      c === " " ||
-      c === "\t" ||
-      c === "\v" ||
-      c === "\f" ||
-      c === "\u00a0" ||
-      c === "\ufeff" ||
-      isLineTerminator(c) ||
-      /\s/u.test(c)
-    ) {
+    if (isSpace(c)) {
       i++;
       continue;
     }
@@ -255,7 +276,7 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       if (t.substitution) prev = { kind: "punct", value: "${", operandBefore: false };
       continue;
     }
-    if (c === "\\" || isIdStart(String.fromCodePoint(code.codePointAt(i)!))) {
+    if (c === "\\" || isIdStart(code.charCodeAt(i) < 128 ? c : String.fromCodePoint(code.codePointAt(i)!))) {
       const w = readWord(i);
       if ("message" in w) return w;
       if (w.end === i) return at(i, `unexpected character ${JSON.stringify(c)}`);
@@ -267,7 +288,7 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       i = w.end;
       continue;
     }
-    if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(code[i + 1] ?? ""))) {
+    if (isDigit(c) || (c === "." && isDigit(code[i + 1]))) {
       // Strict on purpose: whatever follows a number is lexed as its own token (so `1import` is seen).
       i += NUMBER.exec(code.slice(i, i + 400))![0].length;
       prev = { kind: "operand" };
