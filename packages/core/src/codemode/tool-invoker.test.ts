@@ -343,6 +343,43 @@ describe("tool invoker: the tool's context", () => {
     expect(failed?.callId).toBe(seen[0]!.callId);
   });
 
+  test("a result or a rejection arriving after the timeout is dropped: the call stays failed with the timeout", async () => {
+    const s = setup();
+    const late: Array<() => void> = [];
+    for (const [path, settle] of [
+      ["slow.resolves", (resolve: (v: unknown) => void) => resolve({ late: true })],
+      ["slow.rejects", (_: unknown, reject: (e: unknown) => void) => reject(new Error("late failure"))],
+    ] as const)
+      (s.ctx.tools as Map<string, ToolDefinition>).set(
+        path,
+        defineTool({
+          description: "Settles after its timeout, ignoring its signal",
+          approval: "auto",
+          args: z.object({}),
+          run: () => new Promise((resolve, reject) => late.push(() => settle(resolve, reject))),
+        }),
+      );
+    const invoker = createToolInvoker({ ...s.ctx, toolTimeoutMs: 20 });
+    const results = [await invoker.invoke("slow.resolves", "{}"), await invoker.invoke("slow.rejects", "{}")];
+    for (const settle of late) settle();
+    await Bun.sleep(5);
+    expect(results.map((r) => (r.ok ? "ok" : r.error.code))).toEqual(["TOOL_FAILED", "TOOL_FAILED"]);
+    expect(results.map((r) => (r.ok ? "" : r.error.message))).toEqual([
+      "slow.resolves failed: slow.resolves did not finish within 0 s",
+      "slow.rejects failed: slow.rejects did not finish within 0 s",
+    ]);
+    const outcomes = s.receipts.byRun("run_inv").filter((r) => r.phase === "succeeded" || r.phase === "failed");
+    expect(outcomes.map((r) => `${r.toolPath}:${r.phase}`)).toEqual(["slow.resolves:failed", "slow.rejects:failed"]);
+    expect(invoker.outcomes.map((o) => o.status)).toEqual(["failed", "failed"]);
+  });
+
+  test("an infinite timeout arms no timer; the tool's result is recorded", async () => {
+    const s = setup();
+    const invoker = createToolInvoker({ ...s.ctx, toolTimeoutMs: Number.POSITIVE_INFINITY });
+    const r = await invoker.invoke("notes.list", "{}");
+    expect(r).toEqual({ ok: true, json: '["a"]' });
+  });
+
   test("cancelling the run aborts a running tool's signal", async () => {
     const run = new AbortController();
     const s = setup({ signal: run.signal });

@@ -1,6 +1,3 @@
-import * as Cause from "effect/Cause";
-import * as Effect from "effect/Effect";
-import * as Exit from "effect/Exit";
 import type { ToolContext, ToolDefinition } from "@openassistant/sdk";
 import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
@@ -199,12 +196,12 @@ export function createToolInvoker(ctx: InvokerContext) {
       ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
       log: toolLogger(path, ctx.redact),
     };
-    const exit = await Effect.runPromiseExit(runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort));
+    const exit = await runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
     ctx.signal.removeEventListener("abort", abortCall);
     if (abandoned) return abandoned;
     ctx.running.delete(callId);
     const durationMs = Math.round(performance.now() - started);
-    if (Exit.isSuccess(exit)) {
+    if (exit.ok) {
       const json = safeJson(exit.value);
       if (!json.ok) {
         const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${json.message}`);
@@ -220,7 +217,7 @@ export function createToolInvoker(ctx: InvokerContext) {
       });
       return finish("succeeded", { decision, decidedBy }, { ok: true, json: json.text });
     }
-    const failure = describeFailure(exit.cause);
+    const failure = describeThrown(exit.failure.cause);
     const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);
     append({ phase: "failed", decision, decidedBy, error, durationMs });
     return finish(
@@ -337,10 +334,20 @@ function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok
   }
 }
 
+/** A tool's settled run: its value, or a typed failure carrying what it threw (or the timeout). */
+type RunExit =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly failure: ToolRunFailure };
+
+/** setTimeout's largest delay; a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * The tool's `run` as an Effect: a throw or rejection is a typed `ToolRunFailure`, and the timeout
- * is an operator. On timeout Effect interrupts the call, and the interruption reaches the tool
- * through its `ctx.signal` (aborted with the timeout as reason), so a tool that honours it stops.
+ * The tool's `run`, bounded by the call's timeout: a throw or rejection is a typed `ToolRunFailure`.
+ * On timeout the tool's `ctx.signal` is aborted with the timeout as reason (so a tool that honours
+ * it stops) and the call fails with the signal's reason; a result that arrives later is dropped.
+ * Plain promises rather than an Effect fiber: this runs once per tool call, where a fiber, a race
+ * and a forked sleep cost more CPU than the rest of the call (see docs/CONTRIBUTING.md).
  */
 function runTool(
   definition: ToolDefinition,
@@ -349,25 +356,40 @@ function runTool(
   path: string,
   timeoutMs: number,
   callAbort: AbortController,
-): Effect.Effect<unknown, ToolRunFailure> {
-  const timedOut = () => new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`);
-  return Effect.tryPromise({
-    try: async (interrupted) => {
-      interrupted.addEventListener("abort", () => callAbort.abort(timedOut()), { once: true });
-      return await definition.run(input, toolCtx);
-    },
-    catch: (e) => new ToolRunFailure(e),
-  }).pipe(
-    Effect.timeoutOrElse({
-      duration: timeoutMs,
-      orElse: () => Effect.fail(new ToolRunFailure(callAbort.signal.reason ?? timedOut())),
-    }),
-  );
-}
-
-function describeFailure(cause: Cause.Cause<ToolRunFailure>): ThrownValue {
-  const failure = Cause.squash(cause);
-  return describeThrown(failure instanceof ToolRunFailure ? failure.cause : failure);
+): Promise<RunExit> {
+  return new Promise<RunExit>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const settle = (exit: RunExit) => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      resolve(exit);
+    };
+    // Like Effect's sleep: no timer for an infinite timeout, chained timers past setTimeout's range.
+    const arm = (ms: number) => {
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          if (ms > MAX_TIMER_MS) return arm(ms - MAX_TIMER_MS);
+          callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));
+          settle({ ok: false, failure: new ToolRunFailure(callAbort.signal.reason) });
+        },
+        Math.max(0, Math.min(ms, MAX_TIMER_MS)),
+      );
+    };
+    if (Number.isFinite(timeoutMs)) arm(timeoutMs);
+    let pending: unknown;
+    try {
+      pending = definition.run(input, toolCtx);
+    } catch (e) {
+      return settle({ ok: false, failure: new ToolRunFailure(e) });
+    }
+    Promise.resolve(pending).then(
+      (value) => settle({ ok: true, value }),
+      (e: unknown) => settle({ ok: false, failure: new ToolRunFailure(e) }),
+    );
+  });
 }
 
 /** What of a thrown value may leave the host: `crossing` for the sandbox, `recorded` for receipts and logs. */
