@@ -405,6 +405,112 @@ describe("tool invoker: the tool's context", () => {
   });
 });
 
+describe("tool invoker: cancelling a run with calls in flight", () => {
+  test("every running call's signal is aborted, each with its own path; a finished call's is not", async () => {
+    const run = new AbortController();
+    const s = setup({ signal: run.signal });
+    const reasons = new Map<string, string>();
+    const signals: AbortSignal[] = [];
+    for (const name of ["one", "two"])
+      (s.ctx.tools as Map<string, ToolDefinition>).set(
+        `slow.${name}`,
+        defineTool({
+          description: "Waits for cancellation",
+          approval: "auto",
+          args: z.object({}),
+          run: (_input, call) =>
+            new Promise((resolve) => {
+              call.signal.addEventListener("abort", () => {
+                reasons.set(name, String((call.signal.reason as Error).message));
+                resolve("stopped");
+              });
+            }),
+        }),
+      );
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "quick.done",
+      defineTool({
+        description: "Returns at once",
+        approval: "auto",
+        args: z.object({}),
+        run: async (_input, call) => (signals.push(call.signal), "done"),
+      }),
+    );
+    await s.invoker.invoke("quick.done", "{}");
+    const calls = Promise.all([s.invoker.invoke("slow.one", "{}"), s.invoker.invoke("slow.two", "{}")]);
+    await Bun.sleep(10);
+    run.abort();
+    await calls;
+    expect(Object.fromEntries(reasons)).toEqual({
+      one: "the run was cancelled; slow.one should stop",
+      two: "the run was cancelled; slow.two should stop",
+    });
+    expect(signals[0]!.aborted).toBe(false);
+  });
+});
+
+describe("tool invoker: previews and the tool's log", () => {
+  test("the started preview shows the validated input: the model's text when it is the same, else the parsed value", async () => {
+    const s = setup();
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "notes.tag",
+      defineTool({
+        description: "Tags a note",
+        approval: "auto",
+        args: z.object({ text: z.string(), tag: z.string().default("misc") }),
+        run: async ({ text, tag }) => `${text}#${tag}`,
+      }),
+    );
+    await s.invoker.invoke("notes.tag", JSON.stringify({ text: `key ${SECRET}`, tag: "a" }));
+    await s.invoker.invoke("notes.tag", JSON.stringify({ text: `key ${SECRET}` }));
+    await s.invoker.invoke("notes.tag", `{ "text": "spaced", "tag": "b" }`);
+    const previews = s.receipts
+      .byRun("run_inv")
+      .filter((r) => r.phase === "requested" || r.phase === "started")
+      .map((r) => `${r.phase} ${r.inputPreview}`);
+    expect(previews).toEqual([
+      'requested {"text":"key [redacted]","tag":"a"}',
+      'started {"text":"key [redacted]","tag":"a"}',
+      'requested {"text":"key [redacted]"}',
+      'started {"text":"key [redacted]","tag":"misc"}',
+      'requested { "text": "spaced", "tag": "b" }',
+      'started {"text":"spaced","tag":"b"}',
+    ]);
+  });
+
+  test("each tool's ctx.log prefixes its own path and redacts, call after call", async () => {
+    const s = setup();
+    const lines: string[] = [];
+    const info = console.info;
+    console.info = (line: string) => void lines.push(line);
+    try {
+      for (const name of ["a", "b"])
+        (s.ctx.tools as Map<string, ToolDefinition>).set(
+          `log.${name}`,
+          defineTool({
+            description: "Logs",
+            approval: "auto",
+            args: z.object({ n: z.number() }),
+            run: async ({ n }, call) => call.log.info(`call ${n} with ${SECRET}`, { n }),
+          }),
+        );
+      for (const [path, n] of [
+        ["log.a", 1],
+        ["log.b", 2],
+        ["log.a", 3],
+      ] as const)
+        await s.invoker.invoke(path, JSON.stringify({ n }));
+    } finally {
+      console.info = info;
+    }
+    expect(lines).toEqual([
+      '[tools.log.a] call 1 with [redacted] {"n":1}',
+      '[tools.log.b] call 2 with [redacted] {"n":2}',
+      '[tools.log.a] call 3 with [redacted] {"n":3}',
+    ]);
+  });
+});
+
 describe("tool invoker: a tool from a JSON Schema (MCP, OpenAPI)", () => {
   test("its validator is built at its first call, which it checks like any other", async () => {
     const s = setup();

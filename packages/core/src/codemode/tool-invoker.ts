@@ -3,11 +3,11 @@ import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
 import type { PolicyRule } from "../policy/types.ts";
-import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receipts/types.ts";
+import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
 import { newId } from "../db/new-id.ts";
-import { findForbiddenKey, forbiddenKeyMessage } from "./plain-input.ts";
+import { findForbiddenKey, forbiddenKeyMessage, mayHaveForbiddenKey } from "./plain-input.ts";
 import { cutText } from "../text/cut.ts";
 import { formatIssues, redactBounded } from "./validation-report.ts";
 
@@ -59,6 +59,16 @@ class ToolRunFailure {
 
 const newCallId = () => newId("call");
 
+/** A receipt staged by a call joins the next commit rather than starting its own (see `invoke`). */
+const DEFERRED = Object.freeze({ defer: true });
+
+/** A receipt's own fields, after the ones every receipt of a call shares. */
+type PhaseFields = Omit<ReceiptDraft, "runId" | "callId" | "toolPath" | "approval" | "policy" | "sessionId" | "phase">;
+
+const written = (): undefined => undefined;
+const unwrittenReason = (e: unknown): string =>
+  `the receipts could not be written (${describeThrown(e, "the receipt store").recorded})`;
+
 /**
  * Turns one crossing from the sandbox into a policed, receipted tool call:
  * requested → validation → policy → approval → started → succeeded | failed.
@@ -66,6 +76,24 @@ const newCallId = () => newId("call");
  */
 export function createToolInvoker(ctx: InvokerContext) {
   const outcomes: CallOutcome[] = [];
+  // Receipts are staged and committed together; `durable` runs right before each step with an
+  // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
+  // never outrun their receipts, nor the receipts of the read-only calls before them.
+  // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
+  // run's end in the runner) carries them, so sequential calls cost one commit each, not two.
+  const durable = (): Promise<string | undefined> => ctx.receipts.durable().then(written, unwrittenReason);
+  // Each call's own abort controller while its `run()` may be in progress, with its path: cancelling
+  // the run aborts their signals. One listener on the run's signal rather than one per call.
+  const inFlight = new Map<AbortController, string>();
+  ctx.signal.addEventListener(
+    "abort",
+    () => {
+      for (const [callAbort, path] of inFlight)
+        callAbort.abort(new Error(`the run was cancelled; ${path} should stop`));
+    },
+    { once: true },
+  );
+  const log = loggersFor(ctx.redact);
 
   async function invoke(path: string, inputJson: string): Promise<HostCallResult> {
     const callId = newCallId();
@@ -73,18 +101,28 @@ export function createToolInvoker(ctx: InvokerContext) {
     const definition = ctx.tools.get(path);
     const approval = definition?.approval ?? "auto";
     const alwaysAsk = ctx.alwaysAsk?.(path) === true;
-    const policy: PolicyMode = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk).mode : "deny";
-    const base = { runId: ctx.runId, callId, toolPath: path, approval, policy, sessionId: ctx.sessionId };
-    // Receipts are staged and committed together; `durable` runs right before each step with an
-    // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
-    // never outrun their receipts, nor the receipts of the read-only calls before them.
-    // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
-    // run's end in the runner) carries them, so sequential calls cost one commit each, not two.
-    const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.stage({ ...base, ...d }, { defer: true });
-    const durable = () =>
-      ctx.receipts.durable().then(
-        () => undefined,
-        (e: unknown) => `the receipts could not be written (${describeThrown(e, "the receipt store").recorded})`,
+    const resolved = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk) : undefined;
+    const policy: PolicyMode = resolved ? resolved.mode : "deny";
+    // Every receipt of the call has the same shape: its shared fields, then its own (absent ones undefined).
+    const append = (phase: ReceiptPhase, d: PhaseFields) =>
+      ctx.receipts.stage(
+        {
+          runId: ctx.runId,
+          callId,
+          toolPath: path,
+          approval,
+          policy,
+          sessionId: ctx.sessionId,
+          phase,
+          decision: d.decision,
+          decidedBy: d.decidedBy,
+          reason: d.reason,
+          inputPreview: d.inputPreview,
+          outputPreview: d.outputPreview,
+          error: d.error,
+          durationMs: d.durationMs,
+        },
+        DEFERRED,
       );
     const finish = (
       status: CallOutcome["status"],
@@ -108,11 +146,12 @@ export function createToolInvoker(ctx: InvokerContext) {
       error: { name, message: redactBounded(message, MAX_MESSAGE_CHARS, ctx.redact), code } satisfies CrossingError,
     });
 
-    append({ phase: "requested", inputPreview: clip(ctx.redact(inputJson), ctx.previewChars) });
+    const requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);
+    append("requested", { inputPreview: requestedPreview });
 
     if (!definition) {
       const error = `unknown tool "${path}"`;
-      append({ phase: "failed", error });
+      append("failed", { error });
       return finish("failed", { error }, cross("ToolError", error, "UNKNOWN_TOOL"));
     }
 
@@ -124,7 +163,7 @@ export function createToolInvoker(ctx: InvokerContext) {
       const shown = parsed.threw
         ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.crossing})`
         : error;
-      append({ phase: "failed", error: ctx.redact(error) });
+      append("failed", { error: ctx.redact(error) });
       return finish("failed", { error: ctx.redact(error) }, cross("ToolInputError", shown, "INVALID_INPUT"));
     }
     const input = parsed.value;
@@ -132,8 +171,8 @@ export function createToolInvoker(ctx: InvokerContext) {
     let decision: Decision = "auto";
     let decidedBy: string | undefined;
     if (policy === "deny") {
-      const reason = resolvePolicy(path, approval, ctx.policy, alwaysAsk).rule?.reason ?? "denied by operator policy";
-      append({ phase: "denied", decision: "denied", decidedBy: "policy", reason });
+      const reason = resolved?.rule?.reason ?? "denied by operator policy";
+      append("denied", { decision: "denied", decidedBy: "policy", reason });
       return finish(
         "denied",
         { decision: "denied", decidedBy: "policy", reason },
@@ -141,11 +180,11 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     }
     if (policy === "required") {
-      const verdict = await decide(callId, path, definition, input, durable, alwaysAsk);
+      const verdict = await decide(callId, path, definition, input, alwaysAsk);
       decidedBy = verdict.by;
       if (verdict.decision === "denied") {
         const reason = verdict.reason ?? "denied by operator";
-        append({ phase: "denied", decision: "denied", decidedBy, reason });
+        append("denied", { decision: "denied", decidedBy, reason });
         return finish(
           "denied",
           { decision: "denied", decidedBy, reason },
@@ -153,36 +192,43 @@ export function createToolInvoker(ctx: InvokerContext) {
         );
       }
       decision = "approved";
-      append({ phase: "approved", decision, decidedBy });
+      append("approved", { decision, decidedBy });
     }
 
     if (ctx.signal.aborted) {
       const error = "run cancelled before the tool started";
-      append({ phase: "failed", decision, decidedBy, error });
+      append("failed", { decision, decidedBy, error });
       return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "CANCELLED"));
     }
 
-    append({ phase: "started", decision, decidedBy, inputPreview: preview(definition, input, ctx) });
+    append("started", {
+      decision,
+      decidedBy,
+      inputPreview: preview(definition, input, inputJson, requestedPreview, ctx),
+    });
     let started = performance.now();
     let abandoned: HostCallResult | undefined;
     // The tool's own signal: aborted when the run is cancelled, the call times out or the gateway stops.
     const callAbort = new AbortController();
-    const abortCall = () => callAbort.abort(new Error(`the run was cancelled; ${path} should stop`));
-    ctx.signal.addEventListener("abort", abortCall, { once: true });
+    inFlight.set(callAbort, path);
     ctx.running.set(callId, (reason) => {
       callAbort.abort(new Error(`${reason}; ${path} should stop`));
       const error = `${reason}: ${path} was still running, its outcome is unknown`;
-      append({ phase: "failed", decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
+      append("failed", { decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
       abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
     });
     // Registered as running first: a shutdown during this wait settles the call, which then never runs.
     // A read-only tool has no effect for its receipts to precede: they ride with the next commit.
     const unwritten = definition.readOnly ? undefined : await durable();
-    if (abandoned) return abandoned;
+    if (abandoned) {
+      inFlight.delete(callAbort);
+      return abandoned;
+    }
     if (unwritten || ctx.signal.aborted) {
+      inFlight.delete(callAbort);
       ctx.running.delete(callId);
       const error = unwritten ? `${unwritten}; ${path} was not run` : "run cancelled before the tool started";
-      append({ phase: "failed", decision, decidedBy, error });
+      append("failed", { decision, decidedBy, error });
       return finish(
         "failed",
         { decision, decidedBy, error },
@@ -190,14 +236,11 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     }
     started = performance.now();
-    const toolCtx: ToolContext = {
-      signal: callAbort.signal,
-      callId,
-      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
-      log: toolLogger(path, ctx.redact),
-    };
+    const toolCtx: ToolContext = ctx.sessionId
+      ? { signal: callAbort.signal, callId, sessionId: ctx.sessionId, log: log(path) }
+      : { signal: callAbort.signal, callId, log: log(path) };
     const exit = await runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
-    ctx.signal.removeEventListener("abort", abortCall);
+    inFlight.delete(callAbort);
     if (abandoned) return abandoned;
     ctx.running.delete(callId);
     const durationMs = Math.round(performance.now() - started);
@@ -205,11 +248,10 @@ export function createToolInvoker(ctx: InvokerContext) {
       const json = safeJson(exit.value);
       if (!json.ok) {
         const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${json.message}`);
-        append({ phase: "failed", decision, decidedBy, error, durationMs });
+        append("failed", { decision, decidedBy, error, durationMs });
         return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "BAD_OUTPUT"));
       }
-      append({
-        phase: "succeeded",
+      append("succeeded", {
         decision,
         decidedBy,
         durationMs,
@@ -219,7 +261,7 @@ export function createToolInvoker(ctx: InvokerContext) {
     }
     const failure = describeThrown(exit.failure.cause);
     const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);
-    append({ phase: "failed", decision, decidedBy, error, durationMs });
+    append("failed", { decision, decidedBy, error, durationMs });
     return finish(
       "failed",
       { decision, decidedBy, error },
@@ -232,7 +274,6 @@ export function createToolInvoker(ctx: InvokerContext) {
     path: string,
     definition: ToolDefinition,
     input: unknown,
-    durable: () => Promise<string | undefined>,
     alwaysAsk: boolean,
   ): Promise<ApprovalDecision> {
     const rule = alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
@@ -289,7 +330,8 @@ async function parseInput(def: ToolDefinition, json: string): Promise<ParsedInpu
   } catch {
     return { ok: false, message: "input is not valid JSON" };
   }
-  const forbidden = findForbiddenKey(raw);
+  // Most inputs hold no forbidden word at all: their text alone shows it, without walking the value.
+  const forbidden = typeof json === "string" && mayHaveForbiddenKey(json) ? findForbiddenKey(raw) : undefined;
   if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };
   let result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>;
   try {
@@ -305,15 +347,23 @@ async function parseInput(def: ToolDefinition, json: string): Promise<ParsedInpu
 
 type PreviewCtx = Pick<InvokerContext, "redact" | "previewChars">;
 
-/** Secrets are scrubbed before clipping, so a cut never leaves half a secret behind. */
-function preview(def: ToolDefinition, input: unknown, ctx: PreviewCtx): string {
+/**
+ * Secrets are scrubbed before clipping, so a cut never leaves half a secret behind. Without a
+ * `previewInput`, an input that serializes back to the text the model sent has the preview the
+ * `requested` receipt already got (the same text through the same redactor and cut).
+ */
+function preview(def: ToolDefinition, input: unknown, inputJson: string, requested: string, ctx: PreviewCtx): string {
   let text: string | undefined;
   try {
     text = def.previewInput?.(input);
   } catch {
     // a broken previewInput must not break the call; fall back to JSON
   }
-  return clip(ctx.redact(typeof text === "string" ? text : (JSON.stringify(input) ?? "")), ctx.previewChars);
+  if (typeof text !== "string") {
+    text = JSON.stringify(input) ?? "";
+    if (text === inputJson) return requested;
+  }
+  return clip(ctx.redact(text), ctx.previewChars);
 }
 
 function outputPreview(def: ToolDefinition, output: unknown, json: string | undefined, ctx: PreviewCtx): string {
@@ -490,6 +540,20 @@ function toolFiles(
     files.push({ name: f.name, text: kept });
   }
   return files.length ? { files } : {};
+}
+
+/** Per redactor, each tool's `ctx.log` (the same for every call of that tool). */
+const loggers = new WeakMap<(text: string) => string, Map<string, ToolContext["log"]>>();
+
+function loggersFor(redact: (text: string) => string): (path: string) => ToolContext["log"] {
+  let byPath = loggers.get(redact);
+  if (!byPath) loggers.set(redact, (byPath = new Map()));
+  const cache = byPath;
+  return (path) => {
+    let log = cache.get(path);
+    if (!log) cache.set(path, (log = toolLogger(path, redact)));
+    return log;
+  };
 }
 
 /** `ctx.log` of a tool: lines to the gateway's log, prefixed with the tool path, secrets redacted. */
