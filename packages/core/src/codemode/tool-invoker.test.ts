@@ -380,6 +380,34 @@ describe("tool invoker: the tool's context", () => {
     expect(r).toEqual({ ok: true, json: '["a"]' });
   });
 
+  test("a tool that reads its signal only after the timeout sees it aborted with the timeout; a copy of ctx keeps it", async () => {
+    const s = setup();
+    const seen: Array<{ aborted: boolean; reason: string; copied: boolean }> = [];
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "slow.late",
+      defineTool({
+        description: "Looks at its signal late",
+        approval: "auto",
+        args: z.object({}),
+        run: (_input, call) =>
+          new Promise((resolve) =>
+            setTimeout(() => {
+              const copy = { ...call };
+              seen.push({
+                aborted: call.signal.aborted,
+                reason: String((call.signal.reason as Error).message),
+                copied: copy.signal === call.signal,
+              });
+              resolve("late");
+            }, 40),
+          ),
+      }),
+    );
+    await createToolInvoker({ ...s.ctx, toolTimeoutMs: 10 }).invoke("slow.late", "{}");
+    await Bun.sleep(60);
+    expect(seen).toEqual([{ aborted: true, reason: "slow.late did not finish within 0 s", copied: true }]);
+  });
+
   test("cancelling the run aborts a running tool's signal", async () => {
     const run = new AbortController();
     const s = setup({ signal: run.signal });
@@ -476,6 +504,24 @@ describe("tool invoker: previews and the tool's log", () => {
       'requested { "text": "spaced", "tag": "b" }',
       'started {"text":"spaced","tag":"b"}',
     ]);
+  });
+
+  test("a schema whose safeParseAsync is its own is validated by it, not by zod's function", async () => {
+    const s = setup();
+    const args = z.object({ n: z.number() });
+    Object.defineProperty(args, "safeParseAsync", {
+      value: async () => ({ success: true, data: { n: 42 } }),
+    });
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "num.echo",
+      defineTool({ description: "Echoes n", approval: "auto", args, run: async ({ n }) => n }),
+    );
+    expect(await s.invoker.invoke("num.echo", '{"n":1}')).toEqual({ ok: true, json: "42" });
+    // zod's own method, called through zod's function: issues are reported as ever.
+    const invalid = await s.invoker.invoke("notes.add", '{"text":1}');
+    expect(invalid.ok ? "" : invalid.error.message).toBe(
+      "invalid input for notes.add: text: Invalid input: expected string, received number",
+    );
   });
 
   test("each tool's ctx.log prefixes its own path and redacts, call after call", async () => {

@@ -1,4 +1,5 @@
 import type { ToolContext, ToolDefinition } from "@openassistant/sdk";
+import { safeParseAsync as zodSafeParseAsync, z } from "zod";
 import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
@@ -84,7 +85,7 @@ export function createToolInvoker(ctx: InvokerContext) {
   const durable = (): Promise<string | undefined> => ctx.receipts.durable().then(written, unwrittenReason);
   // Each call's own abort controller while its `run()` may be in progress, with its path: cancelling
   // the run aborts their signals. One listener on the run's signal rather than one per call.
-  const inFlight = new Map<AbortController, string>();
+  const inFlight = new Map<CallAbort, string>();
   ctx.signal.addEventListener(
     "abort",
     () => {
@@ -209,7 +210,7 @@ export function createToolInvoker(ctx: InvokerContext) {
     let started = performance.now();
     let abandoned: HostCallResult | undefined;
     // The tool's own signal: aborted when the run is cancelled, the call times out or the gateway stops.
-    const callAbort = new AbortController();
+    const callAbort = new CallAbort();
     inFlight.set(callAbort, path);
     ctx.running.set(callId, (reason) => {
       callAbort.abort(new Error(`${reason}; ${path} should stop`));
@@ -236,9 +237,23 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     }
     started = performance.now();
+    // `signal` is an own property like the others (a spread copy keeps it), made when first read.
     const toolCtx: ToolContext = ctx.sessionId
-      ? { signal: callAbort.signal, callId, sessionId: ctx.sessionId, log: log(path) }
-      : { signal: callAbort.signal, callId, log: log(path) };
+      ? {
+          get signal() {
+            return callAbort.signal;
+          },
+          callId,
+          sessionId: ctx.sessionId,
+          log: log(path),
+        }
+      : {
+          get signal() {
+            return callAbort.signal;
+          },
+          callId,
+          log: log(path),
+        };
     const exit = await runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
     inFlight.delete(callAbort);
     if (abandoned) return abandoned;
@@ -317,6 +332,12 @@ export function createToolInvoker(ctx: InvokerContext) {
   return { invoke, outcomes };
 }
 
+/**
+ * zod's own `schema.safeParseAsync`: an async method that returns `safeParseAsync(schema, data)`.
+ * Where a schema has it, calling that function directly gives the same result one async hop sooner.
+ */
+const STOCK_SAFE_PARSE_ASYNC = z.object({}).safeParseAsync;
+
 type ParsedInput = { ok: true; value: unknown } | { ok: false; message: string; threw?: ThrownValue };
 
 /**
@@ -336,7 +357,10 @@ async function parseInput(def: ToolDefinition, json: string): Promise<ParsedInpu
   let result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>;
   try {
     // safeParseAsync reports issues, but a transform/refine that throws escapes it.
-    result = await def.args.safeParseAsync(raw === undefined ? {} : raw);
+    const value = raw === undefined ? {} : raw;
+    result = await (def.args.safeParseAsync === STOCK_SAFE_PARSE_ASYNC
+      ? zodSafeParseAsync(def.args, value)
+      : def.args.safeParseAsync(value));
   } catch (e) {
     const threw = describeThrown(e, "the schema");
     return { ok: false, message: threw.crossing, threw };
@@ -384,6 +408,36 @@ function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok
   }
 }
 
+/**
+ * A call's abort signal, made when the tool first reads `ctx.signal`: most tools never do, and an
+ * AbortController per call is a measurable part of a call's cost. The first abort's reason wins,
+ * as with an AbortController; a signal made after the abort is already aborted with that reason,
+ * so a tool sees the same signal state and reason whenever it reads it.
+ */
+class CallAbort {
+  #controller: AbortController | undefined;
+  #aborted: { readonly reason: Error } | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#aborted.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** The first abort's reason, undefined until aborted. */
+  get reason(): Error | undefined {
+    return this.#aborted?.reason;
+  }
+
+  abort(reason: Error): void {
+    if (this.#aborted) return;
+    this.#aborted = { reason };
+    this.#controller?.abort(reason);
+  }
+}
+
 /** A tool's settled run: its value, or a typed failure carrying what it threw (or the timeout). */
 type RunExit =
   | { readonly ok: true; readonly value: unknown }
@@ -405,7 +459,7 @@ function runTool(
   toolCtx: ToolContext,
   path: string,
   timeoutMs: number,
-  callAbort: AbortController,
+  callAbort: CallAbort,
 ): Promise<RunExit> {
   return new Promise<RunExit>((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -423,7 +477,7 @@ function runTool(
           timer = undefined;
           if (ms > MAX_TIMER_MS) return arm(ms - MAX_TIMER_MS);
           callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));
-          settle({ ok: false, failure: new ToolRunFailure(callAbort.signal.reason) });
+          settle({ ok: false, failure: new ToolRunFailure(callAbort.reason) });
         },
         Math.max(0, Math.min(ms, MAX_TIMER_MS)),
       );
