@@ -10,6 +10,7 @@ import type { CallOutcome } from "./run-types.ts";
 import { newId } from "../db/new-id.ts";
 import { findForbiddenKey, forbiddenKeyMessage, mayHaveForbiddenKey } from "./plain-input.ts";
 import { cutText } from "../text/cut.ts";
+import { createDeadlines } from "./call-deadlines.ts";
 import { formatIssues, redactBounded } from "./validation-report.ts";
 
 /** Error messages crossing to the sandbox and recorded in receipts (the store caps them too). */
@@ -443,8 +444,8 @@ type RunExit =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly failure: ToolRunFailure };
 
-/** setTimeout's largest delay; a longer one would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Every call's timeout, on one shared timer. */
+const deadlines = createDeadlines();
 
 /**
  * The tool's `run`, bounded by the call's timeout: a throw or rejection is a typed `ToolRunFailure`.
@@ -462,27 +463,17 @@ function runTool(
   callAbort: CallAbort,
 ): Promise<RunExit> {
   return new Promise<RunExit>((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
     const settle = (exit: RunExit) => {
       if (settled) return;
       settled = true;
-      if (timer !== undefined) clearTimeout(timer);
+      deadlines.remove(deadline);
       resolve(exit);
     };
-    // Like Effect's sleep: no timer for an infinite timeout, chained timers past setTimeout's range.
-    const arm = (ms: number) => {
-      timer = setTimeout(
-        () => {
-          timer = undefined;
-          if (ms > MAX_TIMER_MS) return arm(ms - MAX_TIMER_MS);
-          callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));
-          settle({ ok: false, failure: new ToolRunFailure(callAbort.reason) });
-        },
-        Math.max(0, Math.min(ms, MAX_TIMER_MS)),
-      );
-    };
-    if (Number.isFinite(timeoutMs)) arm(timeoutMs);
+    const deadline = deadlines.add(timeoutMs, () => {
+      callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));
+      settle({ ok: false, failure: new ToolRunFailure(callAbort.reason) });
+    });
     let pending: unknown;
     try {
       pending = definition.run(input, toolCtx);
