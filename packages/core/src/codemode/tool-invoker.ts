@@ -221,7 +221,13 @@ export function createToolInvoker(ctx: InvokerContext) {
     });
     // Registered as running first: a shutdown during this wait settles the call, which then never runs.
     // A read-only tool has no effect for its receipts to precede: they ride with the next commit.
-    const unwritten = definition.readOnly ? undefined : await durable();
+    let unwritten: string | undefined;
+    if (!definition.readOnly)
+      try {
+        await ctx.receipts.durable();
+      } catch (e) {
+        unwritten = unwrittenReason(e);
+      }
     if (abandoned) {
       inFlight.delete(callAbort);
       return abandoned;
@@ -345,7 +351,7 @@ type ParsedInput = { ok: true; value: unknown } | { ok: false; message: string; 
  * Parses with `safeParseAsync`, so a schema may check asynchronously before anyone is asked to
  * approve (the workspace tools typecheck a source file this way; a failure goes back to the model).
  */
-async function parseInput(def: ToolDefinition, json: string): Promise<ParsedInput> {
+function parseInput(def: ToolDefinition, json: string): ParsedInput | Promise<ParsedInput> {
   let raw: unknown;
   try {
     raw = json === undefined || json === "" ? {} : JSON.parse(json);
@@ -355,19 +361,27 @@ async function parseInput(def: ToolDefinition, json: string): Promise<ParsedInpu
   // Most inputs hold no forbidden word at all: their text alone shows it, without walking the value.
   const forbidden = typeof json === "string" && mayHaveForbiddenKey(json) ? findForbiddenKey(raw) : undefined;
   if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };
-  let result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>;
+  const value = raw === undefined ? {} : raw;
+  let validation: ReturnType<ToolDefinition["args"]["safeParseAsync"]>;
   try {
-    // safeParseAsync reports issues, but a transform/refine that throws escapes it.
-    const value = raw === undefined ? {} : raw;
-    result = await (def.args.safeParseAsync === STOCK_SAFE_PARSE_ASYNC
-      ? zodSafeParseAsync(def.args, value)
-      : def.args.safeParseAsync(value));
+    validation =
+      def.args.safeParseAsync === STOCK_SAFE_PARSE_ASYNC
+        ? zodSafeParseAsync(def.args, value)
+        : def.args.safeParseAsync(value);
   } catch (e) {
-    const threw = describeThrown(e, "the schema");
-    return { ok: false, message: threw.crossing, threw };
+    return schemaThrew(e);
   }
-  if (result.success) return { ok: true, value: result.data };
-  return { ok: false, message: formatIssues(result.error.issues) };
+  // safeParseAsync reports issues, but a transform/refine that throws escapes it.
+  return Promise.resolve(validation).then(validated, schemaThrew);
+}
+
+function validated(result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>): ParsedInput {
+  return result.success ? { ok: true, value: result.data } : { ok: false, message: formatIssues(result.error.issues) };
+}
+
+function schemaThrew(e: unknown): ParsedInput {
+  const threw = describeThrown(e, "the schema");
+  return { ok: false, message: threw.crossing, threw };
 }
 
 type PreviewCtx = Pick<InvokerContext, "redact" | "previewChars">;
