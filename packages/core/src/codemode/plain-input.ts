@@ -8,6 +8,18 @@ import { cutText } from "../text/index.ts";
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
+/**
+ * Whether JSON text can parse to a value with a forbidden key, as a cheap test before the walk.
+ * JSON.parse gives a string (a key too) exactly the characters written between its quotes unless
+ * they hold an escape, which starts with a backslash. So a text without any backslash holds each of
+ * its keys verbatim, and one without any forbidden word verbatim has no forbidden key.
+ */
+export function mayHaveForbiddenKey(json: string): boolean {
+  if (json.includes("\\")) return true;
+  for (const key of FORBIDDEN_KEYS) if (json.includes(key)) return true;
+  return false;
+}
+
 /** The path (`a.b[2].__proto__`) of the first forbidden own key in a JSON value, or undefined. */
 export function findForbiddenKey(value: unknown): string | undefined {
   // Iterative: a model can nest input as deeply as JSON.parse allows.

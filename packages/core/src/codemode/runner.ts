@@ -74,12 +74,32 @@ function indexOf(tree: ToolTree) {
 
 export const newRunId = () => newId("run");
 
+/** Paths remembered per runner before the memo starts over (a tree holds far fewer tools). */
+const MAX_MEMO_PATHS = 10_000;
+
+/** Whether a tool path matches one of the patterns, remembered per path (checked on every call). */
+function alwaysAskMatcher(patterns: readonly string[]): ((path: string) => boolean) | undefined {
+  if (patterns.length === 0) return undefined;
+  const list = [...patterns];
+  const memo = new Map<string, boolean>();
+  return (path) => {
+    let match = memo.get(path);
+    if (match === undefined) {
+      if (memo.size >= MAX_MEMO_PATHS) memo.clear();
+      match = list.some((p) => matchToolPattern(p, path));
+      memo.set(path, match);
+    }
+    return match;
+  };
+}
+
 export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRunner {
   const ownsSandbox = !options.sandbox;
   const sandbox = options.sandbox ?? createSandboxPool({ limits: options.limits });
   const redact = options.redact ?? createRedactor([]);
   const currentTree = typeof options.tools === "function" ? options.tools : () => options.tools as ToolTree;
   const running: RunningCalls = new Map();
+  const alwaysAsk = alwaysAskMatcher(options.alwaysAsk ?? []);
   const currentPolicy =
     typeof options.policy === "function"
       ? options.policy
@@ -121,7 +141,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       requestApproval: options.requestApproval,
       policy: currentPolicy(),
       standing: options.standing,
-      alwaysAsk: (path: string) => (options.alwaysAsk ?? []).some((p) => matchToolPattern(p, path)),
+      alwaysAsk,
       redact,
       approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
       toolTimeoutMs: options.toolTimeoutMs ?? 120_000,

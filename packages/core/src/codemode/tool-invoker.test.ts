@@ -343,6 +343,71 @@ describe("tool invoker: the tool's context", () => {
     expect(failed?.callId).toBe(seen[0]!.callId);
   });
 
+  test("a result or a rejection arriving after the timeout is dropped: the call stays failed with the timeout", async () => {
+    const s = setup();
+    const late: Array<() => void> = [];
+    for (const [path, settle] of [
+      ["slow.resolves", (resolve: (v: unknown) => void) => resolve({ late: true })],
+      ["slow.rejects", (_: unknown, reject: (e: unknown) => void) => reject(new Error("late failure"))],
+    ] as const)
+      (s.ctx.tools as Map<string, ToolDefinition>).set(
+        path,
+        defineTool({
+          description: "Settles after its timeout, ignoring its signal",
+          approval: "auto",
+          args: z.object({}),
+          run: () => new Promise((resolve, reject) => late.push(() => settle(resolve, reject))),
+        }),
+      );
+    const invoker = createToolInvoker({ ...s.ctx, toolTimeoutMs: 20 });
+    const results = [await invoker.invoke("slow.resolves", "{}"), await invoker.invoke("slow.rejects", "{}")];
+    for (const settle of late) settle();
+    await Bun.sleep(5);
+    expect(results.map((r) => (r.ok ? "ok" : r.error.code))).toEqual(["TOOL_FAILED", "TOOL_FAILED"]);
+    expect(results.map((r) => (r.ok ? "" : r.error.message))).toEqual([
+      "slow.resolves failed: slow.resolves did not finish within 0 s",
+      "slow.rejects failed: slow.rejects did not finish within 0 s",
+    ]);
+    const outcomes = s.receipts.byRun("run_inv").filter((r) => r.phase === "succeeded" || r.phase === "failed");
+    expect(outcomes.map((r) => `${r.toolPath}:${r.phase}`)).toEqual(["slow.resolves:failed", "slow.rejects:failed"]);
+    expect(invoker.outcomes.map((o) => o.status)).toEqual(["failed", "failed"]);
+  });
+
+  test("an infinite timeout arms no timer; the tool's result is recorded", async () => {
+    const s = setup();
+    const invoker = createToolInvoker({ ...s.ctx, toolTimeoutMs: Number.POSITIVE_INFINITY });
+    const r = await invoker.invoke("notes.list", "{}");
+    expect(r).toEqual({ ok: true, json: '["a"]' });
+  });
+
+  test("a tool that reads its signal only after the timeout sees it aborted with the timeout; a copy of ctx keeps it", async () => {
+    const s = setup();
+    const seen: Array<{ aborted: boolean; reason: string; copied: boolean }> = [];
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "slow.late",
+      defineTool({
+        description: "Looks at its signal late",
+        approval: "auto",
+        args: z.object({}),
+        run: (_input, call) =>
+          new Promise((resolve) =>
+            setTimeout(() => {
+              const copy = { ...call };
+              seen.push({
+                aborted: call.signal.aborted,
+                reason: String((call.signal.reason as Error).message),
+                copied: copy.signal === call.signal,
+              });
+              resolve("late");
+            }, 40),
+          ),
+      }),
+    );
+    await createToolInvoker({ ...s.ctx, toolTimeoutMs: 10 }).invoke("slow.late", "{}");
+    await Bun.sleep(60);
+    expect(seen).toEqual([{ aborted: true, reason: "slow.late did not finish within 0 s", copied: true }]);
+  });
+
   test("cancelling the run aborts a running tool's signal", async () => {
     const run = new AbortController();
     const s = setup({ signal: run.signal });
@@ -365,6 +430,130 @@ describe("tool invoker: the tool's context", () => {
     );
     await s.invoker.invoke("slow.cancel", "{}");
     expect(aborted).toBe(true);
+  });
+});
+
+describe("tool invoker: cancelling a run with calls in flight", () => {
+  test("every running call's signal is aborted, each with its own path; a finished call's is not", async () => {
+    const run = new AbortController();
+    const s = setup({ signal: run.signal });
+    const reasons = new Map<string, string>();
+    const signals: AbortSignal[] = [];
+    for (const name of ["one", "two"])
+      (s.ctx.tools as Map<string, ToolDefinition>).set(
+        `slow.${name}`,
+        defineTool({
+          description: "Waits for cancellation",
+          approval: "auto",
+          args: z.object({}),
+          run: (_input, call) =>
+            new Promise((resolve) => {
+              call.signal.addEventListener("abort", () => {
+                reasons.set(name, String((call.signal.reason as Error).message));
+                resolve("stopped");
+              });
+            }),
+        }),
+      );
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "quick.done",
+      defineTool({
+        description: "Returns at once",
+        approval: "auto",
+        args: z.object({}),
+        run: async (_input, call) => (signals.push(call.signal), "done"),
+      }),
+    );
+    await s.invoker.invoke("quick.done", "{}");
+    const calls = Promise.all([s.invoker.invoke("slow.one", "{}"), s.invoker.invoke("slow.two", "{}")]);
+    await Bun.sleep(10);
+    run.abort();
+    await calls;
+    expect(Object.fromEntries(reasons)).toEqual({
+      one: "the run was cancelled; slow.one should stop",
+      two: "the run was cancelled; slow.two should stop",
+    });
+    expect(signals[0]!.aborted).toBe(false);
+  });
+});
+
+describe("tool invoker: previews and the tool's log", () => {
+  test("the started preview shows the validated input: the model's text when it is the same, else the parsed value", async () => {
+    const s = setup();
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "notes.tag",
+      defineTool({
+        description: "Tags a note",
+        approval: "auto",
+        args: z.object({ text: z.string(), tag: z.string().default("misc") }),
+        run: async ({ text, tag }) => `${text}#${tag}`,
+      }),
+    );
+    await s.invoker.invoke("notes.tag", JSON.stringify({ text: `key ${SECRET}`, tag: "a" }));
+    await s.invoker.invoke("notes.tag", JSON.stringify({ text: `key ${SECRET}` }));
+    await s.invoker.invoke("notes.tag", `{ "text": "spaced", "tag": "b" }`);
+    const previews = s.receipts
+      .byRun("run_inv")
+      .filter((r) => r.phase === "requested" || r.phase === "started")
+      .map((r) => `${r.phase} ${r.inputPreview}`);
+    expect(previews).toEqual([
+      'requested {"text":"key [redacted]","tag":"a"}',
+      'started {"text":"key [redacted]","tag":"a"}',
+      'requested {"text":"key [redacted]"}',
+      'started {"text":"key [redacted]","tag":"misc"}',
+      'requested { "text": "spaced", "tag": "b" }',
+      'started {"text":"spaced","tag":"b"}',
+    ]);
+  });
+
+  test("a schema whose safeParseAsync is its own is validated by it, not by zod's function", async () => {
+    const s = setup();
+    const args = z.object({ n: z.number() });
+    Object.defineProperty(args, "safeParseAsync", {
+      value: async () => ({ success: true, data: { n: 42 } }),
+    });
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "num.echo",
+      defineTool({ description: "Echoes n", approval: "auto", args, run: async ({ n }) => n }),
+    );
+    expect(await s.invoker.invoke("num.echo", '{"n":1}')).toEqual({ ok: true, json: "42" });
+    // zod's own method, called through zod's function: issues are reported as ever.
+    const invalid = await s.invoker.invoke("notes.add", '{"text":1}');
+    expect(invalid.ok ? "" : invalid.error.message).toBe(
+      "invalid input for notes.add: text: Invalid input: expected string, received number",
+    );
+  });
+
+  test("each tool's ctx.log prefixes its own path and redacts, call after call", async () => {
+    const s = setup();
+    const lines: string[] = [];
+    const info = console.info;
+    console.info = (line: string) => void lines.push(line);
+    try {
+      for (const name of ["a", "b"])
+        (s.ctx.tools as Map<string, ToolDefinition>).set(
+          `log.${name}`,
+          defineTool({
+            description: "Logs",
+            approval: "auto",
+            args: z.object({ n: z.number() }),
+            run: async ({ n }, call) => call.log.info(`call ${n} with ${SECRET}`, { n }),
+          }),
+        );
+      for (const [path, n] of [
+        ["log.a", 1],
+        ["log.b", 2],
+        ["log.a", 3],
+      ] as const)
+        await s.invoker.invoke(path, JSON.stringify({ n }));
+    } finally {
+      console.info = info;
+    }
+    expect(lines).toEqual([
+      '[tools.log.a] call 1 with [redacted] {"n":1}',
+      '[tools.log.b] call 2 with [redacted] {"n":2}',
+      '[tools.log.a] call 3 with [redacted] {"n":3}',
+    ]);
   });
 });
 

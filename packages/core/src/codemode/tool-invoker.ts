@@ -1,17 +1,16 @@
-import * as Cause from "effect/Cause";
-import * as Effect from "effect/Effect";
-import * as Exit from "effect/Exit";
 import type { ToolContext, ToolDefinition } from "@openassistant/sdk";
+import { safeParseAsync as zodSafeParseAsync, z } from "zod";
 import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
 import type { PolicyRule } from "../policy/types.ts";
-import type { Decision, PolicyMode, ReceiptDraft, ReceiptStore } from "../receipts/types.ts";
+import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
 import { newId } from "../db/new-id.ts";
-import { findForbiddenKey, forbiddenKeyMessage } from "./plain-input.ts";
+import { findForbiddenKey, forbiddenKeyMessage, mayHaveForbiddenKey } from "./plain-input.ts";
 import { cutText } from "../text/cut.ts";
+import { createDeadlines } from "./call-deadlines.ts";
 import { formatIssues, redactBounded } from "./validation-report.ts";
 
 /** Error messages crossing to the sandbox and recorded in receipts (the store caps them too). */
@@ -62,6 +61,16 @@ class ToolRunFailure {
 
 const newCallId = () => newId("call");
 
+/** A receipt staged by a call joins the next commit rather than starting its own (see `invoke`). */
+const DEFERRED = Object.freeze({ defer: true });
+
+/** A receipt's own fields, after the ones every receipt of a call shares. */
+type PhaseFields = Omit<ReceiptDraft, "runId" | "callId" | "toolPath" | "approval" | "policy" | "sessionId" | "phase">;
+
+const written = (): undefined => undefined;
+const unwrittenReason = (e: unknown): string =>
+  `the receipts could not be written (${describeThrown(e, "the receipt store").recorded})`;
+
 /**
  * Turns one crossing from the sandbox into a policed, receipted tool call:
  * requested → validation → policy → approval → started → succeeded | failed.
@@ -69,6 +78,24 @@ const newCallId = () => newId("call");
  */
 export function createToolInvoker(ctx: InvokerContext) {
   const outcomes: CallOutcome[] = [];
+  // Receipts are staged and committed together; `durable` runs right before each step with an
+  // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
+  // never outrun their receipts, nor the receipts of the read-only calls before them.
+  // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
+  // run's end in the runner) carries them, so sequential calls cost one commit each, not two.
+  const durable = (): Promise<string | undefined> => ctx.receipts.durable().then(written, unwrittenReason);
+  // Each call's own abort controller while its `run()` may be in progress, with its path: cancelling
+  // the run aborts their signals. One listener on the run's signal rather than one per call.
+  const inFlight = new Map<CallAbort, string>();
+  ctx.signal.addEventListener(
+    "abort",
+    () => {
+      for (const [callAbort, path] of inFlight)
+        callAbort.abort(new Error(`the run was cancelled; ${path} should stop`));
+    },
+    { once: true },
+  );
+  const log = loggersFor(ctx.redact);
 
   async function invoke(path: string, inputJson: string): Promise<HostCallResult> {
     const callId = newCallId();
@@ -76,18 +103,28 @@ export function createToolInvoker(ctx: InvokerContext) {
     const definition = ctx.tools.get(path);
     const approval = definition?.approval ?? "auto";
     const alwaysAsk = ctx.alwaysAsk?.(path) === true;
-    const policy: PolicyMode = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk).mode : "deny";
-    const base = { runId: ctx.runId, callId, toolPath: path, approval, policy, sessionId: ctx.sessionId };
-    // Receipts are staged and committed together; `durable` runs right before each step with an
-    // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
-    // never outrun their receipts, nor the receipts of the read-only calls before them.
-    // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
-    // run's end in the runner) carries them, so sequential calls cost one commit each, not two.
-    const append = (d: Omit<ReceiptDraft, keyof typeof base>) => ctx.receipts.stage({ ...base, ...d }, { defer: true });
-    const durable = () =>
-      ctx.receipts.durable().then(
-        () => undefined,
-        (e: unknown) => `the receipts could not be written (${describeThrown(e, "the receipt store").recorded})`,
+    const resolved = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk) : undefined;
+    const policy: PolicyMode = resolved ? resolved.mode : "deny";
+    // Every receipt of the call has the same shape: its shared fields, then its own (absent ones undefined).
+    const append = (phase: ReceiptPhase, d: PhaseFields) =>
+      ctx.receipts.stage(
+        {
+          runId: ctx.runId,
+          callId,
+          toolPath: path,
+          approval,
+          policy,
+          sessionId: ctx.sessionId,
+          phase,
+          decision: d.decision,
+          decidedBy: d.decidedBy,
+          reason: d.reason,
+          inputPreview: d.inputPreview,
+          outputPreview: d.outputPreview,
+          error: d.error,
+          durationMs: d.durationMs,
+        },
+        DEFERRED,
       );
     const finish = (
       status: CallOutcome["status"],
@@ -111,11 +148,12 @@ export function createToolInvoker(ctx: InvokerContext) {
       error: { name, message: redactBounded(message, MAX_MESSAGE_CHARS, ctx.redact), code } satisfies CrossingError,
     });
 
-    append({ phase: "requested", inputPreview: clip(ctx.redact(inputJson), ctx.previewChars) });
+    const requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);
+    append("requested", { inputPreview: requestedPreview });
 
     if (!definition) {
       const error = `unknown tool "${path}"`;
-      append({ phase: "failed", error });
+      append("failed", { error });
       return finish("failed", { error }, cross("ToolError", error, "UNKNOWN_TOOL"));
     }
 
@@ -127,7 +165,7 @@ export function createToolInvoker(ctx: InvokerContext) {
       const shown = parsed.threw
         ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.crossing})`
         : error;
-      append({ phase: "failed", error: ctx.redact(error) });
+      append("failed", { error: ctx.redact(error) });
       return finish("failed", { error: ctx.redact(error) }, cross("ToolInputError", shown, "INVALID_INPUT"));
     }
     const input = parsed.value;
@@ -135,8 +173,8 @@ export function createToolInvoker(ctx: InvokerContext) {
     let decision: Decision = "auto";
     let decidedBy: string | undefined;
     if (policy === "deny") {
-      const reason = resolvePolicy(path, approval, ctx.policy, alwaysAsk).rule?.reason ?? "denied by operator policy";
-      append({ phase: "denied", decision: "denied", decidedBy: "policy", reason });
+      const reason = resolved?.rule?.reason ?? "denied by operator policy";
+      append("denied", { decision: "denied", decidedBy: "policy", reason });
       return finish(
         "denied",
         { decision: "denied", decidedBy: "policy", reason },
@@ -144,11 +182,11 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     }
     if (policy === "required") {
-      const verdict = await decide(callId, path, definition, input, durable, alwaysAsk);
+      const verdict = await decide(callId, path, definition, input, alwaysAsk);
       decidedBy = verdict.by;
       if (verdict.decision === "denied") {
         const reason = verdict.reason ?? "denied by operator";
-        append({ phase: "denied", decision: "denied", decidedBy, reason });
+        append("denied", { decision: "denied", decidedBy, reason });
         return finish(
           "denied",
           { decision: "denied", decidedBy, reason },
@@ -156,36 +194,49 @@ export function createToolInvoker(ctx: InvokerContext) {
         );
       }
       decision = "approved";
-      append({ phase: "approved", decision, decidedBy });
+      append("approved", { decision, decidedBy });
     }
 
     if (ctx.signal.aborted) {
       const error = "run cancelled before the tool started";
-      append({ phase: "failed", decision, decidedBy, error });
+      append("failed", { decision, decidedBy, error });
       return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "CANCELLED"));
     }
 
-    append({ phase: "started", decision, decidedBy, inputPreview: preview(definition, input, ctx) });
+    append("started", {
+      decision,
+      decidedBy,
+      inputPreview: preview(definition, input, inputJson, requestedPreview, ctx),
+    });
     let started = performance.now();
     let abandoned: HostCallResult | undefined;
     // The tool's own signal: aborted when the run is cancelled, the call times out or the gateway stops.
-    const callAbort = new AbortController();
-    const abortCall = () => callAbort.abort(new Error(`the run was cancelled; ${path} should stop`));
-    ctx.signal.addEventListener("abort", abortCall, { once: true });
+    const callAbort = new CallAbort();
+    inFlight.set(callAbort, path);
     ctx.running.set(callId, (reason) => {
       callAbort.abort(new Error(`${reason}; ${path} should stop`));
       const error = `${reason}: ${path} was still running, its outcome is unknown`;
-      append({ phase: "failed", decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
+      append("failed", { decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
       abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
     });
     // Registered as running first: a shutdown during this wait settles the call, which then never runs.
     // A read-only tool has no effect for its receipts to precede: they ride with the next commit.
-    const unwritten = definition.readOnly ? undefined : await durable();
-    if (abandoned) return abandoned;
+    let unwritten: string | undefined;
+    if (!definition.readOnly)
+      try {
+        await ctx.receipts.durable();
+      } catch (e) {
+        unwritten = unwrittenReason(e);
+      }
+    if (abandoned) {
+      inFlight.delete(callAbort);
+      return abandoned;
+    }
     if (unwritten || ctx.signal.aborted) {
+      inFlight.delete(callAbort);
       ctx.running.delete(callId);
       const error = unwritten ? `${unwritten}; ${path} was not run` : "run cancelled before the tool started";
-      append({ phase: "failed", decision, decidedBy, error });
+      append("failed", { decision, decidedBy, error });
       return finish(
         "failed",
         { decision, decidedBy, error },
@@ -193,26 +244,36 @@ export function createToolInvoker(ctx: InvokerContext) {
       );
     }
     started = performance.now();
-    const toolCtx: ToolContext = {
-      signal: callAbort.signal,
-      callId,
-      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
-      log: toolLogger(path, ctx.redact),
-    };
-    const exit = await Effect.runPromiseExit(runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort));
-    ctx.signal.removeEventListener("abort", abortCall);
+    // `signal` is an own property like the others (a spread copy keeps it), made when first read.
+    const toolCtx: ToolContext = ctx.sessionId
+      ? {
+          get signal() {
+            return callAbort.signal;
+          },
+          callId,
+          sessionId: ctx.sessionId,
+          log: log(path),
+        }
+      : {
+          get signal() {
+            return callAbort.signal;
+          },
+          callId,
+          log: log(path),
+        };
+    const exit = await runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
+    inFlight.delete(callAbort);
     if (abandoned) return abandoned;
     ctx.running.delete(callId);
     const durationMs = Math.round(performance.now() - started);
-    if (Exit.isSuccess(exit)) {
+    if (exit.ok) {
       const json = safeJson(exit.value);
       if (!json.ok) {
         const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${json.message}`);
-        append({ phase: "failed", decision, decidedBy, error, durationMs });
+        append("failed", { decision, decidedBy, error, durationMs });
         return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "BAD_OUTPUT"));
       }
-      append({
-        phase: "succeeded",
+      append("succeeded", {
         decision,
         decidedBy,
         durationMs,
@@ -220,9 +281,9 @@ export function createToolInvoker(ctx: InvokerContext) {
       });
       return finish("succeeded", { decision, decidedBy }, { ok: true, json: json.text });
     }
-    const failure = describeFailure(exit.cause);
+    const failure = describeThrown(exit.failure.cause);
     const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);
-    append({ phase: "failed", decision, decidedBy, error, durationMs });
+    append("failed", { decision, decidedBy, error, durationMs });
     return finish(
       "failed",
       { decision, decidedBy, error },
@@ -235,7 +296,6 @@ export function createToolInvoker(ctx: InvokerContext) {
     path: string,
     definition: ToolDefinition,
     input: unknown,
-    durable: () => Promise<string | undefined>,
     alwaysAsk: boolean,
   ): Promise<ApprovalDecision> {
     const rule = alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
@@ -279,44 +339,70 @@ export function createToolInvoker(ctx: InvokerContext) {
   return { invoke, outcomes };
 }
 
+/**
+ * zod's own `schema.safeParseAsync`: an async method that returns `safeParseAsync(schema, data)`.
+ * Where a schema has it, calling that function directly gives the same result one async hop sooner.
+ */
+const STOCK_SAFE_PARSE_ASYNC = z.object({}).safeParseAsync;
+
 type ParsedInput = { ok: true; value: unknown } | { ok: false; message: string; threw?: ThrownValue };
 
 /**
  * Parses with `safeParseAsync`, so a schema may check asynchronously before anyone is asked to
  * approve (the workspace tools typecheck a source file this way; a failure goes back to the model).
  */
-async function parseInput(def: ToolDefinition, json: string): Promise<ParsedInput> {
+function parseInput(def: ToolDefinition, json: string): ParsedInput | Promise<ParsedInput> {
   let raw: unknown;
   try {
     raw = json === undefined || json === "" ? {} : JSON.parse(json);
   } catch {
     return { ok: false, message: "input is not valid JSON" };
   }
-  const forbidden = findForbiddenKey(raw);
+  // Most inputs hold no forbidden word at all: their text alone shows it, without walking the value.
+  const forbidden = typeof json === "string" && mayHaveForbiddenKey(json) ? findForbiddenKey(raw) : undefined;
   if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };
-  let result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>;
+  const value = raw === undefined ? {} : raw;
+  let validation: ReturnType<ToolDefinition["args"]["safeParseAsync"]>;
   try {
-    // safeParseAsync reports issues, but a transform/refine that throws escapes it.
-    result = await def.args.safeParseAsync(raw === undefined ? {} : raw);
+    validation =
+      def.args.safeParseAsync === STOCK_SAFE_PARSE_ASYNC
+        ? zodSafeParseAsync(def.args, value)
+        : def.args.safeParseAsync(value);
   } catch (e) {
-    const threw = describeThrown(e, "the schema");
-    return { ok: false, message: threw.crossing, threw };
+    return schemaThrew(e);
   }
-  if (result.success) return { ok: true, value: result.data };
-  return { ok: false, message: formatIssues(result.error.issues) };
+  // safeParseAsync reports issues, but a transform/refine that throws escapes it.
+  return Promise.resolve(validation).then(validated, schemaThrew);
+}
+
+function validated(result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>): ParsedInput {
+  return result.success ? { ok: true, value: result.data } : { ok: false, message: formatIssues(result.error.issues) };
+}
+
+function schemaThrew(e: unknown): ParsedInput {
+  const threw = describeThrown(e, "the schema");
+  return { ok: false, message: threw.crossing, threw };
 }
 
 type PreviewCtx = Pick<InvokerContext, "redact" | "previewChars">;
 
-/** Secrets are scrubbed before clipping, so a cut never leaves half a secret behind. */
-function preview(def: ToolDefinition, input: unknown, ctx: PreviewCtx): string {
+/**
+ * Secrets are scrubbed before clipping, so a cut never leaves half a secret behind. Without a
+ * `previewInput`, an input that serializes back to the text the model sent has the preview the
+ * `requested` receipt already got (the same text through the same redactor and cut).
+ */
+function preview(def: ToolDefinition, input: unknown, inputJson: string, requested: string, ctx: PreviewCtx): string {
   let text: string | undefined;
   try {
     text = def.previewInput?.(input);
   } catch {
     // a broken previewInput must not break the call; fall back to JSON
   }
-  return clip(ctx.redact(typeof text === "string" ? text : (JSON.stringify(input) ?? "")), ctx.previewChars);
+  if (typeof text !== "string") {
+    text = JSON.stringify(input) ?? "";
+    if (text === inputJson) return requested;
+  }
+  return clip(ctx.redact(text), ctx.previewChars);
 }
 
 function outputPreview(def: ToolDefinition, output: unknown, json: string | undefined, ctx: PreviewCtx): string {
@@ -338,9 +424,49 @@ function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok
 }
 
 /**
- * The tool's `run` as an Effect: a throw or rejection is a typed `ToolRunFailure`, and the timeout
- * is an operator. On timeout Effect interrupts the call, and the interruption reaches the tool
- * through its `ctx.signal` (aborted with the timeout as reason), so a tool that honours it stops.
+ * A call's abort signal, made when the tool first reads `ctx.signal`: most tools never do, and an
+ * AbortController per call is a measurable part of a call's cost. The first abort's reason wins,
+ * as with an AbortController; a signal made after the abort is already aborted with that reason,
+ * so a tool sees the same signal state and reason whenever it reads it.
+ */
+class CallAbort {
+  #controller: AbortController | undefined;
+  #aborted: { readonly reason: Error } | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#aborted.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** The first abort's reason, undefined until aborted. */
+  get reason(): Error | undefined {
+    return this.#aborted?.reason;
+  }
+
+  abort(reason: Error): void {
+    if (this.#aborted) return;
+    this.#aborted = { reason };
+    this.#controller?.abort(reason);
+  }
+}
+
+/** A tool's settled run: its value, or a typed failure carrying what it threw (or the timeout). */
+type RunExit =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly failure: ToolRunFailure };
+
+/** Every call's timeout, on one shared timer. */
+const deadlines = createDeadlines();
+
+/**
+ * The tool's `run`, bounded by the call's timeout: a throw or rejection is a typed `ToolRunFailure`.
+ * On timeout the tool's `ctx.signal` is aborted with the timeout as reason (so a tool that honours
+ * it stops) and the call fails with the signal's reason; a result that arrives later is dropped.
+ * Plain promises rather than an Effect fiber: this runs once per tool call, where a fiber, a race
+ * and a forked sleep cost more CPU than the rest of the call (see docs/CONTRIBUTING.md).
  */
 function runTool(
   definition: ToolDefinition,
@@ -348,26 +474,31 @@ function runTool(
   toolCtx: ToolContext,
   path: string,
   timeoutMs: number,
-  callAbort: AbortController,
-): Effect.Effect<unknown, ToolRunFailure> {
-  const timedOut = () => new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`);
-  return Effect.tryPromise({
-    try: async (interrupted) => {
-      interrupted.addEventListener("abort", () => callAbort.abort(timedOut()), { once: true });
-      return await definition.run(input, toolCtx);
-    },
-    catch: (e) => new ToolRunFailure(e),
-  }).pipe(
-    Effect.timeoutOrElse({
-      duration: timeoutMs,
-      orElse: () => Effect.fail(new ToolRunFailure(callAbort.signal.reason ?? timedOut())),
-    }),
-  );
-}
-
-function describeFailure(cause: Cause.Cause<ToolRunFailure>): ThrownValue {
-  const failure = Cause.squash(cause);
-  return describeThrown(failure instanceof ToolRunFailure ? failure.cause : failure);
+  callAbort: CallAbort,
+): Promise<RunExit> {
+  return new Promise<RunExit>((resolve) => {
+    let settled = false;
+    const settle = (exit: RunExit) => {
+      if (settled) return;
+      settled = true;
+      deadlines.remove(deadline);
+      resolve(exit);
+    };
+    const deadline = deadlines.add(timeoutMs, () => {
+      callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));
+      settle({ ok: false, failure: new ToolRunFailure(callAbort.reason) });
+    });
+    let pending: unknown;
+    try {
+      pending = definition.run(input, toolCtx);
+    } catch (e) {
+      return settle({ ok: false, failure: new ToolRunFailure(e) });
+    }
+    Promise.resolve(pending).then(
+      (value) => settle({ ok: true, value }),
+      (e: unknown) => settle({ ok: false, failure: new ToolRunFailure(e) }),
+    );
+  });
 }
 
 /** What of a thrown value may leave the host: `crossing` for the sandbox, `recorded` for receipts and logs. */
@@ -468,6 +599,20 @@ function toolFiles(
     files.push({ name: f.name, text: kept });
   }
   return files.length ? { files } : {};
+}
+
+/** Per redactor, each tool's `ctx.log` (the same for every call of that tool). */
+const loggers = new WeakMap<(text: string) => string, Map<string, ToolContext["log"]>>();
+
+function loggersFor(redact: (text: string) => string): (path: string) => ToolContext["log"] {
+  let byPath = loggers.get(redact);
+  if (!byPath) loggers.set(redact, (byPath = new Map()));
+  const cache = byPath;
+  return (path) => {
+    let log = cache.get(path);
+    if (!log) cache.set(path, (log = toolLogger(path, redact)));
+    return log;
+  };
 }
 
 /** `ctx.log` of a tool: lines to the gateway's log, prefixed with the tool path, secrets redacted. */

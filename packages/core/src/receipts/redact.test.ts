@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clipText, createRedactor, previewJson, redactDeep } from "./redact.ts";
+import { clipText, createRedactor, previewJson, redactDeep, TOKEN_PATTERNS } from "./redact.ts";
 
 describe("createRedactor", () => {
   test("replaces known secret values (length ≥ 6), longest first, and their JSON-escaped form", () => {
@@ -26,6 +26,73 @@ describe("createRedactor", () => {
     expect(redact(`DISCORD_TOKEN=${discord}`)).toBe("DISCORD_TOKEN=[redacted]");
     expect(redact("Authorization: Bearer eyJhbGciOi.J9x-y_z")).toBe("Authorization: Bearer [redacted]");
     expect(redact("plain text with a.dotted.name and sk-ant")).toBe("plain text with a.dotted.name and sk-ant");
+  });
+});
+
+describe("createRedactor: the token shapes' one-scan pre-test", () => {
+  // The redactor without the pre-test: every shape's pattern on every text, as before it.
+  const slow = (text: string) => {
+    let out = text;
+    for (const { re, replacement, when } of TOKEN_PATTERNS)
+      if (!when || when.test(out)) out = out.replace(re, replacement);
+    return out;
+  };
+  const fast = createRedactor([]);
+  const oat = `sk-ant-oat01-${"A".repeat(90)}`;
+  const discord = `${"M".repeat(26)}.GhIjKl.${"x".repeat(38)}`;
+  const shapes = [
+    `token ${oat} end`,
+    "key sk-ant-api03-abcdefghijklmnop_QR-st",
+    `DISCORD_TOKEN=${discord}`,
+    "Authorization: Bearer eyJhbGciOi.J9x-y_z",
+    "authorization: bearer abcdefgh12345678",
+    "AUTHORIZATION:BEARER\tabcdefgh12345678",
+    `{"headers":{"authorization":"Bearer ${"z".repeat(40)}"},"key":"${oat}","bot":"${discord}"}`,
+  ];
+
+  test("every shape the patterns redact is still redacted, as the pattern-by-pattern scan does", () => {
+    for (const text of shapes) {
+      expect(fast(text)).toBe(slow(text));
+      expect(fast(text)).not.toBe(text);
+      for (const { needs, re } of TOKEN_PATTERNS)
+        if (new RegExp(re.source, re.flags.replace("g", "")).test(text)) expect(needs.test(text)).toBe(true);
+    }
+  });
+
+  test("on generated text near and inside every shape, the redactor equals the pattern-by-pattern scan", () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+    // mulberry32: seeded, so a failure reproduces.
+    let seed = 13;
+    const rand = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n) | 0;
+    };
+    const run = (n: number) => Array.from({ length: n }, () => alphabet[rand(alphabet.length)]).join("");
+    // Pieces of each shape, whole and nearly whole (a Discord token's three parts at lengths around theirs).
+    const parts: Array<() => string> = [
+      ...["sk-ant-", "SK-ANT-", "sk-an", "Bearer ", "bearer\t", "BEARER  ", "Bear", ".", ". ", " ", ":", '"', "é"].map(
+        (p) => () => p,
+      ),
+      () => `${run(21 + rand(10))}.${run(5 + rand(4))}.${run(25 + rand(6))}`,
+      () => run(rand(40)),
+      () => run(rand(40)),
+    ];
+    const seen = new Map<RegExp, number>(TOKEN_PATTERNS.map((p) => [p.re, 0]));
+    for (let i = 0; i < 20_000; i++) {
+      let text = "";
+      for (let k = rand(6) + 1; k > 0; k--) text += parts[rand(parts.length)]!();
+      expect(fast(text)).toBe(slow(text));
+      // Each shape's `needs` holds wherever the shape itself matches.
+      for (const { re, needs } of TOKEN_PATTERNS)
+        if (new RegExp(re.source, re.flags.replace("g", "")).test(text)) {
+          seen.set(re, seen.get(re)! + 1);
+          expect(needs.test(text)).toBe(true);
+        }
+    }
+    // Every shape occurs often enough in the generated texts for the agreement to mean something.
+    for (const count of seen.values()) expect(count).toBeGreaterThan(500);
   });
 });
 

@@ -4,21 +4,29 @@ export const REDACTED = "[redacted]";
 const MIN_SECRET_LENGTH = 6;
 
 /**
- * Token shapes that are secret whether or not we were told about them. `when` is a cheap test
- * the text must pass first (the Discord pattern alone costs ~1 ms per 100 KB; its test ~4 µs).
+ * Token shapes that are secret whether or not we were told about them. `needs` is a pattern every
+ * match contains (checked once for all shapes, below); `when` is a cheap test the text must pass
+ * first (the Discord pattern alone costs ~1 ms per 100 KB; its test ~4 µs).
  */
-const TOKEN_PATTERNS: Array<{ re: RegExp; replacement: string; when?: RegExp }> = [
+export const TOKEN_PATTERNS: ReadonlyArray<{ re: RegExp; replacement: string; needs: RegExp; when?: RegExp }> = [
   // Anthropic API keys and Claude setup-tokens: sk-ant-api03-…, sk-ant-oat01-…
-  { re: /sk-ant-[A-Za-z0-9_-]{8,}/g, replacement: REDACTED },
+  { re: /sk-ant-[A-Za-z0-9_-]{8,}/g, replacement: REDACTED, needs: /sk-ant-/ },
   // Discord bot tokens: base64(user id) . base64(timestamp) . hmac
   {
     re: /\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}/g,
     replacement: REDACTED,
+    needs: /\.[A-Za-z0-9_-]{6,7}\./,
     when: /\.[A-Za-z0-9_-]{6,7}\./,
   },
   // Authorization headers and anything written like one.
-  { re: /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, replacement: `Bearer ${REDACTED}` },
+  { re: /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, replacement: `Bearer ${REDACTED}`, needs: /bearer/i },
 ];
+
+/**
+ * Text that holds none of the shapes' `needs` (ignoring case, which only widens it) matches no
+ * shape: one scan settles the usual text (tool inputs and outputs) instead of one per shape.
+ */
+const TOKEN_HINT = new RegExp(TOKEN_PATTERNS.map((p) => `(?:${p.needs.source})`).join("|"), "i");
 
 /**
  * Returns a function that replaces every known secret value and obvious token shapes with
@@ -50,8 +58,9 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
     let out = text;
     if (encodedRe && (out.includes("%") || out.includes("\\"))) out = out.replace(encodedRe, REDACTED);
     if (fixedRe) out = out.replace(fixedRe, REDACTED);
-    for (const { re, replacement, when } of TOKEN_PATTERNS)
-      if (!when || when.test(out)) out = out.replace(re, replacement);
+    if (TOKEN_HINT.test(out))
+      for (const { re, replacement, when } of TOKEN_PATTERNS)
+        if (!when || when.test(out)) out = out.replace(re, replacement);
     return out;
   };
 }
