@@ -93,6 +93,16 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   let journal: ReceiptJournal | undefined;
   let thread: FoldThread | undefined;
 
+  /** The staged receipts and their waiters, handed to a commit (the deferred timer is then moot). */
+  function takePending() {
+    if (deferTimer) clearTimeout(deferTimer);
+    deferTimer = undefined;
+    const taken = { batch: pending, ws: waiters };
+    pending = [];
+    waiters = [];
+    return taken;
+  }
+
   /** A commit point: the staged receipts go to the journal and the worker, or else into SQLite. */
   function commitPending(): void {
     if (!journalPending()) fold();
@@ -102,12 +112,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   function journalPending(): boolean {
     if (!journal || !thread || thread.dead() || db.inTransaction) return false;
     if (pending.length === 0) return true;
-    if (deferTimer) clearTimeout(deferTimer);
-    deferTimer = undefined;
-    const batch = pending;
-    const ws = waiters;
-    pending = [];
-    waiters = [];
+    const { batch, ws } = takePending();
     const text = journalLines(batch);
     try {
       // Everything sent before is in SQLite: the journal starts over.
@@ -143,12 +148,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
       return last ? [last] : [];
     }
     if (journal && thread?.dead()) adoptAbandoned();
-    if (deferTimer) clearTimeout(deferTimer);
-    deferTimer = undefined;
-    const batch = pending;
-    const ws = waiters;
-    pending = [];
-    waiters = [];
+    const { batch, ws } = takePending();
     if (batch.length === 0) {
       for (const w of ws) w.resolve();
       return [];
