@@ -132,7 +132,10 @@ function runnerOver(tools: ToolTree) {
   const at = join(dir, `runner-${++runners}`);
   const r = createCodeModeRunner({
     tools,
-    receipts: createSqliteReceiptStore(openDatabase(join(at, "oa.sqlite")), { keyDir: join(at, "config"), journal: true }),
+    receipts: createSqliteReceiptStore(openDatabase(join(at, "oa.sqlite")), {
+      keyDir: join(at, "config"),
+      journal: true,
+    }),
     requestApproval: async () => ({ decision: "denied", by: "bench" }),
     sandbox: pool,
     limits: { maxToolCalls: 2000 },

@@ -50,7 +50,10 @@ async function side(name: string, root: string): Promise<Side> {
     settings: { anthropic: { baseURL: api.url } },
   });
   await gateway.warm;
-  const sdk = await buildSdkClient({ profileId: "bench", source: "env", type: "api_key", secret: KEY }, { baseURL: api.url });
+  const sdk = await buildSdkClient(
+    { profileId: "bench", source: "env", type: "api_key", secret: KEY },
+    { baseURL: api.url },
+  );
   // Set up as the gateway's own (this branch: a JIT warm-up in idle time; the base ignores the option).
   const checker = createTypechecker({ practiceChecks: 500 });
   await checker.warmUp();
