@@ -32,6 +32,5 @@ export type FoldReply =
   | { readonly id: number; readonly ok: true; readonly last?: Receipt }
   | { readonly id: number; readonly ok: false; readonly error: string };
 
-/** How long journaled receipts wait for SQLite, and how many make it fold at once. */
-export const FOLD_MS = 50;
-export const FOLD_ROWS = 1024;
+/** How long the worker waits to retry a commit that failed (the receipts stay in the journal). */
+export const RETRY_MS = 50;

@@ -2,8 +2,8 @@
  * The fold worker: a thread that copies journaled receipts into SQLite, so the inserts, the
  * chain's macs and the commits (~25 µs per receipt) run beside the gateway's event loop instead of
  * inside it. It is the only writer of the store's receipts while it runs (fold-thread.ts starts
- * it). Records arrive as the journal's own JSON lines and are committed in batches: FOLD_MS after
- * the first, at once past FOLD_ROWS, or on request. A failed commit keeps them queued (they are in
+ * it). Records arrive as the journal's own JSON lines, in batches (fold-thread.ts), and are
+ * committed as they arrive, or on request. A failed commit keeps them queued (they are in
  * the journal) and is retried.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -14,7 +14,7 @@ import type { JournalRecord } from "./journal.ts";
 import type { Receipt } from "./types.ts";
 import { parseJournalLines } from "./journal.ts";
 import type { FoldReply, FoldRequest, FoldWorkerData } from "./fold-protocol.ts";
-import { CTL_ANSWERED, CTL_FOLDED, FOLD_MS, FOLD_ROWS } from "./fold-protocol.ts";
+import { CTL_ANSWERED, CTL_FOLDED, RETRY_MS } from "./fold-protocol.ts";
 
 const data = workerData as FoldWorkerData;
 const ctl = new Int32Array(data.ctl);
@@ -46,15 +46,13 @@ function foldLater(): void {
   try {
     fold();
   } catch {
-    schedule(); // still in the journal; a request reports the error
+    schedule(RETRY_MS); // still in the journal; a request reports the error
   }
 }
 
-function schedule(): void {
-  if (queue.length >= FOLD_ROWS) {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(foldLater, 0);
-  } else timer ??= setTimeout(foldLater, FOLD_MS);
+/** Lines arrive in batches (fold-thread.ts waits SEND_MS): commit them at once; after a failure, retry in RETRY_MS. */
+function schedule(delay = 0): void {
+  timer ??= setTimeout(foldLater, delay);
 }
 
 function answer(id: number, r: FoldReply): void {
