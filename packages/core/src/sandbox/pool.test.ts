@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createSandboxPool } from "./pool.ts";
 import { fakeHost, sandboxChildren, ToolFailure } from "../../test/sandbox-host.ts";
-import type { SandboxPool, SandboxResult } from "./types.ts";
+import type { HostCallResult, SandboxPool, SandboxResult } from "./types.ts";
 
 let pool: SandboxPool;
 beforeAll(async () => {
@@ -155,6 +155,38 @@ describe("sandbox pool: tool calls", () => {
     clearTimeout(fallback);
     expect(value(r)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(maxInFlight).toBe(10);
+  });
+
+  test("answers settle alike one at a time and batched in one tick, invalid JSON from the host included", async () => {
+    // One awaited call is answered alone (the VM's settleValue); calls answered in the same tick
+    // travel as one batch (settleAll). Each kind of answer must come out the same either way.
+    const answers: Record<string, HostCallResult> = {
+      "t.value": { ok: true, json: '{"n":1,"s":"a:b:c"}' },
+      "t.none": { ok: true, json: undefined },
+      "t.fail": { ok: false, error: { name: "ToolError", message: "nope", code: "x" } },
+      "t.garbled": { ok: true, json: "{not json" },
+    };
+    const toolPaths = Object.keys(answers);
+    const onToolCall = async (path: string) => answers[path]!;
+    const probe = `async (call) => { try { const v = await call; return ["ok", v === undefined ? "undefined" : v]; }
+      catch (e) { return ["err", e.name, e.message, e.code ?? null]; } }`;
+    const calls = toolPaths.map((p) => `tools.${p}({})`).join(", ");
+    const r = await pool.run({
+      code: `const probe = ${probe};
+        const alone = [];
+        for (const call of [${toolPaths.map((p) => `() => tools.${p}({})`).join(", ")}]) alone.push(await probe(call()));
+        const batched = await Promise.all([${calls}].map(probe));
+        return { alone, batched };`,
+      toolPaths,
+      onToolCall,
+    });
+    const expected = [
+      ["ok", { n: 1, s: "a:b:c" }],
+      ["ok", "undefined"],
+      ["err", "ToolError", "nope", "x"],
+      ["err", "ToolError", "tools.t.garbled returned invalid JSON", null],
+    ];
+    expect(value(r)).toEqual({ alone: expected, batched: expected });
   });
 
   test("a denial is catchable by class and the run continues", async () => {

@@ -10,6 +10,7 @@
  * - hostCall("<id>\n<path>\n<inputJson>")
  * - settleAll("<id>:<kind>:<length>:<payload>" repeated), kind v = JSON value, u = undefined,
  *   e = JSON {name, message, code}
+ * - settleValue(id, json): one answer that is a JSON value (the usual crossing, no batch to parse)
  * - hostDone(kind, text): "ok" + JSON | "none" | "big" + length | "oom" | "stack" | "script" + description
  */
 export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone) {
@@ -127,6 +128,10 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
     }
     if (kind === "e") call.reject(makeError(StringOf(value.name), StringOf(value.message), value.code, call.path));
     else call.resolve(value);
+  }
+
+  function settleValue(id, json) {
+    settleOne(id, "v", json);
   }
 
   function settleAll(batch) {
@@ -297,5 +302,5 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
     });
   }
 
-  return { buildTools, settleAll, classify, watch, configure };
+  return { buildTools, settleAll, settleValue, classify, watch, configure };
 })`;
