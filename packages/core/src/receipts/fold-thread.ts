@@ -7,6 +7,7 @@ import {
   type FoldRequest,
   type FoldWorkerData,
 } from "./fold-protocol.ts";
+import type { JournalRecord } from "./journal.ts";
 import type { Receipt } from "./types.ts";
 
 /**
@@ -15,7 +16,14 @@ import type { Receipt } from "./types.ts";
  * worker has committed everything sent, so the store's reads stay synchronous.
  */
 export interface FoldThread {
-  send(text: string, count: number): void;
+  /** `text`: the records' journal lines. */
+  send(text: string, records: readonly JournalRecord[]): void;
+  /**
+   * The records not yet sent, taken back, when the worker holds nothing uncommitted (so committing
+   * them elsewhere cannot race it); undefined otherwise. A read right after a short run commits
+   * them on its own connection instead of waiting for the thread round trip.
+   */
+  takeUnsent(): { text: string; records: readonly JournalRecord[] } | undefined;
   /** Records sent and not yet committed. */
   outstanding(): number;
   /** Commits everything sent; the last receipt written, if any. Throws the worker's error. */
@@ -53,16 +61,16 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
   // Lines wait here and go over together every SEND_MS: one worker wake-up per batch, not per
   // commit point (on two cores the worker shares one with the sandbox child).
   let unsent = "";
-  let unsentCount = 0;
+  let unsentRecords: JournalRecord[] = [];
   let sendTimer: ReturnType<typeof setTimeout> | undefined;
   const flushSends = () => {
     if (sendTimer) clearTimeout(sendTimer);
     sendTimer = undefined;
-    if (unsentCount === 0 || stopped) return;
+    if (unsentRecords.length === 0 || stopped) return;
     worker.postMessage({ t: "records", text: unsent } satisfies FoldRequest);
-    sent += unsentCount;
+    sent += unsentRecords.length;
     unsent = "";
-    unsentCount = 0;
+    unsentRecords = [];
   };
 
   function request(t: "fold" | "close"): FoldReply {
@@ -88,16 +96,25 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
   }
 
   return {
-    send(text, count) {
+    send(text, records) {
       unsent += text;
-      unsentCount += count;
+      for (const r of records) unsentRecords.push(r);
       if (unsent.length >= SEND_CHARS) flushSends();
       else if (!sendTimer) {
         sendTimer = setTimeout(flushSends, SEND_MS);
         sendTimer.unref?.();
       }
     },
-    outstanding: () => sent + unsentCount - Atomics.load(ctl, CTL_FOLDED),
+    takeUnsent() {
+      if (unsentRecords.length === 0 || sent !== Atomics.load(ctl, CTL_FOLDED)) return undefined;
+      if (sendTimer) clearTimeout(sendTimer);
+      sendTimer = undefined;
+      const taken = { text: unsent, records: unsentRecords };
+      unsent = "";
+      unsentRecords = [];
+      return taken;
+    },
+    outstanding: () => sent + unsentRecords.length - Atomics.load(ctl, CTL_FOLDED),
     foldNow() {
       const r = request("fold");
       if (!r.ok) throw new Error(r.error);

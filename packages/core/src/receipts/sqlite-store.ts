@@ -129,7 +129,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
       }
       return false;
     }
-    thread.send(text, batch.length);
+    thread.send(text, batch);
     for (const w of ws) w.resolve();
     return true;
   }
@@ -143,6 +143,19 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   function fold(extra?: Staged): Receipt[] {
     if (extra) pending.push(extra);
     if (journalPending()) {
+      // The worker has committed all it was sent: the rest is committed here, without a round trip.
+      const unsent = thread!.takeUnsent();
+      if (unsent) {
+        let written: Receipt[];
+        try {
+          written = writer.commit(unsent.records);
+        } catch (e) {
+          thread!.send(unsent.text, unsent.records);
+          throw e;
+        }
+        journal!.clear();
+        return written;
+      }
       const last = thread!.foldNow();
       if (thread!.outstanding() === 0) journal!.clear();
       return last ? [last] : [];
