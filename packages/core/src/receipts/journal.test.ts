@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
 import { openDatabase } from "../db/open.ts";
@@ -226,6 +226,33 @@ test("a fold that fails is reported by the next read and keeps the receipts; the
   raw.close();
   expect(store.byRun("run_1").map((r) => r.phase)).toEqual(["requested"]);
   expect(store.verify()).toMatchObject({ ok: true, keyed: 1 });
+  store.close();
+  db.close();
+});
+
+test("if the fold worker dies, the store commits what the journal holds itself and goes on without it", async () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  // The worker reads the chain head when it starts (a few ms later, in its own thread): a damaged
+  // head file makes it throw there, and it stops.
+  const head = join(keyDir, "receipt-heads", `${readdirSync(join(keyDir, "receipt-heads"))[0]!.split(".")[0]}.head`);
+  writeFileSync(head, "not a head");
+  store.stage(draft("requested"));
+  store.stage(draft("started"));
+  await store.durable();
+  expect(journalLines(keyDir)).toHaveLength(2);
+  await Bun.sleep(300);
+  rmSync(head);
+  expect(committed(path)).toEqual([]);
+
+  expect(store.byRun("run_1").map((r) => r.phase)).toEqual(["requested", "started"]);
+  expect(journalLines(keyDir)).toEqual([]);
+  // From here on, commit points commit straight to SQLite.
+  store.stage(draft("succeeded"));
+  await store.durable();
+  expect(committed(path)).toEqual(["call_1:requested", "call_1:started", "call_1:succeeded"]);
+  expect(store.verify()).toMatchObject({ ok: true, keyed: 3 });
   store.close();
   db.close();
 });
