@@ -121,6 +121,8 @@ export function createChainWriter(db: Database, o: ChainWriterOptions): ChainWri
   const writeHead = () => {
     if (!headDirty || !head || !headFile) return;
     headDirty = false;
+    // Two writers keep one head (the store's and its fold worker's): never move it back.
+    if ((readHeadOrUndefined(headFile)?.seq ?? -1) >= head.seq) return;
     (headWriter ??= openHeadWriter(headFile)).write(head);
   };
 
@@ -152,6 +154,15 @@ export function createChainWriter(db: Database, o: ChainWriterOptions): ChainWri
       insertStmt.finalize();
     },
   };
+}
+
+/** A damaged head file is the verifier's to report; a writer just replaces it. */
+function readHeadOrUndefined(file: string): ChainHead | undefined {
+  try {
+    return readHead(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `r_000123`: sortable, stable, short enough for a Discord line. */
