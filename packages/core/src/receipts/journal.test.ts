@@ -12,6 +12,13 @@ function files() {
   return { path: join(dir, "gateway.sqlite"), keyDir: join(dir, "config") };
 }
 
+/** A database file, its key dir, and a store on them with the journal, as the gateway opens it. */
+function journalStore() {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  return { path, keyDir, db, store: createSqliteReceiptStore(db, { keyDir, journal: true }) };
+}
+
 const draft = (phase: ReceiptPhase, callId = "call_1"): ReceiptDraft => ({
   runId: "run_1",
   callId,
@@ -44,9 +51,7 @@ function journalFile(keyDir: string): string {
 const journalLines = (keyDir: string) => readFileSync(journalFile(keyDir), "utf8").split("\n").filter(Boolean);
 
 test("a commit point writes the journal, not SQLite; a read folds the journal into SQLite and empties it", async () => {
-  const { path, keyDir } = files();
-  const db = openDatabase(path);
-  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const { path, keyDir, db, store } = journalStore();
   store.stage(draft("requested"));
   store.stage(draft("started"));
   await store.durable();
@@ -62,9 +67,7 @@ test("a commit point writes the journal, not SQLite; a read folds the journal in
 });
 
 test("journaled receipts reach SQLite on their own shortly after, without a read", async () => {
-  const { path, keyDir } = files();
-  const db = openDatabase(path);
-  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const { path, keyDir, db, store } = journalStore();
   store.stage(draft("requested"));
   await store.durable();
   for (let i = 0; i < 100 && committed(path).length === 0; i++) await Bun.sleep(10);
@@ -79,9 +82,7 @@ test("journaled receipts reach SQLite on their own shortly after, without a read
 });
 
 test("a store opened after a crash commits what the journal holds, once, and the chain goes on", async () => {
-  const { path, keyDir } = files();
-  const db = openDatabase(path);
-  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const { path, keyDir, db, store } = journalStore();
   store.stage(draft("requested"));
   store.stage(draft("started"));
   await store.durable();
@@ -194,9 +195,7 @@ test("one process owns the journal: a second store on the same database commits 
 });
 
 test("while SQLite is locked, commit points still complete in the journal; the fold catches up after", async () => {
-  const { path, keyDir } = files();
-  const db = openDatabase(path);
-  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const { path, keyDir, db, store } = journalStore();
   const locker = new Database(path);
   locker.exec("BEGIN IMMEDIATE");
   store.stage(draft("requested"));
@@ -213,9 +212,7 @@ test("while SQLite is locked, commit points still complete in the journal; the f
 });
 
 test("a fold that fails is reported by the next read and keeps the receipts; the one after commits them", async () => {
-  const { path, keyDir } = files();
-  const db = openDatabase(path);
-  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const { path, keyDir, db, store } = journalStore();
   const raw = new Database(path);
   raw.exec("CREATE TRIGGER refuse BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'the disk says no'); END;");
   store.stage(draft("requested"));
@@ -231,9 +228,7 @@ test("a fold that fails is reported by the next read and keeps the receipts; the
 });
 
 test("if the fold worker dies, the store commits what the journal holds itself and goes on without it", async () => {
-  const { path, keyDir } = files();
-  const db = openDatabase(path);
-  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  const { path, keyDir, db, store } = journalStore();
   // The worker reads the chain head when it starts (a few ms later, in its own thread): a damaged
   // head file makes it throw there, and it stops.
   const head = join(keyDir, "receipt-heads", `${readdirSync(join(keyDir, "receipt-heads"))[0]!.split(".")[0]}.head`);
