@@ -251,3 +251,23 @@ test("if the fold worker dies, the store commits what the journal holds itself a
   store.close();
   db.close();
 });
+
+test("a close whose last commit fails reports it, releases the journal, and the next store commits what it held", async () => {
+  const { path, keyDir, db, store } = journalStore();
+  const raw = new Database(path);
+  raw.exec("CREATE TRIGGER refuse BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'the disk says no'); END;");
+  store.stage(draft("requested"));
+  await store.durable();
+  expect(() => store.close()).toThrow("the disk says no");
+  // The worker may still be retrying (it is being terminated): wait for its transaction.
+  raw.exec("PRAGMA busy_timeout = 5000");
+  raw.exec("DROP TRIGGER refuse");
+  raw.close();
+  expect(journalLines(keyDir)).toHaveLength(1);
+
+  const next = createSqliteReceiptStore(db, { keyDir, journal: true });
+  expect(committed(path)).toEqual(["call_1:requested"]);
+  expect(next.verify()).toMatchObject({ ok: true, keyed: 1 });
+  next.close();
+  db.close();
+});

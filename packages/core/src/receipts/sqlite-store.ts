@@ -323,18 +323,26 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     return verifier.verifyAll();
   }
 
+  /** Commits what it can and releases everything; what could not be committed stays in the journal. */
   function close(): void {
+    let failure: unknown;
     try {
       flush();
-    } finally {
-      thread?.close();
-      thread = undefined;
-      for (const st of statements.values()) st.finalize();
-      statements.clear();
-      writer.close();
-      journal?.close();
-      journal = undefined;
+    } catch (e) {
+      failure = e;
     }
+    try {
+      thread?.close();
+    } catch (e) {
+      failure ??= e;
+    }
+    thread = undefined;
+    for (const st of statements.values()) st.finalize();
+    statements.clear();
+    writer.close();
+    journal?.close();
+    journal = undefined;
+    if (failure !== undefined) throw failure;
   }
 
   if (key.dir) adoptJournal(key.dir);
