@@ -18,7 +18,9 @@ export interface FoldWorkerData {
 export const CTL_FOLDED = 0;
 /** The id of the last request answered. */
 export const CTL_ANSWERED = 1;
-export const CTL_SLOTS = 2;
+/** 1 once the worker is stopping on an error it cannot answer with (set before it throws). */
+export const CTL_DEAD = 2;
+export const CTL_SLOTS = 3;
 
 export type FoldRequest =
   /** Journal lines (journal.ts), in journal order. */

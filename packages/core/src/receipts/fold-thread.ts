@@ -1,6 +1,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import {
   CTL_ANSWERED,
+  CTL_DEAD,
   CTL_FOLDED,
   CTL_SLOTS,
   type FoldReply,
@@ -80,6 +81,10 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
     worker.postMessage({ t, id } satisfies FoldRequest);
     const deadline = performance.now() + ANSWER_MS;
     for (let seen = Atomics.load(ctl, CTL_ANSWERED); seen < id; seen = Atomics.load(ctl, CTL_ANSWERED)) {
+      if (Atomics.load(ctl, CTL_DEAD) === 1) {
+        stopped = true;
+        throw new Error("the receipt fold worker stopped on an error");
+      }
       const left = deadline - performance.now();
       if (left <= 0) {
         stopped = true;
@@ -120,7 +125,7 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
       if (!r.ok) throw new Error(r.error);
       return r.last;
     },
-    dead: () => stopped,
+    dead: () => stopped || Atomics.load(ctl, CTL_DEAD) === 1,
     close() {
       try {
         if (!stopped) {

@@ -14,13 +14,30 @@ import type { JournalRecord } from "./journal.ts";
 import type { Receipt } from "./types.ts";
 import { parseJournalLines } from "./journal.ts";
 import type { FoldReply, FoldRequest, FoldWorkerData } from "./fold-protocol.ts";
-import { CTL_ANSWERED, CTL_FOLDED, RETRY_MS } from "./fold-protocol.ts";
+import { CTL_ANSWERED, CTL_DEAD, CTL_FOLDED, RETRY_MS } from "./fold-protocol.ts";
 
 const data = workerData as FoldWorkerData;
 const ctl = new Int32Array(data.ctl);
 const reply: MessagePort = data.reply;
-const db = openDatabase(data.path);
-const writer = createChainWriter(db, { key: data.key, dbId: data.dbId, headFile: data.headFile, headWrites: "commit" });
+
+/**
+ * This thread is going away: say so where a store blocked in Atomics.wait sees it (it cannot see
+ * the worker's error event until it returns), then let the error end the thread.
+ */
+function die(e: unknown): never {
+  Atomics.store(ctl, CTL_DEAD, 1);
+  Atomics.notify(ctl, CTL_ANSWERED);
+  throw e;
+}
+
+let db: ReturnType<typeof openDatabase>;
+let writer: ReturnType<typeof createChainWriter>;
+try {
+  db = openDatabase(data.path);
+  writer = createChainWriter(db, { key: data.key, dbId: data.dbId, headFile: data.headFile, headWrites: "commit" });
+} catch (e) {
+  die(e);
+}
 
 let queue: JournalRecord[] = [];
 let folded = 0;
@@ -63,7 +80,11 @@ function answer(id: number, r: FoldReply): void {
 
 parentPort!.on("message", (m: FoldRequest) => {
   if (m.t === "records") {
-    for (const r of parseJournalLines(m.text, "the fold worker's input")) queue.push(r);
+    try {
+      for (const r of parseJournalLines(m.text, "the fold worker's input")) queue.push(r);
+    } catch (e) {
+      die(e);
+    }
     schedule();
     return;
   }
