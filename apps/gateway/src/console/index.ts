@@ -14,7 +14,7 @@ export type { ConsoleRoutes } from "./routes.ts";
 export interface ConsoleOptions {
   readonly settings: Pick<GatewaySettings, "dataDir" | "http" | "discord" | "policy">;
   readonly db: Database;
-  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun">;
+  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun" | "sync">;
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;

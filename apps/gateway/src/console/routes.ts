@@ -29,7 +29,7 @@ const MAX_REASON = 1000;
 
 export interface ConsoleDeps {
   readonly db: Database;
-  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun">;
+  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun" | "sync">;
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
@@ -194,6 +194,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
 
   function runRows(q: RunsQuery) {
     const status = RUN_STATUSES.includes(q.status as CallStatus) ? (q.status as CallStatus) : undefined;
+    // The run list reads the receipts table with its own SQL: receipts still in the journal first.
+    d.receipts.sync();
     return listRuns(d.db, {
       session: q.session,
       tool: q.tool,
@@ -295,7 +297,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         return redirect("/console/runs");
       case "/console/runs": {
         const q = runsQuery(url);
-        return page(runsPage(operator, q, listConversations(d.db), runRows(q)));
+        const rows = runRows(q); // first: it gets journaled receipts into the table
+        return page(runsPage(operator, q, listConversations(d.db), rows));
       }
       case "/console/runs/table":
         return page(runsTable(runRows(runsQuery(url))));

@@ -271,3 +271,14 @@ test("a close whose last commit fails reports it, releases the journal, and the 
   next.close();
   db.close();
 });
+
+test("sync() gets journaled receipts into the table for SQL that bypasses the store (the console's run list)", async () => {
+  const { path, db, store } = journalStore();
+  store.stage(draft("requested"));
+  await store.durable();
+  expect(committed(path)).toEqual([]);
+  store.sync();
+  expect(committed(path)).toEqual(["call_1:requested"]);
+  store.close();
+  db.close();
+});

@@ -371,7 +371,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     recordedKeyId: readMeta(db, "key_id"),
   });
 
-  return { append, stage, durable, byRun, query, verifyRun, verify, info, close };
+  return { append, stage, durable, sync: flush, byRun, query, verifyRun, verify, info, close };
 }
 
 /** The longest a deferred receipt waits for another commit to carry it. */

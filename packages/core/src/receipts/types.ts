@@ -77,6 +77,11 @@ export interface ReceiptStore {
   stage(draft: ReceiptDraft, options?: { readonly defer?: boolean }): void;
   /** Resolves once every receipt staged so far is committed; rejects if that commit failed. */
   durable(): Promise<void>;
+  /**
+   * Gets every receipt staged or made durable so far into the database now (what the reads below
+   * do first). For code that reads the receipts table with its own SQL (the console's run list).
+   */
+  sync(): void;
   byRun(runId: string): Receipt[];
   query(q: ReceiptQuery): Receipt[];
   /** Checks a run's receipts: the keyed chain from its first receipt through the one after its last, and the head. */
