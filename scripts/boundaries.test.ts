@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { boundaryViolations, corePublicEntries, repositorySources } from "./boundaries.ts";
+import { boundaryViolations, corePublicEntries, receiptSqlReaders, repositorySources } from "./boundaries.ts";
 
 describe("package boundaries", () => {
   test("the repository keeps them", async () => {
@@ -24,5 +24,20 @@ describe("package boundaries", () => {
     expect(bad[1]).toContain("reaches into packages/core by relative path");
     expect(bad[2]).toContain("apps/gateway/src/z.ts");
     expect(bad[3]).toContain("packages/core/src/w.ts");
+  });
+
+  test("production code reads receipts through the store, or syncs it first (listed readers only)", async () => {
+    expect(receiptSqlReaders(await repositorySources())).toEqual([]);
+    const bad = receiptSqlReaders([
+      { path: "apps/gateway/src/x.ts", text: 'db.query("SELECT run_id FROM receipts WHERE seq > ?")' },
+      {
+        path: "apps/gateway/src/y.ts",
+        text: "const sql = `SELECT * FROM sessions s JOIN receipts r ON r.session_id = s.id`;",
+      },
+      { path: "apps/gateway/src/x.test.ts", text: 'raw.query("SELECT * FROM receipts")' },
+      { path: "packages/core/src/receipts/verify.ts", text: 'db.query("SELECT * FROM receipts")' },
+      { path: "apps/gateway/src/z.ts", text: "// receipts from the store" },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual(["apps/gateway/src/x.ts", "apps/gateway/src/y.ts"]);
   });
 });

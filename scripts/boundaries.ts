@@ -1,7 +1,8 @@
 /**
  * Package boundaries, checked by `boundaries.test.ts`: apps and other packages import core only
  * through its public entries, no file reaches into another package by relative path, and
- * production source never imports test support.
+ * production source never imports test support. Also: production code reads the receipts table
+ * through the receipt store, except the files listed in RECEIPT_SQL_READERS.
  */
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -91,4 +92,28 @@ export async function repositorySources(): Promise<SourceFile[]> {
     files.push({ path, text: await Bun.file(join(root, path)).text() });
   }
   return files;
+}
+
+/**
+ * Production files that read the receipts table with their own SQL, and why that is safe: the
+ * gateway's store keeps receipts in its journal for up to ~50 ms, so such a reader must call the
+ * store's `sync()` first.
+ */
+export const RECEIPT_SQL_READERS: Readonly<Record<string, string>> = {
+  "apps/gateway/src/console/run-queries.ts": "its one caller, console/routes.ts runRows(), calls receipts.sync() first",
+};
+
+/** One line per production file outside the receipt store that reads the receipts table unlisted. */
+export function receiptSqlReaders(files: readonly SourceFile[]): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    if (isTestSupport(file.path) || isTooling(file.path)) continue;
+    if (file.path.startsWith("packages/core/src/receipts/")) continue;
+    // SQL keywords in capitals, as this code base writes them (prose like "from receipts" is not SQL).
+    if (!/\b(FROM|JOIN)\s+receipts\b/.test(file.text) || file.path in RECEIPT_SQL_READERS) continue;
+    out.push(
+      `${file.path}: reads the receipts table with its own SQL — read through the ReceiptStore, or call its sync() before the query and list the file in RECEIPT_SQL_READERS (scripts/boundaries.ts)`,
+    );
+  }
+  return out;
 }
