@@ -13,8 +13,9 @@ import type { Receipt } from "./types.ts";
 
 /**
  * The store's side of the fold worker (fold-worker.ts). Journaled lines go over in batches, every
- * SEND_MS or past SEND_CHARS, and cost the event loop only a string append; `foldNow` blocks the calling thread (Atomics.wait) until the
- * worker has committed everything sent, so the store's reads stay synchronous.
+ * SEND_MS or past SEND_CHARS, and cost the event loop only a string append; `foldNow` blocks the
+ * calling thread (Atomics.wait) until the worker has committed everything sent, so the store's
+ * reads stay synchronous.
  */
 export interface FoldThread {
   /** `text`: the records' journal lines. */
