@@ -19,7 +19,12 @@ export interface ChainHead {
 const RECORD_BYTES = 128;
 
 export function headPath(dir: string, dbId: string): string {
-  return join(dir, "receipt-heads", `${dbId}.head`);
+  return chainFilePath(dir, dbId, "head");
+}
+
+/** A file of one database's chain kept in the config dir: its head, its journal (journal.ts). */
+export function chainFilePath(dir: string, dbId: string, kind: "head" | "journal"): string {
+  return join(dir, "receipt-heads", `${dbId}.${kind}`);
 }
 
 export function readHead(path: string): ChainHead | undefined {

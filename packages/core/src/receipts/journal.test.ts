@@ -282,3 +282,13 @@ test("sync() gets journaled receipts into the table for SQL that bypasses the st
   store.close();
   db.close();
 });
+
+test("a store without the journal option creates no journal or lock file (a CLI read writes nothing there)", () => {
+  const { path, keyDir } = files();
+  const db = openDatabase(path);
+  const store = createSqliteReceiptStore(db, { keyDir });
+  store.append(draft("requested"));
+  store.close(); // writes the head: the folder exists
+  expect(readdirSync(join(keyDir, "receipt-heads")).filter((f) => f.includes(".journal"))).toEqual([]);
+  db.close();
+});

@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { chainFilePath } from "./head.ts";
 import type { ReceiptDraft } from "./types.ts";
 
 /**
@@ -38,13 +39,18 @@ export interface OpenedJournal {
   readonly leftover: readonly JournalRecord[];
 }
 
-export function journalPath(dir: string, dbId: string): string {
-  return join(dir, "receipt-heads", `${dbId}.journal`);
-}
-
-/** The journal of `dbId`, or undefined while another live process owns it. */
-export function openReceiptJournal(dir: string, dbId: string): OpenedJournal | undefined {
-  const path = journalPath(dir, dbId);
+/**
+ * The journal of `dbId`, or undefined while another live process owns it. With `create: false`
+ * (a store that only adopts what a crashed owner left), undefined also when there is no journal
+ * with records, and nothing is created.
+ */
+export function openReceiptJournal(
+  dir: string,
+  dbId: string,
+  { create }: { readonly create: boolean },
+): OpenedJournal | undefined {
+  const path = chainFilePath(dir, dbId, "journal");
+  if (!create && !hasRecords(path)) return undefined;
   mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
   const lock = takeLock(`${path}-lock`);
   if (!lock) return undefined;
@@ -74,6 +80,15 @@ export function openReceiptJournal(dir: string, dbId: string): OpenedJournal | u
     },
   };
   return { journal, leftover };
+}
+
+function hasRecords(path: string): boolean {
+  try {
+    return statSync(path).size > 0;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw e;
+  }
 }
 
 /** An exclusive lock held by this connection until it closes (or the process dies). */

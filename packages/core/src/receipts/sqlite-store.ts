@@ -348,7 +348,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   if (key.dir) adoptJournal(key.dir);
   /** Takes the journal if no live process owns it, and commits what a crashed owner left in it. */
   function adoptJournal(dir: string): void {
-    const opened = openReceiptJournal(dir, dbId);
+    const opened = openReceiptJournal(dir, dbId, { create: options.journal === true });
     if (!opened) return;
     try {
       commitLeftover(opened.leftover, opened.journal.path);
