@@ -40,10 +40,12 @@ export const MODAL_LIMITS = { title: 45, components: 5, textLabel: 45, maxLength
 export const THREAD_NAME_LIMIT = 100;
 
 // https://docs.discord.com/developers/reference#uploading-files — files go as multipart `files[n]`
-// parts, each naming its filename in Content-Disposition; a message holds up to 10 attachments, each within the upload size limit: 10 MiB by default
+// parts, each naming its filename in Content-Disposition; a message holds up to 10 attachments,
+// each within the upload size limit: 10 MiB by default
 // (the `attachment_size_limit` an interaction carries, https://docs.discord.com/developers/interactions/receiving-and-responding#interaction-object).
 // Over the limit Discord answers 413 with JSON code 40005 "Request entity too large"
-// (https://docs.discord.com/developers/topics/opcodes-and-status-codes#json).
+// (https://docs.discord.com/developers/topics/opcodes-and-status-codes#json). No Discord page
+// gives a filename length limit, so the fake enforces none (a rule here must come from the docs).
 export const FILE_LIMITS = { files: 10, bytes: 10 * 1024 * 1024 } as const;
 
 /** The files of a create or edit: `kept` attachments stay on the message beside the new ones. */
