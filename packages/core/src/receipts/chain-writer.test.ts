@@ -22,10 +22,11 @@ test("two writers on one database (the store's and its fold worker's) chain on f
   ensureReceiptSchema(mainDb);
   const workerDb = openDatabase(path);
   const main = createChainWriter(mainDb, { key, dbId: "db_test", headFile, headWrites: "turn" });
-  const worker = createChainWriter(workerDb, { key, dbId: "db_test", headFile, headWrites: "commit" });
+  const worker = createChainWriter(workerDb, { key, dbId: "db_test", headFile, headWrites: "caller" });
 
   const first = main.commit([record("c1", "requested")]);
   const next = worker.commit([record("c1", "started"), record("c1", "succeeded")]);
+  worker.writeHead();
   expect(next.map((r) => r.seq)).toEqual([2, 3]);
   expect(next[0]!.prevHash).toBe(first[0]!.hash);
   expect(readHead(headFile)).toEqual({ seq: 3, mac: next[1]!.hash });

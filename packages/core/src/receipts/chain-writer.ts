@@ -33,9 +33,10 @@ export interface ChainWriterOptions {
    * "turn": the head file is written once per event-loop turn, off the commit's path (a syscall per
    * commit would cost a single append about a tenth of its time); a crash before it is written
    * leaves the head behind by that turn's commits, which the chain still checks.
-   * "commit": right after each commit (the fold worker: one commit per batch).
+   * "caller": when the caller calls `writeHead()` (the fold worker, after each batch's commit and
+   * after it has published the batch as committed).
    */
-  readonly headWrites: "turn" | "commit";
+  readonly headWrites: "turn" | "caller";
 }
 
 export function createChainWriter(db: Database, o: ChainWriterOptions): ChainWriter {
@@ -137,8 +138,7 @@ export function createChainWriter(db: Database, o: ChainWriterOptions): ChainWri
         head = { seq: last.seq, mac: last.hash };
         if (headFile && !headDirty) {
           headDirty = true;
-          if (o.headWrites === "commit") writeHead();
-          else setImmediate(writeHead);
+          if (o.headWrites === "turn") setImmediate(writeHead);
         }
       }
       return written;

@@ -129,7 +129,7 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
     dead: () => stopped || Atomics.load(ctl, CTL_DEAD) === 1,
     close() {
       try {
-        if (!stopped) {
+        if (!stopped && Atomics.load(ctl, CTL_DEAD) !== 1) {
           const r = request("close");
           if (!r.ok) throw new Error(r.error);
         }

@@ -34,7 +34,7 @@ let db: ReturnType<typeof openDatabase>;
 let writer: ReturnType<typeof createChainWriter>;
 try {
   db = openDatabase(data.path);
-  writer = createChainWriter(db, { key: data.key, dbId: data.dbId, headFile: data.headFile, headWrites: "commit" });
+  writer = createChainWriter(db, { key: data.key, dbId: data.dbId, headFile: data.headFile, headWrites: "caller" });
 } catch (e) {
   die(e);
 }
@@ -55,6 +55,8 @@ function fold(): Receipt | undefined {
   queue = [];
   lastWritten = written.at(-1);
   Atomics.store(ctl, CTL_FOLDED, folded);
+  // After the count: whoever sees the head move also sees the store know these are committed.
+  writer.writeHead();
   return lastWritten;
 }
 

@@ -70,7 +70,9 @@ test("journaled receipts reach SQLite on their own shortly after, without a read
   const { path, keyDir, db, store } = journalStore();
   store.stage(draft("requested"));
   await store.durable();
-  for (let i = 0; i < 100 && committed(path).length === 0; i++) await Bun.sleep(10);
+  // The worker moves the head once the store can see the batch as committed: wait for that.
+  const head = () => readdirSync(join(keyDir, "receipt-heads")).find((f) => f.endsWith(".head"));
+  for (let i = 0; i < 100 && !head(); i++) await Bun.sleep(10);
   expect(committed(path)).toEqual(["call_1:requested"]);
   // The journal starts over at the next commit point (a replay would skip the committed line).
   expect(journalLines(keyDir)).toHaveLength(1);

@@ -156,15 +156,23 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
         journal!.clear();
         return written;
       }
-      const last = thread!.foldNow();
-      if (thread!.outstanding() === 0) journal!.clear();
-      return last ? [last] : [];
+      let last: Receipt | undefined;
+      try {
+        last = thread!.foldNow();
+      } catch (e) {
+        // A worker that died while asked is not a failed commit: the journal still has it all.
+        if (!thread!.dead()) throw e;
+      }
+      if (!thread!.dead()) {
+        if (thread!.outstanding() === 0) journal!.clear();
+        return last ? [last] : [];
+      }
     }
-    if (journal && thread?.dead()) adoptAbandoned();
+    const adopted = journal && thread?.dead() ? adoptAbandoned() : [];
     const { batch, ws } = takePending();
     if (batch.length === 0) {
       for (const w of ws) w.resolve();
-      return [];
+      return adopted;
     }
     let written: Receipt[];
     try {
@@ -178,18 +186,19 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     return written;
   }
 
-  /** The worker stopped: commit what it may not have, from the journal, here. */
-  function adoptAbandoned(): void {
-    if (!journal || !thread) return;
+  /** The worker stopped: commit what it may not have, from the journal, here; returns what it wrote. */
+  function adoptAbandoned(): Receipt[] {
+    if (!journal || !thread) return [];
     const left = journal.read();
     thread.close();
     thread = undefined;
-    commitLeftover(left, journal.path);
+    const written = commitLeftover(left, journal.path);
     journal.clear();
+    return written;
   }
 
   /** Commits the journal records that are not in SQLite yet (a crash may come between the two). */
-  function commitLeftover(records: readonly Staged[], where: string): void {
+  function commitLeftover(records: readonly Staged[], where: string): Receipt[] {
     const committed = prepare(
       "SELECT 1 FROM receipts WHERE run_id = ? AND call_id = ? AND phase = ? AND at = ? LIMIT 1",
     );
@@ -198,7 +207,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
       if (problem) throw new Error(`${where} record ${i + 1}: ${problem}; restore the file from a backup`);
       return committed.get(r.draft.runId, r.draft.callId, r.draft.phase, r.at) === null;
     });
-    if (missing.length > 0) writer.commit(missing);
+    return missing.length > 0 ? writer.commit(missing) : [];
   }
 
   // Alone, a run's commit follows at once (a microtask: no event-loop turn added to its latency).
