@@ -30,7 +30,11 @@ const DISCORD = [
 ];
 const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite-store.test.ts"];
 const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
-const SANDBOX = ["packages/core/src/sandbox/limits.test.ts", "packages/core/src/sandbox/pool.test.ts"];
+const SANDBOX = [
+  "packages/core/src/sandbox/limits.test.ts",
+  "packages/core/src/sandbox/pool.test.ts",
+  "packages/core/src/sandbox/vm-run.test.ts",
+];
 const POLICY = ["packages/core/src/policy/resolve.test.ts", ...INVOKER, "apps/gateway/src/workspace-tools.e2e.test.ts"];
 const REDACT = [
   "packages/core/src/receipts/redact.test.ts",
@@ -466,6 +470,12 @@ export const MUTANTS: readonly Mutant[] = [
       `if (cpuNow() - this.cpuStart > this.limits.cpuMs) {`,
       `if (false) {`,
       "no CPU limit inside the VM (only the watchdog remains)",
+    ],
+    [
+      "vm-cpu-whole-process",
+      `const u = process.threadCpuUsage();`,
+      `const u = process.cpuUsage();`,
+      "the CPU budget counts the child's other threads (JIT, tier-up) against the run",
     ],
     [
       "vm-cpu-after-slice-off",

@@ -19,6 +19,7 @@ import {
   type PreparedVm,
 } from "./vm-run.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
+import { PRACTICE_AFTER_MS, PRACTICE_RUNS, practise } from "./practice.ts";
 
 const send = (m: ChildMessage) => process.send!(m);
 
@@ -44,10 +45,10 @@ let started = false;
 
 /** Yields to the event loop, so a run or an answer that arrives meanwhile is served first. */
 const yieldToMessages = () => new Promise<void>((resolve) => setImmediate(resolve));
-let runEnded: (() => void) | undefined;
+let runEnded: Array<() => void> = [];
 /** Resolves once no run is executing (a run may wait minutes for an approval: no polling). */
 async function noRun(): Promise<void> {
-  while (current) await new Promise<void>((resolve) => (runEnded = resolve));
+  while (current) await new Promise<void>((resolve) => runEnded.push(resolve));
 }
 
 /** Tells the parent this child is free, and how many fresh instances it holds (it prefers fuller children). */
@@ -176,8 +177,9 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
         // At most SPARES instances besides the running one (each holds 16 MB and its snapshot).
         if (spares.length + used.length < SPARES && isRestorable(vm))
           used.push({ memoryBytes: m.limits.memoryBytes, vm });
-        runEnded?.();
-        runEnded = undefined;
+        const waiting = runEnded;
+        runEnded = [];
+        for (const resume of waiting) resume();
         send(logs.length ? { t: "done", outcome, cpuMs, l: logs } : { t: "done", outcome, cpuMs });
         announceReady();
         scheduleFill();
@@ -203,3 +205,10 @@ await compileQuickJS();
 await fill();
 started = true;
 announceReady();
+// After a quiet moment (a starting gateway or a burst of runs keeps the CPU busy), and only
+// between runs, one at a time; a child that cannot practise still serves runs.
+await Bun.sleep(PRACTICE_AFTER_MS);
+void practise(PRACTICE_RUNS, async () => {
+  await yieldToMessages();
+  await noRun();
+}).catch(() => {});
