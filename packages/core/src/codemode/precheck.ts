@@ -68,11 +68,15 @@ const AMBIGUOUS_WORDS = new Set(["of", "yield", "await"]);
 /** `while (…)` ends a loop head or a do-while; `await (…)` is an operand or a `for await` head. */
 const AMBIGUOUS_HEADS = new Set(["while", "await"]);
 const NUMBER =
-  /^(?:0[xX][0-9a-fA-F_]*|0[oO][0-7_]*|0[bB][01_]*|(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]+)?)n?/;
+  /(?:0[xX][0-9a-fA-F_]*|0[oO][0-7_]*|0[bB][01_]*|(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]+)?)n?/y;
 /** Keywords whose parenthesised head is followed by a statement (so `/` after its `)` starts a regex). */
 const STATEMENT_HEADS = new Set(["if", "for", "with"]);
 /** Values / keywords after which `/` is division. */
 const OPERAND_KEYWORDS = new Set(["this", "super", "null", "true", "false", "undefined"]);
+
+/** The other punctuators: the longest run of operator characters that matters to this lexer (sticky: read at lastIndex). */
+const PUNCTUATOR =
+  /(?:\?\.(?![0-9])|=>|\+\+|--|\.\.\.|[!=]=?=?|<<=?|>>>?=?|[<>]=?|&&=?|\|\|=?|\?\?=?|\*\*=?|[-+*%&|^]=?|[.,;:?~@#])/y;
 
 const DIRECTIVE = /^\/\/\/\s*<\s*(reference|amd-module|amd-dependency)\b|@jsx(ImportSource|Runtime|Frag)?\b/;
 
@@ -140,7 +144,13 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
     (prev.kind === "word" && (prev.afterDot || !EXPRESSION_KEYWORDS.has(prev.value)));
 
   const readWord = (start: number): { word: string; end: number } | PrecheckRefusal => {
+    // Nearly every word is plain ASCII: find its end, then take it in one slice.
     let j = start;
+    for (let k = code.charCodeAt(j); k < 128 && (j === start ? ASCII_ID_START : ASCII_ID_PART)[k] === 1; )
+      k = code.charCodeAt(++j);
+    const next = code.charCodeAt(j);
+    if (j > start && (Number.isNaN(next) || (next < 128 && next !== 92))) return { word: code.slice(start, j), end: j };
+    j = start;
     let word = "";
     while (j < code.length) {
       const c = code[j]!;
@@ -290,7 +300,8 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
     }
     if (isDigit(c) || (c === "." && isDigit(code[i + 1]))) {
       // Strict on purpose: whatever follows a number is lexed as its own token (so `1import` is seen).
-      i += NUMBER.exec(code.slice(i, i + 400))![0].length;
+      NUMBER.lastIndex = i;
+      i += NUMBER.exec(code)![0].length;
       prev = { kind: "operand" };
       continue;
     }
@@ -356,11 +367,8 @@ export function precheckSnippet(code: string): PrecheckRefusal | undefined {
       i++;
       continue;
     }
-    // other punctuators: take the longest run of operator characters that matters to us
-    const op =
-      /^(?:\?\.(?![0-9])|=>|\+\+|--|\.\.\.|[!=]=?=?|<<=?|>>>?=?|[<>]=?|&&=?|\|\|=?|\?\?=?|\*\*=?|[-+*%&|^]=?|[.,;:?~@#])/.exec(
-        code.slice(i, i + 4),
-      );
+    PUNCTUATOR.lastIndex = i;
+    const op = PUNCTUATOR.exec(code);
     if (!op) return at(i, `unexpected character ${JSON.stringify(c)}`);
     prev = { kind: "punct", value: op[0], operandBefore: operandBefore() };
     i += op[0].length;
