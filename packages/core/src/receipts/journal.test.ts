@@ -294,3 +294,55 @@ test("a store without the journal option creates no journal or lock file (a CLI 
   expect(readdirSync(join(keyDir, "receipt-heads")).filter((f) => f.includes(".journal"))).toEqual([]);
   db.close();
 });
+
+test("a full disk: the commit point that cannot be written fails clearly; once there is room again the receipts go on, and after a crash nothing is lost or unreadable", async () => {
+  const { path, keyDir } = files();
+  // A real write failure: the child lowers its own file-size limit (RLIMIT_FSIZE, what a full
+  // disk looks like to write(2): a short write, then an error) and ignores SIGXFSZ so writes fail
+  // with EFBIG instead of killing it. Every file it writes is limited: the journal and SQLite.
+  const script = `
+    process.on("SIGXFSZ", () => {});
+    const { statSync, readdirSync } = await import("node:fs");
+    const { openDatabase } = await import(${JSON.stringify(join(import.meta.dir, "../db/open.ts"))});
+    const { createSqliteReceiptStore } = await import(${JSON.stringify(join(import.meta.dir, "sqlite-store.ts"))});
+    const store = createSqliteReceiptStore(openDatabase(${JSON.stringify(path)}), { keyDir: ${JSON.stringify(keyDir)}, journal: true });
+    const call = (callId, phase) => store.stage({ runId: "run_1", callId, toolPath: "calendar.create", approval: "auto", policy: "auto", phase });
+    call("call_1", "requested"); call("call_1", "started");
+    await store.durable();
+    const dir = ${JSON.stringify(join(keyDir, "receipt-heads"))};
+    const journal = dir + "/" + readdirSync(dir).find((f) => f.endsWith(".journal"));
+    const limit = (soft) => {
+      const r = Bun.spawnSync(["prlimit", "--pid=" + process.pid, "--fsize=" + soft + ":unlimited"]);
+      if (r.exitCode !== 0) throw new Error("prlimit failed: " + r.stderr.toString());
+    };
+    // Room for a few more bytes of the journal, not for a whole record: the next write is cut short.
+    limit(statSync(journal).size + 40);
+    call("call_2", "requested"); call("call_2", "started");
+    const full = await store.durable().then(() => "durable", (e) => "refused: " + e.message);
+    limit("unlimited");
+    call("call_3", "requested");
+    const after = await store.durable().then(() => "durable", (e) => "refused: " + e.message);
+    console.log(JSON.stringify({ full, after }));
+    process.kill(process.pid, "SIGKILL");`;
+  const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  await child.exited;
+  expect(child.signalCode, err).toBe("SIGKILL");
+  const { full, after } = JSON.parse(out) as { full: string; after: string };
+  expect(full).toMatch(/^refused: .*(too large|EFBIG|full|disk|I\/O)/i);
+  expect(after).toBe("durable");
+
+  const db = openDatabase(path);
+  const store = createSqliteReceiptStore(db, { keyDir, journal: true });
+  // Everything staged is there once, in order: the refused commit's receipts went with the next one.
+  expect(committed(path)).toEqual([
+    "call_1:requested",
+    "call_1:started",
+    "call_2:requested",
+    "call_2:started",
+    "call_3:requested",
+  ]);
+  expect(store.verify()).toMatchObject({ ok: true, keyed: 5 });
+  store.close();
+  db.close();
+});

@@ -1,5 +1,15 @@
 import { Database } from "bun:sqlite";
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { chainFilePath } from "./head.ts";
 import type { ReceiptDraft } from "./types.ts";
@@ -63,16 +73,38 @@ export function openReceiptJournal(
     lock.close();
     throw e;
   }
+  // Where the journal's whole records end: a write cut short (a full disk) is cut back to it.
+  let size = fstatSync(fd).size;
+  // The file holds part of a record that could not be cut back: nothing may follow it until a clear.
+  let torn = false;
   const journal: ReceiptJournal = {
     path,
     append(text) {
+      if (torn)
+        throw new Error(`${path} ends in part of a record that could not be removed; nothing more is appended to it`);
       const bytes = Buffer.from(text, "utf8");
       let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      try {
+        while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      } catch (e) {
+        // A record appended after the part written would turn it into a damaged line in the middle
+        // of the journal, which stops the next store that opens it.
+        if (written > 0) {
+          try {
+            ftruncateSync(fd, size);
+          } catch {
+            torn = true;
+          }
+        }
+        throw e;
+      }
+      size += bytes.length;
     },
     read: () => readRecords(path),
     clear() {
       ftruncateSync(fd, 0);
+      size = 0;
+      torn = false;
     },
     close() {
       closeSync(fd);
