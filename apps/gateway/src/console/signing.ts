@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
+import { writePrivateFile } from "@openassistant/core/config";
 import { join } from "node:path";
 
 /** `<data dir>/console-key`: signs receipt links and operator logins (mode 0600, like the HTTP token). */
@@ -26,10 +27,9 @@ export function loadConsoleKey(dataDir: string): Uint8Array {
         "(links and logins signed with the old one stop working).",
     );
   }
-  mkdirSync(dataDir, { recursive: true });
   const key = crypto.getRandomValues(new Uint8Array(32));
-  writeFileSync(path, `${Buffer.from(key).toString("hex")}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  // Whole or not at all: a temp file renamed into place.
+  writePrivateFile(path, `${Buffer.from(key).toString("hex")}\n`);
   return key;
 }
 

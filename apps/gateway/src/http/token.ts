@@ -1,7 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
+import { writePrivateFile } from "@openassistant/core/config";
 import { join } from "node:path";
 
 const HTTP_TOKEN_FILE = "http-token";
+/** What the gateway writes: `oa_` and 32 random bytes, base64url. */
+const STORED_TOKEN = /^oa_[A-Za-z0-9_-]{43}$/;
 
 /**
  * The HTTP API bearer token: config `http.token`, else the one stored (0600) in the data dir,
@@ -17,12 +20,16 @@ export function resolveHttpToken(
     const mode = statSync(path).mode & 0o777;
     if (mode & 0o077) chmodSync(path, 0o600);
     const token = readFileSync(path, "utf8").trim();
-    if (token) return { token, created: false, path };
+    // A file cut short (a full disk) must not become a short, guessable token.
+    if (!STORED_TOKEN.test(token))
+      throw new Error(
+        `${path} is not an HTTP token made by the gateway (expected oa_ and 43 characters). Delete it: a new one is made and printed on the next start (clients using the old one must be given the new one), or set http.token in the config.`,
+      );
+    return { token, created: false, path };
   }
-  mkdirSync(dataDir, { recursive: true });
   const token = `oa_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  // Whole or not at all: a temp file renamed into place.
+  writePrivateFile(path, `${token}\n`);
   return { token, created: true, path };
 }
 

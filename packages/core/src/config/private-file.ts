@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
+import { writeAll } from "../files/whole-writes.ts";
 import { dirname } from "node:path";
 
 /**
@@ -11,7 +12,8 @@ export function writePrivateFile(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString("hex")}.tmp`;
   const fd = openSync(tmp, "wx", 0o600);
   try {
-    writeSync(fd, text);
+    // All of it or an error: a short temp file must never be renamed over the good one.
+    writeAll(fd, text);
     fsyncSync(fd);
   } catch (e) {
     closeSync(fd);

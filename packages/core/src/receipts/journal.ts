@@ -1,15 +1,6 @@
 import { Database } from "bun:sqlite";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
+import { appendWhole, TornAppendError } from "../files/whole-writes.ts";
 import { join } from "node:path";
 import { chainFilePath } from "./head.ts";
 import type { ReceiptDraft } from "./types.ts";
@@ -75,30 +66,19 @@ export function openReceiptJournal(
   }
   // Where the journal's whole records end: a write cut short (a full disk) is cut back to it.
   let size = fstatSync(fd).size;
-  // The file holds part of a record that could not be cut back: nothing may follow it until a clear.
+  // The file ends in part of a record that could not be cut off: nothing may follow it until a clear.
   let torn = false;
   const journal: ReceiptJournal = {
     path,
     append(text) {
       if (torn)
         throw new Error(`${path} ends in part of a record that could not be removed; nothing more is appended to it`);
-      const bytes = Buffer.from(text, "utf8");
-      let written = 0;
       try {
-        while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+        size = appendWhole(fd, size, text);
       } catch (e) {
-        // A record appended after the part written would turn it into a damaged line in the middle
-        // of the journal, which stops the next store that opens it.
-        if (written > 0) {
-          try {
-            ftruncateSync(fd, size);
-          } catch {
-            torn = true;
-          }
-        }
+        if (e instanceof TornAppendError) torn = true;
         throw e;
       }
-      size += bytes.length;
     },
     read: () => readRecords(path),
     clear() {

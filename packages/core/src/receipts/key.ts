@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { writeAll } from "../files/whole-writes.ts";
 import { join } from "node:path";
 
 /** `<config dir>/receipts.key`: the HMAC key of the receipt chain, beside auth-profiles.json. */
@@ -29,8 +30,12 @@ export function loadReceiptKey(dir: string): ReceiptKey {
   try {
     const fd = openSync(path, "wx", 0o600);
     try {
-      writeSync(fd, `${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}\n`);
+      writeAll(fd, `${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex")}\n`);
       fsyncSync(fd);
+    } catch (e) {
+      // A key file cut short (a full disk) would be taken for the key at the next start.
+      rmSync(path, { force: true });
+      throw e;
     } finally {
       closeSync(fd);
     }

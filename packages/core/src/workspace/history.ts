@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { appendWhole } from "../files/whole-writes.ts";
 import { join } from "node:path";
 
 /** One change to an assistant-managed tool file, as the history log keeps it. */
@@ -36,7 +37,13 @@ export function toolHistory(historyDir: string) {
     },
     record(version: ToolVersion): void {
       mkdirSync(historyDir, { recursive: true });
-      appendFileSync(log, `${JSON.stringify(version)}\n`);
+      // Whole lines only: on a full disk a line cut short is removed, not glued to the next one.
+      const fd = openSync(log, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o644);
+      try {
+        appendWhole(fd, fstatSync(fd).size, `${JSON.stringify(version)}\n`);
+      } finally {
+        closeSync(fd);
+      }
     },
     list(name?: string): ToolVersion[] {
       if (!existsSync(log)) return [];
