@@ -1,6 +1,10 @@
 /** Limits for one sandboxed run. CPU counts only time spent inside the VM. */
 export interface SandboxLimits {
-  /** CPU time inside QuickJS, summed over the run (approval waits excluded). */
+  /**
+   * CPU time of the thread running QuickJS, summed over the run (approval waits excluded). Linux
+   * counts a thread's CPU time in scheduler ticks (steps of 1–4 ms on the machine in
+   * BENCHMARKS.md), so the budget holds to within a few ms.
+   */
   readonly cpuMs: number;
   /** Wall-clock bound for the whole run, approval waits included. */
   readonly wallMs: number;
@@ -68,6 +72,7 @@ export type SandboxErrorName =
   | "SandboxCrashError"; // the child died or stopped answering
 
 export interface SandboxStats {
+  /** As counted for the budget (`SandboxLimits.cpuMs`): in steps of a few ms, so 0 for a short run. */
   readonly cpuMs: number;
   readonly wallMs: number;
   readonly toolCalls: number;

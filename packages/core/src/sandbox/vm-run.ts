@@ -220,8 +220,10 @@ type Failure = { name: SandboxErrorName; message: string };
  * when the machine is busy with other work, nor while the run waits for tools; unlike the
  * process's CPU time it leaves out the runtime's own threads (JIT and WebAssembly tier-up
  * compilers, the collector's helpers), which in a young child spend more than a short run does.
- * It costs a system call (~0.5 µs), so it is read at the start and end of a run, by the interrupt
- * handler, and after a slice that took over a millisecond; not on every tool crossing.
+ * Linux counts it in scheduler ticks (steps of 1–4 ms here), which is ample for a budget; the
+ * process's total is µs-precise but not the run's alone. It costs a system call (~0.5 µs), so it
+ * is read at the start and end of a run, by the interrupt handler, and after a slice that took
+ * over a millisecond; not on every tool crossing.
  */
 function cpuNow(): number {
   const u = process.threadCpuUsage();
