@@ -9,7 +9,7 @@ import { type PreparedVm, preloadTools, prepareVm, VmRun } from "./vm-run.ts";
 
 export const PRACTICE_RUNS = 200;
 /** How long a new child waits before it starts practising. */
-export const PRACTICE_AFTER_MS = 300;
+export const PRACTICE_AFTER_MS = 1_500;
 const PATHS = ["practice.echo", "practice.fail"];
 /** What a snippet usually does: awaited calls, a Promise.all, a caught tool error, logs, JSON. */
 const SNIPPET = `const a = await tools.practice.echo({ n: 1, s: "text" });
