@@ -13,6 +13,7 @@ const LAZY = [
   "diff", // the first write_tool preview that replaces a file
   "typescript", // the checker's own process, or a declaration-cache miss
   "discord.js", // a configured Discord token
+  "effect", // the runner's Effect form (`run`); turns use `runPromise`
 ];
 
 describe("gateway start-up imports", () => {

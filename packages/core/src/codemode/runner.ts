@@ -1,5 +1,5 @@
 import { matchToolPattern } from "../tools/pattern.ts";
-import * as Effect from "effect/Effect";
+import type * as Effect from "effect/Effect";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import type { RequestApproval } from "../approvals/types.ts";
 import type { PolicyRule } from "../policy/types.ts";
@@ -74,6 +74,10 @@ function indexOf(tree: ToolTree) {
 }
 
 export const newRunId = () => newId("run");
+
+let effectModule: typeof Effect | undefined;
+/** Loaded when an Effect caller first asks: the gateway's turns use `runPromise`, and the import costs ~30 ms of start-up. */
+const effect = (): typeof Effect => (effectModule ??= require("effect/Effect") as typeof Effect);
 
 /** Paths remembered per runner before the memo starts over (a tree holds far fewer tools). */
 const MAX_MEMO_PATHS = 10_000;
@@ -186,7 +190,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
   };
 
   // The callback must declare its signal parameter: Effect only passes one when `length` is non-zero.
-  const run = (code: string, opts: RunOptions = {}) => Effect.promise((signal) => execute(code, opts, signal));
+  const run = (code: string, opts: RunOptions = {}) => effect().promise((signal) => execute(code, opts, signal));
   return {
     run,
     // No fiber to interrupt here (`opts.signal` cancels), so no Effect runtime either: it cost
