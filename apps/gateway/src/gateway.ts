@@ -141,6 +141,32 @@ const SHUTDOWN_GRACE_MS = 5_000;
  * typechecker (its process warmed up here, off this thread), model client and the event bus.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const undo: Array<() => unknown> = [];
+  const life = { closing: false };
+  try {
+    return await openGateway(options, undo, life);
+  } catch (e) {
+    // A start that fails half way (a port in use, a refused key file) releases what it opened, in
+    // reverse: an open database, the fold worker or a file watcher would keep the process alive.
+    // Closing, not failing: the warm-ups it cuts short are not reported.
+    life.closing = true;
+    for (const release of undo.reverse()) {
+      try {
+        await release();
+      } catch {
+        // the start's own error is the one to report
+      }
+    }
+    throw e;
+  }
+}
+
+/** createGateway's body; `undo` gets a release for each thing opened, for a start that fails. */
+async function openGateway(
+  options: GatewayOptions,
+  undo: Array<() => unknown>,
+  life: { closing: boolean },
+): Promise<Gateway> {
   const env = options.env ?? {};
   const log = options.log ?? (() => {});
   const loaded = options.tools
@@ -151,11 +177,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const toolSource: ToolSource = options.tools
     ? staticToolSource(options.tools, openDeclarationCache(declarationCacheFile(settings.dataDir)))
     : loaded!.tools;
+  undo.push(() => toolSource.close(), closeMcpConnections);
 
-  let closing = false;
   let closed = false;
   const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
   const db = openDatabase(settings.databasePath);
+  undo.push(() => db.close());
   const sessions = createSessionStore(db);
 
   const configDir = options.configDir ?? resolveConfigDir(env);
@@ -177,7 +204,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
   const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true });
+  undo.push(() => receipts.close());
   const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
+  undo.push(() => approvals.close());
   closeOrphanedApprovals(approvals, receipts, log);
   approvals.subscribe((e) =>
     events.emit(
@@ -196,12 +225,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     early = undefined;
   }
   const pool = options.sandbox ?? early ?? createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits });
+  if (!options.sandbox) undo.push(() => pool.close());
   // Ready with one child prepared; the second finishes starting in the background.
   const poolWarm = pool
     .warmUp({ ready: 1 })
     .catch(
       (e) =>
-        closing ||
+        life.closing ||
         log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`),
     );
   const runner: CodeModeRunner = createCodeModeRunner({
@@ -224,6 +254,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     options.typechecker ??
     options.processes?.typechecker ??
     createTypechecker({ practiceChecks: GATEWAY_PRACTICE_CHECKS });
+  if (!options.typechecker) undo.push(() => typechecker.close());
   // The tools' snapshot (declarations, and with discovery a second pass over them) is built here,
   // while the sandbox child starts and this thread would only wait; its declarations warm the
   // checker, so the first turn's check finds a checker built for them (the same after each reload).
@@ -238,7 +269,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     .warmUp(declarations)
     .catch(
       (e) =>
-        closing ||
+        life.closing ||
         log(
           `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
         ),
@@ -246,6 +277,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const unsubscribeChecker = toolSource.subscribe((snapshot) => {
     typechecker.warmUp(snapshot.declarations.text).catch(() => {}); // a failure shows in the next check
   });
+  undo.push(unsubscribeChecker);
   // Ready once the pool is warm. The checker keeps warming in its own process: a check that
   // comes first waits for it (nothing runs unchecked), and a real first turn spends longer than
   // that waiting for the model.
@@ -309,6 +341,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         localUrl: () => http?.url ?? "",
       })
     : undefined;
+  undo.push(() => consoleUi?.close());
   http =
     settings.http && httpToken
       ? {
@@ -319,7 +352,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
             token: httpToken.token,
             receipts,
             events,
-            health: () => ({ tools: toolSource.current().count, activeTurns: inflight.size, shuttingDown: closing }),
+            health: () => ({
+              tools: toolSource.current().count,
+              activeTurns: inflight.size,
+              shuttingDown: life.closing,
+            }),
           }),
           token: httpToken.token,
           tokenCreated: httpToken.created,
@@ -331,7 +368,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const sessionQueue = createKeyedQueue();
 
   async function handleMessage(message: IncomingMessage): Promise<TurnOutcome> {
-    if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
+    if (life.closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
     const session = sessions.getOrCreate(message.sessionKey, message.surface);
     const turnId = newTurnId();
     const controller = new AbortController();
@@ -340,7 +377,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     message.signal?.addEventListener("abort", abortFromCaller, { once: true });
     // One turn at a time per session, so history stays ordered.
     const work = sessionQueue.run(session.id, async () => {
-      if (closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
+      if (life.closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
       const onEvent = (e: GatewayEvent) => {
         const safe = redactDeep(e, redact);
         events.emit(safe);
@@ -394,8 +431,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   async function shutdown(reason = "gateway shutting down"): Promise<void> {
-    if (closing) return;
-    closing = true;
+    if (life.closing) return;
+    life.closing = true;
     if (inflight.size) log(`shutting down: ${inflight.size} turn(s) in progress`);
     // Cancelling a turn's signal denies its pending approvals (by "system", with this reason)
     // and fails calls that had not started; the turn then records its outcome.

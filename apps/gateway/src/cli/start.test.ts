@@ -17,6 +17,28 @@ describe("openassistant start (real subprocesses)", () => {
     expect(r.stdout).toMatch(/tools\.workspace\.writeTool +required/);
   });
 
+  test("a start that fails half way says why and exits 1 instead of hanging: the HTTP port is taken, the stored token is cut short", async () => {
+    const dir = makeTempDir("oa-cli-start-fail-");
+    const env = { ANTHROPIC_API_KEY: "sk-ant-api03-start-test-000000000000" };
+    const taken = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("taken") });
+    try {
+      mkdirSync(join(dir, ".openassistant"), { recursive: true });
+      writeFileSync(join(dir, ".openassistant", "config.jsonc"), JSON.stringify({ http: { port: taken.port } }));
+      // By then the database, the receipt store's worker, the sandbox pool and the checker are open.
+      const busy = await cli(["start"], { cwd: dir, env });
+      expect(busy.stderr).toContain(`error: Failed to start server. Is port ${taken.port} in use?`);
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).not.toContain("warm-up failed"); // closing, not failing
+
+      writeFileSync(join(dir, ".openassistant", "data", "http-token"), "oa_cut\n", { mode: 0o600 });
+      const cut = await cli(["start"], { cwd: dir, env });
+      expect(cut.stderr).toMatch(/error: .*http-token is not an HTTP token made by the gateway.*Delete it/);
+      expect(cut.code).toBe(1);
+    } finally {
+      taken.stop(true);
+    }
+  }, 40_000); // a hung start is killed after 15 s by cli() and then fails on its exit code
+
   test("bun start in a real process: workspace tool, approval answered on stdin, grounded answer, clean exit", async () => {
     const dir = makeTempDir("oa-cli-start-");
     mkdirSync(join(dir, ".openassistant", "tools"), { recursive: true });
