@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { defineTool, type ToolTree, z } from "@openassistant/sdk";
 import { listToolFiles } from "../plugins/discovery.ts";
@@ -210,6 +210,12 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
 /** Write beside, then rename: a reader sees the old file or the new one, never half of one. */
 function atomicWrite(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, text, { flag: "wx" });
+  try {
+    writeFileSync(tmp, text, { flag: "wx" });
+  } catch (e) {
+    // A full disk leaves part of it: not left in the tools folder (a file already there is not ours).
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") rmSync(tmp, { force: true });
+    throw e;
+  }
   renameSync(tmp, file);
 }

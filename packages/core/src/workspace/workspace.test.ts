@@ -205,3 +205,41 @@ describe("workspace tools: write, load, roll back, remove, history", () => {
     expect(readFileSync(v!.previousCopy!, "utf8")).toBe(TOOL("clock"));
   });
 });
+
+test("on a full disk a tool file write fails with the disk's error and leaves nothing in the tools folder", async () => {
+  const p = tempProject();
+  const tools = join(p.ws, "tools");
+  mkdirSync(tools, { recursive: true });
+  // The source is checked first, without a limit (the checker runs in its own process); then the
+  // child lowers its file-size limit (prlimit, SIGXFSZ ignored: writes fail with EFBIG as on a
+  // full disk) and runs the approved write.
+  const source = `${TOOL("big")}// ${"x".repeat(4000)}\n`;
+  const script = `
+    process.on("SIGXFSZ", () => {});
+    const { workspaceTools, toolHistory } = await import(${JSON.stringify(join(import.meta.dir, "index.ts"))});
+    const { indexToolTree } = await import(${JSON.stringify(join(import.meta.dir, "../tools/flatten.ts"))});
+    const ws = indexToolTree(workspaceTools({
+      toolsDir: ${JSON.stringify(tools)},
+      history: toolHistory(${JSON.stringify(join(p.ws, "history"))}),
+      install: async () => {},
+      reload: async () => ({ problems: [], tools: [] }),
+      approverOf: () => "operator-1",
+    }));
+    const write = ws.get("writeTool");
+    const parsed = await write.args.safeParseAsync({ path: "big.ts", source: ${JSON.stringify(source)}, reason: "r" });
+    if (!parsed.success) throw new Error(JSON.stringify(parsed.error.issues));
+    const r = Bun.spawnSync(["prlimit", "--pid=" + process.pid, "--fsize=1024:unlimited"]);
+    if (r.exitCode !== 0) throw new Error("prlimit failed: " + r.stderr.toString());
+    const outcome = await write.run(parsed.data, { signal: new AbortController().signal, callId: "call_1", log: console })
+      .then(() => "written", (e) => "failed: " + e.message);
+    console.log(JSON.stringify(outcome));`;
+  const child = Bun.spawn([process.execPath, "-e", script], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env },
+  });
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  expect(await child.exited, err).toBe(0);
+  expect(JSON.parse(out)).toMatch(/^failed: .*(EFBIG|too large)/i);
+  expect(readdirSync(tools)).toEqual([]);
+});
