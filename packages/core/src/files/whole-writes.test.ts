@@ -2,45 +2,38 @@ import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
+import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
+import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
 
-// A full disk, for real: a child process lowers its own file-size limit with prlimit (RLIMIT_FSIZE)
-// and ignores SIGXFSZ, so write(2) takes what fits below the limit and then fails with EFBIG, as
-// it does with ENOSPC on a full disk. Each step sets the limit just past what the file holds.
+// A full disk, for real (FULL_DISK_PRELUDE): each step sets the child's file-size limit just past
+// what the file holds, so write(2) takes what fits and then fails with EFBIG.
 test("files written whole: on a full disk a secrets file keeps its old content, the tool history loses no line, and no cut-short key is left", async () => {
   const dir = makeTempDir("oa-full-disk-");
   const secrets = join(dir, "auth-profiles.json");
   writeFileSync(secrets, '{"profiles":"the good ones"}\n', { mode: 0o600 });
   const src = (p: string) => JSON.stringify(join(import.meta.dir, "..", p));
-  const script = `
-    process.on("SIGXFSZ", () => {});
+  const script = `${FULL_DISK_PRELUDE}
     const { statSync } = await import("node:fs");
     const { writePrivateFile } = await import(${src("config/private-file.ts")});
     const { toolHistory } = await import(${src("workspace/history.ts")});
     const { loadReceiptKey } = await import(${src("receipts/key.ts")});
-    const limit = (soft) => {
-      const r = Bun.spawnSync(["prlimit", "--pid=" + process.pid, "--fsize=" + soft + ":unlimited"]);
-      if (r.exitCode !== 0) throw new Error("prlimit failed: " + r.stderr.toString());
-    };
     const attempt = (f) => { try { f(); return "done"; } catch (e) { return "failed: " + e.message; } };
     const out = {};
-    limit(64);
+    limitFileSize(64);
     out.secrets = attempt(() => writePrivateFile(${JSON.stringify(secrets)}, JSON.stringify({ profiles: "x".repeat(500) })));
     out.key = attempt(() => loadReceiptKey(${JSON.stringify(join(dir, "keys"))}));
-    limit("unlimited");
+    limitFileSize("unlimited");
     const history = toolHistory(${JSON.stringify(join(dir, "history"))});
     const version = (name) => ({ name, action: "write", sha256: "a".repeat(64), at: "2026-11-23T06:00:00.000Z" });
     history.record(version("first.ts"));
-    limit(statSync(${JSON.stringify(join(dir, "history", "tools.jsonl"))}).size + 20);
+    limitFileSize(statSync(${JSON.stringify(join(dir, "history", "tools.jsonl"))}).size + 20);
     out.history = attempt(() => history.record(version("cut-short.ts")));
-    limit("unlimited");
+    limitFileSize("unlimited");
     history.record(version("third.ts"));
     out.names = history.list().map((v) => v.name);
     out.keyAfter = attempt(() => loadReceiptKey(${JSON.stringify(join(dir, "keys"))}));
     console.log(JSON.stringify(out));`;
-  const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
-  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
-  expect(await child.exited, err).toBe(0);
-  const r = JSON.parse(out) as Record<string, unknown>;
+  const r = await jsonFromFreshProcess<Record<string, unknown>>(script, { cwd: dir });
 
   expect(r.secrets).toMatch(/^failed: .*(EFBIG|too large)/i);
   expect(readFileSync(secrets, "utf8")).toBe('{"profiles":"the good ones"}\n');

@@ -3,6 +3,7 @@ import { expect, test } from "bun:test";
 import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
+import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
 import { openDatabase } from "../db/open.ts";
 import { createSqliteReceiptStore } from "./sqlite-store.ts";
 import type { ReceiptDraft, ReceiptPhase } from "./types.ts";
@@ -297,11 +298,9 @@ test("a store without the journal option creates no journal or lock file (a CLI 
 
 test("a full disk: the commit point that cannot be written fails clearly; once there is room again the receipts go on, and after a crash nothing is lost or unreadable", async () => {
   const { path, keyDir } = files();
-  // A real write failure: the child lowers its own file-size limit (RLIMIT_FSIZE, what a full
-  // disk looks like to write(2): a short write, then an error) and ignores SIGXFSZ so writes fail
-  // with EFBIG instead of killing it. Every file it writes is limited: the journal and SQLite.
-  const script = `
-    process.on("SIGXFSZ", () => {});
+  // A real write failure (FULL_DISK_PRELUDE): every file the child writes is limited, the journal
+  // and SQLite alike.
+  const script = `${FULL_DISK_PRELUDE}
     const { statSync, readdirSync } = await import("node:fs");
     const { openDatabase } = await import(${JSON.stringify(join(import.meta.dir, "../db/open.ts"))});
     const { createSqliteReceiptStore } = await import(${JSON.stringify(join(import.meta.dir, "sqlite-store.ts"))});
@@ -311,15 +310,11 @@ test("a full disk: the commit point that cannot be written fails clearly; once t
     await store.durable();
     const dir = ${JSON.stringify(join(keyDir, "receipt-heads"))};
     const journal = dir + "/" + readdirSync(dir).find((f) => f.endsWith(".journal"));
-    const limit = (soft) => {
-      const r = Bun.spawnSync(["prlimit", "--pid=" + process.pid, "--fsize=" + soft + ":unlimited"]);
-      if (r.exitCode !== 0) throw new Error("prlimit failed: " + r.stderr.toString());
-    };
     // Room for a few more bytes of the journal, not for a whole record: the next write is cut short.
-    limit(statSync(journal).size + 40);
+    limitFileSize(statSync(journal).size + 40);
     call("call_2", "requested"); call("call_2", "started");
     const full = await store.durable().then(() => "durable", (e) => "refused: " + e.message);
-    limit("unlimited");
+    limitFileSize("unlimited");
     call("call_3", "requested");
     const after = await store.durable().then(() => "durable", (e) => "refused: " + e.message);
     console.log(JSON.stringify({ full, after }));

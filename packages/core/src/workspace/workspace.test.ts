@@ -4,6 +4,8 @@ import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { loadTools } from "../plugins/index.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
+import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
+import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { checkToolSource, resolveToolFile, sha256Hex, toolHistory, workspaceTools } from "./index.ts";
 
@@ -211,11 +213,9 @@ test("on a full disk a tool file write fails with the disk's error and leaves no
   const tools = join(p.ws, "tools");
   mkdirSync(tools, { recursive: true });
   // The source is checked first, without a limit (the checker runs in its own process); then the
-  // child lowers its file-size limit (prlimit, SIGXFSZ ignored: writes fail with EFBIG as on a
-  // full disk) and runs the approved write.
+  // child lowers its file-size limit (FULL_DISK_PRELUDE) and runs the approved write.
   const source = `${TOOL("big")}// ${"x".repeat(4000)}\n`;
-  const script = `
-    process.on("SIGXFSZ", () => {});
+  const script = `${FULL_DISK_PRELUDE}
     const { workspaceTools, toolHistory } = await import(${JSON.stringify(join(import.meta.dir, "index.ts"))});
     const { indexToolTree } = await import(${JSON.stringify(join(import.meta.dir, "../tools/flatten.ts"))});
     const ws = indexToolTree(workspaceTools({
@@ -228,8 +228,7 @@ test("on a full disk a tool file write fails with the disk's error and leaves no
     const write = ws.get("writeTool");
     const parsed = await write.args.safeParseAsync({ path: "big.ts", source: ${JSON.stringify(source)}, reason: "r" });
     if (!parsed.success) throw new Error(JSON.stringify(parsed.error.issues));
-    const r = Bun.spawnSync(["prlimit", "--pid=" + process.pid, "--fsize=1024:unlimited"]);
-    if (r.exitCode !== 0) throw new Error("prlimit failed: " + r.stderr.toString());
+    limitFileSize(1024);
     const outcome = await write.run(parsed.data, { signal: new AbortController().signal, callId: "call_1", log: console })
       .then(() => "written", (e) => "failed: " + e.message);
     console.log(JSON.stringify(outcome));`;
