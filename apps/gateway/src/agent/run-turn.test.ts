@@ -12,7 +12,7 @@ const unused = (what: string) => () => {
 };
 const deps: TurnDeps = {
   model: { streamMessage: unused("the model") },
-  runner: { runPromise: unused("the runner") },
+  runner: { runPromise: unused("the runner"), prepare: unused("the runner") },
   receipts: { byRun: () => [] },
   typechecker: { check: unused("the typechecker") },
   tools: () => ({ tree: {}, declarations: "" }),

@@ -44,7 +44,7 @@ export interface ModelStreamer {
 
 export interface TurnDeps {
   readonly model: ModelStreamer;
-  readonly runner: Pick<CodeModeRunner, "runPromise">;
+  readonly runner: Pick<CodeModeRunner, "runPromise" | "prepare">;
   readonly receipts: Pick<ReceiptStore, "byRun">;
   readonly typechecker: Pick<Typechecker, "check">;
   /**
@@ -440,7 +440,10 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
   const current = deps.tools();
   state.tree = current.tree;
   state.declarations = current.declarations;
-  const check = await deps.typechecker.check(input.code, state.declarations);
+  const checking = deps.typechecker.check(input.code, state.declarations);
+  // The checker works in its own process meanwhile: the run's transpile is off the turn's path.
+  deps.runner.prepare(input.code);
+  const check = await checking;
   if (!check.ok) {
     state.typecheckFailures++;
     const left = s.maxRepairRounds - state.typecheckFailures + 1;

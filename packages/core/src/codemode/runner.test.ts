@@ -320,6 +320,37 @@ describe("tool snapshots", () => {
   });
 });
 
+describe("transpiled ahead (prepare, while the typecheck runs)", () => {
+  test("a prepared snippet runs as it would without prepare, and the same text runs again after", async () => {
+    const code = `const n: number = (await tools.notes.list({ limit: 2 })).length; return n * 10;`;
+    runner.prepare(code);
+    const first = await runner.runPromise(code);
+    const again = await runner.runPromise(code);
+    for (const r of [first, again]) {
+      expect(r).toMatchObject({ ok: true, valueJson: "20" });
+      expect(phases(r.runId)).toEqual(["notes.list:requested", "notes.list:started", "notes.list:succeeded"]);
+    }
+  });
+
+  test("a snippet that cannot be transpiled fails its run with the same error whether or not it was prepared", async () => {
+    const broken = "const x = ;";
+    const plain = await runner.runPromise(broken);
+    runner.prepare(broken);
+    const prepared = await runner.runPromise(broken);
+    expect(plain.ok).toBe(false);
+    expect(prepared.error).toEqual(plain.error!);
+    expect(prepared.error?.name).toBe("ScriptError");
+  });
+
+  test("snippets prepared and never run (failed typechecks) are dropped, oldest first; each still runs correctly", async () => {
+    const codes = Array.from({ length: 9 }, (_, i) => `return ${i} + 1;`);
+    for (const code of codes) runner.prepare(code);
+    const values = [];
+    for (const code of codes) values.push((await runner.runPromise(code)).valueJson);
+    expect(values).toEqual(codes.map((_, i) => String(i + 1)));
+  });
+});
+
 describe("thrown values crossing back", () => {
   class HttpFailure {
     readonly config = { headers: { authorization: "Bearer zzz" } };

@@ -56,6 +56,11 @@ export interface CodeModeRunner {
   /** The same as a promise; cancelled through `options.signal`. */
   runPromise(code: string, options?: RunOptions): Promise<RunResult>;
   /**
+   * Transpiles `code` now, ahead of its run: the gateway calls it while the typecheck of the same
+   * code runs in the checker process. The next run of exactly this text uses the result, once.
+   */
+  prepare(code: string): void;
+  /**
    * Waits up to `graceMs` (default 2 s) for tool calls still running, then records each remaining
    * one as `failed` with `reason`, so no call is left at `started`; closes an owned sandbox.
    */
@@ -78,6 +83,9 @@ export const newRunId = () => newId("run");
 let effectModule: typeof Effect | undefined;
 /** Loaded when an Effect caller first asks: the gateway's turns use `runPromise`, and the import costs ~30 ms of start-up. */
 const effect = (): typeof Effect => (effectModule ??= require("effect/Effect") as typeof Effect);
+
+/** Snippets transpiled ahead and not run yet (a failed typecheck leaves one behind), oldest dropped first. */
+const MAX_PREPARED = 4;
 
 /** Paths remembered per runner before the memo starts over (a tree holds far fewer tools). */
 const MAX_MEMO_PATHS = 10_000;
@@ -110,6 +118,25 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       ? options.policy
       : () => (options.policy as readonly PolicyRule[] | undefined) ?? [];
 
+  const prepared = new Map<string, { readonly js: string } | { readonly error: unknown }>();
+  const prepare = (code: string): void => {
+    if (prepared.has(code)) return;
+    if (prepared.size >= MAX_PREPARED) prepared.delete(prepared.keys().next().value!);
+    try {
+      prepared.set(code, { js: transpileSnippet(code) });
+    } catch (error) {
+      prepared.set(code, { error });
+    }
+  };
+  /** The prepared transpile of `code` (taken, so it serves one run), or a new one. */
+  const transpiled = (code: string): string => {
+    const ahead = prepared.get(code);
+    if (!ahead) return transpileSnippet(code);
+    prepared.delete(code);
+    if ("js" in ahead) return ahead.js;
+    throw ahead.error;
+  };
+
   /** `interrupted` is the Effect's own signal: interrupting the fiber aborts the run. */
   const execute = async (code: string, opts: RunOptions, interrupted?: AbortSignal): Promise<RunResult> => {
     const runId = opts.runId ?? newRunId();
@@ -117,7 +144,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
     let js: string;
     try {
-      js = transpileSnippet(code);
+      js = transpiled(code);
     } catch (e) {
       return {
         runId,
@@ -196,6 +223,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     // No fiber to interrupt here (`opts.signal` cancels), so no Effect runtime either: it cost
     // 26 µs per run warm and 130 µs after an idle gap (BENCHMARKS.md, fifth pass).
     runPromise: (code, opts = {}) => execute(code, opts),
+    prepare,
     close: async ({ reason = "gateway shutting down", graceMs = 2_000 } = {}) => {
       const deadline = performance.now() + graceMs;
       while (running.size > 0 && performance.now() < deadline) await Bun.sleep(10);
