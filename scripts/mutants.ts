@@ -138,14 +138,14 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-approved-no-decider",
-      `append({ phase: "approved", decision, decidedBy });`,
-      `append({ phase: "approved", decision });`,
+      `append("approved", { decision, decidedBy });`,
+      `append("approved", { decision });`,
       "approved receipt without who decided",
     ],
     [
       "invoker-started-no-decider",
-      `append({ phase: "started", decision, decidedBy, inputPreview`,
-      `append({ phase: "started", decision, inputPreview`,
+      `append("started", {\n      decision,\n      decidedBy,\n      inputPreview`,
+      `append("started", {\n      decision,\n      inputPreview`,
       "started receipt without who decided",
     ],
     [
@@ -181,8 +181,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-request-preview-unredacted",
-      `append({ phase: "requested", inputPreview: clip(ctx.redact(inputJson), ctx.previewChars) });`,
-      `append({ phase: "requested", inputPreview: clip(inputJson, ctx.previewChars) });`,
+      `const requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);`,
+      `const requestedPreview = clip(inputJson, ctx.previewChars);`,
       "the requested receipt keeps secrets from the input",
     ],
   ]),
@@ -350,8 +350,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "mac-unkeyed",
-      `createHmac("sha256", key)`,
-      `createHmac("sha256", "")`,
+      `const h = new Bun.CryptoHasher("sha256", key);`,
+      `const h = new Bun.CryptoHasher("sha256");`,
       "the MAC does not use the key (anyone can re-sign an edited row)",
     ],
     [
@@ -381,27 +381,45 @@ export const MUTANTS: readonly Mutant[] = [
       "INSERT OR REPLACE may overwrite a receipt",
     ],
   ]),
+  ...m(
+    "packages/core/src/receipts/chain-writer.ts",
+    [...RECEIPTS, "packages/core/src/receipts/chain-writer.test.ts"],
+    [
+      [
+        "store-two-writers-deferred",
+        `const written = commitTx.immediate(batch);`,
+        `const written = commitTx(batch);`,
+        "two writers on one file read the chain's end before taking the write lock",
+      ],
+      [
+        "store-hash-unchained",
+        `const hash = receiptMac(key.key, prev, macFields(content));`,
+        `const hash = receiptMac(key.key, "", macFields(content));`,
+        "appended receipts are not chained",
+      ],
+      [
+        "store-gap-papered",
+        `prev = head.mac;\n      seq = Math.max(seq, head.seq);`,
+        `prev = last?.hash ?? head.mac;\n      seq = Math.max(seq, head.seq);`,
+        "after a cut tail the writer chains on from the database's end, hiding the gap",
+      ],
+    ],
+  ),
   ...m("packages/core/src/receipts/sqlite-store.ts", RECEIPTS, [
-    [
-      "store-two-writers-deferred",
-      `written = commitTx.immediate(batch);`,
-      `written = commitTx(batch);`,
-      "two writers on one file read the chain's end before taking the write lock",
-    ],
-    [
-      "store-hash-unchained",
-      `const hash = receiptMac(key.key, prev, macFields(content));`,
-      `const hash = receiptMac(key.key, "", macFields(content));`,
-      "appended receipts are not chained",
-    ],
-    [
-      "store-gap-papered",
-      `prev = head.mac;\n      seq = Math.max(seq, head.seq);`,
-      `prev = last?.hash ?? head.mac;\n      seq = Math.max(seq, head.seq);`,
-      "after a cut tail the writer chains on from the database's end, hiding the gap",
-    ],
     ["store-validation-skipped", `    validateDraft(draft);\n`, ``, "invalid drafts are stored"],
   ]),
+  ...m(
+    "packages/core/src/receipts/sqlite-store.ts",
+    ["packages/core/src/receipts/journal.test.ts"],
+    [
+      [
+        "journal-cleared-unfolded",
+        `      if (thread.outstanding() > 0) return clearWhenFolded();\n`,
+        ``,
+        "the journal is emptied while the worker still holds receipts it has not committed",
+      ],
+    ],
+  ),
   ...m("apps/gateway/src/grounding/ground.ts", GROUNDING, [
     [
       "ground-pending-backs",
@@ -558,14 +576,14 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
     [
       "invoker-timeout-not-signalled",
-      `interrupted.addEventListener("abort", () => callAbort.abort(timedOut()), { once: true });`,
+      "      callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));\n",
       ``,
       "a timed-out tool is not told to stop (its ctx.signal stays open)",
     ],
     [
       "invoker-timeout-ignored",
-      `duration: timeoutMs,`,
-      `duration: timeoutMs * 1000,`,
+      `const deadline = deadlines.add(timeoutMs, () => {`,
+      `const deadline = deadlines.add(timeoutMs * 1000, () => {`,
       "the tool timeout is not applied",
     ],
   ]),

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { loadTools } from "../plugins/index.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
-import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { checkToolSource, resolveToolFile, sha256Hex, toolHistory, workspaceTools } from "./index.ts";
