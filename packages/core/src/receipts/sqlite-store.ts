@@ -125,6 +125,8 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
       } catch {
         // the commit below reports the error, if SQLite has one
       }
+      // A journal left ending in part of a record takes nothing more until it is emptied.
+      clearWhenFolded();
       return false;
     }
     thread.send(text, batch);
