@@ -11,7 +11,8 @@
  * conversion's) is the cache's salt: a file written under another salt is ignored. An unreadable
  * or malformed file is ignored and rewritten, never trusted in part.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { replaceFile } from "../files/whole-writes.ts";
 import { dirname, join } from "node:path";
 import { globalRegistry } from "zod";
 
@@ -74,11 +75,9 @@ export function openDeclarationCache(file: string): DeclarationCache {
       dirty = false;
       const kept = [...entries].slice(-MAX_ENTRIES);
       const text = JSON.stringify({ salt: cacheSalt(), entries: Object.fromEntries(kept) });
-      const tmp = `${file}.${process.pid}.tmp`;
       try {
         mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(tmp, text);
-        renameSync(tmp, file);
+        replaceFile(file, text);
       } catch {
         // A read-only data dir only costs the next start the render; it never fails the caller.
       }

@@ -1,6 +1,6 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
-import { writeAll } from "../files/whole-writes.ts";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { replaceFile } from "../files/whole-writes.ts";
 
 /**
  * Replaces a file that holds secrets (auth profiles, OAuth tokens) atomically: written to a 0600
@@ -9,17 +9,5 @@ import { dirname } from "node:path";
  */
 export function writePrivateFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString("hex")}.tmp`;
-  const fd = openSync(tmp, "wx", 0o600);
-  try {
-    // All of it or an error: a short temp file must never be renamed over the good one.
-    writeAll(fd, text);
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  closeSync(fd);
-  renameSync(tmp, path);
+  replaceFile(path, text, { mode: 0o600, sync: true });
 }

@@ -1,9 +1,10 @@
 import { expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
 import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
+import { replaceFile } from "./whole-writes.ts";
 
 // A full disk, for real (FULL_DISK_PRELUDE): each step sets the child's file-size limit just past
 // what the file holds, so write(2) takes what fits and then fails with EFBIG.
@@ -47,4 +48,17 @@ test("files written whole: on a full disk a secrets file keeps its old content, 
   // The line that did not fit is gone whole; the one after it is not glued to a part of it.
   expect(r.names).toEqual(["first.ts", "third.ts"]);
   expect(existsSync(join(dir, "history", "tools.jsonl"))).toBe(true);
+});
+
+test("replaceFile: the new text replaces the file whole; a rename that fails leaves no temp file and the target as it was", () => {
+  const dir = makeTempDir("oa-replace-");
+  const file = join(dir, "tool.ts");
+  writeFileSync(file, "old\n");
+  replaceFile(file, "new\n");
+  expect(readFileSync(file, "utf8")).toBe("new\n");
+  const folder = join(dir, "a-folder");
+  mkdirSync(join(folder, "inside"), { recursive: true });
+  expect(() => replaceFile(folder, "text")).toThrow();
+  expect(readdirSync(folder)).toEqual(["inside"]);
+  expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
 });

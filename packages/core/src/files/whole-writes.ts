@@ -1,4 +1,4 @@
-import { ftruncateSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, ftruncateSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 
 /**
  * Writes all of `data` at the file's position. write(2) may take only part of it (a nearly full
@@ -35,4 +35,26 @@ export function appendWhole(fd: number, size: number, data: string | Uint8Array)
     throw e;
   }
   return size + bytes.length;
+}
+
+/**
+ * Replaces `path` whole: `text` goes to a new temp file beside it (created with `mode`, all of it
+ * or an error, synced first when `sync`), which is then renamed over `path`. A reader sees the old
+ * file or the new one, never part of one; on failure the temp file is removed and `path` is as it was.
+ */
+export function replaceFile(path: string, text: string, { mode = 0o666, sync = false } = {}): void {
+  const tmp = `${path}.${process.pid}.${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString("hex")}.tmp`;
+  const fd = openSync(tmp, "wx", mode);
+  try {
+    try {
+      writeAll(fd, text);
+      if (sync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
 }

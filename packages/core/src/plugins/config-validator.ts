@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { replaceFile } from "../files/whole-writes.ts";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { ValidateFunction } from "ajv";
@@ -65,9 +66,7 @@ function saveCached(file: string, ajv: InstanceType<AjvClass>, validate: Validat
       .default;
     mkdirSync(join(file, ".."), { recursive: true });
     // Renamed into place, so a process reading it never sees half a file.
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, standaloneCode(ajv, validate));
-    renameSync(tmp, file);
+    replaceFile(file, standaloneCode(ajv, validate));
   } catch {
     // a read-only or full disk: the next process compiles again
   }

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
+import { replaceFile } from "../files/whole-writes.ts";
 import { basename } from "node:path";
 import { defineTool, type ToolTree, z } from "@openassistant/sdk";
 import { listToolFiles } from "../plugins/discovery.ts";
@@ -132,10 +133,10 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
         const previousCopy =
           previous === undefined ? undefined : o.history.keep(target.name, previous, previousSha256!);
         mkdirSync(o.toolsDir, { recursive: true });
-        atomicWrite(target.file, input.source);
+        replaceFile(target.file, input.source);
         const restore = async (why: string): Promise<never> => {
           if (previous === undefined) unlinkSync(target.file);
-          else atomicWrite(target.file, previous);
+          else replaceFile(target.file, previous);
           await o.reload(target.file);
           o.history.record({
             name: target.name,
@@ -205,17 +206,4 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
       },
     }),
   };
-}
-
-/** Write beside, then rename: a reader sees the old file or the new one, never half of one. */
-function atomicWrite(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    writeFileSync(tmp, text, { flag: "wx" });
-  } catch (e) {
-    // A full disk leaves part of it: not left in the tools folder (a file already there is not ours).
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") rmSync(tmp, { force: true });
-    throw e;
-  }
-  renameSync(tmp, file);
 }
