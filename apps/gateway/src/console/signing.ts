@@ -1,5 +1,4 @@
-import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
-import { writePrivateFile } from "@openassistant/core/config";
+import { loadOrCreateSecretFile } from "@openassistant/core/config";
 import { join } from "node:path";
 
 /** `<data dir>/console-key`: signs receipt links and operator logins (mode 0600, like the HTTP token). */
@@ -17,20 +16,13 @@ export type CheckResult =
 
 /** Loads the console key from the data dir, creating 32 random bytes (hex, 0600) on first use. */
 export function loadConsoleKey(dataDir: string): Uint8Array {
-  const path = join(dataDir, CONSOLE_KEY_FILE);
-  if (existsSync(path)) {
-    if (statSync(path).mode & 0o077) chmodSync(path, 0o600);
-    const text = readFileSync(path, "utf8").trim();
-    if (/^[0-9a-f]{64}$/.test(text)) return Buffer.from(text, "hex");
-    throw new Error(
-      `${path} is not a console key (expected 64 hex characters). Delete it: a new key is made on the next start ` +
-        "(links and logins signed with the old one stop working).",
-    );
-  }
-  const key = crypto.getRandomValues(new Uint8Array(32));
-  // Whole or not at all: a temp file renamed into place.
-  writePrivateFile(path, `${Buffer.from(key).toString("hex")}\n`);
-  return key;
+  const { text } = loadOrCreateSecretFile(join(dataDir, CONSOLE_KEY_FILE), {
+    valid: /^[0-9a-f]{64}$/,
+    make: () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
+    invalid:
+      "is not a console key (expected 64 hex characters). Delete it: a new key is made on the next start (links and logins signed with the old one stop working).",
+  });
+  return Buffer.from(text, "hex");
 }
 
 /** Signs and checks grants: `<base64url JSON>.<base64url HMAC-SHA256>`. */

@@ -1,5 +1,4 @@
-import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
-import { writePrivateFile } from "@openassistant/core/config";
+import { loadOrCreateSecretFile } from "@openassistant/core/config";
 import { join } from "node:path";
 
 const HTTP_TOKEN_FILE = "http-token";
@@ -16,21 +15,13 @@ export function resolveHttpToken(
 ): { token: string; created: boolean; path?: string } {
   if (configured) return { token: configured, created: false };
   const path = join(dataDir, HTTP_TOKEN_FILE);
-  if (existsSync(path)) {
-    const mode = statSync(path).mode & 0o777;
-    if (mode & 0o077) chmodSync(path, 0o600);
-    const token = readFileSync(path, "utf8").trim();
-    // A file cut short (a full disk) must not become a short, guessable token.
-    if (!STORED_TOKEN.test(token))
-      throw new Error(
-        `${path} is not an HTTP token made by the gateway (expected oa_ and 43 characters). Delete it: a new one is made and printed on the next start (clients using the old one must be given the new one), or set http.token in the config.`,
-      );
-    return { token, created: false, path };
-  }
-  const token = `oa_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
-  // Whole or not at all: a temp file renamed into place.
-  writePrivateFile(path, `${token}\n`);
-  return { token, created: true, path };
+  const { text, created } = loadOrCreateSecretFile(path, {
+    valid: STORED_TOKEN,
+    make: () => `oa_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`,
+    invalid:
+      "is not an HTTP token made by the gateway (expected oa_ and 43 characters). Delete it: a new one is made and printed on the next start (clients using the old one must be given the new one), or set http.token in the config.",
+  });
+  return { token: text, created, path };
 }
 
 /** Constant-time check of an `Authorization: Bearer <token>` header. */

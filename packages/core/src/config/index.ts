@@ -20,4 +20,4 @@ export {
   type ModelCapabilities,
   type ThinkingSetting,
 } from "./model-capabilities.ts";
-export { writePrivateFile } from "./private-file.ts";
+export { loadOrCreateSecretFile, writePrivateFile } from "./private-file.ts";
