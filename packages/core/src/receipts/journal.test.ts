@@ -200,17 +200,29 @@ test("one process owns the journal: a second store on the same database commits 
   db.close();
 });
 
-test("while SQLite is locked, commit points still complete in the journal; the fold catches up after", async () => {
-  const { path, keyDir, db, store } = journalStore();
-  const locker = new Database(path);
+/**
+ * A journaled store with one receipt through a commit point while another connection holds
+ * SQLite's write lock, `ms` later (the worker's fold is waiting for the lock by then); `unlock` releases it.
+ */
+async function committedWhileLocked(ms: number) {
+  const opened = journalStore();
+  const locker = new Database(opened.path);
   locker.exec("BEGIN IMMEDIATE");
-  store.stage(draft("requested"));
-  await store.durable();
-  await Bun.sleep(100); // the worker's fold is waiting for the lock by now
+  opened.store.stage(draft("requested"));
+  await opened.store.durable();
+  await Bun.sleep(ms);
+  const unlock = () => {
+    locker.exec("ROLLBACK");
+    locker.close();
+  };
+  return { ...opened, unlock };
+}
+
+test("while SQLite is locked, commit points still complete in the journal; the fold catches up after", async () => {
+  const { path, keyDir, db, store, unlock } = await committedWhileLocked(100);
   expect(journalLines(keyDir)).toHaveLength(1);
   expect(committed(path)).toEqual([]);
-  locker.exec("ROLLBACK");
-  locker.close();
+  unlock();
   expect(store.byRun("run_1").map((r) => r.phase)).toEqual(["requested"]);
   expect(journalLines(keyDir)).toEqual([]);
   store.close();
@@ -218,16 +230,11 @@ test("while SQLite is locked, commit points still complete in the journal; the f
 });
 
 test("the journal is not emptied while the worker still holds records it has not committed; once it has, it is", async () => {
-  const { path, keyDir, db, store } = journalStore();
-  const locker = new Database(path);
-  locker.exec("BEGIN IMMEDIATE");
-  store.stage(draft("requested"));
-  await store.durable();
-  await Bun.sleep(300); // past the store's quiet-moment check, more than once; the worker waits for the lock
+  // 300 ms: past the store's quiet-moment check, more than once, while the worker waits for the lock.
+  const { path, keyDir, db, store, unlock } = await committedWhileLocked(300);
   expect(journalLines(keyDir)).toHaveLength(1);
   expect(committed(path)).toEqual([]);
-  locker.exec("ROLLBACK");
-  locker.close();
+  unlock();
   // No read: the worker commits on its own, and the journal starts over after it.
   for (let i = 0; i < 200 && journalLines(keyDir).length > 0; i++) await Bun.sleep(10);
   expect(journalLines(keyDir)).toEqual([]);

@@ -5,6 +5,7 @@ import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { loadTools } from "../plugins/index.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
 import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
+import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { checkToolSource, resolveToolFile, sha256Hex, toolHistory, workspaceTools } from "./index.ts";
 
@@ -231,13 +232,8 @@ test("on a full disk a tool file write fails with the disk's error and leaves no
     const outcome = await write.run(parsed.data, { signal: new AbortController().signal, callId: "call_1", log: console })
       .then(() => "written", (e) => "failed: " + e.message);
     console.log(JSON.stringify(outcome));`;
-  const child = Bun.spawn([process.execPath, "-e", script], {
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env },
-  });
-  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
-  expect(await child.exited, err).toBe(0);
-  expect(JSON.parse(out)).toMatch(/^failed: .*(EFBIG|too large)/i);
+  // Fails the test with the child's stderr unless it exits 0.
+  const outcome = await jsonFromFreshProcess<string>(script, { cwd: p.ws });
+  expect(outcome).toMatch(/^failed: .*(EFBIG|too large)/i);
   expect(readdirSync(tools)).toEqual([]);
 });
