@@ -767,4 +767,487 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #25 guarantees: one mutant per line that keeps a promise in docs/security.md and had none.
+  ...m(
+    "apps/gateway/src/http/server.ts",
+    ["apps/gateway/src/http/listen.test.ts", "apps/gateway/src/http/server.test.ts"],
+    [
+      [
+        "http-default-listen-all",
+        `hostname: options.hostname ?? "127.0.0.1",`,
+        `hostname: options.hostname ?? "0.0.0.0",`,
+        "the HTTP API listens on every interface when no host is given",
+      ],
+      [
+        "http-health-without-token",
+        `if (!bearerMatches(req.headers.get("authorization"), options.token))`,
+        `if (!bearerMatches(req.headers.get("authorization"), options.token) && url.pathname !== "/health")`,
+        "/health answers without the bearer token",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/config/schema.ts",
+    ["apps/gateway/src/http/listen.test.ts", "packages/core/src/config/load.test.ts"],
+    [
+      [
+        "config-http-host-all",
+        `host: z.string().min(1).default("127.0.0.1"),`,
+        `host: z.string().min(1).default("0.0.0.0"),`,
+        "the config's default listen address is every interface",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/gateway.ts",
+    ["apps/gateway/src/http/listen.test.ts"],
+    [
+      [
+        "gateway-http-host-fallback-all",
+        `hostname: settings.http.host,`,
+        `hostname: settings.http.host ?? "0.0.0.0",`,
+        "a gateway whose settings name no host listens on every interface",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/http/token.ts",
+    ["apps/gateway/src/http/listen.test.ts", "apps/gateway/src/http/token.test.ts"],
+    [
+      [
+        "http-token-length-only",
+        `return given.length === expected.length && crypto.timingSafeEqual(given, expected);`,
+        `return given.length === expected.length;`,
+        "any bearer token of the right length opens the API",
+      ],
+      [
+        "http-token-prefix",
+        `return given.length === expected.length && crypto.timingSafeEqual(given, expected);`,
+        `return given.length > 0 && given.length <= expected.length && crypto.timingSafeEqual(given, expected.subarray(0, given.length));`,
+        "a prefix of the bearer token opens the API",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/guards.e2e.test.ts"],
+    [
+      [
+        "console-origin-no-port",
+        `return origin === new URL(req.url).origin ||`,
+        `return new URL(origin).hostname === new URL(req.url).hostname ||`,
+        "the origin check compares the host name only (another port or scheme on the same host may post decisions)",
+      ],
+      [
+        "console-origin-no-scheme",
+        `return origin === new URL(req.url).origin ||`,
+        `return new URL(origin).host === new URL(req.url).host ||`,
+        "the origin check ignores the scheme",
+      ],
+      [
+        "console-public-origin-no-port",
+        `origin === new URL(d.baseUrl()).origin;`,
+        `new URL(origin).hostname === new URL(d.baseUrl()).hostname;`,
+        "behind a proxy, the public URL's host on any port or scheme may post decisions",
+      ],
+      [
+        "console-no-origin-any",
+        `if (!origin) return req.headers.get("sec-fetch-site") !== "cross-site";`,
+        `if (!origin) return true;`,
+        "a request without Origin is accepted even when the browser marks it cross-site",
+      ],
+      [
+        "console-decide-origin-unchecked",
+        `if (!sameOrigin(req)) return page(`,
+        `if (false) return page(`,
+        "decisions are accepted from any origin (CSRF)",
+      ],
+      [
+        "console-decide-approver-unchecked",
+        `if (!d.isApprover(operator))\n      return page(\n        messagePage("Not an approver", "You are not allowed`,
+        `if (false)\n      return page(\n        messagePage("Not an approver", "You are not allowed`,
+        "a signed-in operator who is no longer an approver still decides",
+      ],
+      [
+        "console-login-approver-unchecked",
+        `if (!d.isApprover(operator))\n      return page(\n        messagePage(\n          "Not an approver",`,
+        `if (false)\n      return page(\n        messagePage(\n          "Not an approver",`,
+        "a login link signs in someone who is not an approver",
+      ],
+      [
+        "console-login-any-grant",
+        `if (!checked.ok || checked.grant.kind !== "login")`,
+        `if (!checked.ok)`,
+        "a session or receipt-link token opened as a login link signs in",
+      ],
+      [
+        "console-session-any-grant",
+        `return checked.ok && checked.grant.kind === "session" ? checked.grant.operator : undefined;`,
+        `return checked.ok ? (checked.grant as { operator?: string }).operator : undefined;`,
+        "a login-link token works as a session cookie (it never expires into a session of 15 minutes)",
+      ],
+      [
+        "console-run-link-any-run",
+        `if (checked.grant.kind !== "run" || checked.grant.runId !== runId)`,
+        `if (checked.grant.kind !== "run")`,
+        "a receipt link opens every run",
+      ],
+      [
+        "console-cookie-lax",
+        `HttpOnly; SameSite=Strict;`,
+        `HttpOnly; SameSite=Lax;`,
+        "the session cookie rides along on cross-site navigations",
+      ],
+      [
+        "console-cookie-not-httponly",
+        `Path=/console; HttpOnly; SameSite`,
+        `Path=/console; SameSite`,
+        "page scripts can read the session cookie",
+      ],
+      [
+        "console-session-ttl-long",
+        `export const SESSION_TTL_MS = 12 * 60 * 60_000;`,
+        `export const SESSION_TTL_MS = 12 * 60 * 60_000 * 1000;`,
+        "console sessions last 1,000 times longer",
+      ],
+      [
+        "console-login-link-ttl-long",
+        `export const LOGIN_LINK_TTL_MS = 15 * 60_000;`,
+        `export const LOGIN_LINK_TTL_MS = 15 * 60 * 60_000;`,
+        "login links stay valid for 15 hours",
+      ],
+      [
+        "console-receipt-link-ttl-long",
+        `export const RECEIPT_LINK_TTL_MS = 7 * 24 * 60 * 60_000;`,
+        `export const RECEIPT_LINK_TTL_MS = 70 * 24 * 60 * 60_000;`,
+        "receipt links stay valid for 70 days",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/signing.ts",
+    ["apps/gateway/src/console/signing.test.ts", "apps/gateway/src/console/guards.e2e.test.ts"],
+    [
+      [
+        "signing-expiry-ignored",
+        `if (grant.exp <= now()) return { ok: false, reason: "expired" };`,
+        ``,
+        "expired links and sessions are accepted",
+      ],
+      [
+        "signing-signature-length-only",
+        `if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))`,
+        `if (given.length !== expected.length)`,
+        "any signature of the right length is accepted",
+      ],
+      [
+        "signing-unkeyed",
+        `new Bun.CryptoHasher("sha256", key).update(`,
+        `new Bun.CryptoHasher("sha256").update(`,
+        "links are signed without the key (anyone can mint them)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["packages/core/src/sources/mcp/oauth.test.ts"],
+    [
+      [
+        "mcp-headers-any-port",
+        `new URL(String(url)).origin === origin`,
+        `new URL(String(url)).hostname === new URL(c.url).hostname`,
+        "configured MCP headers go to any port on the server's host (the authorization server included)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/oauth.ts",
+    ["packages/core/src/sources/mcp/oauth.test.ts"],
+    [
+      [
+        "mcp-oauth-state-unchecked",
+        `if (url.searchParams.get("state") !== state)`,
+        `if (!url.searchParams.has("state"))`,
+        "any local process can answer the OAuth login's loopback redirect",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/install-guard.ts",
+    ["packages/core/src/plugins/auto-install.test.ts"],
+    [
+      [
+        "guard-no-overrides",
+        "for (const n of [...names].sort()) overrides[n] = `file:./${STUB_DIR}`;",
+        ``,
+        "@openassistant/* peers and dependencies are resolved from the registry",
+      ],
+      [
+        "guard-member-names-ignored",
+        `const names = new Set([...KNOWN_GUARDED, ...stripped, ...memberPackages.flatMap(guardedNamesIn)]);`,
+        `const names = new Set([...KNOWN_GUARDED, ...stripped]);`,
+        "an @openassistant/* name only a workspace plugin mentions is fetched from the registry",
+      ],
+      [
+        "guard-direct-deps-kept",
+        `for (const n of Object.keys(deps)) if (n.startsWith(GUARDED_SCOPE)) delete deps[n];`,
+        ``,
+        "direct @openassistant/* dependencies stay in .openassistant/package.json",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/auto-install.ts",
+    ["packages/core/src/plugins/auto-install.test.ts"],
+    [
+      [
+        "auto-install-sdk-missing",
+        `if (name.startsWith("@openassistant/")) continue;`,
+        ``,
+        "a declared @openassistant/* dependency counts as missing and triggers an install",
+      ],
+    ],
+  ),
+  ...m("packages/core/src/receipts/schema.ts", RECEIPTS, [
+    [
+      "schema-update-allowed",
+      `receipts_no_update BEFORE UPDATE ON receipts\n`,
+      `receipts_no_update BEFORE UPDATE ON receipts WHEN 0\n`,
+      "UPDATE of a receipt is allowed",
+    ],
+    [
+      "schema-delete-allowed",
+      `receipts_no_delete BEFORE DELETE ON receipts\n`,
+      `receipts_no_delete BEFORE DELETE ON receipts WHEN 0\n`,
+      "DELETE of a receipt is allowed",
+    ],
+    [
+      "schema-meta-update-allowed",
+      `receipt_meta_no_update BEFORE UPDATE ON receipt_meta\n`,
+      `receipt_meta_no_update BEFORE UPDATE ON receipt_meta WHEN 0\n`,
+      "the chain's metadata (key id, database id, genesis) can be rewritten",
+    ],
+    [
+      "schema-meta-delete-allowed",
+      `receipt_meta_no_delete BEFORE DELETE ON receipt_meta\n`,
+      `receipt_meta_no_delete BEFORE DELETE ON receipt_meta WHEN 0\n`,
+      "the chain's metadata can be deleted",
+    ],
+    [
+      "schema-meta-replace-allowed",
+      `WHEN EXISTS (SELECT 1 FROM receipt_meta WHERE name = NEW.name)`,
+      `WHEN 0`,
+      "INSERT OR REPLACE may overwrite the chain's metadata",
+    ],
+  ]),
+  ...m("packages/core/src/receipts/verify.ts", RECEIPTS, [
+    [
+      "verify-legacy-prev-skipped",
+      `if (row.prev_hash !== prev)\n        return fail(`,
+      `if (false)\n        return fail(`,
+      "a legacy receipt removed, inserted or reordered within its run is not found",
+    ],
+    [
+      "verify-legacy-content-skipped",
+      `if (receiptHash(prev, receipt) !== row.hash) {`,
+      `if (false) {`,
+      "an edited legacy receipt is not found",
+    ],
+    [
+      "verify-head-seq-ignored",
+      `if (!last || last.seq < head.seq)`,
+      `if (!last)`,
+      "receipts cut from the end are not found when some remain",
+    ],
+    [
+      "verify-run-stops-at-own-last",
+      `checkKeyed(from, expected, legacyChanged, next ?? last)`,
+      `checkKeyed(from, expected, legacyChanged, last)`,
+      "a run's check does not look at the receipt after its last (its last receipts can be removed unseen)",
+    ],
+  ]),
+  ...m("packages/core/src/receipts/redact.ts", REDACT, [
+    [
+      "redact-form-plus-missed",
+      `    uri.replace(/%20/g, "+"),\n`,
+      ``,
+      "form-encoded secrets with spaces (a+b) survive",
+    ],
+    [
+      "redact-anthropic-shape-missed",
+      `{ re: /sk-ant-[A-Za-z0-9_-]{8,}/g,`,
+      `{ re: /(?!)/g,`,
+      "Anthropic keys nobody registered survive",
+    ],
+    [
+      "redact-escaped-slash-missed",
+      `if (c === "/") encoded.push("\\\\/");`,
+      ``,
+      "secrets with / written as \\/ by a JSON writer survive",
+    ],
+  ]),
+  ...m(
+    "packages/core/src/sandbox/vm-prelude.ts",
+    ["packages/core/src/sandbox/escapes.test.ts", "packages/core/src/sandbox/adversarial.test.ts"],
+    [
+      [
+        "prelude-host-functions-global",
+        `"use strict";\n`,
+        `"use strict";\n  globalThis.hostCall = hostCall;\n`,
+        "the host's call function is reachable from the snippet",
+      ],
+      [
+        "prelude-tools-not-frozen",
+        `      return freeze(target);\n`,
+        `      return target;\n`,
+        "the snippet can add, replace or remove tool functions",
+      ],
+      [
+        "prelude-tools-writable",
+        `defineProperty(globalThis, "tools", { value: build(root), enumerable: true, writable: false, configurable: false });`,
+        `defineProperty(globalThis, "tools", { value: build(root), enumerable: true, writable: true, configurable: true });`,
+        "the snippet can replace the global tools object",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sandbox/vm-run.ts",
+    [
+      "packages/core/src/sandbox/escapes.test.ts",
+      "packages/core/src/sandbox/adversarial.test.ts",
+      "packages/core/src/sandbox/vm-run.test.ts",
+    ],
+    [
+      [
+        "vm-run-any-tool-path",
+        `if (!Number.isSafeInteger(id) || b < 0 || !this.toolPaths.has(path)) {`,
+        `if (!Number.isSafeInteger(id) || b < 0) {`,
+        "a call for a tool path the run was not given reaches the host",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sandbox/child-process.ts",
+    ["packages/core/src/sandbox/pool.test.ts"],
+    [
+      [
+        "child-env-inherited",
+        `      env: {},\n`,
+        `      env: { ...process.env },\n`,
+        "sandbox children get the gateway's environment (its secrets)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/transpile.ts",
+    ["packages/core/src/codemode/transpile.test.ts", "packages/core/src/codemode/precheck.test.ts"],
+    [
+      [
+        "transpile-precheck-ignored",
+        `if (refused) throw new SnippetTranspileError(`,
+        `if (false) throw new SnippetTranspileError(`,
+        "the transpiler gets snippets the pre-check refused",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/typecheck.ts",
+    ["packages/core/src/codemode/typecheck.test.ts"],
+    [
+      [
+        "typecheck-precheck-ignored",
+        `if (refused && refused.kind !== "syntax") {`,
+        `if (false) {`,
+        "the checker parses snippets the pre-check refused",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/precheck.ts",
+    ["packages/core/src/codemode/precheck.test.ts", "packages/core/src/codemode/typecheck.test.ts"],
+    [
+      [
+        "precheck-words-ignored",
+        `if (reason) return at(i, reason, "module");`,
+        ``,
+        "import, export and require pass the pre-check",
+      ],
+      [
+        "precheck-regex-words-ignored",
+        `if (word)\n          return at(`,
+        `if (false)\n          return at(`,
+        "import inside a regular-expression literal passes the pre-check",
+      ],
+      [
+        "precheck-directives-ignored",
+        `if (DIRECTIVE.test(text))`,
+        `if (false)`,
+        "/// <reference> and @jsxImportSource comments pass the pre-check",
+      ],
+      [
+        "precheck-escape-is-syntax",
+        `c === "}" ? "escape" : "syntax",`,
+        `"syntax",`,
+        "a brace closing the wrapper is treated as a plain syntax error",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/render-card.ts",
+    ["apps/gateway/src/surfaces/discord/render-card.test.ts"],
+    [
+      [
+        "card-no-input-file",
+        `: [{ attachment: Buffer.from(req.inputJson, "utf8"), name: INPUT_FILE }];`,
+        `: [];`,
+        "the whole input is not attached to the card (fields cut on the card cannot be read whole)",
+      ],
+      [
+        "card-title-unescaped",
+        "const title = truncate(`Approval needed: ${escapeInvisible(req.toolPath)}`, 256);",
+        "const title = truncate(`Approval needed: ${req.toolPath}`, 256);",
+        "bidi and invisible characters in the tool path reach the card's title",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/authorize.ts",
+    ["apps/gateway/src/surfaces/discord/authorize.test.ts"],
+    [
+      [
+        "authorize-empty-list-everyone",
+        `return !!id && !!list && list.includes(id);`,
+        `return !!id && !!list && (list.length === 0 || list.includes(id));`,
+        "an empty allowlist lets everyone talk and approve",
+      ],
+      [
+        "authorize-channel-check-dropped",
+        `config.allowedChannels?.length &&\n      !has(config.allowedChannels, actor.channelId) &&`,
+        `false &&\n      !has(config.allowedChannels, actor.channelId) &&`,
+        "channel allowlist ignored",
+      ],
+      [
+        "authorize-approver-default-anyone",
+        `  return has(config.allowedUsers, actor.userId) || actor.roleIds.some((r) => has(config.allowedRoles, r));\n}`,
+        `  return true;\n}`,
+        "without explicit approvers, anyone may approve",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/conversations.ts",
+    [
+      "apps/gateway/src/surfaces/discord/commands-access.e2e.test.ts",
+      "apps/gateway/src/surfaces/discord/dm-flow.e2e.test.ts",
+      "apps/gateway/src/surfaces/discord/adversarial.e2e.test.ts",
+    ],
+    [
+      [
+        "conversations-auth-dropped",
+        `if (!auth.ok) return refuse(message, auth);`,
+        ``,
+        "messages from people who are not allowed start turns",
+      ],
+    ],
+  ),
 ];
