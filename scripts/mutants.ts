@@ -1066,26 +1066,30 @@ export const MUTANTS: readonly Mutant[] = [
       "a run's check does not look at the receipt after its last (its last receipts can be removed unseen)",
     ],
   ]),
-  ...m("packages/core/src/receipts/redact.ts", REDACT, [
+  ...m(
+    "packages/core/src/receipts/redact.ts",
+    [...REDACT, "packages/core/src/receipts/redact-forms.test.ts"],
     [
-      "redact-form-plus-missed",
-      `    uri.replace(/%20/g, "+"),\n`,
-      ``,
-      "form-encoded secrets with spaces (a+b) survive",
+      [
+        "redact-form-plus-missed",
+        `    uri.replace(/%20/g, "+"),\n`,
+        ``,
+        "form-encoded secrets with spaces (a+b) survive",
+      ],
+      [
+        "redact-anthropic-shape-missed",
+        `{ re: /sk-ant-[A-Za-z0-9_-]{8,}/g,`,
+        `{ re: /(?!)/g,`,
+        "Anthropic keys nobody registered survive",
+      ],
+      [
+        "redact-escaped-slash-missed",
+        `if (c === "/") encoded.push("\\\\/");`,
+        ``,
+        "secrets with / written as \\/ by a JSON writer survive",
+      ],
     ],
-    [
-      "redact-anthropic-shape-missed",
-      `{ re: /sk-ant-[A-Za-z0-9_-]{8,}/g,`,
-      `{ re: /(?!)/g,`,
-      "Anthropic keys nobody registered survive",
-    ],
-    [
-      "redact-escaped-slash-missed",
-      `if (c === "/") encoded.push("\\\\/");`,
-      ``,
-      "secrets with / written as \\/ by a JSON writer survive",
-    ],
-  ]),
+  ),
   ...m(
     "packages/core/src/sandbox/vm-prelude.ts",
     ["packages/core/src/sandbox/escapes.test.ts", "packages/core/src/sandbox/adversarial.test.ts"],

@@ -56,7 +56,12 @@ describe("auto-install", () => {
           name: "oa-echo",
           type: "module",
           dependencies: { shout: "file:../../../vendor/shout" },
-          peerDependencies: { "@openassistant/sdk": "*", "@openassistant/core": "^0.5.0" },
+          // `ui` is in no list the gateway knows: only the plugin's own package.json names it.
+          peerDependencies: {
+            "@openassistant/sdk": "*",
+            "@openassistant/core": "^0.5.0",
+            "@openassistant/ui": "^0.5.0",
+          },
           openassistant: { entry: "./index.ts" },
         }),
         ".openassistant/plugins/echo/index.ts": `${SDK_IMPORT}\nimport { shout } from "shout";\nexport const tools = { say: defineTool({ description: "say", approval: "auto", args: z.object({ s: z.string() }), run: async ({ s }) => shout(s) }) };`,
@@ -72,6 +77,7 @@ describe("auto-install", () => {
     expect(pkg.dependencies).toEqual({ shout: "file:../vendor/shout" });
     expect(pkg.overrides["@openassistant/sdk"]).toBe("file:./.oa-stub");
     expect(pkg.overrides["@openassistant/core"]).toBe("file:./.oa-stub");
+    expect(pkg.overrides["@openassistant/ui"]).toBe("file:./.oa-stub");
     expect(existsSync(join(p.ws, "bun.lock"))).toBe(true);
     expect(registry.requests.filter((r) => r.includes("@openassistant"))).toEqual([]);
     expect(registry.requests).toEqual([]);

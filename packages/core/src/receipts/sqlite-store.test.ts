@@ -441,6 +441,17 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     expect(tail.runs.run_a).toMatchObject({ ok: false, brokenAt: "r_000012" });
   });
 
+  test("a run's own check finds its last receipt removed: it reads through the receipt after the run's last", () => {
+    // run_a's rows are 1-3 and 7-9; row 10 (run_c) chains on from row 9.
+    const cut = tampered((raw) => raw.exec("DELETE FROM receipts WHERE seq = 9"));
+    expect(cut.runs.run_a).toMatchObject({
+      ok: false,
+      brokenAt: "r_000010",
+      reason: expect.stringContaining("removed"),
+    });
+    expect(cut.runs.run_b).toEqual({ ok: true });
+  });
+
   test("after a cut tail the writer chains on from the head, so the gap stays visible", () => {
     const { path, keyDir } = files();
     const db = openDatabase(path);
@@ -733,6 +744,27 @@ describe("sqlite receipt store: migration from the unkeyed per-run chain", () =>
     const third = openDatabase(path);
     expect(createSqliteReceiptStore(third, { keyDir }).verify()).toMatchObject({ ok: false, brokenAt: "r_000004" });
     third.close();
+  });
+  test("a legacy row edited without re-hashing, or unlinked from its run, is found under the legacy scheme", () => {
+    for (const [sql, reason] of [
+      [`UPDATE receipts SET input_preview = '{"q":"evil"}' WHERE seq = 3`, "content does not match its hash"],
+      ["UPDATE receipts SET prev_hash = NULL WHERE seq = 3", "prev_hash does not match"],
+    ] as const) {
+      const { path, keyDir } = files();
+      legacyDatabase(path);
+      const raw = new Database(path);
+      raw.exec("DROP TRIGGER IF EXISTS receipts_no_update");
+      raw.exec(sql);
+      raw.close();
+      const db = openDatabase(path);
+      const store = createSqliteReceiptStore(db, { keyDir });
+      const broken = { ok: false, brokenAt: "r_000003", reason: expect.stringContaining(reason) };
+      expect(store.verify()).toMatchObject(broken);
+      expect(store.verifyRun("run_old")).toMatchObject(broken);
+      expect(store.verifyRun("run_old2")).toEqual({ ok: true });
+      store.close();
+      db.close();
+    }
   });
 });
 
