@@ -1114,22 +1114,21 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m(
-    "packages/core/src/sandbox/vm-run.ts",
-    [
-      "packages/core/src/sandbox/escapes.test.ts",
-      "packages/core/src/sandbox/adversarial.test.ts",
-      "packages/core/src/sandbox/vm-run.test.ts",
-    ],
-    [
+  {
+    ...eq(
+      "packages/core/src/sandbox/vm-run.ts",
       [
-        "vm-run-any-tool-path",
-        `if (!Number.isSafeInteger(id) || b < 0 || !this.toolPaths.has(path)) {`,
-        `if (!Number.isSafeInteger(id) || b < 0) {`,
-        "a call for a tool path the run was not given reaches the host",
+        "packages/core/src/sandbox/escapes.test.ts",
+        "packages/core/src/sandbox/adversarial.test.ts",
+        "packages/core/src/sandbox/vm-run.test.ts",
       ],
-    ],
-  ),
+      "vm-run-any-tool-path",
+      `if (!Number.isSafeInteger(id) || b < 0 || !this.toolPaths.has(path)) {`,
+      `if (!Number.isSafeInteger(id) || b < 0) {`,
+    ),
+    description:
+      "a call for a tool path the run was not given reaches the host. Equivalent (defence in depth): the only caller of hostCall is the prelude's callTool, whose path is fixed when buildTools makes the tool function from this run's paths (rebuilt whenever they differ from the VM's, VmRun start); a snippet cannot name hostCall (prelude-host-functions-global is killed) nor rebind a tool function to another path (escapes.test.ts)",
+  },
   ...m(
     "packages/core/src/sandbox/child-process.ts",
     ["packages/core/src/sandbox/pool.test.ts"],
@@ -1156,7 +1155,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "packages/core/src/codemode/typecheck.ts",
-    ["packages/core/src/codemode/typecheck.test.ts"],
+    ["packages/core/src/codemode/typecheck.test.ts", "packages/core/src/codemode/runner-boundary.test.ts"],
     [
       [
         "typecheck-precheck-ignored",
@@ -1168,7 +1167,11 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "packages/core/src/codemode/precheck.ts",
-    ["packages/core/src/codemode/precheck.test.ts", "packages/core/src/codemode/typecheck.test.ts"],
+    [
+      "packages/core/src/codemode/precheck.test.ts",
+      "packages/core/src/codemode/typecheck.test.ts",
+      "packages/core/src/codemode/runner-boundary.test.ts",
+    ],
     [
       [
         "precheck-words-ignored",

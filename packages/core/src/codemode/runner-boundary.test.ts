@@ -103,7 +103,10 @@ describe("nothing of the model's code runs on the host", () => {
 
   test("the typecheck refuses the same payloads before TypeScript parses them, and the runner refuses them anyway", async () => {
     for (const code of HOST_PAYLOADS) {
+      const answered = checker.stats().checked;
       const check = await checker.check(code, declarations);
+      // Refused by the pre-check: no checker process was asked (TypeScript never saw the code).
+      expect(checker.stats().checked).toBe(answered);
       expect(check.ok).toBe(false);
       if (!check.ok)
         expect([OA_DIAGNOSTIC.moduleAccess, OA_DIAGNOSTIC.escapesWrapper]).toContain(
@@ -117,7 +120,9 @@ describe("nothing of the model's code runs on the host", () => {
   test("ordinary snippets still run", async () => {
     const code =
       'const r = await tools.t.ping({});\nconst re = /^p(o)ng$/;\nreturn `${r}:${re.test(r as string)}:${"import" + "ed"}`;';
+    const answered = checker.stats().checked;
     expect(await checker.check(code, declarations)).toEqual({ ok: true });
+    expect(checker.stats().checked).toBe(answered + 1); // the count the refusals above are held to
     const result = await runner.runPromise(code);
     expect(result).toMatchObject({ ok: true, valueJson: '"pong:true:imported"' });
   });

@@ -35,6 +35,19 @@ describe("authorizeChat", () => {
   });
 });
 
+describe("empty lists, as the config's defaults give them", () => {
+  test("allow nobody: empty user, role and approver lists let no one talk or approve", () => {
+    const c = { ...base, allowedUsers: [], allowedRoles: [], allowedGuilds: [], allowedChannels: [], approvers: [] };
+    expect(authorizeChat(c, dm("u1"))).toEqual({ ok: false, reason: "user" });
+    expect(authorizeChat(c, { userId: "u1", roleIds: ["r1"], guildId: "g1", channelId: "c1" })).toEqual({
+      ok: false,
+      reason: "user",
+    });
+    expect(isApprover(c, { userId: "u1", roleIds: ["r1"] })).toBe(false);
+    expect(approverUserIds(c)).toEqual([]);
+  });
+});
+
 describe("isApprover", () => {
   test("defaults to the allowed users and roles", () => {
     const c = { ...base, allowedUsers: ["u1"], allowedRoles: ["r1"] };
