@@ -1257,4 +1257,163 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/codemode/tool-invoker.ts",
+    ["packages/core/src/codemode/runner-boundary.test.ts", "packages/core/src/codemode/tool-invoker.test.ts"],
+    [
+      [
+        "invoker-forbidden-keys-pass",
+        `if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };`,
+        ``,
+        "an input with an own __proto__ / constructor / prototype key reaches the tool",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/plain-input.ts",
+    ["packages/core/src/codemode/plain-input.test.ts", "packages/core/src/codemode/runner-boundary.test.ts"],
+    [
+      [
+        "plain-input-proto-only",
+        `const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);`,
+        `const FORBIDDEN_KEYS = new Set(["__proto__"]);`,
+        "constructor and prototype keys reach tools",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/http/server.ts",
+    ["apps/gateway/src/http/server.test.ts", "apps/gateway/src/agent/execute-boundary.test.ts"],
+    [
+      [
+        "http-writes-accepted",
+        `if (req.method !== "GET") return problem(405,`,
+        `if (req.method === "DELETE") return problem(405,`,
+        "the read-only API accepts POST and PUT",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["packages/core/src/sources/mcp/mcp.test.ts"],
+    [
+      [
+        "mcp-process-without-allow",
+        `if (!c.allowProcess)\n      throw`,
+        `if (false)\n      throw`,
+        "a configured MCP command starts without allowProcess",
+      ],
+      [
+        "mcp-process-gets-env",
+        `env: { PATH: process.env.PATH ?? "", ...(c.env ?? {}) },`,
+        `env: { ...process.env, ...(c.env ?? {}) } as Record<string, string>,`,
+        "an MCP server process gets the gateway's environment (its secrets)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/auth/store.ts",
+    ["apps/gateway/src/auth/store.test.ts"],
+    [
+      [
+        "auth-store-readable-accepted",
+        `if ((mode & 0o077) !== 0) {`,
+        `if ((mode & 0o007) !== 0) {`,
+        "auth profiles readable by the group are read",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/oauth-store.ts",
+    ["packages/core/src/sources/mcp/oauth.test.ts"],
+    [
+      [
+        "mcp-oauth-store-readable-accepted",
+        `if ((mode & 0o077) !== 0) {`,
+        `if (false) {`,
+        "MCP OAuth tokens readable by others are read",
+      ],
+    ],
+  ),
+  ...m("packages/core/src/receipts/key.ts", RECEIPTS, [
+    [
+      "receipts-key-readable-accepted",
+      `if ((mode & 0o077) !== 0) {`,
+      `if (false) {`,
+      "a receipts key others can read is used",
+    ],
+  ]),
+  ...m(
+    "packages/core/src/config/private-file.ts",
+    [
+      "apps/gateway/src/auth/store.test.ts",
+      "packages/core/src/sources/mcp/oauth.test.ts",
+      "apps/gateway/src/console/signing.test.ts",
+      "apps/gateway/src/http/token.test.ts",
+    ],
+    [
+      [
+        "private-file-world-readable",
+        `replaceFile(path, text, { mode: 0o600, sync: true });`,
+        `replaceFile(path, text, { mode: 0o644, sync: true });`,
+        "auth profiles and OAuth tokens are written readable by everyone",
+      ],
+      [
+        "secret-file-not-tightened",
+        `if (statSync(path).mode & 0o077) chmodSync(path, 0o600);`,
+        ``,
+        "an HTTP token or console key file others can read stays readable",
+      ],
+    ],
+  ),
+  ...m("packages/core/src/receipts/bounds.ts", RECEIPTS, [
+    [
+      "bounds-input-preview-loose",
+      `inputPreview: 4_000,`,
+      `inputPreview: 4_000_000,`,
+      "a receipt's input preview may hold megabytes",
+    ],
+    [
+      "bounds-run-budget-loose",
+      `export const RUN_TEXT_BUDGET = 200_000;`,
+      `export const RUN_TEXT_BUDGET = 200_000_000;`,
+      "a run may store 200 MB of free text",
+    ],
+  ]),
+  ...m(
+    "apps/gateway/src/surfaces/discord/conversations.ts",
+    ["apps/gateway/src/surfaces/discord/adversarial.e2e.test.ts"],
+    [
+      [
+        "conversations-bots-answered",
+        `if (!accepting || message.author.bot || message.system) return;`,
+        `if (!accepting || message.system) return;`,
+        "other bots' messages start turns",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/client.ts",
+    ["apps/gateway/src/surfaces/discord/adversarial.e2e.test.ts"],
+    [
+      [
+        "discord-mentions-parsed",
+        `allowedMentions: { parse: [], repliedUser: false },`,
+        `allowedMentions: { parse: ["users", "roles", "everyone"], repliedUser: false },`,
+        "mentions in model text ping people, roles and @everyone",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/gateway.ts",
+    ["apps/gateway/src/surfaces/discord/restart.e2e.test.ts", "packages/core/src/codemode/runner-crash.test.ts"],
+    [
+      [
+        "gateway-orphans-left-pending",
+        `  closeOrphanedApprovals(approvals, receipts, log);\n`,
+        ``,
+        "approvals left by a stopped gateway stay pending after a restart",
+      ],
+    ],
+  ),
 ];

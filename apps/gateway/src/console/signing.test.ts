@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { statSync, writeFileSync } from "node:fs";
+import { chmodSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { escapeHtml, html, raw } from "./html.ts";
@@ -11,6 +11,14 @@ describe("console signing", () => {
     const key = loadConsoleKey(dir);
     expect(statSync(join(dir, CONSOLE_KEY_FILE)).mode & 0o777).toBe(0o600);
     expect(Buffer.from(loadConsoleKey(dir)).equals(Buffer.from(key))).toBe(true);
+  });
+
+  test("a key file others could read is made 0600 again before it is used", () => {
+    const dir = makeTempDir("oa-console-key-");
+    const key = loadConsoleKey(dir);
+    chmodSync(join(dir, CONSOLE_KEY_FILE), 0o644);
+    expect(Buffer.from(loadConsoleKey(dir)).equals(Buffer.from(key))).toBe(true);
+    expect(statSync(join(dir, CONSOLE_KEY_FILE)).mode & 0o777).toBe(0o600);
   });
 
   test("a key file that is not a key is refused with what to do", () => {
