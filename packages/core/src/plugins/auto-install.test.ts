@@ -85,6 +85,27 @@ describe("auto-install", () => {
     expect((await ensureWorkspaceDependencies(p.ws, { env: p.opts.env })).ran).toBe(false);
   }, 30_000);
 
+  test("a workspace plugin depending on @openassistant/sdk needs no install: the gateway provides it, on every pass", async () => {
+    const p = tempProject(
+      {
+        ".openassistant/plugins/echo/package.json": JSON.stringify({
+          name: "oa-echo",
+          type: "module",
+          dependencies: { "@openassistant/sdk": "^0.1.0" },
+          openassistant: { entry: "./index.ts" },
+        }),
+        ".openassistant/plugins/echo/index.ts": `${SDK_IMPORT}\nexport const tools = { say: defineTool({ description: "say", approval: "auto", args: z.object({ s: z.string() }), run: async ({ s }) => s }) };`,
+      },
+      registryEnv,
+    );
+    const before = registry.requests.length;
+    for (let pass = 0; pass < 2; pass++)
+      expect((await ensureWorkspaceDependencies(p.ws, { env: p.opts.env })).ran).toBe(false);
+    const r = await loadTools(p.opts);
+    expect(r.entries.map((e) => `${e.id}:${e.status}`)).toEqual(["oa_echo:loaded"]);
+    expect(registry.requests.slice(before)).toEqual([]);
+  }, 30_000);
+
   test("a failing install is reported with bun's stderr tail; tools without the dependency still load", async () => {
     const p = tempProject(
       {
