@@ -1416,4 +1416,28 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/codemode/typecheck.ts",
+    ["packages/core/src/codemode/typecheck-limits.test.ts"],
+    [
+      [
+        "typecheck-time-limit-ignored",
+        `      this.limits.timeoutMs,\n    );\n    this.memoryTimer`,
+        `      this.limits.timeoutMs * 1000,\n    );\n    this.memoryTimer`,
+        "a pathological typecheck holds its checker far past the time limit",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/load.ts",
+    ["packages/core/src/sources/openapi/openapi.test.ts"],
+    [
+      [
+        "openapi-auth-header-is-input",
+        `const hidden = new Set([authHeader, "authorization"]);`,
+        `const hidden = new Set(["authorization"]);`,
+        "the header an OpenAPI auth sets is also a tool input the model can fill",
+      ],
+    ],
+  ),
 ];
