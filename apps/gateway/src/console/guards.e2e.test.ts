@@ -89,9 +89,7 @@ describe("console: signed tokens open only what they were signed for", () => {
       JSON.stringify({ kind: "session", operator: APPROVER, exp: Date.now() + 3_600_000 }),
     ).toString("base64url");
     expect((await decide(h, origin, `${forgedBody}.${sig}`)).status).toBe(401);
-    expect((await decide(h, origin, `${body}.${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`)).status).toBe(
-      401,
-    );
+    expect((await decide(h, origin, `${body}.${sig.slice(0, -1)}${sig.endsWith("A") ? "B" : "A"}`)).status).toBe(401);
     const login = signer.sign({ kind: "login", operator: APPROVER, exp: Date.now() + 60_000 });
     expect((await decide(h, origin, login)).status).toBe(401);
     const runLink = signer.sign({ kind: "run", runId: "run_x", exp: Date.now() + 60_000 });
