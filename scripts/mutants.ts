@@ -1440,4 +1440,26 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  {
+    ...eq(
+      "apps/gateway/src/http/token.ts",
+      ["apps/gateway/src/http/listen.test.ts", "apps/gateway/src/http/token.test.ts"],
+      "http-token-not-constant-time",
+      `given.length === expected.length && crypto.timingSafeEqual(given, expected)`,
+      `given.length === expected.length && given.equals(expected)`,
+    ),
+    description:
+      "the bearer token is compared with an early-exit comparison. Equivalent in what any test may observe: the accept/refuse answers are the same, and tests do not measure durations (docs/testing.md, no timing flakes); the constant-time comparison is held by review, and listen.test.ts holds the answers",
+  },
+  {
+    ...eq(
+      "apps/gateway/src/console/signing.ts",
+      ["apps/gateway/src/console/signing.test.ts"],
+      "signing-not-constant-time",
+      `given.length !== expected.length || !crypto.timingSafeEqual(given, expected)`,
+      `given.length !== expected.length || !given.equals(expected)`,
+    ),
+    description:
+      "link and session signatures are compared with an early-exit comparison. Equivalent in what any test may observe (same answers; tests do not measure durations); held by review, and signing.test.ts holds the answers",
+  },
 ];
