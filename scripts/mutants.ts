@@ -1462,4 +1462,50 @@ export const MUTANTS: readonly Mutant[] = [
     description:
       "link and session signatures are compared with an early-exit comparison. Equivalent in what any test may observe (same answers; tests do not measure durations); held by review, and signing.test.ts holds the answers",
   },
+  ...m(
+    "packages/core/src/text/escape.ts",
+    [
+      "packages/core/src/text/text.test.ts",
+      "apps/gateway/src/surfaces/discord/render-card.test.ts",
+      "apps/gateway/src/surfaces/terminal/terminal-surface.test.ts",
+    ],
+    [
+      [
+        "escape-rlo-only",
+        String.raw`const FORMAT = /\p{Cf}/gu;`,
+        String.raw`const FORMAT = /\u202E/gu;`,
+        "only the right-to-left override is shown escaped (isolates, zero-width characters hide)",
+      ],
+      [
+        "escape-esc-shown-raw",
+        String.raw`/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|`,
+        String.raw`/[\u0000-\u0008\u000b-\u001a\u001c-\u001f\u007f-\u009f\u2028\u2029]|`,
+        "ESC reaches the operator's terminal raw (escape sequences can repaint an approval prompt)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/terminal/format.ts",
+    ["apps/gateway/src/surfaces/terminal/terminal-surface.test.ts"],
+    [
+      [
+        "terminal-control-raw",
+        String.raw`return escapeInvisible(text.replace(/\r\n/g, "\n"));`,
+        String.raw`return text.replace(/\r\n/g, "\n");`,
+        "model text and code reach the terminal with their control characters",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sandbox/child-process.ts",
+    ["packages/core/src/sandbox/pool.test.ts", "packages/core/src/sandbox/escapes.test.ts"],
+    [
+      [
+        "child-host-error-crosses",
+        `() => this.answer(run, toWire(id, hostFailure)),`,
+        `(e) => this.answer(run, toWire(id, { ok: false, error: e })),`,
+        "a tool's unexpected host error (paths, secrets in its message) crosses into the VM",
+      ],
+    ],
+  ),
 ];
