@@ -970,6 +970,12 @@ export const MUTANTS: readonly Mutant[] = [
         `if (!url.searchParams.has("state"))`,
         "any local process can answer the OAuth login's loopback redirect",
       ],
+      [
+        "mcp-oauth-redirect-listens-everywhere",
+        `      hostname: "127.0.0.1",\n      port: o.oauth.redirectPort ?? 0,`,
+        `      hostname: "0.0.0.0",\n      port: o.oauth.redirectPort ?? 0,`,
+        "the OAuth login's redirect listener is reachable from other machines",
+      ],
     ],
   ),
   ...m(

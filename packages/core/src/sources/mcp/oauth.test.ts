@@ -63,6 +63,12 @@ async function login(server: TestOAuthMcpServer, configDir: string): Promise<str
       const forged = new URL(new URL(u).searchParams.get("redirect_uri")!);
       forged.search = new URLSearchParams({ code: "forged", state: "not-this-login" }).toString();
       expect((await fetch(forged)).status).toBe(400);
+      // The redirect listener is on 127.0.0.1 only: another loopback address (so another interface) gets nothing.
+      const elsewhere = await fetch(`http://127.0.0.2:${forged.port}/callback`).then(
+        (r) => `answered ${r.status}`,
+        (e: Error & { code?: string }) => e.code ?? e.message,
+      );
+      expect(elsewhere).toBe("ECONNREFUSED");
       await browser(u);
     },
   });
