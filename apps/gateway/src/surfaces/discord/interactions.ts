@@ -319,7 +319,8 @@ export function createInteractionHandler(deps: {
         if (i.isButton()) await onButton(i);
         else if (i.isModalSubmit()) await onModal(i);
         else if (i.isChatInputCommand()) await onCommand(i);
-        else if (i.isMessageComponent()) await i.deferUpdate(); // a select menu: never ours
+        else if (i.isMessageComponent())
+          await i.deferUpdate(); // a select menu: never ours
         // No option of ours asks for autocomplete; should one arrive anyway, it is offered nothing.
         else if (i.isAutocomplete()) await i.respond([]);
       },

@@ -8,5 +8,4 @@ export interface SurfaceLife {
   readonly open: boolean;
 }
 
-export const STOPPING_TEXT =
-  "The assistant is shutting down, so nothing was changed. Try again once it is back.";
+export const STOPPING_TEXT = "The assistant is shutting down, so nothing was changed. Try again once it is back.";
