@@ -86,8 +86,12 @@ export function createConversations(deps: {
   }
 
   /** The actor with the guild roles a DM does not carry, when it takes roles to pass `check`. */
-  async function withDmRoles(actor: Actor, check: (a: Actor) => boolean): Promise<Actor> {
-    return roles.withRoles(actor, check);
+  async function withDmRoles(
+    actor: Actor,
+    check: (a: Actor) => boolean,
+    use: "chat" | "decision" = "chat",
+  ): Promise<Actor> {
+    return roles.withRoles(actor, check, use);
   }
 
   async function refuse(message: Message, result: Exclude<AuthResult, { ok: true }>): Promise<void> {
@@ -107,7 +111,7 @@ export function createConversations(deps: {
       return;
     }
     const kind = parsed.decision === "approved" ? "approve" : "deny";
-    const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a));
+    const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a), "decision");
     const applied = applyDecision(gateway, config, life, actor, parsed.callId, kind, parsed.reason);
     if (!life.open) return; // stopped while looking up roles: say nothing more
     if (!applied.allowed && message.guildId) return tellPrivately(message, applied.text);

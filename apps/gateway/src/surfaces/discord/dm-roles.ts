@@ -3,7 +3,7 @@ import type { Actor } from "./authorize.ts";
 import type { SurfaceLog } from "./logger.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 
-/** How long a lookup that refused is reused to refuse again (a flood of DMs costs one lookup per user per minute). */
+/** How long a lookup that refused a message is reused to refuse the next (a flood of DMs costs one lookup per user per minute). */
 const DM_ROLES_TTL_MS = 60_000;
 /** Bound on guilds asked per lookup, so a bot in many guilds cannot turn one DM into many requests. */
 const MAX_GUILDS = 10;
@@ -19,9 +19,10 @@ const LOOKUP_TIMEOUT_MS = 1_500;
  * Fresh facts: a remembered lookup may refuse, never grant. The surface does not ask for the
  * privileged GuildMembers intent, so it never hears that a role was taken away
  * (GUILD_MEMBER_UPDATE / GUILD_MEMBER_REMOVE); a remembered role list is therefore reused only when
- * it fails the caller's check (a stale "no" only delays access), and every grant comes from a
- * lookup made for that very message or click. Cost: one member fetch per configured guild for each
- * DM action that passes, none for guild actions (the interaction carries the member).
+ * it fails the caller's check (a stale "no" only delays access), only for chat messages (a flood
+ * of DMs), never for decisions; every grant comes from a lookup made for that very message or
+ * click. Cost: one member fetch per configured guild for each DM decision and for each DM message
+ * that passes, none for guild actions (the interaction or message carries the member).
  */
 export function createDmRoleResolver(deps: {
   client: Client;
@@ -92,9 +93,10 @@ export function createDmRoleResolver(deps: {
     async withRoles<A extends Pick<Actor, "userId" | "roleIds" | "guildId">>(
       actor: A,
       passes: (a: A) => boolean,
+      use: "chat" | "decision",
     ): Promise<A> {
       if (actor.guildId !== null || actor.roleIds.length > 0 || passes(actor) || !rolesMatter()) return actor;
-      const hit = refused.get(actor.userId);
+      const hit = use === "chat" ? refused.get(actor.userId) : undefined;
       if (hit && now() - hit.at < ttlMs) {
         const remembered = { ...actor, roleIds: hit.roles };
         if (!passes(remembered)) return remembered;

@@ -48,7 +48,7 @@ export function createInteractionHandler(deps: {
    * interaction carries; in a DM the guild roles looked up now (see dm-roles.ts: nothing remembered grants).
    */
   async function approverActor(actor: Actor): Promise<{ actor: Actor; ok: boolean }> {
-    const checked = await roles.withRoles(actor, (a) => isApprover(config, a));
+    const checked = await roles.withRoles(actor, (a) => isApprover(config, a), "decision");
     return { actor: checked, ok: isApprover(config, checked) };
   }
 
@@ -211,7 +211,7 @@ export function createInteractionHandler(deps: {
   }
 
   async function onCommand(i: ChatInputCommandInteraction): Promise<void> {
-    let actor = await roles.withRoles(actorOfInteraction(i), (a) => authorizeChat(config, a).ok);
+    let actor = await roles.withRoles(actorOfInteraction(i), (a) => authorizeChat(config, a).ok, "chat");
     const auth = authorizeChat(config, actor);
     if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);
     // Receipts show every conversation's inputs and reload changes what runs: approvers only.
