@@ -155,8 +155,8 @@ export function createInteractionHandler(deps: {
       if (ok) applyDecision(gateway, config, life, actor, callId, kind);
       return;
     }
-    if (!ok) return tell(i, NOT_APPROVER_TEXT);
     if (!life.open) return tell(i, STOPPING_TEXT);
+    if (!ok) return tell(i, NOT_APPROVER_TEXT);
     const record = gateway.broker.get(callId);
     if (!record) return tell(i, `This approval (\`${echo(callId)}\`) is unknown to the gateway; nothing was changed.`);
     const fromCard = isCardMessage(i);

@@ -94,23 +94,40 @@ describe("a stopping or stopped Discord surface never acts", () => {
     await e.startSurface();
   });
 
-  test("a DM click whose role lookup is under way when stop() begins decides nothing", async () => {
+  test("a DM click, form or command whose role lookup is under way when stop() begins does nothing", async () => {
     const card = await dmCard(dave);
     const callId = cardCallId(card);
     const memberPath = `/guilds/${e.ids.guildId}/members/${dave}`;
-    // The lookup's first request is rate limited: discord.js waits, then asks again.
-    e.fake.rateLimitNext({ method: "GET", path: memberPath }, { retryAfter: 0.3 });
+    // Dave opens the deny form while the surface runs (he holds the role).
+    const form = e.fake.clickButton({ messageId: card.id, customId: `oa:denyr:${callId}`, userId: dave });
+    expect((await form.callback()).type).toBe(9);
+    // Then the lookups' first requests are rate limited: discord.js waits, then asks again.
+    e.fake.rateLimitNext({ method: "GET", path: memberPath }, { retryAfter: 0.15, times: 3 });
     const since = e.fake.calls.length;
     const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId: dave });
     expect((await click.callback()).type).toBe(6);
-    await e.fake.waitFor({ method: "GET", path: memberPath, status: 429, since });
+    const submit = e.fake.submitModal({ customId: `oa:denym:${callId}`, fields: { reason: "late" }, userId: dave });
+    expect((await submit.callback()).type).toBe(6);
+    const reload = e.fake.runSlashCommand({ name: "reload", userId: dave, channelId: e.fake.dmChannelId(dave) });
+    const held = () => e.fake.calls.slice(since).filter((c) => c.path === memberPath && c.status === 429).length;
+    await eventually(() => held() === 3 || undefined, "the three lookups held back");
     const stopped = e.surface.stop();
-    await e.fake.waitFor({ method: "GET", path: memberPath, status: 200, since }); // he still holds the role
-    const note = await eventually(() => click.followUps().at(-1), "the note after the lookup");
-    expect({ content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({
-      content: STOPPING_TEXT,
-      ephemeral: true,
-    });
+    const refusedReload = await reload.callback();
+    const reloadData = refusedReload.data as { content?: string; flags?: number };
+    expect({
+      type: refusedReload.type,
+      content: reloadData.content,
+      ephemeral: ((reloadData.flags ?? 0) & 64) === 64,
+    }).toEqual({ type: 4, content: STOPPING_TEXT, ephemeral: true });
+    for (const answered of [click, submit]) {
+      const note = await eventually(() => answered.followUps().at(-1), "the note after the lookup");
+      expect({ content: note.content, ephemeral: (note.flags & 64) === 64 }).toEqual({
+        content: STOPPING_TEXT,
+        ephemeral: true,
+      });
+    }
+    // He still held the role: only the stop kept these from deciding.
+    expect(e.fake.calls.slice(since).filter((c) => c.path === memberPath && c.status === 200)).toHaveLength(3);
     expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
 
     closeFromConsole(callId);
@@ -121,8 +138,12 @@ describe("a stopping or stopped Discord surface never acts", () => {
   });
 
   test("stopped during an outage, it does not come back with the connection: only the new surface answers", async () => {
+    const logged = e.logs.length;
     e.fake.setOutage(true);
-    await eventually(() => e.logs.find((l) => l.includes("Discord connection lost")), "the outage notice");
+    await eventually(
+      () => e.logs.slice(logged).find((l) => l.includes("Discord connection lost")),
+      "the outage notice",
+    );
     await e.surface.stop();
     const since = { frames: e.fake.frames.length, connections: e.fake.connections.length };
     e.fake.setOutage(false);
