@@ -278,7 +278,7 @@ export const MUTANTS: readonly Mutant[] = [
     tests: DISCORD,
     equivalent: true,
     description:
-      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message the form was opened from, which is that call's card whoever opened it (in guilds a non-approver never gets the form: interactions-denyr-no-quick-check)",
+      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message the form was opened from, which is that call's card whoever opened it (a non-approver never gets the form, in guilds or DMs: interactions-denyr-no-quick-check)",
   },
   ...m("packages/core/src/receipts/hash.ts", RECEIPTS, [
     ["hash-drops-decidedBy", `    decidedBy: r.decidedBy ?? null,\n`, ``, "who decided is not hashed"],

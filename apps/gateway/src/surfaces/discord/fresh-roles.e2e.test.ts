@@ -130,9 +130,15 @@ describe("a role removed from an approver stops their next decision at once", ()
     const second = await daveDmCard(); // he may still chat (helpers)
     e.fake.addMember({ guildId: e.ids.guildId, userId: dave, roles: [helpers] });
     await refusedClick(second.card, dave);
-    await aliceDenies(second.card);
     expect(e.ran.map((r) => r.what)).not.toContain(`notes.write:${second.marker}`);
+
+    // Given back, the role counts at once too: a refusal is not remembered for decisions.
     e.fake.addMember({ guildId: e.ids.guildId, userId: dave, roles: [helpers, deciders] });
+    await e.fake
+      .clickButton({ messageId: second.card.id, customId: `oa:approve:${cardCallId(second.card)}`, userId: dave })
+      .callback();
+    await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith(`result for ${second.marker}`)), "ok");
+    expect(e.h.gateway.approvals.get(cardCallId(second.card))!.decision?.by).toBe(`discord:${dave}`);
   });
 
   test("the deny form opened while an approver is checked again on submit: a deleted role decides nothing", async () => {
