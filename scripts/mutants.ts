@@ -235,7 +235,7 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/surfaces/discord/interactions.ts", DISCORD, [
     [
       "interactions-denyr-no-quick-check",
-      `if (!(await approverActor(actorOfInteraction(i))).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
+      `if (!(await approverActor(actorOfInteraction(i), false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
       ``,
       "deny-with-reason opens its modal for people who are not approvers (guild or DM)",
     ],
@@ -253,7 +253,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "interactions-revoke-no-check",
-      `if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
+      `if (!(await approverActor(actor, false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
       ``,
       "/rules revoke by non-approvers",
     ],
@@ -779,14 +779,14 @@ export const MUTANTS: readonly Mutant[] = [
         const remembered = { ...actor, roleIds: hit.roles };
         if (!passes(remembered)) return remembered;
       }
-      const roles = await lookup(actor.userId);
+      const roles = await lookup(actor.userId, timeoutMs);
       const fresh = { ...actor, roleIds: roles ?? [] };
       if (roles === null) return fresh;
       if (passes(fresh)) refused.delete(actor.userId);
       else remember(actor.userId, roles);`,
         `      const hit = refused.get(actor.userId);
       if (hit && now() - hit.at < ttlMs) return { ...actor, roleIds: hit.roles };
-      const roles = await lookup(actor.userId);
+      const roles = await lookup(actor.userId, timeoutMs);
       const fresh = { ...actor, roleIds: roles ?? [] };
       if (roles === null) return fresh;
       remember(actor.userId, roles);`,

@@ -7,8 +7,10 @@ import type { DiscordSurfaceConfig } from "./surface-config.ts";
 const DM_ROLES_TTL_MS = 60_000;
 /** Bound on guilds asked per lookup, so a bot in many guilds cannot turn one DM into many requests. */
 const MAX_GUILDS = 10;
-/** A click must be acknowledged within 3 s; a slow lookup gives up (no roles) well before that. */
+/** A form must be the first answer to a click (within 3 s): a lookup for it gives up (no roles) well before that. */
 const LOOKUP_TIMEOUT_MS = 1_500;
+/** A click already acknowledged may wait longer (e.g. behind Discord's rate limit for member fetches). */
+export const ACKED_LOOKUP_TIMEOUT_MS = 10_000;
 
 /**
  * A DM carries no member, hence no roles. For users allowed (or made approvers) through role ids,
@@ -63,13 +65,12 @@ export function createDmRoleResolver(deps: {
   }
 
   /** Roles fetched now, or null when the lookup timed out. */
-  async function lookup(userId: string): Promise<string[] | null> {
+  async function lookup(userId: string, timeoutMs: number): Promise<string[] | null> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LOOKUP_TIMEOUT_MS)));
+    const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
     const roles = await Promise.race([fetchRoles(userId), timeout]);
     clearTimeout(timer);
-    if (roles === null)
-      log(`looking up roles of user ${userId} timed out after ${LOOKUP_TIMEOUT_MS} ms; treating as no roles`);
+    if (roles === null) log(`looking up roles of user ${userId} timed out after ${timeoutMs} ms; treating as no roles`);
     return roles;
   }
 
@@ -94,6 +95,7 @@ export function createDmRoleResolver(deps: {
       actor: A,
       passes: (a: A) => boolean,
       use: "chat" | "decision",
+      timeoutMs = LOOKUP_TIMEOUT_MS,
     ): Promise<A> {
       if (actor.guildId !== null || actor.roleIds.length > 0 || passes(actor) || !rolesMatter()) return actor;
       const hit = use === "chat" ? refused.get(actor.userId) : undefined;
@@ -101,7 +103,7 @@ export function createDmRoleResolver(deps: {
         const remembered = { ...actor, roleIds: hit.roles };
         if (!passes(remembered)) return remembered;
       }
-      const roles = await lookup(actor.userId);
+      const roles = await lookup(actor.userId, timeoutMs);
       const fresh = { ...actor, roleIds: roles ?? [] };
       if (roles === null) return fresh;
       if (passes(fresh)) refused.delete(actor.userId);

@@ -11,7 +11,7 @@ import { cardStateOf, type ApprovalCards } from "./approval-cards.ts";
 import { authorizeChat, isApprover, NOT_APPROVER_TEXT, REFUSAL_TEXT, type Actor } from "./authorize.ts";
 import type { Conversations } from "./conversations.ts";
 import { DENY_REASON_FIELD, denyModalId, parseCustomId } from "./custom-ids.ts";
-import type { DmRoleResolver } from "./dm-roles.ts";
+import { ACKED_LOOKUP_TIMEOUT_MS, type DmRoleResolver } from "./dm-roles.ts";
 import { STOPPING_TEXT, type SurfaceLife } from "./life.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
 import { discordOperatorId } from "./operator-id.ts";
@@ -47,8 +47,10 @@ export function createInteractionHandler(deps: {
    * The approver check on this interaction's own facts: in a guild the member (and roles) the
    * interaction carries; in a DM the guild roles looked up now (see dm-roles.ts: nothing remembered grants).
    */
-  async function approverActor(actor: Actor): Promise<{ actor: Actor; ok: boolean }> {
-    const checked = await roles.withRoles(actor, (a) => isApprover(config, a), "decision");
+  /** `acked`: the interaction is already acknowledged, so the lookup may wait out a rate limit. */
+  async function approverActor(actor: Actor, acked: boolean): Promise<{ actor: Actor; ok: boolean }> {
+    const timeoutMs = acked ? ACKED_LOOKUP_TIMEOUT_MS : undefined;
+    const checked = await roles.withRoles(actor, (a) => isApprover(config, a), "decision", timeoutMs);
     return { actor: checked, ok: isApprover(config, checked) };
   }
 
@@ -108,7 +110,7 @@ export function createInteractionHandler(deps: {
       // A modal must be the first answer to the click, so it cannot wait behind a defer: the
       // approver check (for DMs a role lookup bounded at 1.5 s) comes first, and only an approver
       // ever sees the form. The submit is checked again.
-      if (!(await approverActor(actorOfInteraction(i))).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
+      if (!(await approverActor(actorOfInteraction(i), false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
       if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
       const record = gateway.broker.get(callId);
       if (record?.status === "pending") {
@@ -150,7 +152,7 @@ export function createInteractionHandler(deps: {
       () => true,
       (e) => (log(`acknowledging click ${i.id} on ${callId} failed; deciding anyway`, e), false),
     );
-    const { actor, ok } = await approverActor(actorOfInteraction(i));
+    const { actor, ok } = await approverActor(actorOfInteraction(i), true);
     if (!acked) {
       if (ok) applyDecision(gateway, config, life, actor, callId, kind);
       return;
@@ -187,7 +189,7 @@ export function createInteractionHandler(deps: {
     // Acknowledge first, then decide.
     if (i.isFromMessage()) await i.deferUpdate();
     else await i.deferReply({ flags: EPHEMERAL });
-    const { actor, ok } = await approverActor(actorOfInteraction(i));
+    const { actor, ok } = await approverActor(actorOfInteraction(i), true);
     if (!ok) return tell(i, NOT_APPROVER_TEXT);
     const reason = i.fields.getTextInputValue(DENY_REASON_FIELD).trim();
     if (i.message) cards.markShown(parsed.callId, i.message.id);
@@ -216,7 +218,7 @@ export function createInteractionHandler(deps: {
     if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);
     // Receipts show every conversation's inputs and reload changes what runs: approvers only.
     if (APPROVER_COMMANDS.has(i.commandName)) {
-      const checked = await approverActor(actor);
+      const checked = await approverActor(actor, false);
       if (!checked.ok)
         return refuseInteraction(
           i,
@@ -273,7 +275,7 @@ export function createInteractionHandler(deps: {
           gateway,
           config,
           life,
-          (await approverActor(actor)).actor,
+          (await approverActor(actor, false)).actor,
           callId,
           verb === "approve" ? "approve" : "deny",
           reason,
@@ -284,7 +286,7 @@ export function createInteractionHandler(deps: {
       case "rules": {
         const sub = i.options.getSubcommand(false) ?? "list";
         if (sub === "revoke") {
-          if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
+          if (!(await approverActor(actor, false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
           if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
           const id = i.options.getString("id", true).trim();
           const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
