@@ -91,6 +91,7 @@ const ROWS: Array<{
   entry: string;
   act: (user: string, place: Place) => FakeInteraction;
   told: (user: string) => string;
+  strangerOnly?: boolean;
 }> = [
   { entry: "button Approve", act: click("approve"), told: () => NOT_APPROVER_TEXT },
   { entry: "button Approve always", act: click("always"), told: () => NOT_APPROVER_TEXT },
@@ -119,6 +120,10 @@ const ROWS: Array<{
   { entry: "/receipts", act: slash("receipts"), told: APPROVERS_ONLY("receipts") },
   { entry: "/reload", act: slash("reload"), told: APPROVERS_ONLY("reload") },
   { entry: "/rules revoke", act: slash("rules", () => ({ id: "ar_x" }), "revoke"), told: NOT_APPROVER },
+  // Open to every allowed user (bob uses them freely), refused to a stranger.
+  { entry: "/tools", act: slash("tools"), told: () => REFUSAL_TEXT, strangerOnly: true },
+  { entry: "/rules list", act: slash("rules", undefined, "list"), told: () => REFUSAL_TEXT, strangerOnly: true },
+  { entry: "/new", act: slash("new"), told: () => REFUSAL_TEXT, strangerOnly: true },
 ];
 
 /** The text of a private answer, failing when the answer is public or shows a form. */
@@ -182,6 +187,7 @@ describe("every entry point refuses a non-approver and a stranger privately, bef
     for (const place of ["guild", "dm"] as const) {
       for (const user of [e.ids.bob, e.ids.mallory]) {
         for (const row of ROWS) {
+          if (row.strangerOnly && user !== e.ids.mallory) continue;
           const answer = await privateAnswer(row.act(user, place));
           const who = user === e.ids.bob ? "bob" : "mallory";
           results.push({ place, who, entry: row.entry, ...answer, text: answer.text.startsWith(row.told(user)) });
