@@ -76,8 +76,8 @@ export const MUTANTS: readonly Mutant[] = [
       "apps/gateway/src/surfaces/discord/interactions.ts",
       DISCORD,
       "interactions-late-ack-no-check",
-      `if (ok) applyDecision(gateway, config, actor, callId, kind);`,
-      `applyDecision(gateway, config, actor, callId, kind);`,
+      `if (ok) applyDecision(gateway, config, life, actor, callId, kind);`,
+      `applyDecision(gateway, config, life, actor, callId, kind);`,
     ),
     description:
       "a click whose acknowledgement came too late decides for a non-approver. Equivalent: applyDecision repeats the approver check with the same actor and refuses without deciding (late-ack.e2e.test.ts checks a non-approver's late click decides nothing)",
@@ -235,25 +235,25 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/surfaces/discord/interactions.ts", DISCORD, [
     [
       "interactions-denyr-no-quick-check",
-      `if (quick.guildId !== null && !isApprover(config, quick)) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
+      `if (!(await approverActor(actorOfInteraction(i), false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
       ``,
-      "deny-with-reason opens its modal for guild members who are not approvers",
+      "deny-with-reason opens its modal for people who are not approvers (guild or DM)",
     ],
     [
       "interactions-late-ack-dropped",
-      `if (ok) applyDecision(gateway, config, actor, callId, kind);\n      return;`,
+      `if (ok) applyDecision(gateway, config, life, actor, callId, kind);\n      return;`,
       `return;`,
       "a click whose acknowledgement came too late is lost (the run waits until expiry)",
     ],
     [
       "interactions-dm-approver-any",
-      `if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: isApprover(config, actor) };`,
-      `if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: true };`,
+      `return { actor: checked, ok: isApprover(config, checked) };`,
+      `return { actor: checked, ok: checked.guildId !== null || isApprover(config, checked) };`,
       "in guilds everyone counts as an approver for approver-only actions",
     ],
     [
       "interactions-revoke-no-check",
-      `if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
+      `if (!(await approverActor(actor, false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
       ``,
       "/rules revoke by non-approvers",
     ],
@@ -278,7 +278,7 @@ export const MUTANTS: readonly Mutant[] = [
     tests: DISCORD,
     equivalent: true,
     description:
-      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message the form was opened from, which is that call's card whoever opened it (in guilds a non-approver never gets the form: interactions-denyr-no-quick-check)",
+      "deny-with-reason modal submits skip their own approver check. Equivalent: applyDecision repeats the check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message the form was opened from, which is that call's card whoever opened it (a non-approver never gets the form, in guilds or DMs: interactions-denyr-no-quick-check)",
   },
   ...m("packages/core/src/receipts/hash.ts", RECEIPTS, [
     ["hash-drops-decidedBy", `    decidedBy: r.decidedBy ?? null,\n`, ``, "who decided is not hashed"],
@@ -1511,6 +1511,105 @@ export const MUTANTS: readonly Mutant[] = [
         `() => this.answer(run, toWire(id, hostFailure)),`,
         `(e) => this.answer(run, toWire(id, { ok: false, error: e })),`,
         "a tool's unexpected host error (paths, secrets in its message) crosses into the VM",
+      ],
+    ],
+  ),
+  // #25 authorization on fresh facts
+  ...m(
+    "apps/gateway/src/surfaces/discord/dm-roles.ts",
+    ["apps/gateway/src/surfaces/discord/fresh-roles.e2e.test.ts"],
+    [
+      [
+        "dm-roles-ttl-cache-grants",
+        `      const hit = use === "chat" ? refused.get(actor.userId) : undefined;
+      if (hit && now() - hit.at < ttlMs) {
+        const remembered = { ...actor, roleIds: hit.roles };
+        if (!passes(remembered)) return remembered;
+      }
+      const roles = await lookup(actor.userId, timeoutMs);
+      const fresh = { ...actor, roleIds: roles ?? [] };
+      if (roles === null) return fresh;
+      if (passes(fresh)) refused.delete(actor.userId);
+      else remember(actor.userId, roles);`,
+        `      const hit = refused.get(actor.userId);
+      if (hit && now() - hit.at < ttlMs) return { ...actor, roleIds: hit.roles };
+      const roles = await lookup(actor.userId, timeoutMs);
+      const fresh = { ...actor, roleIds: roles ?? [] };
+      if (roles === null) return fresh;
+      remember(actor.userId, roles);`,
+        "DM roles are cached for a minute, grants included: a role taken away still decides from a DM",
+      ],
+      [
+        "dm-roles-decision-reuses-refusal",
+        `const hit = use === "chat" ? refused.get(actor.userId) : undefined;`,
+        `const hit = refused.get(actor.userId);`,
+        "a decision reuses a remembered refusal: a role given back does not count for a minute",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/approval-actions.ts",
+    ["apps/gateway/src/surfaces/discord/stop.e2e.test.ts"],
+    [
+      [
+        "actions-stopped-decides",
+        `if (!life.open) return { allowed: false, text: STOPPING_TEXT };`,
+        ``,
+        "a decision whose role lookup was under way when stop() began is recorded",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/interactions.ts",
+    ["apps/gateway/src/surfaces/discord/stop.e2e.test.ts"],
+    [
+      [
+        "interactions-stopping-served",
+        `if (!life.open) {\n          if (i.isAutocomplete())`,
+        `if (false) {\n          if (i.isAutocomplete())`,
+        "interactions that arrive once stop() has begun are served (clicks decide)",
+      ],
+      [
+        "interactions-stopping-command-runs",
+        `    if (!life.open) return refuseInteraction(i, STOPPING_TEXT);\n\n    switch (i.commandName) {`,
+        `\n    switch (i.commandName) {`,
+        "a slash command whose lookups outlast the start of stop() still runs",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/index.ts",
+    ["apps/gateway/src/surfaces/discord/stop.e2e.test.ts"],
+    [
+      [
+        "surface-stop-stays-open",
+        `life.open = false; // synchronously, before anything else can arrive`,
+        ``,
+        "stop() leaves the surface acting until the client is destroyed",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/conversations.ts",
+    ["apps/gateway/src/surfaces/discord/entry-points.e2e.test.ts"],
+    [
+      [
+        "conversations-typed-refusal-public",
+        `if (!applied.allowed && message.guildId) return tellPrivately(message, applied.text);`,
+        ``,
+        "a typed /approve refused in a guild is answered in the channel for everyone to see",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/fresh-approvers.e2e.test.ts"],
+    [
+      [
+        "console-session-not-rechecked",
+        `const operator = signedIn !== undefined && d.isApprover(signedIn) ? signedIn : undefined;`,
+        `const operator = signedIn;`,
+        "a console session outlives its operator's removal from the approvers (pages still shown)",
       ],
     ],
   ),

@@ -7,7 +7,7 @@ import { textTurn, toolUseTurn, type RecordedRequest, type ScriptedTurn } from "
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from "@openassistant/testkit";
 import { startHarness, type Harness } from "./harness.ts";
 import type { GatewaySettings } from "../src/settings.ts";
-import { startDiscordSurface, type DiscordSurface } from "../src/surfaces/discord/index.ts";
+import { startDiscordSurface, type DiscordSurface, type DiscordSurfaceOptions } from "../src/surfaces/discord/index.ts";
 import type { DiscordSurfaceConfig } from "../src/surfaces/discord/surface-config.ts";
 
 // API-shaped JSON from the fake
@@ -101,6 +101,8 @@ export interface DiscordE2E {
   readonly ran: Array<{ what: string; at: number }>;
   /** Stops the surface and the gateway, starts both again on the same database. */
   restart(): Promise<void>;
+  /** Starts a new surface (after `surface.stop()`) on the same gateway; it becomes `surface`. */
+  startSurface(): Promise<DiscordSurface>;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,8 @@ export async function startDiscordE2E(
     config?: Partial<DiscordSurfaceConfig>;
     /** Options for the fake Discord (e.g. a shorter interaction acknowledgement window). */
     fake?: FakeDiscordOptions;
+    /** Options for the surface (e.g. `refusalWindowMs: 0` so every refusal is sent). */
+    surface?: Partial<DiscordSurfaceOptions>;
     /** Runs on the seeded fake before the bot connects (create roles, members…); returns config to add. */
     setup?: (
       fake: FakeDiscord,
@@ -137,7 +141,8 @@ export async function startDiscordE2E(
   const logs: string[] = [];
   const log = (m: string, e?: unknown) =>
     logs.push(e === undefined ? m : `${m}: ${e instanceof Error ? e.message : String(e)}`);
-  const start = () => startDiscordSurface(h.gateway, config, { restApi: fake.apiUrl, log, shutdownGraceMs: 500 });
+  const start = () =>
+    startDiscordSurface(h.gateway, config, { restApi: fake.apiUrl, log, shutdownGraceMs: 500, ...opts.surface });
   const env: DiscordE2E = {
     h,
     fake,
@@ -150,6 +155,10 @@ export async function startDiscordE2E(
       await env.surface.stop();
       await h.restart();
       env.surface = await start();
+    },
+    async startSurface() {
+      env.surface = await start();
+      return env.surface;
     },
     async close() {
       await env.surface.stop();

@@ -293,7 +293,13 @@ export class FakeDiscord {
     return this.world.apiRole(role);
   }
 
-  /** Adds (or updates) a guild member. Dispatches GUILD_MEMBER_ADD/UPDATE to clients with GuildMembers. */
+  /**
+   * Adds (or updates: new roles replace the old ones) a guild member. Dispatches GUILD_MEMBER_ADD or
+   * GUILD_MEMBER_UPDATE only to clients with the privileged GuildMembers intent
+   * (https://docs.discord.com/developers/events/gateway#list-of-intents — GUILD_MEMBERS (1 << 1):
+   * GUILD_MEMBER_ADD, GUILD_MEMBER_UPDATE, GUILD_MEMBER_REMOVE). Interactions and messages made
+   * afterwards carry the member as it is now.
+   */
   addMember(input: { guildId: string; userId: string; roles?: string[]; nick?: string }): Json {
     const guild = this.world.guild(input.guildId);
     this.world.user(input.userId);
@@ -306,6 +312,36 @@ export class FakeDiscord {
       s.intents & Intents.GuildMembers ? payload : null,
     );
     return payload;
+  }
+
+  /**
+   * A moderator removes (kicks) a member: GUILD_MEMBER_REMOVE `{ guild_id, user }` goes only to clients
+   * with the GuildMembers intent (https://docs.discord.com/developers/events/gateway#list-of-intents,
+   * https://docs.discord.com/developers/events/gateway-events#guild-member-remove); afterwards
+   * `GET /guilds/:id/members/:user` answers 10007 Unknown Member.
+   */
+  removeMember(input: { guildId: string; userId: string }): void {
+    const guild = this.world.guild(input.guildId);
+    if (!guild.members.delete(input.userId))
+      throw new Error(`fake-discord: user ${input.userId} is not a member of guild ${guild.id}`);
+    const payload = { guild_id: guild.id, user: this.world.apiUser(input.userId) };
+    this.gateway.dispatch("GUILD_MEMBER_REMOVE", payload, (s) => (s.intents & Intents.GuildMembers ? payload : null));
+  }
+
+  /**
+   * A moderator deletes a role: every member loses it and GUILD_ROLE_DELETE `{ guild_id, role_id }` goes
+   * to clients with the Guilds intent (https://docs.discord.com/developers/events/gateway#list-of-intents —
+   * GUILDS (1 << 0): GUILD_ROLE_CREATE, GUILD_ROLE_UPDATE, GUILD_ROLE_DELETE;
+   * https://docs.discord.com/developers/events/gateway-events#guild-role-delete). Members are not
+   * sent a GUILD_MEMBER_UPDATE for it. The @everyone role cannot be deleted.
+   */
+  deleteRole(input: { guildId: string; roleId: string }): void {
+    const guild = this.world.guild(input.guildId);
+    if (input.roleId === guild.id) throw new Error("fake-discord: the @everyone role cannot be deleted");
+    if (!guild.roles.delete(input.roleId))
+      throw new Error(`fake-discord: unknown role ${input.roleId} in guild ${guild.id}`);
+    for (const member of guild.members.values()) member.roles = member.roles.filter((r) => r !== input.roleId);
+    this.dispatchGuild("GUILD_ROLE_DELETE", () => ({ guild_id: guild.id, role_id: input.roleId }), null, guild.id);
   }
 
   /** A moderator deletes a channel or thread (CHANNEL_DELETE / THREAD_DELETE); later requests to it get 10003 Unknown Channel. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DiscordAPIError } from "discord.js";
-import { connected } from "./test-client.ts";
+import { GatewayIntentBits } from "discord.js";
+import { DEFAULT_INTENTS, connected, nextEvent } from "./test-client.ts";
 
 let env: Awaited<ReturnType<typeof connected>>;
 beforeAll(async () => {
@@ -45,5 +46,53 @@ describe("GET /guilds/:guildId/members/:userId", () => {
       (e) => e,
     );
     expect(noGuild.code).toBe(10004);
+  });
+});
+
+describe("membership changes", () => {
+  test("a removed member is Unknown Member (10007) afterwards; GUILD_MEMBER_REMOVE needs the GuildMembers intent", async () => {
+    const { fake, client, seed } = env;
+    const erin = fake.createUser({ username: "erin" }).id as string;
+    fake.addMember({ guildId: seed.guildId, userId: erin });
+    const since = fake.frames.length;
+    fake.removeMember({ guildId: seed.guildId, userId: erin });
+    const guild = client.guilds.cache.get(seed.guildId)!;
+    const error = await guild.members.fetch({ user: erin, force: true }).catch((e) => e);
+    expect(error.code).toBe(10007);
+    // This client did not ask for GuildMembers: no member event was sent to it.
+    expect(fake.frames.slice(since).filter((f) => f.t?.startsWith("GUILD_MEMBER"))).toEqual([]);
+    expect(() => fake.removeMember({ guildId: seed.guildId, userId: erin })).toThrow(/not a member/);
+  });
+
+  test("with GuildMembers, role changes and removals are dispatched", async () => {
+    const members = await connected({}, [...DEFAULT_INTENTS, GatewayIntentBits.GuildMembers]);
+    try {
+      const { fake, client, seed } = members;
+      const role = fake.createRole({ guildId: seed.guildId, name: "deciders" }).id as string;
+      const update = nextEvent(client, "guildMemberUpdate");
+      fake.addMember({ guildId: seed.guildId, userId: seed.userId, roles: [role] });
+      const [, updated] = (await update) as [unknown, { roles: { cache: Map<string, unknown> } }];
+      expect(updated.roles.cache.has(role)).toBe(true);
+      const removed = nextEvent(client, "guildMemberRemove");
+      fake.removeMember({ guildId: seed.guildId, userId: seed.userId });
+      const [member] = (await removed) as [{ id: string }];
+      expect(member.id).toBe(seed.userId);
+    } finally {
+      await members.close();
+    }
+  });
+
+  test("a deleted role leaves every member and GUILD_ROLE_DELETE reaches Guilds clients", async () => {
+    const { fake, client, seed } = env;
+    const role = fake.createRole({ guildId: seed.guildId, name: "temp" }).id as string;
+    const fay = fake.createUser({ username: "fay" }).id as string;
+    fake.addMember({ guildId: seed.guildId, userId: fay, roles: [role] });
+    const deleted = nextEvent(client, "roleDelete");
+    fake.deleteRole({ guildId: seed.guildId, roleId: role });
+    const [gone] = (await deleted) as [{ id: string }];
+    expect(gone.id).toBe(role);
+    const member = await client.guilds.cache.get(seed.guildId)!.members.fetch({ user: fay, force: true });
+    expect([...member.roles.cache.keys()]).toEqual([seed.guildId]);
+    expect(() => fake.deleteRole({ guildId: seed.guildId, roleId: seed.guildId })).toThrow(/@everyone/);
   });
 });

@@ -101,7 +101,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   // htmx is served from node_modules as installed (no build step).
   const resolveStatic = (file: string) => (file.startsWith("/") ? file : Bun.resolveSync(file, import.meta.dir));
 
-  const operatorOf = (req: Request): string | undefined => {
+  const sessionOf = (req: Request): string | undefined => {
     const checked = d.signer.check(cookieOf(req));
     return checked.ok && checked.grant.kind === "session" ? checked.grant.operator : undefined;
   };
@@ -267,7 +267,10 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       });
     }
     if (path === "/console/login" && req.method === "GET") return login(url);
-    const operator = operatorOf(req);
+    // Fresh facts: a session names who signed in, not what they may do. Whether they are still an
+    // approver is asked on every request, so one removed from the approvers loses the console at once.
+    const signedIn = sessionOf(req);
+    const operator = signedIn !== undefined && d.isApprover(signedIn) ? signedIn : undefined;
     const run = /^\/console\/runs\/([^/]+)$/.exec(path);
     if (run && run[1] !== "table" && req.method === "GET") {
       let runId: string;
@@ -278,6 +281,14 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       }
       return runRoute(runId, url, operator);
     }
+    if (signedIn !== undefined && !operator)
+      return page(
+        messagePage(
+          "Not an approver",
+          `${signedIn} is not allowed to decide approvals now (see http.approvers, or discord.approvers / discord.allowedUsers), so this session shows nothing and changes nothing.`,
+        ),
+        403,
+      );
     if (!operator) return page(messagePage("Sign in required", LOGIN_HELP), 401);
     const decision = /^\/console\/approvals\/([^/]+)\/(approve|deny)$/.exec(path);
     if (decision && req.method === "POST") {

@@ -5,6 +5,7 @@ import { discordOperatorId } from "./operator-id.ts";
 import type { SurfacePort } from "../port.ts";
 import { echo, fitText } from "./fit.ts";
 import { formatDuration } from "./render-card.ts";
+import { STOPPING_TEXT, type SurfaceLife } from "./life.ts";
 import { alwaysTtlMsOf, type DiscordSurfaceConfig } from "./surface-config.ts";
 
 /** Longest deny reason kept (the modal allows 1000; /approve's reason option more). */
@@ -36,17 +37,20 @@ export function decisionFor(
 }
 
 /**
- * Checks the approver (server side, on every action) and records the decision. The first decision
- * wins; a duplicate or late one changes nothing and says what was decided.
+ * Checks that the surface still acts and the approver (server side, on every action, on the roles
+ * the caller just read) and records the decision. The first decision wins; a duplicate or late one
+ * changes nothing and says what was decided.
  */
 export function applyDecision(
   gateway: Pick<SurfacePort, "broker">,
   config: DiscordSurfaceConfig,
+  life: SurfaceLife,
   actor: Pick<Actor, "userId" | "roleIds">,
   callId: string,
   kind: DecisionKind,
   reason?: string,
 ): ApplyResult {
+  if (!life.open) return { allowed: false, text: STOPPING_TEXT };
   if (!isApprover(config, actor)) return { allowed: false, text: NOT_APPROVER_TEXT };
   const result = gateway.broker.decide(callId, decisionFor(config, kind, actor.userId, reason));
   return { allowed: true, result, text: describeResult(callId, result) };

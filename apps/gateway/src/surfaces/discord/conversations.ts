@@ -12,6 +12,7 @@ import {
   type RefusalLimiter,
 } from "./authorize.ts";
 import type { DmRoleResolver } from "./dm-roles.ts";
+import type { SurfaceLife } from "./life.ts";
 import { createLiveMessage } from "./live-message.ts";
 import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
 import { fitMessage } from "./fit.ts";
@@ -55,9 +56,10 @@ export function createConversations(deps: {
   config: DiscordSurfaceConfig;
   limiter: RefusalLimiter;
   roles: DmRoleResolver;
+  life: SurfaceLife;
   log: SurfaceLog;
 }) {
-  const { client, gateway, store, config, limiter, roles, log } = deps;
+  const { client, gateway, store, config, limiter, roles, life, log } = deps;
   const runChannel = new Map<string, string>();
   const sessionChannel = new Map<string, string>();
   /** Whether the person who started the run / session may decide approvals themselves. */
@@ -84,9 +86,12 @@ export function createConversations(deps: {
   }
 
   /** The actor with the guild roles a DM does not carry, when it takes roles to pass `check`. */
-  async function withDmRoles(actor: Actor, check: (a: Actor) => boolean): Promise<Actor> {
-    if (actor.guildId !== null || check(actor)) return actor;
-    return roles.withRoles(actor);
+  async function withDmRoles(
+    actor: Actor,
+    check: (a: Actor) => boolean,
+    use: "chat" | "decision" = "chat",
+  ): Promise<Actor> {
+    return roles.withRoles(actor, check, use);
   }
 
   async function refuse(message: Message, result: Exclude<AuthResult, { ok: true }>): Promise<void> {
@@ -96,13 +101,7 @@ export function createConversations(deps: {
       await safely(log, `refusing user ${message.author.id} in DM`, () => message.reply(fitMessage({ content: text })));
       return;
     }
-    const sent = await safely(log, `refusing user ${message.author.id} by DM`, () =>
-      message.author.send(fitMessage({ content: text })),
-    );
-    if (!sent)
-      await safely(log, `refusing user ${message.author.id} in channel ${message.channelId}`, () =>
-        message.reply(fitMessage({ content: text })),
-      );
+    await tellPrivately(message, text);
   }
 
   async function approveByText(message: Message, text: string): Promise<void> {
@@ -112,9 +111,22 @@ export function createConversations(deps: {
       return;
     }
     const kind = parsed.decision === "approved" ? "approve" : "deny";
-    const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a));
-    const applied = applyDecision(gateway, config, actor, parsed.callId, kind, parsed.reason);
+    const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a), "decision");
+    const applied = applyDecision(gateway, config, life, actor, parsed.callId, kind, parsed.reason);
+    if (!life.open) return; // stopped while looking up roles: say nothing more
+    if (!applied.allowed && message.guildId) return tellPrivately(message, applied.text);
     await safely(log, "replying to /approve text", () => message.reply(fitMessage({ content: applied.text })));
+  }
+
+  /** A refusal for a guild message goes by DM (the channel only when DMs are closed). */
+  async function tellPrivately(message: Message, text: string): Promise<void> {
+    const sent = await safely(log, `refusing user ${message.author.id} by DM`, () =>
+      message.author.send(fitMessage({ content: text })),
+    );
+    if (!sent)
+      await safely(log, `refusing user ${message.author.id} in channel ${message.channelId}`, () =>
+        message.reply(fitMessage({ content: text })),
+      );
   }
 
   /** `/new`: bump the conversation of this DM or bot thread. Returns a user-facing text. */
@@ -147,14 +159,14 @@ export function createConversations(deps: {
   }
 
   async function onMessage(message: Message): Promise<void> {
-    if (!accepting || message.author.bot || message.system) return;
+    if (!accepting || !life.open || message.author.bot || message.system) return;
     const botId = client.user?.id;
     if (!botId || message.author.id === botId) return;
     const where = route(message, botId);
     if (!where) return;
 
-    let actor = actorOfMessage(message);
-    if (actor.guildId === null) actor = await withDmRoles(actor, (a) => authorizeChat(config, a).ok);
+    const actor = await withDmRoles(actorOfMessage(message), (a) => authorizeChat(config, a).ok);
+    if (!life.open) return; // a stop began during the lookup
     const auth = authorizeChat(config, actor);
     if (!auth.ok) return refuse(message, auth);
 
@@ -187,6 +199,7 @@ export function createConversations(deps: {
       }
     }
     const approves = isApprover(config, await withDmRoles(actor, (a) => isApprover(config, a)));
+    if (!life.open) return;
     enqueue(scope, channel, message.author.id, text, approves);
   }
 

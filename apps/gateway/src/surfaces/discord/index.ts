@@ -1,4 +1,4 @@
-import { Events, type Client } from "discord.js";
+import { Events, type Client, type Interaction, type Message } from "discord.js";
 import { createApprovalCards } from "./approval-cards.ts";
 import { createRefusalLimiter } from "./authorize.ts";
 import { createDiscordClient } from "./client.ts";
@@ -6,6 +6,7 @@ import { classifyStartError } from "./discord-errors.ts";
 import { createDmRoleResolver } from "./dm-roles.ts";
 import { createConversations } from "./conversations.ts";
 import { createInteractionHandler } from "./interactions.ts";
+import type { SurfaceLife } from "./life.ts";
 import { createRedactor } from "@openassistant/core/receipts";
 import { createSurfaceLog, type SurfaceLog } from "./logger.ts";
 import type { SurfacePort } from "../port.ts";
@@ -43,7 +44,11 @@ export interface DiscordSurfaceOptions {
 
 export interface DiscordSurface {
   readonly client: Client<true>;
-  /** Stops taking messages, finishes or aborts running turns, disconnects. Idempotent. */
+  /**
+   * Stops acting at once (from this call on no click, modal, command or message decides or changes
+   * anything; interactions get a private "shutting down"), finishes or aborts running turns, waits
+   * for handlers still running, removes its listeners and disconnects for good. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -70,8 +75,9 @@ export async function startDiscordSurface(
   const store = createSurfaceStore(port.db);
   const limiter = createRefusalLimiter(opts.refusalWindowMs);
 
+  const life: { open: boolean } & SurfaceLife = { open: true };
   const roles = createDmRoleResolver({ client, config, log });
-  const conversations = createConversations({ client, gateway: port, store, config, limiter, roles, log });
+  const conversations = createConversations({ client, gateway: port, store, config, limiter, roles, life, log });
   const cards = createApprovalCards({
     client,
     gateway: port,
@@ -81,7 +87,13 @@ export async function startDiscordSurface(
     requesterIsApprover: conversations.requesterIsApprover,
     log,
   });
-  const onInteraction = createInteractionHandler({ gateway: port, config, cards, conversations, roles, log });
+  const onInteraction = createInteractionHandler({ gateway: port, config, cards, conversations, roles, life, log });
+  // Handlers still running when stop() begins are awaited before the client is destroyed.
+  const handlers = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    handlers.add(work);
+    void work.finally(() => handlers.delete(work));
+  };
 
   client.on(Events.Error, (e) => log("client error", e));
   // Connection trouble while running: discord.js reconnects and resumes by itself; say so once per outage.
@@ -104,8 +116,10 @@ export async function startDiscordSurface(
   };
   client.on(Events.ShardResume, () => reconnected("resumed"));
   client.on(Events.ShardReady, () => reconnected("reconnected"));
-  client.on(Events.MessageCreate, (m) => void conversations.onMessage(m).catch((e) => log(`message ${m.id}`, e)));
-  client.on(Events.InteractionCreate, (i) => void onInteraction(i));
+  const onMessageCreate = (m: Message) => track(conversations.onMessage(m).catch((e) => log(`message ${m.id}`, e)));
+  const onInteractionCreate = (i: Interaction) => track(onInteraction(i));
+  client.on(Events.MessageCreate, onMessageCreate);
+  client.on(Events.InteractionCreate, onInteractionCreate);
 
   const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
   let failStart: (e: unknown) => void = () => {};
@@ -151,8 +165,13 @@ export async function startDiscordSurface(
     client: readyClient,
     stop() {
       stopping ??= (async () => {
+        life.open = false; // synchronously, before anything else can arrive
         await conversations.stop(opts.shutdownGraceMs);
+        await Promise.allSettled([...handlers]);
         unsubscribe();
+        // Even a connection discord.js might bring back would find nothing listening.
+        client.off(Events.MessageCreate, onMessageCreate);
+        client.off(Events.InteractionCreate, onInteractionCreate);
         await client.destroy();
       })();
       return stopping;

@@ -11,7 +11,8 @@ import { cardStateOf, type ApprovalCards } from "./approval-cards.ts";
 import { authorizeChat, isApprover, NOT_APPROVER_TEXT, REFUSAL_TEXT, type Actor } from "./authorize.ts";
 import type { Conversations } from "./conversations.ts";
 import { DENY_REASON_FIELD, denyModalId, parseCustomId } from "./custom-ids.ts";
-import type { DmRoleResolver } from "./dm-roles.ts";
+import { ACKED_LOOKUP_TIMEOUT_MS, type DmRoleResolver } from "./dm-roles.ts";
+import { STOPPING_TEXT, type SurfaceLife } from "./life.ts";
 import { safely, type SurfaceLog } from "./logger.ts";
 import { discordOperatorId } from "./operator-id.ts";
 import type { SurfacePort } from "../port.ts";
@@ -37,15 +38,20 @@ export function createInteractionHandler(deps: {
   cards: ApprovalCards;
   conversations: Conversations;
   roles: DmRoleResolver;
+  life: SurfaceLife;
   log: SurfaceLog;
 }) {
-  const { gateway, config, cards, conversations, roles, log } = deps;
+  const { gateway, config, cards, conversations, roles, life, log } = deps;
 
-  /** An approver check that also counts guild roles for clicks and commands coming from DMs. */
-  async function approverActor(actor: Actor): Promise<{ actor: Actor; ok: boolean }> {
-    if (isApprover(config, actor) || actor.guildId !== null) return { actor, ok: isApprover(config, actor) };
-    const withRoles = await roles.withRoles(actor);
-    return { actor: withRoles, ok: isApprover(config, withRoles) };
+  /**
+   * The approver check on this interaction's own facts: in a guild the member (and roles) the
+   * interaction carries; in a DM the guild roles looked up now (see dm-roles.ts: nothing remembered grants).
+   */
+  /** `acked`: the interaction is already acknowledged, so the lookup may wait out a rate limit. */
+  async function approverActor(actor: Actor, acked: boolean): Promise<{ actor: Actor; ok: boolean }> {
+    const timeoutMs = acked ? ACKED_LOOKUP_TIMEOUT_MS : undefined;
+    const checked = await roles.withRoles(actor, (a) => isApprover(config, a), "decision", timeoutMs);
+    return { actor: checked, ok: isApprover(config, checked) };
   }
 
   /**
@@ -101,10 +107,11 @@ export function createInteractionHandler(deps: {
     const { callId, action } = parsed;
 
     if (action === "denyr") {
-      // A modal must be the first answer to the click, so it cannot wait behind a defer. The
-      // approver check happens on submit (guild members who are plainly not approvers are told now).
-      const quick = actorOfInteraction(i);
-      if (quick.guildId !== null && !isApprover(config, quick)) return refuseInteraction(i, NOT_APPROVER_TEXT);
+      // A modal must be the first answer to the click, so it cannot wait behind a defer: the
+      // approver check (for DMs a role lookup bounded at 1.5 s) comes first, and only an approver
+      // ever sees the form. The submit is checked again.
+      if (!(await approverActor(actorOfInteraction(i), false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
+      if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
       const record = gateway.broker.get(callId);
       if (record?.status === "pending") {
         await i.showModal(
@@ -145,17 +152,18 @@ export function createInteractionHandler(deps: {
       () => true,
       (e) => (log(`acknowledging click ${i.id} on ${callId} failed; deciding anyway`, e), false),
     );
-    const { actor, ok } = await approverActor(actorOfInteraction(i));
+    const { actor, ok } = await approverActor(actorOfInteraction(i), true);
     if (!acked) {
-      if (ok) applyDecision(gateway, config, actor, callId, kind);
+      if (ok) applyDecision(gateway, config, life, actor, callId, kind);
       return;
     }
+    if (!life.open) return tell(i, STOPPING_TEXT);
     if (!ok) return tell(i, NOT_APPROVER_TEXT);
     const record = gateway.broker.get(callId);
     if (!record) return tell(i, `This approval (\`${echo(callId)}\`) is unknown to the gateway; nothing was changed.`);
     const fromCard = isCardMessage(i);
     if (fromCard) cards.markShown(callId, i.message.id);
-    const applied = applyDecision(gateway, config, actor, callId, kind);
+    const applied = applyDecision(gateway, config, life, actor, callId, kind);
     if (!applied.allowed) return tell(i, applied.text); // unreachable: checked above
     const fresh = gateway.broker.get(callId) ?? record;
     if (!fromCard) {
@@ -181,11 +189,11 @@ export function createInteractionHandler(deps: {
     // Acknowledge first, then decide.
     if (i.isFromMessage()) await i.deferUpdate();
     else await i.deferReply({ flags: EPHEMERAL });
-    const { actor, ok } = await approverActor(actorOfInteraction(i));
+    const { actor, ok } = await approverActor(actorOfInteraction(i), true);
     if (!ok) return tell(i, NOT_APPROVER_TEXT);
     const reason = i.fields.getTextInputValue(DENY_REASON_FIELD).trim();
     if (i.message) cards.markShown(parsed.callId, i.message.id);
-    const applied = applyDecision(gateway, config, actor, parsed.callId, "deny", reason || undefined);
+    const applied = applyDecision(gateway, config, life, actor, parsed.callId, "deny", reason || undefined);
     if (!applied.allowed) return tell(i, applied.text);
     const record = gateway.broker.get(parsed.callId);
     if (i.isFromMessage() && record) {
@@ -205,13 +213,12 @@ export function createInteractionHandler(deps: {
   }
 
   async function onCommand(i: ChatInputCommandInteraction): Promise<void> {
-    let actor = actorOfInteraction(i);
-    if (actor.guildId === null && !authorizeChat(config, actor).ok) actor = await roles.withRoles(actor);
+    let actor = await roles.withRoles(actorOfInteraction(i), (a) => authorizeChat(config, a).ok, "chat");
     const auth = authorizeChat(config, actor);
     if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);
     // Receipts show every conversation's inputs and reload changes what runs: approvers only.
     if (APPROVER_COMMANDS.has(i.commandName)) {
-      const checked = await approverActor(actor);
+      const checked = await approverActor(actor, false);
       if (!checked.ok)
         return refuseInteraction(
           i,
@@ -219,6 +226,8 @@ export function createInteractionHandler(deps: {
         );
       actor = checked.actor;
     }
+    // Checked after the lookups above: a stop that began meanwhile leaves the command undone.
+    if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
 
     switch (i.commandName) {
       case "tools":
@@ -265,7 +274,8 @@ export function createInteractionHandler(deps: {
         const applied = applyDecision(
           gateway,
           config,
-          (await approverActor(actor)).actor,
+          life,
+          (await approverActor(actor, false)).actor,
           callId,
           verb === "approve" ? "approve" : "deny",
           reason,
@@ -276,7 +286,8 @@ export function createInteractionHandler(deps: {
       case "rules": {
         const sub = i.options.getSubcommand(false) ?? "list";
         if (sub === "revoke") {
-          if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
+          if (!(await approverActor(actor, false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
+          if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
           const id = i.options.getString("id", true).trim();
           const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
           await i.reply(
@@ -301,10 +312,19 @@ export function createInteractionHandler(deps: {
       log,
       `handling interaction ${i.id} (${i.isButton() || i.isModalSubmit() ? i.customId : i.isChatInputCommand() ? `/${i.commandName}` : i.type})`,
       async () => {
+        // A stopping surface decides nothing: whatever arrives is told so, privately.
+        if (!life.open) {
+          if (i.isAutocomplete()) await i.respond([]);
+          else if (i.isRepliable()) await i.reply(fitMessage({ content: STOPPING_TEXT, flags: EPHEMERAL }));
+          return;
+        }
         if (i.isButton()) await onButton(i);
         else if (i.isModalSubmit()) await onModal(i);
         else if (i.isChatInputCommand()) await onCommand(i);
-        else if (i.isMessageComponent()) await i.deferUpdate(); // a select menu: never ours
+        else if (i.isMessageComponent())
+          await i.deferUpdate(); // a select menu: never ours
+        // No option of ours asks for autocomplete; should one arrive anyway, it is offered nothing.
+        else if (i.isAutocomplete()) await i.respond([]);
       },
     );
   };
