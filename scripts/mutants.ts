@@ -1392,8 +1392,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "conversations-bots-answered",
-        `if (!accepting || message.author.bot || message.system) return;`,
-        `if (!accepting || message.system) return;`,
+        `if (!accepting || !life.open || message.author.bot || message.system) return;`,
+        `if (!accepting || !life.open || message.system) return;`,
         "other bots' messages start turns",
       ],
     ],
