@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { clipText, createRedactor, previewJson, redactDeep, TOKEN_PATTERNS } from "./redact.ts";
 
 describe("createRedactor", () => {
-  test("replaces known secret values (length ≥ 6), longest first, and their JSON-escaped form", () => {
+  test("replaces known secret values (length ≥ 4), longest first, and their JSON-escaped form", () => {
     const redact = createRedactor(["hunter2-password", "hunter2", "abc", 'quo"te\\secret']);
     expect(redact("login with hunter2-password now")).toBe("login with [redacted] now");
     expect(redact("pw=hunter2;")).toBe("pw=[redacted];");
