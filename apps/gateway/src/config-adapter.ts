@@ -47,7 +47,13 @@ export function declarationCacheFile(dataDir: string): string {
 export async function loadGatewaySettings(
   cwd: string,
   env: EnvLike,
-  opts: { watch?: boolean; tools?: boolean; unsetVars?: "error" | "report" } = {},
+  opts: {
+    watch?: boolean;
+    tools?: boolean;
+    unsetVars?: "error" | "report";
+    /** Where plugin log lines go (redacted first); default: the console. */
+    log?: (line: string) => void;
+  } = {},
 ): Promise<LoadedGatewayConfig> {
   // Without tools nothing runs (receipts): an unset ${VAR} is reported, not fatal.
   const loaded = await loadConfig({
@@ -128,7 +134,16 @@ export async function loadGatewaySettings(
         },
       ]
     : [];
-  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot, bundled, declarationCache, secrets });
+  const log = opts.log;
+  const registry = createToolRegistry({
+    config: loaded,
+    env,
+    cwd: projectRoot,
+    bundled,
+    declarationCache,
+    secrets,
+    ...(log ? { log: (level, message, details) => log([`${level}: ${message}`, ...details].join(" ")) } : {}),
+  });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {

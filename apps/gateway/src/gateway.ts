@@ -178,7 +178,11 @@ async function openGateway(
   const log = options.log ?? (() => {});
   const loaded = options.tools
     ? undefined
-    : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools })));
+    : (options.loaded ??
+      (await loadGatewaySettings(options.cwd, env, {
+        watch: options.watchTools,
+        ...(options.log ? { log: options.log } : {}),
+      })));
   const base = loaded?.settings ?? defaultSettings(options.cwd);
   const settings: GatewaySettings = { ...base, ...options.settings, turn: { ...base.turn, ...options.settings?.turn } };
   const toolSource: ToolSource = options.tools
@@ -212,7 +216,7 @@ async function openGateway(
   const redact = secrets.redact;
 
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
-  const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true });
+  const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true, secrets });
   undo.push(() => receipts.close());
   const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
   undo.push(() => approvals.close());

@@ -12,6 +12,20 @@ describe("createRedactor", () => {
     expect(redact('raw quo"te\\secret')).toBe("raw [redacted]");
   });
 
+  test("any registered value from 4 characters is redacted, whatever its first character; 3 characters are not", () => {
+    const odd = ["Zq7#Lp", "-dash-led", " space-led", "ñandú-key", "k9!Q"];
+    const redact = createRedactor([...odd, "abc"]);
+    for (const s of odd) {
+      expect(redact(`[${s}]`)).toBe("[[redacted]]");
+      expect(redact(Buffer.from(`u:${s}`).toString("base64"))).toContain("[redacted]"); // inside a Basic credential
+      expect(redact(`x=${encodeURIComponent(s)}&`)).toBe("x=[redacted]&");
+      expect(redact(Buffer.from(s).toString("hex"))).toBe("[redacted]");
+    }
+    expect(redact("abc is a syllable, not a secret")).toBe("abc is a syllable, not a secret");
+    // Four characters count by code point: two emoji are 4 UTF-16 units but only 2 characters.
+    expect(createRedactor(["😀😀"])("😀😀")).toBe("😀😀");
+  });
+
   test("secrets containing regexp characters are matched literally", () => {
     const redact = createRedactor(["a.b*c+d(e)"]);
     expect(redact("x a.b*c+d(e) y aXbbbcd(e)")).toBe("x [redacted] y aXbbbcd(e)");

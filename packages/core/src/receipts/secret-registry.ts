@@ -23,6 +23,8 @@ export const CREDENTIAL_SOURCES = [
   "mcp-oauth",
   /** The Discord bot token the surface connects with. */
   "discord-token",
+  /** `<config>/receipts.key`, the HMAC key of the receipt chain. */
+  "receipt-key",
 ] as const;
 
 export type CredentialSource = (typeof CREDENTIAL_SOURCES)[number];
