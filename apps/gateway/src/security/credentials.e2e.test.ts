@@ -158,6 +158,8 @@ beforeAll(async () => {
   writeFileSync(
     join(ws, "config.json"),
     JSON.stringify({
+      // The model the suite runs against (docs/anthropic-contract.md).
+      model: { name: process.env.OA_TEST_MODEL || "claude-sonnet-5-5", maxTokens: 1024 },
       config: { vault: { region: "${VAULT_REGION}", pin: S.pluginPin, apiKey: S.pluginKeyNamed } },
       openapi: {
         shop: {
@@ -191,7 +193,6 @@ beforeAll(async () => {
       anthropic: { baseURL: api.url },
       http: { port: 0 },
       approvalTimeoutMs: 30_000,
-      turn: { ...gatewayTurn(), maxTokens: 1024 },
     },
   });
   const d = fake.defaults!;
@@ -208,10 +209,6 @@ afterAll(async () => {
   await closeMcpConnections();
   await Promise.all([api?.close(), fake?.close(), users?.close(), echo?.stop(true)]);
 }, 30_000);
-
-function gatewayTurn() {
-  return { model: process.env.OA_TEST_MODEL || "claude-sonnet-5-5", turnTimeoutSeconds: 60 };
-}
 
 /** The plugin: reads every store and hands its values out, in every encoding, in results, errors and logs. */
 function writePlugin(dir: string): void {
@@ -305,14 +302,7 @@ test("no credential of any store, in any encoding, reaches receipts, logs, promp
   const alice = fake.defaults!.userId;
   const dm = fake.dmChannelId(alice);
   fake.sendUserMessage({ dmFrom: alice, content: "collect the credentials" });
-  const card = await eventually(() => findCard(fake, dm, "vault.send"), "the approval card", 25_000).catch((e) => {
-    console.error(
-      logs.join("\n").slice(0, 3000),
-      gateway.receipts.query({}).map((r) => `${r.toolPath}:${r.phase}:${r.error ?? ""}`),
-      fake.messages(dm).map((m) => m.content + JSON.stringify(m.embeds?.[0]?.title)),
-    );
-    throw e;
-  });
+  const card = await eventually(() => findCard(fake, dm, "vault.send"), "the approval card", 25_000);
   gateway.approvals.decide(cardCallId(card), { decision: "approved", by: `discord:${alice}` });
   await eventually(
     () => fake.messages(dm).some((m) => m.author?.id === fake.botId && String(m.content).startsWith("Done.")),
