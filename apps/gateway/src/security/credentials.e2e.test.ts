@@ -13,7 +13,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "@openassistant/sdk";
 import { createTypechecker } from "@openassistant/core/codemode";
 import { CREDENTIAL_SOURCES, type CredentialSource } from "@openassistant/core/receipts";
 import { closeMcpConnections, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
