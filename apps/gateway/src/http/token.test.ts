@@ -6,6 +6,16 @@ import { makeTempDir } from "@openassistant/testkit";
 import { resolveHttpToken } from "./token.ts";
 
 describe("the HTTP token", () => {
+  test("whether made, stored or configured (any length), it is registered for redaction when read", () => {
+    const dir = makeTempDir("oa-http-token-");
+    for (const configured of [undefined, undefined, "tok6!x"]) {
+      const secrets = createSecretRegistry();
+      const { token } = resolveHttpToken(dir, configured, secrets);
+      expect(secrets.redact(`auth ${token} end`)).toBe("auth [redacted] end");
+      expect([...secrets.sources()]).toEqual(["http-token"]);
+    }
+  });
+
   test("is made once (0600), printed once, then reused; a configured one wins", () => {
     const dir = makeTempDir("oa-http-token-");
     const made = resolveHttpToken(dir, undefined, createSecretRegistry());
