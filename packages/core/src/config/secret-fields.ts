@@ -21,8 +21,8 @@ export function marksSecret(node: unknown): boolean {
 /**
  * The strings of `value` that `schema` (JSON Schema) marks secret, found by walking both together:
  * object properties, `additionalProperties` and `patternProperties` (records), array items,
- * `anyOf`/`oneOf`/`allOf` (every branch is asked, so a value no branch fits gives nothing and a
- * value two branches mark is found once), local `$ref`s. Everything under a marked node counts.
+ * `allOf`, the `anyOf`/`oneOf` branches the value fits (a discriminator: properties with a `const`
+ * must hold it), local `$ref`s. Everything under a marked node counts.
  */
 export function secretValuesBySchema(schema: unknown, value: unknown): string[] {
   const out: string[] = [];
@@ -30,8 +30,10 @@ export function secretValuesBySchema(schema: unknown, value: unknown): string[] 
     const s = resolveRef(node, schema);
     if (!s || depth > 64) return;
     if (marksSecret(s)) return void allStrings(v, out);
-    for (const key of ["anyOf", "oneOf", "allOf"])
-      if (Array.isArray(s[key])) for (const branch of s[key] as unknown[]) walk(branch, v, depth + 1);
+    if (Array.isArray(s.allOf)) for (const branch of s.allOf) walk(branch, v, depth + 1);
+    for (const key of ["anyOf", "oneOf"])
+      if (Array.isArray(s[key]))
+        for (const branch of s[key] as unknown[]) if (fits(branch, v, schema)) walk(branch, v, depth + 1);
     if (Array.isArray(v)) {
       const prefix = Array.isArray(s.prefixItems) ? (s.prefixItems as unknown[]) : [];
       v.forEach((item, i) => walk(prefix[i] ?? s.items, item, depth + 1));
@@ -80,6 +82,18 @@ export function zodJsonSchema(schema: unknown): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Whether `v` can be this union branch: every property the branch fixes with a `const` holds that value. */
+function fits(branch: unknown, v: unknown, root: unknown): boolean {
+  const s = resolveRef(branch, root);
+  if (!s) return false;
+  if (!isObject(v) || !isObject(s.properties)) return true;
+  for (const [k, p] of Object.entries(s.properties as JsonSchema)) {
+    const prop = resolveRef(p, root);
+    if (prop && Object.hasOwn(prop, "const") && Object.hasOwn(v, k) && v[k] !== prop.const) return false;
+  }
+  return true;
 }
 
 function resolveRef(node: unknown, root: unknown): JsonSchema | undefined {
