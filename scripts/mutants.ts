@@ -879,9 +879,15 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "cred-gateway-fresh-registry",
-        `const secrets = loaded?.secrets ?? createSecretRegistry();`,
-        `const secrets = createSecretRegistry();`,
-        "the gateway drops what loading registered",
+        `{ watch: options.watchTools, secrets, log }`,
+        `{ watch: options.watchTools, log }`,
+        "loading registers into a registry the gateway does not use",
+      ],
+      [
+        "cred-gateway-log-unredacted",
+        `const log = (line: string) => rawLog(secrets.redact(line));`,
+        `const log = (line: string) => rawLog(line);`,
+        "the gateway's own log lines keep secrets",
       ],
     ],
   ),

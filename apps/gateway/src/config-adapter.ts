@@ -53,6 +53,8 @@ export async function loadGatewaySettings(
     unsetVars?: "error" | "report";
     /** Where plugin log lines go (redacted first); default: the console. */
     log?: (line: string) => void;
+    /** The registry to fill (the gateway's); default: a new one. */
+    secrets?: SecretRegistry;
   } = {},
 ): Promise<LoadedGatewayConfig> {
   // Without tools nothing runs (receipts): an unset ${VAR} is reported, not fatal.
@@ -62,7 +64,7 @@ export async function loadGatewaySettings(
     unsetVars: opts.unsetVars ?? (opts.tools === false ? "report" : "error"),
   });
   const c = loaded.config;
-  const secrets = createSecretRegistry();
+  const secrets = opts.secrets ?? createSecretRegistry();
   // As the README promises: every `${VAR}` value is a secret, whatever it looks like.
   secrets.add("config-var", loaded.secrets);
   secrets.add("config-field", configSecretValues(c));

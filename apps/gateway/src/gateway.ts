@@ -175,14 +175,15 @@ async function openGateway(
   life: { closing: boolean },
 ): Promise<Gateway> {
   const env = options.env ?? {};
-  const log = options.log ?? (() => {});
+  // One registry for every credential: config and plugin secrets and MCP logins are registered while
+  // loading; auth profiles on each read, the HTTP token, console and receipt keys when loaded (below).
+  // Every log line passes it.
+  const secrets = options.loaded?.secrets ?? createSecretRegistry();
+  const rawLog = options.log ?? (() => {});
+  const log = (line: string) => rawLog(secrets.redact(line));
   const loaded = options.tools
     ? undefined
-    : (options.loaded ??
-      (await loadGatewaySettings(options.cwd, env, {
-        watch: options.watchTools,
-        ...(options.log ? { log: options.log } : {}),
-      })));
+    : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools, secrets, log })));
   const base = loaded?.settings ?? defaultSettings(options.cwd);
   const settings: GatewaySettings = { ...base, ...options.settings, turn: { ...base.turn, ...options.settings?.turn } };
   const toolSource: ToolSource = options.tools
@@ -197,9 +198,6 @@ async function openGateway(
   const sessions = createSessionStore(db);
 
   const configDir = options.configDir ?? resolveConfigDir(env);
-  // One registry for every credential: config and plugin secrets and MCP logins are registered while
-  // loading; auth profiles on each read, the HTTP token and console key when loaded (below).
-  const secrets = loaded?.secrets ?? createSecretRegistry();
   secrets.add("config-field", settings.secrets);
   secrets.add("discord-token", [settings.discord?.token]);
   const authStore = openAuthStore(configDir);

@@ -13,7 +13,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTypechecker } from "@openassistant/core/codemode";
 import { CREDENTIAL_SOURCES, type CredentialSource } from "@openassistant/core/receipts";
 import { closeMcpConnections, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
 import { startFakeDiscord, type FakeDiscord } from "@openassistant/testkit";
@@ -186,7 +185,6 @@ beforeAll(async () => {
     cwd: project,
     env: { VAULT_REGION: S.configVar, OPENASSISTANT_CONFIG_DIR: configDir },
     configDir,
-    typechecker: createTypechecker(),
     log: (line) => logs.push(line),
     settings: {
       anthropic: { baseURL: api.url },
@@ -298,6 +296,15 @@ test("no credential of any store, in any encoding, reaches receipts, logs, promp
           .join(" ")}`,
       ),
   ]);
+  // A listener that fails with every secret in its message: the gateway logs the failure.
+  const unsubscribe = gateway.events.subscribe((e) => {
+    if (e.type === "turn.finished")
+      throw new Error(
+        `listener saw ${Object.values(STORES)
+          .flatMap((values) => values())
+          .join(" ")}`,
+      );
+  });
   const alice = fake.defaults!.userId;
   const dm = fake.dmChannelId(alice);
   fake.sendUserMessage({ dmFrom: alice, content: "collect the credentials" });
@@ -309,6 +316,8 @@ test("no credential of any store, in any encoding, reaches receipts, logs, promp
     25_000,
   );
 
+  unsubscribe();
+  expect(logs.some((l) => l.startsWith("event listener failed: listener saw"))).toBe(true);
   // Every store was registered, and the turn really handled the secrets (so a leak would show).
   expect([...gateway.secrets.sources()].sort()).toEqual([...CREDENTIAL_SOURCES].sort());
   expect(users.issued.length).toBeGreaterThan(issuedBefore); // a refresh obtained new tokens
