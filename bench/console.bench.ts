@@ -75,6 +75,7 @@ const consoleUi = createConsole({
   events,
   tools: () => staticToolSource({}).current(),
   redact: (t) => t,
+  secrets: { add() {} },
   localUrl: () => server?.url ?? "",
 });
 server = startHttpApi({ port: 0, token: "bench-token", receipts, events, console: consoleUi });

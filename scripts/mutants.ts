@@ -635,9 +635,9 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "redact-min-length-12",
-      `const MIN_SECRET_LENGTH = 6;`,
-      `const MIN_SECRET_LENGTH = 12;`,
-      "secrets of 6–11 characters are not redacted",
+      `export const MIN_SECRET_LENGTH = 4;`,
+      `export const MIN_SECRET_LENGTH = 12;`,
+      "secrets of 4–11 characters are not redacted",
     ],
     [
       "redact-shortest-first",
@@ -713,16 +713,13 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/gateway.ts", REDACT, [
     [
       "gateway-discord-token-not-secret",
-      `    ...(settings.discord?.token ? [settings.discord.token] : []),\n`,
+      `  secrets.add("discord-token", [settings.discord?.token]);\n`,
       ``,
       "the Discord token is not a secret",
     ],
-    [
-      "gateway-http-token-not-secret",
-      `    ...(httpToken ? [httpToken.token] : []),\n`,
-      ``,
-      "the HTTP token is not a secret",
-    ],
+  ]),
+  ...m("apps/gateway/src/http/token.ts", REDACT, [
+    ["gateway-http-token-not-secret", `  secrets.add("http-token", [text]);\n`, ``, "the HTTP token is not a secret"],
   ]),
   // Issue 14: what an approver is shown of an assistant-written tool, and what backs a reminder claim.
   ...m(
@@ -1610,6 +1607,243 @@ export const MUTANTS: readonly Mutant[] = [
         `const operator = signedIn !== undefined && d.isApprover(signedIn) ? signedIn : undefined;`,
         `const operator = signedIn;`,
         "a console session outlives its operator's removal from the approvers (pages still shown)",
+      ],
+    ],
+  ),
+  // #25 redaction: every credential store registers what it reads or obtains (dropping one leaks it).
+  ...m(
+    "apps/gateway/src/config-adapter.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "apps/gateway/src/security/secrets.e2e.test.ts"],
+    [
+      [
+        "cred-config-var-unregistered",
+        `  secrets.add("config-var", loaded.secrets);\n`,
+        ``,
+        "${VAR} values are not secrets",
+      ],
+      [
+        "cred-config-fields-unregistered",
+        `  secrets.add("config-field", configSecretValues(c));\n`,
+        ``,
+        "config fields marked secret (OpenAPI auth, MCP headers/env/client secret) are not registered",
+      ],
+      [
+        "cred-plugin-keyname-unregistered",
+        `  secrets.add("plugin-secret", secretValuesByKeyName(c.config));\n`,
+        ``,
+        "plugin config under apiKey/token/password keys is not registered",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/config/schema.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/config/secret-fields.test.ts"],
+    [
+      [
+        "cred-openapi-header-unmarked",
+        `z.strictObject({ type: z.literal("header"), name: z.string().min(1), value: secret(z.string().min(1)) }),`,
+        `z.strictObject({ type: z.literal("header"), name: z.string().min(1), value: z.string().min(1) }),`,
+        "an OpenAPI header credential is not a secret",
+      ],
+      [
+        "cred-openapi-query-unmarked",
+        `z.strictObject({ type: z.literal("query"), name: z.string().min(1), value: secret(z.string().min(1)) }),`,
+        `z.strictObject({ type: z.literal("query"), name: z.string().min(1), value: z.string().min(1) }),`,
+        "an OpenAPI query credential is not a secret",
+      ],
+      [
+        "cred-openapi-bearer-unmarked",
+        `z.strictObject({ type: z.literal("bearer"), token: secret(z.string().min(1)) }),`,
+        `z.strictObject({ type: z.literal("bearer"), token: z.string().min(1) }),`,
+        "an OpenAPI bearer token is not a secret",
+      ],
+      [
+        "cred-mcp-headers-unmarked",
+        `headers: z.record(z.string(), secret(z.string())).optional(),`,
+        `headers: z.record(z.string(), z.string()).optional(),`,
+        "MCP header values are not secrets",
+      ],
+      [
+        "cred-mcp-env-unmarked",
+        `env: z.record(z.string(), secret(z.string())).optional(),`,
+        `env: z.record(z.string(), z.string()).optional(),`,
+        "MCP server env values are not secrets",
+      ],
+      [
+        "cred-mcp-client-secret-unmarked",
+        `clientSecret: secret(z.string().min(1)).optional(),`,
+        `clientSecret: z.string().min(1).optional(),`,
+        "an MCP OAuth client secret is not a secret",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/plugins/load-tools.test.ts"],
+    [
+      [
+        "cred-plugin-zod-secret-unregistered",
+        `        lc.secrets?.add("plugin-secret", secretValuesBySchema(zodJsonSchema(shape.configSchema), ctxConfig));\n`,
+        ``,
+        "plugin config fields marked .meta({ secret: true }) are not registered",
+      ],
+      [
+        "cred-plugin-manifest-secret-unregistered",
+        `      lc.secrets?.add("plugin-secret", secretValuesBySchema(c.pkg.configSchema, ctxConfig));\n`,
+        ``,
+        "plugin config fields marked writeOnly in openassistant.json are not registered",
+      ],
+      [
+        "cred-plugin-log-unredacted",
+        `redactedLog(opts.log ?? defaultLog, opts.secrets?.redact)`,
+        `opts.log ?? defaultLog`,
+        "plugin log lines keep secrets",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/auth/resolve.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts"],
+    [
+      [
+        "cred-auth-profiles-unregistered",
+        `      out.map((c) => c.secret),`,
+        `      [],`,
+        "auth profiles are not secrets",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/gateway.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "apps/gateway/src/security/secrets.e2e.test.ts"],
+    [
+      [
+        "cred-auth-resolver-no-registry",
+        `    env,\n    secrets,\n  });`,
+        `    env,\n  });`,
+        "the auth resolver is given no registry",
+      ],
+      [
+        "cred-gateway-fresh-registry",
+        `{ watch: options.watchTools, secrets, log }`,
+        `{ watch: options.watchTools, log }`,
+        "loading registers into a registry the gateway does not use",
+      ],
+      [
+        "cred-gateway-log-unredacted",
+        `const log = (line: string) => rawLog(secrets.redact(line));`,
+        `const log = (line: string) => rawLog(line);`,
+        "the gateway's own log lines keep secrets",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/http/token.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "apps/gateway/src/http/token.test.ts"],
+    [
+      [
+        "cred-http-token-configured-unregistered",
+        `    secrets.add("http-token", [configured]);\n`,
+        ``,
+        "a configured HTTP token is not a secret",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/signing.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts"],
+    [
+      [
+        "cred-console-key-unregistered",
+        `  secrets.add("console-key", [text]);\n`,
+        ``,
+        "the console key is not a secret",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/oauth.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/sources/mcp/oauth.test.ts"],
+    [
+      [
+        "cred-mcp-tokens-read-unregistered",
+        `    this.secrets?.add("mcp-oauth", [tokens?.access_token, tokens?.refresh_token, tokens?.id_token]);\n`,
+        ``,
+        "MCP OAuth tokens read from mcp-oauth.json are not secrets",
+      ],
+      [
+        "cred-mcp-tokens-refreshed-unregistered",
+        `    this.secrets?.add("mcp-oauth", [tokens.access_token, tokens.refresh_token, tokens.id_token]);\n`,
+        ``,
+        "tokens a refresh obtains are not registered when obtained",
+      ],
+      [
+        "cred-mcp-client-secret-unregistered",
+        `    this.secrets?.add("mcp-oauth", [client?.client_secret]);\n`,
+        ``,
+        "a registered client's secret is not a secret",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/bundle.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts"],
+    [
+      [
+        "cred-mcp-connection-no-registry",
+        `      if (o.secrets) connection.addSecretSink(o.secrets);\n`,
+        ``,
+        "MCP connections register their tokens nowhere",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/index.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts"],
+    [
+      [
+        "cred-discord-surface-token-unregistered",
+        `  port.secrets?.add("discord-token", [config.token]);\n`,
+        ``,
+        "the surface's bot token is kept out of its logs only, not replies or receipts",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/sqlite-store.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts"],
+    [
+      [
+        "cred-receipt-key-unregistered",
+        `  options.secrets?.add("receipt-key", [Buffer.from(key.key).toString("hex")]);\n`,
+        ``,
+        "the receipt chain's key is not a secret",
+      ],
+    ],
+  ),
+  ...m("packages/core/src/receipts/redact.ts", REDACT, [
+    [
+      "cred-min-length-5",
+      `export const MIN_SECRET_LENGTH = 4;`,
+      `export const MIN_SECRET_LENGTH = 5;`,
+      "4-character secrets are not redacted",
+    ],
+    [
+      "cred-min-length-utf16",
+      `[...s].length < MIN_SECRET_LENGTH`,
+      `s.length < MIN_SECRET_LENGTH`,
+      "the minimum counts UTF-16 units: two emoji (2 characters) shred text",
+    ],
+  ]),
+  ...m(
+    "packages/core/src/receipts/secret-registry.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/receipts/secret-registry.test.ts"],
+    [
+      [
+        "cred-registry-not-rebuilt",
+        `      if (grew) current = createRedactor([...values]);`,
+        ``,
+        "a value registered after the redactor was handed out is not redacted",
       ],
     ],
   ),

@@ -1,5 +1,13 @@
 import { isAbsolute, join, resolve } from "node:path";
-import { loadConfig, workspaceDir, type Diagnostic, type LoadedConfig } from "@openassistant/core/config";
+import {
+  configSecretValues,
+  loadConfig,
+  secretValuesByKeyName,
+  workspaceDir,
+  type Diagnostic,
+  type LoadedConfig,
+} from "@openassistant/core/config";
+import { createSecretRegistry, type SecretRegistry } from "@openassistant/core/receipts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
 import { flattenToolTree } from "@openassistant/core/tools";
 import { toolHistory, workspaceTools, WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
@@ -15,6 +23,8 @@ export interface LoadedGatewayConfig {
   /** Config warnings (level, file, line, message, fix); the CLI formats them. */
   readonly diagnostics: readonly Diagnostic[];
   readonly config: LoadedConfig;
+  /** Every credential read so far (config, plugin configs, MCP logins); the gateway adds its own. */
+  readonly secrets: SecretRegistry;
 }
 
 /**
@@ -23,8 +33,6 @@ export interface LoadedGatewayConfig {
  * never left to read process.env).
  */
 const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
-
-const SECRET_KEY = /token|secret|password|api[-_]?key|credential/i;
 
 /** Where the gateway keeps rendered tool input types between starts (see core's declarations-cache.ts). */
 export function declarationCacheFile(dataDir: string): string {
@@ -39,7 +47,15 @@ export function declarationCacheFile(dataDir: string): string {
 export async function loadGatewaySettings(
   cwd: string,
   env: EnvLike,
-  opts: { watch?: boolean; tools?: boolean; unsetVars?: "error" | "report" } = {},
+  opts: {
+    watch?: boolean;
+    tools?: boolean;
+    unsetVars?: "error" | "report";
+    /** Where plugin log lines go (redacted first); default: the console. */
+    log?: (line: string) => void;
+    /** The registry to fill (the gateway's); default: a new one. */
+    secrets?: SecretRegistry;
+  } = {},
 ): Promise<LoadedGatewayConfig> {
   // Without tools nothing runs (receipts): an unset ${VAR} is reported, not fatal.
   const loaded = await loadConfig({
@@ -48,6 +64,11 @@ export async function loadGatewaySettings(
     unsetVars: opts.unsetVars ?? (opts.tools === false ? "report" : "error"),
   });
   const c = loaded.config;
+  const secrets = opts.secrets ?? createSecretRegistry();
+  // As the README promises: every `${VAR}` value is a secret, whatever it looks like.
+  secrets.add("config-var", loaded.secrets);
+  secrets.add("config-field", configSecretValues(c));
+  secrets.add("plugin-secret", secretValuesByKeyName(c.config));
   const projectRoot = loaded.projectRoot;
   const dataDir = join(workspaceDir(projectRoot), "data");
   const dbPath = c.database.path
@@ -77,11 +98,12 @@ export async function loadGatewaySettings(
             ...(c.http.approvers ? { approvers: c.http.approvers } : {}),
           }
         : undefined,
-    secrets: [...collectSecrets(c.config), ...loaded.secrets.filter(looksSecret)],
+    secrets: [],
     alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };
 
-  if (opts.tools === false) return { settings, tools: noTools(), diagnostics: loaded.warnings, config: loaded };
+  if (opts.tools === false)
+    return { settings, tools: noTools(), diagnostics: loaded.warnings, config: loaded, secrets };
   // Imported here: commands without tools (receipts) never need it. It imports TypeScript only for
   // tools whose input types are not in the cache yet.
   const { approxTokens, generateDeclarations, openDeclarationCache, withDiscovery } = await import(
@@ -114,7 +136,16 @@ export async function loadGatewaySettings(
         },
       ]
     : [];
-  const registry = createToolRegistry({ config: loaded, env, cwd: projectRoot, bundled, declarationCache });
+  const log = opts.log;
+  const registry = createToolRegistry({
+    config: loaded,
+    env,
+    cwd: projectRoot,
+    bundled,
+    declarationCache,
+    secrets,
+    ...(log ? { log: (level, message, details) => log([`${level}: ${message}`, ...details].join(" ")) } : {}),
+  });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
@@ -144,7 +175,7 @@ export async function loadGatewaySettings(
     subscribe: (fn) => registry.subscribe((s) => fn(toSnapshot(s))),
     close: stopWatching,
   };
-  return { settings, tools, diagnostics: loaded.warnings, config: loaded };
+  return { settings, tools, diagnostics: loaded.warnings, config: loaded, secrets };
 }
 
 /** For commands that use no tools (receipts): the empty tree, without importing TypeScript to declare it. */
@@ -158,28 +189,6 @@ function noTools(): ToolSource {
     count: 0,
   };
   return { current: () => snapshot, reload: async () => snapshot, subscribe: () => () => {}, close() {} };
-}
-
-/**
- * Values substituted from `${VAR}` are secrets unless they are plainly not: short values and
- * filesystem paths (redacting `${HOME}` everywhere would mangle every log line).
- */
-function looksSecret(value: string): boolean {
-  return value.length >= 8 && !/^[~/]/.test(value);
-}
-
-/** String values under secret-looking keys of plugin configs, for the redactor. */
-function collectSecrets(pluginConfig: Readonly<Record<string, unknown>>): string[] {
-  const out: string[] = [];
-  const walk = (value: unknown, key: string) => {
-    if (typeof value === "string") {
-      if (SECRET_KEY.test(key)) out.push(value);
-    } else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value)) walk(v, k);
-    }
-  };
-  walk(pluginConfig, "");
-  return out;
 }
 
 function memoize<A extends object, R>(fn: (a: A) => R): (a: A) => R {

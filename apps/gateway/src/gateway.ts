@@ -9,7 +9,12 @@ import {
   type Typechecker,
 } from "@openassistant/core/codemode";
 import { openDatabase } from "@openassistant/core/db";
-import { createRedactor, createSqliteReceiptStore, redactDeep } from "@openassistant/core/receipts";
+import {
+  createSecretRegistry,
+  createSqliteReceiptStore,
+  redactDeep,
+  type SecretRegistry,
+} from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
 import { createSandboxPool, defaultSandboxLimits } from "@openassistant/core/sandbox";
 import { closeMcpConnections } from "@openassistant/core/sources";
@@ -78,6 +83,8 @@ export interface Gateway {
   readonly auth: AuthResolver;
   /** Scrubs every known secret (config, credentials, tokens) from a text before it is logged or shown. */
   readonly redact: (text: string) => string;
+  /** Every credential the gateway knows (what `redact` removes); surfaces and sources add theirs. */
+  readonly secrets: SecretRegistry;
   /** The local HTTP API when `http.port` is configured. */
   readonly http?: GatewayHttp;
   /** The operator console (on with the HTTP API): receipt and login links. */
@@ -168,10 +175,15 @@ async function openGateway(
   life: { closing: boolean },
 ): Promise<Gateway> {
   const env = options.env ?? {};
-  const log = options.log ?? (() => {});
+  // One registry for every credential: config and plugin secrets and MCP logins are registered while
+  // loading; auth profiles on each read, the HTTP token, console and receipt keys when loaded (below).
+  // Every log line passes it.
+  const secrets = options.loaded?.secrets ?? createSecretRegistry();
+  const rawLog = options.log ?? (() => {});
+  const log = (line: string) => rawLog(secrets.redact(line));
   const loaded = options.tools
     ? undefined
-    : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools })));
+    : (options.loaded ?? (await loadGatewaySettings(options.cwd, env, { watch: options.watchTools, secrets, log })));
   const base = loaded?.settings ?? defaultSettings(options.cwd);
   const settings: GatewaySettings = { ...base, ...options.settings, turn: { ...base.turn, ...options.settings?.turn } };
   const toolSource: ToolSource = options.tools
@@ -186,24 +198,23 @@ async function openGateway(
   const sessions = createSessionStore(db);
 
   const configDir = options.configDir ?? resolveConfigDir(env);
+  secrets.add("config-field", settings.secrets);
+  secrets.add("discord-token", [settings.discord?.token]);
   const authStore = openAuthStore(configDir);
   const auth = createAuthResolver({
     store: authStore,
     profileOrder: settings.anthropic.profileOrder,
     pinnedProfile: settings.anthropic.pinned,
     env,
+    secrets,
   });
-  const httpToken = settings.http ? resolveHttpToken(settings.dataDir, settings.http.token) : undefined;
-  const secrets = [
-    ...settings.secrets,
-    ...credentialSecrets(auth),
-    ...(settings.discord?.token ? [settings.discord.token] : []),
-    ...(httpToken ? [httpToken.token] : []),
-  ];
-  const redact = createRedactor(secrets);
+  // What the store and the environment hold now; every later read registers again.
+  credentialSecrets(auth);
+  const httpToken = settings.http ? resolveHttpToken(settings.dataDir, settings.http.token, secrets) : undefined;
+  const redact = secrets.redact;
 
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
-  const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true });
+  const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true, secrets });
   undo.push(() => receipts.close());
   const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
   undo.push(() => approvals.close());
@@ -338,6 +349,7 @@ async function openGateway(
         events,
         tools: () => toolSource.current(),
         redact,
+        secrets,
         localUrl: () => http?.url ?? "",
       })
     : undefined;
@@ -468,6 +480,7 @@ async function openGateway(
     db,
     auth,
     redact,
+    secrets,
     http,
     ...(consoleUi ? { console: consoleUi } : {}),
     tools: () => toolSource.current(),

@@ -1,3 +1,4 @@
+import type { SecretSink } from "@openassistant/core/receipts";
 import { cooldownMs, describeReason } from "./cooldown.ts";
 import type { AuthStore } from "./store.ts";
 import type { AuthProfile, AuthProvider, EnvLike, FailureReason, ResolvedCredential, RotationEvent } from "./types.ts";
@@ -22,6 +23,11 @@ export interface AuthResolverOptions {
   env?: EnvLike;
   now?: () => number;
   onRotate?: (event: RotationEvent) => void;
+  /**
+   * Where every credential read is registered for redaction, each time the store is read (a
+   * profile added by `openassistant auth` while the gateway runs is redacted from its first use).
+   */
+  secrets?: SecretSink;
 }
 
 export type AuthErrorKind = "no_credentials" | "all_cooling_down" | "pinned_missing";
@@ -132,6 +138,10 @@ export function createAuthResolver(options: AuthResolverOptions): AuthResolver {
       if (cd) c.cooldownUntil = new Date(cd.until);
       out.push(c);
     }
+    options.secrets?.add(
+      "auth-profile",
+      out.map((c) => c.secret),
+    );
     return out;
   }
 

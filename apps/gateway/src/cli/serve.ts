@@ -86,7 +86,7 @@ async function serveWith(
 ): Promise<void> {
   const { out, err } = options;
   const loaded = await loadGatewaySettings(options.cwd, options.env, { watch: true });
-  guard.setRedact(createRedactor(loaded.settings.secrets));
+  guard.setRedact(loaded.secrets.redact);
   const workspace = join(loaded.settings.projectRoot, ".openassistant");
   if (existsSync(workspace)) {
     try {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { createSecretRegistry } from "@openassistant/core/receipts";
 import type { Browser } from "playwright-core";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { launchChromium, screenshotPath } from "../../test/browser.ts";
@@ -184,7 +185,10 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
     expect(res!.status()).toBe(401);
 
     const dataDir = join(h.dir, ".openassistant", "data");
-    const past = createSigner(loadConsoleKey(dataDir), () => Date.now() - RECEIPT_LINK_TTL_MS - 60_000);
+    const past = createSigner(
+      loadConsoleKey(dataDir, createSecretRegistry()),
+      () => Date.now() - RECEIPT_LINK_TTL_MS - 60_000,
+    );
     res = await page.goto(
       `${h.gateway.http!.url}/console/runs/${runId}?t=${past.sign({ kind: "run", runId, exp: Date.now() - 60_000 })}`,
     );
@@ -228,7 +232,7 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
       });
     expect((await post()).status).toBe(401);
     expect((await post("e30.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(401);
-    const signer = createSigner(loadConsoleKey(join(h.dir, ".openassistant", "data")));
+    const signer = createSigner(loadConsoleKey(join(h.dir, ".openassistant", "data"), createSecretRegistry()));
     const strangerSession = signer.sign({ kind: "session", operator: STRANGER, exp: Date.now() + 60_000 });
     const refused = await post(strangerSession);
     expect(refused.status).toBe(403);

@@ -8,6 +8,7 @@ import { consoleApproverCheck } from "./approvers.ts";
 import { createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
 import { createRunCodeStore } from "./run-code.ts";
 import { createSigner, loadConsoleKey } from "./signing.ts";
+import type { SecretSink } from "@openassistant/core/receipts";
 
 export type { ConsoleRoutes } from "./routes.ts";
 
@@ -19,6 +20,8 @@ export interface ConsoleOptions {
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
   readonly redact: (text: string) => string;
+  /** Where the console key is registered for redaction. */
+  readonly secrets: SecretSink;
   /** The server's own address, used for links when `http.publicUrl` is not set (known once it listens). */
   readonly localUrl: () => string;
 }
@@ -47,7 +50,7 @@ export function createConsole(o: ConsoleOptions): GatewayConsole {
     tools: o.tools,
     policy: o.settings.policy,
     redact: o.redact,
-    signer: createSigner(loadConsoleKey(o.settings.dataDir)),
+    signer: createSigner(loadConsoleKey(o.settings.dataDir, o.secrets)),
     isApprover: consoleApproverCheck(o.settings),
     baseUrl,
     runCode,

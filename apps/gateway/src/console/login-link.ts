@@ -30,7 +30,8 @@ export function consoleLoginLink(
     throw new Error(
       `"${id}" is not an approver: add it to http.approvers (or discord.approvers) in .openassistant/config.jsonc first.`,
     );
-  const token = createSigner(loadConsoleKey(settings.dataDir), now).sign({
+  // This command prints only the signed link, never the key: nothing to redact here.
+  const token = createSigner(loadConsoleKey(settings.dataDir, { add() {} }), now).sign({
     kind: "login",
     operator: id,
     exp: now() + LOGIN_LINK_TTL_MS,

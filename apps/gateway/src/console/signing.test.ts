@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createSecretRegistry } from "@openassistant/core/receipts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { escapeHtml, html, raw } from "./html.ts";
 import { CONSOLE_KEY_FILE, createSigner, loadConsoleKey } from "./signing.ts";
@@ -8,9 +9,9 @@ import { CONSOLE_KEY_FILE, createSigner, loadConsoleKey } from "./signing.ts";
 describe("console signing", () => {
   test("the key is created 0600 in the data dir and reused", () => {
     const dir = makeTempDir("oa-console-key-");
-    const key = loadConsoleKey(dir);
+    const key = loadConsoleKey(dir, createSecretRegistry());
     expect(statSync(join(dir, CONSOLE_KEY_FILE)).mode & 0o777).toBe(0o600);
-    expect(Buffer.from(loadConsoleKey(dir)).equals(Buffer.from(key))).toBe(true);
+    expect(Buffer.from(loadConsoleKey(dir, createSecretRegistry())).equals(Buffer.from(key))).toBe(true);
   });
 
   test("a key file others could read is made 0600 again before it is used", () => {
@@ -24,7 +25,7 @@ describe("console signing", () => {
   test("a key file that is not a key is refused with what to do", () => {
     const dir = makeTempDir("oa-console-key-");
     writeFileSync(join(dir, CONSOLE_KEY_FILE), "nope\n", { mode: 0o600 });
-    expect(() => loadConsoleKey(dir)).toThrow(/console-key is not a console key.*Delete it/);
+    expect(() => loadConsoleKey(dir, createSecretRegistry())).toThrow(/console-key is not a console key.*Delete it/);
   });
 
   test("grants verify until they expire; any change to body or signature, or another key, is refused", () => {

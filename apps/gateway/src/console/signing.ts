@@ -1,4 +1,5 @@
 import { loadOrCreateSecretFile } from "@openassistant/core/config";
+import type { SecretSink } from "@openassistant/core/receipts";
 import { join } from "node:path";
 
 /** `<data dir>/console-key`: signs receipt links and operator logins (mode 0600, like the HTTP token). */
@@ -14,14 +15,18 @@ export type CheckResult =
   | { readonly ok: true; readonly grant: Grant }
   | { readonly ok: false; readonly reason: "malformed" | "signature" | "expired" };
 
-/** Loads the console key from the data dir, creating 32 random bytes (hex, 0600) on first use. */
-export function loadConsoleKey(dataDir: string): Uint8Array {
+/**
+ * Loads the console key from the data dir, creating 32 random bytes (hex, 0600) on first use, and
+ * registers it with the redactor.
+ */
+export function loadConsoleKey(dataDir: string, secrets: SecretSink): Uint8Array {
   const { text } = loadOrCreateSecretFile(join(dataDir, CONSOLE_KEY_FILE), {
     valid: /^[0-9a-f]{64}$/,
     make: () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"),
     invalid:
       "is not a console key (expected 64 hex characters). Delete it: a new key is made on the next start (links and logins signed with the old one stop working).",
   });
+  secrets.add("console-key", [text]);
   return Buffer.from(text, "hex");
 }
 

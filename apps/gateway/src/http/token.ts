@@ -1,5 +1,6 @@
 import { loadOrCreateSecretFile } from "@openassistant/core/config";
 import { join } from "node:path";
+import type { SecretSink } from "@openassistant/core/receipts";
 
 const HTTP_TOKEN_FILE = "http-token";
 /** What the gateway writes: `oa_` and 32 random bytes, base64url. */
@@ -7,13 +8,18 @@ const STORED_TOKEN = /^oa_[A-Za-z0-9_-]{43}$/;
 
 /**
  * The HTTP API bearer token: config `http.token`, else the one stored (0600) in the data dir,
- * else a new random one written there. `created` tells the caller to print it once.
+ * else a new random one written there, registered with the redactor. `created` tells the caller
+ * to print it once.
  */
 export function resolveHttpToken(
   dataDir: string,
-  configured?: string,
+  configured: string | undefined,
+  secrets: SecretSink,
 ): { token: string; created: boolean; path?: string } {
-  if (configured) return { token: configured, created: false };
+  if (configured) {
+    secrets.add("http-token", [configured]);
+    return { token: configured, created: false };
+  }
   const path = join(dataDir, HTTP_TOKEN_FILE);
   const { text, created } = loadOrCreateSecretFile(path, {
     valid: STORED_TOKEN,
@@ -21,6 +27,7 @@ export function resolveHttpToken(
     invalid:
       "is not an HTTP token made by the gateway (expected oa_ and 43 characters). Delete it: a new one is made and printed on the next start (clients using the old one must be given the new one), or set http.token in the config.",
   });
+  secrets.add("http-token", [text]);
   return { token: text, created, path };
 }
 

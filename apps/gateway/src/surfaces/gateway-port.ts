@@ -74,6 +74,7 @@ export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
     receipts: g.receipts,
     db: g.db,
     redact: g.redact,
+    secrets: g.secrets,
     ...(g.console ? { receiptLink: g.console.callLink } : {}),
     listTools: () => reportOf(g.tools(), g.settings.policy, versionsOf(g)),
     reload: async () => reportOf(await g.reloadTools(), g.settings.policy, versionsOf(g)),

@@ -1,3 +1,4 @@
+import type { SecretSink } from "@openassistant/core/receipts";
 import type { Database } from "bun:sqlite";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { Diagnostic } from "@openassistant/core/config";
@@ -63,6 +64,8 @@ export interface SurfacePort {
   listTools(): ToolReport;
   /** Scrubs secrets from a text (the gateway's redactor); the surface's log lines go through it. */
   readonly redact: (text: string) => string;
+  /** Where the surface registers its own credential (the bot token), so `redact` and every reply know it. */
+  readonly secrets?: SecretSink;
   /** With the console on: a signed, expiring, read-only link to a call's receipts (activity summaries link each call). */
   readonly receiptLink?: (runId: string, callId: string) => string;
   /** Reloads tools from disk and plugins; resolves with what is loaded now. */

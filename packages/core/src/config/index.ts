@@ -21,3 +21,11 @@ export {
   type ThinkingSetting,
 } from "./model-capabilities.ts";
 export { loadOrCreateSecretFile, writePrivateFile } from "./private-file.ts";
+export {
+  configSecretValues,
+  marksSecret,
+  SECRET_KEY,
+  secretValuesByKeyName,
+  secretValuesBySchema,
+  zodJsonSchema,
+} from "./secret-fields.ts";

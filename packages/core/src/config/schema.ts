@@ -10,6 +10,13 @@ export const policyRuleSchema = z.strictObject({
 
 const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional() });
 
+/**
+ * A credential: its value is registered with the redactor when the config is read (the
+ * `config-field` source; `secret-fields.ts`). `secret-fields.test.ts` fails when a field whose
+ * name says credential is not marked.
+ */
+const secret = <T extends z.ZodType>(schema: T): T => schema.meta({ secret: true });
+
 export const configSchema = z.strictObject({
   /** Editor hint, ignored. */
   $schema: z.string().optional(),
@@ -64,7 +71,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   discord: z
     .strictObject({
-      token: z.string().optional(),
+      token: secret(z.string()).optional(),
       allowedUsers: z.array(z.string()).default([]),
       allowedRoles: z.array(z.string()).default([]),
       allowedGuilds: z.array(z.string()).default([]),
@@ -95,9 +102,9 @@ export const configSchema = z.strictObject({
         /** Added on the host to every request; the sandbox never sees it. */
         auth: z
           .discriminatedUnion("type", [
-            z.strictObject({ type: z.literal("bearer"), token: z.string().min(1) }),
-            z.strictObject({ type: z.literal("header"), name: z.string().min(1), value: z.string().min(1) }),
-            z.strictObject({ type: z.literal("query"), name: z.string().min(1), value: z.string().min(1) }),
+            z.strictObject({ type: z.literal("bearer"), token: secret(z.string().min(1)) }),
+            z.strictObject({ type: z.literal("header"), name: z.string().min(1), value: secret(z.string().min(1)) }),
+            z.strictObject({ type: z.literal("query"), name: z.string().min(1), value: secret(z.string().min(1)) }),
           ])
           .optional(),
         enabled: z.boolean().default(true),
@@ -116,13 +123,13 @@ export const configSchema = z.strictObject({
             z
               .strictObject({
                 url: z.string().url(),
-                headers: z.record(z.string(), z.string()).optional(),
+                headers: z.record(z.string(), secret(z.string())).optional(),
                 /** Authorization code + PKCE (tokens from `openassistant mcp login <name>`). */
                 oauth: z
                   .strictObject({
                     /** A client registered by hand; default: dynamic registration at login. */
                     clientId: z.string().min(1).optional(),
-                    clientSecret: z.string().min(1).optional(),
+                    clientSecret: secret(z.string().min(1)).optional(),
                     scopes: z.array(z.string().min(1)).optional(),
                     /** Loopback port for the login's redirect; default: any free port. */
                     redirectPort: z
@@ -152,7 +159,7 @@ export const configSchema = z.strictObject({
             z.strictObject({
               command: z.string().min(1),
               args: z.array(z.string()).default([]),
-              env: z.record(z.string(), z.string()).optional(),
+              env: z.record(z.string(), secret(z.string())).optional(),
               cwd: z.string().optional(),
               /** Starting a local process is an explicit opt-in per server. */
               allowProcess: z.boolean().default(false),
@@ -180,7 +187,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** 0 = HTTP API disabled. */
       port: z.number().int().min(0).max(65535).default(0),
-      token: z.string().optional(),
+      token: secret(z.string()).optional(),
       /** Address to listen on; only change it behind a reverse proxy or tunnel you trust. */
       host: z.string().min(1).default("127.0.0.1"),
       /** The console's address as people reach it (reverse proxy/tunnel), for receipt and login links. */

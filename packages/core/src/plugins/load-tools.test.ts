@@ -390,6 +390,57 @@ export default definePlugin({
     expect(await tool(r.tree, "typed.show").run({})).toEqual({ region: "eu", limit: 10 });
   });
 
+  test("config fields the plugin marks secret are registered (zod .meta({ secret: true }), manifest writeOnly), and its log lines are scrubbed", async () => {
+    const p = tempProject({
+      "plugins/marked/package.json": JSON.stringify({
+        name: "marked",
+        type: "module",
+        openassistant: { entry: "./index.ts" },
+      }),
+      "plugins/marked/index.ts": `${SDK_IMPORT}
+import { definePlugin } from "@openassistant/sdk";
+export default definePlugin({
+  config: z.object({ pin: z.string().meta({ secret: true }), region: z.string() }),
+  tools: (ctx) => {
+    ctx.logger.info("pin is " + ctx.config.pin, { pin: ctx.config.pin });
+    return { show: defineTool({ description: "Show", approval: "auto", args: z.object({}), run: async () => ({}) }) };
+  },
+});`,
+      "plugins/manifested/package.json": JSON.stringify({
+        name: "manifested",
+        type: "module",
+        openassistant: { entry: "./index.ts" },
+      }),
+      "plugins/manifested/openassistant.json": JSON.stringify({
+        configSchema: {
+          type: "object",
+          properties: { label: { type: "string" }, code: { type: "string", writeOnly: true } },
+        },
+      }),
+      "plugins/manifested/index.ts": `${SDK_IMPORT}
+export default () => ({ show: defineTool({ description: "Show", approval: "auto", args: z.object({}), run: async () => ({}) }) });`,
+      ".openassistant/config.json": JSON.stringify({
+        plugins: ["./plugins/marked", "./plugins/manifested"],
+        config: { marked: { pin: "ñ4-pin", region: "eu" }, manifested: { label: "plain", code: " 8-code" } },
+      }),
+    });
+    const registered: Array<[string, string]> = [];
+    const secrets = {
+      add: (source: string, values: Iterable<string | undefined | null>) => {
+        for (const v of values) if (v) registered.push([source, v]);
+      },
+      redact: (text: string) => text.replaceAll("ñ4-pin", "[redacted]"),
+    };
+    const logs: string[] = [];
+    const r = await loadTools({ ...p.opts, ...noInstall, secrets, log: (_l, m, d) => logs.push(m, ...d.map(String)) });
+    expect(r.diagnostics.filter((d) => d.level === "error")).toEqual([]);
+    expect(registered).toContainEqual(["plugin-secret", "ñ4-pin"]);
+    expect(registered).toContainEqual(["plugin-secret", " 8-code"]);
+    expect(registered.map(([, v]) => v).filter((v) => v === "eu" || v === "plain")).toEqual([]);
+    expect(logs.join("\n")).toContain("pin is [redacted]");
+    expect(logs.join("\n")).not.toContain("ñ4-pin");
+  });
+
   test("a bad value is a diagnostic naming the config field and the file; the factory never runs", async () => {
     const p = tempProject({
       ...typedPlugin("plugins/typed"),

@@ -13,6 +13,8 @@ import { isEntryDisabled, isToolEnabled } from "../tools/enablement.ts";
 import { hasNodeModulesAbove, packageImports } from "./bare-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
+import { secretValuesBySchema, zodJsonSchema } from "../config/secret-fields.ts";
+import { previewJson } from "../receipts/redact.ts";
 import { mcpBundles } from "../sources/mcp/bundle.ts";
 import { openApiBundles } from "../sources/openapi/bundle.ts";
 import { checkScopePeers } from "./peer-deps.ts";
@@ -65,7 +67,7 @@ export async function loadToolsIncremental(
   const diagnostics: Diagnostic[] = [...loadedConfig.warnings];
 
   const readOnly = opts.readOnly === true;
-  const log = opts.log ?? defaultLog;
+  const log = redactedLog(opts.log ?? defaultLog, opts.secrets?.redact);
   const installFailures = new Map<string, ToolInstallFailure>();
   if (opts.autoInstall !== false && !readOnly) {
     const progress = opts.installProgress ?? ((line: string) => log("info", line, []));
@@ -93,6 +95,7 @@ export async function loadToolsIncremental(
         }),
         ...mcpBundles(config.mcp.servers, {
           configDir: globalDir,
+          ...(opts.secrets ? { secrets: opts.secrets } : {}),
           ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
         }),
       ],
@@ -117,6 +120,7 @@ export async function loadToolsIncremental(
         projectWorkspace,
         gen,
         log,
+        secrets: opts.secrets,
         helperStamps,
         readOnly,
         installFailures,
@@ -273,6 +277,7 @@ interface LoadContext {
   projectWorkspace: string;
   gen: number;
   log: NonNullable<LoadToolsOptions["log"]>;
+  secrets: LoadToolsOptions["secrets"];
   previous?: { entry: LoadEntry; subtree?: ToolTree; fingerprint: string };
   /** Per load pass: stamp of the helper files (non-tool files) of each tools dir. */
   helperStamps: Map<string, string>;
@@ -417,6 +422,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
         });
       }
       ctxConfig = validated.config;
+      lc.secrets?.add("plugin-secret", secretValuesBySchema(c.pkg.configSchema, ctxConfig));
       const pending = lc.readOnly && c.origin !== "npm" ? uninstalledImports(c.pkg.entry, c.pkg.dir) : [];
       if (pending.length)
         return fail({
@@ -488,6 +494,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
           });
         }
         ctxConfig = parsed.data as Record<string, unknown>;
+        lc.secrets?.add("plugin-secret", secretValuesBySchema(zodJsonSchema(shape.configSchema), ctxConfig));
       }
       const ctx: PluginContext = Object.freeze({
         id: c.id,
@@ -616,6 +623,24 @@ function makeLogger(id: string, log: NonNullable<LoadToolsOptions["log"]>): Plug
     (message: string, ...details: unknown[]) =>
       log(level, `[${id}] ${message}`, details);
   return Object.freeze({ debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") });
+}
+
+/** Plugin log lines pass the redactor (message and details) before reaching `log`. */
+function redactedLog(
+  log: NonNullable<LoadToolsOptions["log"]>,
+  redact: ((text: string) => string) | undefined,
+): NonNullable<LoadToolsOptions["log"]> {
+  if (!redact) return log;
+  return (level, message, details) =>
+    log(
+      level,
+      redact(message),
+      details.map((d) =>
+        typeof d === "string" || d instanceof Error
+          ? redact(typeof d === "string" ? d : (d.stack ?? d.message))
+          : previewJson(d, 4000, redact),
+      ),
+    );
 }
 
 function defaultLog(level: "debug" | "info" | "warn" | "error", message: string, details: unknown[]): void {

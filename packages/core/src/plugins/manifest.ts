@@ -13,6 +13,8 @@ export interface PluginPackage {
   readonly name?: string;
   readonly description?: string;
   readonly validateConfig?: ValidateFunction;
+  /** The manifest's configSchema as written (its `writeOnly: true` fields are secrets). */
+  readonly configSchema?: object;
   readonly manifestFile?: string;
 }
 
@@ -95,6 +97,7 @@ export function readPluginPackage(dirIn: string, options: { validatorCache?: Val
   let name: string | undefined;
   let description: string | undefined;
   let validateConfig: ValidateFunction | undefined;
+  let configSchema: object | undefined;
   const manifestFile = join(dir, "openassistant.json");
   const hasManifest = existsSync(manifestFile);
   if (hasManifest) {
@@ -113,6 +116,7 @@ export function readPluginPackage(dirIn: string, options: { validatorCache?: Val
     name = m.name;
     description = m.description;
     if (m.configSchema) {
+      configSchema = m.configSchema;
       try {
         validateConfig = compileConfigSchema(m.configSchema, options.validatorCache);
       } catch (err) {
@@ -187,6 +191,7 @@ export function readPluginPackage(dirIn: string, options: { validatorCache?: Val
     name,
     description,
     validateConfig,
+    ...(configSchema ? { configSchema } : {}),
     manifestFile: hasManifest ? manifestFile : undefined,
   };
 }

@@ -1,3 +1,4 @@
+import type { SecretSink } from "../receipts/secret-registry.ts";
 import type { ApprovalMode, PluginContext, ToolTree } from "@openassistant/sdk";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
@@ -90,6 +91,11 @@ export interface LoadToolsOptions {
   declarationCache?: DeclarationCache;
   /** Called when a tool source announces a new tool list (an MCP server's list_changed): reload. */
   onSourceChanged?: () => void;
+  /**
+   * Where credentials found while loading are registered (plugin config fields marked secret, MCP
+   * OAuth tokens as they are read and refreshed); its `redact` also scrubs plugin log lines.
+   */
+  secrets?: SecretSink & { readonly redact: (text: string) => string };
   /** Receives plugin log lines (already prefixed with the plugin id). Default: console. */
   log?: (level: "debug" | "info" | "warn" | "error", message: string, details: unknown[]) => void;
 }

@@ -16,7 +16,14 @@ export { receiptMac, genesisMac } from "./mac.ts";
 export { loadReceiptKey, receiptKeyPath, RECEIPT_KEY_FILENAME } from "./key.ts";
 export { RECEIPT_FIELD_CAPS, RUN_TEXT_BUDGET, RUN_SPENT_CAP, receiptTextBound } from "./bounds.ts";
 export { callStatus, phaseStatus, type CallStatus } from "./status.ts";
-export { clipText, createRedactor, previewJson, REDACTED, redactDeep } from "./redact.ts";
+export { clipText, createRedactor, MIN_SECRET_LENGTH, previewJson, REDACTED, redactDeep } from "./redact.ts";
+export {
+  CREDENTIAL_SOURCES,
+  createSecretRegistry,
+  type CredentialSource,
+  type SecretRegistry,
+  type SecretSink,
+} from "./secret-registry.ts";
 export {
   formatSummaryForModel,
   summarizeRun,

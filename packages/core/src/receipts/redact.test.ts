@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { clipText, createRedactor, previewJson, redactDeep, TOKEN_PATTERNS } from "./redact.ts";
 
 describe("createRedactor", () => {
-  test("replaces known secret values (length ≥ 6), longest first, and their JSON-escaped form", () => {
+  test("replaces known secret values (length ≥ 4), longest first, and their JSON-escaped form", () => {
     const redact = createRedactor(["hunter2-password", "hunter2", "abc", 'quo"te\\secret']);
     expect(redact("login with hunter2-password now")).toBe("login with [redacted] now");
     expect(redact("pw=hunter2;")).toBe("pw=[redacted];");
@@ -10,6 +10,20 @@ describe("createRedactor", () => {
     const json = JSON.stringify({ token: 'quo"te\\secret' });
     expect(redact(json)).toBe('{"token":"[redacted]"}');
     expect(redact('raw quo"te\\secret')).toBe("raw [redacted]");
+  });
+
+  test("any registered value from 4 characters is redacted, whatever its first character; 3 characters are not", () => {
+    const odd = ["Zq7#Lp", "-dash-led", " space-led", "ñandú-key", "k9!Q"];
+    const redact = createRedactor([...odd, "abc"]);
+    for (const s of odd) {
+      expect(redact(`[${s}]`)).toBe("[[redacted]]");
+      expect(redact(Buffer.from(`u:${s}`).toString("base64"))).toContain("[redacted]"); // inside a Basic credential
+      expect(redact(`x=${encodeURIComponent(s)}&`)).toBe("x=[redacted]&");
+      expect(redact(Buffer.from(s).toString("hex"))).toBe("[redacted]");
+    }
+    expect(redact("abc is a syllable, not a secret")).toBe("abc is a syllable, not a secret");
+    // Four characters count by code point: two emoji are 4 UTF-16 units but only 2 characters.
+    expect(createRedactor(["😀😀"])("😀😀")).toBe("😀😀");
   });
 
   test("secrets containing regexp characters are matched literally", () => {

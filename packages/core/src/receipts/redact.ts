@@ -1,7 +1,14 @@
 export const REDACTED = "[redacted]";
 
-/** Secrets shorter than this are not replaced by value: they would shred ordinary text. */
-const MIN_SECRET_LENGTH = 6;
+/**
+ * Registered values shorter than this (in characters) are not replaced: from 4 characters (at
+ * least 4 UTF-8 bytes) every form below is at least 4 characters long, and a given 4-character
+ * string turns up by chance in random base64 about once in 17 million positions. At 3 the
+ * embedded-base64 forms shrink to 3 characters, which occur every ~250 KB of any base64 blob,
+ * and the raw value is a syllable of ordinary words. Any longer value is redacted, whatever its
+ * shape or first character.
+ */
+export const MIN_SECRET_LENGTH = 4;
 
 /**
  * Token shapes that are secret whether or not we were told about them. `needs` is a pattern every
@@ -45,7 +52,7 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
   const literals = new Set<string>();
   const encoded: Array<{ pattern: string; length: number }> = [];
   for (const s of new Set(secrets)) {
-    if (typeof s !== "string" || s.length < MIN_SECRET_LENGTH) continue;
+    if (typeof s !== "string" || [...s].length < MIN_SECRET_LENGTH) continue;
     for (const form of fixedForms(s)) literals.add(form);
     encoded.push({ pattern: [...s].map(charForms).join(""), length: s.length });
   }

@@ -1,3 +1,4 @@
+import type { SecretSink } from "./secret-registry.ts";
 import type { Database, Statement } from "bun:sqlite";
 import { toolPatternToRegExp } from "../tools/pattern.ts";
 import { createRunBudgets } from "./bounds.ts";
@@ -28,6 +29,8 @@ export interface SqliteReceiptStoreOptions {
    * owner's journal still holds.
    */
   readonly journal?: boolean;
+  /** Where the key read from `keyDir` is registered for redaction (the gateway's secret registry). */
+  readonly secrets?: SecretSink;
 }
 
 const DEFAULT_LIMIT = 200;
@@ -59,6 +62,7 @@ type Staged = JournalRecord;
 export function createSqliteReceiptStore(db: Database, options: SqliteReceiptStoreOptions = {}): ReceiptStore {
   const now = options.now ?? Date.now;
   const key: ReceiptKey = options.keyDir !== undefined ? loadReceiptKey(options.keyDir) : processReceiptKey();
+  options.secrets?.add("receipt-key", [Buffer.from(key.key).toString("hex")]);
   ensureReceiptSchema(db);
   const dbId = metaValue(db, "db_id", () => `db_${crypto.randomUUID().replaceAll("-", "")}`);
   const headFile = key.dir ? headPath(key.dir, dbId) : undefined;

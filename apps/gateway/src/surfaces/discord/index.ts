@@ -66,7 +66,9 @@ export async function startDiscordSurface(
       'discord: config.discord.token is empty. Set it (e.g. "${DISCORD_TOKEN}") or remove the discord section.',
     );
   const port = surfacePort(gateway);
-  // The gateway's redactor knows every configured secret; the token is added for ports without one.
+  // The token joins the gateway's secrets (replies, cards and receipts are scrubbed of it too);
+  // a port without a registry still keeps it out of the surface's own log lines.
+  port.secrets?.add("discord-token", [config.token]);
   const tokenRedact = createRedactor([config.token]);
   const redact = (text: string) => tokenRedact(port.redact ? port.redact(text) : text);
   const sink = opts.log;

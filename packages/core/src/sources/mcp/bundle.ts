@@ -1,5 +1,6 @@
 import type { OpenAssistantConfig } from "../../config/schema.ts";
 import type { BundledPlugin } from "../../plugins/types.ts";
+import type { SecretSink } from "../../receipts/secret-registry.ts";
 import { McpConnection, type McpServerConfig } from "./connection.ts";
 import { mcpToolTree } from "./tools.ts";
 
@@ -16,7 +17,7 @@ function connectionFor(name: string, config: McpServerConfig, configDir: string 
 /** `config.mcp.servers.<name>` as tool sources mounted at `tools.<name>`. */
 export function mcpBundles(
   servers: OpenAssistantConfig["mcp"]["servers"],
-  o: { onToolsChanged?: () => void; configDir?: string } = {},
+  o: { onToolsChanged?: () => void; configDir?: string; secrets?: SecretSink } = {},
 ): BundledPlugin[] {
   return Object.entries(servers ?? {})
     .filter(([, s]) => s.enabled)
@@ -24,6 +25,7 @@ export function mcpBundles(
       const { enabled: _enabled, ...config } = s;
       const connection = connectionFor(name, config as McpServerConfig, o.configDir);
       if (o.onToolsChanged) connection.onToolsChanged(o.onToolsChanged);
+      if (o.secrets) connection.addSecretSink(o.secrets);
       return {
         id: name,
         configPath: ["mcp", "servers", name],

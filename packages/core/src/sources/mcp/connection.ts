@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
+import type { SecretSink } from "../../receipts/secret-registry.ts";
 
 export type McpServerConfig =
   | {
@@ -51,6 +52,14 @@ export class McpConnection {
   private failures = 0;
   private retryAt = 0;
   private readonly listeners = new Set<() => void>();
+  private readonly secretSinks = new Set<SecretSink>();
+  /** Hands what the connection's OAuth login reads or refreshes to every registry that uses it. */
+  private readonly secrets: SecretSink = {
+    add: (source, values) => {
+      const list = [...values];
+      for (const sink of this.secretSinks) sink.add(source, list);
+    },
+  };
 
   constructor(
     readonly name: string,
@@ -58,6 +67,11 @@ export class McpConnection {
     /** Where `mcp-oauth.json` lives (the config dir); needed by servers with `oauth`. */
     private readonly configDir?: string,
   ) {}
+
+  /** A gateway's secret registry: OAuth tokens and client secrets are registered with it as they are read or obtained. */
+  addSecretSink(sink: SecretSink): void {
+    this.secretSinks.add(sink);
+  }
 
   onToolsChanged(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -141,7 +155,14 @@ export class McpConnection {
       let authProvider: McpOAuthProvider | undefined;
       if (c.oauth) {
         if (!this.configDir) throw new Error(`mcp.servers.${this.name}.oauth: no config dir to read the login from`);
-        authProvider = new McpOAuthProvider(this.name, c.url, c.oauth, new McpOAuthStore(this.configDir));
+        authProvider = new McpOAuthProvider(
+          this.name,
+          c.url,
+          c.oauth,
+          new McpOAuthStore(this.configDir),
+          undefined,
+          this.secrets,
+        );
         // Checked here, without a request: the gateway never starts a browser flow itself.
         if (!authProvider.hasTokens()) throw new McpLoginRequiredError(this.name, "not logged in");
       }

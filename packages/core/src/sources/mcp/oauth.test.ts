@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from "../../config/index.ts";
 import { loadTools } from "../../plugins/index.ts";
 import { tempProject, toolSource } from "../../../test/plugin-fixtures.ts";
 import { indexToolTree } from "../../tools/flatten.ts";
-import { closeMcpConnections, mcpLogin, McpOAuthStore, mcpOAuthPath } from "./index.ts";
+import { closeMcpConnections, mcpLogin, McpOAuthProvider, McpOAuthStore, mcpOAuthPath } from "./index.ts";
 
 setDefaultTimeout(30_000);
 afterAll(() => closeMcpConnections());
@@ -132,6 +132,37 @@ describe("MCP servers behind OAuth (authorization code + PKCE)", () => {
     // The old refresh token is dead at the server; the saved one works for the next refresh.
     server.expireAccessTokens();
     expect(await read.run(read.args.parse({ id: "n3" }), ctx())).toMatchObject({ id: "n3" });
+  });
+
+  test("every token and client secret is registered for redaction when read or obtained (a refresh's, at once)", () => {
+    const dir = tempProject({}).globalDir;
+    const registered: string[] = [];
+    const sink = {
+      add: (_source: string, values: Iterable<string | undefined | null>) =>
+        void registered.push(...[...values].filter((v): v is string => Boolean(v))),
+    };
+    const store = new McpOAuthStore(dir);
+    store.update("notes", "http://127.0.0.1:1/mcp", (e) => {
+      e.client = { client_id: "registered", client_secret: "cs-from-registration" };
+      e.tokens = { access_token: "at-saved", token_type: "Bearer", refresh_token: "rt-saved" };
+    });
+    const provider = new McpOAuthProvider("notes", "http://127.0.0.1:1/mcp", {}, store, undefined, sink);
+    provider.clientInformation();
+    provider.tokens();
+    expect(registered).toEqual(["cs-from-registration", "at-saved", "rt-saved"]);
+    // What a refresh obtains is registered as it is saved, before anything reads it back.
+    provider.saveTokens({ access_token: "at-refreshed", token_type: "Bearer", refresh_token: "rt-refreshed" });
+    expect(registered.slice(3)).toEqual(["at-refreshed", "rt-refreshed"]);
+    // A client configured by hand: its secret is registered when the provider is made.
+    new McpOAuthProvider(
+      "other",
+      "http://127.0.0.1:2/mcp",
+      { clientId: "c", clientSecret: "cs-configured" },
+      store,
+      undefined,
+      sink,
+    );
+    expect(registered.at(-1)).toBe("cs-configured");
   });
 
   test("configured headers reach the MCP server, never the authorization server", async () => {

@@ -4,6 +4,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { SecretSink } from "../../receipts/secret-registry.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 
 /** `mcp.servers.<name>.oauth`: authorization code + PKCE against the server's authorization server. */
@@ -59,7 +60,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     private readonly config: McpOAuthConfig,
     private readonly store: McpOAuthStore,
     private readonly interactive?: Interactive,
-  ) {}
+    /** Where every token and client secret read or obtained is registered for redaction. */
+    private readonly secrets?: SecretSink,
+  ) {
+    secrets?.add("mcp-oauth", [config.clientSecret]);
+  }
 
   /** Whether a login was saved for this server at this URL. */
   hasTokens(): boolean {
@@ -96,6 +101,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
         ...(this.config.clientSecret ? { client_secret: this.config.clientSecret } : {}),
       };
     const client = this.store.get(this.server, this.serverUrl)?.client;
+    this.secrets?.add("mcp-oauth", [client?.client_secret]);
     // Registering a client is the login's job: the gateway stops here rather than register one.
     if (!client && !this.interactive) throw new McpLoginRequiredError(this.server, "no client is registered");
     return client;
@@ -104,16 +110,21 @@ export class McpOAuthProvider implements OAuthClientProvider {
   saveClientInformation(info: OAuthClientInformationMixed): void {
     if (this.config.clientId) return; // configured by hand, nothing to keep
     if (!this.interactive) throw new McpLoginRequiredError(this.server, "no client is registered");
+    this.secrets?.add("mcp-oauth", [info.client_secret]);
     this.store.update(this.server, this.serverUrl, (e) => {
       e.client = info;
     });
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.store.get(this.server, this.serverUrl)?.tokens;
+    const tokens = this.store.get(this.server, this.serverUrl)?.tokens;
+    this.secrets?.add("mcp-oauth", [tokens?.access_token, tokens?.refresh_token, tokens?.id_token]);
+    return tokens;
   }
 
+  /** Tokens a login or a refresh obtained: registered before anything else can see them. */
   saveTokens(tokens: OAuthTokens): void {
+    this.secrets?.add("mcp-oauth", [tokens.access_token, tokens.refresh_token, tokens.id_token]);
     this.store.update(this.server, this.serverUrl, (e) => {
       e.tokens = tokens;
       e.tokensSavedAt = new Date().toISOString();
