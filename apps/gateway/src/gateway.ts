@@ -386,7 +386,11 @@ async function openGateway(
       sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
       onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       const fresh = sessions.get(session.id) ?? session;
-      const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
+      // Refused turns are left out (the docs' reset after a refusal); run ids let a compaction keep
+      // what the dropped messages' runs did, from their receipts.
+      const history = sessions
+        .modelHistory(session.id)
+        .map((m) => ({ role: m.role, content: m.content, runIds: m.runIds }));
       const raw = await runTurn(
         { id: session.id, history, requestedBy: message.userId },
         message.text,

@@ -1,4 +1,5 @@
 import {
+  checkContextWindow,
   checkRequest,
   estimateTokens,
   prefixHash,
@@ -103,6 +104,11 @@ export interface ScriptedError {
     headers?: Record<string, string>;
     /** For streaming requests: answer 200, send message_start, then an SSE `error` event. */
     midStream?: boolean;
+    /**
+     * With `midStream`: text streamed (a text block's start and deltas, no stop) before the error
+     * event, as when an overload interrupts a reply that had begun.
+     */
+    partialText?: string;
     delayMs?: number;
     /** Extra fields of the `error` object (e.g. `details: { error_code }`). */
     extra?: Record<string, unknown>;
@@ -131,6 +137,14 @@ export interface ContractViolation {
   readonly status: number;
   readonly type: string;
   readonly message: string;
+}
+
+export interface FakeAnthropicOptions {
+  /**
+   * The context window every request must fit (estimated tokens of system, tools and messages),
+   * instead of the model's own (models.ts): lets a test fill a window with a small conversation.
+   */
+  contextWindowTokens?: number;
 }
 
 export interface FakeAnthropic {
@@ -198,7 +212,7 @@ export const fakeAnthropicErrors = {
       retryAfterSeconds,
     },
   }),
-  overloaded: (opts: { midStream?: boolean } = {}): ScriptedError => ({
+  overloaded: (opts: { midStream?: boolean; partialText?: string } = {}): ScriptedError => ({
     error: { status: 529, type: "overloaded_error", message: "Overloaded", ...opts },
   }),
   billing: (): ScriptedError => ({
@@ -240,7 +254,7 @@ export const fakeAnthropicErrors = {
   }),
 };
 
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
   const violations: ContractViolation[] = [];
@@ -273,6 +287,11 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       }
       const problem = checkRequest(recorded.body, issued);
       if (problem) return contractError(problem, recorded, requestId);
+      // Too long for the window: the documented error, not a contract violation of the client's
+      // (it cannot count tokens exactly), and it consumes no scripted turn.
+      const window = options.contextWindowTokens ?? rulesFor(recorded.body.model)?.contextWindow;
+      const tooLong = window !== undefined ? checkContextWindow(recorded.body, window) : undefined;
+      if (tooLong) return errorResponse(tooLong, requestId);
       const next = queue.shift();
       if (!next) {
         return errorResponse(
@@ -290,7 +309,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       if ("error" in turn) {
         if (turn.error.delayMs) await Bun.sleep(turn.error.delayMs);
         if (turn.error.midStream && wantsStream) {
-          return sseResponse(midStreamErrorEvents(turn, recorded, ++messageCount), requestId);
+          return sseResponse(midStreamErrorEvents(turn, recorded, ++messageCount), requestId, turn.error.headers);
         }
         return errorResponse(turn.error, requestId);
       }
@@ -591,7 +610,10 @@ function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
 }
 
 // DOCS.errors: "When receiving a streaming response via SSE, it's possible that an error can occur
-// after returning a 200 response".
+// after returning a 200 response"; DOCS.streaming ("Error events"): during high usage an
+// `overloaded_error` arrives in the stream as `event: error` with
+// `data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`, which
+// may follow content deltas already sent (`partialText`).
 function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: number): SseEvent[] {
   const m: WireMessage = {
     id: `msg_fake_${n}`,
@@ -603,13 +625,26 @@ function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: numb
     stop_sequence: null,
     usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   };
+  const partial: SseEvent[] = turn.error.partialText
+    ? [
+        {
+          event: "content_block_start",
+          data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "", citations: null } },
+        },
+        ...chunks(turn.error.partialText, 8).map((text) => ({
+          event: "content_block_delta",
+          data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
+        })),
+      ]
+    : [];
   return [
     messageStartEvent(m),
+    ...partial,
     { event: "error", data: { type: "error", error: { type: turn.error.type, message: turn.error.message } } },
   ];
 }
 
-function sseResponse(events: SseEvent[], requestId: string): Response {
+function sseResponse(events: SseEvent[], requestId: string, headers: Record<string, string> = {}): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -620,6 +655,6 @@ function sseResponse(events: SseEvent[], requestId: string): Response {
     },
   });
   return new Response(body, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": requestId },
+    headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": requestId },
   });
 }

@@ -21,6 +21,7 @@ export const DOCS = {
   errors: "https://platform.claude.com/docs/en/api/errors",
   promptCaching: "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
   messages: "https://platform.claude.com/docs/en/api/messages",
+  contextWindows: "https://platform.claude.com/docs/en/build-with-claude/context-windows",
 } as const;
 
 export type FakeThinkingType = "adaptive" | "between_tools" | "disabled" | "enabled";

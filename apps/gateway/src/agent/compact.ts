@@ -1,0 +1,61 @@
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import { formatSummaryForModel, summarizeRun, type Receipt } from "@openassistant/core/receipts";
+import { cutText } from "@openassistant/core/text";
+import { repairHistory } from "../sessions/repair.ts";
+import { keptFrom, withNote } from "../sessions/trim.ts";
+import { withoutThinking } from "./messages.ts";
+
+/** A stored message as the turn receives it: the run ids let a compaction say what its runs did. */
+export type HistoryMessage = MessageParam & { readonly runIds?: readonly string[] };
+
+export interface FittedHistory {
+  /** Valid request messages, the user's new message last. */
+  readonly messages: MessageParam[];
+  /** Stored messages left out. */
+  readonly omitted: number;
+}
+
+export interface FitOptions {
+  readonly maxTokens: number;
+  readonly maxMessages: number;
+  /** The receipts of some runs (the gateway's receipt store). */
+  readonly receiptsOf: (runIds: readonly string[]) => readonly Receipt[];
+}
+
+/** The activity lines of dropped messages are bounded: the note must not refill the window. */
+const MAX_ACTIVITY_CHARS = 6_000;
+
+/**
+ * Stored history plus the user's new message, made valid for a request and fitted to a budget
+ * (compaction by dropping, not by a model-written summary: no second request that can itself
+ * overflow or fail, and nothing the model could misremember about what ran):
+ * - thinking of finished turns is left out (the docs require it only within its own tool loop);
+ * - the oldest messages go until the rest fits, cut only before a plain user message, so every
+ *   tool_use keeps its tool_result (sessions/trim.ts `keptFrom`); what is left is repaired;
+ * - in their place, a note says so and lists what their tool runs did, from the receipts, so the
+ *   model still knows what was done (and what was denied or failed) before the cut.
+ */
+export function fitHistory(
+  history: readonly HistoryMessage[],
+  userMessage: MessageParam,
+  options: FitOptions,
+): FittedHistory {
+  const all = [...withoutThinking(history), userMessage];
+  const start = Math.min(keptFrom(all, options), all.length - 1);
+  const kept = repairHistory(all.slice(start).map((m) => ({ role: m.role, content: m.content }) as MessageParam));
+  if (start === 0) return { messages: kept, omitted: 0 };
+  const runIds = all.slice(0, start).flatMap((m) => (m as HistoryMessage).runIds ?? []);
+  return { messages: withNote(kept, compactionNote(start, runIds, options.receiptsOf)), omitted: start };
+}
+
+function compactionNote(
+  omitted: number,
+  runIds: readonly string[],
+  receiptsOf: (runIds: readonly string[]) => readonly Receipt[],
+): string {
+  const head = `[Earlier conversation compacted: ${omitted} older message(s) were left out to fit the context window.`;
+  const receipts = runIds.length ? receiptsOf(runIds) : [];
+  if (!receipts.length) return `${head}]`;
+  const lines = cutText(formatSummaryForModel(summarizeRun(receipts)), MAX_ACTIVITY_CHARS);
+  return `${head} What their tool calls did, from the gateway's receipts (only ✅ lines were done):\n${lines}]`;
+}
