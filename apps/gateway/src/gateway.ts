@@ -314,7 +314,7 @@ async function openGateway(
     return m;
   };
 
-  // Model-side facts are recorded next to the receipts (turn_events): rotations and model errors.
+  // Model-side facts are recorded next to the receipts (turn_events): rotations, model errors, compactions.
   events.subscribe((e) => {
     if (closed) return;
     if (e.type === "profile.rotated")
@@ -326,6 +326,8 @@ async function openGateway(
       });
     else if (e.type === "error")
       sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
+    else if (e.type === "history.compacted")
+      sessions.recordTurnEvent(e.turnId, e.type, { omitted: e.omitted, reason: e.reason });
   });
 
   let http: GatewayHttp | undefined;

@@ -379,7 +379,9 @@ function compact(state: TurnState, reason: CompactReason): boolean {
     content: state.folded ? [...state.userContent, { type: "text", text: state.folded }] : state.userContent,
   };
   const window = contextWindowOf(state.s);
-  const halved = Math.floor(state.historyTokens / 2);
+  // Half of what was sent (or of the budget, when less was sent) when the API said it did not fit.
+  const sent = estimateTokens(state.trimmed.messages.map((m) => m.content));
+  const halved = Math.floor(Math.min(state.historyTokens, sent) / 2);
   // The request's fixed part (system, tools, the answer's max_tokens) comes off the window first.
   const room = window
     ? window -

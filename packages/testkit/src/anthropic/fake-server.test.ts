@@ -131,6 +131,41 @@ describe("fake Anthropic server", () => {
     expect(events[1]!.data.error.type).toBe("overloaded_error");
   });
 
+  test("an overload after some text: content deltas, then the error event exactly as the API sends it", async () => {
+    api.script([fakeAnthropicErrors.overloaded({ midStream: true, partialText: "The answer is forty" })]);
+    const res = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true });
+    expect(res.status).toBe(200);
+    const raw = await res.text();
+    const events = parseSse(raw);
+    expect(events.map((e) => e.event)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_delta",
+      "error",
+    ]);
+    const text = events.flatMap((e) => (e.event === "content_block_delta" ? [e.data.delta.text] : [])).join("");
+    expect(text).toBe("The answer is forty");
+    expect(raw).toContain(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+    );
+  });
+
+  test("a prompt over the context window: 400 prompt is too long, no scripted turn consumed", async () => {
+    api.script([textTurn("fits")]);
+    api.setContextWindow(50);
+    const big = [{ role: "user", content: "x".repeat(400) }];
+    const r1 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: big });
+    expect(r1.status).toBe(400);
+    const body = (await r1.json()) as any;
+    expect(body.error.type).toBe("invalid_request_error");
+    expect(body.error.message).toMatch(/^prompt is too long: \d+ tokens > 50 maximum$/);
+    expect(api.remaining()).toBe(1);
+    const r2 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI });
+    expect(((await r2.json()) as any).content[0].text).toBe("fits");
+  });
+
   test("an empty queue and unknown routes fail loudly", async () => {
     const r1 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI });
     expect(r1.status).toBe(500);

@@ -160,6 +160,8 @@ export interface FakeAnthropic {
   violations: ContractViolation[];
   /** Usage reported for each message served, in order (to measure cache hit rates). */
   served: Array<{ model: string; usage: Required<FakeUsage> }>;
+  /** Sets (or with undefined, clears) the context window requests must fit (FakeAnthropicOptions). */
+  setContextWindow(tokens: number | undefined): void;
   /** Number of scripted turns not consumed yet. */
   remaining(): number;
   close(): Promise<void>;
@@ -264,6 +266,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const cache = new Map<string, number>();
   let messageCount = 0;
   let requestCount = 0;
+  let contextWindowTokens = options.contextWindowTokens;
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -289,7 +292,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       if (problem) return contractError(problem, recorded, requestId);
       // Too long for the window: the documented error, not a contract violation of the client's
       // (it cannot count tokens exactly), and it consumes no scripted turn.
-      const window = options.contextWindowTokens ?? rulesFor(recorded.body.model)?.contextWindow;
+      const window = contextWindowTokens ?? rulesFor(recorded.body.model)?.contextWindow;
       const tooLong = window !== undefined ? checkContextWindow(recorded.body, window) : undefined;
       if (tooLong) return errorResponse(tooLong, requestId);
       const next = queue.shift();
@@ -336,6 +339,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     served,
     messageRequests: () => requests.filter((r) => r.method === "POST" && r.path === "/v1/messages"),
     remaining: () => queue.length,
+    setContextWindow(tokens) {
+      contextWindowTokens = tokens;
+    },
     async close() {
       await server.stop(true);
     },
