@@ -86,7 +86,7 @@ describe("an error in the middle of a stream", () => {
     "an overload after some text is retried (retry-after respected); the partial text is replaced, never shown twice",
     async () => {
       const { io, events, ask } = await withTerminal();
-      h!.api.script([overloadAfter("The answer is forty", "1500"), textTurn("The answer is forty-two.")]);
+      h!.api.script([overloadAfter("The answer is forty", "600"), textTurn("The answer is forty-two.")]);
       await ask("what is the answer?", /forty-two/);
       // A live view of the streamed text, built from the events as a client of /events would.
       let live = "";
@@ -97,11 +97,11 @@ describe("an error in the middle of a stream", () => {
       expect(live).toBe("The answer is forty-two.");
       expect(events.filter((e) => e.type === "model.text.discarded")).toHaveLength(1);
       expect(events.find((e) => e.type === "model.retrying")).toMatchObject({
-        seconds: 2,
+        seconds: 1,
         reason: "Anthropic is overloaded",
       });
       expect(io.text.match(/The answer is forty/g)).toHaveLength(1);
-      expect(io.text).toContain("(waiting 2 s before retrying: Anthropic is overloaded)");
+      expect(io.text).toContain("(waiting 1 s before retrying: Anthropic is overloaded)");
       const [first, second] = h!.api.messageRequests();
       expect(second!.body).toEqual(first!.body);
     },

@@ -448,7 +448,8 @@ describe("one credential: rate limits and overloads are waited out on the same k
     ]);
     const seen: string[] = [];
     const retries: Array<{ seconds: number; reason: string }> = [];
-    const c = client(storeWith(["anthropic:a", "api_key", KEY_A]), { rateLimitRetries: 2, maxRetryWaitMs: 30 });
+    // No cap below the API's retry-after: the wait shown is the one asked for (20 ms → 1 s), not the 2 s default.
+    const c = client(storeWith(["anthropic:a", "api_key", KEY_A]), { rateLimitRetries: 2, maxRetryWaitMs: 60_000 });
     const msg = await c.streamMessage(userMessage, {
       onText: (d) => seen.push(d),
       onDiscard: () => seen.push("<discard>"),
