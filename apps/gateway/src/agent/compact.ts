@@ -40,12 +40,23 @@ export function fitHistory(
   userMessage: MessageParam,
   options: FitOptions,
 ): FittedHistory {
-  const all = [...withoutThinking(history), userMessage];
+  const all = [...withoutThinking(history.map(asBlocks)), userMessage];
   const start = Math.min(keptFrom(all, options), all.length - 1);
   const kept = repairHistory(all.slice(start).map((m) => ({ role: m.role, content: m.content }) as MessageParam));
   if (start === 0) return { messages: kept, omitted: 0 };
   const runIds = all.slice(0, start).flatMap((m) => (m as HistoryMessage).runIds ?? []);
   return { messages: withNote(kept, compactionNote(start, runIds, options.receiptsOf)), omitted: start };
+}
+
+/**
+ * Content as a list of block objects, whatever a damaged row holds (null, an object, stray values),
+ * so the steps before the repair can read it; the repair then makes each block valid.
+ */
+function asBlocks(m: HistoryMessage): HistoryMessage {
+  if (typeof m.content === "string") return m;
+  const blocks = Array.isArray(m.content) ? m.content : [];
+  const objects = blocks.filter((b) => typeof b === "object" && b !== null && !Array.isArray(b));
+  return objects.length === blocks.length && blocks === m.content ? m : ({ ...m, content: objects } as HistoryMessage);
 }
 
 function compactionNote(
