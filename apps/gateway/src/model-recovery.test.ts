@@ -113,13 +113,24 @@ describe("an error in the middle of a stream", () => {
     async () => {
       const { ask } = await withTerminal();
       h!.api.script([
-        overloadAfter("Let me look at your reminders"),
+        {
+          error: {
+            ...fakeAnthropicErrors.overloaded({
+              midStream: true,
+              partialText: "Let me add that reminder.",
+              // Cut off inside the call's code: a prefix that would still run if anything ran it.
+              partialToolUse: { id: "toolu_0", name: "execute", partialJson: '{"code":"await tools.mail.send({' },
+            }).error,
+            headers: { "retry-after-ms": "30" },
+          },
+        },
         exec("toolu_1"),
         textTurn("You have one reminder: water plants."),
       ]);
       const answer = await ask("my reminders?", /water plants[\s\S]*?\[r_\d+\]/);
       expect(answer).toMatch(/✅ reminders\.list succeeded \[r_\d+\]/);
       expect(h!.calls).toEqual(["reminders.list"]);
+      expect(JSON.stringify(h!.api.messageRequests().map((r) => r.body))).not.toContain("toolu_0");
     },
     E2E_TIMEOUT,
   );

@@ -152,6 +152,31 @@ describe("fake Anthropic server", () => {
     );
   });
 
+  test("an overload inside a tool call: the tool_use block's partial JSON, then the error event", async () => {
+    api.script([
+      fakeAnthropicErrors.overloaded({
+        midStream: true,
+        partialText: "Sending.",
+        partialToolUse: { id: "toolu_1", name: "execute", partialJson: '{"code":"send(' },
+      }),
+    ]);
+    const res = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true });
+    const events = parseSse(await res.text());
+    expect(events.map((e) => e.event)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "error",
+    ]);
+    expect(events[4]!.data).toMatchObject({ index: 1, content_block: { type: "tool_use", id: "toolu_1" } });
+    const json = events.flatMap((e) => (e.data.delta?.type === "input_json_delta" ? [e.data.delta.partial_json] : []));
+    expect(json.join("")).toBe('{"code":"send(');
+  });
+
   test("a prompt over the context window: 400 prompt is too long, no scripted turn consumed", async () => {
     api.script([textTurn("fits")]);
     api.setContextWindow(50);

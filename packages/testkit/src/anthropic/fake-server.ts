@@ -109,6 +109,11 @@ export interface ScriptedError {
      * event, as when an overload interrupts a reply that had begun.
      */
     partialText?: string;
+    /**
+     * With `midStream`: a tool_use block begun after any `partialText` — its start and the first
+     * `input_json_delta`s of `partialJson` (incomplete JSON) — before the error event.
+     */
+    partialToolUse?: { id: string; name: string; partialJson: string };
     delayMs?: number;
     /** Extra fields of the `error` object (e.g. `details: { error_code }`). */
     extra?: Record<string, unknown>;
@@ -214,7 +219,9 @@ export const fakeAnthropicErrors = {
       retryAfterSeconds,
     },
   }),
-  overloaded: (opts: { midStream?: boolean; partialText?: string } = {}): ScriptedError => ({
+  overloaded: (
+    opts: Pick<ScriptedError["error"], "midStream" | "partialText" | "partialToolUse"> = {},
+  ): ScriptedError => ({
     error: { status: 529, type: "overloaded_error", message: "Overloaded", ...opts },
   }),
   billing: (): ScriptedError => ({
@@ -631,18 +638,24 @@ function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: numb
     stop_sequence: null,
     usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   };
-  const partial: SseEvent[] = turn.error.partialText
-    ? [
-        {
-          event: "content_block_start",
-          data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "", citations: null } },
-        },
-        ...chunks(turn.error.partialText, 8).map((text) => ({
-          event: "content_block_delta",
-          data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
-        })),
-      ]
-    : [];
+  // The error cuts the last block short (no content_block_stop); a text block followed by a tool_use ended first.
+  const partial: SseEvent[] = [];
+  const { partialText, partialToolUse } = turn.error;
+  const push = (event: string, data: Record<string, unknown>) =>
+    partial.push({ event, data: { type: event, ...data } });
+  if (partialText) {
+    push("content_block_start", { index: 0, content_block: { type: "text", text: "", citations: null } });
+    for (const text of chunks(partialText, 8))
+      push("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    if (partialToolUse) push("content_block_stop", { index: 0 });
+  }
+  if (partialToolUse) {
+    const index = partialText ? 1 : 0;
+    const { id, name, partialJson } = partialToolUse;
+    push("content_block_start", { index, content_block: { type: "tool_use", id, name, input: {} } });
+    for (const json of chunks(partialJson, 8))
+      push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: json } });
+  }
   return [
     messageStartEvent(m),
     ...partial,
