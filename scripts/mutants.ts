@@ -790,6 +790,12 @@ export const MUTANTS: readonly Mutant[] = [
         `.history(session.id)`,
         "the gateway sends refused turns back to the model",
       ],
+      [
+        "refused-turn-activity-untold",
+        `.filter((t) => t.stopReason === "refused")`,
+        `.filter(() => false)`,
+        "what the tool calls of a refused turn did is no longer told to the model",
+      ],
     ],
   ),
   ...m(

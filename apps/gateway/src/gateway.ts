@@ -393,8 +393,12 @@ async function openGateway(
       const history = sessions
         .modelHistory(session.id)
         .map((m) => ({ role: m.role, content: m.content, runIds: m.runIds }));
+      const leftOutRuns = sessions
+        .turns(session.id)
+        .filter((t) => t.stopReason === "refused")
+        .flatMap((t) => t.runIds);
       const raw = await runTurn(
-        { id: session.id, history, requestedBy: message.userId },
+        { id: session.id, history, leftOutRuns, requestedBy: message.userId },
         message.text,
         {
           model: modelFor(fresh.settings.profile),

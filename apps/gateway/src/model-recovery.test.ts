@@ -72,6 +72,24 @@ describe("refusal: the refused turn leaves the context", () => {
     },
     E2E_TIMEOUT,
   );
+
+  test(
+    "a refusal after a tool ran: the turn leaves the context, what its tool calls did is still told (receipts)",
+    async () => {
+      const { ask } = await withTerminal();
+      h!.api.script([exec("toolu_1"), textTurn("I will not do th", { stop_reason: "refusal" })]);
+      await ask("list my reminders, then do the forbidden thing", /declined/);
+      h!.api.script([textTurn("You have one reminder.")]);
+      await ask("so what do I have?", /You have one reminder\./);
+      const sent = JSON.stringify(lastBody().messages);
+      expect(sent).not.toContain("forbidden thing");
+      expect(sent).not.toContain("toolu_1");
+      expect(sent).toContain("Requests refused earlier are left out");
+      expect(sent).toMatch(/✅ reminders\.list succeeded \[r_\d+\]/);
+      expect(h!.calls).toEqual(["reminders.list"]);
+    },
+    E2E_TIMEOUT,
+  );
 });
 
 describe("an error in the middle of a stream", () => {

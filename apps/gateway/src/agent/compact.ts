@@ -20,6 +20,11 @@ export interface FitOptions {
   readonly maxMessages: number;
   /** The receipts of some runs (the gateway's receipt store). */
   readonly receiptsOf: (runIds: readonly string[]) => readonly Receipt[];
+  /**
+   * Runs of turns left out of the history on purpose (refused turns): what they did is still told,
+   * from the receipts, so the model does not act as if it never happened.
+   */
+  readonly leftOutRuns?: readonly string[];
 }
 
 /** The activity lines of dropped messages are bounded: the note must not refill the window. */
@@ -43,9 +48,24 @@ export function fitHistory(
   const all = [...withoutThinking(history.map(asBlocks)), userMessage];
   const start = Math.min(keptFrom(all, options), all.length - 1);
   const kept = repairHistory(all.slice(start).map((m) => ({ role: m.role, content: m.content }) as MessageParam));
-  if (start === 0) return { messages: kept, omitted: 0 };
   const runIds = all.slice(0, start).flatMap((m) => (m as HistoryMessage).runIds ?? []);
-  return { messages: withNote(kept, compactionNote(start, runIds, options.receiptsOf)), omitted: start };
+  const notes = [
+    ...(start > 0 ? [compactionNote(start, runIds, options.receiptsOf)] : []),
+    ...leftOutNote(options.leftOutRuns ?? [], options.receiptsOf),
+  ];
+  return { messages: notes.length ? withNote(kept, notes.join("\n")) : kept, omitted: start };
+}
+
+function activityLines(receipts: readonly Receipt[]): string {
+  return cutText(formatSummaryForModel(summarizeRun(receipts)), MAX_ACTIVITY_CHARS);
+}
+
+function leftOutNote(runIds: readonly string[], receiptsOf: FitOptions["receiptsOf"]): string[] {
+  const receipts = runIds.length ? receiptsOf(runIds) : [];
+  if (!receipts.length) return [];
+  return [
+    `[Requests refused earlier are left out of this conversation. Tool calls made while handling them, from the gateway's receipts (only ✅ lines were done):\n${activityLines(receipts)}]`,
+  ];
 }
 
 /**
@@ -67,6 +87,5 @@ function compactionNote(
   const head = `[Earlier conversation compacted: ${omitted} older message(s) were left out to fit the context window.`;
   const receipts = runIds.length ? receiptsOf(runIds) : [];
   if (!receipts.length) return `${head}]`;
-  const lines = cutText(formatSummaryForModel(summarizeRun(receipts)), MAX_ACTIVITY_CHARS);
-  return `${head} What their tool calls did, from the gateway's receipts (only ✅ lines were done):\n${lines}]`;
+  return `${head} What their tool calls did, from the gateway's receipts (only ✅ lines were done):\n${activityLines(receipts)}]`;
 }

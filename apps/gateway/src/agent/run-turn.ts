@@ -63,6 +63,8 @@ export interface TurnSession {
   readonly id: string;
   /** Prior conversation, oldest first, as stored (with each message's run ids, for compaction). */
   readonly history: readonly HistoryMessage[];
+  /** Runs of turns left out of `history` (refused turns), told to the model from their receipts. */
+  readonly leftOutRuns?: readonly string[];
   /** Who asked (user id on the surface); recorded on approvals. */
   readonly requestedBy?: string;
 }
@@ -255,6 +257,7 @@ export function startTurn(
         maxTokens: s.historyTokens,
         maxMessages: s.historyMessages,
         receiptsOf: (ids) => ids.flatMap((id) => deps.receipts.byRun(id)),
+        leftOutRuns: session.leftOutRuns,
       },
     ),
     added: [{ role: "user", content: userContent }],
@@ -398,6 +401,7 @@ function compact(state: TurnState, reason: CompactReason): boolean {
     maxTokens: state.historyTokens,
     maxMessages: state.s.historyMessages,
     receiptsOf: (ids) => ids.flatMap((id) => state.deps.receipts.byRun(id)),
+    leftOutRuns: state.session.leftOutRuns,
   });
   state.lastPrompt = undefined;
   state.emit({ type: "history.compacted", turnId: state.turnId, omitted: state.trimmed.omitted, reason });
