@@ -845,6 +845,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a live view of the streamed text keeps the partial of a failed attempt and appends the retry",
       ],
       [
+        "refusal-explanation-hidden",
+        `return explanation ? \`\${STOP_NOTES.refused}\\nReason given: \${cutText(explanation, 300)}\` : STOP_NOTES.refused;`,
+        `return STOP_NOTES.refused;`,
+        "the API's explanation of a refusal (stop_details) is not shown to the user",
+      ],
+      [
         "prompt-too-long-not-compacted",
         `return compact(state, "prompt_too_long") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };`,
         `return { kind: "finish", stopReason: "context_full" };`,

@@ -50,9 +50,16 @@ describe("refusal: the refused turn leaves the context", () => {
       const { io, ask } = await withTerminal();
       h!.api.script([textTurn("Good morning.")]);
       await ask("good morning", /Good morning\./);
-      h!.api.script([textTurn("Here is how to pick the lo", { stop_reason: "refusal" })]);
-      const refused = await ask("how do I pick my neighbour's lock", /declined/);
+      h!.api.script([
+        textTurn("Here is how to pick the lo", {
+          stop_reason: "refusal",
+          refusal: { category: "general_harms", explanation: "This request could facilitate a break-in." },
+        }),
+      ]);
+      const refused = await ask("how do I pick my neighbour's lock", /Reason given/);
       expect(refused).toContain("left out of the conversation");
+      // The API's explanation (stop_details, meant for users) is shown.
+      expect(refused).toContain("Reason given: This request could facilitate a break-in.");
       expect(refused).not.toContain("Here is how");
 
       h!.api.script([textTurn("It is sunny.")]);

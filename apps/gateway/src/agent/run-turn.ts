@@ -439,7 +439,7 @@ export function readResponse(state: TurnState, message: Message, final: boolean)
         role: "assistant",
         content: [{ type: "text", text: "(The model declined to answer; its partial reply was discarded.)" }],
       });
-      return { kind: "finish", stopReason: "refused" };
+      return { kind: "finish", stopReason: "refused", text: refusalText(message) };
     case "pause_turn":
       // A long server-side turn paused: send it back and let the model continue.
       if (toolUses.length === 0) {
@@ -623,6 +623,12 @@ export function finishTurn(
     usage: state.usage,
     omittedHistory: state.trimmed.omitted,
   };
+}
+
+/** The refusal note, with the API's explanation when it gives one (stop_details, meant for users). */
+function refusalText(message: Message): string {
+  const explanation = message.stop_details?.explanation?.trim();
+  return explanation ? `${STOP_NOTES.refused}\nReason given: ${cutText(explanation, 300)}` : STOP_NOTES.refused;
 }
 
 function compactionNote(omitted: number): string {

@@ -177,6 +177,26 @@ describe("fake Anthropic server", () => {
     expect(json.join("")).toBe('{"code":"send(');
   });
 
+  test("a refusal carries stop_details on message_delta (null for other stop reasons)", async () => {
+    api.script([
+      textTurn("Here", {
+        stop_reason: "refusal",
+        refusal: { category: "cyber", explanation: "Declined: cyber harm." },
+      }),
+      textTurn("fine"),
+    ]);
+    const refused = parseSse(
+      await (await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true })).text(),
+    );
+    expect(refused.find((e) => e.event === "message_delta")!.data.delta).toEqual({
+      stop_reason: "refusal",
+      stop_sequence: null,
+      stop_details: { type: "refusal", category: "cyber", explanation: "Declined: cyber harm." },
+    });
+    const plain = (await (await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI })).json()) as any;
+    expect(plain.stop_details).toBeNull();
+  });
+
   test("a prompt over the context window: 400 prompt is too long, no scripted turn consumed", async () => {
     api.script([textTurn("fits")]);
     api.setContextWindow(50);

@@ -70,6 +70,12 @@ export interface ScriptedMessage {
   /** Defaults to "tool_use" when a tool_use block is present, else "end_turn". */
   stop_reason?: FakeStopReason;
   /**
+   * With stop_reason "refusal": the category and human-readable explanation of `stop_details`
+   * (DOCS.streamingRefusals: always present on a refusal, on message_delta when streaming; each
+   * field may be null). Ignored for other stop reasons, whose stop_details is null.
+   */
+  refusal?: { category?: string | null; explanation?: string | null };
+  /**
    * Usage to report. Fields left out are computed from the request: input tokens as characters / 4,
    * cache reads / writes from the cache_control breakpoints of earlier requests (DOCS.promptCaching).
    */
@@ -399,6 +405,7 @@ interface WireMessage {
   content: WireBlock[];
   stop_reason: FakeStopReason;
   stop_sequence: string | null;
+  stop_details: { type: "refusal"; category: string | null; explanation: string | null } | null;
   usage: Required<FakeUsage>;
 }
 
@@ -471,6 +478,10 @@ function buildMessage(
     content,
     stop_reason: turn.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"),
     stop_sequence: turn.stop_reason === "stop_sequence" ? String(req.body?.stop_sequences?.[0] ?? "") : null,
+    stop_details:
+      turn.stop_reason === "refusal"
+        ? { type: "refusal", category: turn.refusal?.category ?? null, explanation: turn.refusal?.explanation ?? null }
+        : null,
     usage: turn.usage
       ? {
           input_tokens: turn.usage.input_tokens ?? 10,
@@ -571,7 +582,14 @@ function messageStartEvent(m: WireMessage): SseEvent {
     event: "message_start",
     data: {
       type: "message_start",
-      message: { ...m, content: [], stop_reason: null, stop_sequence: null, usage: { ...m.usage, output_tokens: 1 } },
+      message: {
+        ...m,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        usage: { ...m.usage, output_tokens: 1 },
+      },
     },
   };
 }
@@ -609,7 +627,7 @@ function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
     event: "message_delta",
     data: {
       type: "message_delta",
-      delta: { stop_reason: m.stop_reason, stop_sequence: m.stop_sequence },
+      delta: { stop_reason: m.stop_reason, stop_sequence: m.stop_sequence, stop_details: m.stop_details },
       usage: {
         output_tokens: m.usage.output_tokens,
         input_tokens: m.usage.input_tokens,
@@ -636,6 +654,7 @@ function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: numb
     content: [],
     stop_reason: "end_turn",
     stop_sequence: null,
+    stop_details: null,
     usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   };
   // The error cuts the last block short (no content_block_stop); a text block followed by a tool_use ended first.
