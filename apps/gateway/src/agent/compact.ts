@@ -29,6 +29,8 @@ export interface FitOptions {
 
 /** The activity lines of dropped messages are bounded: the note must not refill the window. */
 const MAX_ACTIVITY_CHARS = 6_000;
+/** The newest runs whose receipts are read for a note: a long session must not read thousands per turn. */
+const MAX_NOTED_RUNS = 200;
 
 /**
  * Stored history plus the user's new message, made valid for a request and fitted to a budget
@@ -60,8 +62,12 @@ function activityLines(receipts: readonly Receipt[]): string {
   return cutText(formatSummaryForModel(summarizeRun(receipts)), MAX_ACTIVITY_CHARS);
 }
 
+function newestReceipts(runIds: readonly string[], receiptsOf: FitOptions["receiptsOf"]): readonly Receipt[] {
+  return runIds.length ? receiptsOf(runIds.slice(-MAX_NOTED_RUNS)) : [];
+}
+
 function leftOutNote(runIds: readonly string[], receiptsOf: FitOptions["receiptsOf"]): string[] {
-  const receipts = runIds.length ? receiptsOf(runIds) : [];
+  const receipts = newestReceipts(runIds, receiptsOf);
   if (!receipts.length) return [];
   return [
     `[Requests refused earlier are left out of this conversation. Tool calls made while handling them, from the gateway's receipts (only ✅ lines were done):\n${activityLines(receipts)}]`,
@@ -85,7 +91,7 @@ function compactionNote(
   receiptsOf: (runIds: readonly string[]) => readonly Receipt[],
 ): string {
   const head = `[Earlier conversation compacted: ${omitted} older message(s) were left out to fit the context window.`;
-  const receipts = runIds.length ? receiptsOf(runIds) : [];
+  const receipts = newestReceipts(runIds, receiptsOf);
   if (!receipts.length) return `${head}]`;
   return `${head} What their tool calls did, from the gateway's receipts (only ✅ lines were done):\n${activityLines(receipts)}]`;
 }
