@@ -1847,4 +1847,149 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #25 model recovery
+  ...m(
+    "apps/gateway/src/sessions/store.ts",
+    ["apps/gateway/src/model-recovery.test.ts"],
+    [
+      [
+        "refused-turn-kept-in-context",
+        ` AND (turn_id IS NULL OR turn_id NOT IN (SELECT id FROM turns WHERE stop_reason = 'refused'))`,
+        ``,
+        "after a refusal the refused turn stays in the context the next request sends",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/gateway.ts",
+    ["apps/gateway/src/model-recovery.test.ts"],
+    [
+      [
+        "gateway-full-history-after-refusal",
+        `.modelHistory(session.id)`,
+        `.history(session.id)`,
+        "the gateway sends refused turns back to the model",
+      ],
+      [
+        "refused-turn-activity-untold",
+        `.filter((t) => t.stopReason === "refused")`,
+        `.filter(() => false)`,
+        "what the tool calls of a refused turn did is no longer told to the model",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/client.ts",
+    ["apps/gateway/src/model/client.test.ts"],
+    [
+      [
+        "midstream-partial-not-withdrawn",
+        `if (streamedText) opts.onDiscard?.({ reason: c.message });`,
+        `if (streamedText) void c;`,
+        "a retried call after partial text streams the text again with no discard: the user sees it twice",
+      ],
+      [
+        "midstream-overload-after-text-not-retried",
+        `waitLeft > 0 &&`,
+        `waitLeft > 0 && !streamedText &&`,
+        "an overload after some text ends the turn instead of being retried",
+      ],
+      [
+        "midstream-api-error-after-text-not-retried",
+        `if (c.transient && transientLeft > 0 && attempt < maxAttempts) {`,
+        `if (c.transient && transientLeft > 0 && !streamedText && attempt < maxAttempts) {`,
+        "an api_error event after some text is not retried",
+      ],
+      [
+        "overload-retry-after-ignored",
+        `Math.min(c.retryAfterMs ?? (c.rotate === "overloaded" ? 2_000 : 10_000), maxRetryWaitMs)`,
+        `Math.min(c.rotate === "overloaded" ? 2_000 : 10_000, maxRetryWaitMs)`,
+        "retry-after is not followed before a retry",
+      ],
+      [
+        "final-failure-attempts-untold",
+        `(attempts > 1 ? \` (gave up after \${attempts} attempts)\` : "")`,
+        `""`,
+        "the user is not told the call was retried before it failed",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/agent/run-turn.ts",
+    ["apps/gateway/src/model-recovery.test.ts", "apps/gateway/src/agent/run-turn.test.ts"],
+    [
+      [
+        "turn-partial-not-withdrawn",
+        `onDiscard: (r) => emit({ type: "model.text.discarded", turnId, reason: r.reason }),`,
+        `onDiscard: () => {},`,
+        "a live view of the streamed text keeps the partial of a failed attempt and appends the retry",
+      ],
+      [
+        "refusal-explanation-hidden",
+        `return explanation ? \`\${STOP_NOTES.refused}\\nReason given: \${cutText(explanation, 300)}\` : STOP_NOTES.refused;`,
+        `return STOP_NOTES.refused;`,
+        "the API's explanation of a refusal (stop_details) is not shown to the user",
+      ],
+      [
+        "prompt-too-long-not-compacted",
+        `return compact(state, "prompt_too_long") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };`,
+        `return { kind: "finish", stopReason: "context_full" };`,
+        "a 400 prompt-too-long ends the turn instead of compacting and answering",
+      ],
+      [
+        "would-not-fit-not-compacted",
+        `return compact(state, "would_not_fit") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };`,
+        `return { kind: "finish", stopReason: "context_full" };`,
+        "a request estimated not to fit ends the turn instead of compacting",
+      ],
+      [
+        "first-request-not-estimated",
+        `      : estimate;`,
+        `      : 0;`,
+        "the first request of a turn is sent without checking that it fits the window",
+      ],
+      [
+        "window-exceeded-not-compacted",
+        `if (compact(state, "window_exceeded")) {`,
+        `if (false) {`,
+        "model_context_window_exceeded ends the turn with a cut-off answer instead of compacting",
+      ],
+      [
+        "tool-loop-not-folded",
+        `if (state.added.length > state.tailFrom) {`,
+        `if (false) {`,
+        "a compaction mid tool loop sends the loop on as it was (thinking prefix changed, the window still full)",
+      ],
+      [
+        "compaction-untold",
+        `text: compacted ? \`\${text ?? ""}\\n\\n\${compactionNote(compacted.omitted)}\` : (text ?? ""),`,
+        `text: text ?? "",`,
+        "the user is not told the conversation was compacted",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/agent/compact.ts",
+    ["apps/gateway/src/model-recovery.test.ts"],
+    [
+      [
+        "compaction-drops-activity",
+        `const runIds = all.slice(0, start).flatMap((m) => (m as HistoryMessage).runIds ?? []);`,
+        `const runIds: string[] = [];`,
+        "the receipts-backed activity of dropped turns is lost in a compaction",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/testkit/src/anthropic/contract.ts",
+    ["packages/testkit/src/anthropic/fake-server.test.ts"],
+    [
+      [
+        "fake-context-window-not-enforced",
+        `if (tokens <= windowTokens) return undefined;`,
+        `return undefined;`,
+        "the fake Anthropic accepts a prompt over the context window",
+      ],
+    ],
+  ),
 ];

@@ -140,15 +140,17 @@ for (const model of MODELS) {
     );
 
     test(
-      "model_context_window_exceeded cuts off a tool call: it never runs, and the user is told",
+      "model_context_window_exceeded cuts off a tool call: it never runs; compacted, the model answers, the user is told",
       async () => {
         h = await startHarness({ settings: turn({ model }) });
-        h.api.script([exec("toolu_1", { stop_reason: "model_context_window_exceeded" })]);
+        h.api.script([exec("toolu_1", { stop_reason: "model_context_window_exceeded" }), textTurn("Answered.")]);
         const outcome = await h.gateway.handleMessage({ sessionKey: "ctx", surface: "terminal", text: "big" });
-        expect(outcome.stopReason).toBe("context_full");
+        expect(outcome.stopReason).toBe("answered");
+        expect(outcome.text).toStartWith("Answered.");
         expect(outcome.text).toContain("context window");
         expect(h.calls).toEqual([]);
         expect(outcome.runIds).toEqual([]);
+        expect(JSON.stringify(h.api.messageRequests()[1]!.body.messages)).not.toContain("toolu_1");
         // The stored exchange is well-formed for the next message.
         h.api.script([textTurn("fresh start")]);
         expect((await h.gateway.handleMessage({ sessionKey: "ctx", surface: "terminal", text: "again" })).text).toBe(
@@ -264,16 +266,24 @@ describe("requests carry only what the model accepts", () => {
 
 describe("context window by real token counts", () => {
   test(
-    "a round that would not fit the window (last usage + this turn's tool results) is not sent; the user is told",
+    "a round that would not fit the window (last usage + this turn's tool results) is not sent as it is: compacted, then answered",
     async () => {
       h = await startHarness({ settings: turn({ model: "claude-haiku-4-5" }) });
       // The first response reports a prompt of 199,500 tokens: with max_tokens 1024 the next round cannot fit 200K.
-      h.api.script([exec("toolu_1", { usage: { input_tokens: 199_500, output_tokens: 20 } })]);
+      h.api.script([
+        exec("toolu_1", { usage: { input_tokens: 199_500, output_tokens: 20 } }),
+        textTurn("One reminder."),
+      ]);
       const outcome = await h.gateway.handleMessage({ sessionKey: "full", surface: "terminal", text: "x" });
-      expect(outcome.stopReason).toBe("context_full");
-      expect(outcome.text).toContain("context window");
-      expect(h.api.messageRequests()).toHaveLength(1);
+      expect(outcome.stopReason).toBe("answered");
+      expect(outcome.text).toStartWith("One reminder.");
+      expect(outcome.text).toContain("compacted");
+      expect(outcome.compacted).toMatchObject({ times: 1 });
       expect(h.calls).toEqual(["reminders.list"]);
+      // The loop went on as text (what ran, from receipts), not as the tool_use the full window held.
+      const second = JSON.stringify(h.api.messageRequests()[1]!.body.messages);
+      expect(second).not.toContain("toolu_1");
+      expect(second).toMatch(/✅ reminders\.list succeeded/);
     },
     E2E_TIMEOUT,
   );

@@ -325,7 +325,7 @@ async function openGateway(
     return m;
   };
 
-  // Model-side facts are recorded next to the receipts (turn_events): rotations and model errors.
+  // Model-side facts are recorded next to the receipts (turn_events): rotations, model errors, compactions.
   events.subscribe((e) => {
     if (closed) return;
     if (e.type === "profile.rotated")
@@ -337,6 +337,8 @@ async function openGateway(
       });
     else if (e.type === "error")
       sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
+    else if (e.type === "history.compacted")
+      sessions.recordTurnEvent(e.turnId, e.type, { omitted: e.omitted, reason: e.reason });
   });
 
   let http: GatewayHttp | undefined;
@@ -398,9 +400,17 @@ async function openGateway(
       sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
       onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       const fresh = sessions.get(session.id) ?? session;
-      const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
+      // Refused turns are left out (the docs' reset after a refusal); run ids let a compaction keep
+      // what the dropped messages' runs did, from their receipts.
+      const history = sessions
+        .modelHistory(session.id)
+        .map((m) => ({ role: m.role, content: m.content, runIds: m.runIds }));
+      const leftOutRuns = sessions
+        .turns(session.id)
+        .filter((t) => t.stopReason === "refused")
+        .flatMap((t) => t.runIds);
       const raw = await runTurn(
-        { id: session.id, history, requestedBy: message.userId },
+        { id: session.id, history, leftOutRuns, requestedBy: message.userId },
         message.text,
         {
           model: modelFor(fresh.settings.profile),

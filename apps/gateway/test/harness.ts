@@ -1,6 +1,10 @@
 import { join } from "node:path";
 import { defineTool, z, type ToolTree } from "@openassistant/sdk";
-import { startFakeAnthropic, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
+import {
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type FakeAnthropicOptions,
+} from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { openAuthStore } from "../src/auth/store.ts";
 import type { AuthProfileType } from "../src/auth/types.ts";
@@ -67,6 +71,8 @@ export interface HarnessOptions {
   readonly dir?: string;
   /** For tests that provoke a contract error on purpose. */
   readonly allowContractViolations?: boolean;
+  /** Options of the fake Anthropic API (e.g. a small context window). */
+  readonly api?: FakeAnthropicOptions;
 }
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
@@ -85,7 +91,7 @@ sharedChecker.warmUp().catch(() => {
 });
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const api = await startFakeAnthropic();
+  const api = await startFakeAnthropic(options.api);
   const dir = options.dir ?? makeTempDir("oa-gw-");
   const configDir = join(dir, "config");
   const calls: string[] = [];

@@ -78,21 +78,31 @@ describe("readResponse: every stop reason on purpose", () => {
 
   test("refusal: the partial text is not stored", () => {
     const s = state();
-    expect(readResponse(s, message("refusal", [text("Here is how")]), false)).toEqual({
+    expect(readResponse(s, message("refusal", [text("Here is how")]), false)).toMatchObject({
       kind: "finish",
       stopReason: "refused",
+      text: expect.stringContaining("declined"),
     });
     expect(JSON.stringify(s.added)).not.toContain("Here is how");
   });
 
-  test("max_tokens and model_context_window_exceeded without tools: the text with a note", () => {
+  test("max_tokens and model_context_window_exceeded without tools (nothing left to compact): the text with a note", () => {
     const cut = readResponse(state(), message("max_tokens", [text("Long")]), false);
     expect(cut).toMatchObject({
       kind: "finish",
       stopReason: "answered",
       text: expect.stringContaining("response token limit"),
     });
-    const full = readResponse(state(), message("model_context_window_exceeded", [text("Long")]), false);
+    // Cut off by a full window: compacted and asked again, nothing of the cut-off reply kept.
+    const s = state();
+    expect(readResponse(s, message("model_context_window_exceeded", [text("Long")]), false)).toEqual({
+      kind: "request",
+    });
+    expect(s.compactions).toBe(1);
+    expect(JSON.stringify(s.added)).not.toContain("Long");
+    // Once nothing more may be compacted, the cut-off text stands, with a note.
+    s.compactions = 3;
+    const full = readResponse(s, message("model_context_window_exceeded", [text("Long")]), false);
     expect(full).toMatchObject({
       kind: "finish",
       stopReason: "context_full",
@@ -102,8 +112,9 @@ describe("readResponse: every stop reason on purpose", () => {
 });
 
 describe("handleToolUses", () => {
-  test("a cut-off tool call (context window) is never run: an error result, then the turn ends", async () => {
+  test("a cut-off tool call (context window, nothing left to compact) is never run: an error result, then the turn ends", async () => {
     const s = state();
+    s.compactions = 3;
     const step = await handleToolUses(s, message("model_context_window_exceeded", [thinking, use]), false);
     expect(step).toEqual({ kind: "finish", stopReason: "context_full" });
     // The assistant turn is kept whole (thinking included); its tool_use has an is_error result.

@@ -15,12 +15,13 @@ import { newId } from "@openassistant/core/db";
 import type { RotationEvent } from "../auth/types.ts";
 import type { GatewayEvent, TurnStopReason } from "../events/types.ts";
 import { groundAnswer, summaryForModel } from "../grounding/ground.ts";
-import { repairHistory } from "../sessions/repair.ts";
-import { estimateTokens, trimHistory, type TrimmedHistory } from "../sessions/trim.ts";
+import { estimateTokens } from "../sessions/trim.ts";
 import { modelCapabilities } from "@openassistant/core/config";
+import { cutText } from "@openassistant/core/text";
 import type { NewMessage } from "../sessions/types.ts";
+import { fitHistory, type FittedHistory, type HistoryMessage } from "./compact.ts";
 import { EXECUTE_TOOL, readExecuteInput } from "./execute-tool.ts";
-import { isThinking, textOf, thinkingTextOf, toParams, withoutThinking } from "./messages.ts";
+import { textOf, thinkingTextOf, toParams } from "./messages.ts";
 import { buildRequest, type ModelRequest } from "./request.ts";
 import type { TurnSettings } from "./settings.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
@@ -38,6 +39,8 @@ export interface ModelStreamer {
       onRotate?: (event: RotationEvent) => void;
       /** Called before the client waits out a `retry-after` and retries. */
       onRetry?: (info: { seconds: number; reason: string }) => void;
+      /** The text streamed so far is withdrawn: the call failed mid-stream and is made again. */
+      onDiscard?: (info: { reason: string }) => void;
     },
   ): Promise<Message>;
 }
@@ -58,8 +61,10 @@ export interface TurnDeps {
 
 export interface TurnSession {
   readonly id: string;
-  /** Prior conversation, oldest first, as stored. */
-  readonly history: readonly MessageParam[];
+  /** Prior conversation, oldest first, as stored (with each message's run ids, for compaction). */
+  readonly history: readonly HistoryMessage[];
+  /** Runs of turns left out of `history` (refused turns), told to the model from their receipts. */
+  readonly leftOutRuns?: readonly string[];
   /** Who asked (user id on the surface); recorded on approvals. */
   readonly requestedBy?: string;
 }
@@ -86,6 +91,8 @@ export interface TurnOutcome {
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly rounds: number };
   /** Messages dropped from the prompt by history trimming. */
   readonly omittedHistory: number;
+  /** Set when the turn compacted the conversation to fit the model's context window. */
+  readonly compacted?: { readonly omitted: number; readonly times: number };
 }
 
 interface ModelErrorLike {
@@ -110,13 +117,18 @@ const STOP_NOTES: Record<Exclude<TurnStopReason, "answered" | "model_error">, st
   timeout: "I stopped: this turn ran out of time.",
   aborted: "I stopped: the turn was cancelled.",
   refused:
-    "The model declined to answer this request (stop reason: refusal), so there is no answer. Rephrasing the request, or starting a new conversation, may help.",
+    "The model declined to answer this request (stop reason: refusal), so there is no answer. This request and the declined reply are left out of the conversation from now on (the model would keep declining otherwise); rephrase it to try again.",
   context_full:
     "I stopped: the conversation filled the model's context window. Start a new conversation (or ask again more briefly); the receipts of what ran are kept.",
 };
 
 /** Declarations up to this many tokens go in the prompt whole (config `model.toolPromptTokens`). */
 const DEFAULT_TOOL_PROMPT_TOKENS = 15_000;
+
+/** Compactions one turn may make before it gives up with `context_full`. */
+const MAX_COMPACTIONS = 3;
+/** Characters of each tool result of the turn kept when its tool loop is folded into the request. */
+const FOLDED_RESULT_CHARS = 2_000;
 
 /** Continuation prompt after a `pause_turn` (valid on every model, including those that reject prefill). */
 const CONTINUE_TEXT = "(Continue.)";
@@ -140,16 +152,21 @@ interface TurnState {
   declarations: string;
   readonly system: ReturnType<typeof buildSystemPrompt>;
   readonly userContent: ContentBlockParam[];
-  /** Stored history made valid, thinking of finished turns left out (see messages.ts). */
-  readonly history: MessageParam[];
-  trimmed: TrimmedHistory;
+  /** Stored history, with run ids (compact.ts makes it valid and fits it). */
+  readonly history: readonly HistoryMessage[];
+  /** The history as sent: fitted, the user's request (with any folded tool loop) last. */
+  trimmed: FittedHistory;
   historyTokens: number;
   /** The messages this turn adds (user request first). */
   readonly added: NewMessage[];
+  /** Index in `added` where the messages sent after the user's request start (past a folded loop). */
+  tailFrom: number;
+  /** This turn's earlier tool loop as text in the request (after a compaction folded it). */
+  folded?: string;
+  compactions: number;
   readonly runIds: string[];
   readonly usage: { inputTokens: number; outputTokens: number; rounds: number };
   typecheckFailures: number;
-  contextRetried: boolean;
   /** The last request as the API counted it (input incl. cache) and as we estimate it. */
   lastPrompt?: { readonly tokens: number; readonly estimate: number };
 }
@@ -216,8 +233,7 @@ export function startTurn(
   const userContent: ContentBlockParam[] = [
     { type: "text", text: userMessage.trim() ? userMessage : EMPTY_USER_MESSAGE },
   ];
-  // Whatever is stored (an interrupted write, an older version), the request must be valid.
-  const history = withoutThinking(repairHistory(session.history));
+  const history = session.history;
   return {
     ...ctx,
     session,
@@ -233,21 +249,41 @@ export function startTurn(
     userContent,
     history,
     historyTokens: s.historyTokens,
-    trimmed: trimHistory([...history, { role: "user", content: userContent }], {
-      maxTokens: s.historyTokens,
-      maxMessages: s.historyMessages,
-    }),
+    // Whatever is stored (an interrupted write, an older version), the request must be valid.
+    trimmed: fitHistory(
+      history,
+      { role: "user", content: userContent },
+      {
+        maxTokens: s.historyTokens,
+        maxMessages: s.historyMessages,
+        receiptsOf: (ids) => ids.flatMap((id) => deps.receipts.byRun(id)),
+        leftOutRuns: session.leftOutRuns,
+      },
+    ),
     added: [{ role: "user", content: userContent }],
+    tailFrom: 1,
+    compactions: 0,
     runIds: [],
     usage: { inputTokens: 0, outputTokens: 0, rounds: 0 },
     typecheckFailures: 0,
-    contextRetried: false,
   };
 }
 
 /** Messages of this turn after the user's request (assistant / tool results), as sent. */
 const turnTail = (state: TurnState): MessageParam[] =>
-  state.added.slice(1).map((m) => ({ role: m.role, content: m.content }) as MessageParam);
+  state.added.slice(state.tailFrom).map((m) => ({ role: m.role, content: m.content }) as MessageParam);
+
+const requestInput = (state: TurnState, messages: MessageParam[], final = false) => ({
+  settings: state.s,
+  system: state.system,
+  tools: [EXECUTE_TOOL],
+  messages,
+  final,
+});
+
+/** The context window the gateway plans for (`contextWindowTokens` overrides the capability table). */
+const contextWindowOf = (s: TurnSettings): number | undefined =>
+  s.contextWindowTokens ?? modelCapabilities(s.model)?.contextWindow;
 
 /** Asks the model for one round and decides what its answer means. */
 export async function requestRound(state: TurnState): Promise<TurnStep> {
@@ -256,21 +292,20 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
   if (usage.rounds >= s.maxRounds) return { kind: "finish", stopReason: "max_rounds" };
   // The last allowed round (or after too many failed repairs) must answer in text.
   const final = usage.rounds === s.maxRounds - 1 || state.typecheckFailures > s.maxRepairRounds;
-  const request = buildRequest({
-    settings: s,
-    system: state.system,
-    tools: [EXECUTE_TOOL],
-    messages: [...state.trimmed.messages, ...turnTail(state)],
-    final: final && usage.rounds > 0,
-  });
-  // Real token counts: the last response's usage plus what this turn added since (tool results
-  // included). A request that cannot fit is not sent; mid-turn history cannot be trimmed without
-  // changing the prefix of this turn's thinking blocks, so the turn ends with a clear message.
+  const request = buildRequest(
+    requestInput(state, [...state.trimmed.messages, ...turnTail(state)], final && usage.rounds > 0),
+  );
+  // Real token counts when there are some: the last response's usage plus what this turn added since
+  // (tool results included); else the estimate. A request that cannot fit is not sent: the history
+  // is compacted first (compact), or the turn ends with a clear message when it cannot be.
   const estimate = estimateTokens([request.system, request.tools, request.messages]);
-  const window = modelCapabilities(s.model)?.contextWindow;
-  if (window && state.lastPrompt) {
-    const projected = state.lastPrompt.tokens + Math.max(0, estimate - state.lastPrompt.estimate);
-    if (projected + request.max_tokens > window) return { kind: "finish", stopReason: "context_full" };
+  const window = contextWindowOf(s);
+  if (window) {
+    const projected = state.lastPrompt
+      ? state.lastPrompt.tokens + Math.max(0, estimate - state.lastPrompt.estimate)
+      : estimate;
+    if (projected + request.max_tokens > window)
+      return compact(state, "would_not_fit") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };
   }
   usage.rounds++;
   emit({ type: "model.request", turnId, round: usage.rounds });
@@ -289,6 +324,8 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
           ...(r.message ? { message: r.message } : {}),
         }),
       onRetry: (r) => emit({ type: "model.retrying", turnId, seconds: r.seconds, reason: r.reason }),
+      // The partial text goes; the retried call streams the whole answer again (no duplicate).
+      onDiscard: (r) => emit({ type: "model.text.discarded", turnId, reason: r.reason }),
     });
   } catch (e) {
     return modelFailed(state, asModelError(e));
@@ -312,22 +349,80 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
 
 function modelFailed(state: TurnState, err: ModelErrorLike): TurnStep {
   if (state.signal.aborted || err.kind === "aborted") return { kind: "finish", stopReason: state.stopReasonFor() };
-  // Re-trimming history changes the prefix before this turn's thinking blocks, which the API then
-  // rejects; so trim-and-retry only while the turn has none.
-  const tailHasThinking = state.added.some((m) => m.content.some(isThinking));
-  if (err.kind === "context_too_long" && !state.contextRetried && !tailHasThinking) {
-    state.contextRetried = true;
+  if (err.kind === "context_too_long") {
+    // The rejected request used no round of the turn.
     state.usage.rounds--;
-    state.historyTokens = Math.floor(state.historyTokens / 4);
-    state.trimmed = trimHistory([...state.history, { role: "user", content: state.userContent }], {
-      maxTokens: state.historyTokens,
-      maxMessages: state.s.historyMessages,
-    });
-    return { kind: "request" };
+    return compact(state, "prompt_too_long") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };
   }
-  if (err.kind === "context_too_long") return { kind: "finish", stopReason: "context_full" };
   state.emit({ type: "error", turnId: state.turnId, code: `model.${err.kind ?? "api"}`, message: err.message });
   return { kind: "finish", stopReason: "model_error", text: err.message };
+}
+
+type CompactReason = "would_not_fit" | "prompt_too_long" | "window_exceeded";
+
+/** Room left for the rest after compaction notes (a fold, the note of dropped messages). */
+const NOTE_ALLOWANCE_TOKENS = 2_500;
+
+/**
+ * Makes room in the context window. This turn's tool loop so far (if any) is folded into the request
+ * as text: its thinking blocks are bound to the exact prefix before them, which dropping history
+ * changes, so the loop cannot be sent on as it was (and a loop is often what filled the window).
+ * Then the oldest history is dropped to a smaller budget (compact.ts), its receipts-backed activity
+ * kept in a note. False once the turn has compacted as often as it may.
+ */
+function compact(state: TurnState, reason: CompactReason): boolean {
+  if (state.compactions >= MAX_COMPACTIONS) return false;
+  state.compactions++;
+  if (state.added.length > state.tailFrom) {
+    state.folded = foldedLoop(state);
+    state.tailFrom = state.added.length;
+  }
+  const userMessage: MessageParam = {
+    role: "user",
+    content: state.folded ? [...state.userContent, { type: "text", text: state.folded }] : state.userContent,
+  };
+  const window = contextWindowOf(state.s);
+  // Half of what was sent (or of the budget, when less was sent) when the API said it did not fit.
+  const sent = estimateTokens(state.trimmed.messages.map((m) => m.content));
+  const halved = Math.floor(Math.min(state.historyTokens, sent) / 2);
+  // The request's fixed part (system, tools, the answer's max_tokens) comes off the window first.
+  const room = window
+    ? window -
+      buildRequest(requestInput(state, [])).max_tokens -
+      estimateTokens([state.system, [EXECUTE_TOOL]]) -
+      NOTE_ALLOWANCE_TOKENS
+    : halved;
+  // Our estimate said it fits but the API said no: shrink by half at least.
+  state.historyTokens = Math.max(
+    0,
+    reason === "would_not_fit" ? Math.min(state.historyTokens, room) : Math.min(halved, room),
+  );
+  state.trimmed = fitHistory(state.history, userMessage, {
+    maxTokens: state.historyTokens,
+    maxMessages: state.s.historyMessages,
+    receiptsOf: (ids) => ids.flatMap((id) => state.deps.receipts.byRun(id)),
+    leftOutRuns: state.session.leftOutRuns,
+  });
+  state.lastPrompt = undefined;
+  state.emit({ type: "history.compacted", turnId: state.turnId, omitted: state.trimmed.omitted, reason });
+  return true;
+}
+
+/** This turn's steps so far as text: what ran (from receipts) and each tool result, cut short. */
+function foldedLoop(state: TurnState): string {
+  const results = state.added
+    .slice(state.tailFrom)
+    .flatMap((m) => m.content)
+    .flatMap((b) =>
+      b.type === "tool_result" ? [typeof b.content === "string" ? b.content : JSON.stringify(b.content)] : [],
+    )
+    .map((text) => `- ${cutText(text, FOLDED_RESULT_CHARS)}`);
+  return [
+    state.folded ??
+      "[The conversation was compacted during this turn to fit the context window: this turn's earlier steps are given here as text instead of as they were sent. The tool calls they made already ran; do not repeat them.]",
+    ...(state.runIds.length ? [summaryForModel(turnReceipts(state))] : []),
+    ...(results.length ? ["Results of those tool calls (cut short):", ...results] : []),
+  ].join("\n");
 }
 
 /** Every documented stop reason, handled on purpose. */
@@ -336,12 +431,15 @@ export function readResponse(state: TurnState, message: Message, final: boolean)
   const toolUses = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
   switch (message.stop_reason) {
     case "refusal":
-      // No partial answer is stored as if it were complete.
+      // No partial answer is stored as if it were complete, nor shown; the gateway leaves the whole
+      // turn out of later requests (SessionStore.modelHistory), as the docs require.
+      if (textOf(content))
+        state.emit({ type: "model.text.discarded", turnId: state.turnId, reason: "the model declined" });
       state.added.push({
         role: "assistant",
         content: [{ type: "text", text: "(The model declined to answer; its partial reply was discarded.)" }],
       });
-      return { kind: "finish", stopReason: "refused" };
+      return { kind: "finish", stopReason: "refused", text: refusalText(message) };
     case "pause_turn":
       // A long server-side turn paused: send it back and let the model continue.
       if (toolUses.length === 0) {
@@ -351,6 +449,13 @@ export function readResponse(state: TurnState, message: Message, final: boolean)
       }
       return { kind: "tools", message, final };
     case "model_context_window_exceeded":
+      // Cut off by the full window: nothing of this message is kept or run (its last tool call is
+      // incomplete); the conversation is compacted and the round asked again, so the model still
+      // answers. Only when nothing more can be compacted does the cut-off answer stand.
+      if (compact(state, "window_exceeded")) {
+        state.emit({ type: "model.text.discarded", turnId: state.turnId, reason: "the context window was full" });
+        return { kind: "request" };
+      }
       if (toolUses.length === 0) return answer(state, content, "context_full");
       return { kind: "tools", message, final };
     default:
@@ -502,9 +607,12 @@ export function finishTurn(
       state.added.push({ role: "assistant", content: [{ type: "text", text }] });
   }
   const grounding = groundAnswer(text ?? "", turnReceipts(state));
+  // Told after grounding: the note is the gateway's, not a claim of the model's.
+  const compacted = state.compactions ? { omitted: state.trimmed.omitted, times: state.compactions } : undefined;
   return {
     turnId: state.turnId,
-    text: text ?? "",
+    text: compacted ? `${text ?? ""}\n\n${compactionNote(compacted.omitted)}` : (text ?? ""),
+    ...(compacted ? { compacted } : {}),
     summary: grounding.summary,
     summaryText: grounding.summaryText,
     unverified: grounding.unverified,
@@ -515,6 +623,19 @@ export function finishTurn(
     usage: state.usage,
     omittedHistory: state.trimmed.omitted,
   };
+}
+
+/** The refusal note, with the API's explanation when it gives one (stop_details, meant for users). */
+function refusalText(message: Message): string {
+  const explanation = message.stop_details?.explanation?.trim();
+  return explanation ? `${STOP_NOTES.refused}\nReason given: ${cutText(explanation, 300)}` : STOP_NOTES.refused;
+}
+
+function compactionNote(omitted: number): string {
+  const what = omitted
+    ? `${omitted} older message${omitted === 1 ? " was" : "s were"} left out of what the model sees (what their tool calls did is kept, from the receipts)`
+    : "this turn's earlier steps were condensed for the model";
+  return `(The conversation outgrew the model's context window, so it was compacted: ${what}.)`;
 }
 
 function asModelError(e: unknown): ModelErrorLike {

@@ -27,6 +27,11 @@ export interface TurnSettings {
   readonly thinking?: ThinkingSetting;
   /** `thinking.display` for adaptive / budget thinking: "summarized" returns readable progress. */
   readonly thinkingDisplay?: "summarized" | "omitted";
+  /**
+   * The context window to plan for, when it is not the capability table's (a proxy or a deployment
+   * with a smaller window; tests): requests projected past it are compacted before they are sent.
+   */
+  readonly contextWindowTokens?: number;
 }
 
 /** The config's `model` section (core schema) as turn settings: the one place both meet. */

@@ -16,6 +16,18 @@ export type GatewayEvent =
   | { readonly type: "model.thinking"; readonly turnId: string; readonly text: string }
   /** The model call waits before a retry (rate limit / overload `retry-after`). */
   | { readonly type: "model.retrying"; readonly turnId: string; readonly seconds: number; readonly reason: string }
+  /**
+   * The text streamed so far in this round is withdrawn (a mid-stream error being retried, a
+   * refusal, a reply cut off by a full context window): a live view replaces it, never appends.
+   */
+  | { readonly type: "model.text.discarded"; readonly turnId: string; readonly reason: string }
+  /** The conversation was compacted to fit the model's context window (`omitted` stored messages left out). */
+  | {
+      readonly type: "history.compacted";
+      readonly turnId: string;
+      readonly omitted: number;
+      readonly reason: "would_not_fit" | "prompt_too_long" | "window_exceeded";
+    }
   /** A model round is starting (round 1 = first request of the turn). */
   | { readonly type: "model.request"; readonly turnId: string; readonly round: number }
   | {

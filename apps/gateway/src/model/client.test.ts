@@ -436,6 +436,60 @@ describe("one credential: rate limits and overloads are waited out on the same k
     expect(msg.content[0]).toMatchObject({ text: "recovered" });
   });
 
+  test("an overload after some streamed text: the partial is withdrawn, then the call is made again whole", async () => {
+    api.script([
+      {
+        error: {
+          ...fakeAnthropicErrors.overloaded({ midStream: true, partialText: "The answer is forty" }).error,
+          headers: { "retry-after-ms": "20" },
+        },
+      },
+      textTurn("The answer is forty-two."),
+    ]);
+    const seen: string[] = [];
+    const retries: Array<{ seconds: number; reason: string }> = [];
+    // No cap below the API's retry-after: the wait shown is the one asked for (20 ms → 1 s), not the 2 s default.
+    const c = client(storeWith(["anthropic:a", "api_key", KEY_A]), { rateLimitRetries: 2, maxRetryWaitMs: 60_000 });
+    const msg = await c.streamMessage(userMessage, {
+      onText: (d) => seen.push(d),
+      onDiscard: () => seen.push("<discard>"),
+      onRetry: (r) => retries.push(r),
+    });
+    expect(msg.content[0]).toMatchObject({ text: "The answer is forty-two." });
+    // Live text as a viewer builds it: what follows the last discard is the answer, once.
+    const live = seen.join("").split("<discard>");
+    expect(live).toHaveLength(2);
+    expect(live[0]).toBe("The answer is forty");
+    expect(live[1]).toBe("The answer is forty-two.");
+    expect(retries).toEqual([{ seconds: 1, reason: "Anthropic is overloaded" }]);
+    // The retry is the same request (no partial text sent back as a prefill).
+    const [first, second] = api.messageRequests();
+    expect(second!.body).toEqual(first!.body);
+  });
+
+  test("an api_error event after some text is retried like a 5xx, the partial withdrawn", async () => {
+    api.script([
+      { error: { ...fakeAnthropicErrors.apiError(500).error, midStream: true, partialText: "Half" } },
+      textTurn("Whole answer."),
+    ]);
+    let discarded = 0;
+    const msg = await client(storeWith(["anthropic:a", "api_key", KEY_A])).streamMessage(userMessage, {
+      onDiscard: () => discarded++,
+    });
+    expect(msg.content[0]).toMatchObject({ text: "Whole answer." });
+    expect(discarded).toBe(1);
+  });
+
+  test("mid-stream overloads on every attempt: bounded, and the error says it gave up after the retries", async () => {
+    const partial = () => fakeAnthropicErrors.overloaded({ midStream: true, partialText: "Part" });
+    api.script([partial(), partial(), partial()]);
+    const { client: c, opts } = waiting(storeWith(["anthropic:a", "api_key", KEY_A]), []);
+    const err = await expectModelError(c.streamMessage(userMessage, opts));
+    expect(err.kind).toBe("overloaded");
+    expect(err.message).toContain("gave up after 3 attempts");
+    expect(api.messageRequests()).toHaveLength(3);
+  });
+
   test("a retry-after longer than the cap is not waited: a clear error with the time", async () => {
     api.script([fakeAnthropicErrors.rateLimited(600)]);
     const { client: c, opts } = waiting(storeWith(["anthropic:a", "api_key", KEY_A]), []);

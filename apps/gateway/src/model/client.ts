@@ -48,6 +48,11 @@ export interface StreamOptions {
   onRotate?: (event: RotationEvent) => void;
   /** Called before waiting out a `retry-after` on the same credential (to show the wait as status). */
   onRetry?: (info: { seconds: number; reason: string }) => void;
+  /**
+   * Called before a call that failed after streaming some text is made again: the caller withdraws
+   * the partial text (the retry streams the whole message anew), so the user never sees it twice.
+   */
+  onDiscard?: (info: { reason: string }) => void;
 }
 
 export interface ModelClient {
@@ -146,11 +151,16 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           cause: err,
         };
 
+        // A call that failed mid-stream (an `error` event after some deltas) is made again whole, like
+        // one that failed before any output: nothing can have run from a message that never completed
+        // (tools run only once the final message is in), and the partial text is withdrawn first.
+        const discardPartial = () => {
+          if (streamedText) opts.onDiscard?.({ reason: c.message });
+        };
         // One credential (nothing else usable): a rate limit or an overload is waited out on the same
         // key, following retry-after, before anything is put on cooldown.
         if (
           (c.rotate === "rate_limit" || c.rotate === "overloaded") &&
-          !streamedText &&
           waitLeft > 0 &&
           attempt < maxAttempts &&
           !otherUsable(cred)
@@ -158,6 +168,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           const waitMs = Math.min(c.retryAfterMs ?? (c.rotate === "overloaded" ? 2_000 : 10_000), maxRetryWaitMs);
           if (c.retryAfterMs === undefined || c.retryAfterMs <= maxRetryWaitMs) {
             waitLeft--;
+            discardPartial();
             opts.onRetry?.({
               seconds: Math.ceil(waitMs / 1000),
               reason: c.rotate === "overloaded" ? "Anthropic is overloaded" : "rate limited",
@@ -172,14 +183,14 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
           }
         }
         if (c.rotate) {
-          // Text already reached the user: a retry would repeat it, so cool down but stop here.
           const next = auth.fail(
             cred,
             c.rotate,
             { retryAfterMs: c.retryAfterMs, message: c.apiMessage ?? c.message },
             opts.onRotate,
           );
-          if (next && !streamedText && attempt < maxAttempts) {
+          if (next && attempt < maxAttempts) {
+            discardPartial();
             rotatedAway.push({ profileId: cred.profileId, reason: c.rotate });
             cred = next;
             transientLeft = transientRetries;
@@ -190,14 +201,15 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
             !next && tried.length > 1
               ? ` No other Anthropic credential is available (tried ${tried.map((t) => `${t.profileId}: ${t.reason}`).join(", ")}).`
               : "";
-          throw new ModelError(c.kind, c.message + suffix, details);
+          throw new ModelError(c.kind, c.message + suffix + attemptsNote(attempt), details);
         }
-        if (c.transient && transientLeft > 0 && !streamedText && attempt < maxAttempts) {
+        if (c.transient && transientLeft > 0 && attempt < maxAttempts) {
           transientLeft--;
+          discardPartial();
           await sleep(transientDelayMs, opts.signal);
           continue;
         }
-        throw new ModelError(c.kind, c.message, details);
+        throw new ModelError(c.kind, c.message + attemptsNote(attempt), details);
       }
     }
   }
@@ -207,6 +219,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
     currentCredential: resolveOrThrow,
   };
 }
+
+/** Told with the final error when the call was retried: the user knows it was not a first failure. */
+const attemptsNote = (attempts: number): string => (attempts > 1 ? ` (gave up after ${attempts} attempts)` : "");
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -16,6 +16,12 @@ export interface SessionStore {
     patch: { readonly [K in keyof SessionSettings]?: SessionSettings[K] | null },
   ): SessionSettings;
   history(sessionId: string): StoredMessage[];
+  /**
+   * The history the model is sent: every message except those of turns that ended in a refusal.
+   * The Claude docs say to reset the context after `stop_reason: "refusal"` (remove the turn that
+   * triggered it, or the model keeps refusing); the rows stay stored, only the context leaves them out.
+   */
+  modelHistory(sessionId: string): StoredMessage[];
   /** Appends in one transaction, so a turn's exchange is stored whole or not at all. */
   appendMessages(sessionId: string, turnId: string | null, messages: readonly NewMessage[]): void;
   startTurn(turn: { id: string; sessionId: string; userId?: string }): void;
@@ -79,6 +85,9 @@ export function createSessionStore(db: Database): SessionStore {
   );
   const selectHistory = db.query<MessageRow, [string]>(
     "SELECT seq, role, content, turn_id, run_ids, at FROM messages WHERE session_id = ? ORDER BY seq",
+  );
+  const selectModelHistory = db.query<MessageRow, [string]>(
+    "SELECT seq, role, content, turn_id, run_ids, at FROM messages WHERE session_id = ? AND (turn_id IS NULL OR turn_id NOT IN (SELECT id FROM turns WHERE stop_reason = 'refused')) ORDER BY seq",
   );
   const maxSeq = db.query<{ seq: number | null }, [string]>(
     "SELECT MAX(seq) AS seq FROM messages WHERE session_id = ?",
@@ -144,23 +153,10 @@ export function createSessionStore(db: Database): SessionStore {
       return merged as SessionSettings;
     },
     history(sessionId) {
-      // A row that does not parse (a damaged file, a hand edit) is skipped rather than making the
-      // session unusable; the agent loop repairs what is left (sessions/repair.ts).
-      return selectHistory.all(sessionId).flatMap((r) => {
-        const content = parseJson(r.content);
-        if (content === undefined) return [];
-        const runIds = parseJson(r.run_ids);
-        return [
-          {
-            seq: r.seq,
-            role: r.role,
-            content: content as StoredMessage["content"],
-            turnId: r.turn_id,
-            runIds: Array.isArray(runIds) ? runIds : [],
-            at: r.at,
-          },
-        ];
-      });
+      return toStoredMessages(selectHistory.all(sessionId));
+    },
+    modelHistory(sessionId) {
+      return toStoredMessages(selectModelHistory.all(sessionId));
     },
     appendMessages(sessionId, turnId, messages) {
       if (messages.length) append(sessionId, turnId, messages);
@@ -227,4 +223,24 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A row that does not parse (a damaged file, a hand edit) is skipped rather than making the session
+ * unusable; the agent loop repairs what is left (sessions/repair.ts). */
+function toStoredMessages(rows: readonly MessageRow[]): StoredMessage[] {
+  return rows.flatMap((r) => {
+    const content = parseJson(r.content);
+    if (content === undefined) return [];
+    const runIds = parseJson(r.run_ids);
+    return [
+      {
+        seq: r.seq,
+        role: r.role,
+        content: content as StoredMessage["content"],
+        turnId: r.turn_id,
+        runIds: Array.isArray(runIds) ? runIds : [],
+        at: r.at,
+      },
+    ];
+  });
 }

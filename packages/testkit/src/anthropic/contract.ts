@@ -93,6 +93,21 @@ const invalid = (message: string, docs: string): ContractError => ({
   message: `${message} (see ${docs})`,
 });
 
+/**
+ * The prompt must fit the model's context window (DOCS.contextWindows; the error's shape as
+ * DOCS.errors shows it: 400 invalid_request_error "prompt is too long: N tokens > M maximum").
+ * Tokens are estimated as characters / 4 of the system prompt, tools and messages.
+ */
+export function checkContextWindow(body: Json, windowTokens: number): ContractError | undefined {
+  const tokens = estimateTokens({ system: body.system, tools: body.tools, messages: body.messages });
+  if (tokens <= windowTokens) return undefined;
+  return {
+    status: 400,
+    type: "invalid_request_error",
+    message: `prompt is too long: ${tokens} tokens > ${windowTokens} maximum`,
+  };
+}
+
 export function rulesFor(model: unknown): FakeModelRules | undefined {
   return typeof model === "string" ? FAKE_MODELS[model] : undefined;
 }

@@ -131,6 +131,86 @@ describe("fake Anthropic server", () => {
     expect(events[1]!.data.error.type).toBe("overloaded_error");
   });
 
+  test("an overload after some text: content deltas, then the error event exactly as the API sends it", async () => {
+    api.script([fakeAnthropicErrors.overloaded({ midStream: true, partialText: "The answer is forty" })]);
+    const res = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true });
+    expect(res.status).toBe(200);
+    const raw = await res.text();
+    const events = parseSse(raw);
+    expect(events.map((e) => e.event)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_delta",
+      "error",
+    ]);
+    const text = events.flatMap((e) => (e.event === "content_block_delta" ? [e.data.delta.text] : [])).join("");
+    expect(text).toBe("The answer is forty");
+    expect(raw).toContain(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+    );
+  });
+
+  test("an overload inside a tool call: the tool_use block's partial JSON, then the error event", async () => {
+    api.script([
+      fakeAnthropicErrors.overloaded({
+        midStream: true,
+        partialText: "Sending.",
+        partialToolUse: { id: "toolu_1", name: "execute", partialJson: '{"code":"send(' },
+      }),
+    ]);
+    const res = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true });
+    const events = parseSse(await res.text());
+    expect(events.map((e) => e.event)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "error",
+    ]);
+    expect(events[4]!.data).toMatchObject({ index: 1, content_block: { type: "tool_use", id: "toolu_1" } });
+    const json = events.flatMap((e) => (e.data.delta?.type === "input_json_delta" ? [e.data.delta.partial_json] : []));
+    expect(json.join("")).toBe('{"code":"send(');
+  });
+
+  test("a refusal carries stop_details on message_delta (null for other stop reasons)", async () => {
+    api.script([
+      textTurn("Here", {
+        stop_reason: "refusal",
+        refusal: { category: "cyber", explanation: "Declined: cyber harm." },
+      }),
+      textTurn("fine"),
+    ]);
+    const refused = parseSse(
+      await (await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI, stream: true })).text(),
+    );
+    expect(refused.find((e) => e.event === "message_delta")!.data.delta).toEqual({
+      stop_reason: "refusal",
+      stop_sequence: null,
+      stop_details: { type: "refusal", category: "cyber", explanation: "Declined: cyber harm." },
+    });
+    const plain = (await (await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI })).json()) as any;
+    expect(plain.stop_details).toBeNull();
+  });
+
+  test("a prompt over the context window: 400 prompt is too long, no scripted turn consumed", async () => {
+    api.script([textTurn("fits")]);
+    api.setContextWindow(50);
+    const big = [{ role: "user", content: "x".repeat(400) }];
+    const r1 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: big });
+    expect(r1.status).toBe(400);
+    const body = (await r1.json()) as any;
+    expect(body.error.type).toBe("invalid_request_error");
+    expect(body.error.message).toMatch(/^prompt is too long: \d+ tokens > 50 maximum$/);
+    expect(api.remaining()).toBe(1);
+    const r2 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI });
+    expect(((await r2.json()) as any).content[0].text).toBe("fits");
+  });
+
   test("an empty queue and unknown routes fail loudly", async () => {
     const r1 = await post({ model: "claude-haiku-4-5", max_tokens: 10, messages: HI });
     expect(r1.status).toBe(500);

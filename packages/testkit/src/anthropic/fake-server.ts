@@ -1,4 +1,5 @@
 import {
+  checkContextWindow,
   checkRequest,
   estimateTokens,
   prefixHash,
@@ -69,6 +70,12 @@ export interface ScriptedMessage {
   /** Defaults to "tool_use" when a tool_use block is present, else "end_turn". */
   stop_reason?: FakeStopReason;
   /**
+   * With stop_reason "refusal": the category and human-readable explanation of `stop_details`
+   * (DOCS.streamingRefusals: always present on a refusal, on message_delta when streaming; each
+   * field may be null). Ignored for other stop reasons, whose stop_details is null.
+   */
+  refusal?: { category?: string | null; explanation?: string | null };
+  /**
    * Usage to report. Fields left out are computed from the request: input tokens as characters / 4,
    * cache reads / writes from the cache_control breakpoints of earlier requests (DOCS.promptCaching).
    */
@@ -103,6 +110,16 @@ export interface ScriptedError {
     headers?: Record<string, string>;
     /** For streaming requests: answer 200, send message_start, then an SSE `error` event. */
     midStream?: boolean;
+    /**
+     * With `midStream`: text streamed (a text block's start and deltas, no stop) before the error
+     * event, as when an overload interrupts a reply that had begun.
+     */
+    partialText?: string;
+    /**
+     * With `midStream`: a tool_use block begun after any `partialText` — its start and the first
+     * `input_json_delta`s of `partialJson` (incomplete JSON) — before the error event.
+     */
+    partialToolUse?: { id: string; name: string; partialJson: string };
     delayMs?: number;
     /** Extra fields of the `error` object (e.g. `details: { error_code }`). */
     extra?: Record<string, unknown>;
@@ -133,6 +150,14 @@ export interface ContractViolation {
   readonly message: string;
 }
 
+export interface FakeAnthropicOptions {
+  /**
+   * The context window every request must fit (estimated tokens of system, tools and messages),
+   * instead of the model's own (models.ts): lets a test fill a window with a small conversation.
+   */
+  contextWindowTokens?: number;
+}
+
 export interface FakeAnthropic {
   /** Base URL to pass as the SDK's `baseURL` (no trailing slash, no `/v1`). */
   url: string;
@@ -146,6 +171,8 @@ export interface FakeAnthropic {
   violations: ContractViolation[];
   /** Usage reported for each message served, in order (to measure cache hit rates). */
   served: Array<{ model: string; usage: Required<FakeUsage> }>;
+  /** Sets (or with undefined, clears) the context window requests must fit (FakeAnthropicOptions). */
+  setContextWindow(tokens: number | undefined): void;
   /** Number of scripted turns not consumed yet. */
   remaining(): number;
   close(): Promise<void>;
@@ -198,7 +225,9 @@ export const fakeAnthropicErrors = {
       retryAfterSeconds,
     },
   }),
-  overloaded: (opts: { midStream?: boolean } = {}): ScriptedError => ({
+  overloaded: (
+    opts: Pick<ScriptedError["error"], "midStream" | "partialText" | "partialToolUse"> = {},
+  ): ScriptedError => ({
     error: { status: 529, type: "overloaded_error", message: "Overloaded", ...opts },
   }),
   billing: (): ScriptedError => ({
@@ -240,7 +269,7 @@ export const fakeAnthropicErrors = {
   }),
 };
 
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
   const violations: ContractViolation[] = [];
@@ -250,6 +279,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const cache = new Map<string, number>();
   let messageCount = 0;
   let requestCount = 0;
+  let contextWindowTokens = options.contextWindowTokens;
 
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -273,6 +303,11 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       }
       const problem = checkRequest(recorded.body, issued);
       if (problem) return contractError(problem, recorded, requestId);
+      // Too long for the window: the documented error, not a contract violation of the client's
+      // (it cannot count tokens exactly), and it consumes no scripted turn.
+      const window = contextWindowTokens ?? rulesFor(recorded.body.model)?.contextWindow;
+      const tooLong = window !== undefined ? checkContextWindow(recorded.body, window) : undefined;
+      if (tooLong) return errorResponse(tooLong, requestId);
       const next = queue.shift();
       if (!next) {
         return errorResponse(
@@ -290,7 +325,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       if ("error" in turn) {
         if (turn.error.delayMs) await Bun.sleep(turn.error.delayMs);
         if (turn.error.midStream && wantsStream) {
-          return sseResponse(midStreamErrorEvents(turn, recorded, ++messageCount), requestId);
+          return sseResponse(midStreamErrorEvents(turn, recorded, ++messageCount), requestId, turn.error.headers);
         }
         return errorResponse(turn.error, requestId);
       }
@@ -317,6 +352,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     served,
     messageRequests: () => requests.filter((r) => r.method === "POST" && r.path === "/v1/messages"),
     remaining: () => queue.length,
+    setContextWindow(tokens) {
+      contextWindowTokens = tokens;
+    },
     async close() {
       await server.stop(true);
     },
@@ -367,6 +405,7 @@ interface WireMessage {
   content: WireBlock[];
   stop_reason: FakeStopReason;
   stop_sequence: string | null;
+  stop_details: { type: "refusal"; category: string | null; explanation: string | null } | null;
   usage: Required<FakeUsage>;
 }
 
@@ -439,6 +478,10 @@ function buildMessage(
     content,
     stop_reason: turn.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"),
     stop_sequence: turn.stop_reason === "stop_sequence" ? String(req.body?.stop_sequences?.[0] ?? "") : null,
+    stop_details:
+      turn.stop_reason === "refusal"
+        ? { type: "refusal", category: turn.refusal?.category ?? null, explanation: turn.refusal?.explanation ?? null }
+        : null,
     usage: turn.usage
       ? {
           input_tokens: turn.usage.input_tokens ?? 10,
@@ -539,7 +582,14 @@ function messageStartEvent(m: WireMessage): SseEvent {
     event: "message_start",
     data: {
       type: "message_start",
-      message: { ...m, content: [], stop_reason: null, stop_sequence: null, usage: { ...m.usage, output_tokens: 1 } },
+      message: {
+        ...m,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        usage: { ...m.usage, output_tokens: 1 },
+      },
     },
   };
 }
@@ -577,7 +627,7 @@ function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
     event: "message_delta",
     data: {
       type: "message_delta",
-      delta: { stop_reason: m.stop_reason, stop_sequence: m.stop_sequence },
+      delta: { stop_reason: m.stop_reason, stop_sequence: m.stop_sequence, stop_details: m.stop_details },
       usage: {
         output_tokens: m.usage.output_tokens,
         input_tokens: m.usage.input_tokens,
@@ -591,7 +641,10 @@ function streamEvents(m: WireMessage, chunkSize: number): SseEvent[] {
 }
 
 // DOCS.errors: "When receiving a streaming response via SSE, it's possible that an error can occur
-// after returning a 200 response".
+// after returning a 200 response"; DOCS.streaming ("Error events"): during high usage an
+// `overloaded_error` arrives in the stream as `event: error` with
+// `data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`, which
+// may follow content deltas already sent (`partialText`).
 function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: number): SseEvent[] {
   const m: WireMessage = {
     id: `msg_fake_${n}`,
@@ -601,15 +654,35 @@ function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: numb
     content: [],
     stop_reason: "end_turn",
     stop_sequence: null,
+    stop_details: null,
     usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   };
+  // The error cuts the last block short (no content_block_stop); a text block followed by a tool_use ended first.
+  const partial: SseEvent[] = [];
+  const { partialText, partialToolUse } = turn.error;
+  const push = (event: string, data: Record<string, unknown>) =>
+    partial.push({ event, data: { type: event, ...data } });
+  if (partialText) {
+    push("content_block_start", { index: 0, content_block: { type: "text", text: "", citations: null } });
+    for (const text of chunks(partialText, 8))
+      push("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
+    if (partialToolUse) push("content_block_stop", { index: 0 });
+  }
+  if (partialToolUse) {
+    const index = partialText ? 1 : 0;
+    const { id, name, partialJson } = partialToolUse;
+    push("content_block_start", { index, content_block: { type: "tool_use", id, name, input: {} } });
+    for (const json of chunks(partialJson, 8))
+      push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: json } });
+  }
   return [
     messageStartEvent(m),
+    ...partial,
     { event: "error", data: { type: "error", error: { type: turn.error.type, message: turn.error.message } } },
   ];
 }
 
-function sseResponse(events: SseEvent[], requestId: string): Response {
+function sseResponse(events: SseEvent[], requestId: string, headers: Record<string, string> = {}): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -620,6 +693,6 @@ function sseResponse(events: SseEvent[], requestId: string): Response {
     },
   });
   return new Response(body, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": requestId },
+    headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": requestId },
   });
 }

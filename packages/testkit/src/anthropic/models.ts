@@ -21,6 +21,9 @@ export const DOCS = {
   errors: "https://platform.claude.com/docs/en/api/errors",
   promptCaching: "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
   messages: "https://platform.claude.com/docs/en/api/messages",
+  contextWindows: "https://platform.claude.com/docs/en/build-with-claude/context-windows",
+  streamingRefusals:
+    "https://platform.claude.com/docs/test-and-evaluate/strengthen-guardrails/handle-streaming-refusals",
 } as const;
 
 export type FakeThinkingType = "adaptive" | "between_tools" | "disabled" | "enabled";

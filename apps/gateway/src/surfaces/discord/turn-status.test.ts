@@ -73,6 +73,8 @@ describe("progress notes from thinking blocks", () => {
     expect(renderStatus(s)).toBe("💭 Thinking… — Checking the \\*\\*calendar\\*\\* next.");
     s = nextStatus(s, { type: "model.retrying", turnId: "t", seconds: 3, reason: "rate limited" }, own);
     expect(renderStatus(s)).toBe("💭 Thinking… — waiting 3 s before retrying (rate limited)");
+    s = nextStatus(s, { type: "history.compacted", turnId: "t", omitted: 4, reason: "prompt_too_long" }, own);
+    expect(renderStatus(s)).toBe("💭 Thinking… — compacting the conversation to fit the model's context window");
     s = nextStatus(s, { type: "model.thinking", turnId: "t", text: "x".repeat(400) }, own);
     expect(renderStatus(s).length).toBeLessThan(180);
   });

@@ -33,6 +33,8 @@ export function nextStatus(s: TurnStatus, e: GatewayEvent, ownRun: (runId: strin
       return { ...s, note: e.text };
     case "model.retrying":
       return { ...s, note: `waiting ${e.seconds} s before retrying (${e.reason})` };
+    case "history.compacted":
+      return { ...s, note: "compacting the conversation to fit the model's context window" };
     case "run.started":
       return ownRun(e.runId) ? { ...s, phase: "running" } : s;
     case "run.finished":
