@@ -23,7 +23,7 @@ const start = (publicUrl?: string) =>
   startHarness({ settings: { http: { port: 0, approvers: [APPROVER], ...(publicUrl ? { publicUrl } : {}) } } });
 
 function signerOf(harness: Harness, now: () => number = Date.now) {
-  return createSigner(loadConsoleKey(join(harness.dir, ".openassistant", "data")), now);
+  return createSigner(loadConsoleKey(join(harness.dir, ".openassistant", "data"), { add() {} }), now);
 }
 
 function session(harness: Harness, operator = APPROVER, exp = Date.now() + 60_000): string {

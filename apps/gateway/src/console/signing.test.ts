@@ -16,9 +16,9 @@ describe("console signing", () => {
 
   test("a key file others could read is made 0600 again before it is used", () => {
     const dir = makeTempDir("oa-console-key-");
-    const key = loadConsoleKey(dir);
+    const key = loadConsoleKey(dir, createSecretRegistry());
     chmodSync(join(dir, CONSOLE_KEY_FILE), 0o644);
-    expect(Buffer.from(loadConsoleKey(dir)).equals(Buffer.from(key))).toBe(true);
+    expect(Buffer.from(loadConsoleKey(dir, createSecretRegistry())).equals(Buffer.from(key))).toBe(true);
     expect(statSync(join(dir, CONSOLE_KEY_FILE)).mode & 0o777).toBe(0o600);
   });
 
