@@ -25,6 +25,7 @@ import { validatePluginConfig } from "./manifest.ts";
 import { registerSdkModule } from "./sdk-module.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
 import { checkTreeShape } from "../tools/tree-shape.ts";
+import { ownValue } from "../tools/own-keys.ts";
 import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
@@ -258,7 +259,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     ...(c.kind === "broken" && c.specifier ? { specifier: c.specifier } : {}),
     ...(c.kind === "bundled" && c.bundled.configPath ? { configPath: c.bundled.configPath } : {}),
   } as const;
-  const pluginConfig = config.config[c.id];
+  const pluginConfig = ownValue(config.config, c.id);
   const fingerprint = fingerprintOf(c, lc.helperStamps) + JSON.stringify(pluginConfig ?? null);
 
   const prevLoaded = lc.previous?.subtree && lc.previous.entry.status === "loaded" ? lc.previous : undefined;
