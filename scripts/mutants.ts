@@ -905,4 +905,16 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "apps/gateway/src/config-adapter.ts",
+    ["apps/gateway/src/workspace-tools.e2e.test.ts"],
+    [
+      [
+        "workspace-write-owners-unwired",
+        `owners: () => registry.current().entries,`,
+        ``,
+        "the gateway's writeTool does not know who owns each name: a takeover reaches a card",
+      ],
+    ],
+  ),
 ];
