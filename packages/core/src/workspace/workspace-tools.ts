@@ -220,10 +220,15 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
 /** Why writing `target` would take another source's name (`tools.<id>`), or undefined when it would not. */
 function takenName(target: { file: string; name: string }, owners: readonly EntryRef[]): string | undefined {
   const id = normalizeId(target.name.replace(/\.ts$/, ""));
-  const owner = owners.find((e) => e.id === id && !(e.kind === "tool" && sameFile(e.source, target.file)));
+  const folded = id.toLowerCase();
+  const owner = owners.find(
+    (e) => e.id.toLowerCase() === folded && !(e.kind === "tool" && sameFile(e.source, target.file)),
+  );
   if (!owner) return undefined;
+  const clash =
+    owner.id === id ? "already belongs to" : `differs only in letter case from tools.${owner.id}, which belongs to`;
   return (
-    `"${target.name}" would be mounted at tools.${id}, which already belongs to ${describeEntry(owner)}; ` +
+    `"${target.name}" would be mounted at tools.${id}, which ${clash} ${describeEntry(owner)}; ` +
     "a tool file never takes over another source's name. Choose another file name."
   );
 }

@@ -292,6 +292,10 @@ export default () => ({ list: defineTool({ description: "gh", approval: "auto", 
     expect(await refusal("clock-x.ts")).toEqual([
       `path: "clock-x.ts" would be mounted at tools.clock_x, which already belongs to tool file ${join(tools, "clock_x.ts")}; ${reason}`,
     ]);
+    // Letter case alone does not make another name (macOS and Windows cannot even hold both files).
+    expect(await refusal("GH.ts")).toEqual([
+      `path: "GH.ts" would be mounted at tools.GH, which differs only in letter case from tools.gh, which belongs to plugin "gh" (${join(p.root, "gh")}); ${reason}`,
+    ]);
     expect(existsSync(join(tools, "clock-x.ts"))).toBe(false);
   });
 
