@@ -148,6 +148,67 @@ describe("no source takes over another's name", () => {
   });
 });
 
+describe("every pair of source kinds, through the real loaders", () => {
+  /** Kinds in the order that owns a name (docs/plugins.md, "Who owns a name"). */
+  const KINDS = ["builtin", "npm", "openapi", "mcp", "file", "folder", "global"] as const;
+  type Kind = (typeof KINDS)[number];
+  const label: Record<Kind, (id: string, p: { root: string; ws: string; globalDir: string }, url: string) => string> = {
+    builtin: (id) => `the built-in tools.${id}`,
+    npm: (id, p) => `npm plugin "${id}" (${join(p.root, "node_modules", `oa-${id}`)})`,
+    openapi: (id, p) => `OpenAPI spec openapi.${id} (${join(p.root, "specs/pets.json")})`,
+    mcp: (id, _p, url) => `MCP server mcp.servers.${id} (${url})`,
+    file: (id, p) => `tool file ${join(p.ws, "tools", `${id}.ts`)}`,
+    folder: (id, p) => `plugin "${id}" (${join(p.ws, "plugins", `dir_${id}`)})`,
+    global: (id, p) => `tool file ${join(p.globalDir, "tools", `${id}.ts`)}`,
+  };
+
+  test("for each pair the one that comes first owns the name and serves its tools; the other is refused naming both", async () => {
+    const server = await mcpServer();
+    const pairs = KINDS.flatMap((a, i) => KINDS.slice(i + 1).map((b) => [a, b] as const));
+    const files: Record<string, string> = { "specs/pets.json": await Bun.file(PETS_SPEC).text() };
+    const plugins: string[] = [];
+    const openapi: Record<string, { spec: string }> = {};
+    const servers: Record<string, { url: string }> = {};
+    const builtins: Array<{ id: string; tools: ToolTree }> = [];
+    const claim = (kind: Kind, id: string) => {
+      if (kind === "builtin") builtins.push(builtin(id));
+      else if (kind === "npm") {
+        Object.assign(files, pluginDir(`node_modules/oa-${id}`, id, `npm ${id}`));
+        plugins.push(`oa-${id}`);
+      } else if (kind === "openapi") openapi[id] = { spec: "specs/pets.json" };
+      else if (kind === "mcp") servers[id] = { url: server.url };
+      else if (kind === "file") files[`.openassistant/tools/${id}.ts`] = toolSource(`file ${id}`);
+      else if (kind === "folder")
+        Object.assign(files, pluginDir(`.openassistant/plugins/dir_${id}`, id, `folder ${id}`));
+      else files[`~/tools/${id}.ts`] = toolSource(`global ${id}`);
+    };
+    // Both orders of listing: the later-listed kind first where the config allows it.
+    for (const [a, b] of pairs) for (const kind of [b, a]) claim(kind, `x_${a}_${b}`);
+    files[".openassistant/config.json"] = JSON.stringify({ plugins, openapi, mcp: { servers } });
+    const p = tempProject(files);
+    const r = await loadTools({ ...p.opts, ...noInstall, bundled: builtins });
+    // What serves each name: a description only the owner's tools have.
+    const serves: Record<Kind, (id: string) => boolean> = {
+      builtin: (id) => descriptionsUnder(r, id).includes("the built-in"),
+      npm: (id) => descriptionsUnder(r, id).includes(`npm ${id}`),
+      openapi: (id) => indexToolTree(r.tree).has(`${id}.pets.list`),
+      mcp: (id) => descriptionsUnder(r, id).includes("MCP ping"),
+      file: (id) => descriptionsUnder(r, id).includes(`file ${id}`),
+      folder: (id) => descriptionsUnder(r, id).includes(`folder ${id}`),
+      global: (id) => descriptionsUnder(r, id).includes(`global ${id}`),
+    };
+    for (const [a, b] of pairs) {
+      const id = `x_${a}_${b}`;
+      expect({ id, owner: serves[a](id), other: serves[b](id) }).toEqual({ id, owner: true, other: false });
+      expect(descriptionsUnder(r, id).length).toBeGreaterThan(0);
+      expect(errorsOf(r, id).map((d) => d.message)).toEqual([
+        `${label[b](id, p, server.url)} is not loaded: tools.${id} already belongs to ${label[a](id, p, server.url)} (it comes first (docs/plugins.md, "Who owns a name")); a source never takes over another's name`,
+      ]);
+    }
+    expect(r.diagnostics.filter((d) => d.level === "error")).toHaveLength(pairs.length);
+  });
+});
+
 describe("on reload the previous owner keeps its name", () => {
   test("an MCP server added to the config later does not take over a tool file's name; after it is renamed it loads", async () => {
     const server = await mcpServer();
