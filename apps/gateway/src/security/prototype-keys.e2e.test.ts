@@ -103,26 +103,35 @@ describe("Discord: custom ids and slash command names", () => {
   afterAll(() => e.close());
 
   test("buttons and modals whose custom id carries such a name decide nothing and say so", async () => {
-    e.h.api.script([]);
+    e.h.api.script([textTurn("Here.")]);
     const dm = e.fake.dmChannelId(e.ids.alice);
     e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "hello" });
     const answer = await eventually(
-      () => e.fake.messages(dm).find((m) => m.author?.id === e.fake.botId && !m.content.startsWith("💭")),
+      () => e.fake.messages(dm).find((m) => m.author?.id === e.fake.botId && m.content.startsWith("Here.")),
       "an answer",
     );
+    const unknown = (k: string) => `This approval (\`${k}\`) is unknown to the gateway; nothing was changed.`;
+    const privateReply = (i: ReturnType<DiscordE2E["fake"]["clickButton"]>, what: string) =>
+      eventually(() => i.followUps()[0]?.content as string | undefined, `the private reply to ${what}`);
     for (const k of KEYS) {
-      for (const customId of [
-        `oa:approve:${k}`,
-        `oa:deny:${k}`,
-        `oa:always:${k}`,
-        `oa:${k}:call_1`,
-        `oa:lapprove:${k}`,
-      ]) {
-        const i = e.fake.clickButton({ messageId: answer.id, customId, userId: e.ids.alice, force: true });
-        const cb = await i.callback();
-        expect(cb.accepted).toBe(true);
-        expect(JSON.stringify(cb)).not.toMatch(LEAK);
+      for (const action of ["approve", "deny", "always", "lapprove", "ldeny"]) {
+        const i = e.fake.clickButton({
+          messageId: answer.id,
+          customId: `oa:${action}:${k}`,
+          userId: e.ids.alice,
+          force: true,
+        });
+        expect((await i.callback()).accepted).toBe(true);
+        expect(await privateReply(i, `oa:${action}:${k}`)).toBe(unknown(k));
       }
+      // Not one of our actions: acknowledged without a word (another app's component), nothing changes.
+      const foreign = e.fake.clickButton({
+        messageId: answer.id,
+        customId: `oa:${k}:call_1`,
+        userId: e.ids.alice,
+        force: true,
+      });
+      expect(await foreign.callback()).toMatchObject({ type: 6, accepted: true });
       const modal = e.fake.submitModal({
         customId: `oa:denym:${k}`,
         fields: { reason: "no" },
@@ -130,7 +139,16 @@ describe("Discord: custom ids and slash command names", () => {
         channelId: dm,
       });
       expect((await modal.callback()).accepted).toBe(true);
+      // Submitted outside a message: the deferred private reply is edited into the answer.
+      const edited = await eventually(() => {
+        const o = modal.original();
+        return o && !(o.flags & 128) ? (o.content as string) : undefined;
+      }, `the reply to oa:denym:${k}`);
+      expect(edited).toBe(
+        `There is no approval with call id \`${k}\`. Copy the id from the card's footer, or see \`/approvals\`.`,
+      );
     }
+    expect(e.fake.message(answer.id)!.content).toBe(answer.content);
     expect(e.ran).toEqual([]);
     expect(e.h.gateway.approvals.pending()).toEqual([]);
     expect(e.logs.filter((l) => /error|TypeError/i.test(l))).toEqual([]);
