@@ -917,4 +917,22 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/codemode/tool-invoker.ts",
+    ["packages/core/src/codemode/prototype-keys.test.ts"],
+    [
+      [
+        "invoker-inherited-field-not-retried",
+        `(r.success || !missedThroughPrototype(r.error.issues) ? validated(r) : ownKeysOnly(def, value))`,
+        `validated(r)`,
+        "an optional field named toString/valueOf left out fails as 'received function'",
+      ],
+      [
+        "invoker-inherited-field-null-proto-leaks",
+        `if (!copy && from === null) Object.setPrototypeOf(out, Object.prototype);`,
+        ``,
+        "input passed through z.unknown() reaches the tool without Object.prototype",
+      ],
+    ],
+  ),
 ];

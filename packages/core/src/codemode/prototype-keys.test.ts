@@ -27,11 +27,30 @@ const tools = {
   },
 };
 
+/** Optional fields named like Object.prototype's members, left out by the caller. */
+const memberFields = defineTool({
+  description: "Optional fields named like Object.prototype's members",
+  approval: "auto",
+  args: z.object({
+    toString: z.string().optional(),
+    valueOf: z.number().optional(),
+    opts: z.object({ hasOwnProperty: z.boolean().optional(), isPrototypeOf: z.string().default("d") }),
+    data: z.unknown(),
+  }),
+  run: async (input) => ({
+    own: Object.keys(input).sort(),
+    opts: input.opts,
+    plain: [input, input.opts, input.data].map((o) => Object.getPrototypeOf(o) === Object.prototype),
+    data: String(Object.keys(input.data as object)),
+  }),
+});
+const fieldTools = { fields: { members: memberFields } };
+
 const db = openDatabase(":memory:");
 const receipts = createSqliteReceiptStore(db);
 const sandbox = createSandboxPool({ minIdle: 1 });
 const runner = createCodeModeRunner({
-  tools,
+  tools: { ...tools, ...fieldTools },
   receipts,
   requestApproval: async () => ({ decision: "approved", by: "alice" }),
   sandbox,
@@ -91,6 +110,31 @@ describe("tool paths from model code", () => {
     expect(ran).toEqual([]);
     const failed = receipts.byRun("run_proto").filter((r) => r.phase === "failed");
     expect(failed).toHaveLength(KEYS.length * 3);
+  });
+});
+
+describe("tool inputs", () => {
+  test("optional fields named toString, valueOf, hasOwnProperty … may be left out: zod does not find Object.prototype's", async () => {
+    const result = await runner.runPromise(
+      `return [await tools.fields.members({ opts: {}, data: { a: 1 } }), await tools.fields.members({ toString: "t", valueOf: 2, opts: { hasOwnProperty: true }, data: [] })];`,
+    );
+    expect(result.ok).toBe(true);
+    expect(JSON.parse(result.valueJson!)).toEqual([
+      { own: ["data", "opts"], opts: { isPrototypeOf: "d" }, plain: [true, true, true], data: "a" },
+      {
+        own: ["data", "opts", "toString", "valueOf"],
+        opts: { hasOwnProperty: true, isPrototypeOf: "d" },
+        plain: [true, true, false],
+        data: "",
+      },
+    ]);
+  });
+
+  test("a wrong value for such a field is still refused, naming the field", async () => {
+    const result = await runner.runPromise(`return await tools.fields.members({ toString: 5, opts: {}, data: 1 });`);
+    expect(result.ok).toBe(false);
+    expect(result.error?.message).toContain("toString");
+    expect(result.error?.message).not.toContain("function");
   });
 });
 
