@@ -1992,4 +1992,172 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #25 names: no source takes over another's name; request text never indexes a plain object
+  ...m(
+    "packages/core/src/plugins/namespaces.ts",
+    ["packages/core/src/plugins/namespaces.test.ts", "packages/core/src/plugins/load-tools.test.ts"],
+    [
+      [
+        "names-precedence-reversed",
+        `return incumbent === candidateKey(c) || c.layer < held.layer;`,
+        `return incumbent === candidateKey(c) || c.layer > held.layer;`,
+        "a tool file or global plugin takes the name of a configured source or a built-in",
+      ],
+      [
+        "names-incumbent-ignored",
+        `if (incumbent === candidateKey(held)) return false;`,
+        ``,
+        "on reload a source added or renamed later takes over the previous owner's name",
+      ],
+      [
+        "names-last-claimant-wins",
+        `if (!held || beats(c, held)) owners.set(c.id, c);`,
+        `owners.set(c.id, c);`,
+        "the last source to claim a name takes it over",
+      ],
+      [
+        "names-dollar-claimable",
+        `if (isBuiltinNamespace(c.id) && c.layer !== BUILTIN) continue;`,
+        ``,
+        "a tool file or plugin takes tools.$search / tools.$describe",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/tools/names.ts",
+    ["packages/core/src/plugins/namespaces.test.ts"],
+    [
+      [
+        "names-dollar-prefix",
+        `return id.startsWith("$");`,
+        `return id.startsWith("$$");`,
+        "$ names are not the gateway's",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/workspace/workspace-tools.ts",
+    ["packages/core/src/workspace/workspace.test.ts"],
+    [
+      [
+        "workspace-write-takeover-unchecked",
+        `if (taken) return void ctx.addIssue({ code: "custom", path: ["path"], message: taken });`,
+        ``,
+        "a write named like another source's namespace reaches a card as a new file",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/security/prototype-keys.e2e.test.ts"],
+    [
+      [
+        "console-static-plain-object",
+        `const s = asset ? STATIC.get(asset[1]!) : undefined;`,
+        `const s = asset ? (Object.fromEntries(STATIC) as Record<string, { file: string; type: string }>)[asset[1]!] : undefined;`,
+        "GET /console/static/constructor finds Object.prototype.constructor (a 500)",
+      ],
+      [
+        "console-notice-in",
+        `n && Object.hasOwn(NOTICES, n)`,
+        `n && n in NOTICES`,
+        "?notice=toString shows Object.prototype.toString on the approvals page",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/tools/own-keys.ts",
+    ["packages/core/src/sources/prototype-keys.test.ts"],
+    [
+      [
+        "own-value-inherited",
+        `return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;`,
+        `return obj?.[key];`,
+        "lookups by outside names find Object.prototype's members",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/load.ts",
+    ["packages/core/src/sources/prototype-keys.test.ts"],
+    [
+      [
+        "openapi-param-inherited",
+        `const value = ownValue(input, p.name);`,
+        `const value = input[p.name];`,
+        "an absent parameter named constructor is sent as Object's source text",
+      ],
+      [
+        "openapi-group-inherited",
+        `const next = ownValue(node, seg);`,
+        `const next = node[seg];`,
+        "an operationId constructor/list writes its tool onto Object",
+      ],
+    ],
+  ),
+  {
+    ...eq(
+      "packages/core/src/plugins/load-tools.ts",
+      ["packages/core/src/sources/prototype-keys.test.ts"],
+      "plugin-config-inherited",
+      `const pluginConfig = ownValue(config.config, c.id);`,
+      `const pluginConfig = config.config[c.id];`,
+    ),
+    description:
+      "equivalent: an id like toString finds Object.prototype's function, but every use of the config spreads it ({...fn} is {}) or reads .enabled (undefined), exactly as for no config; kept as defence in depth",
+  },
+  ...m(
+    "apps/gateway/src/cli/flags.ts",
+    ["apps/gateway/src/security/prototype-keys.e2e.test.ts"],
+    [
+      [
+        "cli-subcommands-plain-object",
+        `return Object.assign(Object.create(null) as T, table);`,
+        `return table;`,
+        "`openassistant constructor` runs nothing and exits 0",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/cli/commands/mcp.ts",
+    ["apps/gateway/src/security/prototype-keys.e2e.test.ts"],
+    [
+      [
+        "mcp-login-name-inherited",
+        `const server = ownValue(servers, name);`,
+        `const server = servers[name];`,
+        "`mcp login toString` treats Object.prototype.toString as a configured server",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/config-adapter.ts",
+    ["apps/gateway/src/workspace-tools.e2e.test.ts"],
+    [
+      [
+        "workspace-write-owners-unwired",
+        `owners: () => registry.current().entries,`,
+        ``,
+        "the gateway's writeTool does not know who owns each name: a takeover reaches a card",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/tool-invoker.ts",
+    ["packages/core/src/codemode/prototype-keys.test.ts"],
+    [
+      [
+        "invoker-inherited-field-not-retried",
+        `(r.success || !missedThroughPrototype(r.error.issues) ? validated(r) : ownKeysOnly(def, value))`,
+        `validated(r)`,
+        "an optional field named toString/valueOf left out fails as 'received function'",
+      ],
+      [
+        "invoker-inherited-field-null-proto-leaks",
+        `if (!copy && from === null) Object.setPrototypeOf(out, Object.prototype);`,
+        ``,
+        "input passed through z.unknown() reaches the tool without Object.prototype",
+      ],
+    ],
+  ),
 ];

@@ -119,6 +119,8 @@ export async function loadGatewaySettings(
           tools: workspaceTools({
             toolsDir: join(ws, "tools"),
             history: toolHistory(join(ws, "history")),
+            // A file named like another source's namespace is refused before its card.
+            owners: () => registry.current().entries,
             // Reloading installs what the new file imports (undeclared imports are added and installed).
             install: async () => {},
             reload: async (file: string) => {

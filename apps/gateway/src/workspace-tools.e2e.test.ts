@@ -234,4 +234,38 @@ describe("the assistant writes its own tool (issue 14)", () => {
       await api.close();
     }
   });
+
+  test("a write named like another source's namespace (a plugin, the built-in workspace) is refused before any card; the model is told whose name it is", async () => {
+    const dir = project();
+    const api = await startFakeAnthropic();
+    const gateway = await gatewayIn(dir, api);
+    try {
+      const asked: string[] = [];
+      gateway.approvals.subscribe((e) => e.type === "requested" && asked.push(e.request.toolPath));
+      const attempt = (path: string) =>
+        `await tools.workspace.writeTool({ path: "${path}", source: ${JSON.stringify(MONITOR)}, reason: "r" }).then(() => "written", (e) => String(e.message))`;
+      api.script([
+        toolUseTurn({
+          id: "toolu_t",
+          name: "execute",
+          input: { code: `return [${attempt("posthog.ts")}, ${attempt("workspace.ts")}];` },
+        }),
+        textTurn("Those names are taken."),
+      ]);
+      await gateway.handleMessage({ sessionKey: "s4", surface: "terminal", text: "write the tools" });
+      expect(asked).toEqual([]);
+      expect(existsSync(join(dir, ".openassistant/tools/posthog.ts"))).toBe(false);
+      expect(existsSync(join(dir, ".openassistant/tools/workspace.ts"))).toBe(false);
+      const result = JSON.stringify(api.messageRequests()[1]!.body);
+      expect(result).toContain(
+        `\\"posthog.ts\\" would be mounted at tools.posthog, which already belongs to plugin \\"posthog\\" (${POSTHOG_PLUGIN})`,
+      );
+      expect(result).toContain(
+        `\\"workspace.ts\\" would be mounted at tools.workspace, which already belongs to the built-in tools.workspace`,
+      );
+    } finally {
+      await gateway.shutdown();
+      await api.close();
+    }
+  });
 });

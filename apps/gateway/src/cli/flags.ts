@@ -1,4 +1,5 @@
 import type { ArgsDef } from "citty";
+import { ownValue } from "@openassistant/core/tools";
 
 export class CliError extends Error {
   override name = "CliError";
@@ -61,9 +62,17 @@ export async function unknownGroupFlag(root: CommandNode, rawArgs: readonly stri
       if (depth === 0 && args.length === 1 && (flag === "--version" || flag === "-v")) continue;
       return flag;
     }
-    const next = nameAt < 0 ? undefined : subCommands[args[nameAt]!];
+    const next = nameAt < 0 ? undefined : ownValue(subCommands, args[nameAt]!);
     if (!next) return undefined; // no or an unknown command name: citty says so
     command = await resolveValue(next);
     args = args.slice(nameAt + 1);
   }
+}
+
+/**
+ * A command's subcommands as a null-prototype table: citty looks the typed name up with
+ * `subCommands[name]`, which on a plain object finds `constructor`, `toString` … and runs nothing.
+ */
+export function commandTable<T extends Record<string, unknown>>(table: T): T {
+  return Object.assign(Object.create(null) as T, table);
 }

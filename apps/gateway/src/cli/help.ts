@@ -1,4 +1,5 @@
 import type { ArgDef, ArgsDef } from "citty";
+import { ownValue } from "@openassistant/core/tools";
 
 /**
  * Help output for the CLI. Unlike citty's renderer it
@@ -42,7 +43,7 @@ export async function resolveCommandPath(
     if (arg === "--") break;
     if (arg.startsWith("-")) continue;
     const subs = node.subCommands ? await resolveValue(node.subCommands) : undefined;
-    const next = subs?.[arg];
+    const next = ownValue(subs, arg);
     if (!next) break;
     node = await resolveValue(next);
     path.push(arg);

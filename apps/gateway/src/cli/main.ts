@@ -1,6 +1,6 @@
 #!/usr/bin/env -S bun --no-install
 import { defineCommand, runCommand } from "citty";
-import { unknownGroupFlag } from "./flags.ts";
+import { commandTable, unknownGroupFlag } from "./flags.ts";
 import { lazyCommand, renderHelp, resolveCommandPath, useColor, type HelpNode } from "./help.ts";
 
 const NAME = "openassistant";
@@ -17,7 +17,7 @@ export const main = defineCommand({
     version: VERSION,
     description: "A self-hosted assistant gateway: grounded, approval-gated, receipted tool calls",
   },
-  subCommands: {
+  subCommands: commandTable({
     start: lazyCommand(
       "Run the gateway: load config and tools, open the database, start Discord or the terminal chat",
       () => import("./commands/start.ts").then((m) => m.startCommand),
@@ -50,7 +50,7 @@ export const main = defineCommand({
     plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
       import("./commands/plugins.ts").then((m) => m.pluginsCommand),
     ),
-  },
+  }),
 });
 
 async function printHelp(rawArgs: readonly string[]): Promise<void> {

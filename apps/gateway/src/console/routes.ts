@@ -55,11 +55,12 @@ export interface ConsoleRoutes {
   close(): void;
 }
 
-const STATIC: Record<string, { file: string; type: string }> = {
-  "htmx.min.js": { file: "htmx.org/dist/htmx.min.js", type: "text/javascript; charset=utf-8" },
-  "live.js": { file: join(import.meta.dir, "static", "live.js"), type: "text/javascript; charset=utf-8" },
-  "console.css": { file: join(import.meta.dir, "static", "console.css"), type: "text/css; charset=utf-8" },
-};
+/** Looked up by the file name in the request path: a Map, so `constructor` and friends are just unknown names. */
+const STATIC = new Map<string, { file: string; type: string }>([
+  ["htmx.min.js", { file: "htmx.org/dist/htmx.min.js", type: "text/javascript; charset=utf-8" }],
+  ["live.js", { file: join(import.meta.dir, "static", "live.js"), type: "text/javascript; charset=utf-8" }],
+  ["console.css", { file: join(import.meta.dir, "static", "console.css"), type: "text/css; charset=utf-8" }],
+]);
 
 const SECURITY_HEADERS = {
   "cache-control": "no-store",
@@ -260,8 +261,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     const url = new URL(req.url);
     const path = url.pathname;
     const asset = /^\/console\/static\/([a-z.]+)$/.exec(path);
-    if (asset && STATIC[asset[1]!]) {
-      const s = STATIC[asset[1]!]!;
+    const s = asset ? STATIC.get(asset[1]!) : undefined;
+    if (s) {
       return new Response(Bun.file(resolveStatic(s.file)), {
         headers: { "content-type": s.type, "cache-control": "max-age=3600", "x-content-type-options": "nosniff" },
       });
@@ -315,7 +316,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         return page(runsTable(runRows(runsQuery(url))));
       case "/console/approvals": {
         const n = url.searchParams.get("notice");
-        const notice = n && n in NOTICES ? (n as Notice) : undefined;
+        const notice = n && Object.hasOwn(NOTICES, n) ? (n as Notice) : undefined;
         return page(approvalsPage(operator, d.approvals.pending(), d.redact, d.isApprover(operator), notice));
       }
       case "/console/approvals/list":

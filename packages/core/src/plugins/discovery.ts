@@ -10,7 +10,10 @@ import type { BundledPlugin, Origin } from "./types.ts";
 interface CandidateBase {
   readonly id: string;
   readonly origin: Origin;
-  /** 0 project, 1 global, 2 config.plugins, 3 bundled; same id in the same layer is a collision. */
+  /**
+   * Who owns a name, lowest first: 0 built-in, 1 named by the config (config.plugins, openapi, mcp),
+   * 2 project folder, 3 global folder; within a layer, the first listed.
+   */
   readonly layer: number;
   readonly source: string;
 }
@@ -104,16 +107,23 @@ export interface DiscoverInput {
   readonly projectRoot: string;
   readonly homeDir: string;
   readonly specifiers: readonly string[];
+  /** The gateway's own tools (`tools.workspace`): they come first, nothing can take their names. */
+  readonly builtins?: readonly BundledPlugin[];
+  /** Sources the config names besides plugins (OpenAPI specs, MCP servers), in config order. */
   readonly bundled: readonly BundledPlugin[];
   /** Where plugins' compiled config validators are kept (config-validator.ts). */
   readonly validatorCache?: ValidatorCache;
 }
 
-/** Every candidate in precedence order: project tools, project plugins, global tools, global plugins, config.plugins, bundled. */
+/**
+ * Every candidate, listed as `plugins list` shows them: project tools and plugins, global ones,
+ * config.plugins, OpenAPI specs and MCP servers, the built-ins. Who owns a name is decided by
+ * `layer` (namespaces.ts; docs/plugins.md, "Who owns a name"), not by this order.
+ */
 export function discover(input: DiscoverInput, diagnostics: Diagnostic[] = []): Candidate[] {
   const out: Candidate[] = [];
-  const roots: Array<[string, Origin, number]> = [[input.projectWorkspace, "project", 0]];
-  if (input.globalDir !== input.projectWorkspace) roots.push([input.globalDir, "global", 1]);
+  const roots: Array<[string, Origin, number]> = [[input.projectWorkspace, "project", 2]];
+  if (input.globalDir !== input.projectWorkspace) roots.push([input.globalDir, "global", 3]);
   for (const [root, origin, layer] of roots) {
     diagnostics.push(...nonFileToolEntries(join(root, "tools"), origin));
     for (const file of listToolFiles(join(root, "tools"))) {
@@ -124,16 +134,13 @@ export function discover(input: DiscoverInput, diagnostics: Diagnostic[] = []): 
       out.push(pluginCandidate(dir, origin, layer, input.validatorCache));
   }
   for (const spec of input.specifiers) out.push(specifierCandidate(spec, input));
-  for (const b of input.bundled)
-    out.push({
-      kind: "bundled",
-      id: b.id,
-      origin: "bundled",
-      layer: 3,
-      source: b.source ?? `bundled:${b.id}`,
-      bundled: b,
-    });
+  for (const b of input.bundled) out.push(bundledCandidate(b, 1));
+  for (const b of input.builtins ?? []) out.push(bundledCandidate(b, 0));
   return out;
+}
+
+function bundledCandidate(b: BundledPlugin, layer: number): BundledCandidate {
+  return { kind: "bundled", id: b.id, origin: "bundled", layer, source: b.source ?? `bundled:${b.id}`, bundled: b };
 }
 
 function pluginCandidate(
@@ -184,7 +191,7 @@ function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
         "Fix the path in config.plugins; relative paths are resolved from the project root.",
       );
     }
-    return pluginCandidate(parsed.dir, "path", 2, input.validatorCache, spec);
+    return pluginCandidate(parsed.dir, "path", 1, input.validatorCache, spec);
   }
   // `openassistant plugins install` installs config.plugins into .openassistant/; the project's own node_modules also count.
   const dir = findInstalledPackage(parsed.name, input.projectWorkspace);
@@ -197,7 +204,7 @@ function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
       `plugin package "${parsed.name}" is not installed in ${input.projectWorkspace} or ${input.projectRoot}`,
       `Run \`openassistant plugins install\` (it installs config.plugins into ${input.projectWorkspace}), then reload.`,
     );
-  const cand = pluginCandidate(dir, "npm", 2, input.validatorCache, spec);
+  const cand = pluginCandidate(dir, "npm", 1, input.validatorCache, spec);
   if (cand.kind === "plugin" && parsed.range && cand.pkg.version && !versionSatisfies(cand.pkg.version, parsed.range))
     return broken(
       cand.id,
@@ -223,7 +230,7 @@ function broken(
     entryKind: "plugin",
     id,
     origin,
-    layer: 2,
+    layer: 1,
     source,
     specifier,
     diagnostic: { level: "error", id, source, message, hint },

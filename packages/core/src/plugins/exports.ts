@@ -1,4 +1,5 @@
 import { isPluginDefinition, isToolDefinition, type PluginDefinition, type ToolTree } from "@openassistant/sdk";
+import { defineOwn } from "../tools/own-keys.ts";
 import type { PluginFactory } from "./types.ts";
 
 export type ModuleShape =
@@ -23,11 +24,6 @@ function isToolTree(value: unknown, ancestors: readonly unknown[] = []): value i
   const values = Object.values(value);
   const inner = [...ancestors, value];
   return values.length > 0 && values.every((v) => isToolDefinition(v) || isToolTree(v, inner));
-}
-
-/** `target[key] = value` as an own property even for `__proto__` (plain assignment would set the prototype). */
-function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

@@ -1,4 +1,5 @@
 export { loadTools, loadToolsIncremental, type LoadState } from "./load-tools.ts";
+export { describeEntry, type EntryRef } from "./namespaces.ts";
 export { createToolRegistry, type LoadedSnapshot, type ToolRegistry, type ToolRegistryOptions } from "./registry.ts";
 export { ensureWorkspaceDependencies, type AutoInstallOptions, type AutoInstallResult } from "./auto-install.ts";
 export { applyInstallGuard, GUARDED_SCOPE, KNOWN_GUARDED } from "./install-guard.ts";

@@ -276,11 +276,13 @@ describe("fault isolation: each broken entry is skipped with a diagnostic, the r
 });
 
 describe("precedence, duplicates and collisions", () => {
-  test("project > global > config.plugins > bundled; shadowed entries reported as info", async () => {
+  test("built-ins > config.plugins > project > global: a name is never taken over, each refusal is an error naming both", async () => {
     const p = tempProject({
       ".openassistant/tools/weather.ts": toolSource("project weather"),
       "~/tools/weather.ts": toolSource("global weather"),
       "~/tools/translate.ts": toolSource("global translate"),
+      ".openassistant/tools/clock.ts": toolSource("project clock"),
+      "~/tools/clock.ts": toolSource("global clock"),
       ...pluginFiles("plug", "translate"),
       ".openassistant/config.json": JSON.stringify({
         plugins: ["./plug"],
@@ -302,16 +304,29 @@ describe("precedence, duplicates and collisions", () => {
       ],
     });
     expect(r.entries.map((e) => `${e.id}:${e.origin}`)).toEqual([
-      "weather:project",
-      "translate:global",
+      "clock:project",
+      "translate:path",
+      "weather:bundled",
       "core:bundled",
     ]);
-    expect(tool(r.tree, "weather").description).toBe("project weather");
-    expect(tool(r.tree, "translate").description).toBe("global translate");
-    const infos = r.diagnostics.filter((d) => d.level === "info");
-    expect(infos.map((d) => d.id)).toEqual(["weather", "translate", "weather"]);
-    expect(infos[0]!.message).toContain(join(p.globalDir, "tools/weather.ts"));
-    expect(infos[0]!.message).toContain("shadowed by project");
+    expect(tool(r.tree, "weather.now").description).toBe("bundled");
+    expect(tool(r.tree, "translate.analytics.getVisitors").description).toBe("Get visitor count");
+    expect(tool(r.tree, "clock").description).toBe("project clock");
+    const errors = r.diagnostics.filter((d) => d.level === "error");
+    expect(errors.map((d) => [d.id, d.source])).toEqual([
+      ["weather", join(p.ws, "tools/weather.ts")],
+      ["clock", join(p.globalDir, "tools/clock.ts")],
+      ["translate", join(p.globalDir, "tools/translate.ts")],
+      ["weather", join(p.globalDir, "tools/weather.ts")],
+    ]);
+    expect(errors[0]!.message).toBe(
+      `tool file ${join(p.ws, "tools/weather.ts")} is not loaded: tools.weather already belongs to the built-in tools.weather (it comes first (docs/plugins.md, "Who owns a name")); a source never takes over another's name`,
+    );
+    expect(errors[0]!.hint).toContain(`Rename ${join(p.ws, "tools/weather.ts")}`);
+    expect(errors[2]!.message).toContain(
+      `tools.translate already belongs to plugin "translate" (${join(p.root, "plug")})`,
+    );
+    expect(r.diagnostics.filter((d) => d.level === "info")).toEqual([]);
   });
 
   test("two different tools with the same final path: error naming both sources, the first is kept", async () => {

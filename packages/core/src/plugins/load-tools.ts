@@ -17,6 +17,7 @@ import { secretValuesBySchema, zodJsonSchema } from "../config/secret-fields.ts"
 import { previewJson } from "../receipts/redact.ts";
 import { mcpBundles } from "../sources/mcp/bundle.ts";
 import { openApiBundles } from "../sources/openapi/bundle.ts";
+import { candidateKey, claimNamespaces } from "./namespaces.ts";
 import { checkScopePeers } from "./peer-deps.ts";
 import { findUnmatchedKeys } from "./unknown-keys.ts";
 import { interpretPluginModule, interpretToolModule, type ModuleShape } from "./exports.ts";
@@ -26,6 +27,7 @@ import { validatePluginConfig } from "./manifest.ts";
 import { registerSdkModule } from "./sdk-module.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
 import { checkTreeShape } from "../tools/tree-shape.ts";
+import { ownValue } from "../tools/own-keys.ts";
 import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
@@ -87,8 +89,8 @@ export async function loadToolsIncremental(
       specifiers: config.plugins,
       // List mode reads compiled validators but writes none.
       validatorCache: { dir: join(projectWorkspace, "data", "cache"), write: !readOnly },
+      builtins: opts.bundled ?? [],
       bundled: [
-        ...(opts.bundled ?? []),
         ...openApiBundles(config.openapi, {
           projectRoot,
           cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache"),
@@ -102,7 +104,7 @@ export async function loadToolsIncremental(
     },
     diagnostics,
   );
-  const kept = dedupe(candidates, diagnostics);
+  const kept = claimNamespaces(candidates, previousOwners(previous), diagnostics);
   if (!readOnly) {
     for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
     for (const c of kept) if (c.kind === "plugin" && c.origin === "path") disableRuntimeAutoInstall(c.pkg.dir);
@@ -150,7 +152,7 @@ export async function loadToolsIncremental(
       entry = { ...entry, tools, status: tools.some((t) => t.enabled) ? "loaded" : "disabled" };
     }
     entries.push(entry);
-    state.set(keyOf(c), { entry: r.entry, subtree: r.subtree, fingerprint: r.fingerprint });
+    state.set(candidateKey(c), { entry: r.entry, subtree: r.subtree, fingerprint: r.fingerprint });
   });
 
   diagnostics.push(
@@ -212,64 +214,18 @@ export async function loadToolsIncremental(
  */
 function previousOf(c: Candidate, previous: LoadState | undefined): LoadContext["previous"] {
   if (!previous) return undefined;
-  const exact = previous.entries.get(keyOf(c));
+  const exact = previous.entries.get(candidateKey(c));
   if (exact || c.kind !== "broken") return exact;
   for (const v of previous.entries.values())
     if (v.entry.kind === c.entryKind && v.entry.source === c.source && v.entry.status === "loaded") return v;
   return undefined;
 }
 
-function keyOf(c: Candidate): string {
-  return `${c.kind === "broken" ? c.entryKind : c.kind === "bundled" ? "plugin" : c.kind}:${c.id}:${c.source}`;
-}
-
-function foldId(id: string): string {
-  return id.toLowerCase();
-}
-
-/**
- * First found wins; the same id twice in the same layer is a collision (the first is kept). Ids
- * that differ only in letter case are both kept, with a warning.
- */
-function dedupe(candidates: Candidate[], diagnostics: Diagnostic[]): Candidate[] {
-  const seen = new Map<string, Candidate>();
-  const folded = new Map<string, Candidate>();
-  const kept: Candidate[] = [];
-  for (const c of candidates) {
-    const first = seen.get(c.id);
-    if (!first) {
-      seen.set(c.id, c);
-      kept.push(c);
-      const similar = folded.get(foldId(c.id));
-      if (similar)
-        diagnostics.push({
-          level: "warning",
-          id: c.id,
-          source: c.source,
-          message: `"${c.id}" (${c.source}) and "${similar.id}" (${similar.source}) differ only in letter case; both are loaded`,
-          hint: "Rename one of them: the model easily confuses the two, and on case-insensitive file systems (macOS, Windows) the two files cannot coexist.",
-        });
-      else folded.set(foldId(c.id), c);
-      continue;
-    }
-    if (first.layer === c.layer)
-      diagnostics.push({
-        level: "error",
-        id: c.id,
-        source: c.source,
-        message: `"${c.id}" is defined twice: ${first.source} and ${c.source}; the second is not loaded`,
-        hint: `Rename one of them (file name or plugin "id" in openassistant.json) so each id is unique.`,
-      });
-    else
-      diagnostics.push({
-        level: "info",
-        id: c.id,
-        source: c.source,
-        message: `${c.origin} "${c.id}" (${c.source}) is shadowed by ${first.origin} ${first.source}`,
-        hint: "Nothing to do if intended; rename or remove one of them otherwise.",
-      });
-  }
-  return kept;
+/** Who owned each `tools.<id>` in the previous pass (the key of its candidate). */
+function previousOwners(previous: LoadState | undefined): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const [key, v] of previous?.entries ?? []) owners.set(v.entry.id, key);
+  return owners;
 }
 
 interface LoadContext {
@@ -306,8 +262,9 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     origin: c.origin,
     ...(c.kind === "plugin" ? { name: c.pkg.name, description: c.pkg.description, specifier: c.specifier } : {}),
     ...(c.kind === "broken" && c.specifier ? { specifier: c.specifier } : {}),
+    ...(c.kind === "bundled" && c.bundled.configPath ? { configPath: c.bundled.configPath } : {}),
   } as const;
-  const pluginConfig = config.config[c.id];
+  const pluginConfig = ownValue(config.config, c.id);
   const fingerprint = fingerprintOf(c, lc.helperStamps) + JSON.stringify(pluginConfig ?? null);
 
   const prevLoaded = lc.previous?.subtree && lc.previous.entry.status === "loaded" ? lc.previous : undefined;

@@ -6,7 +6,7 @@ import type { DeclarationCache } from "../codemode/declarations-cache.ts";
 
 export type { Diagnostic };
 
-/** Where an entry was found. Precedence (first found wins): project > global > npm/path (config.plugins) > bundled. */
+/** Where an entry was found. Who owns a name when several want it: docs/plugins.md, "Who owns a name". */
 export type Origin = "project" | "global" | "npm" | "path" | "bundled";
 
 export type PluginFactory = (ctx: PluginContext) => ToolTree | Promise<ToolTree>;
@@ -33,6 +33,8 @@ export interface LoadEntry {
   readonly description?: string;
   /** The config.plugins specifier that found this plugin. */
   readonly specifier?: string;
+  /** Where a config source is named (`["mcp", "servers", "linear"]`, `["openapi", "pets"]`). */
+  readonly configPath?: readonly string[];
   /** True when the current version failed on reload and the previous version is still served. */
   readonly stale?: boolean;
 }

@@ -1,3 +1,4 @@
+import { ownValue } from "./own-keys.ts";
 import { matchToolPattern } from "./pattern.ts";
 
 /**
@@ -18,7 +19,7 @@ export function isToolEnabled(path: string, rules: Readonly<Record<string, boole
 
 /** An entry can be skipped without importing it when its id is switched off and no key re-enables anything under it. */
 export function isEntryDisabled(id: string, rules: Readonly<Record<string, boolean>>): boolean {
-  if (rules[id] !== false) return false;
+  if (ownValue(rules, id) !== false) return false;
   return !Object.entries(rules).some(
     ([k, v]) =>
       v && k !== id && (k.startsWith(`${id}.`) || (k.includes("*") && matchToolPattern(k.split(".")[0]!, id))),

@@ -13,6 +13,14 @@ export const RESERVED_TOOL_NAMES: Readonly<Record<string, string>> = {
   ["__proto__"]: "it sets an object's prototype instead of a property in JavaScript",
 };
 
+/**
+ * Top-level names only the gateway gives out: `$search` and `$describe` (discovery) and whatever
+ * else it adds beside the loaded tools start with `$`, which no configured source can.
+ */
+export function isBuiltinNamespace(id: string): boolean {
+  return id.startsWith("$");
+}
+
 export function isToolSegment(name: string): boolean {
   return SEGMENT.test(name);
 }

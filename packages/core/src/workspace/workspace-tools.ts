@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, unlinkSync } from "node:fs";
 import { replaceFile } from "../files/whole-writes.ts";
 import { basename } from "node:path";
 import { defineTool, type ToolTree, z } from "@openassistant/sdk";
 import { listToolFiles } from "../plugins/discovery.ts";
+import { describeEntry, type EntryRef } from "../plugins/namespaces.ts";
+import { normalizeId } from "../tools/plugin-id.ts";
 import type { ToolHistory } from "./history.ts";
 import { checkToolSource, sha256Hex, type SourceCheck } from "./source-check.ts";
 import { resolveToolFile } from "./tool-file.ts";
@@ -17,6 +19,11 @@ export interface WorkspaceToolsOptions {
   install(packages: readonly string[]): Promise<void>;
   /** Reloads the gateway's tools and reports what `file` now provides, or why it did not load. */
   reload(file: string): Promise<{ readonly problems: readonly string[]; readonly tools: readonly string[] }>;
+  /**
+   * Who owns each `tools.<id>` now (the registry's entries). A write whose file would be mounted at
+   * a name another source owns is refused before any card: a source never takes over another's name.
+   */
+  owners?(): readonly EntryRef[];
   /** Who approved a call (from its receipts), for the history. */
   approverOf?(callId: string): string | undefined;
 }
@@ -46,6 +53,8 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
     .superRefine(async (input, ctx) => {
       const target = resolveToolFile(o.toolsDir, input.path);
       if (!target.ok) return void ctx.addIssue({ code: "custom", path: ["path"], message: target.problem });
+      const taken = takenName(target, o.owners?.() ?? []);
+      if (taken) return void ctx.addIssue({ code: "custom", path: ["path"], message: taken });
       const result = await checkToolSource(target.file, input.source);
       for (const problem of result.problems) ctx.addIssue({ code: "custom", path: ["source"], message: problem });
       if (result.problems.length === 0) checked.set(result.sha256, result);
@@ -206,4 +215,25 @@ export function workspaceTools(o: WorkspaceToolsOptions): ToolTree {
       },
     }),
   };
+}
+
+/** Why writing `target` would take another source's name (`tools.<id>`), or undefined when it would not. */
+function takenName(target: { file: string; name: string }, owners: readonly EntryRef[]): string | undefined {
+  const id = normalizeId(target.name.replace(/\.ts$/, ""));
+  const folded = id.toLowerCase();
+  const owner = owners.find(
+    (e) => e.id.toLowerCase() === folded && !(e.kind === "tool" && sameFile(e.source, target.file)),
+  );
+  if (!owner) return undefined;
+  const clash =
+    owner.id === id ? "already belongs to" : `differs only in letter case from tools.${owner.id}, which belongs to`;
+  return (
+    `"${target.name}" would be mounted at tools.${id}, which ${clash} ${describeEntry(owner)}; ` +
+    "a tool file never takes over another source's name. Choose another file name."
+  );
+}
+
+function sameFile(a: string, b: string): boolean {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
+  return a === b || real(a) === real(b);
 }

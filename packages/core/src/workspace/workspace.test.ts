@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
-import { loadTools } from "../plugins/index.ts";
+import { createToolRegistry, loadTools, type ToolRegistry } from "../plugins/index.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
 import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
 import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
@@ -236,4 +236,74 @@ test("on a full disk a tool file write fails with the disk's error and leaves no
   const outcome = await jsonFromFreshProcess<string>(script, { cwd: p.ws });
   expect(outcome).toMatch(/^failed: .*(EFBIG|too large)/i);
   expect(readdirSync(tools)).toEqual([]);
+});
+
+describe("a write never takes over another source's name", () => {
+  /** The gateway's wiring: the workspace tools are a built-in of a real registry and ask it who owns each name. */
+  async function gatewayLike(files: Record<string, string>) {
+    const p = tempProject(files);
+    const tools = join(p.ws, "tools");
+    let registry: ToolRegistry | undefined;
+    const ws = workspaceTools({
+      toolsDir: tools,
+      history: toolHistory(join(p.ws, "history")),
+      install: async () => {},
+      reload: async () => ({ problems: [], tools: [] }),
+      owners: () => registry!.current().entries,
+    });
+    registry = createToolRegistry({ ...p.opts, autoInstall: false, bundled: [{ id: "workspace", tools: ws }] });
+    await registry.ready;
+    const write = indexToolTree(ws).get("writeTool")!;
+    const refusal = async (path: string) => {
+      const parsed = await write.args.safeParseAsync({ path, source: TOOL("x"), reason: "r" });
+      return parsed.success ? undefined : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    };
+    return { p, tools, write, refusal };
+  }
+
+  test("a file named like the built-in workspace, a plugin, an OpenAPI spec, a global tool file or another workspace file is refused before the card", async () => {
+    const spec = await Bun.file(join(import.meta.dir, "../sources/openapi/fixtures/pets.json")).text();
+    const { p, tools, refusal } = await gatewayLike({
+      ".openassistant/tools/clock_x.ts": TOOL("clock"),
+      "~/tools/weather.ts": TOOL("weather"),
+      "specs/pets.json": spec,
+      "gh/package.json": JSON.stringify({ name: "gh", type: "module", openassistant: { entry: "./index.ts" } }),
+      "gh/index.ts": `import { defineTool, z } from "@openassistant/sdk";
+export default () => ({ list: defineTool({ description: "gh", approval: "auto", args: z.object({}), run: async () => [] }) });`,
+      ".openassistant/config.json": JSON.stringify({
+        plugins: ["./gh"],
+        openapi: { pets: { spec: "specs/pets.json" } },
+      }),
+    });
+    const reason = "a tool file never takes over another source's name. Choose another file name.";
+    expect(await refusal("workspace.ts")).toEqual([
+      `path: "workspace.ts" would be mounted at tools.workspace, which already belongs to the built-in tools.workspace; ${reason}`,
+    ]);
+    expect(await refusal("pets.ts")).toEqual([
+      `path: "pets.ts" would be mounted at tools.pets, which already belongs to OpenAPI spec openapi.pets (${join(p.root, "specs/pets.json")}); ${reason}`,
+    ]);
+    expect(await refusal("gh.ts")).toEqual([
+      `path: "gh.ts" would be mounted at tools.gh, which already belongs to plugin "gh" (${join(p.root, "gh")}); ${reason}`,
+    ]);
+    expect(await refusal("weather.ts")).toEqual([
+      `path: "weather.ts" would be mounted at tools.weather, which already belongs to tool file ${join(p.globalDir, "tools/weather.ts")}; ${reason}`,
+    ]);
+    // `clock-x.ts` is another file, but its name is clock_x's: not a "new" file, a takeover.
+    expect(await refusal("clock-x.ts")).toEqual([
+      `path: "clock-x.ts" would be mounted at tools.clock_x, which already belongs to tool file ${join(tools, "clock_x.ts")}; ${reason}`,
+    ]);
+    // Letter case alone does not make another name (macOS and Windows cannot even hold both files).
+    expect(await refusal("GH.ts")).toEqual([
+      `path: "GH.ts" would be mounted at tools.GH, which differs only in letter case from tools.gh, which belongs to plugin "gh" (${join(p.root, "gh")}); ${reason}`,
+    ]);
+    expect(existsSync(join(tools, "clock-x.ts"))).toBe(false);
+  });
+
+  test("rewriting the workspace file that owns the name passes the check and its card says it replaces that file", async () => {
+    const { write, refusal } = await gatewayLike({ ".openassistant/tools/clock.ts": TOOL("clock") });
+    expect(await refusal("clock.ts")).toBeUndefined();
+    const input = { path: "clock.ts", source: TOOL("clock v2"), reason: "r" };
+    const preview = write.previewInput?.((await write.args.parseAsync(input)) as never) ?? "";
+    expect(preview.split("\n")[0]).toBe(`replaces clock.ts · sha256 ${sha256Hex(input.source)}`);
+  });
 });

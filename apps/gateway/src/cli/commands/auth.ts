@@ -5,6 +5,7 @@ import { resolveConfigDir } from "../../auth/paths.ts";
 import { AuthStoreError, openAuthStore } from "../../auth/store.ts";
 import type { AuthProfile, AuthProfileType, EnvLike } from "../../auth/types.ts";
 import { validateApiKey, validateSetupToken, type ValidationResult } from "../../auth/validate.ts";
+import { commandTable } from "../flags.ts";
 
 /**
  * `openassistant auth …`: manage Anthropic credentials in <configDir>/auth-profiles.json.
@@ -216,12 +217,12 @@ function createAuthCommand(deps: AuthCommandDeps = {}) {
 
   const anthropic = defineCommand({
     meta: { name: "anthropic", description: "Anthropic credentials" },
-    subCommands: { "setup-token": setupToken, "api-key": apiKey },
+    subCommands: commandTable({ "setup-token": setupToken, "api-key": apiKey }),
   });
 
   return defineCommand({
     meta: { name: "auth", description: "Manage model credentials (auth profiles)" },
-    subCommands: { anthropic, list, remove },
+    subCommands: commandTable({ anthropic, list, remove }),
   });
 }
 

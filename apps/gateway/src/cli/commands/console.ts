@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { consoleLoginLink } from "../../console/login-link.ts";
 import { LOGIN_LINK_TTL_MS } from "../../console/routes.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
-import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
+import { CliError, commandTable, guard, rejectUnknownFlags } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const loginArgs = {
@@ -38,5 +38,5 @@ const loginCommand = defineCommand({
 /** `openassistant console`: the operator console served by the gateway. */
 export const consoleCommand = defineCommand({
   meta: { name: "console", description: "The operator console (served with the HTTP API when http.port is set)" },
-  subCommands: { login: loginCommand },
+  subCommands: commandTable({ login: loginCommand }),
 });

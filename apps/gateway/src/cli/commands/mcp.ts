@@ -4,8 +4,9 @@ import { defineCommand } from "citty";
 import { ConfigError, loadConfig } from "@openassistant/core/config";
 import { McpConnection, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
 import { displayPath } from "../display-path.ts";
-import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
+import { CliError, guard, rejectUnknownFlags, commandTable } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
+import { ownValue } from "@openassistant/core/tools";
 
 const loginArgs = {
   name: { type: "positional", description: "The server's name in mcp.servers", required: true },
@@ -33,7 +34,7 @@ const loginCommand = defineCommand({
         throw err;
       }
       const servers = loaded.config.mcp.servers;
-      const server = servers[name];
+      const server = ownValue(servers, name);
       if (!server) {
         const known = Object.keys(servers);
         throw new CliError(
@@ -96,5 +97,5 @@ function openBrowser(url: string): void {
 
 export const mcpCommand = defineCommand({
   meta: { name: "mcp", description: "MCP servers: log in to servers that use OAuth" },
-  subCommands: { login: loginCommand },
+  subCommands: commandTable({ login: loginCommand }),
 });

@@ -11,7 +11,7 @@ import type { LoadResult } from "@openassistant/core/plugins";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { displayPath } from "../display-path.ts";
-import { guard, rejectUnknownFlags } from "../flags.ts";
+import { guard, rejectUnknownFlags, commandTable } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const listArgs = {
@@ -148,5 +148,5 @@ const installCommand = defineCommand({
 /** `openassistant plugins <subcommand>`. */
 export const pluginsCommand = defineCommand({
   meta: { name: "plugins", description: "Inspect tools and plugins" },
-  subCommands: { list: listCommand, install: installCommand },
+  subCommands: commandTable({ list: listCommand, install: installCommand }),
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
 import { displayPath } from "../display-path.ts";
-import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
+import { CliError, guard, rejectUnknownFlags, commandTable } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 import { toolTemplate } from "../templates.ts";
 
@@ -49,5 +49,5 @@ const createCommand = defineCommand({
 /** `openassistant tools <subcommand>`. */
 export const toolsCommand = defineCommand({
   meta: { name: "tools", description: "Work with tools in .openassistant/tools/" },
-  subCommands: { create: createCommand },
+  subCommands: commandTable({ create: createCommand }),
 });

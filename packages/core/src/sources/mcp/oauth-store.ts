@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { writePrivateFile } from "../../config/private-file.ts";
+import { defineOwn, ownValue } from "../../tools/own-keys.ts";
 
 export const MCP_OAUTH_FILENAME = "mcp-oauth.json";
 
@@ -56,19 +57,19 @@ export class McpOAuthStore {
 
   /** The entry saved for this server at this URL (an entry for another URL does not count). */
   get(name: string, serverUrl: string): McpOAuthEntry | undefined {
-    const e = this.read().servers[name];
+    const e = ownValue(this.read().servers, name);
     return e && e.serverUrl === serverUrl ? e : undefined;
   }
 
   /** Changes one server's entry (created for this URL when missing or saved for another URL). */
   update(name: string, serverUrl: string, change: (e: McpOAuthEntry) => void): void {
     const data = this.read();
-    const existing = data.servers[name];
+    const existing = ownValue(data.servers, name);
     const entry: McpOAuthEntry =
       existing && existing.serverUrl === serverUrl ? existing : { serverUrl, updatedAt: new Date().toISOString() };
     change(entry);
     entry.updatedAt = new Date().toISOString();
-    data.servers[name] = entry;
+    defineOwn(data.servers, name, entry);
     this.write(data);
   }
 

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
+import { ownValue } from "../../tools/own-keys.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
 
 export type OpenApiAuth =
@@ -115,7 +116,7 @@ function operationTool(
       const url = new URL(baseUrl);
       const headers: Record<string, string> = { accept: "application/json" };
       for (const p of op.params) {
-        const value = input[p.name];
+        const value = ownValue(input, p.name);
         if (value === undefined) continue;
         if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
         else if (p.in === "query")
@@ -150,7 +151,8 @@ function operationTool(
 function setPath(tree: Record<string, unknown>, segments: string[], leaf: unknown): void {
   let node = tree;
   for (const seg of segments.slice(0, -1)) {
-    const next = node[seg];
+    // Own keys only: an operationId segment like `constructor` must not find Object.prototype's.
+    const next = ownValue(node, seg);
     // A name that is both an operation and a group keeps the operation under `_`.
     if (next === undefined || (typeof next === "object" && (next as { _tag?: string })._tag === "ToolDefinition")) {
       const group: Record<string, unknown> = {};
@@ -160,11 +162,12 @@ function setPath(tree: Record<string, unknown>, segments: string[], leaf: unknow
     node = node[seg] as Record<string, unknown>;
   }
   const last = segments.at(-1)!;
+  const existing = ownValue(node, last);
   if (
-    node[last] !== undefined &&
-    typeof node[last] === "object" &&
-    (node[last] as { _tag?: string })._tag !== "ToolDefinition"
+    existing !== undefined &&
+    typeof existing === "object" &&
+    (existing as { _tag?: string })._tag !== "ToolDefinition"
   )
-    (node[last] as Record<string, unknown>)._ = leaf;
+    (existing as Record<string, unknown>)._ = leaf;
   else Object.defineProperty(node, last, { value: leaf, enumerable: true, writable: true, configurable: true });
 }

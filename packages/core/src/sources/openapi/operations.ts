@@ -1,4 +1,5 @@
 import { callableName } from "../../tools/names.ts";
+import { defineOwn, ownValue } from "../../tools/own-keys.ts";
 import { openApi30ToJsonSchema } from "./json-schema.ts";
 
 /** One operation of a spec, reduced to what a tool needs; plain JSON, so it can be cached. */
@@ -41,10 +42,10 @@ export function describeOperations(spec: Spec, header: ReadonlySet<string> = new
       const properties: Record<string, unknown> = {};
       const required: string[] = [];
       for (const p of params) {
-        properties[p.name] = {
+        defineOwn(properties, p.name, {
           ...(p.schema ?? {}),
           ...(p.description ? { description: firstLine(p.description) } : {}),
-        };
+        });
         if (p.required || p.in === "path") required.push(p.name);
       }
       const body = resolve(op.requestBody);
@@ -92,9 +93,10 @@ function reachableSchemas(spec: Spec, root: unknown): Record<string, unknown> {
       const ref = (node as { $ref?: unknown }).$ref;
       if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
         const key = ref.slice("#/components/schemas/".length);
-        if (!(key in defs)) {
-          defs[key] = spec.components?.schemas?.[key] ?? {};
-          queue.push(defs[key]);
+        if (!Object.hasOwn(defs, key)) {
+          const schema = ownValue(spec.components?.schemas, key) ?? {};
+          defineOwn(defs, key, schema);
+          queue.push(schema);
         }
       }
       queue.push(...Object.values(node));
@@ -109,7 +111,7 @@ function pointer(doc: unknown, ref: string): any {
     .slice(2)
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce<any>((at, k) => at?.[k], doc);
+    .reduce<any>((at, k) => (at !== null && typeof at === "object" ? ownValue(at, k) : undefined), doc);
 }
 
 function firstLine(text: string): string {
