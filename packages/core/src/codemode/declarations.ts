@@ -170,6 +170,7 @@ function render(definition: ToolDefinition, json: JsonInput | undefined): Render
     warnings.push(
       `${problem}; typed as any object, and any object passes validation here (the server still checks the call)`,
     );
+  for (const note of json?.notes() ?? []) warnings.push(note);
   try {
     const input = renderer.printInputType(definition.args, warnings);
     return { type: input.type, aux: input.aux, warnings };

@@ -24,7 +24,7 @@ import { validatePluginConfig } from "./manifest.ts";
 import { registerSdkModule } from "./sdk-module.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
 import { checkTreeShape } from "../tools/tree-shape.ts";
-import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
+import type { BundledPlugin, LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
 export interface LoadState {
@@ -497,6 +497,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       });
       const factory = shape.factory;
       subtree = await withTimeLimit(() => factory(ctx), lc.timeoutMs);
+      if (c.kind === "bundled") diagnostics.push(...skippedToolDiagnostics(c.id, c.bundled, lc));
     } catch (err) {
       if (err instanceof LoadTimeoutError)
         return fail({
@@ -570,6 +571,34 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       hint: `Return at least one defineTool(...) from ${file}.`,
     });
   return { entry: { ...base, status: "loaded", tools }, subtree, fingerprint, diagnostics };
+}
+
+/** One error per tool a source left out (at most 20, then a count), at the source's config key. */
+function skippedToolDiagnostics(id: string, bundled: BundledPlugin, lc: LoadContext): Diagnostic[] {
+  const skipped = bundled.skippedTools?.() ?? [];
+  if (skipped.length === 0) return [];
+  const at = bundled.configPath ? locateConfigKey(lc.loadedConfig.sources, [...bundled.configPath]) : undefined;
+  const where = {
+    source: at?.file ?? bundled.source ?? configFileOf(lc),
+    ...(at ? { line: at.line, column: at.column } : {}),
+  };
+  const hint = `Fix the tool's input schema in the ${bundled.source ?? id} source; the source's other tools still load.`;
+  const out: Diagnostic[] = skipped.slice(0, 20).map((s) => ({
+    level: "error",
+    id,
+    ...where,
+    message: `tool "${s.tool}" of source "${id}" is not loaded: ${s.reason}`,
+    hint,
+  }));
+  if (skipped.length > 20)
+    out.push({
+      level: "error",
+      id,
+      ...where,
+      message: `${skipped.length - 20} more tools of source "${id}" are not loaded`,
+      hint,
+    });
+  return out;
 }
 
 function configFileOf(lc: LoadContext): string {

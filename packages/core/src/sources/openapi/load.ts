@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
+import { type SkippedTool, SourceBudget } from "../source-budget.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
 
 export type OpenApiAuth =
@@ -25,9 +26,17 @@ export interface OpenApiSourceOptions {
   readonly cacheDir?: string;
 }
 
+/** Bumped when what a parse keeps changes: a cache file of another version is parsed again. */
+const PARSE_VERSION = 2;
+/** Bytes of a spec; GitHub's is 13 MB. */
+export const SPEC_BYTES_LIMIT = 64 * 1024 * 1024;
+
 interface Parsed {
+  readonly version?: number;
   readonly servers: string[];
   readonly operations: OperationDescriptor[];
+  /** Operations left out, with the limit each went past (sources/source-budget.ts). */
+  readonly skipped?: SkippedTool[];
   /** `jsonSchemaKey` of each operation's input schema (absent in caches written before it was kept). */
   readonly inputSchemaKeys?: string[];
 }
@@ -37,6 +46,8 @@ export interface OpenApiSource {
   readonly operations: number;
   readonly fromCache: boolean;
   readonly baseUrl: string;
+  /** Operations left out (an input schema past a limit), each with the limit it went past. */
+  readonly skipped: readonly SkippedTool[];
 }
 
 /** Turns an OpenAPI 3.x spec into tools: one per operation, typed from its parameters and body. */
@@ -45,6 +56,8 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   const bytes = /^https?:\/\//.test(o.spec)
     ? Buffer.from(await (await fetch(o.spec)).arrayBuffer())
     : readFileSync(o.spec);
+  if (bytes.length > SPEC_BYTES_LIMIT)
+    throw new Error(`${o.spec} has ${bytes.length} bytes, more than an OpenAPI source may have (${SPEC_BYTES_LIMIT})`);
   const sha = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
   // A header the auth sets is no tool's input: the parse depends on its name, and so does the cache file.
   const authHeader = o.auth?.type === "header" ? o.auth.name.toLowerCase() : "authorization";
@@ -58,8 +71,12 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   let fromCache = false;
   if (cacheFile && existsSync(cacheFile)) {
     try {
-      parsed = JSON.parse(readFileSync(cacheFile, "utf8")) as Parsed;
-      fromCache = true;
+      const cached = JSON.parse(readFileSync(cacheFile, "utf8")) as Parsed;
+      // A cache from before the limits (no version) may hold operations they now leave out.
+      if (cached.version === PARSE_VERSION) {
+        parsed = cached;
+        fromCache = true;
+      }
     } catch {
       parsed = undefined; // a torn cache file is rebuilt
     }
@@ -74,7 +91,14 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     };
     if (!doc.openapi?.startsWith("3."))
       throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
-    parsed = { servers: (doc.servers ?? []).map((s) => s.url), operations: describeOperations(doc as never, hidden) };
+    const budget = new SourceBudget();
+    const operations = describeOperations(doc as never, hidden, budget);
+    parsed = {
+      version: PARSE_VERSION,
+      servers: (doc.servers ?? []).map((s) => s.url),
+      operations,
+      skipped: budget.skipped,
+    };
   }
   // Keyed once here (and kept in the cache, also one written before the keys were): a restart hashes nothing.
   const keys =
@@ -93,7 +117,13 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     throw new Error(`no base URL for ${o.name}: set openapi.${o.name}.baseUrl (the spec lists no absolute server)`);
   const tree: Record<string, unknown> = {};
   parsed.operations.forEach((op, i) => setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth, keys[i]!)));
-  return { tree: tree as ToolTree, operations: parsed.operations.length, fromCache, baseUrl };
+  return {
+    tree: tree as ToolTree,
+    operations: parsed.operations.length,
+    fromCache,
+    baseUrl,
+    skipped: parsed.skipped ?? [],
+  };
 }
 
 /** One operation as a tool; its validator is built from `op.inputSchema` on first need (json-schema-tool.ts). */

@@ -1,5 +1,8 @@
 import { callableName } from "../../tools/names.ts";
-import { openApi30ToJsonSchema } from "./json-schema.ts";
+import { cutText, ELLIPSIS } from "../../text/cut.ts";
+import { SCHEMA_LIMITS } from "../schema-limits.ts";
+import { DESCRIPTION_LIMIT, SourceBudget } from "../source-budget.ts";
+import { openApi30ToJsonSchema, SpecSchemaLimitError } from "./json-schema.ts";
 
 /** One operation of a spec, reduced to what a tool needs; plain JSON, so it can be cached. */
 export interface OperationDescriptor {
@@ -22,7 +25,11 @@ type Spec = { paths?: Record<string, Record<string, any>>; components?: Record<s
  * Reads every operation of an OpenAPI 3.x document. Refs to `components.schemas` stay refs (into
  * `$defs`, only the ones reachable from the operation), so recursive schemas stay finite.
  */
-export function describeOperations(spec: Spec, header: ReadonlySet<string> = new Set()): OperationDescriptor[] {
+export function describeOperations(
+  spec: Spec,
+  header: ReadonlySet<string> = new Set(),
+  budget: SourceBudget = new SourceBudget(),
+): OperationDescriptor[] {
   const out: OperationDescriptor[] = [];
   const used = new Set<string>();
   const resolve = (node: any): any => {
@@ -54,18 +61,28 @@ export function describeOperations(spec: Spec, header: ReadonlySet<string> = new
         if (body.required) required.push("body");
       }
       const raw = { type: "object", properties, required, additionalProperties: false };
-      const defs = reachableSchemas(spec, raw);
-      const inputSchema = openApi30ToJsonSchema(
-        { ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) },
-        (ref) => ref.replace("#/components/schemas/", "#/$defs/"),
-      ) as Record<string, unknown>;
-      const name = uniqueName(callableName(op.operationId ?? `${method} ${path}`), used);
+      const name = uniqueName(callableName(String(op.operationId ?? `${method} ${path}`)), used);
+      let inputSchema: Record<string, unknown>;
+      try {
+        const defs = reachableSchemas(spec, raw);
+        inputSchema = openApi30ToJsonSchema({ ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) }, (ref) =>
+          ref.replace("#/components/schemas/", "#/$defs/"),
+        ) as Record<string, unknown>;
+      } catch (error) {
+        if (!(error instanceof SpecSchemaLimitError)) throw error;
+        budget.skip(name, error.message);
+        continue;
+      }
+      // The spec is someone else's: an operation whose schema is past a limit costs that tool only.
+      if (!budget.admit(name, inputSchema)) continue;
       const summary = op.summary ?? firstLine(op.description ?? "");
       out.push({
         name,
         method: method.toUpperCase(),
         path,
-        description: `${summary ? `${summary} — ` : ""}${method.toUpperCase()} ${path}`,
+        description: cutText(`${summary ? `${summary} — ` : ""}${method.toUpperCase()} ${path}`, DESCRIPTION_LIMIT, {
+          marker: ELLIPSIS,
+        }),
         params: params.map((p: any) => ({ name: p.name, in: p.in })),
         hasBody: Boolean(bodySchema),
         inputSchema,
@@ -82,22 +99,37 @@ function uniqueName(name: string, used: Set<string>): string {
   return candidate;
 }
 
+/** The component schemas `root` reaches; each object is visited once (YAML anchors share subtrees). */
 function reachableSchemas(spec: Spec, root: unknown): Record<string, unknown> {
   const defs: Record<string, unknown> = {};
   const queue = [root];
+  const seen = new Set<object>();
   while (queue.length) {
     const node = queue.pop();
-    if (Array.isArray(node)) queue.push(...node);
-    else if (node && typeof node === "object") {
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (seen.size > SCHEMA_LIMITS.nodes)
+      throw new SpecSchemaLimitError(`its input schema reaches more than ${SCHEMA_LIMITS.nodes} objects`);
+    if (Array.isArray(node)) for (const n of node) queue.push(n);
+    else {
       const ref = (node as { $ref?: unknown }).$ref;
       if (typeof ref === "string" && ref.startsWith("#/components/schemas/")) {
         const key = ref.slice("#/components/schemas/".length);
-        if (!(key in defs)) {
-          defs[key] = spec.components?.schemas?.[key] ?? {};
-          queue.push(defs[key]);
+        if (!Object.hasOwn(defs, key)) {
+          const schemas = spec.components?.schemas;
+          // A missing component stays a dangling $ref: the tool is left out as "a $ref to nowhere".
+          if (schemas && Object.hasOwn(schemas, key) && schemas[key] !== undefined) {
+            Object.defineProperty(defs, key, {
+              value: schemas[key],
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+            queue.push(defs[key]);
+          }
         }
       }
-      queue.push(...Object.values(node));
+      for (const v of Object.values(node)) queue.push(v);
     }
   }
   return defs;
@@ -112,6 +144,6 @@ function pointer(doc: unknown, ref: string): any {
     .reduce<any>((at, k) => at?.[k], doc);
 }
 
-function firstLine(text: string): string {
-  return text.split("\n")[0]!.trim();
+function firstLine(text: unknown): string {
+  return String(text).split("\n")[0]!.trim();
 }
