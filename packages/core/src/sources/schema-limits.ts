@@ -273,13 +273,13 @@ class Walk {
     if (ref === "#") return root;
     const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
     const defs = m ? (root as Record<string, unknown> | null)?.[m[1]!] : undefined;
-    const name = m?.[2]!.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (!m || typeof defs !== "object" || defs === null || !Object.hasOwn(defs, name!))
+    const name = (m?.[2] ?? "").replace(/~1/g, "/").replace(/~0/g, "~");
+    if (!m || typeof defs !== "object" || defs === null || !Object.hasOwn(defs, name))
       this.fail(
         `has a $ref to nowhere (${quote(ref)}; only #, #/$defs/<name> and #/definitions/<name> are followed)`,
         f,
       );
-    return (defs as Record<string, unknown>)[name!];
+    return (defs as Record<string, unknown>)[name];
   }
 
   private fail(what: string, f: Frame): never {
