@@ -2,8 +2,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
+import { type Credentials, fetchKeepingCredentials } from "../credential-redirects.ts";
 import { type SkippedTool, SourceBudget } from "../source-budget.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
+import { fillPath, pathSegment, requestUrl } from "./request-url.ts";
 
 export type OpenApiAuth =
   | { readonly type: "bearer"; readonly token: string }
@@ -141,30 +143,38 @@ function operationTool(
     inputSchema: op.inputSchema,
     inputSchemaKey,
     run: async (input, call) => {
-      let path = op.path;
-      const url = new URL(baseUrl);
+      const operation = `${op.method} ${op.path}`;
+      const segments = new Map<string, string>();
+      const query: Array<[string, string]> = [];
       const headers: Record<string, string> = { accept: "application/json" };
       for (const p of op.params) {
         const value = input[p.name];
         if (value === undefined) continue;
-        if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
+        if (p.in === "path") segments.set(p.name, pathSegment(p.name, value, operation));
         else if (p.in === "query")
           for (const v of Array.isArray(value) ? value : [value])
-            url.searchParams.append(p.name, typeof v === "object" ? JSON.stringify(v) : String(v));
+            query.push([p.name, typeof v === "object" ? JSON.stringify(v) : String(v)]);
         else headers[p.name] = String(value);
       }
+      // Each path parameter fills one segment; the URL keeps the base URL's origin and path prefix.
+      const url = requestUrl(baseUrl, fillPath(op.path, segments, operation), operation);
+      for (const [name, value] of query) url.searchParams.append(name, value);
       if (auth?.type === "bearer") headers.authorization = `Bearer ${auth.token}`;
       if (auth?.type === "header") headers[auth.name] = auth.value;
       if (auth?.type === "query") url.searchParams.set(auth.name, auth.value);
-      url.pathname = `${url.pathname.replace(/\/$/, "")}${path}`;
       const hasBody = op.hasBody && input.body !== undefined;
       if (hasBody) headers["content-type"] = "application/json";
-      const res = await fetch(url, {
-        method: op.method,
-        headers,
-        ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
-        ...(call?.signal ? { signal: call.signal } : {}),
-      });
+      // Redirects are followed by hand: a hop to another origin goes without the credential.
+      const res = await fetchKeepingCredentials(
+        url,
+        {
+          method: op.method,
+          headers,
+          ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
+          ...(call?.signal ? { signal: call.signal } : {}),
+        },
+        credentialsOf(auth),
+      );
       const type = res.headers.get("content-type") ?? "";
       const body =
         res.status === 204 ? null : type.includes("json") ? await res.json().catch(() => null) : await res.text();
@@ -175,6 +185,12 @@ function operationTool(
       return body;
     },
   });
+}
+
+function credentialsOf(auth: OpenApiAuth | undefined): Credentials {
+  if (auth?.type === "header") return { headers: [auth.name], query: [] };
+  if (auth?.type === "query") return { headers: [], query: [auth.name] };
+  return { headers: ["authorization"], query: [] };
 }
 
 function setPath(tree: Record<string, unknown>, segments: string[], leaf: unknown): void {
