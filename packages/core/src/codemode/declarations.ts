@@ -93,6 +93,28 @@ export function generateDeclarations(tree: ToolTree, options: DeclarationOptions
   return result;
 }
 
+/** Longest stretch `prerenderDeclarations` renders before letting the event loop run. */
+const RENDER_SLICE_MS = 10;
+
+/**
+ * Renders every tool of `tree` not rendered yet, one at a time, letting the event loop run between
+ * tools once a stretch passes `RENDER_SLICE_MS`: a source with many (or large) schemas delays
+ * other conversations and `/health` by about one tool's render, not by all of them. Each tool's
+ * render is bounded by the schema limits (sources/schema-limits.ts). `generateDeclarations` then
+ * finds them rendered.
+ */
+export async function prerenderDeclarations(tree: ToolTree, options: DeclarationOptions = {}): Promise<void> {
+  let sliceStart = performance.now();
+  for (const t of flattenToolTree(tree)) {
+    if (perDefinition.has(t.definition)) continue;
+    renderCached(t.definition, options.cache);
+    if (performance.now() - sliceStart >= RENDER_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
 function nameAux(text: string, toolPath: string): string {
   return text.replaceAll(AUX, `Input_${toolPath.replaceAll(".", "_")}_`);
 }

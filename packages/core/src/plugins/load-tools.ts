@@ -161,7 +161,9 @@ export async function loadToolsIncremental(
   if (opts.declarations !== false) {
     try {
       // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
-      const { generateDeclarations } = await import("../codemode/declarations.ts");
+      const { generateDeclarations, prerenderDeclarations } = await import("../codemode/declarations.ts");
+      // Tool by tool, yielding between them: a large or hostile source does not hold the event loop.
+      await prerenderDeclarations(tree as ToolTree, { cache: opts.declarationCache });
       const d = generateDeclarations(tree as ToolTree, { cache: opts.declarationCache });
       declarations = { text: d.text, hash: d.hash };
       for (const w of d.warnings)

@@ -23,24 +23,38 @@ export interface ConvertedInput {
  * `pattern`s are matched by RE2 in linear time, never by the built-in backtracking RegExp.
  */
 export function convertInputSchema(json: unknown): ConvertedInput {
-  const prepared = prepareJsonSchema(json ?? { type: "object" });
-  if (!prepared.ok) return { schema: anyObject(), problem: prepared.limit };
-  const notes = prepared.notes.length > 0 ? { notes: prepared.notes } : {};
-  let converted: unknown;
-  try {
-    converted = z.fromJSONSchema(prepared.schema as never);
-  } catch (error) {
-    const reason = cutText(error instanceof Error ? error.message : String(error), 300, { marker: ELLIPSIS });
-    return { schema: anyObject(), problem: `its JSON Schema cannot be turned into a validator (${reason})`, ...notes };
-  }
-  if (!(converted instanceof z.ZodObject))
+  const built = buildValidator(json ?? { type: "object" });
+  const notes = built.notes.length > 0 ? { notes: built.notes } : {};
+  if (!built.schema) return { schema: anyObject(), problem: built.problem, ...notes };
+  if (!(built.schema instanceof z.ZodObject))
     return {
       schema: anyObject(),
       problem: "its JSON Schema does not describe an object (a tool's input is one)",
       ...notes,
     };
+  return { schema: built.schema.strip(), ...notes };
+}
+
+/**
+ * A zod validator from a JSON Schema someone else wrote, held to `SCHEMA_LIMITS`, with its
+ * `pattern`s on RE2; or why there is none (`problem`, a sentence).
+ */
+export function buildValidator(json: unknown): {
+  readonly schema?: z.ZodType;
+  readonly problem: string;
+  readonly notes: readonly string[];
+} {
+  const prepared = prepareJsonSchema(json);
+  if (!prepared.ok) return { problem: prepared.limit, notes: [] };
+  let converted: z.ZodType;
+  try {
+    converted = z.fromJSONSchema(prepared.schema as never);
+  } catch (error) {
+    const reason = cutText(error instanceof Error ? error.message : String(error), 300, { marker: ELLIPSIS });
+    return { problem: `its JSON Schema cannot be turned into a validator (${reason})`, notes: prepared.notes };
+  }
   if (prepared.patterns.size > 0) useLinearPatterns(converted, prepared.patterns);
-  return { schema: converted.strip(), ...notes };
+  return { schema: converted, problem: "", notes: prepared.notes };
 }
 
 function anyObject(): z.ZodObject {

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
+import { boundedOutputValidator } from "./output-validator.ts";
 
 export type McpServerConfig =
   | {
@@ -113,7 +114,11 @@ export class McpConnection {
 
   private async open(): Promise<Client> {
     const lib = await (sdk ??= importSdk());
-    const client = new lib.Client({ name: "openassistant", version: "0.1.0" }, { capabilities: {} });
+    // The server's output schemas are checked like input schemas: bounded, patterns on RE2 (not Ajv's RegExp).
+    const client = new lib.Client(
+      { name: "openassistant", version: "0.1.0" },
+      { capabilities: {}, jsonSchemaValidator: boundedOutputValidator },
+    );
     client.setNotificationHandler(lib.ToolListChangedNotificationSchema, async () => {
       for (const l of this.listeners) l();
     });
