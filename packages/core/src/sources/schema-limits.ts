@@ -93,11 +93,17 @@ class SchemaLimitError extends Error {}
  * `#/definitions/<name>` are followed, each must exist, and a chain of plain `$ref`s must reach a
  * schema within `limits.refChain` steps.
  */
-export function prepareJsonSchema(schema: unknown, limits: SchemaLimits = SCHEMA_LIMITS): PreparedSchema {
+export function prepareJsonSchema(
+  schema: unknown,
+  limits: SchemaLimits = SCHEMA_LIMITS,
+  options: {
+    /** False for a part whose `$ref`s point into a document not at hand yet (an OpenAPI spec). */ readonly refs?: boolean;
+  } = {},
+): PreparedSchema {
   const walk = new Walk(limits);
   try {
     const copy = walk.run(schema);
-    walk.checkRefs(copy);
+    if (options.refs !== false) walk.checkRefs(copy);
     return { ok: true, schema: copy, patterns: walk.patterns, notes: walk.notes, nodes: walk.nodes };
   } catch (error) {
     if (error instanceof SchemaLimitError) return { ok: false, limit: error.message };

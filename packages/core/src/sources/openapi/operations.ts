@@ -1,6 +1,6 @@
 import { callableName } from "../../tools/names.ts";
 import { cutText, ELLIPSIS } from "../../text/cut.ts";
-import { SCHEMA_LIMITS } from "../schema-limits.ts";
+import { prepareJsonSchema, SCHEMA_LIMITS } from "../schema-limits.ts";
 import { DESCRIPTION_LIMIT, SourceBudget } from "../source-budget.ts";
 import { openApi30ToJsonSchema, SpecSchemaLimitError } from "./json-schema.ts";
 
@@ -62,6 +62,12 @@ export function describeOperations(
       }
       const raw = { type: "object", properties, required, additionalProperties: false };
       const name = uniqueName(callableName(String(op.operationId ?? `${method} ${path}`)), used);
+      // The operation's own part first, with the limits' own words; the components it reaches next.
+      const own = prepareJsonSchema(raw, SCHEMA_LIMITS, { refs: false });
+      if (!own.ok) {
+        budget.skip(name, own.limit);
+        continue;
+      }
       let inputSchema: Record<string, unknown>;
       try {
         const defs = reachableSchemas(spec, raw);
@@ -99,6 +105,8 @@ function uniqueName(name: string, used: Set<string>): string {
   return candidate;
 }
 
+const REACHABLE_LIMIT = SCHEMA_LIMITS.nodes * 10;
+
 /** The component schemas `root` reaches; each object is visited once (YAML anchors share subtrees). */
 function reachableSchemas(spec: Spec, root: unknown): Record<string, unknown> {
   const defs: Record<string, unknown> = {};
@@ -108,8 +116,9 @@ function reachableSchemas(spec: Spec, root: unknown): Record<string, unknown> {
     const node = queue.pop();
     if (typeof node !== "object" || node === null || seen.has(node)) continue;
     seen.add(node);
-    if (seen.size > SCHEMA_LIMITS.nodes)
-      throw new SpecSchemaLimitError(`its input schema reaches more than ${SCHEMA_LIMITS.nodes} objects`);
+    // Linear (each object once), so roomier than the schema's own limits, which the conversion checks next.
+    if (seen.size > REACHABLE_LIMIT)
+      throw new SpecSchemaLimitError(`its input schema reaches more than ${REACHABLE_LIMIT} objects`);
     if (Array.isArray(node)) for (const n of node) queue.push(n);
     else {
       const ref = (node as { $ref?: unknown }).$ref;

@@ -1,0 +1,171 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { startMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
+import { BACKTRACKING_INPUT, BACKTRACKING_SCHEMA, hostileSchemas } from "../../test/hostile-schemas.ts";
+import { tempProject } from "../../test/plugin-fixtures.ts";
+import { loadTools } from "../plugins/index.ts";
+import { indexToolTree } from "../tools/flatten.ts";
+import { closeMcpConnections } from "./index.ts";
+
+setDefaultTimeout(30_000);
+
+/** Stands for the gateway's /health: served from this thread, so it answers only when the event loop is free. */
+const health = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ ok: true }) });
+/** A `$ref` target nothing may ever fetch. */
+const remoteAsked: string[] = [];
+const remote = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: (req) => {
+    remoteAsked.push(req.url);
+    return Response.json({ type: "string" });
+  },
+});
+const REMOTE = `http://127.0.0.1:${remote.port}`;
+const HOSTILE = hostileSchemas(REMOTE);
+
+const mcp = await startMcpHttpServer((server) => {
+  // The tool list as a hostile server sends it: raw JSON Schemas, nothing checked on the way out.
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      { name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+      { name: "backtrack", description: "Backtracking input pattern", inputSchema: BACKTRACKING_SCHEMA },
+      {
+        name: "shout",
+        description: "Structured output with a backtracking output pattern",
+        inputSchema: { type: "object" },
+        outputSchema: BACKTRACKING_SCHEMA,
+      },
+      ...HOSTILE.map((h) => ({ name: h.name, description: `hostile ${h.name}`, inputSchema: h.schema })),
+    ],
+  }));
+  server.server.setRequestHandler(CallToolRequestSchema, async (req) =>
+    req.params.name === "shout"
+      ? { content: [{ type: "text", text: "!" }], structuredContent: { word: BACKTRACKING_INPUT } }
+      : { content: [{ type: "text", text: JSON.stringify(req.params.arguments) }] },
+  );
+});
+
+afterAll(async () => {
+  await closeMcpConnections();
+  await mcp.close();
+  health.stop(true);
+  remote.stop(true);
+});
+
+/** The same schemas as OpenAPI operations (a `$ref` chain through components instead of `$defs`). */
+function hostileSpec(): Record<string, unknown> {
+  const paths: Record<string, unknown> = {
+    "/pets": { get: { operationId: "listPets", parameters: [{ name: "q", in: "query", schema: { type: "string" } }] } },
+  };
+  const schemas: Record<string, unknown> = { d0: { type: "string" } };
+  for (let i = 1; i <= 200; i++) schemas[`d${i}`] = { $ref: `#/components/schemas/d${i - 1}` };
+  const operation = (id: string, schema: unknown) => ({
+    post: { operationId: id, requestBody: { content: { "application/json": { schema } } } },
+  });
+  for (const h of HOSTILE) {
+    if (h.name === "refCycle" || h.name === "refChain" || h.name === "refNowhere") continue;
+    paths[`/${h.name}`] = operation(h.name, h.schema);
+  }
+  paths["/refChain"] = operation("refChain", { $ref: "#/components/schemas/d200" });
+  paths["/refNowhere"] = operation("refNowhere", { $ref: "#/components/schemas/missing" });
+  return { openapi: "3.0.3", info: { title: "Hostile", version: "1" }, paths, components: { schemas } };
+}
+
+describe("a hostile tool source costs only its own tools", () => {
+  test("MCP and OpenAPI sources with every hostile schema: each named with its limit, the rest loads, /health answers every poll", async () => {
+    const p = tempProject({
+      ".openassistant/tools/clock.ts": `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "clock", approval: "auto", args: z.object({}), run: async () => 1 });\n`,
+      "specs/hostile.json": JSON.stringify(hostileSpec()),
+      ".openassistant/config.json": JSON.stringify({
+        mcp: { servers: { evil: { url: mcp.url } } },
+        openapi: { spec: { spec: "specs/hostile.json", baseUrl: "http://127.0.0.1:9/v1" } },
+      }),
+    });
+    const polls: Array<{ status: number; ok: unknown; during: boolean }> = [];
+    let loading = true;
+    const poller = (async () => {
+      while (loading) {
+        const res = await fetch(`http://127.0.0.1:${health.port}/health`);
+        polls.push({ status: res.status, ok: ((await res.json()) as { ok?: unknown }).ok, during: loading });
+      }
+    })();
+    const result = await loadTools({ ...p.opts, autoInstall: false }).finally(() => {
+      loading = false;
+    });
+    await poller;
+
+    const paths = [...indexToolTree(result.tree).keys()].sort();
+    expect(paths).toEqual(["clock", "evil.backtrack", "evil.echo", "evil.shout", "spec.listPets"]);
+    const errors = result.diagnostics.filter((d) => d.level === "error");
+    for (const [source, names] of [
+      ["evil", HOSTILE.map((h) => h.name)],
+      ["spec", HOSTILE.filter((h) => h.name !== "refCycle").map((h) => h.name)],
+    ] as const)
+      for (const name of names) {
+        const limit = HOSTILE.find((h) => h.name === name)!.limit;
+        const found = errors.find(
+          (d) => d.id === source && d.message.startsWith(`tool "${name}" of source "${source}"`),
+        );
+        expect(found?.message).toMatch(limit);
+        expect(found?.hint).toContain("the source's other tools still load");
+      }
+    expect(errors.length).toBe(HOSTILE.length + HOSTILE.length - 1);
+    expect(remoteAsked).toEqual([]);
+
+    // Every poll answered, some while the sources were loading.
+    expect(polls.length).toBeGreaterThan(0);
+    expect(polls.every((r) => r.status === 200 && r.ok === true)).toBe(true);
+    expect(polls.some((r) => r.during)).toBe(true);
+
+    // The loaded tools work: a backtracking pattern answers at once on both sides of a call.
+    const tools = indexToolTree(result.tree);
+    const backtrack = tools.get("evil.backtrack")!;
+    expect(backtrack.args.safeParse({ word: BACKTRACKING_INPUT }).success).toBe(false);
+    expect(await backtrack.run(backtrack.args.parse({ word: "aaa" }), ctx())).toEqual([
+      { type: "text", text: '{"word":"aaa"}' },
+    ]);
+    const shout = tools.get("evil.shout")!;
+    const error = await shout.run({}, ctx()).catch((e: Error) => e);
+    expect(String(error)).toContain("Structured content does not match the tool's output schema");
+  });
+});
+
+describe("an OpenAPI spec in YAML", () => {
+  test("anchors that would expand to 10^12 nodes cost their operation only", async () => {
+    const levels = Array.from(
+      { length: 12 },
+      (_, i) => `  l${i + 1}: &l${i + 1} { anyOf: [${Array(10).fill(`*l${i}`).join(", ")}] }`,
+    );
+    const yaml = [
+      "openapi: 3.0.3",
+      "info: { title: Laughs, version: '1' }",
+      "x-laughs:",
+      "  l0: &l0 { type: string, description: lol }",
+      ...levels,
+      "paths:",
+      "  /laugh:",
+      "    post:",
+      "      operationId: laugh",
+      "      requestBody: { content: { application/json: { schema: { type: object, properties: { a: *l12 } } } } }",
+      "  /pets:",
+      "    get: { operationId: listPets }",
+      "",
+    ].join("\n");
+    const p = tempProject({
+      "specs/laughs.yaml": yaml,
+      ".openassistant/config.json": JSON.stringify({
+        openapi: { laughs: { spec: "specs/laughs.yaml", baseUrl: "http://127.0.0.1:9/v1" } },
+      }),
+    });
+    const result = await loadTools({ ...p.opts, autoInstall: false });
+    expect([...indexToolTree(result.tree).keys()]).toEqual(["laughs.listPets"]);
+    expect(result.diagnostics.filter((d) => d.level === "error").map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^tool "laugh" of source "laughs" is not loaded: its input schema has more than 4000 nodes at #\/…\/anyOf\//,
+      ),
+    ]);
+  });
+});
+
+const ctx = () => ({ signal: new AbortController().signal, callId: "c1", log: console });
