@@ -77,7 +77,7 @@ export function hostileSchemas(remote: string): HostileSchema[] {
       limit: /has anyOf with 5000 branches \(limit 64\)/,
     },
     // 11,111 objects once written out as JSON (an MCP server must send it whole); in memory, see `laughs`.
-    { name: "sharedSubtrees", schema: laughs(4, 10), limit: /has more than 4000 nodes/ },
+    { name: "sharedSubtrees", schema: laughs(4, 10), limit: /has more than 2500 nodes/ },
     {
       name: "giantDescription",
       schema: { type: "object", properties: { a: { type: "string", description: "x".repeat(2_000_000) } } },
@@ -88,10 +88,10 @@ export function hostileSchemas(remote: string): HostileSchema[] {
       schema: {
         type: "object",
         properties: Object.fromEntries(
-          Array.from({ length: 40 }, (_, i) => [`p${i}`, { type: "string", description: "y".repeat(16_000) }]),
+          Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: "string", description: "y".repeat(16_000) }]),
         ),
       },
-      limit: /has more than 128000 characters of text/,
+      limit: /has more than 64000 characters of text/,
     },
     {
       name: "manyPatterns",

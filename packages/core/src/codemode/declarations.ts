@@ -1,5 +1,6 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
+import { TimeSlicer } from "../sources/time-slice.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
 import { type DeclarationCache, fingerprintKey, type RenderedInput } from "./declarations-cache.ts";
 import { AUX, escapeComment } from "./declarations-text.ts";
@@ -93,25 +94,19 @@ export function generateDeclarations(tree: ToolTree, options: DeclarationOptions
   return result;
 }
 
-/** Longest stretch `prerenderDeclarations` renders before letting the event loop run. */
-const RENDER_SLICE_MS = 10;
-
 /**
  * Renders every tool of `tree` not rendered yet, one at a time, letting the event loop run between
- * tools once a stretch passes `RENDER_SLICE_MS`: a source with many (or large) schemas delays
- * other conversations and `/health` by about one tool's render, not by all of them. Each tool's
- * render is bounded by the schema limits (sources/schema-limits.ts). `generateDeclarations` then
- * finds them rendered.
+ * tools once a stretch passes 10 ms (sources/time-slice.ts): a source with many (or large) schemas
+ * delays other conversations and `/health` by about one tool's render, not by all of them. Each
+ * tool's render is bounded by the schema limits (sources/schema-limits.ts). `generateDeclarations`
+ * then finds them rendered.
  */
 export async function prerenderDeclarations(tree: ToolTree, options: DeclarationOptions = {}): Promise<void> {
-  let sliceStart = performance.now();
+  const slicer = new TimeSlicer();
   for (const t of flattenToolTree(tree)) {
     if (perDefinition.has(t.definition)) continue;
     renderCached(t.definition, options.cache);
-    if (performance.now() - sliceStart >= RENDER_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
+    await slicer.pause();
   }
 }
 

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { startMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
+import { startRawToolsMcpServer } from "@openassistant/testkit/mcp/raw-tools-server.ts";
 import { BACKTRACKING_INPUT, BACKTRACKING_SCHEMA, hostileSchemas } from "../../test/hostile-schemas.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
 import { loadTools } from "../plugins/index.ts";
@@ -24,27 +23,23 @@ const remote = Bun.serve({
 const REMOTE = `http://127.0.0.1:${remote.port}`;
 const HOSTILE = hostileSchemas(REMOTE);
 
-const mcp = await startMcpHttpServer((server) => {
-  // The tool list as a hostile server sends it: raw JSON Schemas, nothing checked on the way out.
-  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [
-      { name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
-      { name: "backtrack", description: "Backtracking input pattern", inputSchema: BACKTRACKING_SCHEMA },
-      {
-        name: "shout",
-        description: "Structured output with a backtracking output pattern",
-        inputSchema: { type: "object" },
-        outputSchema: BACKTRACKING_SCHEMA,
-      },
-      ...HOSTILE.map((h) => ({ name: h.name, description: `hostile ${h.name}`, inputSchema: h.schema })),
-    ],
-  }));
-  server.server.setRequestHandler(CallToolRequestSchema, async (req) =>
-    req.params.name === "shout"
+const mcp = await startRawToolsMcpServer(
+  [
+    { name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+    { name: "backtrack", description: "Backtracking input pattern", inputSchema: BACKTRACKING_SCHEMA },
+    {
+      name: "shout",
+      description: "Structured output with a backtracking output pattern",
+      inputSchema: { type: "object" },
+      outputSchema: BACKTRACKING_SCHEMA,
+    },
+    ...HOSTILE.map((h) => ({ name: h.name, description: `hostile ${h.name}`, inputSchema: h.schema })),
+  ],
+  (name, args) =>
+    name === "shout"
       ? { content: [{ type: "text", text: "!" }], structuredContent: { word: BACKTRACKING_INPUT } }
-      : { content: [{ type: "text", text: JSON.stringify(req.params.arguments) }] },
-  );
-});
+      : { content: [{ type: "text", text: JSON.stringify(args) }] },
+);
 
 afterAll(async () => {
   await closeMcpConnections();
@@ -162,7 +157,7 @@ describe("an OpenAPI spec in YAML", () => {
     expect([...indexToolTree(result.tree).keys()]).toEqual(["laughs.listPets"]);
     expect(result.diagnostics.filter((d) => d.level === "error").map((d) => d.message)).toEqual([
       expect.stringMatching(
-        /^tool "laugh" of source "laughs" is not loaded: its input schema has more than 4000 nodes at #\/…\/anyOf\//,
+        /^tool "laugh" of source "laughs" is not loaded: its input schema has more than 2500 nodes at #\/…\/.*anyOf/,
       ),
     ]);
   });

@@ -30,8 +30,8 @@ export interface SchemaLimits {
 
 export const SCHEMA_LIMITS: SchemaLimits = Object.freeze({
   depth: 40,
-  nodes: 4_000,
-  chars: 128_000,
+  nodes: 2_500,
+  chars: 64_000,
   stringLength: 16_384,
   properties: 500,
   enumMembers: 500,

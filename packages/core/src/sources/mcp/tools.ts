@@ -4,6 +4,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { cutText, ELLIPSIS } from "../../text/cut.ts";
 import { callableName } from "../../tools/names.ts";
 import { DESCRIPTION_LIMIT, SourceBudget } from "../source-budget.ts";
+import { TimeSlicer } from "../time-slice.ts";
 import type { McpConnection } from "./connection.ts";
 
 /**
@@ -11,14 +12,16 @@ import type { McpConnection } from "./connection.ts";
  * `readOnlyHint: true` → approval "auto" and read-only (no commit point), anything else "required"
  * (operator rules still apply). Validators are built on a tool's first call (json-schema-tool.ts).
  */
-export function mcpToolTree(
+export async function mcpToolTree(
   connection: McpConnection,
   tools: readonly Tool[],
   budget: SourceBudget = new SourceBudget(),
-): ToolTree {
+): Promise<ToolTree> {
   const tree: Record<string, unknown> = {};
   const used = new Set<string>();
+  const slicer = new TimeSlicer();
   for (const tool of tools) {
+    await slicer.pause();
     // The server's tool list is someone else's: a schema past a limit costs that tool only.
     if (!budget.admit(String(tool.name), tool.inputSchema)) continue;
     let name = callableName(tool.name).replace(/\./g, "_") || "tool";

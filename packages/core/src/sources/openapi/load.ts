@@ -4,6 +4,7 @@ import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
 import { type Credentials, fetchKeepingCredentials } from "../credential-redirects.ts";
 import { type SkippedTool, SourceBudget } from "../source-budget.ts";
+import { TimeSlicer } from "../time-slice.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
 import { fillPath, pathSegment, requestUrl } from "./request-url.ts";
 
@@ -30,8 +31,8 @@ export interface OpenApiSourceOptions {
 
 /** Bumped when what a parse keeps changes: a cache file of another version is parsed again. */
 const PARSE_VERSION = 2;
-/** Bytes of a spec; GitHub's is 13 MB. */
-export const SPEC_BYTES_LIMIT = 64 * 1024 * 1024;
+/** Bytes of a spec (GitHub's is 13 MB): parsing it is one stretch of work on the gateway's thread. */
+export const SPEC_BYTES_LIMIT = 32 * 1024 * 1024;
 
 interface Parsed {
   readonly version?: number;
@@ -94,7 +95,7 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     if (!doc.openapi?.startsWith("3."))
       throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
     const budget = new SourceBudget();
-    const operations = describeOperations(doc as never, hidden, budget);
+    const operations = await describeOperations(doc as never, hidden, budget);
     parsed = {
       version: PARSE_VERSION,
       servers: (doc.servers ?? []).map((s) => s.url),
@@ -106,7 +107,7 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   const keys =
     parsed.inputSchemaKeys?.length === parsed.operations.length
       ? parsed.inputSchemaKeys
-      : parsed.operations.map((op) => jsonSchemaKey(op.inputSchema));
+      : await keysOf(parsed.operations);
   if (keys !== parsed.inputSchemaKeys) {
     parsed = { ...parsed, inputSchemaKeys: keys };
     if (cacheFile) {
@@ -185,6 +186,17 @@ function operationTool(
       return body;
     },
   });
+}
+
+/** `jsonSchemaKey` of each operation's input, the event loop let in between stretches. */
+async function keysOf(operations: readonly OperationDescriptor[]): Promise<string[]> {
+  const slicer = new TimeSlicer();
+  const keys: string[] = [];
+  for (const op of operations) {
+    keys.push(jsonSchemaKey(op.inputSchema));
+    await slicer.pause();
+  }
+  return keys;
 }
 
 function credentialsOf(auth: OpenApiAuth | undefined): Credentials {

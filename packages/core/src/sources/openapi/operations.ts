@@ -2,6 +2,7 @@ import { callableName } from "../../tools/names.ts";
 import { cutText, ELLIPSIS } from "../../text/cut.ts";
 import { prepareJsonSchema, SCHEMA_LIMITS } from "../schema-limits.ts";
 import { DESCRIPTION_LIMIT, SourceBudget } from "../source-budget.ts";
+import { TimeSlicer } from "../time-slice.ts";
 import { openApi30ToJsonSchema, SpecSchemaLimitError } from "./json-schema.ts";
 
 /** One operation of a spec, reduced to what a tool needs; plain JSON, so it can be cached. */
@@ -25,12 +26,13 @@ type Spec = { paths?: Record<string, Record<string, any>>; components?: Record<s
  * Reads every operation of an OpenAPI 3.x document. Refs to `components.schemas` stay refs (into
  * `$defs`, only the ones reachable from the operation), so recursive schemas stay finite.
  */
-export function describeOperations(
+export async function describeOperations(
   spec: Spec,
   header: ReadonlySet<string> = new Set(),
   budget: SourceBudget = new SourceBudget(),
-): OperationDescriptor[] {
+): Promise<OperationDescriptor[]> {
   const out: OperationDescriptor[] = [];
+  const slicer = new TimeSlicer();
   const used = new Set<string>();
   const resolve = (node: any): any => {
     for (let i = 0; node?.$ref && i < 10; i++) node = pointer(spec, node.$ref);
@@ -40,6 +42,7 @@ export function describeOperations(
     for (const method of METHODS) {
       const op = item?.[method];
       if (!op) continue;
+      await slicer.pause();
       const params = [...(item.parameters ?? []), ...(op.parameters ?? [])]
         .map(resolve)
         .filter(
