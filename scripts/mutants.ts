@@ -989,6 +989,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a query-parameter credential echoed in the Location reaches the other origin",
       ],
       [
+        "redirect-body-crosses-origin",
+        "if (request.body !== undefined && request.body !== null)",
+        "if (false)",
+        "a POST redirected with 307 sends the tool's input to another origin",
+      ],
+      [
         "redirect-followed-by-fetch",
         `const res = await fetcher(current, { ...request, redirect: "manual" });`,
         `const res = await fetcher(current, { ...request, redirect: "follow" });`,

@@ -113,5 +113,12 @@ export const BACKTRACKING_SCHEMA = {
   required: ["word"],
 } as const;
 
-/** Input that keeps a backtracking engine busy for longer than any test (2^60 paths). */
+/** 2^60 paths for a backtracking engine (JavaScriptCore gives up after its match limit, ~2 s of CPU here). */
 export const BACKTRACKING_INPUT = `${"a".repeat(60)}!`;
+
+/**
+ * A pattern whose first branch backtracks catastrophically on `BACKTRACKING_INPUT` and whose second
+ * branch matches it. RE2 says "match"; JavaScriptCore's RegExp hits its backtracking limit in the
+ * first branch and says "no match": a wrong answer that tells the engines apart without a clock.
+ */
+export const SECOND_BRANCH_PATTERN = "^(?:(a+)+b|a+!)$";

@@ -3,7 +3,10 @@
  * hop to another origin drops every credential header and query parameter, and they stay dropped
  * for the rest of the chain (a redirect back does not bring them back). This is what the Fetch
  * standard does for `Authorization` (https://fetch.spec.whatwg.org/#http-redirect-fetch, step 13),
- * extended to the header or query parameter an API key travels in.
+ * extended to the header or query parameter an API key travels in. A request that still carries a
+ * body is not sent to another origin at all (the MCP SDK's transports refuse every cross-origin
+ * redirect, its default `redirectPolicy: "same-origin"`); a GET may go, without credentials (a
+ * download an API hands off to a storage host).
  */
 export interface Credentials {
   /** Header names that carry a credential (case-insensitive). */
@@ -42,7 +45,6 @@ export async function fetchKeepingCredentials(
     }
     if (next.protocol !== "http:" && next.protocol !== "https:")
       throw new RedirectError(`${describe(url)} was redirected to a ${next.protocol} URL; not followed`);
-    if (next.origin !== origin) request = withoutCredentials(request, credentials, next);
     // 303, and 301/302 after a POST, turn into a GET without a body (Fetch standard, step 12).
     const method = (request.method ?? "GET").toUpperCase();
     if (res.status === 303 ? method !== "HEAD" : (res.status === 301 || res.status === 302) && method === "POST") {
@@ -50,6 +52,14 @@ export async function fetchKeepingCredentials(
       const headers = { ...rest.headers };
       delete headers["content-type"];
       request = { ...rest, method: "GET", headers };
+    }
+    if (next.origin !== origin) {
+      // A body (the tool's input) goes only where the spec says, as the MCP SDK's same-origin policy has it.
+      if (request.body !== undefined && request.body !== null)
+        throw new RedirectError(
+          `${describe(url)} was redirected to another origin (${next.origin}) with its body; not followed (the input stays with ${origin})`,
+        );
+      request = withoutCredentials(request, credentials, next);
     }
     current = next;
   }

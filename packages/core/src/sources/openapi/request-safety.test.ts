@@ -66,6 +66,27 @@ async function tools(auth?: OpenApiAuth) {
   return (path: string) => index.get(`pets.pets.${path}`) as ToolDefinition;
 }
 
+/** pets.rename: POST /pets/{petId} with a JSON body, bearer auth. */
+async function renameTool(): Promise<ToolDefinition> {
+  const { writeFileSync } = await import("node:fs");
+  const { makeTempDir } = await import("@openassistant/testkit/temp.ts");
+  const spec = JSON.parse(await Bun.file(SPEC).text());
+  spec.paths["/pets/{petId}"].post = {
+    operationId: "pets/rename",
+    requestBody: { content: { "application/json": { schema: { type: "object" } } } },
+    responses: { 200: { description: "ok" } },
+  };
+  const file = join(makeTempDir("oa-openapi-rename-"), "spec.json");
+  writeFileSync(file, JSON.stringify(spec));
+  const s = await loadOpenApiSource({
+    name: "pets",
+    spec: file,
+    baseUrl: apiBase(),
+    auth: { type: "bearer", token: "tok-bearer-123" },
+  });
+  return indexToolTree({ pets: s.tree }).get("pets.pets.rename") as ToolDefinition;
+}
+
 beforeEach(() => {
   seen.length = 0;
   redirect = undefined;
@@ -191,29 +212,23 @@ describe("credentials stay on their origin, across redirects too", () => {
   });
 
   test("a POST answered 303 becomes a GET without the body at the other origin", async () => {
-    const { writeFileSync } = await import("node:fs");
-    const { makeTempDir } = await import("@openassistant/testkit/temp.ts");
-    const spec = JSON.parse(await Bun.file(SPEC).text());
-    spec.paths["/pets/{petId}"].post = {
-      operationId: "pets/rename",
-      requestBody: { content: { "application/json": { schema: { type: "object" } } } },
-      responses: { 200: { description: "ok" } },
-    };
-    const file = join(makeTempDir("oa-openapi-303-"), "spec.json");
-    writeFileSync(file, JSON.stringify(spec));
-    const s = await loadOpenApiSource({
-      name: "pets",
-      spec: file,
-      baseUrl: apiBase(),
-      auth: { type: "bearer", token: "tok-bearer-123" },
-    });
     redirect = { status: 303, location: (o) => `${o}/done` };
-    const rename = indexToolTree({ pets: s.tree }).get("pets.pets.rename") as ToolDefinition;
+    const rename = await renameTool();
     await rename.run({ petId: "jump", body: { name: "Rex" } }, ctx());
     expect(seen.map((s) => [s.server, s.method, s.authorization, s.body])).toEqual([
       ["api", "POST", "Bearer tok-bearer-123", '{"name":"Rex"}'],
       ["other", "GET", null, ""],
     ]);
+  });
+
+  test("a request with a body redirected to another origin (307) is refused: the input stays with the API", async () => {
+    redirect = { status: 307, location: (o) => `${o}/elsewhere` };
+    const rename = await renameTool();
+    const error = await rename.run({ petId: "jump", body: { name: "Rex" } }, ctx()).catch((e: Error) => e);
+    expect((error as Error).message).toBe(
+      `the request to http://127.0.0.1:${api.port}/v1/pets/jump was redirected to another origin (http://127.0.0.1:${other.port}) with its body; not followed (the input stays with http://127.0.0.1:${api.port})`,
+    );
+    expect(seen.map((s) => [s.server, s.method])).toEqual([["api", "POST"]]);
   });
 
   test("a redirect loop stops with an error naming the request", async () => {
