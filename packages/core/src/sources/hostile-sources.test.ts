@@ -1,6 +1,11 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startRawToolsMcpServer } from "@openassistant/testkit/mcp/raw-tools-server.ts";
-import { BACKTRACKING_INPUT, BACKTRACKING_SCHEMA, hostileSchemas } from "../../test/hostile-schemas.ts";
+import {
+  BACKTRACKING_INPUT,
+  BACKTRACKING_SCHEMA,
+  hostileSchemas,
+  SECOND_BRANCH_PATTERN,
+} from "../../test/hostile-schemas.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
 import { loadTools } from "../plugins/index.ts";
 import { indexToolTree } from "../tools/flatten.ts";
@@ -29,16 +34,24 @@ const mcp = await startRawToolsMcpServer(
     { name: "backtrack", description: "Backtracking input pattern", inputSchema: BACKTRACKING_SCHEMA },
     {
       name: "shout",
-      description: "Structured output with a backtracking output pattern",
+      description: "Structured output whose pattern has a catastrophic first branch",
       inputSchema: { type: "object" },
-      outputSchema: BACKTRACKING_SCHEMA,
+      outputSchema: { type: "object", properties: { word: { type: "string", pattern: SECOND_BRANCH_PATTERN } } },
+    },
+    {
+      name: "count",
+      description: "Structured output that breaks its own schema",
+      inputSchema: { type: "object" },
+      outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
     },
     ...HOSTILE.map((h) => ({ name: h.name, description: `hostile ${h.name}`, inputSchema: h.schema })),
   ],
   (name, args) =>
     name === "shout"
       ? { content: [{ type: "text", text: "!" }], structuredContent: { word: BACKTRACKING_INPUT } }
-      : { content: [{ type: "text", text: JSON.stringify(args) }] },
+      : name === "count"
+        ? { content: [{ type: "text", text: "x" }], structuredContent: { n: "x" } }
+        : { content: [{ type: "text", text: JSON.stringify(args) }] },
 );
 
 afterAll(async () => {
@@ -91,7 +104,7 @@ describe("a hostile tool source costs only its own tools", () => {
     await poller;
 
     const paths = [...indexToolTree(result.tree).keys()].sort();
-    expect(paths).toEqual(["clock", "evil.backtrack", "evil.echo", "evil.shout", "spec.listPets"]);
+    expect(paths).toEqual(["clock", "evil.backtrack", "evil.count", "evil.echo", "evil.shout", "spec.listPets"]);
     const errors = result.diagnostics.filter((d) => d.level === "error");
     for (const [source, names] of [
       ["evil", HOSTILE.map((h) => h.name)],
@@ -120,8 +133,12 @@ describe("a hostile tool source costs only its own tools", () => {
     expect(await backtrack.run(backtrack.args.parse({ word: "aaa" }), ctx())).toEqual([
       { type: "text", text: '{"word":"aaa"}' },
     ]);
+    // Its output is checked on RE2 too: the built-in engine (the SDK's Ajv) would give up in the
+    // first branch and call this valid output invalid.
     const shout = tools.get("evil.shout")!;
-    const error = await shout.run({}, ctx()).catch((e: Error) => e);
+    expect(await shout.run({}, ctx())).toEqual({ word: BACKTRACKING_INPUT });
+    const count = tools.get("evil.count")!;
+    const error = await count.run({}, ctx()).catch((e: Error) => e);
     expect(String(error)).toContain("Structured content does not match the tool's output schema");
   });
 });
