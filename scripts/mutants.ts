@@ -907,6 +907,18 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
+    "packages/core/src/sources/mcp/message-cap.ts",
+    ["packages/core/src/sources/hostile-sources.test.ts"],
+    [
+      [
+        "mcp-message-uncapped",
+        "if (run <= limit) return controller.enqueue(chunk);",
+        "return controller.enqueue(chunk);",
+        "an MCP message of any size is parsed whole on the gateway's thread",
+      ],
+    ],
+  ),
+  ...m(
     "packages/core/src/sources/openapi/operations.ts",
     ["packages/core/src/sources/hostile-sources.test.ts"],
     [
@@ -972,7 +984,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "redirect-cross-origin-keeps-credentials",
-        "if (next.origin !== origin) request = withoutCredentials(request, credentials, next);",
+        "request = withoutCredentials(request, credentials, next);",
         "",
         "a redirect to another origin carries the credential",
       ],

@@ -143,6 +143,31 @@ describe("a hostile tool source costs only its own tools", () => {
   });
 });
 
+describe("an MCP message the SDK would parse whole", () => {
+  test("a tool list of more than 8 MB is not read: the server is one diagnostic naming the limit, the rest loads", async () => {
+    const huge = await startRawToolsMcpServer([
+      { name: "big", description: "z".repeat(9 * 1024 * 1024), inputSchema: { type: "object" } },
+    ]);
+    try {
+      const p = tempProject({
+        ".openassistant/tools/clock.ts": `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "clock", approval: "auto", args: z.object({}), run: async () => 1 });\n`,
+        ".openassistant/config.json": JSON.stringify({ mcp: { servers: { huge: { url: huge.url } } } }),
+      });
+      const result = await loadTools({ ...p.opts, autoInstall: false });
+      expect([...indexToolTree(result.tree).keys()]).toEqual(["clock"]);
+      const errors = result.diagnostics.filter((d) => d.level === "error");
+      expect(errors.map((d) => [d.id, d.message])).toEqual([
+        [
+          "huge",
+          expect.stringContaining('MCP server "huge" sent a message of more than 8388608 bytes; it is not read'),
+        ],
+      ]);
+    } finally {
+      await huge.close();
+    }
+  });
+});
+
 describe("an OpenAPI spec in YAML", () => {
   test("anchors that would expand to 10^12 nodes cost their operation only", async () => {
     const levels = Array.from(

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
+import { capMessages } from "./message-cap.ts";
 import { boundedOutputValidator } from "./output-validator.ts";
 
 export type McpServerConfig =
@@ -152,7 +153,9 @@ export class McpConnection {
       }
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
-        ...(authProvider ? { authProvider, fetch: serverHeadersOnlyToServer(c, authProvider.fetch) } : {}),
+        // One message is parsed whole on the gateway's thread: a server cannot send one past MCP_MESSAGE_BYTES.
+        fetch: capMessages(this.name, authProvider ? serverHeadersOnlyToServer(c, authProvider.fetch) : fetch),
+        ...(authProvider ? { authProvider } : {}),
       });
     }
     if (!c.allowProcess)
