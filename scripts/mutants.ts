@@ -899,6 +899,12 @@ export const MUTANTS: readonly Mutant[] = [
     ["packages/core/src/sources/hostile-sources.test.ts"],
     [
       [
+        "mcp-stdio-uncapped",
+        "maxBufferSize: MCP_MESSAGE_BYTES,",
+        "maxBufferSize: MCP_MESSAGE_BYTES * 1000,",
+        "a stdio MCP server's line of any size is parsed whole on the gateway's thread",
+      ],
+      [
         "mcp-output-ajv",
         "{ capabilities: {}, jsonSchemaValidator: boundedOutputValidator },",
         "{ capabilities: {} },",

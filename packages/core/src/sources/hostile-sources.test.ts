@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
 import { startRawToolsMcpServer } from "@openassistant/testkit/mcp/raw-tools-server.ts";
 import {
   BACKTRACKING_INPUT,
@@ -165,6 +166,33 @@ describe("an MCP message the SDK would parse whole", () => {
     } finally {
       await huge.close();
     }
+  });
+});
+
+describe("an MCP message the SDK would parse whole, over stdio", () => {
+  test("a tool list line of more than 8 MB closes the connection: one diagnostic naming the limit, the rest loads", async () => {
+    const p = tempProject({
+      ".openassistant/tools/clock.ts": `import { defineTool, z } from "@openassistant/sdk";\nexport default defineTool({ description: "clock", approval: "auto", args: z.object({}), run: async () => 1 });\n`,
+      "tools.json": JSON.stringify([
+        { name: "big", description: "z".repeat(9 * 1024 * 1024), inputSchema: { type: "object" } },
+      ]),
+    });
+    const script = Bun.resolveSync("@openassistant/testkit/mcp/raw-tools-stdio.ts", import.meta.dir);
+    p.write(
+      ".openassistant/config.json",
+      JSON.stringify({
+        mcp: {
+          servers: {
+            hugeStdio: { command: process.execPath, args: [script, join(p.root, "tools.json")], allowProcess: true },
+          },
+        },
+      }),
+    );
+    const result = await loadTools({ ...p.opts, autoInstall: false });
+    expect([...indexToolTree(result.tree).keys()]).toEqual(["clock"]);
+    expect(result.diagnostics.filter((d) => d.level === "error").map((d) => [d.id, d.message])).toEqual([
+      ["hugeStdio", 'MCP server "hugeStdio" sent a message of more than 8388608 bytes; it is not read'],
+    ]);
   });
 });
 
