@@ -65,10 +65,12 @@ describe("a tool's input schema is held to limits before anything is built from 
     expect(budget.skipped.length).toBe(400 - admitted);
   });
 
-  test("a tool name longer than MCP's 128 characters is left out", () => {
+  test("a tool name longer than MCP's 128 characters is left out, named cut short with its invisible characters shown", () => {
     const budget = new SourceBudget();
-    expect(budget.admit("n".repeat(129), { type: "object" })).toBe(false);
-    expect(budget.skipped[0]?.reason).toBe("its name has 129 characters (limit 128)");
+    expect(budget.admit(`n\u202e${"n".repeat(300)}`, { type: "object" })).toBe(false);
+    expect(budget.skipped[0]?.reason).toBe("its name has 302 characters (limit 128)");
+    expect(budget.skipped[0]?.tool).not.toContain("\u202e");
+    expect(budget.skipped[0]?.tool.length).toBeLessThan(220);
   });
 });
 

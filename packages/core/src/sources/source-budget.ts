@@ -1,3 +1,5 @@
+import { cutText, ELLIPSIS } from "../text/cut.ts";
+import { escapeInvisible } from "../text/escape.ts";
 import { prepareJsonSchema, SCHEMA_LIMITS, type SchemaLimits } from "./schema-limits.ts";
 
 /**
@@ -56,7 +58,8 @@ export class SourceBudget {
 
   /** A reason found before the schema was looked at (a spec operation whose schema could not be read). */
   skip(tool: string, reason: string): false {
-    this.skipped.push({ tool: tool.length > 200 ? `${tool.slice(0, 200)}…` : tool, reason });
+    // The name is the source's text: cut, and its invisible characters shown, before any surface prints it.
+    this.skipped.push({ tool: escapeInvisible(cutText(tool, 200, { marker: ELLIPSIS })), reason });
     return false;
   }
 }
