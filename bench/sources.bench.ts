@@ -1,6 +1,7 @@
 /**
  * Tool sources beyond files (issue 15): prompt size with and without discovery, GitHub's OpenAPI
- * spec (load, cached load, declarations, typecheck), and an MCP call against a direct call.
+ * spec (load, cached load, declarations, typecheck), an MCP call against a direct call, and (issue 25)
+ * a hostile source loading while /health is polled (hostile-sources.ts).
  */
 import { join } from "node:path";
 import { generateDeclarations } from "../packages/core/src/codemode/declarations.ts";
@@ -14,7 +15,14 @@ import { startMcpHttpServer } from "../packages/testkit/src/mcp/http-server.ts";
 import { startOAuthMcpServer } from "../packages/testkit/src/mcp/oauth-server.ts";
 import { connectSdkClient } from "../packages/testkit/src/mcp/sdk-client.ts";
 import { makeTempDir } from "../packages/testkit/src/temp.ts";
+import { benchHostileSources } from "./hostile-sources.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
+
+// `--hostile`: only issue 25's part (a hostile source loading while /health is polled; RE2 vs RegExp).
+if (process.argv.includes("--hostile")) {
+  await benchHostileSources();
+  process.exit(0);
+}
 
 const BUDGET = 15_000;
 
@@ -129,4 +137,5 @@ printTable("MCP call overhead (streamable HTTP on 127.0.0.1, SDK server)", [
   row("McpConnection.callTool, OAuth bearer (token from the 0600 file)", viaOAuth),
   row("the same right after the access token expired (401, refresh, save, retry)", refreshed),
 ]);
+await benchHostileSources();
 process.exit(0);

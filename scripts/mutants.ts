@@ -2160,4 +2160,257 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #25 sources: hostile tool sources (schema limits, the linear-time regex engine), OpenAPI request safety
+  ...m(
+    "packages/core/src/sources/schema-limits.ts",
+    ["packages/core/src/sources/schema-limits.test.ts"],
+    [
+      [
+        "limits-depth-unchecked",
+        "if (f.depth > limits.depth)",
+        "if (f.depth > limits.depth * 1000)",
+        "a 10,000-level schema is walked and converted (the stack and the time are the gateway's)",
+      ],
+      [
+        "limits-nodes-unchecked",
+        "if (++this.nodes > limits.nodes)",
+        "if (++this.nodes > limits.nodes * 1e9)",
+        "shared subtrees (YAML anchors) are walked without end",
+      ],
+      [
+        "limits-properties-unchecked",
+        `if ((f.kind === "schemaMap" || f.kind === "patternMap") && keys.length > limits.properties)`,
+        "if (false)",
+        "an object of 100,000 properties is taken in",
+      ],
+      [
+        "limits-enum-unchecked",
+        "value.length > limits.enumMembers)",
+        "value.length > limits.enumMembers * 1000)",
+        "an enum of 100,000 members is taken in",
+      ],
+      [
+        "limits-branches-unchecked",
+        "value.length > limits.branches)",
+        "value.length > limits.branches * 1000)",
+        "an anyOf of 5,000 branches is taken in",
+      ],
+      [
+        "limits-string-unchecked",
+        "if (text.length > this.limits.stringLength)",
+        "if (false)",
+        "a 2 MB description is taken in",
+      ],
+      [
+        "limits-remote-ref-followed",
+        `if (!ref.startsWith("#"))`,
+        "if (false)",
+        "a $ref to another document is not named as such (it is never fetched either way)",
+      ],
+      [
+        "limits-ref-cycle-unchecked",
+        "if (seen.has(next)) this.fail(",
+        "if (false) this.fail(",
+        "a cycle of plain $refs (a validator that recurses forever) is not named",
+      ],
+      [
+        "limits-ref-chain-unbounded",
+        "if (steps >= this.limits.refChain)",
+        "if (steps >= this.limits.refChain * 1000)",
+        "a chain of 200 $refs is followed",
+      ],
+      [
+        "limits-refs-unchecked",
+        "if (options.refs !== false) walk.checkRefs(copy);",
+        "",
+        "dangling, remote and cyclic $refs reach the validator",
+      ],
+      [
+        "patterns-native-kept",
+        "if (placeholder !== undefined) out[key] = placeholder;",
+        "out[key] = value;",
+        "a schema pattern runs on the built-in backtracking RegExp",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/linear-regex.ts",
+    ["packages/core/src/sources/schema-limits.test.ts"],
+    [
+      [
+        "linear-regex-native",
+        "return this.re.matcher(text).find();",
+        "return new RegExp(this.source).test(text);",
+        "RE2 compiles the pattern, the built-in RegExp matches it",
+      ],
+      [
+        "linear-regex-no-step-budget",
+        "if (text.length * this.re.programSize() > MATCH_STEPS) return false;",
+        "",
+        "a long value against a large program is matched however long it takes",
+      ],
+      [
+        "linear-regex-no-program-limit",
+        "if (re.programSize() > PROGRAM_LIMIT)",
+        "if (false)",
+        "a pattern of tens of thousands of instructions is kept",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/source-budget.ts",
+    ["packages/core/src/sources/schema-limits.test.ts"],
+    [
+      [
+        "budget-source-total-unchecked",
+        "if (this.nodes > limits.nodes)",
+        "if (this.nodes > limits.nodes * 1000)",
+        "a source's schemas together are not bounded",
+      ],
+      [
+        "budget-name-length-unchecked",
+        "if (tool.length > limits.nameLength)",
+        "if (false)",
+        "a tool name of any length is mounted",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/tools.ts",
+    ["packages/core/src/sources/hostile-sources.test.ts"],
+    [
+      [
+        "mcp-hostile-tool-mounted",
+        "if (!budget.admit(String(tool.name), tool.inputSchema)) continue;",
+        "",
+        "an MCP tool whose schema is past a limit is mounted",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["packages/core/src/sources/hostile-sources.test.ts"],
+    [
+      [
+        "mcp-stdio-uncapped",
+        "maxBufferSize: MCP_MESSAGE_BYTES,",
+        "maxBufferSize: MCP_MESSAGE_BYTES * 1000,",
+        "a stdio MCP server's line of any size is parsed whole on the gateway's thread",
+      ],
+      [
+        "mcp-output-ajv",
+        "{ capabilities: {}, jsonSchemaValidator: boundedOutputValidator },",
+        "{ capabilities: {} },",
+        "an MCP output schema's pattern runs on Ajv's backtracking RegExp",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/message-cap.ts",
+    ["packages/core/src/sources/hostile-sources.test.ts"],
+    [
+      [
+        "mcp-message-uncapped",
+        "if (run <= limit) return controller.enqueue(chunk);",
+        "return controller.enqueue(chunk);",
+        "an MCP message of any size is parsed whole on the gateway's thread",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/operations.ts",
+    ["packages/core/src/sources/hostile-sources.test.ts"],
+    [
+      [
+        "openapi-hostile-operation-mounted",
+        "if (!budget.admit(name, inputSchema)) continue;",
+        "",
+        "an OpenAPI operation whose schema is past a limit is mounted",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/sources/hostile-sources.test.ts"],
+    [
+      [
+        "load-skipped-tools-silent",
+        `if (c.kind === "bundled") diagnostics.push(...skippedToolDiagnostics(c.id, c.bundled, lc));`,
+        "",
+        "a source's left-out tools are not reported",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/request-url.ts",
+    ["packages/core/src/sources/openapi/request-safety.test.ts"],
+    [
+      [
+        "openapi-segment-unencoded",
+        "return encodeURIComponent(text);",
+        "return text;",
+        "a path parameter's / ? # reach the URL as delimiters",
+      ],
+      [
+        "openapi-segment-dots-allowed",
+        `.some((part) => part === "." || part === ".."))`,
+        ".some((part) => false))",
+        "a path parameter may be .. or .",
+      ],
+      [
+        "openapi-segment-decoded-once",
+        "for (let i = 0; i < 4; i++) {",
+        "for (let i = 0; i < 1; i++) {",
+        "a double-encoded dot segment (%252e%252e) passes",
+      ],
+      [
+        "openapi-segment-empty-allowed",
+        `if (text === "") throw`,
+        `if (text === "!") throw`,
+        "an empty path parameter turns /pets/{id} into /pets/",
+      ],
+      [
+        "openapi-url-prefix-unchecked",
+        "if (url.origin !== root.origin || !(url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)))",
+        "if (url.origin !== root.origin)",
+        "a spec path climbs out of the base URL's path",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/credential-redirects.ts",
+    ["packages/core/src/sources/openapi/request-safety.test.ts"],
+    [
+      [
+        "redirect-cross-origin-keeps-credentials",
+        "request = withoutCredentials(request, credentials, next);",
+        "",
+        "a redirect to another origin carries the credential",
+      ],
+      [
+        "redirect-credential-header-kept",
+        "const drop = new Set(credentials.headers.map((h) => h.toLowerCase()));",
+        "const drop = new Set<string>();",
+        "an API key header goes to the other origin (only Authorization is dropped)",
+      ],
+      [
+        "redirect-query-credential-kept",
+        "for (const q of credentials.query) next.searchParams.delete(q);",
+        "",
+        "a query-parameter credential echoed in the Location reaches the other origin",
+      ],
+      [
+        "redirect-body-crosses-origin",
+        "if (request.body !== undefined && request.body !== null)",
+        "if (false)",
+        "a POST redirected with 307 sends the tool's input to another origin",
+      ],
+      [
+        "redirect-followed-by-fetch",
+        `const res = await fetcher(current, { ...request, redirect: "manual" });`,
+        `const res = await fetcher(current, { ...request, redirect: "follow" });`,
+        "fetch follows redirects itself, credentials included",
+      ],
+    ],
+  ),
 ];

@@ -176,7 +176,8 @@ describe("an OpenAPI operation whose schema cannot be a validator", () => {
           get: {
             operationId: "pets/list",
             summary: "List pets",
-            parameters: [{ name: "name", in: "query", schema: { type: "string", pattern: "([" } }],
+            // Conditional schemas have no zod validator (a pattern RE2 cannot run is a note instead).
+            parameters: [{ name: "name", in: "query", schema: { type: "string", if: { minLength: 1 }, then: {} } }],
             responses: { "200": { description: "ok" } },
           },
         },
@@ -201,7 +202,7 @@ describe("an OpenAPI operation whose schema cannot be a validator", () => {
       [
         "warning",
         "tools.pets.pets.list",
-        expect.stringMatching(/its JSON Schema cannot be turned into a validator \(Invalid regular expression/),
+        expect.stringMatching(/its JSON Schema cannot be turned into a validator \(Conditional schemas/),
       ],
     ];
     try {

@@ -185,7 +185,12 @@ export function lastToolResult(body: { messages: Array<{ role: string; content: 
  * A gateway on a real project folder (its config, tools, plugins and sources loaded as `start`
  * would), talking to the fake Anthropic API `apiUrl`. For tests of what the registry loads.
  */
-export function startProjectGateway(dir: string, apiUrl: string, env: Record<string, string> = {}): Promise<Gateway> {
+export function startProjectGateway(
+  dir: string,
+  apiUrl: string,
+  env: Record<string, string> = {},
+  settings: Partial<GatewaySettings> = {},
+): Promise<Gateway> {
   return createGateway({
     cwd: dir,
     env: { ANTHROPIC_API_KEY: TEST_API_KEY, ...env },
@@ -195,6 +200,7 @@ export function startProjectGateway(dir: string, apiUrl: string, env: Record<str
       anthropic: { baseURL: apiUrl },
       approvalTimeoutMs: 60_000,
       turn: { ...defaultTurn, turnTimeoutSeconds: 120, toolPromptTokens: 15_000 },
+      ...settings,
     } as Partial<GatewaySettings>,
   });
 }

@@ -1,5 +1,6 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
+import { TimeSlicer } from "../sources/time-slice.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
 import { type DeclarationCache, fingerprintKey, type RenderedInput } from "./declarations-cache.ts";
 import { AUX, escapeComment } from "./declarations-text.ts";
@@ -93,6 +94,22 @@ export function generateDeclarations(tree: ToolTree, options: DeclarationOptions
   return result;
 }
 
+/**
+ * Renders every tool of `tree` not rendered yet, one at a time, letting the event loop run between
+ * tools once a stretch passes 10 ms (sources/time-slice.ts): a source with many (or large) schemas
+ * delays other conversations and `/health` by about one tool's render, not by all of them. Each
+ * tool's render is bounded by the schema limits (sources/schema-limits.ts). `generateDeclarations`
+ * then finds them rendered.
+ */
+export async function prerenderDeclarations(tree: ToolTree, options: DeclarationOptions = {}): Promise<void> {
+  const slicer = new TimeSlicer();
+  for (const t of flattenToolTree(tree)) {
+    if (perDefinition.has(t.definition)) continue;
+    renderCached(t.definition, options.cache);
+    await slicer.pause();
+  }
+}
+
 function nameAux(text: string, toolPath: string): string {
   return text.replaceAll(AUX, `Input_${toolPath.replaceAll(".", "_")}_`);
 }
@@ -170,6 +187,7 @@ function render(definition: ToolDefinition, json: JsonInput | undefined): Render
     warnings.push(
       `${problem}; typed as any object, and any object passes validation here (the server still checks the call)`,
     );
+  for (const note of json?.notes() ?? []) warnings.push(note);
   try {
     const input = renderer.printInputType(definition.args, warnings);
     return { type: input.type, aux: input.aux, warnings };

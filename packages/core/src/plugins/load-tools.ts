@@ -28,7 +28,7 @@ import { registerSdkModule } from "./sdk-module.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
 import { checkTreeShape } from "../tools/tree-shape.ts";
 import { ownValue } from "../tools/own-keys.ts";
-import type { LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
+import type { BundledPlugin, LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
 export interface LoadState {
@@ -167,7 +167,9 @@ export async function loadToolsIncremental(
   if (opts.declarations !== false) {
     try {
       // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
-      const { generateDeclarations } = await import("../codemode/declarations.ts");
+      const { generateDeclarations, prerenderDeclarations } = await import("../codemode/declarations.ts");
+      // Tool by tool, yielding between them: a large or hostile source does not hold the event loop.
+      await prerenderDeclarations(tree as ToolTree, { cache: opts.declarationCache });
       const d = generateDeclarations(tree as ToolTree, { cache: opts.declarationCache });
       declarations = { text: d.text, hash: d.hash };
       for (const w of d.warnings)
@@ -461,6 +463,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       });
       const factory = shape.factory;
       subtree = await withTimeLimit(() => factory(ctx), lc.timeoutMs);
+      if (c.kind === "bundled") diagnostics.push(...skippedToolDiagnostics(c.id, c.bundled, lc));
     } catch (err) {
       if (err instanceof LoadTimeoutError)
         return fail({
@@ -534,6 +537,34 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       hint: `Return at least one defineTool(...) from ${file}.`,
     });
   return { entry: { ...base, status: "loaded", tools }, subtree, fingerprint, diagnostics };
+}
+
+/** One error per tool a source left out (at most 20, then a count), at the source's config key. */
+function skippedToolDiagnostics(id: string, bundled: BundledPlugin, lc: LoadContext): Diagnostic[] {
+  const skipped = bundled.skippedTools?.() ?? [];
+  if (skipped.length === 0) return [];
+  const at = bundled.configPath ? locateConfigKey(lc.loadedConfig.sources, [...bundled.configPath]) : undefined;
+  const where = {
+    source: at?.file ?? bundled.source ?? configFileOf(lc),
+    ...(at ? { line: at.line, column: at.column } : {}),
+  };
+  const hint = `Fix the tool's input schema in the ${bundled.source ?? id} source; the source's other tools still load.`;
+  const out: Diagnostic[] = skipped.slice(0, 20).map((s) => ({
+    level: "error",
+    id,
+    ...where,
+    message: `tool "${s.tool}" of source "${id}" is not loaded: ${s.reason}`,
+    hint,
+  }));
+  if (skipped.length > 20)
+    out.push({
+      level: "error",
+      id,
+      ...where,
+      message: `${skipped.length - 20} more tools of source "${id}" are not loaded`,
+      hint,
+    });
+  return out;
 }
 
 function configFileOf(lc: LoadContext): string {

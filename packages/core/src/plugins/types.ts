@@ -61,6 +61,11 @@ export interface BundledPlugin {
    * diagnostic is its own message (with the error's `hint` when it has one) at that config key.
    */
   readonly configPath?: readonly string[];
+  /**
+   * Tools the source listed but left out (an input schema past a limit, sources/source-budget.ts),
+   * read after `tools` resolves: each becomes an error diagnostic; the source's other tools load.
+   */
+  readonly skippedTools?: () => readonly { readonly tool: string; readonly reason: string }[];
 }
 
 export interface LoadToolsOptions {

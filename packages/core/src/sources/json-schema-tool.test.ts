@@ -85,19 +85,19 @@ describe("a tool from a JSON Schema builds its validator on first need", () => {
 describe("a JSON Schema that cannot be a validator is reported, also from a warm cache", () => {
   const cases: Array<[string, unknown, string]> = [
     [
-      "an external $ref",
+      "an external $ref (never fetched)",
       { type: "object", properties: { a: { $ref: "https://example.com/a.json" } } },
-      "its JSON Schema cannot be turned into a validator (External $ref is not supported, only local refs (#/...) are allowed)",
+      'its input schema has a $ref to another document ("https://example.com/a.json"); references are never fetched at #/properties/a',
     ],
     [
       "a $ref to nothing",
       { type: "object", properties: { a: { $ref: "#/$defs/Missing" } } },
-      "its JSON Schema cannot be turned into a validator (Reference not found: #/$defs/Missing)",
+      'its input schema has a $ref to nowhere ("#/$defs/Missing"; only #, #/$defs/<name> and #/definitions/<name> are followed) at #/properties/a',
     ],
     [
-      "a pattern that is not a regular expression",
-      { type: "object", properties: { a: { type: "string", pattern: "([" } } },
-      "its JSON Schema cannot be turned into a validator (Invalid regular expression",
+      "a keyword zod has no validator for",
+      { type: "object", properties: { a: { if: { type: "string" }, then: { minLength: 2 } } } },
+      "its JSON Schema cannot be turned into a validator (Conditional schemas (if/then/else) are not supported)",
     ],
     ["a schema that is not an object", { type: "string" }, "its JSON Schema does not describe an object"],
   ];

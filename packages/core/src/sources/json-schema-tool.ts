@@ -28,6 +28,8 @@ export interface JsonInput {
   key(): string;
   /** Why the validator is looser than the schema (builds the validator if not yet built). */
   problem(): string | undefined;
+  /** Parts of the schema the validator does not check, e.g. a pattern RE2 cannot run (builds the validator). */
+  notes(): readonly string[];
   /** Whether the validator has been built yet. */
   built(): boolean;
   /** Top-level parameter names and descriptions, read from the schema (the validator is not built). */
@@ -56,6 +58,7 @@ export function jsonSchemaTool(o: JsonSchemaToolOptions): ToolDefinition {
     schema: o.inputSchema,
     key: () => (key ??= jsonSchemaKey(o.inputSchema)),
     problem: () => convert().problem,
+    notes: () => convert().notes ?? [],
     built: () => converted !== undefined,
     parameters: () => parameterText(o.inputSchema),
   });

@@ -2,6 +2,7 @@ import type { OpenAssistantConfig } from "../../config/schema.ts";
 import type { BundledPlugin } from "../../plugins/types.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
 import { McpConnection, type McpServerConfig } from "./connection.ts";
+import { SourceBudget } from "../source-budget.ts";
 import { mcpToolTree } from "./tools.ts";
 
 /** Connections live as long as the process: a reload reuses them; a changed config opens a new one. */
@@ -26,13 +27,18 @@ export function mcpBundles(
       const connection = connectionFor(name, config as McpServerConfig, o.configDir);
       if (o.onToolsChanged) connection.onToolsChanged(o.onToolsChanged);
       if (o.secrets) connection.addSecretSink(o.secrets);
+      let budget = new SourceBudget();
       return {
         id: name,
         configPath: ["mcp", "servers", name],
         source: "url" in config ? config.url : `${config.command} ${(config.args ?? []).join(" ")}`.trim(),
         // Re-listed on every load: a server's tools can change without its config changing.
         fingerprint: `${JSON.stringify(config)}|${Date.now()}`,
-        tools: async () => mcpToolTree(connection, await connection.listTools()),
+        tools: async () => {
+          budget = new SourceBudget();
+          return mcpToolTree(connection, await connection.listTools(), budget);
+        },
+        skippedTools: () => budget.skipped,
       };
     });
 }

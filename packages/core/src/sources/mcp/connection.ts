@@ -3,6 +3,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
+import { capMessages, MCP_MESSAGE_BYTES } from "./message-cap.ts";
+import { boundedOutputValidator } from "./output-validator.ts";
 
 export type McpServerConfig =
   | {
@@ -50,6 +52,8 @@ export class McpConnection {
   private client: Client | undefined;
   private connecting: Promise<Client> | undefined;
   private failures = 0;
+  /** Set when the server sent a message past `MCP_MESSAGE_BYTES` (the connection is then closed). */
+  private oversized: Error | undefined;
   private retryAt = 0;
   private readonly listeners = new Set<() => void>();
   private readonly secretSinks = new Set<SecretSink>();
@@ -82,11 +86,15 @@ export class McpConnection {
     const client = await this.connect();
     const tools: Tool[] = [];
     let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {});
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor && tools.length < 10_000);
+    try {
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {});
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 10_000);
+    } catch (error) {
+      throw this.oversized ?? error;
+    }
     return tools;
   }
 
@@ -127,12 +135,24 @@ export class McpConnection {
 
   private async open(): Promise<Client> {
     const lib = await (sdk ??= importSdk());
-    const client = new lib.Client({ name: "openassistant", version: "0.1.0" }, { capabilities: {} });
+    // The server's output schemas are checked like input schemas: bounded, patterns on RE2 (not Ajv's RegExp).
+    const client = new lib.Client(
+      { name: "openassistant", version: "0.1.0" },
+      { capabilities: {}, jsonSchemaValidator: boundedOutputValidator },
+    );
     client.setNotificationHandler(lib.ToolListChangedNotificationSchema, async () => {
       for (const l of this.listeners) l();
     });
     client.onclose = () => {
       if (this.client === client) this.client = undefined;
+    };
+    // A stdio line past maxBufferSize closes the transport with the SDK's own words: say which limit it was.
+    this.oversized = undefined;
+    client.onerror = (error) => {
+      if (/^ReadBuffer exceeded maximum size/.test(error.message))
+        this.oversized = new Error(
+          `MCP server "${this.name}" sent a message of more than ${MCP_MESSAGE_BYTES} bytes; it is not read`,
+        );
     };
     try {
       await client.connect(this.transport(lib));
@@ -141,7 +161,7 @@ export class McpConnection {
       if (e instanceof McpLoginRequiredError) throw e;
       this.retryAt = Date.now() + BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)]!;
       this.failures++;
-      throw new Error(`could not connect to MCP server "${this.name}": ${(e as Error).message}`);
+      throw this.oversized ?? new Error(`could not connect to MCP server "${this.name}": ${(e as Error).message}`);
     }
     this.failures = 0;
     this.retryAt = 0;
@@ -168,7 +188,9 @@ export class McpConnection {
       }
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
-        ...(authProvider ? { authProvider, fetch: serverHeadersOnlyToServer(c, authProvider.fetch) } : {}),
+        // One message is parsed whole on the gateway's thread: a server cannot send one past MCP_MESSAGE_BYTES.
+        fetch: capMessages(this.name, authProvider ? serverHeadersOnlyToServer(c, authProvider.fetch) : fetch),
+        ...(authProvider ? { authProvider } : {}),
       });
     }
     if (!c.allowProcess)
@@ -180,6 +202,7 @@ export class McpConnection {
       env: { PATH: process.env.PATH ?? "", ...(c.env ?? {}) },
       ...(c.cwd ? { cwd: c.cwd } : {}),
       stderr: "pipe",
+      maxBufferSize: MCP_MESSAGE_BYTES,
     });
   }
 }

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { OpenAssistantConfig } from "../../config/schema.ts";
 import type { BundledPlugin } from "../../plugins/types.ts";
+import type { SkippedTool } from "../source-budget.ts";
 import { loadOpenApiSource } from "./load.ts";
 
 /** `config.openapi.<name>` entries as tool sources the loader mounts at `tools.<name>`. */
@@ -17,21 +18,24 @@ export function openApiBundles(
       try {
         if (!/^https?:\/\//.test(spec)) stamp = String(statSync(spec).mtimeMs);
       } catch {}
+      let skipped: readonly SkippedTool[] = [];
       return {
         id: name,
         source: spec,
         configPath: ["openapi", name],
         fingerprint: `${JSON.stringify(e)}|${stamp}`,
-        tools: async () =>
-          (
-            await loadOpenApiSource({
-              name,
-              spec,
-              ...(e.baseUrl ? { baseUrl: e.baseUrl } : {}),
-              ...(e.auth ? { auth: e.auth } : {}),
-              ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-            })
-          ).tree,
+        tools: async () => {
+          const source = await loadOpenApiSource({
+            name,
+            spec,
+            ...(e.baseUrl ? { baseUrl: e.baseUrl } : {}),
+            ...(e.auth ? { auth: e.auth } : {}),
+            ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+          });
+          skipped = source.skipped;
+          return source.tree;
+        },
+        skippedTools: () => skipped,
       };
     });
 }

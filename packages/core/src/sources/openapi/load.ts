@@ -3,7 +3,11 @@ import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
 import { ownValue } from "../../tools/own-keys.ts";
+import { type Credentials, fetchKeepingCredentials } from "../credential-redirects.ts";
+import { type SkippedTool, SourceBudget } from "../source-budget.ts";
+import { TimeSlicer } from "../time-slice.ts";
 import { describeOperations, type OperationDescriptor } from "./operations.ts";
+import { fillPath, pathSegment, requestUrl } from "./request-url.ts";
 
 export type OpenApiAuth =
   | { readonly type: "bearer"; readonly token: string }
@@ -26,9 +30,17 @@ export interface OpenApiSourceOptions {
   readonly cacheDir?: string;
 }
 
+/** Bumped when what a parse keeps changes: a cache file of another version is parsed again. */
+const PARSE_VERSION = 2;
+/** Bytes of a spec (GitHub's is 13 MB): parsing it is one stretch of work on the gateway's thread. */
+export const SPEC_BYTES_LIMIT = 32 * 1024 * 1024;
+
 interface Parsed {
+  readonly version?: number;
   readonly servers: string[];
   readonly operations: OperationDescriptor[];
+  /** Operations left out, with the limit each went past (sources/source-budget.ts). */
+  readonly skipped?: SkippedTool[];
   /** `jsonSchemaKey` of each operation's input schema (absent in caches written before it was kept). */
   readonly inputSchemaKeys?: string[];
 }
@@ -38,6 +50,8 @@ export interface OpenApiSource {
   readonly operations: number;
   readonly fromCache: boolean;
   readonly baseUrl: string;
+  /** Operations left out (an input schema past a limit), each with the limit it went past. */
+  readonly skipped: readonly SkippedTool[];
 }
 
 /** Turns an OpenAPI 3.x spec into tools: one per operation, typed from its parameters and body. */
@@ -46,6 +60,8 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   const bytes = /^https?:\/\//.test(o.spec)
     ? Buffer.from(await (await fetch(o.spec)).arrayBuffer())
     : readFileSync(o.spec);
+  if (bytes.length > SPEC_BYTES_LIMIT)
+    throw new Error(`${o.spec} has ${bytes.length} bytes, more than an OpenAPI source may have (${SPEC_BYTES_LIMIT})`);
   const sha = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
   // A header the auth sets is no tool's input: the parse depends on its name, and so does the cache file.
   const authHeader = o.auth?.type === "header" ? o.auth.name.toLowerCase() : "authorization";
@@ -59,8 +75,12 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   let fromCache = false;
   if (cacheFile && existsSync(cacheFile)) {
     try {
-      parsed = JSON.parse(readFileSync(cacheFile, "utf8")) as Parsed;
-      fromCache = true;
+      const cached = JSON.parse(readFileSync(cacheFile, "utf8")) as Parsed;
+      // A cache from before the limits (no version) may hold operations they now leave out.
+      if (cached.version === PARSE_VERSION) {
+        parsed = cached;
+        fromCache = true;
+      }
     } catch {
       parsed = undefined; // a torn cache file is rebuilt
     }
@@ -75,13 +95,20 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     };
     if (!doc.openapi?.startsWith("3."))
       throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
-    parsed = { servers: (doc.servers ?? []).map((s) => s.url), operations: describeOperations(doc as never, hidden) };
+    const budget = new SourceBudget();
+    const operations = await describeOperations(doc as never, hidden, budget);
+    parsed = {
+      version: PARSE_VERSION,
+      servers: (doc.servers ?? []).map((s) => s.url),
+      operations,
+      skipped: budget.skipped,
+    };
   }
   // Keyed once here (and kept in the cache, also one written before the keys were): a restart hashes nothing.
   const keys =
     parsed.inputSchemaKeys?.length === parsed.operations.length
       ? parsed.inputSchemaKeys
-      : parsed.operations.map((op) => jsonSchemaKey(op.inputSchema));
+      : await keysOf(parsed.operations);
   if (keys !== parsed.inputSchemaKeys) {
     parsed = { ...parsed, inputSchemaKeys: keys };
     if (cacheFile) {
@@ -94,7 +121,13 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     throw new Error(`no base URL for ${o.name}: set openapi.${o.name}.baseUrl (the spec lists no absolute server)`);
   const tree: Record<string, unknown> = {};
   parsed.operations.forEach((op, i) => setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth, keys[i]!)));
-  return { tree: tree as ToolTree, operations: parsed.operations.length, fromCache, baseUrl };
+  return {
+    tree: tree as ToolTree,
+    operations: parsed.operations.length,
+    fromCache,
+    baseUrl,
+    skipped: parsed.skipped ?? [],
+  };
 }
 
 /** One operation as a tool; its validator is built from `op.inputSchema` on first need (json-schema-tool.ts). */
@@ -112,30 +145,38 @@ function operationTool(
     inputSchema: op.inputSchema,
     inputSchemaKey,
     run: async (input, call) => {
-      let path = op.path;
-      const url = new URL(baseUrl);
+      const operation = `${op.method} ${op.path}`;
+      const segments = new Map<string, string>();
+      const query: Array<[string, string]> = [];
       const headers: Record<string, string> = { accept: "application/json" };
       for (const p of op.params) {
         const value = ownValue(input, p.name);
         if (value === undefined) continue;
-        if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
+        if (p.in === "path") segments.set(p.name, pathSegment(p.name, value, operation));
         else if (p.in === "query")
           for (const v of Array.isArray(value) ? value : [value])
-            url.searchParams.append(p.name, typeof v === "object" ? JSON.stringify(v) : String(v));
+            query.push([p.name, typeof v === "object" ? JSON.stringify(v) : String(v)]);
         else headers[p.name] = String(value);
       }
+      // Each path parameter fills one segment; the URL keeps the base URL's origin and path prefix.
+      const url = requestUrl(baseUrl, fillPath(op.path, segments, operation), operation);
+      for (const [name, value] of query) url.searchParams.append(name, value);
       if (auth?.type === "bearer") headers.authorization = `Bearer ${auth.token}`;
       if (auth?.type === "header") headers[auth.name] = auth.value;
       if (auth?.type === "query") url.searchParams.set(auth.name, auth.value);
-      url.pathname = `${url.pathname.replace(/\/$/, "")}${path}`;
       const hasBody = op.hasBody && input.body !== undefined;
       if (hasBody) headers["content-type"] = "application/json";
-      const res = await fetch(url, {
-        method: op.method,
-        headers,
-        ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
-        ...(call?.signal ? { signal: call.signal } : {}),
-      });
+      // Redirects are followed by hand: a hop to another origin goes without the credential.
+      const res = await fetchKeepingCredentials(
+        url,
+        {
+          method: op.method,
+          headers,
+          ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
+          ...(call?.signal ? { signal: call.signal } : {}),
+        },
+        credentialsOf(auth),
+      );
       const type = res.headers.get("content-type") ?? "";
       const body =
         res.status === 204 ? null : type.includes("json") ? await res.json().catch(() => null) : await res.text();
@@ -146,6 +187,23 @@ function operationTool(
       return body;
     },
   });
+}
+
+/** `jsonSchemaKey` of each operation's input, the event loop let in between stretches. */
+async function keysOf(operations: readonly OperationDescriptor[]): Promise<string[]> {
+  const slicer = new TimeSlicer();
+  const keys: string[] = [];
+  for (const op of operations) {
+    keys.push(jsonSchemaKey(op.inputSchema));
+    await slicer.pause();
+  }
+  return keys;
+}
+
+function credentialsOf(auth: OpenApiAuth | undefined): Credentials {
+  if (auth?.type === "header") return { headers: [auth.name], query: [] };
+  if (auth?.type === "query") return { headers: [], query: [auth.name] };
+  return { headers: ["authorization"], query: [] };
 }
 
 function setPath(tree: Record<string, unknown>, segments: string[], leaf: unknown): void {
