@@ -383,9 +383,16 @@ async function openGateway(
         events.emit(safe);
         message.onEvent?.(safe);
       };
-      sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
-      onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       const fresh = sessions.get(session.id) ?? session;
+      const turnSettings = mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>);
+      sessions.startTurn({
+        id: turnId,
+        sessionId: session.id,
+        userId: message.userId,
+        request: redact(message.text),
+        model: turnSettings.model,
+      });
+      onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       const history = sessions.history(session.id).map((m) => ({ role: m.role, content: m.content }));
       const raw = await runTurn(
         { id: session.id, history, requestedBy: message.userId },
@@ -399,7 +406,7 @@ async function openGateway(
             const snapshot = toolSource.current();
             return { tree: snapshot.tree, declarations: snapshot.declarations.text };
           },
-          settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
+          settings: turnSettings,
         },
         { turnId, signal: controller.signal, onEvent },
       );
@@ -411,6 +418,7 @@ async function openGateway(
         unverified: outcome.unverified,
         runIds: outcome.runIds,
         usage: outcome.usage,
+        answer: outcome.text,
       });
       onEvent({
         type: "turn.finished",

@@ -27,6 +27,25 @@ export interface RunRow {
   readonly tools: readonly string[];
   /** pending when any call is, else failed, else denied, else succeeded. */
   readonly status: CallStatus;
+  /** The turn the run served, when recorded: who asked and what. */
+  readonly turn?: RunTurn;
+}
+
+/** The conversation turn a run served (the `turns` row its `run.started` event named). */
+export interface RunTurn {
+  readonly turnId: string;
+  /** Who asked (the surface's user id), when the surface said. */
+  readonly userId?: string;
+  /** The user's message (redacted, cut when stored); absent for turns recorded before it was kept. */
+  readonly request?: string;
+  readonly model?: string;
+  /** The final answer (redacted, cut when stored); absent while the turn runs. */
+  readonly answer?: string;
+  /** The answer claims an action no successful call backs (the grounding check); undefined while running. */
+  readonly unverified?: boolean;
+  readonly stopReason?: string;
+  readonly startedAt: number;
+  readonly finishedAt?: number;
 }
 
 export interface Conversation {
@@ -104,6 +123,10 @@ export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {
         rows.map((r) => r.sessionId).filter((s): s is string => !!s),
       )
     : new Map();
+  const turns = turnsOfRuns(
+    db,
+    rows.map((r) => r.runId),
+  );
   const out: RunRow[] = [];
   for (const r of rows) {
     const status = statuses.get(r.runId) ?? "succeeded";
@@ -117,6 +140,7 @@ export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {
       calls: r.calls,
       tools: r.tools ? r.tools.split(",") : [],
       status,
+      ...(turns.has(r.runId) ? { turn: turns.get(r.runId) } : {}),
     });
     if (out.length >= limit) break;
   }
@@ -166,4 +190,60 @@ export function conversationOf(db: Database, sessionId: string | undefined): str
   if (!sessionId || !hasTable(db, "sessions")) return undefined;
   return (db.query("SELECT external_key AS key FROM sessions WHERE id = ?").get(sessionId) as { key: string } | null)
     ?.key;
+}
+
+interface TurnRow {
+  runId: string;
+  turnId: string;
+  userId: string | null;
+  request: string | null;
+  model: string | null;
+  answer: string | null;
+  unverified: number | null;
+  stopReason: string | null;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+const toRunTurn = (r: TurnRow): RunTurn => ({
+  turnId: r.turnId,
+  startedAt: r.startedAt,
+  ...(r.userId !== null ? { userId: r.userId } : {}),
+  ...(r.request !== null ? { request: r.request } : {}),
+  ...(r.model !== null ? { model: r.model } : {}),
+  ...(r.answer !== null ? { answer: r.answer } : {}),
+  ...(r.unverified !== null ? { unverified: r.unverified === 1 } : {}),
+  ...(r.stopReason !== null ? { stopReason: r.stopReason } : {}),
+  ...(r.finishedAt !== null ? { finishedAt: r.finishedAt } : {}),
+});
+
+const TURN_COLUMNS = `t.id AS turnId, t.user_id AS userId, t.request, t.model, t.answer, t.unverified,
+  t.stop_reason AS stopReason, t.started_at AS startedAt, t.finished_at AS finishedAt`;
+
+/** The turns runs served, by run id (the link is the run's `run.started` event, kept with its code). */
+export function turnsOfRuns(db: Database, runIds: readonly string[]): Map<string, RunTurn> {
+  if (runIds.length === 0 || !hasTable(db, "turns") || !hasTable(db, "console_run_code")) return new Map();
+  const rows = db
+    .query(
+      `SELECT c.run_id AS runId, ${TURN_COLUMNS} FROM console_run_code c JOIN turns t ON t.id = c.turn_id
+       WHERE c.run_id IN (${runIds.map(() => "?").join(",")})`,
+    )
+    .all(...runIds) as TurnRow[];
+  return new Map(rows.map((r) => [r.runId, toRunTurn(r)]));
+}
+
+/**
+ * The turn one run served: through its recorded code, else (a run from before the console was
+ * on) the finished turn of its session that lists it.
+ */
+export function turnOfRun(db: Database, runId: string, sessionId: string | undefined): RunTurn | undefined {
+  const linked = turnsOfRuns(db, [runId]).get(runId);
+  if (linked || !sessionId || !hasTable(db, "turns")) return linked;
+  const row = db
+    .query(
+      `SELECT ? AS runId, ${TURN_COLUMNS} FROM turns t WHERE t.session_id = ? AND t.run_ids LIKE ? ESCAPE '\\'
+       ORDER BY t.started_at DESC LIMIT 1`,
+    )
+    .get(runId, sessionId, `%${JSON.stringify(runId).replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as TurnRow | null;
+  return row ? toRunTurn(row) : undefined;
 }
