@@ -24,7 +24,7 @@ export interface Bucket {
 }
 
 export interface ApproverWait {
-  /** `decided_by` as recorded: `discord:<id>`, `console:<id>`, `system` (timeouts, cancellations). */
+  /** `decided_by` as recorded: `discord:<id>`, `console:<id>` (timeouts, the policy and rules decide unasked: not listed). */
   readonly approver: string;
   readonly decisions: number;
   readonly medianMs: number;
@@ -79,10 +79,11 @@ export function percentile(sorted: readonly number[], q: number): number {
  */
 export function overview(db: Database, period: Period, now: number): Overview {
   const { ms, bucketMs } = PERIODS[period];
-  // Bars line up with whole hours (days for 30d, UTC); the first may start before `now - ms`.
+  // Bars line up with whole hours (days for 30d, UTC): the first starts at or before `now - ms`,
+  // the last holds `now`, so there is always one bar more than the period has hours.
   const to = now;
   const from = Math.floor((now - ms) / bucketMs) * bucketMs;
-  const count = Math.ceil((to - from) / bucketMs);
+  const count = ms / bucketMs + 1;
   const groups = db
     .query(
       `SELECT tool_path AS tool, phase, (at - ?1) / ?3 AS bucket, COUNT(*) AS n,
@@ -161,7 +162,8 @@ function approvalWaits(db: Database, from: number, to: number): ApproverWait[] {
       `SELECT d.decided_by AS approver, d.at - q.at AS wait
        FROM receipts d JOIN receipts q ON q.run_id = d.run_id AND q.call_id = d.call_id AND q.phase = 'requested'
        WHERE d.at >= ? AND d.at < ? AND d.phase IN ('approved', 'denied') AND d.policy = 'required'
-         AND d.decided_by IS NOT NULL AND d.decided_by <> 'policy' AND d.decided_by NOT LIKE 'rule:%'
+         AND d.decided_by IS NOT NULL AND d.decided_by NOT IN ('policy', 'timeout', 'system')
+         AND d.decided_by NOT LIKE 'rule:%'
        ORDER BY d.seq DESC LIMIT ?`,
     )
     .all(from, to, OVERVIEW_LIMITS.decisions) as Array<{ approver: string; wait: number }>;

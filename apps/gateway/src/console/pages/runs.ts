@@ -59,7 +59,7 @@ export function runsPage(
     html`<option value="${value}" ${value === (selected ?? "") ? "selected" : ""}>${label}</option>`;
   const params = runsQueryString(query);
   const body = html`<h1>Runs</h1>
-    <form class="filters" method="get" action="/console/runs" data-autosubmit>
+    <form class="filters" method="get" action="/console/runs" data-autosubmit autocomplete="off">
       <label>Search <input type="search" name="q" value="${query.q ?? ""}" placeholder="id, tool, input, error, code"></label>
       <label>Conversation <select name="session">${opt("", "any", query.session)}${conversations.map((c) =>
         opt(c.id, `${c.key} (${c.surface})`, query.session),

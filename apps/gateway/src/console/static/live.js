@@ -24,9 +24,15 @@
   for (const type of ["call.settled", "run.started", "run.finished", "approval.requested", "approval.decided"])
     events.addEventListener(type, refresh);
   window.addEventListener("pagehide", () => events.close());
-  // Filter forms are plain GET forms (the URL holds the filter); a changed select applies at once.
-  for (const form of document.querySelectorAll("form[data-autosubmit]"))
+  // Filter forms are plain GET forms (the URL holds the filter); a changed select applies at once,
+  // and empty fields stay out of the URL so a shared link shows only the filters in use. The form is
+  // autocomplete="off": otherwise going back restores the fields as last typed, not as the URL says.
+  for (const form of document.querySelectorAll("form[data-autosubmit]")) {
     form.addEventListener("change", (e) => {
       if (e.target instanceof HTMLSelectElement) form.requestSubmit();
     });
+    form.addEventListener("formdata", (e) => {
+      for (const [name, value] of [...e.formData]) if (value === "") e.formData.delete(name);
+    });
+  }
 })();
