@@ -182,11 +182,12 @@ function approvalWaits(db: Database, from: number, to: number): ApproverWait[] {
     .slice(0, OVERVIEW_LIMITS.approvers);
 }
 
+/** The newest denials: `+at` keeps SQLite on the small `receipts_denied` index, newest first. */
 function deniedCalls(db: Database, from: number, to: number): DeniedCall[] {
   const rows = db
     .query(
       `SELECT at, tool_path AS tool, decided_by AS by, reason, run_id AS runId, call_id AS callId
-       FROM receipts WHERE phase = 'denied' AND at >= ? AND at < ? ORDER BY seq DESC LIMIT ?`,
+       FROM receipts WHERE phase = 'denied' AND +at >= ? AND +at < ? ORDER BY seq DESC LIMIT ?`,
     )
     .all(from, to, OVERVIEW_LIMITS.denied) as Array<{
     at: number;
