@@ -224,7 +224,6 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     ).toBe(401);
     expect(rules.list().find((r) => r.id === rule.id)?.revokedAt).toBeUndefined();
     expect(rules.match("reminders.create", undefined, Date.now())?.id).toBe(rule.id);
-    await page.screenshot({ path: screenshotPath("v2-rules.png"), fullPage: true });
 
     await row.getByRole("button", { name: "Revoke" }).click();
     await page.waitForURL(/notice=revoked/);
@@ -232,6 +231,7 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     const state = await page.locator(`tr[data-rule="${rule.id}"] td.state`).textContent();
     expect(state).toContain(`revoked by console:${APPROVER}`);
     expect(await page.locator(`tr[data-rule="${rule.id}"] button`).count()).toBe(0);
+    await page.screenshot({ path: screenshotPath("v2-rules.png"), fullPage: true });
     expect(rules.list().find((r) => r.id === rule.id)).toMatchObject({ revokedBy: `console:${APPROVER}` });
     expect(rules.match("reminders.create", undefined, Date.now())).toBeUndefined();
     // A second revoke changes nothing and says so.
