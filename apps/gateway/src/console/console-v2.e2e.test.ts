@@ -62,7 +62,6 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     expect(words).not.toContain(SECRET);
     expect(await row.locator("td.asked-by").textContent()).toBe("discord:42");
     expect(await row.locator("td.duration").textContent()).toMatch(/^\d+ ms$|^\d+\.\d s$/);
-    await page.screenshot({ path: screenshotPath("v2-runs.png"), fullPage: true });
 
     await row.locator("a.request").click();
     await page.waitForURL(new RegExp(`/console/runs/${runId}$`));
@@ -82,6 +81,8 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     await page.goto(`${base}/console/runs/${second.runIds[0]}`);
     expect(await page.locator("#turn .flag").textContent()).toContain("grounded");
     expect(await page.locator("#turn pre.answer").textContent()).toBe("You have one reminder.");
+    await page.goto(`${base}/console/runs`);
+    await page.screenshot({ path: screenshotPath("v2-runs.png"), fullPage: true });
     await context.close();
   }, 60_000);
 
