@@ -19,7 +19,14 @@ import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
 import { toolsPage, type ToolRow } from "./pages/tools.ts";
 import { DEFAULT_PERIOD, isPeriod, overview } from "./overview-queries.ts";
 import type { RunCodeStore } from "./run-code.ts";
-import { conversationOf, listConversations, listRuns, RUN_STATUSES, turnOfRun } from "./run-queries.ts";
+import {
+  conversationKeys,
+  conversationOf,
+  listConversations,
+  listRuns,
+  RUN_STATUSES,
+  turnOfRun,
+} from "./run-queries.ts";
 import type { Signer } from "./signing.ts";
 import { eventStreamResponse } from "../http/event-stream.ts";
 
@@ -277,9 +284,13 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   function rulesRoute(url: URL, operator: string): Response {
     const n = url.searchParams.get("notice");
     const notice = n && n in RULE_NOTICES ? (n as RuleNotice) : undefined;
-    const keys = new Map(listConversations(d.db).map((c) => [c.id, c.key]));
+    const rules = d.approvals.rules.list().slice(-MAX_RULES_SHOWN);
+    const keys = conversationKeys(
+      d.db,
+      rules.flatMap((r) => (r.sessionId ? [r.sessionId] : [])),
+    );
     return page(
-      rulesPage(viewer(operator), d.approvals.rules.list().slice(-MAX_RULES_SHOWN), keys, {
+      rulesPage(viewer(operator), rules, keys, {
         now: now(),
         canRevoke: d.isApprover(operator),
         ...(notice ? { notice } : {}),

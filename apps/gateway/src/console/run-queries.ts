@@ -164,8 +164,9 @@ function statusesOf(db: Database, runIds: readonly string[]): Map<string, CallSt
   return new Map([...byRun].map(([run, list]) => [run, runStatus(list)]));
 }
 
-function conversationKeys(db: Database, ids: readonly string[]): Map<string, string> {
-  if (ids.length === 0) return new Map();
+/** Conversation keys (`discord:dm:42`) of session ids, from the sessions table. */
+export function conversationKeys(db: Database, ids: readonly string[]): Map<string, string> {
+  if (ids.length === 0 || !hasTable(db, "sessions")) return new Map();
   const unique = [...new Set(ids)];
   const rows = db
     .query(`SELECT id, external_key AS key FROM sessions WHERE id IN (${unique.map(() => "?").join(",")})`)
