@@ -156,6 +156,10 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
       await page.goto(`${base}${path}`);
       expect(await page.locator("#pending-count").textContent()).toBe("1");
     }
+    // Nothing has an outcome yet: the overview's charts say so instead of drawing empty axes.
+    await page.goto(`${base}/console/overview`);
+    expect(await page.locator("[data-total=all]").textContent()).toBe("0");
+    expect(await page.locator("#waits-chart").textContent()).toBe("Nothing in this period.");
     await page.goto(`${base}/console/tools`);
     const count = page.locator("#pending-count");
     expect(await count.getAttribute("class")).toContain("waiting");
@@ -182,8 +186,19 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
       scope: "global",
       createdBy: "discord:<b>bold</b>",
     });
+    h.api.script([textTurn("Hello.")]);
+    await h.gateway.handleMessage({ sessionKey: "discord:dm:42", surface: "discord", text: "hi" });
+    const sessionId = (
+      h.gateway.db.query("SELECT id FROM sessions WHERE external_key = 'discord:dm:42'").get() as {
+        id: string;
+      }
+    ).id;
+    const scoped = rules.add({ toolPath: "notes.write", scope: "session", sessionId, createdBy: "discord:333" });
     const { context, page, base } = await signIn(h);
     await page.goto(`${base}/console/rules`);
+    expect(await page.locator(`tr[data-rule="${scoped.id}"] td`).nth(2).textContent()).toBe(
+      "conversation discord:dm:42",
+    );
     const row = page.locator(`tr[data-rule="${rule.id}"]`);
     expect(await row.locator("td").nth(1).textContent()).toBe("reminders.*");
     expect(await row.locator("td").nth(3).textContent()).toBe("discord:222222222222222222");
