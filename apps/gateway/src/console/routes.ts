@@ -200,7 +200,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         integrity: d.receipts.verifyRun(runId),
         code: d.runCode.codeOf(runId),
         conversation: conversationOf(d.db, receipts[0]!.sessionId),
-        turn: turnOfRun(d.db, runId, receipts[0]!.sessionId),
+        turn: turnOfRun(d.db, runId, receipts[0]!.sessionId, receipts[0]!.at),
         approvals: (callId) => d.approvals.get(callId),
         redact: d.redact,
         ...(operator ? { viewer: viewer(operator) } : { linkToken: token ?? undefined }),

@@ -73,15 +73,27 @@ describe("run list queries", () => {
     });
     s.sessions.startTurn({ id: "turn_0", sessionId: s.a.id, userId: "discord:1", request: "read and mail" });
     s.sessions.finishTurn("turn_0", { stopReason: "answered", unverified: false, runIds: ["run_a"], answer: "Done." });
+    // The setup wrote the receipts first; in the gateway a turn starts before its runs.
+    s.db.exec("UPDATE turns SET started_at = 1");
     const rows = listRuns(s.db);
-    // run_b's code names turn_1 (still running); run_a predates its code: no link in the list.
+    // run_b's code names turn_1 (still running); run_a has no code recorded: the finished turn listing it.
     expect(rows.map((r) => [r.runId, r.turn?.request, r.turn?.userId, r.turn?.answer])).toEqual([
       ["run_b", "write a note", "terminal:me", undefined],
-      ["run_a", undefined, undefined, undefined],
+      ["run_a", "read and mail", "discord:1", "Done."],
     ]);
-    expect(turnOfRun(s.db, "run_a", s.a.id)).toMatchObject({ turnId: "turn_0", answer: "Done.", unverified: false });
-    expect(turnOfRun(s.db, "run_a", s.b.id)).toBeUndefined();
-    expect(turnOfRun(s.db, "run_%", s.a.id)).toBeUndefined();
+    const later = Date.now() + 60_000;
+    expect(turnOfRun(s.db, "run_a", s.a.id, later)).toMatchObject({
+      turnId: "turn_0",
+      answer: "Done.",
+      unverified: false,
+    });
+    expect(turnOfRun(s.db, "run_a", s.b.id, later)).toBeUndefined();
+    expect(turnOfRun(s.db, "run_%", s.a.id, later)).toBeUndefined();
+    // A run that started before the session's turn is not that turn's.
+    expect(turnOfRun(s.db, "run_a", s.a.id, 0)).toBeUndefined();
+    // A later turn of the session that does not list the run hides nothing: the run's own turn is the newest before it.
+    s.sessions.startTurn({ id: "turn_2", sessionId: s.a.id, request: "later" });
+    expect(turnOfRun(s.db, "run_a", s.a.id, 2)).toMatchObject({ turnId: "turn_0" });
     s.close();
   });
 });

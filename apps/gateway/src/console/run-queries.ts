@@ -131,6 +131,7 @@ export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {
   for (const r of rows) {
     const status = statuses.get(r.runId) ?? "succeeded";
     if (filter.status && status !== filter.status) continue;
+    const turn = turns.get(r.runId) ?? listedTurn(db, r.runId, r.sessionId ?? undefined, r.started);
     out.push({
       runId: r.runId,
       ...(r.sessionId ? { sessionId: r.sessionId } : {}),
@@ -140,7 +141,7 @@ export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {
       calls: r.calls,
       tools: r.tools ? r.tools.split(",") : [],
       status,
-      ...(turns.has(r.runId) ? { turn: turns.get(r.runId) } : {}),
+      ...(turn ? { turn } : {}),
     });
     if (out.length >= limit) break;
   }
@@ -235,16 +236,41 @@ export function turnsOfRuns(db: Database, runIds: readonly string[]): Map<string
 
 /**
  * The turn one run served: through its recorded code, else (a run from before the console was
- * on) the finished turn of its session that lists it.
+ * on) the turn of its session that lists it.
  */
-export function turnOfRun(db: Database, runId: string, sessionId: string | undefined): RunTurn | undefined {
-  const linked = turnsOfRuns(db, [runId]).get(runId);
-  if (linked || !sessionId || !hasTable(db, "turns")) return linked;
+export function turnOfRun(
+  db: Database,
+  runId: string,
+  sessionId: string | undefined,
+  startedAt: number,
+): RunTurn | undefined {
+  return turnsOfRuns(db, [runId]).get(runId) ?? listedTurn(db, runId, sessionId, startedAt);
+}
+
+/**
+ * A session runs one turn at a time (the keyed queue), so a run belongs to the newest turn of its
+ * session that started before it (one `turns_session` index probe); it counts only if that turn's
+ * `run_ids` lists the run.
+ */
+function listedTurn(
+  db: Database,
+  runId: string,
+  sessionId: string | undefined,
+  startedAt: number,
+): RunTurn | undefined {
+  if (!sessionId || !hasTable(db, "turns")) return undefined;
   const row = db
     .query(
-      `SELECT ? AS runId, ${TURN_COLUMNS} FROM turns t WHERE t.session_id = ? AND t.run_ids LIKE ? ESCAPE '\\'
-       ORDER BY t.started_at DESC LIMIT 1`,
+      `SELECT ? AS runId, ${TURN_COLUMNS}, t.run_ids AS runIds FROM turns t
+       WHERE t.session_id = ? AND t.started_at <= ? ORDER BY t.started_at DESC LIMIT 1`,
     )
-    .get(runId, sessionId, `%${JSON.stringify(runId).replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as TurnRow | null;
-  return row ? toRunTurn(row) : undefined;
+    .get(runId, sessionId, startedAt) as (TurnRow & { runIds: string }) | null;
+  if (!row) return undefined;
+  let runIds: unknown;
+  try {
+    runIds = JSON.parse(row.runIds);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(runIds) && runIds.includes(runId) ? toRunTurn(row) : undefined;
 }
