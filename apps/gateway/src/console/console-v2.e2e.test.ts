@@ -250,6 +250,13 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     await page.screenshot({ path: screenshotPath("v2-rules.png"), fullPage: true });
     expect(rules.list().find((r) => r.id === rule.id)).toMatchObject({ revokedBy: `console:${APPROVER}` });
     expect(rules.match("reminders.create", undefined, Date.now())).toBeUndefined();
+    // A notice is one of a fixed set: a name inherited by every object is no notice.
+    for (const notice of ["toString", "constructor"]) {
+      await page.goto(`${base}/console/rules?notice=${notice}`);
+      expect(await page.locator("#notice").count()).toBe(0);
+      await page.goto(`${base}/console/approvals?notice=${notice}`);
+      expect(await page.locator("#notice").count()).toBe(0);
+    }
     // A second revoke changes nothing and says so.
     const again = await post(base, APPROVER);
     expect(again.headers.get("location")).toBe("/console/rules?notice=gone");

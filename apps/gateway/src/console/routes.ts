@@ -283,7 +283,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
 
   function rulesRoute(url: URL, operator: string): Response {
     const n = url.searchParams.get("notice");
-    const notice = n && n in RULE_NOTICES ? (n as RuleNotice) : undefined;
+    const notice = n && Object.hasOwn(RULE_NOTICES, n) ? (n as RuleNotice) : undefined;
     const rules = d.approvals.rules.list().slice(-MAX_RULES_SHOWN);
     const keys = conversationKeys(
       d.db,
@@ -375,7 +375,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         return page(runsTable(runRows(runsQuery(url))));
       case "/console/approvals": {
         const n = url.searchParams.get("notice");
-        const notice = n && n in NOTICES ? (n as Notice) : undefined;
+        const notice = n && Object.hasOwn(NOTICES, n) ? (n as Notice) : undefined;
         return page(approvalsPage(viewer(operator), d.approvals.pending(), d.redact, d.isApprover(operator), notice));
       }
       case "/console/approvals/count":
