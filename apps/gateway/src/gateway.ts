@@ -419,6 +419,7 @@ async function openGateway(
         runIds: outcome.runIds,
         usage: outcome.usage,
         answer: outcome.text,
+        ...(outcome.answeredBy ? { model: outcome.answeredBy } : {}),
       });
       onEvent({
         type: "turn.finished",

@@ -81,11 +81,24 @@ describe("session store (SQLite file)", () => {
     });
     expect(store.turns(s.id)[0]).toMatchObject({ answer: null, unverified: null });
     store.finishTurn("turn_1", { stopReason: "answered", unverified: true, runIds: [], answer: "done 👍" });
+    expect(store.turns(s.id)[0]!.model).toBe("claude-x"); // no model reported: the one asked stays
+    store.finishTurn("turn_1", {
+      stopReason: "answered",
+      unverified: true,
+      runIds: [],
+      answer: "done 👍",
+      model: "claude-x-20261101",
+    });
     db.close();
     db = openDatabase(path);
     store = createSessionStore(db);
     const [turn] = store.turns(s.id);
-    expect(turn).toMatchObject({ userId: "discord:1", model: "claude-x", answer: "done 👍", unverified: true });
+    expect(turn).toMatchObject({
+      userId: "discord:1",
+      model: "claude-x-20261101",
+      answer: "done 👍",
+      unverified: true,
+    });
     expect(turn!.request!.length).toBeLessThanOrEqual(4000);
     expect(turn!.request).toMatch(/^x+… 1,0\d\d more characters$/);
     db.close();

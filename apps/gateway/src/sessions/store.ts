@@ -28,7 +28,15 @@ export interface SessionStore {
   /** `answer` (the final text, already redacted) is cut to TURN_TEXT_CAPS. */
   finishTurn(
     id: string,
-    result: { stopReason: string; unverified: boolean; runIds: readonly string[]; usage?: unknown; answer?: string },
+    result: {
+      stopReason: string;
+      unverified: boolean;
+      runIds: readonly string[];
+      usage?: unknown;
+      answer?: string;
+      /** The model that answered (replaces the one asked, when given). */
+      model?: string;
+    },
   ): void;
   turns(sessionId: string): TurnRecord[];
   /** Records a model-side event of a turn (e.g. `profile.rotated`); append-only. */
@@ -187,7 +195,7 @@ export function createSessionStore(db: Database): SessionStore {
     },
     finishTurn(id, result) {
       db.query(
-        "UPDATE turns SET finished_at = ?, stop_reason = ?, unverified = ?, run_ids = ?, usage = ?, answer = ? WHERE id = ?",
+        "UPDATE turns SET finished_at = ?, stop_reason = ?, unverified = ?, run_ids = ?, usage = ?, answer = ?, model = COALESCE(?, model) WHERE id = ?",
       ).run(
         Date.now(),
         result.stopReason,
@@ -195,6 +203,7 @@ export function createSessionStore(db: Database): SessionStore {
         JSON.stringify(result.runIds),
         result.usage === undefined ? null : JSON.stringify(result.usage),
         capped(result.answer, TURN_TEXT_CAPS.answer),
+        capped(result.model, TURN_TEXT_CAPS.model),
         id,
       );
     },
