@@ -1,4 +1,7 @@
 /**
+ * Also: the overview page (charts over a period) over 100,000 receipts spread over the last 24 hours
+ * (server render of `/console/overview` for 24 h and 30 d). Goal: well under 1 s.
+ *
  * The console's run page for a run with 1,000 calls (3,333 receipts, a third of the calls approved
  * by an operator), opened from a receipt link to call 500: server render (HTTP GET of the whole
  * page: all receipts read, the run's hash chain verified, the activity summary, the page of 100
@@ -13,6 +16,8 @@ import { openDatabase } from "../packages/core/src/db/open.ts";
 import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite-store.ts";
 import type { ReceiptDraft } from "../packages/core/src/receipts/types.ts";
 import { createConsole } from "../apps/gateway/src/console/index.ts";
+import { overview } from "../apps/gateway/src/console/overview-queries.ts";
+import { createSigner, loadConsoleKey } from "../apps/gateway/src/console/signing.ts";
 import { CALLS_PER_PAGE } from "../apps/gateway/src/console/pages/run.ts";
 import { createEventBus } from "../apps/gateway/src/events/bus.ts";
 import { startHttpApi } from "../apps/gateway/src/http/server.ts";
@@ -135,4 +140,96 @@ printTable(
       met: r.p95Ms < GOAL_MS ? "yes" : "NO",
     })),
   ],
+);
+
+// The overview over 100,000 receipts (25,000 calls in 5,000 runs over the last 24 hours).
+const OVERVIEW_CALLS = 31_000;
+const odb = openDatabase(join(dir, "overview.sqlite"));
+let clock = Date.now() - 24 * 3_600_000;
+const oreceipts = createSqliteReceiptStore(odb, { keyDir: join(dir, "config"), now: () => clock });
+const step = (24 * 3_600_000) / OVERVIEW_CALLS;
+for (let c = 0; c < OVERVIEW_CALLS; c++) {
+  clock += step;
+  const required = c % 3 === 0;
+  const base = {
+    runId: `run_${Math.floor(c / 5)}`,
+    callId: `call_${c}`,
+    sessionId: "sess_1",
+    toolPath: `tool${c % 40}.do`,
+    approval: required ? "required" : "auto",
+    policy: required ? "required" : "auto",
+  } as const;
+  const decided = { decision: c % 30 === 0 ? "denied" : "approved", decidedBy: `console:op${c % 4}` } as const;
+  const outcome = c % 20 === 1 ? "failed" : "succeeded";
+  const phases: ReceiptDraft[] = required
+    ? decided.decision === "denied"
+      ? [
+          { ...base, phase: "requested" },
+          { ...base, phase: "denied", ...decided, reason: "no" },
+        ]
+      : [
+          { ...base, phase: "requested" },
+          { ...base, phase: "approved", ...decided },
+          { ...base, phase: "started", ...decided },
+          { ...base, phase: outcome, ...decided, durationMs: c % 97 },
+        ]
+    : [
+        { ...base, phase: "requested", inputPreview: "{}" },
+        { ...base, phase: "started", decision: "auto" },
+        { ...base, phase: outcome, decision: "auto", durationMs: c % 89, outputPreview: "{}" },
+      ];
+  for (const d of phases) oreceipts.stage(d);
+  if (c % 5000 === 4999) await oreceipts.durable();
+}
+await oreceipts.durable();
+const receiptCount = (odb.query("SELECT COUNT(*) AS n FROM receipts").get() as { n: number }).n;
+const oapprovals = createApprovalBroker({ db: odb, defaultTimeoutMs: 60_000 });
+let oserver: ReturnType<typeof startHttpApi> | undefined;
+const oconsole = createConsole({
+  settings: { dataDir: join(dir, "data"), http: { port: 0, approvers: ["bench"] }, policy: [] },
+  db: odb,
+  receipts: oreceipts,
+  approvals: oapprovals,
+  events,
+  tools: () => staticToolSource({}).current(),
+  redact: (t) => t,
+  secrets: { add() {} },
+  localUrl: () => oserver?.url ?? "",
+});
+oserver = startHttpApi({ port: 0, token: "bench-token", receipts: oreceipts, events, console: oconsole });
+const cookie = `oa_console=${createSigner(loadConsoleKey(join(dir, "data"), { add() {} })).sign({ kind: "session", operator: "bench", exp: Date.now() + 3_600_000 })}`;
+const overviewUrl = (period: string) => `${oserver!.url}/console/overview?period=${period}`;
+const check = await fetch(overviewUrl("24h"), { headers: { cookie } });
+const html = await check.text();
+const total = /data-total="all">(\d+)</.exec(html)?.[1];
+if (check.status !== 200 || Number(total) !== OVERVIEW_CALLS)
+  throw new Error(`overview answered ${check.status} with ${total} calls (expected ${OVERVIEW_CALLS})`);
+const overviewRows = [
+  await bench("overview query only (24 h)", () => overview(odb, "24h", Date.now()), { iterations: 20, warmup: 3 }),
+];
+for (const period of ["24h", "30d"])
+  overviewRows.push(
+    await bench(
+      `server render GET /console/overview?period=${period}`,
+      async () => (await fetch(overviewUrl(period), { headers: { cookie } })).text(),
+      {
+        iterations: 20,
+        warmup: 3,
+      },
+    ),
+  );
+oconsole.close();
+await oserver.close();
+oapprovals.close();
+oreceipts.close();
+odb.close();
+printTable(
+  `Console overview over ${receiptCount.toLocaleString("en-US")} receipts (${OVERVIEW_CALLS.toLocaleString("en-US")} calls in the last 24 hours; ${(html.length / 1024).toFixed(0)} KiB of HTML)`,
+  overviewRows.map((r) => ({
+    step: r.name,
+    median: fmtMs(r.medianMs),
+    p95: fmtMs(r.p95Ms),
+    goal: `< ${GOAL_MS} ms`,
+    met: r.p95Ms < GOAL_MS ? "yes" : "NO",
+  })),
 );

@@ -101,6 +101,8 @@ export async function repositorySources(): Promise<SourceFile[]> {
  */
 export const RECEIPT_SQL_READERS: Readonly<Record<string, string>> = {
   "apps/gateway/src/console/run-queries.ts": "its one caller, console/routes.ts runRows(), calls receipts.sync() first",
+  "apps/gateway/src/console/overview-queries.ts":
+    "its one caller, the /console/overview route in console/routes.ts, calls receipts.sync() first",
 };
 
 /** One line per production file outside the receipt store that reads the receipts table unlisted. */

@@ -855,14 +855,14 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "console-decide-origin-unchecked",
-        `if (!sameOrigin(req)) return page(`,
-        `if (false) return page(`,
+        `if (!sameOrigin(req))\n      return page(messagePage("Refused"`,
+        `if (false)\n      return page(messagePage("Refused"`,
         "decisions are accepted from any origin (CSRF)",
       ],
       [
         "console-decide-approver-unchecked",
-        `if (!d.isApprover(operator))\n      return page(\n        messagePage("Not an approver", "You are not allowed`,
-        `if (false)\n      return page(\n        messagePage("Not an approver", "You are not allowed`,
+        'if (!d.isApprover(operator))\n      return page(\n        messagePage("Not an approver", `You are not allowed to ${what}',
+        'if (false)\n      return page(\n        messagePage("Not an approver", `You are not allowed to ${what}',
         "a signed-in operator who is no longer an approver still decides",
       ],
       [
@@ -2410,6 +2410,55 @@ export const MUTANTS: readonly Mutant[] = [
         `const res = await fetcher(current, { ...request, redirect: "manual" });`,
         `const res = await fetcher(current, { ...request, redirect: "follow" });`,
         "fetch follows redirects itself, credentials included",
+      ],
+    ],
+  ),
+  // #27 console v2
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/console-v2.e2e.test.ts"],
+    [
+      [
+        "console-revoke-unguarded",
+        `const refused = refuseWrite(req, operator, "revoke approve-always rules");`,
+        `const refused = undefined as Response | undefined;`,
+        "a revoke skips both the origin check and the approver check",
+      ],
+      [
+        "console-revoke-cross-site",
+        `const refused = refuseWrite(req, operator, "revoke approve-always rules");`,
+        `const refused = d.isApprover(operator) ? undefined : refuseWrite(req, operator, "revoke approve-always rules");`,
+        "a cross-site form post revokes a rule (no CSRF check on revoke)",
+      ],
+      [
+        "console-revoke-any-operator",
+        `const refused = refuseWrite(req, operator, "revoke approve-always rules");`,
+        `const refused = sameOrigin(req) ? undefined : refuseWrite(req, operator, "revoke approve-always rules");`,
+        "a signed-in operator who is no longer an approver revokes a rule",
+      ],
+      [
+        "console-revoke-on-get",
+        `if (revokeRule && req.method === "POST")`,
+        `if (revokeRule)`,
+        "a GET (a link, an image) revokes a rule",
+      ],
+      [
+        "console-revoke-unrecorded",
+        "d.approvals.rules.revoke(ruleId, `console:${normalizeOperator(operator)}`)",
+        `d.approvals.rules.revoke(ruleId, "console")`,
+        "the revoke's record does not say which operator revoked the rule",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/gateway.ts",
+    ["apps/gateway/src/console/console-v2.e2e.test.ts"],
+    [
+      [
+        "turn-request-unredacted",
+        "request: redact(message.text),",
+        "request: message.text,",
+        "a secret in the user's message is kept in the turn record the console lists",
       ],
     ],
   ),

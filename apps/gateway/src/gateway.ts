@@ -397,9 +397,16 @@ async function openGateway(
         events.emit(safe);
         message.onEvent?.(safe);
       };
-      sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
-      onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       const fresh = sessions.get(session.id) ?? session;
+      const turnSettings = mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>);
+      sessions.startTurn({
+        id: turnId,
+        sessionId: session.id,
+        userId: message.userId,
+        request: redact(message.text),
+        model: turnSettings.model,
+      });
+      onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       // Refused turns are left out (the docs' reset after a refusal); run ids let a compaction keep
       // what the dropped messages' runs did, from their receipts.
       const history = sessions
@@ -421,7 +428,7 @@ async function openGateway(
             const snapshot = toolSource.current();
             return { tree: snapshot.tree, declarations: snapshot.declarations.text };
           },
-          settings: mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>),
+          settings: turnSettings,
         },
         { turnId, signal: controller.signal, onEvent },
       );
@@ -433,6 +440,8 @@ async function openGateway(
         unverified: outcome.unverified,
         runIds: outcome.runIds,
         usage: outcome.usage,
+        answer: outcome.text,
+        ...(outcome.answeredBy ? { model: outcome.answeredBy } : {}),
       });
       onEvent({
         type: "turn.finished",

@@ -89,6 +89,8 @@ export interface TurnOutcome {
   /** The messages this turn adds to the session (user request first), always a consistent exchange. */
   readonly messages: readonly NewMessage[];
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly rounds: number };
+  /** The model the last response came from; absent when no response arrived. */
+  readonly answeredBy?: string;
   /** Messages dropped from the prompt by history trimming. */
   readonly omittedHistory: number;
   /** Set when the turn compacted the conversation to fit the model's context window. */
@@ -169,6 +171,8 @@ interface TurnState {
   typecheckFailures: number;
   /** The last request as the API counted it (input incl. cache) and as we estimate it. */
   lastPrompt?: { readonly tokens: number; readonly estimate: number };
+  /** The model named by the last response (what answered, as the API reports it). */
+  answeredBy?: string;
 }
 
 /** What the turn does next. */
@@ -342,6 +346,7 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
       (message.usage.cache_creation_input_tokens ?? 0);
     state.lastPrompt = { tokens, estimate };
   }
+  if (typeof message.model === "string") state.answeredBy = message.model;
   const thinking = thinkingTextOf(message.content);
   if (thinking) emit({ type: "model.thinking", turnId, text: thinking });
   return readResponse(state, message, final);
@@ -622,6 +627,7 @@ export function finishTurn(
     messages: state.added,
     usage: state.usage,
     omittedHistory: state.trimmed.omitted,
+    ...(state.answeredBy ? { answeredBy: state.answeredBy } : {}),
   };
 }
 

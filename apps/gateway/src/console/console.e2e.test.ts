@@ -129,7 +129,7 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
     expect(h.calls).toEqual(["reminders.create:call mom"]);
     // The runs page saw it over the event stream, without a reload.
     await row.locator(".status.succeeded").waitFor({ timeout: 10_000 });
-    // Search and filters reload the table in place (htmx).
+    // Search and filters apply (each is a navigation to the filtered URL; console-v2.e2e.test.ts checks the URL).
     await runs.fill('input[name="q"]', "no-such-text");
     await runs.press('input[name="q"]', "Enter");
     await runs.locator("#no-runs").waitFor();

@@ -16,7 +16,7 @@ export interface ConsoleOptions {
   readonly settings: Pick<GatewaySettings, "dataDir" | "http" | "discord" | "policy">;
   readonly db: Database;
   readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun" | "sync">;
-  readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide">;
+  readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
   readonly redact: (text: string) => string;

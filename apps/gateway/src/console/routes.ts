@@ -11,12 +11,22 @@ import type { ToolSnapshot } from "../tools-source.ts";
 import { normalizeOperator } from "./approvers.ts";
 import type { SafeHtml } from "./html.ts";
 import { approvalsList, approvalsPage, NOTICES, type Notice } from "./pages/approvals.ts";
-import { messagePage, signedInPage } from "./pages/layout.ts";
+import { messagePage, signedInPage, type Viewer } from "./pages/layout.ts";
+import { overviewPage } from "./pages/overview.ts";
+import { RULE_NOTICES, rulesPage, type RuleNotice } from "./pages/rules.ts";
 import { runPage } from "./pages/run.ts";
 import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
 import { toolsPage, type ToolRow } from "./pages/tools.ts";
+import { DEFAULT_PERIOD, isPeriod, overview } from "./overview-queries.ts";
 import type { RunCodeStore } from "./run-code.ts";
-import { conversationOf, listConversations, listRuns, RUN_STATUSES } from "./run-queries.ts";
+import {
+  conversationKeys,
+  conversationOf,
+  listConversations,
+  listRuns,
+  RUN_STATUSES,
+  turnOfRun,
+} from "./run-queries.ts";
 import type { Signer } from "./signing.ts";
 import { eventStreamResponse } from "../http/event-stream.ts";
 
@@ -26,11 +36,13 @@ export const LOGIN_LINK_TTL_MS = 15 * 60_000;
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
 const COOKIE = "oa_console";
 const MAX_REASON = 1000;
+/** The newest rules the rules page lists (rules are made by hand, one click each). */
+const MAX_RULES_SHOWN = 500;
 
 export interface ConsoleDeps {
   readonly db: Database;
   readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun" | "sync">;
-  readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide">;
+  readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
   readonly policy: readonly PolicyRule[];
@@ -102,6 +114,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   // htmx is served from node_modules as installed (no build step).
   const resolveStatic = (file: string) => (file.startsWith("/") ? file : Bun.resolveSync(file, import.meta.dir));
 
+  const viewer = (operator: string): Viewer => ({ operator, pending: d.approvals.pending().length });
+
   const sessionOf = (req: Request): string | undefined => {
     const checked = d.signer.check(cookieOf(req));
     return checked.ok && checked.grant.kind === "session" ? checked.grant.operator : undefined;
@@ -144,6 +158,18 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     });
   }
 
+  /** Every console write: a form from the console's own origin, by an operator who is an approver now. */
+  function refuseWrite(req: Request, operator: string, what: string): Response | undefined {
+    if (!sameOrigin(req))
+      return page(messagePage("Refused", "Cross-site form posts are refused.", viewer(operator)), 403);
+    if (!d.isApprover(operator))
+      return page(
+        messagePage("Not an approver", `You are not allowed to ${what}. Nothing was changed.`, viewer(operator)),
+        403,
+      );
+    return undefined;
+  }
+
   function runRoute(runId: string, url: URL, operator: string | undefined): Response {
     const token = url.searchParams.get("t");
     if (!operator) {
@@ -163,7 +189,11 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         return page(messagePage("Link refused", "This link is for another page."), 401);
     }
     const receipts = d.receipts.byRun(runId);
-    if (receipts.length === 0) return page(messagePage("No such run", `No receipts for run ${runId}.`, operator), 404);
+    if (receipts.length === 0)
+      return page(
+        messagePage("No such run", `No receipts for run ${runId}.`, operator ? viewer(operator) : undefined),
+        404,
+      );
     return page(
       runPage({
         runId,
@@ -171,9 +201,10 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         integrity: d.receipts.verifyRun(runId),
         code: d.runCode.codeOf(runId),
         conversation: conversationOf(d.db, receipts[0]!.sessionId),
+        turn: turnOfRun(d.db, runId, receipts[0]!.sessionId, receipts[0]!.at),
         approvals: (callId) => d.approvals.get(callId),
         redact: d.redact,
-        ...(operator ? { operator } : { linkToken: token ?? undefined }),
+        ...(operator ? { viewer: viewer(operator) } : { linkToken: token ?? undefined }),
         focusCall: url.searchParams.get("call") ?? undefined,
         page: Number(url.searchParams.get("page")) || 1,
       }),
@@ -217,12 +248,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   }
 
   async function decide(req: Request, operator: string, callId: string, kind: string): Promise<Response> {
-    if (!sameOrigin(req)) return page(messagePage("Refused", "Cross-site form posts are refused.", operator), 403);
-    if (!d.isApprover(operator))
-      return page(
-        messagePage("Not an approver", "You are not allowed to decide approvals. Nothing was changed.", operator),
-        403,
-      );
+    const refused = refuseWrite(req, operator, "decide approvals");
+    if (refused) return refused;
     const form = await req.formData().catch(() => new FormData());
     const reason = String(form.get("reason") ?? "")
       .trim()
@@ -245,6 +272,31 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
           ? "unknown"
           : "already";
     return redirect(`/console/approvals?notice=${notice}`);
+  }
+
+  function revoke(req: Request, operator: string, ruleId: string): Response {
+    const refused = refuseWrite(req, operator, "revoke approve-always rules");
+    if (refused) return refused;
+    // The rule's row keeps who revoked it and when (shown on the rules page).
+    const revoked = d.approvals.rules.revoke(ruleId, `console:${normalizeOperator(operator)}`);
+    return redirect(`/console/rules?notice=${revoked ? "revoked" : "gone"}`);
+  }
+
+  function rulesRoute(url: URL, operator: string): Response {
+    const n = url.searchParams.get("notice");
+    const notice = n && Object.hasOwn(RULE_NOTICES, n) ? (n as RuleNotice) : undefined;
+    const rules = d.approvals.rules.list().slice(-MAX_RULES_SHOWN);
+    const keys = conversationKeys(
+      d.db,
+      rules.flatMap((r) => (r.sessionId ? [r.sessionId] : [])),
+    );
+    return page(
+      rulesPage(viewer(operator), rules, keys, {
+        now: now(),
+        canRevoke: d.isApprover(operator),
+        ...(notice ? { notice } : {}),
+      }),
+    );
   }
 
   function events(req: Request): Response {
@@ -278,7 +330,14 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       try {
         runId = decodeURIComponent(run[1]!);
       } catch {
-        return page(messagePage("Bad run id", `The run id in ${path} is not valid percent-encoding.`, operator), 400);
+        return page(
+          messagePage(
+            "Bad run id",
+            `The run id in ${path} is not valid percent-encoding.`,
+            operator ? viewer(operator) : undefined,
+          ),
+          400,
+        );
       }
       return runRoute(runId, url, operator);
     }
@@ -291,44 +350,60 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         403,
       );
     if (!operator) return page(messagePage("Sign in required", LOGIN_HELP), 401);
+    const revokeRule = /^\/console\/rules\/(ar_\d+)\/revoke$/.exec(path);
+    if (revokeRule && req.method === "POST") return revoke(req, operator, revokeRule[1]!);
     const decision = /^\/console\/approvals\/([^/]+)\/(approve|deny)$/.exec(path);
     if (decision && req.method === "POST") {
       let callId: string;
       try {
         callId = decodeURIComponent(decision[1]!);
       } catch {
-        return page(messagePage("Bad call id", `The call id in ${path} is not valid percent-encoding.`, operator), 400);
+        return page(
+          messagePage("Bad call id", `The call id in ${path} is not valid percent-encoding.`, viewer(operator)),
+          400,
+        );
       }
       return decide(req, operator, callId, decision[2]!);
     }
     if (req.method !== "GET")
-      return page(messagePage("Not allowed", `${req.method} ${path} is not supported.`, operator), 405);
+      return page(messagePage("Not allowed", `${req.method} ${path} is not supported.`, viewer(operator)), 405);
     switch (path) {
       case "/console":
       case "/console/":
-        return redirect("/console/runs");
+        return redirect("/console/overview");
+      case "/console/overview": {
+        const p = url.searchParams.get("period");
+        d.receipts.sync(); // the overview reads the receipts table: journaled receipts first
+        return page(overviewPage(viewer(operator), overview(d.db, isPeriod(p) ? p : DEFAULT_PERIOD, now()), d.redact));
+      }
+      case "/console/rules":
+        return rulesRoute(url, operator);
       case "/console/runs": {
         const q = runsQuery(url);
         const rows = runRows(q); // first: it gets journaled receipts into the table
-        return page(runsPage(operator, q, listConversations(d.db), rows));
+        return page(runsPage(viewer(operator), q, listConversations(d.db), rows));
       }
       case "/console/runs/table":
         return page(runsTable(runRows(runsQuery(url))));
       case "/console/approvals": {
         const n = url.searchParams.get("notice");
         const notice = n && Object.hasOwn(NOTICES, n) ? (n as Notice) : undefined;
-        return page(approvalsPage(operator, d.approvals.pending(), d.redact, d.isApprover(operator), notice));
+        return page(approvalsPage(viewer(operator), d.approvals.pending(), d.redact, d.isApprover(operator), notice));
       }
+      case "/console/approvals/count":
+        return new Response(String(d.approvals.pending().length), {
+          headers: { "content-type": "text/plain; charset=utf-8", ...SECURITY_HEADERS },
+        });
       case "/console/approvals/list":
         return page(approvalsList(d.approvals.pending(), d.redact, d.isApprover(operator)));
       case "/console/tools": {
         const snapshot = d.tools(); // one snapshot for the whole page
-        return page(toolsPage(operator, toolRows(snapshot), snapshot.diagnostics, snapshot.entries));
+        return page(toolsPage(viewer(operator), toolRows(snapshot), snapshot.diagnostics, snapshot.entries));
       }
       case "/console/events":
         return events(req);
       default:
-        return page(messagePage("Not found", `No console page ${path}.`, operator), 404);
+        return page(messagePage("Not found", `No console page ${path}.`, viewer(operator)), 404);
     }
   }
 

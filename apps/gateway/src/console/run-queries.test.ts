@@ -6,7 +6,7 @@ import type { ReceiptDraft } from "@openassistant/core/receipts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createSessionStore } from "../sessions/store.ts";
 import { createRunCodeStore } from "./run-code.ts";
-import { listConversations, listRuns } from "./run-queries.ts";
+import { listConversations, listRuns, turnOfRun } from "./run-queries.ts";
 
 function setup() {
   const dir = makeTempDir("oa-console-runs-");
@@ -24,7 +24,7 @@ function setup() {
   call("run_a", "c2", "mail.send", ["requested", "started", "failed"], { sessionId: a.id, error: "SMTP refused" });
   call("run_b", "c3", "notes.write", ["requested"], { sessionId: b.id, inputPreview: '{"text":"100%_done"}' });
   code.record("run_b", "turn_1", "await tools.notes.write({ text: 'x' }) // unique-marker");
-  return { db, a, b, close: () => (receipts.close(), db.close()) };
+  return { db, a, b, sessions, close: () => (receipts.close(), db.close()) };
 }
 
 describe("run list queries", () => {
@@ -59,6 +59,41 @@ describe("run list queries", () => {
         .map((c) => c.key)
         .sort(),
     ).toEqual(["discord:dm:1", "terminal"]);
+    s.close();
+  });
+
+  test("a run's turn: linked through its recorded code, else through the finished turn that lists it", () => {
+    const s = setup();
+    s.sessions.startTurn({
+      id: "turn_1",
+      sessionId: s.b.id,
+      userId: "terminal:me",
+      request: "write a note",
+      model: "m1",
+    });
+    s.sessions.startTurn({ id: "turn_0", sessionId: s.a.id, userId: "discord:1", request: "read and mail" });
+    s.sessions.finishTurn("turn_0", { stopReason: "answered", unverified: false, runIds: ["run_a"], answer: "Done." });
+    // The setup wrote the receipts first; in the gateway a turn starts before its runs.
+    s.db.exec("UPDATE turns SET started_at = 1");
+    const rows = listRuns(s.db);
+    // run_b's code names turn_1 (still running); run_a has no code recorded: the finished turn listing it.
+    expect(rows.map((r) => [r.runId, r.turn?.request, r.turn?.userId, r.turn?.answer])).toEqual([
+      ["run_b", "write a note", "terminal:me", undefined],
+      ["run_a", "read and mail", "discord:1", "Done."],
+    ]);
+    const later = Date.now() + 60_000;
+    expect(turnOfRun(s.db, "run_a", s.a.id, later)).toMatchObject({
+      turnId: "turn_0",
+      answer: "Done.",
+      unverified: false,
+    });
+    expect(turnOfRun(s.db, "run_a", s.b.id, later)).toBeUndefined();
+    expect(turnOfRun(s.db, "run_%", s.a.id, later)).toBeUndefined();
+    // A run that started before the session's turn is not that turn's.
+    expect(turnOfRun(s.db, "run_a", s.a.id, 0)).toBeUndefined();
+    // A later turn of the session that does not list the run hides nothing: the run's own turn is the newest before it.
+    s.sessions.startTurn({ id: "turn_2", sessionId: s.a.id, request: "later" });
+    expect(turnOfRun(s.db, "run_a", s.a.id, 2)).toMatchObject({ turnId: "turn_0" });
     s.close();
   });
 });

@@ -27,6 +27,25 @@ export interface RunRow {
   readonly tools: readonly string[];
   /** pending when any call is, else failed, else denied, else succeeded. */
   readonly status: CallStatus;
+  /** The turn the run served, when recorded: who asked and what. */
+  readonly turn?: RunTurn;
+}
+
+/** The conversation turn a run served (the `turns` row its `run.started` event named). */
+export interface RunTurn {
+  readonly turnId: string;
+  /** Who asked (the surface's user id), when the surface said. */
+  readonly userId?: string;
+  /** The user's message (redacted, cut when stored); absent for turns recorded before it was kept. */
+  readonly request?: string;
+  readonly model?: string;
+  /** The final answer (redacted, cut when stored); absent while the turn runs. */
+  readonly answer?: string;
+  /** The answer claims an action no successful call backs (the grounding check); undefined while running. */
+  readonly unverified?: boolean;
+  readonly stopReason?: string;
+  readonly startedAt: number;
+  readonly finishedAt?: number;
 }
 
 export interface Conversation {
@@ -104,10 +123,15 @@ export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {
         rows.map((r) => r.sessionId).filter((s): s is string => !!s),
       )
     : new Map();
+  const turns = turnsOfRuns(
+    db,
+    rows.map((r) => r.runId),
+  );
   const out: RunRow[] = [];
   for (const r of rows) {
     const status = statuses.get(r.runId) ?? "succeeded";
     if (filter.status && status !== filter.status) continue;
+    const turn = turns.get(r.runId) ?? listedTurn(db, r.runId, r.sessionId ?? undefined, r.started);
     out.push({
       runId: r.runId,
       ...(r.sessionId ? { sessionId: r.sessionId } : {}),
@@ -117,6 +141,7 @@ export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {
       calls: r.calls,
       tools: r.tools ? r.tools.split(",") : [],
       status,
+      ...(turn ? { turn } : {}),
     });
     if (out.length >= limit) break;
   }
@@ -140,8 +165,9 @@ function statusesOf(db: Database, runIds: readonly string[]): Map<string, CallSt
   return new Map([...byRun].map(([run, list]) => [run, runStatus(list)]));
 }
 
-function conversationKeys(db: Database, ids: readonly string[]): Map<string, string> {
-  if (ids.length === 0) return new Map();
+/** Conversation keys (`discord:dm:42`) of session ids, from the sessions table. */
+export function conversationKeys(db: Database, ids: readonly string[]): Map<string, string> {
+  if (ids.length === 0 || !hasTable(db, "sessions")) return new Map();
   const unique = [...new Set(ids)];
   const rows = db
     .query(`SELECT id, external_key AS key FROM sessions WHERE id IN (${unique.map(() => "?").join(",")})`)
@@ -166,4 +192,85 @@ export function conversationOf(db: Database, sessionId: string | undefined): str
   if (!sessionId || !hasTable(db, "sessions")) return undefined;
   return (db.query("SELECT external_key AS key FROM sessions WHERE id = ?").get(sessionId) as { key: string } | null)
     ?.key;
+}
+
+interface TurnRow {
+  runId: string;
+  turnId: string;
+  userId: string | null;
+  request: string | null;
+  model: string | null;
+  answer: string | null;
+  unverified: number | null;
+  stopReason: string | null;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+const toRunTurn = (r: TurnRow): RunTurn => ({
+  turnId: r.turnId,
+  startedAt: r.startedAt,
+  ...(r.userId !== null ? { userId: r.userId } : {}),
+  ...(r.request !== null ? { request: r.request } : {}),
+  ...(r.model !== null ? { model: r.model } : {}),
+  ...(r.answer !== null ? { answer: r.answer } : {}),
+  ...(r.unverified !== null ? { unverified: r.unverified === 1 } : {}),
+  ...(r.stopReason !== null ? { stopReason: r.stopReason } : {}),
+  ...(r.finishedAt !== null ? { finishedAt: r.finishedAt } : {}),
+});
+
+const TURN_COLUMNS = `t.id AS turnId, t.user_id AS userId, t.request, t.model, t.answer, t.unverified,
+  t.stop_reason AS stopReason, t.started_at AS startedAt, t.finished_at AS finishedAt`;
+
+/** The turns runs served, by run id (the link is the run's `run.started` event, kept with its code). */
+export function turnsOfRuns(db: Database, runIds: readonly string[]): Map<string, RunTurn> {
+  if (runIds.length === 0 || !hasTable(db, "turns") || !hasTable(db, "console_run_code")) return new Map();
+  const rows = db
+    .query(
+      `SELECT c.run_id AS runId, ${TURN_COLUMNS} FROM console_run_code c JOIN turns t ON t.id = c.turn_id
+       WHERE c.run_id IN (${runIds.map(() => "?").join(",")})`,
+    )
+    .all(...runIds) as TurnRow[];
+  return new Map(rows.map((r) => [r.runId, toRunTurn(r)]));
+}
+
+/**
+ * The turn one run served: through its recorded code, else (a run from before the console was
+ * on) the turn of its session that lists it.
+ */
+export function turnOfRun(
+  db: Database,
+  runId: string,
+  sessionId: string | undefined,
+  startedAt: number,
+): RunTurn | undefined {
+  return turnsOfRuns(db, [runId]).get(runId) ?? listedTurn(db, runId, sessionId, startedAt);
+}
+
+/**
+ * A session runs one turn at a time (the keyed queue), so a run belongs to the newest turn of its
+ * session that started before it (one `turns_session` index probe); it counts only if that turn's
+ * `run_ids` lists the run.
+ */
+function listedTurn(
+  db: Database,
+  runId: string,
+  sessionId: string | undefined,
+  startedAt: number,
+): RunTurn | undefined {
+  if (!sessionId || !hasTable(db, "turns")) return undefined;
+  const row = db
+    .query(
+      `SELECT ? AS runId, ${TURN_COLUMNS}, t.run_ids AS runIds FROM turns t
+       WHERE t.session_id = ? AND t.started_at <= ? ORDER BY t.started_at DESC LIMIT 1`,
+    )
+    .get(runId, sessionId, startedAt) as (TurnRow & { runIds: string }) | null;
+  if (!row) return undefined;
+  let runIds: unknown;
+  try {
+    runIds = JSON.parse(row.runIds);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(runIds) && runIds.includes(runId) ? toRunTurn(row) : undefined;
 }

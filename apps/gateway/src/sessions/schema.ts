@@ -20,7 +20,10 @@ export function ensureSessionSchema(db: Database): void {
       stop_reason TEXT,
       unverified INTEGER,
       run_ids TEXT NOT NULL DEFAULT '[]',
-      usage TEXT
+      usage TEXT,
+      request TEXT,
+      model TEXT,
+      answer TEXT
     );
     CREATE INDEX IF NOT EXISTS turns_session ON turns (session_id, started_at);
     -- Model-side facts of a turn that are not tool calls (profile rotations, model errors).
@@ -43,4 +46,10 @@ export function ensureSessionSchema(db: Database): void {
       PRIMARY KEY (session_id, seq)
     );
   `);
+  // Databases made before the console showed turns: the columns the run page reads.
+  const columns = new Set(
+    (db.prepare("SELECT name FROM pragma_table_info('turns')").all() as Array<{ name: string }>).map((c) => c.name),
+  );
+  for (const column of ["request", "model", "answer"])
+    if (!columns.has(column)) db.exec(`ALTER TABLE turns ADD COLUMN ${column} TEXT`);
 }

@@ -55,4 +55,52 @@ describe("session store (SQLite file)", () => {
     expect(() => store.setSettings("ses_nope", { model: "x" })).toThrow(/Unknown session "ses_nope"/);
     db.close();
   });
+
+  test("a turn keeps its request, model and answer for the console, cut to their caps; an older database gains the columns", () => {
+    const path = join(makeTempDir(), "oa.sqlite");
+    let db = openDatabase(path);
+    // A database from before the console showed turns.
+    db.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, surface TEXT NOT NULL, external_key TEXT NOT NULL UNIQUE,
+      created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, settings TEXT NOT NULL DEFAULT '{}');
+      CREATE TABLE turns (id TEXT PRIMARY KEY, session_id TEXT NOT NULL REFERENCES sessions(id), user_id TEXT,
+      started_at INTEGER NOT NULL, finished_at INTEGER, stop_reason TEXT, unverified INTEGER,
+      run_ids TEXT NOT NULL DEFAULT '[]', usage TEXT);
+      INSERT INTO sessions VALUES ('ses_old', 'terminal', 'terminal', 1, 1, '{}');
+      INSERT INTO turns (id, session_id, started_at) VALUES ('turn_old', 'ses_old', 1);`);
+    let store = createSessionStore(db);
+    expect(store.turns("ses_old")).toEqual([
+      expect.objectContaining({ id: "turn_old", request: null, model: null, answer: null }),
+    ]);
+    const s = store.getOrCreate("discord:dm:1", "discord");
+    store.startTurn({
+      id: "turn_1",
+      sessionId: s.id,
+      userId: "discord:1",
+      request: "x".repeat(5000),
+      model: "claude-x",
+    });
+    expect(store.turns(s.id)[0]).toMatchObject({ answer: null, unverified: null });
+    store.finishTurn("turn_1", { stopReason: "answered", unverified: true, runIds: [], answer: "done 👍" });
+    expect(store.turns(s.id)[0]!.model).toBe("claude-x"); // no model reported: the one asked stays
+    store.finishTurn("turn_1", {
+      stopReason: "answered",
+      unverified: true,
+      runIds: [],
+      answer: "done 👍",
+      model: "claude-x-20261101",
+    });
+    db.close();
+    db = openDatabase(path);
+    store = createSessionStore(db);
+    const [turn] = store.turns(s.id);
+    expect(turn).toMatchObject({
+      userId: "discord:1",
+      model: "claude-x-20261101",
+      answer: "done 👍",
+      unverified: true,
+    });
+    expect(turn!.request!.length).toBeLessThanOrEqual(4000);
+    expect(turn!.request).toMatch(/^x+… 1,0\d\d more characters$/);
+    db.close();
+  });
 });

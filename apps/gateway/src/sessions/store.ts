@@ -2,6 +2,11 @@ import type { Database } from "bun:sqlite";
 import { ensureSessionSchema } from "./schema.ts";
 import type { NewMessage, Session, SessionSettings, StoredMessage, TurnRecord } from "./types.ts";
 import { newId } from "@openassistant/core/db";
+import { cutText } from "@openassistant/core/text";
+
+/** What a turn row keeps of the request and the answer (UTF-16 code units; the messages keep them whole). */
+export const TURN_TEXT_CAPS = { request: 4_000, answer: 8_000, model: 128 } as const;
+const capped = (text: string | undefined, cap: number) => (text === undefined ? null : cutText(text, cap));
 
 export interface SessionStore {
   getOrCreate(key: string, surface: string): Session;
@@ -24,10 +29,20 @@ export interface SessionStore {
   modelHistory(sessionId: string): StoredMessage[];
   /** Appends in one transaction, so a turn's exchange is stored whole or not at all. */
   appendMessages(sessionId: string, turnId: string | null, messages: readonly NewMessage[]): void;
-  startTurn(turn: { id: string; sessionId: string; userId?: string }): void;
+  /** `request` (the user's message, already redacted) and `model` are kept for the console, cut to TURN_TEXT_CAPS. */
+  startTurn(turn: { id: string; sessionId: string; userId?: string; request?: string; model?: string }): void;
+  /** `answer` (the final text, already redacted) is cut to TURN_TEXT_CAPS. */
   finishTurn(
     id: string,
-    result: { stopReason: string; unverified: boolean; runIds: readonly string[]; usage?: unknown },
+    result: {
+      stopReason: string;
+      unverified: boolean;
+      runIds: readonly string[];
+      usage?: unknown;
+      answer?: string;
+      /** The model that answered (replaces the one asked, when given). */
+      model?: string;
+    },
   ): void;
   turns(sessionId: string): TurnRecord[];
   /** Records a model-side event of a turn (e.g. `profile.rotated`); append-only. */
@@ -62,6 +77,9 @@ interface TurnRow {
   stop_reason: string | null;
   unverified: number | null;
   run_ids: string;
+  request: string | null;
+  model: string | null;
+  answer: string | null;
 }
 
 const toSession = (r: SessionRow): Session => ({
@@ -162,22 +180,26 @@ export function createSessionStore(db: Database): SessionStore {
       if (messages.length) append(sessionId, turnId, messages);
     },
     startTurn(turn) {
-      db.query("INSERT INTO turns (id, session_id, user_id, started_at) VALUES (?, ?, ?, ?)").run(
+      db.query("INSERT INTO turns (id, session_id, user_id, started_at, request, model) VALUES (?, ?, ?, ?, ?, ?)").run(
         turn.id,
         turn.sessionId,
         turn.userId ?? null,
         Date.now(),
+        capped(turn.request, TURN_TEXT_CAPS.request),
+        capped(turn.model, TURN_TEXT_CAPS.model),
       );
     },
     finishTurn(id, result) {
       db.query(
-        "UPDATE turns SET finished_at = ?, stop_reason = ?, unverified = ?, run_ids = ?, usage = ? WHERE id = ?",
+        "UPDATE turns SET finished_at = ?, stop_reason = ?, unverified = ?, run_ids = ?, usage = ?, answer = ?, model = COALESCE(?, model) WHERE id = ?",
       ).run(
         Date.now(),
         result.stopReason,
         result.unverified ? 1 : 0,
         JSON.stringify(result.runIds),
         result.usage === undefined ? null : JSON.stringify(result.usage),
+        capped(result.answer, TURN_TEXT_CAPS.answer),
+        capped(result.model, TURN_TEXT_CAPS.model),
         id,
       );
     },
@@ -200,7 +222,7 @@ export function createSessionStore(db: Database): SessionStore {
     turns(sessionId) {
       return db
         .query<TurnRow, [string]>(
-          "SELECT id, session_id, user_id, started_at, finished_at, stop_reason, unverified, run_ids FROM turns WHERE session_id = ? ORDER BY started_at",
+          "SELECT id, session_id, user_id, started_at, finished_at, stop_reason, unverified, run_ids, request, model, answer FROM turns WHERE session_id = ? ORDER BY started_at",
         )
         .all(sessionId)
         .map((r) => ({
@@ -212,6 +234,9 @@ export function createSessionStore(db: Database): SessionStore {
           stopReason: r.stop_reason,
           unverified: r.unverified === null ? null : r.unverified === 1,
           runIds: JSON.parse(r.run_ids),
+          request: r.request,
+          model: r.model,
+          answer: r.answer,
         }));
     },
   };

@@ -41,4 +41,9 @@ export interface TurnRecord {
   readonly stopReason: string | null;
   readonly unverified: boolean | null;
   readonly runIds: readonly string[];
+  /** The user's message (redacted, cut to TURN_TEXT_CAPS); null for turns recorded before it was kept. */
+  readonly request: string | null;
+  readonly model: string | null;
+  /** The final answer (redacted, cut); null while the turn runs. */
+  readonly answer: string | null;
 }

@@ -1,7 +1,7 @@
 import type { ApprovalRequest } from "@openassistant/core/approvals";
 import { escapeInvisible } from "@openassistant/core/text";
 import { html, type SafeHtml } from "../html.ts";
-import { formatTime, layout } from "./layout.ts";
+import { formatTime, layout, type Viewer } from "./layout.ts";
 
 /** Outcomes of a decision, shown once after the redirect (a fixed set: nothing from the URL is echoed). */
 export const NOTICES = {
@@ -55,7 +55,7 @@ export function approvalsList(
 }
 
 export function approvalsPage(
-  operator: string,
+  viewer: Viewer,
   pending: readonly ApprovalRequest[],
   redact: (t: string) => string,
   canDecide: boolean,
@@ -66,5 +66,5 @@ export function approvalsPage(
     <div id="approvals" data-live hx-get="/console/approvals/list" hx-trigger="oa:refresh">
       ${approvalsList(pending, redact, canDecide)}
     </div>`;
-  return layout({ title: "Approvals", operator, active: "approvals", live: true }, body);
+  return layout({ title: "Approvals", ...viewer, active: "approvals" }, body);
 }

@@ -1,21 +1,34 @@
+import { cutText, ELLIPSIS, escapeInvisible } from "@openassistant/core/text";
 import { html, type SafeHtml } from "../html.ts";
+
+/** Who is looking at a signed-in page, and what the header shows them. */
+export interface Viewer {
+  readonly operator: string;
+  /** Approvals waiting for a decision (the header's count). */
+  readonly pending: number;
+}
 
 export interface LayoutOptions {
   readonly title: string;
   /** The signed-in operator; absent for a read-only receipt link (no navigation, no live updates). */
   readonly operator?: string;
-  readonly active?: "runs" | "approvals" | "tools";
-  /** Loads htmx and the live-update script: `[data-live]` regions reload on the console's SSE events. */
-  readonly live?: boolean;
+  readonly active?: "overview" | "runs" | "approvals" | "rules" | "tools";
+  /** Approvals waiting for a decision, shown in the header of every signed-in page. */
+  readonly pending?: number;
 }
 
-/** The page frame: navigation, styles, htmx and the live-update script. */
+/**
+ * The page frame: navigation with the pending-approvals count, styles, and for a signed-in operator
+ * htmx and the live-update script (`[data-live]` regions and the count follow the console's SSE events).
+ */
 export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
   const nav = o.operator
     ? html`<nav>
         <strong>OpenAssistant console</strong>
+        <a href="/console/overview" class="${o.active === "overview" ? "on" : ""}">Overview</a>
         <a href="/console/runs" class="${o.active === "runs" ? "on" : ""}">Runs</a>
-        <a href="/console/approvals" class="${o.active === "approvals" ? "on" : ""}">Approvals</a>
+        <a href="/console/approvals" class="${o.active === "approvals" ? "on" : ""}">Approvals${pendingBadge(o.pending)}</a>
+        <a href="/console/rules" class="${o.active === "rules" ? "on" : ""}">Rules</a>
         <a href="/console/tools" class="${o.active === "tools" ? "on" : ""}">Tools</a>
         <span class="who">signed in as <code>${o.operator}</code></span>
       </nav>`
@@ -31,7 +44,7 @@ export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/static/console.css">
 ${
-  o.live && o.operator
+  o.operator
     ? html`<script src="/console/static/htmx.min.js" defer></script>
 <script src="/console/static/live.js" defer></script>`
     : ""
@@ -42,6 +55,26 @@ ${nav}
 <main>${body}</main>
 </body>
 </html>`;
+}
+
+/** The header's count of approvals waiting (also read by live.js to update it). */
+function pendingBadge(pending: number | undefined): SafeHtml | string {
+  if (pending === undefined) return "";
+  return html` <span id="pending-count" class="badge${pending ? " waiting" : ""}" title="${pending} waiting for a decision" aria-label="${pending} waiting for a decision">${pending}</span>`;
+}
+
+/** "420 ms", "3.4 s", "2 min 05 s". */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+}
+
+/** The first words of a text, on one line, invisible characters escaped (then HTML-escaped by the html template). */
+export function firstWords(text: string, max = 80): string {
+  return escapeInvisible(cutText(text.replace(/\s+/g, " ").trim(), max, { marker: ELLIPSIS }));
 }
 
 export function formatTime(ms: number | undefined): string {
@@ -60,8 +93,8 @@ export function statusBadge(status: keyof typeof STATUS_ICON): SafeHtml {
 }
 
 /** A message page (refusals, not found). */
-export function messagePage(title: string, text: string, operator?: string): SafeHtml {
-  return layout({ title, ...(operator ? { operator } : {}) }, html`<h1>${title}</h1><p class="notice">${text}</p>`);
+export function messagePage(title: string, text: string, viewer?: Viewer): SafeHtml {
+  return layout({ title, ...viewer }, html`<h1>${title}</h1><p class="notice">${text}</p>`);
 }
 
 /** After a login link: moves on to the runs (a same-site navigation, so the new cookie goes along). */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Receipt } from "@openassistant/core/receipts";
 import { CALLS_PER_PAGE, runPage } from "./run.ts";
+import { callTimeline } from "./run-timeline.ts";
 
 function receipts(calls: number): Receipt[] {
   const out: Receipt[] = [];
@@ -45,5 +46,49 @@ describe("run page", () => {
     const small = runPage({ ...base, receipts: receipts(3) }).value;
     expect(small).not.toContain('class="pager"');
     expect([...small.matchAll(/<section class="call"/g)].length).toBe(3);
+  });
+
+  test("a call's timeline follows seq, not time: receipts given out of order, with tied and stepped-back clocks", () => {
+    const at = 1_700_000_000_000;
+    const r = (seq: number, phase: Receipt["phase"], time: number, extra: Partial<Receipt> = {}): Receipt => ({
+      id: `r_${seq}`,
+      seq,
+      at: time,
+      runId: "run_1",
+      callId: "c1",
+      toolPath: "mail.send",
+      phase,
+      approval: "required",
+      policy: "required",
+      prevHash: null,
+      hash: "h",
+      ...extra,
+    });
+    const receipts = [
+      r(4, "succeeded", at - 5, { durationMs: 3 }),
+      r(1, "requested", at),
+      r(3, "started", at - 9, { decision: "approved" }),
+      r(2, "approved", at, { decision: "approved", decidedBy: "console:ann" }),
+    ];
+    expect(callTimeline(receipts).map((s) => s.label)).toEqual([
+      "requested",
+      "input validated",
+      "policy: approval required",
+      "approval requested",
+      "approved by console:ann",
+      "started",
+      "succeeded in 3 ms",
+    ]);
+    // The policy denies: no approval is asked for.
+    const denied = [
+      r(1, "requested", at, { policy: "deny" }),
+      r(2, "denied", at, { decidedBy: "policy", reason: "no" }),
+    ];
+    expect(callTimeline(denied).map((s) => s.label)).toEqual([
+      "requested",
+      "input validated",
+      "policy: deny",
+      "denied by policy",
+    ]);
   });
 });

@@ -17,11 +17,14 @@ const failedValidation = (r: Receipt) =>
   /^(invalid input for |unknown tool |the input for .* could not be validated)/.test(r.error ?? "");
 
 /**
- * requested → validated → approval requested → decided (by whom) → started → succeeded/failed,
- * from a call's receipts in order. Validation and the approval request have no receipt of their
- * own: they are shown when the receipt after `requested` proves them.
+ * requested → validated → policy decision → approval requested → decided (by whom) → started →
+ * succeeded/failed, from a call's receipts in causal order: by `seq`, the order the store wrote
+ * them, never by `at` (steps within one millisecond tie). Validation, the policy's verdict and the
+ * approval request have no receipt of their own: they are shown when the receipt after `requested`
+ * proves them.
  */
-export function callTimeline(receipts: readonly Receipt[], approval?: ApprovalRecord): TimelineStep[] {
+export function callTimeline(unordered: readonly Receipt[], approval?: ApprovalRecord): TimelineStep[] {
+  const receipts = [...unordered].sort((a, b) => a.seq - b.seq);
   const steps: TimelineStep[] = [];
   for (let i = 0; i < receipts.length; i++) {
     const r = receipts[i]!;
@@ -31,7 +34,17 @@ export function callTimeline(receipts: readonly Receipt[], approval?: ApprovalRe
         steps.push({ label: "requested", at: r.at, receipt: r });
         if (next && !failedValidation(next)) {
           steps.push({ label: "input validated", at: next.at, receipt: next, derived: true });
-          const asked = r.policy === "required" && !(next.phase === "denied" && next.decidedBy === "policy");
+          const byPolicy = next.phase === "denied" && next.decidedBy === "policy";
+          if (r.policy !== "auto" || byPolicy)
+            steps.push({
+              label: byPolicy ? "policy: deny" : "policy: approval required",
+              at: next.at,
+              receipt: next,
+              derived: true,
+            });
+          // A standing "approve always" rule decides without asking anyone.
+          const byRule = next.decidedBy?.startsWith("rule:") === true;
+          const asked = r.policy === "required" && !byPolicy && !byRule;
           if (asked) {
             const at = approval?.request.requestedAt ?? r.at;
             const until = approval ? ` (expires ${new Date(approval.request.expiresAt).toISOString()})` : "";
@@ -39,6 +52,7 @@ export function callTimeline(receipts: readonly Receipt[], approval?: ApprovalRe
           }
         } else if (!next && r.policy === "required" && approval?.status === "pending") {
           steps.push({ label: "input validated", at: r.at, receipt: r, derived: true });
+          steps.push({ label: "policy: approval required", at: r.at, receipt: r, derived: true });
           steps.push({
             label: "approval requested — waiting for a decision",
             at: approval.request.requestedAt,
@@ -49,7 +63,13 @@ export function callTimeline(receipts: readonly Receipt[], approval?: ApprovalRe
         break;
       }
       case "approved":
-        steps.push({ label: `approved by ${r.decidedBy ?? "an operator"}`, at: r.at, receipt: r });
+        steps.push({
+          label: r.decidedBy?.startsWith("rule:")
+            ? `approved by ${r.decidedBy} (approve-always rule ${r.decidedBy.slice(5)})`
+            : `approved by ${r.decidedBy ?? "an operator"}`,
+          at: r.at,
+          receipt: r,
+        });
         break;
       case "denied":
         steps.push({

@@ -3,7 +3,8 @@ import { phaseStatus, summarizeRun, type ActivityItem } from "@openassistant/cor
 import type { Receipt } from "@openassistant/core/receipts";
 import { escapeInvisible } from "@openassistant/core/text";
 import { html, raw, type SafeHtml } from "../html.ts";
-import { formatTime, layout, statusBadge } from "./layout.ts";
+import { firstWords, formatDuration, formatTime, layout, statusBadge, type Viewer } from "./layout.ts";
+import type { RunTurn } from "../run-queries.ts";
 import { callTimeline } from "./run-timeline.ts";
 
 export interface RunPageData {
@@ -12,10 +13,12 @@ export interface RunPageData {
   readonly integrity: { ok: true } | { ok: false; brokenAt: string; reason: string };
   readonly code?: string;
   readonly conversation?: string;
+  /** The conversation turn the run served, when recorded. */
+  readonly turn?: RunTurn;
   readonly approvals: (callId: string) => ApprovalRecord | undefined;
   /** Scrubs known secrets (receipts are redacted when written; this catches secrets configured since). */
   readonly redact: (text: string) => string;
-  readonly operator?: string;
+  readonly viewer?: Viewer;
   /** The call a receipt link names: its page of calls is shown. */
   readonly focusCall?: string;
   /** Page of calls (1-based) when no call is named. */
@@ -69,6 +72,35 @@ function callSection(d: RunPageData, callId: string, receipts: readonly Receipt[
   }</section>`;
 }
 
+/** The answer's grounding flag, as the user was shown it. */
+function groundingFlag(t: RunTurn): SafeHtml {
+  if (t.unverified === undefined) return html`<span class="flag running">turn still running</span>`;
+  return t.unverified
+    ? html`<span class="flag unverified">⚠ unverified: the answer claims an action no successful call of the turn backs</span>`
+    : html`<span class="flag grounded">✓ grounded: no claimed action lacks a successful call</span>`;
+}
+
+/** The conversation turn the run served: who asked what, which model answered, and the answer. */
+function turnSection(t: RunTurn | undefined, redact: (t: string) => string): SafeHtml {
+  if (!t) return html`<p class="muted" id="turn">The turn this run served was not recorded.</p>`;
+  const ended = t.finishedAt !== undefined ? ` · took ${formatDuration(t.finishedAt - t.startedAt)}` : "";
+  return html`<section class="turn" id="turn">
+    <p class="turn-meta">Asked by ${t.userId ? html`<code class="asked-by">${shown(redact, t.userId)}</code>` : "an unknown user"} at ${formatTime(
+      t.startedAt,
+    )}${ended} · model <code class="model">${t.model ?? "not recorded"}</code>${
+      t.stopReason && t.stopReason !== "answered" ? html` · stopped: <code>${t.stopReason}</code>` : ""
+    }</p>
+    <div class="bubble user"><div class="who">User</div><pre class="request">${
+      t.request !== undefined ? shown(redact, t.request) : "(not recorded: the turn predates it)"
+    }</pre></div>
+    <div class="bubble assistant"><div class="who">Assistant ${groundingFlag(t)}</div>${
+      t.answer !== undefined
+        ? html`<pre class="answer">${shown(redact, t.answer)}</pre>`
+        : html`<p class="muted">No answer yet.</p>`
+    }</div>
+  </section>`;
+}
+
 /** Calls shown with their full timeline per page; the rest of a large run is a link away. */
 export const CALLS_PER_PAGE = 100;
 
@@ -107,13 +139,19 @@ export function runPage(d: RunPageData): SafeHtml {
           i + 1 === page ? html`<strong>${i + 1}</strong> ` : html`<a href="${href(i + 1)}">${i + 1}</a> `,
         )}</p>`
       : "";
-  const body = html`<h1>Run <code>${d.runId}</code></h1>
+  const first = d.receipts[0];
+  const last = d.receipts.at(-1);
+  const title = d.turn?.request !== undefined ? firstWords(d.redact(d.turn.request), 100) : undefined;
+  const body = html`<h1>${title ? html`${title} <small class="muted">run <code>${d.runId}</code></small>` : html`Run <code>${d.runId}</code>`}</h1>
     <dl class="meta">
       <dt>Conversation</dt><dd>${d.conversation ? html`<code>${d.conversation}</code>` : "unknown"}</dd>
-      <dt>Started</dt><dd>${formatTime(d.receipts[0]?.at)}</dd>
+      <dt>Started</dt><dd>${formatTime(first?.at)}</dd>
+      <dt>Duration</dt><dd>${first && last ? formatDuration(last.at - first.at) : ""}</dd>
       <dt>Calls</dt><dd>${byCall.size}</dd>
       <dt>Integrity</dt><dd id="integrity">${integrity}</dd>
     </dl>
+    <h2>The turn</h2>
+    ${turnSection(d.turn, d.redact)}
     <h2>Code the model wrote</h2>
     ${d.code !== undefined ? html`<pre class="code">${shown(d.redact, d.code)}</pre>` : html`<p class="muted">Not recorded (the run predates the console).</p>`}
     <h2>Relevant activity</h2>
@@ -121,5 +159,5 @@ export function runPage(d: RunPageData): SafeHtml {
     ${summary.omittedReads ? html`<p class="muted">+${summary.omittedReads} successful reads not shown (in the calls below)</p>` : ""}
     <h2>Calls</h2>
     ${pager}<div id="calls">${calls}</div>${pager}`;
-  return layout({ title: `Run ${d.runId}`, ...(d.operator ? { operator: d.operator } : {}), active: "runs" }, body);
+  return layout({ title: `Run ${d.runId}`, ...d.viewer, active: "runs" }, body);
 }

@@ -2,7 +2,7 @@ import type { Diagnostic } from "@openassistant/core/config";
 import type { LoadEntry } from "@openassistant/core/plugins";
 import { html, type SafeHtml } from "../html.ts";
 import { formatDiagnostic } from "../../diagnostics.ts";
-import { layout } from "./layout.ts";
+import { layout, type Viewer } from "./layout.ts";
 
 export interface ToolRow {
   readonly path: string;
@@ -15,7 +15,7 @@ export interface ToolRow {
 
 /** Loaded tools with their approval modes, and the loader's diagnostics (what `plugins list` shows). */
 export function toolsPage(
-  operator: string,
+  viewer: Viewer,
   tools: readonly ToolRow[],
   diagnostics: readonly Diagnostic[],
   entries: readonly LoadEntry[] = [],
@@ -43,5 +43,5 @@ export function toolsPage(
         ? html`<ul id="diagnostics">${diagnostics.map((d) => html`<li class="${d.level}"><pre>${formatDiagnostic(d)}</pre></li>`)}</ul>`
         : html`<p class="muted" id="diagnostics">No problems found while loading tools and plugins.</p>`
     }`;
-  return layout({ title: "Tools", operator, active: "tools" }, body);
+  return layout({ title: "Tools", ...viewer, active: "tools" }, body);
 }

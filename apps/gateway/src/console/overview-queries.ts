@@ -1,0 +1,208 @@
+import type { Database } from "bun:sqlite";
+
+const HOUR = 3_600_000;
+
+/** Periods the overview offers (the URL's `period`): how far back, and the width of one bar. */
+export const PERIODS = {
+  "6h": { ms: 6 * HOUR, bucketMs: HOUR, label: "last 6 hours" },
+  "24h": { ms: 24 * HOUR, bucketMs: HOUR, label: "last 24 hours" },
+  "7d": { ms: 7 * 24 * HOUR, bucketMs: HOUR, label: "last 7 days" },
+  "30d": { ms: 30 * 24 * HOUR, bucketMs: 24 * HOUR, label: "last 30 days" },
+} as const;
+export type Period = keyof typeof PERIODS;
+export const DEFAULT_PERIOD: Period = "24h";
+export const isPeriod = (p: string | null | undefined): p is Period => !!p && Object.hasOwn(PERIODS, p);
+
+export type Outcome = "succeeded" | "failed" | "denied";
+export const OUTCOMES: readonly Outcome[] = ["succeeded", "failed", "denied"];
+
+export interface Bucket {
+  readonly start: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly denied: number;
+}
+
+export interface ApproverWait {
+  /** `decided_by` as recorded: `discord:<id>`, `console:<id>` (timeouts, the policy and rules decide unasked: not listed). */
+  readonly approver: string;
+  readonly decisions: number;
+  readonly medianMs: number;
+  readonly p95Ms: number;
+}
+
+export interface ToolStats {
+  readonly tool: string;
+  readonly calls: number;
+  readonly failed: number;
+  readonly denied: number;
+  /** Mean and longest run time of the calls that ran (succeeded or failed with a duration). */
+  readonly avgMs?: number;
+  readonly maxMs?: number;
+}
+
+export interface DeniedCall {
+  readonly at: number;
+  readonly tool: string;
+  readonly by?: string;
+  readonly reason?: string;
+  readonly runId: string;
+  readonly callId: string;
+}
+
+export interface Overview {
+  readonly period: Period;
+  readonly from: number;
+  readonly to: number;
+  readonly bucketMs: number;
+  readonly buckets: readonly Bucket[];
+  readonly totals: Readonly<Record<Outcome, number>>;
+  readonly waits: readonly ApproverWait[];
+  readonly slowest: readonly ToolStats[];
+  readonly failing: readonly ToolStats[];
+  readonly denied: readonly DeniedCall[];
+}
+
+/** Rows each list of the overview shows; decisions read for the wait times (newest first). */
+export const OVERVIEW_LIMITS = { tools: 8, approvers: 12, denied: 20, decisions: 50_000 } as const;
+
+/** Nearest-rank percentile of sorted values (`q` in 0..1): a value that occurred, never an interpolation. */
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/**
+ * What the overview charts, from the receipts of one period: each call counts once, by its outcome
+ * receipt (succeeded, failed, denied: a call has exactly one), in the bar of the time it ended.
+ * Reads only that period's rows (`receipts_at`), in three bounded queries.
+ */
+export function overview(db: Database, period: Period, now: number): Overview {
+  const { ms, bucketMs } = PERIODS[period];
+  // Bars line up with whole hours (days for 30d, UTC): the first starts at or before `now - ms`,
+  // the last holds `now`, so there is always one bar more than the period has hours.
+  const to = now;
+  const from = Math.floor((now - ms) / bucketMs) * bucketMs;
+  const count = ms / bucketMs + 1;
+  const groups = db
+    .query(
+      `SELECT tool_path AS tool, phase, (at - ?1) / ?3 AS bucket, COUNT(*) AS n,
+         SUM(duration_ms) AS total, COUNT(duration_ms) AS timed, MAX(duration_ms) AS longest
+       FROM receipts WHERE at >= ?1 AND at < ?2 AND phase IN ('succeeded', 'failed', 'denied')
+       GROUP BY tool_path, phase, bucket`,
+    )
+    .all(from, to, bucketMs) as Array<{
+    tool: string;
+    phase: Outcome;
+    bucket: number;
+    n: number;
+    total: number | null;
+    timed: number;
+    longest: number | null;
+  }>;
+  const buckets = Array.from({ length: count }, (_, i) => ({
+    start: from + i * bucketMs,
+    succeeded: 0,
+    failed: 0,
+    denied: 0,
+  }));
+  const totals = { succeeded: 0, failed: 0, denied: 0 };
+  const tools = new Map<
+    string,
+    { calls: number; failed: number; denied: number; total: number; timed: number; max?: number }
+  >();
+  for (const g of groups) {
+    const b = buckets[Math.floor(g.bucket)];
+    if (b) b[g.phase] += g.n;
+    totals[g.phase] += g.n;
+    const t = tools.get(g.tool) ?? { calls: 0, failed: 0, denied: 0, total: 0, timed: 0 };
+    t.calls += g.n;
+    if (g.phase === "failed") t.failed += g.n;
+    if (g.phase === "denied") t.denied += g.n;
+    t.total += g.total ?? 0;
+    t.timed += g.timed;
+    if (g.longest !== null) t.max = Math.max(t.max ?? 0, g.longest);
+    tools.set(g.tool, t);
+  }
+  const stats: ToolStats[] = [...tools].map(([tool, t]) => ({
+    tool,
+    calls: t.calls,
+    failed: t.failed,
+    denied: t.denied,
+    ...(t.timed ? { avgMs: t.total / t.timed, maxMs: t.max } : {}),
+  }));
+  const byName = (a: ToolStats, b: ToolStats) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0);
+  return {
+    period,
+    from,
+    to,
+    bucketMs,
+    buckets,
+    totals,
+    waits: approvalWaits(db, from, to),
+    slowest: stats
+      .filter((s) => s.avgMs !== undefined)
+      .sort((a, b) => b.avgMs! - a.avgMs! || byName(a, b))
+      .slice(0, OVERVIEW_LIMITS.tools),
+    failing: stats
+      .filter((s) => s.failed > 0)
+      .sort((a, b) => b.failed - a.failed || b.failed / b.calls - a.failed / a.calls || byName(a, b))
+      .slice(0, OVERVIEW_LIMITS.tools),
+    denied: deniedCalls(db, from, to),
+  };
+}
+
+/**
+ * Time from a call's `requested` receipt to the decision on it, per decider, for calls decided in
+ * the period by someone asked (not the policy, not a standing rule, which decide at once).
+ */
+function approvalWaits(db: Database, from: number, to: number): ApproverWait[] {
+  const rows = db
+    .query(
+      `SELECT d.decided_by AS approver, d.at - q.at AS wait
+       FROM receipts d JOIN receipts q ON q.run_id = d.run_id AND q.call_id = d.call_id AND q.phase = 'requested'
+       WHERE d.at >= ? AND d.at < ? AND d.phase IN ('approved', 'denied') AND d.policy = 'required'
+         AND d.decided_by IS NOT NULL AND d.decided_by NOT IN ('policy', 'timeout', 'system')
+         AND d.decided_by NOT LIKE 'rule:%'
+       ORDER BY d.seq DESC LIMIT ?`,
+    )
+    .all(from, to, OVERVIEW_LIMITS.decisions) as Array<{ approver: string; wait: number }>;
+  const byApprover = new Map<string, number[]>();
+  for (const r of rows) {
+    const list = byApprover.get(r.approver) ?? [];
+    list.push(Math.max(0, r.wait));
+    byApprover.set(r.approver, list);
+  }
+  return [...byApprover]
+    .map(([approver, waits]) => {
+      waits.sort((a, b) => a - b);
+      return { approver, decisions: waits.length, medianMs: percentile(waits, 0.5), p95Ms: percentile(waits, 0.95) };
+    })
+    .sort((a, b) => b.decisions - a.decisions || (a.approver < b.approver ? -1 : 1))
+    .slice(0, OVERVIEW_LIMITS.approvers);
+}
+
+/** The newest denials: `+at` keeps SQLite on the small `receipts_denied` index, newest first. */
+function deniedCalls(db: Database, from: number, to: number): DeniedCall[] {
+  const rows = db
+    .query(
+      `SELECT at, tool_path AS tool, decided_by AS by, reason, run_id AS runId, call_id AS callId
+       FROM receipts WHERE phase = 'denied' AND +at >= ? AND +at < ? ORDER BY seq DESC LIMIT ?`,
+    )
+    .all(from, to, OVERVIEW_LIMITS.denied) as Array<{
+    at: number;
+    tool: string;
+    by: string | null;
+    reason: string | null;
+    runId: string;
+    callId: string;
+  }>;
+  return rows.map((r) => ({
+    at: r.at,
+    tool: r.tool,
+    runId: r.runId,
+    callId: r.callId,
+    ...(r.by !== null ? { by: r.by } : {}),
+    ...(r.reason !== null ? { reason: r.reason } : {}),
+  }));
+}
