@@ -227,7 +227,7 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     expect((await post(`http://localhost:${new URL(base).port}`, APPROVER)).status).toBe(403);
     const stranger = await post(base, STRANGER);
     expect(stranger.status).toBe(403);
-    expect(await stranger.text()).toContain("not allowed to revoke approve-always rules");
+    expect(await stranger.text()).toContain("is not allowed to decide approvals now");
     expect((await post(base, APPROVER, "GET")).status).not.toBe(303);
     expect(
       (
