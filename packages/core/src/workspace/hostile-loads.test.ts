@@ -1,0 +1,286 @@
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import ts from "typescript";
+import type { ToolDefinition } from "@openassistant/sdk";
+import { tempProject } from "../../test/plugin-fixtures.ts";
+import { indexToolTree } from "../tools/flatten.ts";
+import { checkToolSource, toolHistory, workspaceTools } from "./index.ts";
+import { checkLoads } from "./load-rule.ts";
+
+// Each source is checked in a child process (the real path to a card); the refused ones are parsed only.
+setDefaultTimeout(180_000);
+
+/** What follows each hostile line: a valid tool, and a type error that shows whether the file was compiled. */
+const REST = `
+import { defineTool, z } from "@openassistant/sdk";
+const compiled: number = "a type error the check reports only when it compiles the file";
+export default defineTool({ description: "x", approval: "auto", args: z.object({}), run: async () => ({ ok: true }) });
+`;
+
+/**
+ * Every form that loads code, and spellings of each. [what, the first lines of the file, the first
+ * problem expected: where and which form].
+ */
+const CORPUS: Array<[string, string, string]> = [
+  ["require()", 'const a = require("dayjs");', "line 1:11: require is not allowed"],
+  ["module.require", 'const a = module.require("dayjs");', "line 1:11: module is not allowed"],
+  [
+    "globalThis.require behind as any",
+    'const a = (globalThis as any).require("dayjs");',
+    "line 1:12: globalThis used as a value is not allowed",
+  ],
+  ["global.require", 'const a = global.require("dayjs");', "line 1:18: .require is not allowed"],
+  ["(0, require)", 'const a = (0, require)("dayjs");', "line 1:15: require is not allowed"],
+  ["aliased require", 'const r = require;\nconst a = r("dayjs");', "line 1:11: require is not allowed"],
+  ["require.resolve", 'const p = require.resolve("dayjs");', "line 1:11: require is not allowed"],
+  [
+    "createRequire from node:module",
+    'import { createRequire } from "node:module";',
+    'line 1:10: importing "createRequire" is not allowed',
+  ],
+  ["default import of bare module", 'import Module from "module";', 'line 1:20: imports "module" is not allowed'],
+  ["process.mainModule", "const m = process.mainModule;", "line 1:19: .mainModule is not allowed"],
+  ['process["mainModule"]', 'const m = process["mainModule"];', 'line 1:19: "mainModule" is not allowed'],
+  [
+    "process.getBuiltinModule",
+    'const m = process.getBuiltinModule("node:module");',
+    "line 1:19: .getBuiltinModule is not allowed",
+  ],
+  ["import.meta.require", 'const a = import.meta.require("dayjs");', "line 1:11: import.meta.require is not allowed"],
+  ["import.meta.resolve", 'const p = import.meta.resolve("../x.ts");', "line 1:11: import.meta.resolve is not allowed"],
+  ["import.meta as a value", "const meta: any = import.meta;", "line 1:19: import.meta used as a value is not allowed"],
+  ["Bun.plugin", 'Bun.plugin({ name: "x", setup() {} });', "line 1:1: Bun.plugin is not allowed"],
+  [
+    "globalThis.Bun.plugin",
+    'globalThis.Bun.plugin({ name: "x", setup() {} });',
+    "line 1:1: globalThis.Bun.plugin is not allowed",
+  ],
+  [
+    "plugin imported from bun",
+    'import { plugin } from "bun";',
+    'line 1:10: importing "plugin" from "bun" is not allowed',
+  ],
+  [
+    "namespace import of bun",
+    'import * as B from "bun";',
+    'line 1:8: a default or namespace import of "bun" is not allowed',
+  ],
+  ["Bun.resolveSync", 'const p = Bun.resolveSync("../x.ts", ".");', "line 1:11: Bun.resolveSync is not allowed"],
+  ["new Function", "const f = new Function(\"return import('../x.ts')\");", "line 1:15: Function is not allowed"],
+  ["eval", "eval(\"import('../x.ts')\");", "line 1:1: eval is not allowed"],
+  ["indirect eval", "const e = (0, globalThis.eval);", "line 1:26: .eval is not allowed"],
+  [".constructor of a function", "const F = (async () => {}).constructor;", "line 1:28: .constructor is not allowed"],
+  [
+    '["constructor"] with an escape',
+    'const F = (() => {})["\\x63onstructor"];',
+    'line 1:22: "constructor" is not allowed',
+  ],
+  ["getPrototypeOf", "const P = Object.getPrototypeOf(async () => {});", "line 1:18: .getPrototypeOf is not allowed"],
+  [
+    "computed member of globalThis",
+    'const a = (globalThis as { [k: string]: any })["req" + "uire"];',
+    "line 1:12: globalThis used as a value is not allowed",
+  ],
+  ["globalThis aliased", "const g = globalThis;", "line 1:11: globalThis used as a value is not allowed"],
+  ["require spelled with a unicode escape", 'const a = \\u0072equire("dayjs");', "line 1:11: require is not allowed"],
+  ["import x = require()", 'import x = require("dayjs");', "line 1:1: import … = … is not allowed"],
+  ["dynamic import() of a package", 'const m = await import("dayjs");', "line 1:17: dynamic import() is not allowed"],
+  [
+    "dynamic import() of an expression",
+    'const m = await import("da" + "yjs");',
+    "line 1:17: dynamic import() is not allowed",
+  ],
+  ["export * from", 'export * from "dayjs";', 'line 1:1: export … from "dayjs" is not allowed'],
+  [
+    "walks out of a package",
+    'import x from "dayjs/../../x.ts";',
+    'line 1:15: imports "dayjs/../../x.ts" is not allowed',
+  ],
+  [
+    "percent-encoded dot segments",
+    'import x from "dayjs/%2e%2e/%2e%2e/x.ts";',
+    'line 1:15: imports "dayjs/%2e%2e/%2e%2e/x.ts" is not allowed',
+  ],
+  ["absolute path", 'import x from "/etc/passwd";', 'line 1:15: imports "/etc/passwd" is not allowed'],
+  ["file: URL", 'import x from "file:///etc/passwd";', 'line 1:15: imports "file:///etc/passwd" is not allowed'],
+  [
+    "data: URL",
+    'import x from "data:text/javascript,export default 1";',
+    'line 1:15: imports "data:text/javascript,export default 1" is not allowed',
+  ],
+  ["relative ./x", 'import x from "./x.ts";', 'line 1:15: imports "./x.ts" is not allowed'],
+  ["relative ../x", 'import x from "../../../etc/passwd";', 'line 1:15: imports "../../../etc/passwd" is not allowed'],
+  [
+    "import type from a relative path",
+    'import type { T } from "../secrets.ts";',
+    'line 1:24: imports "../secrets.ts" is not allowed',
+  ],
+  ["import() type", 'type T = typeof import("../secrets.ts");', 'line 1:10: an import("…") type is not allowed'],
+  [
+    "/// <reference path>",
+    '/// <reference path="../secrets.ts" />',
+    'line 1:22: /// <reference path="../secrets.ts" /> is not allowed',
+  ],
+  [
+    "/// <reference types>",
+    '/// <reference types="../secrets" />',
+    'line 1:23: /// <reference types="../secrets" /> is not allowed',
+  ],
+  ["declare module", 'declare module "../secrets.ts" {}', 'line 1:1: declare module "../secrets.ts" is not allowed'],
+  ["# package import", 'import x from "#secrets";', 'line 1:15: imports "#secrets" is not allowed'],
+  ["node:vm", 'import { runInThisContext } from "node:vm";', 'line 1:34: imports "node:vm" is not allowed'],
+  [
+    "node:worker_threads",
+    'import { Worker as W } from "node:worker_threads";',
+    'line 1:10: importing "Worker" is not allowed',
+  ],
+  ["new Worker", 'const w = new Worker("../x.ts");', "line 1:15: Worker is not allowed"],
+  ["bun:ffi", 'import { dlopen } from "bun:ffi";', 'line 1:10: importing "dlopen" is not allowed'],
+  ["process.dlopen", 'process.dlopen({ exports: {} }, "/tmp/x.node");', "line 1:9: .dlopen is not allowed"],
+  [
+    "SQLite loadExtension",
+    'import { Database } from "bun:sqlite";\nnew Database(":memory:").loadExtension("/tmp/x.so");',
+    "line 2:26: .loadExtension is not allowed",
+  ],
+  [
+    "import attributes",
+    'import data from "dayjs" with { type: "text" };',
+    "line 1:26: import attributes (with { ... }) is not allowed",
+  ],
+  [
+    "another @openassistant package",
+    'import { loadTools } from "@openassistant/core";',
+    'line 1:27: imports "@openassistant/core" is not allowed',
+  ],
+  [
+    "@ts-ignore over a relative import",
+    '// @ts-ignore\nimport x from "../x.ts";',
+    'line 2:15: imports "../x.ts" is not allowed',
+  ],
+  [
+    "@ts-expect-error over require",
+    '// @ts-expect-error\nconst a = require("../x.ts");',
+    "line 2:11: require is not allowed",
+  ],
+  ["@ts-nocheck and require", '// @ts-nocheck\nconst a = require("../x.ts");', "line 2:11: require is not allowed"],
+  ["exports object", "exports.x = 1;", "line 1:1: exports is not allowed"],
+  [
+    "constructor by destructuring",
+    "const { constructor: F } = async () => {};",
+    "line 1:9: { constructor: … } is not allowed",
+  ],
+  ["mainModule destructured from process", "const { mainModule } = process;", "line 1:9: mainModule is not allowed"],
+  [
+    "require destructured from globalThis",
+    "const { require: r } = globalThis;",
+    "line 1:9: { require: … } is not allowed",
+  ],
+];
+
+describe("a tool file that loads anything but an allowed static import never reaches a card", () => {
+  const p = tempProject();
+  const tools = join(p.ws, "tools");
+  mkdirSync(tools, { recursive: true });
+  const write = indexToolTree(
+    workspaceTools({
+      toolsDir: tools,
+      history: toolHistory(join(p.ws, "history")),
+      install: async () => {},
+      reload: async () => ({ problems: [], tools: [] }),
+    }),
+  ).get("writeTool") as ToolDefinition;
+  const outcomes = new Map<string, { success: boolean; problems: string[] }>();
+
+  beforeAll(async () => {
+    // The approval card is posted only after this validation succeeds (the invoker's order).
+    const queue = [...CORPUS];
+    const worker = async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) {
+        const [what, lines] = c;
+        const parsed = await write.args.safeParseAsync({ path: "hostile.ts", source: lines + REST, reason: "r" });
+        outcomes.set(what, {
+          success: parsed.success,
+          problems: parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
+        });
+      }
+    };
+    await Promise.all([worker(), worker(), worker()]);
+  });
+
+  test("the corpus has at least 30 forms", () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(30);
+  });
+
+  test.each(CORPUS)(
+    "%s: refused, naming line:column and the form, without compiling the file",
+    (what, _lines, first) => {
+      const outcome = outcomes.get(what)!;
+      expect(outcome.success).toBe(false);
+      expect(outcome.problems[0]).toStartWith(`source: ${first}: `);
+      // Refused before the typecheck: the file's type error is not reported, because it was never compiled.
+      expect(outcome.problems.join("\n")).not.toMatch(/TS\d{4}/);
+      expect(existsSync(join(tools, "hostile.ts"))).toBe(false);
+    },
+  );
+});
+
+describe("ordinary code is not caught by the rule", () => {
+  const OK = `import { defineTool, z } from "@openassistant/sdk";
+import { $ } from "bun";
+import { Database } from "bun:sqlite";
+import { readFileSync } from "fs";
+import { join } from "node:path";
+import utc from "dayjs/plugin/utc";
+import type { Statement } from "bun:sqlite";
+const { env } = process;
+const labels = { constructor: "c", require: "r", module: "m" };
+class Named { eval() { return labels.module; } name() { return "named"; } }
+let when: Statement | undefined;
+export default defineTool({
+  description: "x",
+  approval: "auto",
+  args: z.object({ module: z.string(), exports: z.array(z.string()) }),
+  run: async ({ module: name }) => ({
+    dir: join(import.meta.dir, name), url: import.meta.url, home: env.HOME ?? process.env.HOME,
+    size: Bun.file(import.meta.path).size, typed: typeof process, named: new Named().name(),
+    db: new Database(":memory:").query("select 1 as one").get(), read: typeof readFileSync, sh: typeof $,
+    utc: typeof utc, when: when === undefined,
+  }),
+});
+`;
+  test("global objects by member, import.meta.dir/url/path, builtins by bare name, package subpaths, member names", () => {
+    const sf = ts.createSourceFile("t.ts", OK, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+    expect(checkLoads(sf)).toEqual({ problems: [], packages: ["dayjs"] });
+  });
+  test("and it typechecks in the child", async () => {
+    const p = tempProject();
+    mkdirSync(join(p.ws, "tools"), { recursive: true });
+    expect(await checkToolSource(join(p.ws, "tools", "ok.ts"), OK)).toMatchObject({
+      problems: [],
+      packages: ["dayjs"],
+    });
+  });
+});
+
+test("the typecheck never reads a file outside the SDK, the type libraries and node_modules, nor quotes one", async () => {
+  // An installed package whose declarations point outside node_modules, at a file holding a secret.
+  const SECRET = "s3cr3t-content-of-another-file";
+  const p = tempProject({
+    "outside/secret.d.ts": `declare const LEAKED: "${SECRET}";\n`,
+    ".openassistant/node_modules/leaky-types/package.json": JSON.stringify({
+      name: "leaky-types",
+      types: "index.d.ts",
+    }),
+    ".openassistant/node_modules/leaky-types/index.d.ts": `/// <reference path="../../../outside/secret.d.ts" />\nexport declare const ok: number;\n`,
+  });
+  mkdirSync(join(p.ws, "tools"), { recursive: true });
+  const source = `import { defineTool, z } from "@openassistant/sdk";
+import { ok } from "leaky-types";
+const n: number = LEAKED;
+export default defineTool({ description: "x", approval: "auto", args: z.object({}), run: async () => ({ n, ok }) });
+`;
+  const r = await checkToolSource(join(p.ws, "tools", "leaky.ts"), source);
+  expect(r.problems).toEqual(["line 3:19: TS2304 Cannot find name 'LEAKED'."]);
+  expect(JSON.stringify(r)).not.toContain(SECRET);
+});
