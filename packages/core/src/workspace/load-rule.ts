@@ -37,6 +37,7 @@ const LOADER_NAMES = new Map([
   ["getOwnPropertyDescriptors", PROTOTYPES],
   ["getOwnPropertyNames", PROTOTYPES],
   ["ownKeys", PROTOTYPES],
+  ["Reflect", "it reads members by computed names, the Function constructor among them"],
 ]);
 /** CommonJS module objects, refused as identifiers. */
 const MODULE_OBJECTS = new Map([
@@ -54,6 +55,12 @@ const ROOT_MEMBERS = new Map([
   ["exports", "the CommonJS module object reaches the loader"],
   ["resolve", "it resolves modules"],
   ["resolveSync", "it resolves modules"],
+  ["FFI", "it loads native code"],
+  ["registerMacro", "it registers code for the bundler to run"],
+  ["ModuleGraph", "it reaches the module loader"],
+  ["_eval", CODE_STRINGS],
+  ["_preload_modules", "it names modules to load"],
+  ["execve", "it replaces the gateway's process with another program"],
 ]);
 /** Modules whose default or namespace import is a global object. */
 const ROOT_MODULES = new Set(["bun", "process", "node:process"]);
