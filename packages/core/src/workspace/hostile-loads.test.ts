@@ -261,9 +261,24 @@ const CORPUS: Array<[string, string, string]> = [
   ],
   ["new Worker", 'const w = new Worker("../x.ts");', "line 1:15: Worker is not allowed: a Worker loads any file"],
   [
-    "bun:ffi",
+    "dlopen imported from bun:ffi",
     'import { dlopen } from "bun:ffi";',
     'line 1:10: importing "dlopen" is not allowed: it loads native code',
+  ],
+  [
+    "bun:ffi",
+    'import "bun:ffi";',
+    'line 1:8: imports "bun:ffi" is not allowed: native code is not allowed in assistant-written tools',
+  ],
+  [
+    "a bun: module off the allow-list",
+    'import "bun:internal-for-testing";',
+    'line 1:8: imports "bun:internal-for-testing" is not allowed: the bun: modules a tool may import are bun:sqlite, bun:jsc, bun:test',
+  ],
+  [
+    "a computed member of globalThis",
+    'const a = globalThis["req" + "uire"];',
+    "line 1:11: globalThis[…] is not allowed: a computed member of globalThis cannot be checked; use globalThis.<name>",
   ],
   [
     "process.dlopen",
