@@ -865,6 +865,18 @@ export const MUTANTS: readonly Mutant[] = [
         `for (const ref of [] as ts.FileReference[])`,
         "/// <reference path> passes (and the typecheck reads the file)",
       ],
+      [
+        "loads-computed-untyped-allowed",
+        `if ((untyped || callable) && !isHarmlessKey(key))`,
+        `if (callable && !isHarmlessKey(key))`,
+        "(x as any)[key] passes: the key could be constructor",
+      ],
+      [
+        "loads-computed-any-key",
+        `(p) => (p.flags & ts.TypeFlags.NumberLike) !== 0 || (p.isStringLiteral() && !LOADER_NAMES.has(p.value)),`,
+        `() => true,`,
+        "a function's member read by any computed key passes",
+      ],
       ["loads-import-type-allowed", `if (ts.isImportTypeNode(node))`, `if (false)`, `import("…") types pass`],
       [
         "loads-named-imports-unchecked",
@@ -883,6 +895,12 @@ export const MUTANTS: readonly Mutant[] = [
         `const diagnostics = loads.problems.length ? [] : typecheck();`,
         `const diagnostics = typecheck();`,
         "a file with a refused import is compiled anyway",
+      ],
+      [
+        "check-computed-members-skipped",
+        `problems.push(...checkComputedMembers(program.getSourceFile(req.file)!, program.getTypeChecker()));`,
+        ``,
+        "the typed part of the rule is not run",
       ],
       [
         "check-load-problems-dropped",

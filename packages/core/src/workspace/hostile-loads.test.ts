@@ -478,3 +478,34 @@ export default defineTool({ description: "x", approval: "auto", args: z.object({
   expect(r).toMatchObject({ problems: [], packages: ["leaky-source"] });
   expect(JSON.stringify(r)).not.toContain("s3cr3t");
 });
+
+describe("a member read by a computed key from a function or an untyped value (the key could be 'constructor')", () => {
+  const p = tempProject();
+  mkdirSync(join(p.ws, "tools"), { recursive: true });
+  const file = join(p.ws, "tools", "keys.ts");
+  const body = `import { defineTool, z } from "@openassistant/sdk";
+const k = ["constr", "uctor"].join("");
+const f = async () => {};
+// @ts-ignore
+const a = f[k];
+const b = (f as any)[k];
+const rows: Record<string, number> = { a: 1 };
+const c = rows[k];
+const d = [1, 2][Number("0")];
+const e = (f as any)[0];
+export default defineTool({ description: "x", approval: "auto", args: z.object({}), run: async () => ({ a, b, c, d, e }) });
+`;
+  const refusals = [
+    `line 5:11: a computed member of a function is not allowed: its key could be "constructor", the way to the Function constructor; give the value a type or use a literal key`,
+    `line 6:11: a computed member of an untyped value is not allowed: its key could be "constructor", the way to the Function constructor; give the value a type or use a literal key`,
+  ];
+  test("is refused under @ts-ignore and as any; a typed record, an array and a number key are not", async () => {
+    expect((await checkToolSource(file, body)).problems).toEqual(refusals);
+  });
+  test("is refused under @ts-nocheck", async () => {
+    const nocheck = `// @ts-nocheck\n${body}`;
+    expect((await checkToolSource(file, nocheck)).problems).toEqual(
+      refusals.map((r) => r.replace(/^line (\d+)/, (_, n) => `line ${Number(n) + 1}`)),
+    );
+  });
+});

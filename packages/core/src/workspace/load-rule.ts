@@ -240,3 +240,42 @@ function isTypeContext(node: ts.Node): boolean {
     ts.canHaveModifiers(node) && (ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.DeclareKeyword) ?? false)
   );
 }
+
+/**
+ * The part of the rule that needs types (run once the file compiles): a member read by a computed
+ * key from a function or from an untyped (`any`) value could be `constructor`, the way to the
+ * Function constructor, so it is refused unless the key is a number or literals that load nothing.
+ * Decided on the checker's types, not its diagnostics, so `@ts-ignore` and `as any` change nothing.
+ */
+export function checkComputedMembers(sf: ts.SourceFile, checker: ts.TypeChecker): string[] {
+  const problems: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isElementAccessExpression(node) && !isLiteralKey(node.argumentExpression)) {
+      const key = checker.getTypeAtLocation(node.argumentExpression);
+      const target = checker.getTypeAtLocation(node.expression);
+      const untyped = (target.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
+      const callable = target.getCallSignatures().length > 0 || target.getConstructSignatures().length > 0;
+      if ((untyped || callable) && !isHarmlessKey(key)) {
+        const at = sf.getLineAndCharacterOfPosition(node.getStart(sf));
+        problems.push(
+          `line ${at.line + 1}:${at.character + 1}: a computed member of ${untyped ? "an untyped value" : "a function"} is not allowed: its key could be "constructor", the way to the Function constructor; give the value a type or use a literal key`,
+        );
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return problems;
+}
+
+function isLiteralKey(e: ts.Expression): boolean {
+  return ts.isStringLiteralLike(e) || ts.isNumericLiteral(e);
+}
+
+/** A number, or string/number literals none of which reaches a loader. */
+function isHarmlessKey(t: ts.Type): boolean {
+  const parts = t.isUnion() ? t.types : [t];
+  return parts.every(
+    (p) => (p.flags & ts.TypeFlags.NumberLike) !== 0 || (p.isStringLiteral() && !LOADER_NAMES.has(p.value)),
+  );
+}

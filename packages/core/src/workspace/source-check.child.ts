@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import ts from "typescript";
-import { checkLoads } from "./load-rule.ts";
+import { checkComputedMembers, checkLoads } from "./load-rule.ts";
 
 interface Request {
   file: string;
@@ -112,6 +112,7 @@ function typecheck(): ts.Diagnostic[] {
   const dirExists = host.directoryExists?.bind(host);
   host.directoryExists = (d) => readable(d + sep) && (dirExists?.(d) ?? true);
   const program = ts.createProgram([req.file, shim], options, host);
+  problems.push(...checkComputedMembers(program.getSourceFile(req.file)!, program.getTypeChecker()));
   // Only the file's own diagnostics: never another file's text.
   return [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()].filter(
     (d) => d.file?.fileName === req.file || !d.file,
