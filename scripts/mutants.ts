@@ -865,18 +865,6 @@ export const MUTANTS: readonly Mutant[] = [
         `for (const ref of [] as ts.FileReference[])`,
         "/// <reference path> passes (and the typecheck reads the file)",
       ],
-      [
-        "loads-computed-untyped-allowed",
-        `if ((untyped || callable) && !isHarmlessKey(key))`,
-        `if (callable && !isHarmlessKey(key))`,
-        "(x as any)[key] passes: the key could be constructor",
-      ],
-      [
-        "loads-computed-any-key",
-        `(p) => (p.flags & ts.TypeFlags.NumberLike) !== 0 || (p.isStringLiteral() && !LOADER_NAMES.has(p.value)),`,
-        `() => true,`,
-        "a function's member read by any computed key passes",
-      ],
       ["loads-import-type-allowed", `if (ts.isImportTypeNode(node))`, `if (false)`, `import("…") types pass`],
       [
         "loads-named-imports-unchecked",
@@ -897,17 +885,35 @@ export const MUTANTS: readonly Mutant[] = [
         "a file with a refused import is compiled anyway",
       ],
       [
-        "check-computed-members-skipped",
-        `problems.push(...checkComputedMembers(program.getSourceFile(req.file)!, program.getTypeChecker()));`,
-        ``,
-        "the typed part of the rule is not run",
-      ],
-      [
         "check-load-problems-dropped",
         `problems.push(...loads.problems);`,
         ``,
         "the load rule's problems are not reported",
       ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/workspace/load-rule.ts",
+    ["packages/core/src/workspace/load-typecheck.test.ts"],
+    [
+      [
+        "loads-computed-untyped-allowed",
+        `if ((untyped || callable) && !isHarmlessKey(key))`,
+        `if (callable && !isHarmlessKey(key))`,
+        "(x as any)[key] passes: the key could be constructor",
+      ],
+      [
+        "loads-computed-any-key",
+        `(p) => (p.flags & ts.TypeFlags.NumberLike) !== 0 || (p.isStringLiteral() && !LOADER_NAMES.has(p.value)),`,
+        `() => true,`,
+        "a function's member read by any computed key passes",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/workspace/source-check.child.ts",
+    ["packages/core/src/workspace/load-typecheck.test.ts"],
+    [
       [
         "check-reads-outside",
         `readable(f) ? read(f) : undefined`,
@@ -919,6 +925,12 @@ export const MUTANTS: readonly Mutant[] = [
         `(d) => d.file?.fileName === req.file || !d.file,`,
         `() => true,`,
         "diagnostics of other files (their text) go back to the model",
+      ],
+      [
+        "check-computed-members-skipped",
+        `problems.push(...checkComputedMembers(program.getSourceFile(req.file)!, program.getTypeChecker()));`,
+        ``,
+        "the typed part of the rule is not run",
       ],
     ],
   ),
