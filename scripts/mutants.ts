@@ -2462,4 +2462,171 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #25 workspace: the write check judges what really loads (allow-list on the syntax tree; a
+  // refused file is never compiled; the typecheck reads and quotes nothing outside the allowed roots).
+  ...m(
+    "packages/core/src/workspace/specifier-rule.ts",
+    ["packages/core/src/workspace/hostile-loads.test.ts"],
+    [
+      [
+        "spec-relative-allowed",
+        `spec.startsWith(".") || spec.startsWith("/") || `,
+        ``,
+        "relative and absolute import specifiers are taken for npm packages",
+      ],
+      [
+        "spec-url-allowed",
+        `if (/^[a-z][a-z0-9+.-]*:/i.test(spec))`,
+        `if (false)`,
+        "file:, data: and http: imports pass",
+      ],
+      ["spec-subpath-unchecked", `subpath !== "" &&`, `false &&`, "dayjs/../../x walks out of its package"],
+      [
+        "spec-loading-builtin-allowed",
+        'return why ? refused(`${why}; tools may not import it`) : { kind: "builtin", name };',
+        `return { kind: "builtin", name };`,
+        "node:module, node:vm and node:worker_threads are allowed",
+      ],
+      [
+        "spec-bun-any",
+        `return BUN_MODULES.has(spec)`,
+        `return true`,
+        "any bun: module is allowed (the allow-list becomes a deny-list of bun:ffi)",
+      ],
+      [
+        "spec-ffi-allowed",
+        `if (spec === "bun:ffi") return refused("native code is not allowed in assistant-written tools");`,
+        ``,
+        "bun:ffi is refused only by accident, without saying why",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/workspace/load-rule.ts",
+    ["packages/core/src/workspace/hostile-loads.test.ts"],
+    [
+      [
+        "loads-member-names-unchecked",
+        "if (ts.isPropertyAccessExpression(p) && p.name === id) return void named(id, name, `.${name}`);",
+        `if (ts.isPropertyAccessExpression(p) && p.name === id) return;`,
+        ".require, .constructor, .mainModule on any object pass",
+      ],
+      [
+        "loads-string-keys-unchecked",
+        `else if (ts.isStringLiteralLike(node)) named(node, node.text, JSON.stringify(node.text));`,
+        `else if (ts.isStringLiteralLike(node)) {}`,
+        `x["constructor"] and Reflect-style string keys pass`,
+      ],
+      [
+        "loads-root-computed-allowed",
+        "return refuse(p, `${form}[…]`, `a computed member of ${form} cannot be checked; use ${form}.<name>`);",
+        `return;`,
+        `globalThis["req" + "uire"] passes`,
+      ],
+      [
+        "loads-root-value-allowed",
+        "refuse(root, `${form} used as a value`, `use its members directly (${form}.<name>)`);",
+        ``,
+        "a global object aliased (const g = globalThis) escapes the member check",
+      ],
+      [
+        "loads-root-members-unchecked",
+        `const why = ROOT_MEMBERS.get(p.name.text);`,
+        `const why = undefined as string | undefined;`,
+        "Bun.plugin, Bun.resolveSync, process.binding pass",
+      ],
+      ["loads-import-meta-any", `if (!IMPORT_META.has(p.name.text))`, `if (false)`, "import.meta.require passes"],
+      [
+        "loads-dynamic-import-allowed",
+        `if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)`,
+        `if (false)`,
+        "dynamic import() passes",
+      ],
+      [
+        "loads-import-equals-allowed",
+        `if (ts.isImportEqualsDeclaration(node))`,
+        `if (false)`,
+        "import x = require() passes",
+      ],
+      [
+        "loads-reexport-unjudged",
+        `if (ts.isExportDeclaration(node) && node.moduleSpecifier)`,
+        `if (false)`,
+        "export … from is left to the exports check, which does not judge what it loads",
+      ],
+      [
+        "loads-reference-path-allowed",
+        `for (const ref of sf.referencedFiles)`,
+        `for (const ref of [] as ts.FileReference[])`,
+        "/// <reference path> passes (and the typecheck reads the file)",
+      ],
+      ["loads-import-type-allowed", `if (ts.isImportTypeNode(node))`, `if (false)`, `import("…") types pass`],
+      [
+        "loads-named-imports-unchecked",
+        'if (named(el, imported, `importing "${imported}"`)) continue;',
+        `if (false) continue;`,
+        "an imported name is judged only as the local binding (import { Worker as W } passes)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/workspace/source-check.child.ts",
+    ["packages/core/src/workspace/hostile-loads.test.ts"],
+    [
+      [
+        "check-compiles-refused",
+        `const diagnostics = loads.problems.length ? [] : typecheck();`,
+        `const diagnostics = typecheck();`,
+        "a file with a refused import is compiled anyway",
+      ],
+      [
+        "check-load-problems-dropped",
+        `problems.push(...loads.problems);`,
+        ``,
+        "the load rule's problems are not reported",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/workspace/load-rule.ts",
+    ["packages/core/src/workspace/load-typecheck.test.ts"],
+    [
+      [
+        "loads-computed-untyped-allowed",
+        `if ((untyped || callable) && !isHarmlessKey(key))`,
+        `if (callable && !isHarmlessKey(key))`,
+        "(x as any)[key] passes: the key could be constructor",
+      ],
+      [
+        "loads-computed-any-key",
+        `(p) => (p.flags & ts.TypeFlags.NumberLike) !== 0 || (p.isStringLiteral() && !LOADER_NAMES.has(p.value)),`,
+        `() => true,`,
+        "a function's member read by any computed key passes",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/workspace/source-check.child.ts",
+    ["packages/core/src/workspace/load-typecheck.test.ts"],
+    [
+      [
+        "check-reads-outside",
+        `readable(f) ? read(f) : undefined`,
+        `read(f)`,
+        "the typecheck reads files outside the SDK, type libraries and node_modules",
+      ],
+      [
+        "check-quotes-other-files",
+        `(d) => d.file?.fileName === req.file || !d.file,`,
+        `() => true,`,
+        "diagnostics of other files (their text) go back to the model",
+      ],
+      [
+        "check-computed-members-skipped",
+        `problems.push(...checkComputedMembers(program.getSourceFile(req.file)!, program.getTypeChecker()));`,
+        ``,
+        "the typed part of the rule is not run",
+      ],
+    ],
+  ),
 ];

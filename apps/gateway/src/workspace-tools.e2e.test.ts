@@ -268,4 +268,50 @@ describe("the assistant writes its own tool (issue 14)", () => {
       await api.close();
     }
   });
+
+  test("a source that loads anything but an allowed static import never reaches a card; the model gets line:column and the form", async () => {
+    const dir = project();
+    const api = await startFakeAnthropic();
+    const gateway = await gatewayIn(dir, api);
+    const TAIL = MONITOR.replace('import { defineTool, z } from "@openassistant/sdk";\n', "");
+    const HEAD = 'import { defineTool, z } from "@openassistant/sdk";\n';
+    const hostile = [
+      `${HEAD}const cp = require("node:child_process");\n${TAIL}`,
+      `${HEAD}// @ts-ignore\nimport secrets from "../../.env";\n${TAIL}`,
+      `${HEAD}const m = await import("da" + "yjs");\n${TAIL}`,
+      `${HEAD}const r = import.meta.require;\n${TAIL}`,
+      `${HEAD}(globalThis as any).Bun.plugin({ name: "x", setup() {} });\n${TAIL}`,
+    ];
+    try {
+      const asked: string[] = [];
+      gateway.approvals.subscribe((e) => {
+        if (e.type === "requested") asked.push(e.request.toolPath);
+      });
+      const code = `const out = [];
+for (const source of ${JSON.stringify(hostile)}) {
+  try { await tools.workspace.writeTool({ path: "signup_monitor.ts", source, reason: "r" }); out.push("accepted"); }
+  catch (e) { out.push(String(e)); }
+}
+return out;`;
+      api.script([toolUseTurn({ id: "toolu_h", name: "execute", input: { code } }), textTurn("It was refused.")]);
+      await gateway.handleMessage({ sessionKey: "s4", surface: "terminal", text: "write the tool" });
+      expect(asked).toEqual([]);
+      expect(existsSync(join(dir, ".openassistant/tools/signup_monitor.ts"))).toBe(false);
+      // What the model gets back: the run's tool result, one refusal per source.
+      const body = api.messageRequests()[1]!.body as { messages: Array<{ content: Array<{ content?: unknown }> }> };
+      const sent = String(body.messages.at(-1)!.content[0]!.content);
+      expect(sent).not.toContain("accepted");
+      for (const form of [
+        "line 2:12: require is not allowed",
+        'line 3:21: imports "../../.env" is not allowed',
+        "line 2:17: dynamic import() is not allowed",
+        "line 2:11: import.meta.require is not allowed",
+        "line 2:2: globalThis used as a value is not allowed",
+      ])
+        expect(sent).toContain(form);
+    } finally {
+      await gateway.shutdown();
+      await api.close();
+    }
+  });
 });

@@ -4,8 +4,9 @@
  * request on stdin, writes one JSON result on stdout.
  */
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import ts from "typescript";
+import { checkComputedMembers, checkLoads } from "./load-rule.ts";
 
 interface Request {
   file: string;
@@ -18,43 +19,9 @@ const req = JSON.parse(await Bun.stdin.text()) as Request;
 const problems: string[] = [];
 const sourceFile = ts.createSourceFile(req.file, req.source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
 
-const imports: string[] = [];
-for (const stmt of sourceFile.statements) {
-  const spec =
-    (ts.isImportDeclaration(stmt) || ts.isExportDeclaration(stmt)) &&
-    stmt.moduleSpecifier &&
-    ts.isStringLiteral(stmt.moduleSpecifier)
-      ? stmt.moduleSpecifier.text
-      : undefined;
-  if (spec !== undefined) imports.push(spec);
-  if (ts.isImportDeclaration(stmt) && stmt.attributes)
-    problems.push(`line ${line(stmt)}: import attributes (with { ... }) are not allowed in tool files`);
-}
-ts.forEachChild(sourceFile, function visit(node): void {
-  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
-    problems.push(
-      `line ${line(node)}: dynamic import() is not allowed; use a static import so the operator sees what the tool loads`,
-    );
-  if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "require")
-    problems.push(`line ${line(node)}: require() is not allowed; use a static import`);
-  ts.forEachChild(node, visit);
-});
-
-const packages = new Set<string>();
-for (const spec of imports) {
-  if (spec.startsWith("node:") || (spec.startsWith("bun:") && spec !== "bun:ffi")) continue;
-  if (spec === "bun:ffi") problems.push(`imports "bun:ffi": native code is not allowed in assistant-written tools`);
-  else if (spec === "@openassistant/sdk" || spec === "zod") continue;
-  else if (spec.startsWith("@openassistant/"))
-    problems.push(`imports "${spec}": tools may import only @openassistant/sdk from OpenAssistant`);
-  else if (spec.startsWith(".") || spec.startsWith("/"))
-    problems.push(
-      `imports "${spec}": assistant-written tools are single files; relative and absolute imports are not allowed`,
-    );
-  else if (/^[a-z]+:/i.test(spec))
-    problems.push(`imports "${spec}": only npm packages, node: and bun: modules can be imported`);
-  else packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!);
-}
+const loads = checkLoads(sourceFile);
+problems.push(...loads.problems);
+const packages = new Set(loads.packages);
 
 // Exports: every exported value must be a tool (defineTool), a plugin (definePlugin) or a group of them.
 const isToolExpr = (e: ts.Expression): boolean => {
@@ -94,37 +61,9 @@ for (const stmt of sourceFile.statements) {
 }
 if (exported === 0) problems.push("the file exports no tool: add `export default defineTool({ ... })`");
 
-// Typecheck against the SDK (and bun-types), with not-yet-installed packages typed as any.
-const shim = join(dirname(req.file), "__oa_pending_modules.d.ts");
-// Packages not installed yet (they are installed after approval) are typed as `any` for now.
-const pending = [...packages].filter((p) => !isInstalled(p, dirname(req.file)));
-const shimText = pending
-  .map(
-    (p) =>
-      `declare module ${JSON.stringify(p)} { const x: any; export = x; }\ndeclare module ${JSON.stringify(`${p}/*`)} { const x: any; export = x; }`,
-  )
-  .join("\n");
-const options: ts.CompilerOptions = {
-  strict: true,
-  noEmit: true,
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  allowImportingTsExtensions: true,
-  skipLibCheck: true,
-  types: ["bun-types"],
-  typeRoots: [req.typesDir],
-  paths: { "@openassistant/sdk": [req.sdkEntry] },
-};
-const host = ts.createCompilerHost(options);
-const read = host.readFile.bind(host);
-host.readFile = (f) => (f === req.file ? req.source : f === shim ? shimText : read(f));
-const exists = host.fileExists.bind(host);
-host.fileExists = (f) => f === req.file || f === shim || exists(f);
-const program = ts.createProgram([req.file, shim], options, host);
-const diagnostics = [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()].filter(
-  (d) => d.file?.fileName === req.file || !d.file,
-);
+// A file that loads something it may not is not compiled at all: nothing it names is resolved or read.
+const diagnostics = loads.problems.length ? [] : typecheck();
+
 for (const d of diagnostics.slice(0, 20)) {
   const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
   problems.push(
@@ -134,6 +73,51 @@ for (const d of diagnostics.slice(0, 20)) {
 if (diagnostics.length > 20) problems.push(`… and ${diagnostics.length - 20} more type errors`);
 
 process.stdout.write(JSON.stringify({ problems, packages: [...packages].sort() }));
+
+function typecheck(): ts.Diagnostic[] {
+  // Typecheck against the SDK (and bun-types), with not-yet-installed packages typed as any.
+  const shim = join(dirname(req.file), "__oa_pending_modules.d.ts");
+  // Packages not installed yet (they are installed after approval) are typed as `any` for now.
+  const pending = [...packages].filter((p) => !isInstalled(p, dirname(req.file)));
+  const shimText = pending
+    .map(
+      (p) =>
+        `declare module ${JSON.stringify(p)} { const x: any; export = x; }\ndeclare module ${JSON.stringify(`${p}/*`)} { const x: any; export = x; }`,
+    )
+    .join("\n");
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    allowImportingTsExtensions: true,
+    skipLibCheck: true,
+    types: ["bun-types"],
+    typeRoots: [req.typesDir],
+    paths: { "@openassistant/sdk": [req.sdkEntry] },
+  };
+  const host = ts.createCompilerHost(options);
+  // Every import of the file is allowed by now; what they resolve to may still reference other files
+  // (a package's `/// <reference path>`): nothing outside these roots is looked at or read.
+  const roots = [dirname(ts.getDefaultLibFilePath(options)), req.typesDir, dirname(dirname(req.sdkEntry))].map(
+    (r) => r + sep,
+  );
+  const readable = (f: string) =>
+    f === req.file || f === shim || f.includes(`${sep}node_modules${sep}`) || roots.some((r) => f.startsWith(r));
+  const read = host.readFile.bind(host);
+  host.readFile = (f) => (f === req.file ? req.source : f === shim ? shimText : readable(f) ? read(f) : undefined);
+  const exists = host.fileExists.bind(host);
+  host.fileExists = (f) => f === req.file || f === shim || (readable(f) && exists(f));
+  const dirExists = host.directoryExists?.bind(host);
+  host.directoryExists = (d) => readable(d + sep) && (dirExists?.(d) ?? true);
+  const program = ts.createProgram([req.file, shim], options, host);
+  problems.push(...checkComputedMembers(program.getSourceFile(req.file)!, program.getTypeChecker()));
+  // Only the file's own diagnostics: never another file's text.
+  return [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()].filter(
+    (d) => d.file?.fileName === req.file || !d.file,
+  );
+}
 
 function line(node: ts.Node): number {
   return sourceFile.getLineAndCharacterOfPosition(node.getStart(sourceFile)).line + 1;
