@@ -34,7 +34,7 @@ describe("typecheck limits (checker processes)", () => {
       const r = await checker.check(code, DECLARATIONS);
       expect(codeOf(r)).toBe(OA_DIAGNOSTIC.tooSlow);
       expect(r.ok ? "" : r.text).toBe(
-        "line 1, col 1: The typecheck took too long (over 1.5 s); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.",
+        "line 1, col 1: The typecheck took too long (over 1.5 s of CPU time); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.",
       );
       expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
       expect(checker.stats().pids).not.toContain(before!);
@@ -90,6 +90,20 @@ describe("typecheck limits (checker processes)", () => {
     expect(await checker.check(`${GOOD}\nreturn 1;`, DECLARATIONS)).toEqual({ ok: true });
     expect(checker.stats()).toMatchObject({ replaced: 1, coldChecks: 1 });
   }, 120_000);
+
+  test("a checker kept off the CPU past its time limit (a busy host, SIGSTOP on cue) still answers the check", async () => {
+    checker = createTypechecker({ timeoutMs: 1_000, memoryMb: 8_192, maxCheckers: 1 });
+    await checker.warmUp(DECLARATIONS);
+    expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
+    const pid = checker.stats().pids[0]!;
+    // check() hands the snippet to the idle checker synchronously; the checker is stopped before it reads it.
+    const pending = checker.check(`${GOOD}\nreturn 2;`, DECLARATIONS);
+    process.kill(pid, "SIGSTOP");
+    // Three times the limit without a core (well inside the wall cap of ten times); then the host frees up.
+    setTimeout(() => process.kill(pid, "SIGCONT"), 3_000);
+    expect(await pending).toEqual({ ok: true });
+    expect(checker.stats()).toMatchObject({ replaced: 0, pids: [pid] });
+  }, 60_000);
 
   test("checks after close fail closed at once", async () => {
     checker = createTypechecker();
