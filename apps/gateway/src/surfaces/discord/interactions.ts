@@ -3,6 +3,7 @@ import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
+  type InteractionReplyOptions,
   type ModalSubmitInteraction,
 } from "discord.js";
 import { actorOfInteraction } from "./actor.ts";
@@ -57,7 +58,9 @@ export function createInteractionHandler(deps: {
     text: string,
   ): Promise<void> {
     const payload = fitMessage({ content: text, flags: EPHEMERAL });
-    if (i.deferred || i.replied) await i.followUp(payload);
+    // A command acknowledged with deferReply shows "thinking…" until that reply is edited.
+    if (i.isChatInputCommand() && i.deferred && !i.replied) await i.editReply(fitMessage({ content: text }));
+    else if (i.deferred || i.replied) await i.followUp(payload);
     else await i.reply(payload);
   }
 
@@ -204,8 +207,19 @@ export function createInteractionHandler(deps: {
     for (const p of parts.slice(1)) await i.followUp(fitMessage({ content: p, flags }));
   }
 
+  /** The command's answer: the reply, or the edit of the acknowledgement when it was deferred first. */
+  async function answer(i: ChatInputCommandInteraction, payload: InteractionReplyOptions): Promise<void> {
+    if (!i.deferred && !i.replied) return void (await i.reply(payload));
+    // An edit cannot set flags (the deferred reply already chose whether it is private).
+    const { flags: _chosen, ...edit } = payload;
+    await i.editReply(edit as never);
+  }
+
   async function onCommand(i: ChatInputCommandInteraction): Promise<void> {
     let actor = actorOfInteraction(i);
+    // A DM carries no roles: checking one may look the member up (REST, rate-limited). Acknowledge
+    // first, so Discord's 3 s never waits on the lookup (the answer is then private).
+    if (actor.guildId === null && !isApprover(config, actor)) await i.deferReply({ flags: EPHEMERAL });
     if (actor.guildId === null && !authorizeChat(config, actor).ok) actor = await roles.withRoles(actor);
     const auth = authorizeChat(config, actor);
     if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);
@@ -224,7 +238,7 @@ export function createInteractionHandler(deps: {
       case "tools":
         return replyLong(i, renderTools(gateway.listTools()));
       case "reload": {
-        await i.deferReply({ flags: EPHEMERAL });
+        if (!i.deferred) await i.deferReply({ flags: EPHEMERAL });
         try {
           const report = await gateway.reload();
           return replyLong(i, renderTools(report, "Reloaded tools"));
@@ -247,7 +261,7 @@ export function createInteractionHandler(deps: {
         return replyLong(i, renderReceipts(slice, { page, runId, hasMore: all.length > start + RECEIPTS_PAGE_SIZE }));
       }
       case "approvals": {
-        await i.reply(fitMessage({ ...renderPendingList(gateway.broker.pending()), flags: EPHEMERAL }) as never);
+        await answer(i, fitMessage({ ...renderPendingList(gateway.broker.pending()), flags: EPHEMERAL }) as never);
         return;
       }
       case "new": {
@@ -255,7 +269,7 @@ export function createInteractionHandler(deps: {
         const text = ch
           ? conversations.newConversation(ch as never, i.user.id)
           : conversations.newConversation({ id: i.channelId, type: 1, isThread: () => false }, i.user.id);
-        await i.reply(fitMessage({ content: text }));
+        await answer(i, fitMessage({ content: text }));
         return;
       }
       case "approve": {
@@ -270,7 +284,7 @@ export function createInteractionHandler(deps: {
           verb === "approve" ? "approve" : "deny",
           reason,
         );
-        await i.reply(fitMessage({ content: applied.text, flags: EPHEMERAL }));
+        await answer(i, fitMessage({ content: applied.text, flags: EPHEMERAL }));
         return;
       }
       case "rules": {
@@ -279,7 +293,8 @@ export function createInteractionHandler(deps: {
           if (!(await approverActor(actor)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
           const id = i.options.getString("id", true).trim();
           const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
-          await i.reply(
+          await answer(
+            i,
             fitMessage({
               content: ok
                 ? `Revoked rule \`${echo(id)}\`. Calls to that tool need approval again.`
@@ -292,7 +307,7 @@ export function createInteractionHandler(deps: {
         return replyLong(i, renderRules(gateway.broker.rules.list({ activeAt: Date.now() })));
       }
       default:
-        await i.reply(fitMessage({ content: `Unknown command \`/${echo(i.commandName)}\`.`, flags: EPHEMERAL }));
+        await answer(i, fitMessage({ content: `Unknown command \`/${echo(i.commandName)}\`.`, flags: EPHEMERAL }));
     }
   }
 
