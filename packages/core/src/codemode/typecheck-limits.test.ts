@@ -27,7 +27,8 @@ const codeOf = (r: TypecheckResult) => (r.ok ? undefined : r.diagnostics[0]!.cod
 
 describe("typecheck limits (checker processes)", () => {
   test("a check past the time limit gets 'took too long', the checker is replaced and the next check works", async () => {
-    checker = createTypechecker({ timeoutMs: 1_500, memoryMb: 8_192 });
+    // The CPU limit under test is the only thing that can end the check: its wall bound is far off.
+    checker = createTypechecker({ timeoutMs: 1_500, wallTimeoutMs: 600_000, memoryMb: 8_192 });
     await checker.warmUp();
     for (const code of EXPLOSIVE) {
       const before = checker.stats().pids[0];
@@ -81,7 +82,7 @@ describe("typecheck limits (checker processes)", () => {
   }, 120_000);
 
   test("a replacement checker is primed with the declarations last checked: its first check does not build one", async () => {
-    checker = createTypechecker({ timeoutMs: 1_500, memoryMb: 8_192, maxCheckers: 1 });
+    checker = createTypechecker({ timeoutMs: 1_500, wallTimeoutMs: 600_000, memoryMb: 8_192, maxCheckers: 1 });
     await checker.warmUp();
     expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
     expect(checker.stats().coldChecks).toBe(1); // the first check against these declarations builds a checker
@@ -92,7 +93,7 @@ describe("typecheck limits (checker processes)", () => {
   }, 120_000);
 
   test("a checker kept off the CPU past its time limit (a busy host, SIGSTOP on cue) still answers the check", async () => {
-    checker = createTypechecker({ timeoutMs: 1_000, memoryMb: 8_192, maxCheckers: 1 });
+    checker = createTypechecker({ timeoutMs: 1_000, wallTimeoutMs: 600_000, memoryMb: 8_192, maxCheckers: 1 });
     await checker.warmUp(DECLARATIONS);
     expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
     const pid = checker.stats().pids[0]!;

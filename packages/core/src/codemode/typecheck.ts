@@ -28,9 +28,11 @@ export interface TypecheckerOptions {
   /**
    * Limit for one check once a checker has it, in ms of the checker's CPU time (default 5,000):
    * a checker that only waits for a core on a busy host is not cut off. Where /proc is missing
-   * (not Linux) it is wall time. A check also ends after WALL_CAP_FACTOR times this in wall time.
+   * (not Linux) it is wall time. A check also ends after `wallTimeoutMs` of wall time.
    */
   readonly timeoutMs?: number;
+  /** Wall time a check may take at most, however little CPU it got (default WALL_CAP_FACTOR × timeoutMs). */
+  readonly wallTimeoutMs?: number;
   /** Resident memory cap of one checker process, in MiB (default 1,024). Enforced where /proc exists (Linux). */
   readonly memoryMb?: number;
   /** Checker processes at most (default 2): one is started by warmUp, a second when checks overlap. */
@@ -109,6 +111,7 @@ interface Counters {
 export function createTypechecker(options: TypecheckerOptions = {}): Typechecker {
   const limits: Limits = {
     timeoutMs: 5_000,
+    wallTimeoutMs: (options.timeoutMs ?? 5_000) * WALL_CAP_FACTOR,
     memoryMb: 1_024,
     maxCheckers: 2,
     startTimeoutMs: 30_000,
@@ -307,16 +310,13 @@ class CheckerProcess {
     this.job = { ...job, id };
     this.state = "busy";
     this.send(job.key, job.declarations, id, !this.sentKeys.has(job.key));
-    const { timeoutMs } = this.limits;
-    this.cancelDeadline = cpuDeadline(
-      this.proc.pid,
-      { cpuMs: timeoutMs, wallCapMs: timeoutMs * WALL_CAP_FACTOR },
-      (why) =>
-        this.fail(
-          "limit",
-          OA_DIAGNOSTIC.tooSlow,
-          `The typecheck took too long (${why === "cpu" ? `over ${fmtSeconds(timeoutMs)} of CPU time` : `no answer in ${fmtSeconds(timeoutMs * WALL_CAP_FACTOR)}`}); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.`,
-        ),
+    const { timeoutMs, wallTimeoutMs } = this.limits;
+    this.cancelDeadline = cpuDeadline(this.proc.pid, { cpuMs: timeoutMs, wallCapMs: wallTimeoutMs }, (why) =>
+      this.fail(
+        "limit",
+        OA_DIAGNOSTIC.tooSlow,
+        `The typecheck took too long (${why === "cpu" ? `over ${fmtSeconds(timeoutMs)} of CPU time` : `no answer in ${fmtSeconds(wallTimeoutMs)}`}); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.`,
+      ),
     );
     this.memoryTimer = setInterval(() => this.checkMemory(), MEMORY_POLL_MS);
   }
