@@ -15,7 +15,7 @@ describe("openassistant start (real subprocesses)", () => {
     expect(r.stderr).toContain("ANTHROPIC_API_KEY");
     // Only the built-in tools.workspace.* (the assistant's own tool files) are there.
     expect(r.stdout).toMatch(/tools\.workspace\.writeTool +required/);
-  });
+  }, 30_000); // a real gateway process: slow on a loaded machine
 
   test("a start that fails half way says why and exits 1 instead of hanging: the HTTP port is taken, the stored token is cut short", async () => {
     const dir = makeTempDir("oa-cli-start-fail-");
