@@ -68,12 +68,16 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
   worker.unref();
   let stopped = false;
   let failure: string | undefined;
+  // A settled() waiting for commits must hear that none will come.
+  const wakeWaiters = () => Atomics.notify(ctl, CTL_FOLDED);
   worker.on("error", (e) => {
     stopped = true;
     failure = e instanceof Error ? e.message : String(e);
+    wakeWaiters();
   });
   worker.on("exit", () => {
     stopped = true;
+    wakeWaiters();
   });
   let sent = 0;
   let requests = 0;
