@@ -523,8 +523,8 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("packages/core/src/sandbox/child-process.ts", SANDBOX, [
     [
       "watchdog-off",
-      `if (run.clock.busyMs(now) > run.limits.cpuMs + run.graceMs) {`,
-      `if (false) {`,
+      `if (used > budget) this.kill(`,
+      `if (false) this.kill(`,
       "a child stuck in a built-in is never killed",
     ],
     [
@@ -1425,8 +1425,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "typecheck-time-limit-ignored",
-        `      this.limits.timeoutMs,\n    );\n    this.memoryTimer`,
-        `      this.limits.timeoutMs * 1000,\n    );\n    this.memoryTimer`,
+        `cpuDeadline(this.proc.pid, { cpuMs: timeoutMs, wallCapMs: wallTimeoutMs }`,
+        `cpuDeadline(this.proc.pid, { cpuMs: timeoutMs * 1000, wallCapMs: wallTimeoutMs * 1000 }`,
         "a pathological typecheck holds its checker far past the time limit",
       ],
     ],
@@ -2626,6 +2626,91 @@ export const MUTANTS: readonly Mutant[] = [
         `problems.push(...checkComputedMembers(program.getSourceFile(req.file)!, program.getTypeChecker()));`,
         ``,
         "the typed part of the rule is not run",
+      ],
+    ],
+  ),
+  // #25 busy machine: a busy host slows runs down instead of failing them; acknowledgements come first
+  ...m(
+    "packages/core/src/sandbox/pool.ts",
+    ["packages/core/src/sandbox/pool.test.ts"],
+    [
+      [
+        "pool-start-failure-fails-run",
+        `if (failedStarts >= SANDBOX_START_TRIES) {`,
+        `if (failedStarts >= 1) {`,
+        "a child that dies while starting fails the run waiting for it instead of being retried",
+      ],
+      [
+        "pool-queued-run-ignores-abort",
+        `signal?.addEventListener("abort", onAbort, { once: true });`,
+        ``,
+        "a run queued for a child stays queued after its signal aborts",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sandbox/child-process.ts",
+    ["packages/core/src/sandbox/pool.test.ts", "packages/core/src/sandbox/limits.test.ts"],
+    [
+      [
+        "watchdog-wall-clock",
+        `const used = cpu === undefined || run.cpuBase === null ? busy : cpu - run.cpuBase;`,
+        `const used = busy;`,
+        "the watchdog kills a child that only waited for a core (wall time, not its CPU time)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sandbox/proc-cpu.ts",
+    ["packages/core/src/codemode/typecheck-limits.test.ts"],
+    [
+      [
+        "typecheck-deadline-wall-clock",
+        `const used = cpu === undefined || cpuStart === undefined ? wall : cpu - cpuStart;`,
+        `const used = wall;`,
+        "a check whose checker waited for a core on a busy host fails as too slow",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/sqlite-store.ts",
+    ["packages/core/src/receipts/journal.test.ts"],
+    [
+      [
+        "store-byrun-stale",
+        `if ((runStagedAt.get(runId) ?? 0) > committedCount) flush();`,
+        ``,
+        "a run's receipts not yet committed are missing from byRun (grounding would not see them)",
+      ],
+      [
+        "store-byrun-commits-everyone",
+        `if ((runStagedAt.get(runId) ?? 0) > committedCount) flush();`,
+        `flush();`,
+        "reading a run that is already in blocks to commit every other run's receipts",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/fold-worker.ts",
+    ["packages/core/src/receipts/journal.test.ts"],
+    [
+      [
+        "fold-worker-settled-never-woken",
+        `Atomics.notify(ctl, CTL_FOLDED);`,
+        ``,
+        "settled() is never woken when the worker commits (turns wait the full 30 s bound)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/interactions.ts",
+    ["apps/gateway/src/surfaces/discord/approver-dm.e2e.test.ts"],
+    [
+      [
+        "interactions-command-lookup-before-ack",
+        `if (actor.guildId === null && !isApprover(config, actor)) await i.deferReply({ flags: EPHEMERAL });`,
+        ``,
+        "a DM command waits for a member lookup (REST) before it is acknowledged",
       ],
     ],
   ),

@@ -89,6 +89,36 @@ export function markerModel(req: RecordedRequest) {
   return textTurn(`result for ${marker}: ${lastToolResultText(req).includes(marker) ? "ok" : "MISMATCH"}`);
 }
 
+/**
+ * Model for many busy conversations at once (the first message names a marker `job-<n>`): three
+ * rounds of 25 parallel reads and some computing in the sandbox, then a write of the marker (an
+ * approval card), then "saved job-<n>: ok". Used by clicks-under-load.e2e.test and the event-loop bench.
+ */
+export function busyWorkModel(req: RecordedRequest) {
+  const messages = req.body.messages as Array<{ role: string; content: unknown }>;
+  const first = messages[0]!.content;
+  const text = typeof first === "string" ? first : JSON.stringify(first);
+  const marker = /job-\d+/.exec(text)?.[0] ?? "none";
+  const rounds = messages.filter((m) => m.role === "assistant").length;
+  if (rounds < 3)
+    return toolUseTurn({
+      id: `toolu_${marker}_${rounds}`,
+      name: "execute",
+      input: {
+        code: `const all = await Promise.all(Array.from({ length: 25 }, () => tools.notes.read({})));
+let n = 0; for (let i = 0; i < 20000; i++) n += i % 7;
+return { reads: all.length, n };`,
+      },
+    });
+  if (rounds === 3)
+    return toolUseTurn({
+      id: `toolu_${marker}_write`,
+      name: "execute",
+      input: { code: `return await tools.notes.write({ text: "${marker}" })` },
+    });
+  return textTurn(`saved ${marker}: ${lastToolResultText(req).includes(marker) ? "ok" : "MISMATCH"}`);
+}
+
 export interface DiscordE2E {
   readonly h: Harness;
   readonly fake: FakeDiscord;
@@ -171,11 +201,15 @@ export async function startDiscordE2E(
   return env;
 }
 
-/** Polls until `find` returns something (fake state is synchronous; discord.js is not). */
+/**
+ * Polls until `find` returns something (fake state is synchronous; discord.js is not). The
+ * default bound is for a busy 2-core machine: a wait ends when the state appears, the bound only
+ * turns a hang into a failure naming `what`.
+ */
 export async function eventually<T>(
   find: () => T | undefined | null | false,
   what: string,
-  timeoutMs = 5000,
+  timeoutMs = 20_000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -257,8 +291,8 @@ export function threadNow(e: DiscordE2E, messageId: string): string {
 }
 
 /** The thread opened for a message, once it exists. */
-export function threadOf(e: DiscordE2E, messageId: string): Promise<string> {
+export function threadOf(e: DiscordE2E, messageId: string, timeoutMs?: number): Promise<string> {
   return e.fake
-    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` })
+    .waitFor({ method: "POST", path: `/channels/${e.ids.channelId}/messages/${messageId}/threads` }, timeoutMs)
     .then((c) => c.response.id as string);
 }

@@ -177,6 +177,10 @@ export class InteractionService {
       for (const waiter of record.waiters.splice(0)) waiter(callback);
       return callback;
     };
+    // "You must send an initial response within 3 seconds of receiving the event. If the 3 second
+    // deadline is exceeded, the token will be invalidated." Discord then answers 10062 and the user
+    // sees "This interaction failed"
+    // (https://docs.discord.com/developers/interactions/receiving-and-responding#responding-to-an-interaction).
     if (Date.now() - record.createdAt > this.timing.ackTimeoutMs) {
       attempt(404, "Unknown interaction");
       throw unknownInteraction();

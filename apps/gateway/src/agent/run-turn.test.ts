@@ -13,7 +13,7 @@ const unused = (what: string) => () => {
 const deps: TurnDeps = {
   model: { streamMessage: unused("the model") },
   runner: { runPromise: unused("the runner"), prepare: unused("the runner") },
-  receipts: { byRun: () => [] },
+  receipts: { byRun: () => [], settled: async () => {} },
   typechecker: { check: unused("the typechecker") },
   tools: () => ({ tree: {}, declarations: "" }),
   settings: { ...DEFAULT_TURN_SETTINGS, model: "claude-sonnet-5-5" },

@@ -48,7 +48,7 @@ export interface ModelStreamer {
 export interface TurnDeps {
   readonly model: ModelStreamer;
   readonly runner: Pick<CodeModeRunner, "runPromise" | "prepare">;
-  readonly receipts: Pick<ReceiptStore, "byRun">;
+  readonly receipts: Pick<ReceiptStore, "byRun" | "settled">;
   readonly typechecker: Pick<Typechecker, "check">;
   /**
    * The current tools: the tree runs use and its declarations (tools only; the prelude is added by
@@ -219,7 +219,7 @@ export async function runTurn(
     while (step.kind !== "finish")
       step =
         step.kind === "request" ? await requestRound(state) : await handleToolUses(state, step.message, step.final);
-    return finishTurn(state, step, events);
+    return finishTurn(state, step, events, await settledTurnReceipts(state));
   } finally {
     clock.stop();
   }
@@ -532,7 +532,10 @@ export async function handleToolUses(state: TurnState, message: Message, final: 
   if (roundRuns.length) {
     const last = results[results.length - 1]!;
     const text = typeof last.content === "string" ? last.content : "";
-    results[results.length - 1] = { ...last, content: `${text}\n\n${summaryForModel(turnReceipts(state))}` };
+    results[results.length - 1] = {
+      ...last,
+      content: `${text}\n\n${summaryForModel(await settledTurnReceipts(state))}`,
+    };
   }
   state.added.push({ role: "user", content: results, runIds: roundRuns } as NewMessage);
   if (cutOffBy === "model_context_window_exceeded") return { kind: "finish", stopReason: "context_full" };
@@ -595,11 +598,22 @@ function turnReceipts(state: TurnState): Receipt[] {
   return state.runIds.flatMap((id) => state.deps.receipts.byRun(id));
 }
 
+/**
+ * The turn's receipts once they are committed, waited for without blocking the event loop: on a
+ * busy host the fold worker can take a while, and a synchronous read would hold up every other
+ * conversation and every button click meanwhile.
+ */
+async function settledTurnReceipts(state: TurnState): Promise<Receipt[]> {
+  await state.deps.receipts.settled();
+  return turnReceipts(state);
+}
+
 /** Ends the turn: a stored exchange that is always well-formed, the answer grounded in receipts. */
 export function finishTurn(
   state: TurnState,
   step: Extract<TurnStep, { kind: "finish" }>,
   events: readonly GatewayEvent[],
+  receipts: readonly Receipt[] = turnReceipts(state),
 ): TurnOutcome {
   const { stopReason } = step;
   let text = step.text;
@@ -611,7 +625,7 @@ export function finishTurn(
     if (state.added.at(-1)?.role !== "assistant")
       state.added.push({ role: "assistant", content: [{ type: "text", text }] });
   }
-  const grounding = groundAnswer(text ?? "", turnReceipts(state));
+  const grounding = groundAnswer(text ?? "", receipts);
   // Told after grounding: the note is the gateway's, not a claim of the model's.
   const compacted = state.compactions ? { omitted: state.trimmed.omitted, times: state.compactions } : undefined;
   return {

@@ -27,14 +27,15 @@ const codeOf = (r: TypecheckResult) => (r.ok ? undefined : r.diagnostics[0]!.cod
 
 describe("typecheck limits (checker processes)", () => {
   test("a check past the time limit gets 'took too long', the checker is replaced and the next check works", async () => {
-    checker = createTypechecker({ timeoutMs: 1_500, memoryMb: 8_192 });
+    // The CPU limit under test is the only thing that can end the check: its wall bound is far off.
+    checker = createTypechecker({ timeoutMs: 1_500, wallTimeoutMs: 600_000, memoryMb: 8_192 });
     await checker.warmUp();
     for (const code of EXPLOSIVE) {
       const before = checker.stats().pids[0];
       const r = await checker.check(code, DECLARATIONS);
       expect(codeOf(r)).toBe(OA_DIAGNOSTIC.tooSlow);
       expect(r.ok ? "" : r.text).toBe(
-        "line 1, col 1: The typecheck took too long (over 1.5 s); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.",
+        "line 1, col 1: The typecheck took too long (over 1.5 s of CPU time); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.",
       );
       expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
       expect(checker.stats().pids).not.toContain(before!);
@@ -81,7 +82,7 @@ describe("typecheck limits (checker processes)", () => {
   }, 120_000);
 
   test("a replacement checker is primed with the declarations last checked: its first check does not build one", async () => {
-    checker = createTypechecker({ timeoutMs: 1_500, memoryMb: 8_192, maxCheckers: 1 });
+    checker = createTypechecker({ timeoutMs: 1_500, wallTimeoutMs: 600_000, memoryMb: 8_192, maxCheckers: 1 });
     await checker.warmUp();
     expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
     expect(checker.stats().coldChecks).toBe(1); // the first check against these declarations builds a checker
@@ -90,6 +91,20 @@ describe("typecheck limits (checker processes)", () => {
     expect(await checker.check(`${GOOD}\nreturn 1;`, DECLARATIONS)).toEqual({ ok: true });
     expect(checker.stats()).toMatchObject({ replaced: 1, coldChecks: 1 });
   }, 120_000);
+
+  test("a checker kept off the CPU past its time limit (a busy host, SIGSTOP on cue) still answers the check", async () => {
+    checker = createTypechecker({ timeoutMs: 1_000, wallTimeoutMs: 600_000, memoryMb: 8_192, maxCheckers: 1 });
+    await checker.warmUp(DECLARATIONS);
+    expect(await checker.check(GOOD, DECLARATIONS)).toEqual({ ok: true });
+    const pid = checker.stats().pids[0]!;
+    // check() hands the snippet to the idle checker synchronously; the checker is stopped before it reads it.
+    const pending = checker.check(`${GOOD}\nreturn 2;`, DECLARATIONS);
+    process.kill(pid, "SIGSTOP");
+    // Three times the limit without a core (well inside the wall cap of ten times); then the host frees up.
+    setTimeout(() => process.kill(pid, "SIGCONT"), 3_000);
+    expect(await pending).toEqual({ ok: true });
+    expect(checker.stats()).toMatchObject({ replaced: 0, pids: [pid] });
+  }, 60_000);
 
   test("checks after close fail closed at once", async () => {
     checker = createTypechecker();

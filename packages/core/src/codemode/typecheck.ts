@@ -12,6 +12,7 @@
  */
 import type { Subprocess } from "bun";
 import { readFileSync } from "node:fs";
+import { cpuDeadline } from "../sandbox/proc-cpu.ts";
 import { precheckSnippet } from "./precheck.ts";
 import { failWith, OA_DIAGNOSTIC, type TypecheckResult } from "./typecheck-diagnostics.ts";
 import type { CheckerReply, CheckerRequest } from "./typecheck-protocol.ts";
@@ -24,13 +25,19 @@ export {
 } from "./typecheck-diagnostics.ts";
 
 export interface TypecheckerOptions {
-  /** Limit for one check once a checker has it, in ms (default 5,000). */
+  /**
+   * Limit for one check once a checker has it, in ms of the checker's CPU time (default 5,000):
+   * a checker that only waits for a core on a busy host is not cut off. Where /proc is missing
+   * (not Linux) it is wall time. A check also ends after `wallTimeoutMs` of wall time.
+   */
   readonly timeoutMs?: number;
+  /** Wall time a check may take at most, however little CPU it got (default WALL_CAP_FACTOR × timeoutMs). */
+  readonly wallTimeoutMs?: number;
   /** Resident memory cap of one checker process, in MiB (default 1,024). Enforced where /proc exists (Linux). */
   readonly memoryMb?: number;
   /** Checker processes at most (default 2): one is started by warmUp, a second when checks overlap. */
   readonly maxCheckers?: number;
-  /** How long a new checker may take to load TypeScript and warm up, in ms (default 30,000). */
+  /** How long a new checker may take to load TypeScript and warm up, in ms of its CPU time (default 30,000; wall cap as above). */
   readonly startTimeoutMs?: number;
   /**
    * JIT warm-up: checks of a lib-only snippet each checker process makes in idle time once it is
@@ -75,6 +82,11 @@ export interface Typechecker {
 }
 
 const CHILD_ENTRY = `${import.meta.dir}/typecheck-child.ts`;
+/**
+ * A check or start that makes no progress at all ends after this many times its CPU limit in
+ * wall time (a checker given a tenth of a core by a busy host still finishes).
+ */
+export const WALL_CAP_FACTOR = 10;
 const MEMORY_POLL_MS = 20;
 /** Consecutive checker start failures after which queued checks fail instead of waiting for another try. */
 const MAX_START_FAILURES = 2;
@@ -99,6 +111,7 @@ interface Counters {
 export function createTypechecker(options: TypecheckerOptions = {}): Typechecker {
   const limits: Limits = {
     timeoutMs: 5_000,
+    wallTimeoutMs: (options.timeoutMs ?? 5_000) * WALL_CAP_FACTOR,
     memoryMb: 1_024,
     maxCheckers: 2,
     startTimeoutMs: 30_000,
@@ -252,7 +265,8 @@ class CheckerProcess {
   private markReady!: (ok: boolean) => void;
   private job: (Job & { id: number }) | undefined;
   private seq = 0;
-  private timer: Timer | undefined;
+  /** Cancels the running deadline (the start's, then each check's). */
+  private cancelDeadline: () => void = () => {};
   private memoryTimer: Timer | undefined;
   /** Keys of declarations this child was sent (it may have evicted some: it then asks again). */
   private readonly sentKeys = new Set<string>();
@@ -276,7 +290,11 @@ class CheckerProcess {
       ipc: (m: CheckerReply) => this.onMessage(m),
     });
     this.procStatus = `/proc/${this.proc.pid}/status`;
-    this.timer = setTimeout(() => this.end("start-failed"), limits.startTimeoutMs);
+    this.cancelDeadline = cpuDeadline(
+      this.proc.pid,
+      { cpuMs: limits.startTimeoutMs, wallCapMs: limits.startTimeoutMs * WALL_CAP_FACTOR },
+      () => this.end("start-failed"),
+    );
     this.proc.exited.then(
       () => this.end("crashed"),
       () => this.end("crashed"),
@@ -292,14 +310,13 @@ class CheckerProcess {
     this.job = { ...job, id };
     this.state = "busy";
     this.send(job.key, job.declarations, id, !this.sentKeys.has(job.key));
-    this.timer = setTimeout(
-      () =>
-        this.fail(
-          "limit",
-          OA_DIAGNOSTIC.tooSlow,
-          `The typecheck took too long (over ${fmtSeconds(this.limits.timeoutMs)}); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.`,
-        ),
-      this.limits.timeoutMs,
+    const { timeoutMs, wallTimeoutMs } = this.limits;
+    this.cancelDeadline = cpuDeadline(this.proc.pid, { cpuMs: timeoutMs, wallCapMs: wallTimeoutMs }, (why) =>
+      this.fail(
+        "limit",
+        OA_DIAGNOSTIC.tooSlow,
+        `The typecheck took too long (${why === "cpu" ? `over ${fmtSeconds(timeoutMs)} of CPU time` : `no answer in ${fmtSeconds(wallTimeoutMs)}`}); the code was not run. Simplify the types (avoid deeply recursive or very large generic types) and try again.`,
+      ),
     );
     this.memoryTimer = setInterval(() => this.checkMemory(), MEMORY_POLL_MS);
   }
@@ -339,7 +356,7 @@ class CheckerProcess {
   private onMessage(m: CheckerReply): void {
     if (this.state === "dead") return;
     if (m.type === "ready" && this.state === "starting") {
-      clearTimeout(this.timer);
+      this.cancelDeadline();
       this.state = "idle";
       // An idle checker never keeps the process alive (a pending check does, through its timer).
       this.proc.unref();
@@ -385,7 +402,7 @@ class CheckerProcess {
   }
 
   private settle(): void {
-    clearTimeout(this.timer);
+    this.cancelDeadline();
     clearInterval(this.memoryTimer);
     this.job = undefined;
   }

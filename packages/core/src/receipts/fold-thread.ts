@@ -28,12 +28,29 @@ export interface FoldThread {
   takeUnsent(): { text: string; records: readonly JournalRecord[] } | undefined;
   /** Records sent and not yet committed. */
   outstanding(): number;
+  /**
+   * Resolves once the worker has committed everything sent so far, without blocking the calling
+   * thread (Atomics.waitAsync); rejects when the worker stops or does not answer in time.
+   */
+  settled(): Promise<void>;
   /** Commits everything sent; the last receipt written, if any. Throws the worker's error. */
   foldNow(): Receipt | undefined;
   /** True once the worker has stopped or failed to start; the store then folds by itself. */
   dead(): boolean;
   close(): void;
 }
+
+/** ES2024's Atomics.waitAsync (Bun has it; the repo's TypeScript lib is ES2023). */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      a: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
 /** How long lines wait before they go to the worker, and how many characters send them at once. */
 const SEND_MS = 50;
@@ -51,12 +68,16 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
   worker.unref();
   let stopped = false;
   let failure: string | undefined;
+  // A settled() waiting for commits must hear that none will come.
+  const wakeWaiters = () => Atomics.notify(ctl, CTL_FOLDED);
   worker.on("error", (e) => {
     stopped = true;
     failure = e instanceof Error ? e.message : String(e);
+    wakeWaiters();
   });
   worker.on("exit", () => {
     stopped = true;
+    wakeWaiters();
   });
   let sent = 0;
   let requests = 0;
@@ -121,6 +142,18 @@ export function startFoldThread(data: Omit<FoldWorkerData, "ctl" | "reply">): Fo
       return taken;
     },
     outstanding: () => sent + unsentRecords.length - Atomics.load(ctl, CTL_FOLDED),
+    async settled() {
+      flushSends();
+      const target = sent;
+      const deadline = performance.now() + ANSWER_MS;
+      for (let seen = Atomics.load(ctl, CTL_FOLDED); seen < target; seen = Atomics.load(ctl, CTL_FOLDED)) {
+        if (stopped || Atomics.load(ctl, CTL_DEAD) === 1) throw new Error("the receipt fold worker stopped");
+        const left = deadline - performance.now();
+        if (left <= 0) throw new Error(`the receipt fold worker did not commit within ${ANSWER_MS / 1000} s`);
+        const wait = waitAsync(ctl, CTL_FOLDED, seen, left);
+        if (wait.async) await wait.value;
+      }
+    },
     foldNow() {
       const r = request("fold");
       if (!r.ok) throw new Error(r.error);

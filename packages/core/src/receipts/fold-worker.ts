@@ -55,6 +55,7 @@ function fold(): Receipt | undefined {
   queue = [];
   lastWritten = written.at(-1);
   Atomics.store(ctl, CTL_FOLDED, folded);
+  Atomics.notify(ctl, CTL_FOLDED); // a store awaiting settled() (Atomics.waitAsync)
   // After the count: whoever sees the head move also sees the store know these are committed.
   writer.writeHead();
   return lastWritten;

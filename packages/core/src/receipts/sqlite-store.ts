@@ -89,6 +89,17 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   });
 
   let pending: Staged[] = [];
+  /**
+   * Receipts staged so far, the count as of each run's latest, and how many are known to be in
+   * SQLite: a read of a run whose receipts are all in needs no commit (other runs' may be on the way).
+   */
+  let stagedCount = 0;
+  let committedCount = 0;
+  const runStagedAt = new Map<string, number>();
+  const markCommitted = (upTo: number) => {
+    committedCount = Math.max(committedCount, upTo);
+    if (runStagedAt.size > 1_000) for (const [run, n] of runStagedAt) if (n <= committedCount) runStagedAt.delete(run);
+  };
   let waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   let scheduled = false;
   let deferTimer: ReturnType<typeof setTimeout> | undefined;
@@ -259,11 +270,17 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
   function prepareDraft(draft: ReceiptDraft): Staged {
     validateDraft(draft);
     writer.checkKey(false);
-    return { draft: budgets.bound(draft), at: Math.trunc(now()) };
+    const staged = { draft: budgets.bound(draft), at: Math.trunc(now()) };
+    runStagedAt.set(draft.runId, ++stagedCount);
+    return staged;
   }
 
   function append(draft: ReceiptDraft): Receipt {
-    return fold(prepareDraft(draft)).at(-1)!;
+    const staged = prepareDraft(draft);
+    const upTo = stagedCount;
+    const written = fold(staged).at(-1)!;
+    markCommitted(upTo);
+    return written;
   }
 
   function stage(draft: ReceiptDraft, options?: { readonly defer?: boolean }): void {
@@ -289,10 +306,27 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
   }
 
-  const flush = () => void ((pending.length > 0 || (thread !== undefined && thread.outstanding() > 0)) && fold());
+  const flush = () => {
+    const upTo = stagedCount;
+    if (pending.length > 0 || (thread !== undefined && thread.outstanding() > 0)) fold();
+    markCommitted(upTo);
+  };
+
+  async function settled(): Promise<void> {
+    const upTo = stagedCount;
+    if (journalPending()) {
+      try {
+        await thread!.settled();
+        return markCommitted(upTo);
+      } catch {
+        // the worker stopped: the commit below adopts what it held
+      }
+    }
+    flush();
+  }
 
   function byRun(runId: string): Receipt[] {
-    flush();
+    if ((runStagedAt.get(runId) ?? 0) > committedCount) flush();
     return (byRunStmt.all(runId) as ReceiptRow[]).map(rowToReceipt);
   }
 
@@ -406,7 +440,7 @@ export function createSqliteReceiptStore(db: Database, options: SqliteReceiptSto
     recordedKeyId: readMeta(db, "key_id"),
   });
 
-  return { append, stage, durable, sync: flush, byRun, query, verifyRun, verify, info, close };
+  return { append, stage, durable, settled, sync: flush, byRun, query, verifyRun, verify, info, close };
 }
 
 /** How long after a commit point the journal is emptied if the worker has committed it all by then. */

@@ -82,6 +82,13 @@ export interface ReceiptStore {
    * do first). For code that reads the receipts table with its own SQL (the console's run list).
    */
   sync(): void;
+  /**
+   * Resolves once every receipt staged so far is in the database without blocking the event loop
+   * while it waits (the fold worker commits them; without one this commits here). A `byRun` of a
+   * run that staged nothing since then reads at once, without waiting for other runs' receipts.
+   */
+  settled(): Promise<void>;
+  /** A run's receipts in order; first commits what is staged, unless this run's are already in (see `settled`). */
   byRun(runId: string): Receipt[];
   query(q: ReceiptQuery): Receipt[];
   /** Checks a run's receipts: the keyed chain from its first receipt through the one after its last, and the head. */

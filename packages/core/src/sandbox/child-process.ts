@@ -15,6 +15,7 @@ import type {
   SandboxRunOptions,
 } from "./types.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
+import { mainThreadCpuMs } from "./proc-cpu.ts";
 import { BusyClock, unwatch, watch, type Watched } from "./watchdog.ts";
 
 const CHILD_ENTRY = `${import.meta.dir}/child.ts`;
@@ -41,6 +42,11 @@ interface ActiveRun {
   readonly graceMs: number;
   readonly startedAt: number;
   readonly clock: BusyClock;
+  /**
+   * The child's main-thread CPU clock when the run started (estimated at the watchdog's first
+   * busy tick, see checkWatchdog); null where /proc cannot be read.
+   */
+  cpuBase: number | null | undefined;
   readonly logs: LogLine[];
   readonly toolPaths: ReadonlySet<string>;
   readonly resolve: (result: SandboxResult) => void;
@@ -97,6 +103,7 @@ export class SandboxChild implements Watched {
         graceMs,
         startedAt: performance.now(),
         clock: new BusyClock(),
+        cpuBase: undefined,
         logs: [],
         toolPaths: this.pathSet(options.toolPaths),
         resolve,
@@ -149,12 +156,27 @@ export class SandboxChild implements Watched {
     this.finish(failure);
   }
 
+  /**
+   * Kills a child that has been busy past its CPU budget plus grace, judged on the child's own
+   * CPU clock where /proc has it: a child that only waited for a core on a busy host is slow, not
+   * stuck, and is left to finish (the run's wall-clock limit still bounds it). Elsewhere the busy
+   * wall time is all there is.
+   */
   checkWatchdog(now: number): void {
     const run = this.run;
     if (!run || !run.clock.isBusy()) return;
-    if (run.clock.busyMs(now) > run.limits.cpuMs + run.graceMs) {
-      this.kill({ name: "CpuLimitError", message: msg.watchdog(run.limits.cpuMs) });
+    const busy = run.clock.busyMs(now);
+    // Read lazily, so a short run costs no read: the CPU used so far is at most the busy time, so
+    // subtracting all of it can only make the run look more expensive, never less.
+    if (run.cpuBase === undefined) {
+      const cpu = mainThreadCpuMs(this.proc.pid);
+      run.cpuBase = cpu === undefined ? null : cpu - busy;
     }
+    const budget = run.limits.cpuMs + run.graceMs;
+    if (busy <= budget) return;
+    const cpu = run.cpuBase === null ? undefined : mainThreadCpuMs(this.proc.pid);
+    const used = cpu === undefined || run.cpuBase === null ? busy : cpu - run.cpuBase;
+    if (used > budget) this.kill({ name: "CpuLimitError", message: msg.watchdog(run.limits.cpuMs) });
   }
 
   private send(m: ParentMessage): void {

@@ -1,9 +1,12 @@
 /** Security invariant: a runaway snippet fails its own run with a clear error; the pool keeps working. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createSandboxPool } from "./pool.ts";
 import { fakeHost, sandboxChildren } from "../../test/sandbox-host.ts";
 import type { SandboxErrorName, SandboxPool, SandboxResult } from "./types.ts";
+
+// Every test here runs real sandbox processes: a loaded 2-core machine can take seconds per run.
+setDefaultTimeout(30_000);
 
 let pool: SandboxPool;
 beforeAll(async () => {

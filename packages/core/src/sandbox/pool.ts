@@ -26,6 +26,17 @@ export interface SandboxPoolOptions {
   readonly idleRetireMs?: number;
 }
 
+/**
+ * Starts tried in a row before the runs waiting for a child fail. A start fails when the process
+ * dies before it is ready (the OOM killer on a crowded host, a spawn refused for lack of
+ * processes); that is usually passing, so a waiting run is kept waiting while the pool tries again.
+ */
+export const SANDBOX_START_TRIES = 5;
+/** Pause before the n-th retry (1-based): 100, 200, 400, 800 ms. */
+const startBackoffMs = (failures: number) => Math.min(2_000, 100 * 2 ** (failures - 1));
+
+type Acquired = SandboxChild | "closed" | "spawn-failed" | "aborted";
+
 /** Tool path arrays already checked (callers pass the same array for the same tools). */
 const checkedPaths = new WeakSet<readonly string[]>();
 
@@ -38,11 +49,15 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const all = new Set<SandboxChild>();
   /** Prepared, free children; the most recently used last (retirement takes from the front). */
   const idle: SandboxChild[] = [];
-  const waiters: Array<(child: SandboxChild | "closed" | "spawn-failed") => void> = [];
+  const waiters: Array<(child: Acquired) => void> = [];
   /** Children that have been ready at least once (an exit before that is a failed start). */
   const everReady = new WeakSet<SandboxChild>();
   let closed = false;
+  /** Failed starts in a row (reset when a child gets ready or the waiting runs were failed). */
   let failedStarts = 0;
+  /** Set after the waiting runs failed for want of a child: no spares until one starts again. */
+  let startsFailing = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let retireTimer: ReturnType<typeof setTimeout> | undefined;
 
   function spawn(): boolean {
@@ -50,12 +65,27 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     try {
       child = newChild();
     } catch {
-      failedStarts++;
-      waiters.shift()?.("spawn-failed");
+      startFailed();
       return false;
     }
     all.add(child);
     return true;
+  }
+
+  /** A start failed: try again after a pause, or fail the waiting runs after SANDBOX_START_TRIES. */
+  function startFailed(): void {
+    failedStarts++;
+    if (failedStarts >= SANDBOX_START_TRIES) {
+      failedStarts = 0;
+      startsFailing = true;
+      for (const waiter of waiters.splice(0)) waiter("spawn-failed");
+      return;
+    }
+    if (retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      replenish();
+    }, startBackoffMs(failedStarts));
   }
 
   function newChild(): SandboxChild {
@@ -67,10 +97,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         all.delete(c);
         everReady.delete(c);
         removeIdle(c);
-        if (wasStarting && !closed) {
-          failedStarts++;
-          waiters.shift()?.("spawn-failed");
-        }
+        if (wasStarting && !closed) startFailed();
         replenish();
       },
     });
@@ -90,9 +117,10 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
   /** Keeps `minIdle` spare children plus one per queued run on their way. */
   function replenish(): void {
-    if (closed) return;
-    // After repeated start failures, spawn only for queued runs (each failure fails one of them).
-    const spare = failedStarts >= 3 ? 0 : minIdle;
+    // While a failed start waits out its pause, nothing is spawned.
+    if (closed || retryTimer) return;
+    // While starts keep failing, spawn only for queued runs.
+    const spare = startsFailing ? 0 : minIdle;
     while (all.size < maxChildren && idle.length + coming() < spare + waiters.length) {
       if (!spawn()) break;
     }
@@ -101,6 +129,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   function release(child: SandboxChild): void {
     everReady.add(child);
     failedStarts = 0;
+    startsFailing = false;
     if (closed) return child.kill();
     const waiter = waiters.shift();
     if (waiter) return waiter(child);
@@ -129,13 +158,26 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     return best < 0 ? undefined : idle.splice(best, 1)[0];
   }
 
-  function acquire(): Promise<SandboxChild | "closed" | "spawn-failed"> {
+  /** An idle child, or a place in the queue for the next one; the run's signal takes it out of the queue. */
+  function acquire(signal: AbortSignal | undefined): Promise<Acquired> {
     const ready = takeIdle();
     if (ready) {
       replenish();
       return Promise.resolve(ready);
     }
-    const waiting = new Promise<SandboxChild | "closed" | "spawn-failed">((resolve) => waiters.push(resolve));
+    const waiting = new Promise<Acquired>((resolve) => {
+      const onAbort = () => {
+        const i = waiters.indexOf(take);
+        if (i >= 0) waiters.splice(i, 1);
+        resolve("aborted");
+      };
+      const take = (child: Acquired) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(child);
+      };
+      waiters.push(take);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
     replenish();
     return waiting;
   }
@@ -163,13 +205,18 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
       if (runOptions.signal?.aborted)
         return { ok: false, error: { name: "AbortedError", message: msg.aborted }, logs: [], stats: empty };
-      const child = await acquire();
+      const child = await acquire(runOptions.signal);
+      if (child === "aborted")
+        return { ok: false, error: { name: "AbortedError", message: msg.aborted }, logs: [], stats: empty };
       if (child === "closed")
         return { ok: false, error: { name: "AbortedError", message: msg.poolClosed }, logs: [], stats: empty };
       if (child === "spawn-failed") {
         return {
           ok: false,
-          error: { name: "SandboxCrashError", message: msg.crash("a sandbox process could not be started") },
+          error: {
+            name: "SandboxCrashError",
+            message: msg.crash(`a sandbox process could not be started in ${SANDBOX_START_TRIES} tries`),
+          },
           logs: [],
           stats: empty,
         };
@@ -191,6 +238,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     async close(): Promise<void> {
       closed = true;
       if (retireTimer) clearTimeout(retireTimer);
+      if (retryTimer) clearTimeout(retryTimer);
       for (const waiter of waiters.splice(0)) waiter("closed");
       idle.length = 0;
       const children = [...all];

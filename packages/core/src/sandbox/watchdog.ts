@@ -2,8 +2,9 @@
  * Parent-side CPU watchdog. The parent cannot see the child's CPU clock, but it knows when the
  * child may be executing: from the moment it sends work (a run, or tool answers) until the child
  * reports it is idle again with the matching sequence number. A child that stays busy past its
- * CPU budget plus a grace period is stuck somewhere the in-VM interrupt handler cannot reach
- * (e.g. `a.sort()` on a huge array) and gets killed.
+ * CPU budget plus a grace period may be stuck somewhere the in-VM interrupt handler cannot reach
+ * (e.g. `a.sort()` on a huge array); it is killed once its own CPU clock (`proc-cpu.ts`) confirms
+ * it spent that much, so a child that only waited for a core on a busy host is not.
  */
 export class BusyClock {
   private busySince: number | undefined;

@@ -70,7 +70,8 @@ describe("/approvals", () => {
     // A non-approver cannot list them.
     const refused = e.fake.runSlashCommand({ name: "approvals", userId: e.ids.bob, channelId: bobDm });
     await refused.callback();
-    expect(refused.original()!.content).toContain("approvers only");
+    // In a DM the command is acknowledged before the member lookup; the refusal is the edit that follows.
+    expect(await eventually(() => refused.original()?.content, "the refusal")).toContain("approvers only");
     e.h.gateway.approvals.decide(pendingWith("job-2")!.callId, { decision: "denied", by: "test" });
     const bobThread = threadNow(
       e,

@@ -18,6 +18,7 @@ let e: DiscordE2E;
 /** carol: allowed only through the "helpers" role; dave: "helpers" + the approver role "deciders". */
 let carol: string;
 let dave: string;
+let decidersRole: string;
 beforeAll(async () => {
   e = await startDiscordE2E({
     setup(fake, ids) {
@@ -27,6 +28,7 @@ beforeAll(async () => {
       dave = fake.createUser({ username: "dave" }).id as string;
       fake.addMember({ guildId: ids.guildId, userId: carol, roles: [helpers] });
       fake.addMember({ guildId: ids.guildId, userId: dave, roles: [helpers, deciders] });
+      decidersRole = deciders;
       return { allowedRoles: [helpers], approvers: [ids.alice, deciders] };
     },
   });
@@ -169,5 +171,22 @@ describe("role-based access in DMs", () => {
       () => botTexts(e.fake, carolDm).find((t) => t.startsWith("Carol's note is saved.")),
       "Carol's answer",
     );
+  });
+
+  test("a DM command that needs a member lookup is acknowledged before the lookup, then answered", async () => {
+    // A user not seen before: nothing cached, so her roles are looked up now.
+    const erin = e.fake.createUser({ username: "erin" }).id as string;
+    e.fake.addMember({ guildId: e.ids.guildId, userId: erin, roles: [decidersRole] });
+    const command = e.fake.runSlashCommand({ name: "receipts", userId: erin, channelId: e.fake.dmChannelId(erin) });
+    const ack = await command.callback();
+    expect(ack).toMatchObject({ type: 5, accepted: true }); // deferred, privately
+    const answer = await eventually(() => command.original()?.content, "the receipts list");
+    expect(answer).not.toContain("approvers only");
+    const at = (match: (c: { method: string; path: string }) => boolean) => e.fake.calls.findIndex(match);
+    const lookup = at((c) => c.method === "GET" && c.path === `/guilds/${e.ids.guildId}/members/${erin}`);
+    const callback = at((c) => c.method === "POST" && c.path.startsWith(`/interactions/${command.id}/`));
+    expect(lookup).toBeGreaterThan(-1);
+    expect(callback).toBeGreaterThan(-1);
+    expect(callback).toBeLessThan(lookup);
   });
 });

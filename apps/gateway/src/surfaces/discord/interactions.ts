@@ -3,6 +3,7 @@ import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
+  type InteractionReplyOptions,
   type ModalSubmitInteraction,
 } from "discord.js";
 import { actorOfInteraction } from "./actor.ts";
@@ -63,7 +64,9 @@ export function createInteractionHandler(deps: {
     text: string,
   ): Promise<void> {
     const payload = fitMessage({ content: text, flags: EPHEMERAL });
-    if (i.deferred || i.replied) await i.followUp(payload);
+    // A command acknowledged with deferReply shows "thinking…" until that reply is edited.
+    if (i.isChatInputCommand() && i.deferred && !i.replied) await i.editReply(fitMessage({ content: text }));
+    else if (i.deferred || i.replied) await i.followUp(payload);
     else await i.reply(payload);
   }
 
@@ -212,8 +215,20 @@ export function createInteractionHandler(deps: {
     for (const p of parts.slice(1)) await i.followUp(fitMessage({ content: p, flags }));
   }
 
+  /** The command's answer: the reply, or the edit of the acknowledgement when it was deferred first. */
+  async function answer(i: ChatInputCommandInteraction, payload: InteractionReplyOptions): Promise<void> {
+    if (!i.deferred && !i.replied) return void (await i.reply(payload));
+    // An edit cannot set flags (the deferred reply already chose whether it is private).
+    const { flags: _chosen, ...edit } = payload;
+    await i.editReply(edit as never);
+  }
+
   async function onCommand(i: ChatInputCommandInteraction): Promise<void> {
-    let actor = await roles.withRoles(actorOfInteraction(i), (a) => authorizeChat(config, a).ok, "chat");
+    let actor = actorOfInteraction(i);
+    // A DM carries no roles: checking one may look the member up (REST, rate-limited). Acknowledge
+    // first, so Discord's 3 s never waits on the lookup (the answer is then private).
+    if (actor.guildId === null && !isApprover(config, actor)) await i.deferReply({ flags: EPHEMERAL });
+    actor = await roles.withRoles(actor, (a) => authorizeChat(config, a).ok, "chat");
     const auth = authorizeChat(config, actor);
     if (!auth.ok) return refuseInteraction(i, REFUSAL_TEXT);
     // Receipts show every conversation's inputs and reload changes what runs: approvers only.
@@ -233,7 +248,7 @@ export function createInteractionHandler(deps: {
       case "tools":
         return replyLong(i, renderTools(gateway.listTools()));
       case "reload": {
-        await i.deferReply({ flags: EPHEMERAL });
+        if (!i.deferred) await i.deferReply({ flags: EPHEMERAL });
         try {
           const report = await gateway.reload();
           return replyLong(i, renderTools(report, "Reloaded tools"));
@@ -256,7 +271,7 @@ export function createInteractionHandler(deps: {
         return replyLong(i, renderReceipts(slice, { page, runId, hasMore: all.length > start + RECEIPTS_PAGE_SIZE }));
       }
       case "approvals": {
-        await i.reply(fitMessage({ ...renderPendingList(gateway.broker.pending()), flags: EPHEMERAL }) as never);
+        await answer(i, fitMessage({ ...renderPendingList(gateway.broker.pending()), flags: EPHEMERAL }) as never);
         return;
       }
       case "new": {
@@ -264,7 +279,7 @@ export function createInteractionHandler(deps: {
         const text = ch
           ? conversations.newConversation(ch as never, i.user.id)
           : conversations.newConversation({ id: i.channelId, type: 1, isThread: () => false }, i.user.id);
-        await i.reply(fitMessage({ content: text }));
+        await answer(i, fitMessage({ content: text }));
         return;
       }
       case "approve": {
@@ -280,7 +295,7 @@ export function createInteractionHandler(deps: {
           verb === "approve" ? "approve" : "deny",
           reason,
         );
-        await i.reply(fitMessage({ content: applied.text, flags: EPHEMERAL }));
+        await answer(i, fitMessage({ content: applied.text, flags: EPHEMERAL }));
         return;
       }
       case "rules": {
@@ -290,7 +305,8 @@ export function createInteractionHandler(deps: {
           if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
           const id = i.options.getString("id", true).trim();
           const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
-          await i.reply(
+          await answer(
+            i,
             fitMessage({
               content: ok
                 ? `Revoked rule \`${echo(id)}\`. Calls to that tool need approval again.`
@@ -303,7 +319,7 @@ export function createInteractionHandler(deps: {
         return replyLong(i, renderRules(gateway.broker.rules.list({ activeAt: Date.now() })));
       }
       default:
-        await i.reply(fitMessage({ content: `Unknown command \`/${echo(i.commandName)}\`.`, flags: EPHEMERAL }));
+        await answer(i, fitMessage({ content: `Unknown command \`/${echo(i.commandName)}\`.`, flags: EPHEMERAL }));
     }
   }
 

@@ -12,11 +12,14 @@ import {
 
 const N = 20;
 
+/** Bounds for each wait: ample for N turns on a busy 2-core machine, well inside the test's timeout. */
+const WAIT_MS = 30_000;
+
 let e: DiscordE2E;
 beforeAll(async () => {
   e = await startDiscordE2E();
-});
-afterAll(() => e.close());
+}, 30_000);
+afterAll(() => e.close(), 30_000);
 
 describe("many conversations", () => {
   test(`${N} conversations in parallel with approvals: no receipt lost or crossed`, async () => {
@@ -33,26 +36,26 @@ describe("many conversations", () => {
     for (const [i, m] of msgs.entries()) {
       const call = await e.fake.waitFor(
         { method: "POST", path: `/channels/${e.ids.channelId}/messages/${m.id}/threads` },
-        8000,
+        WAIT_MS,
       );
       threads[i] = call.response.id;
     }
     // Each card appears in its own thread, for its own marker; approve them all at once.
     const cards = await Promise.all(
-      threads.map((t) => eventually(() => findCard(e.fake, t, "notes.write"), `card in ${t}`, 8000)),
+      threads.map((t) => eventually(() => findCard(e.fake, t, "notes.write"), `card in ${t}`, WAIT_MS)),
     );
     cards.forEach((card, i) => expect(card.embeds[0].fields[0].value).toContain(`job-${i}`));
     const clicks = cards.map((card) =>
       e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice }),
     );
-    await Promise.all(clicks.map((c) => c.callback()));
+    await Promise.all(clicks.map((c) => c.callback(WAIT_MS)));
 
     const answers = await Promise.all(
       threads.map((t, i) =>
         eventually(
           () => e.fake.messages(t).find((m) => (m.content as string).startsWith(`result for job-${i}:`)),
           `answer ${i}`,
-          8000,
+          WAIT_MS,
         ),
       ),
     );
@@ -72,5 +75,5 @@ describe("many conversations", () => {
         .map((r) => r.what)
         .sort(),
     ).toEqual(Array.from({ length: N }, (_, i) => `notes.write:job-${i}`).sort());
-  }, 20_000);
+  }, 120_000);
 });

@@ -14,14 +14,15 @@ import {
 let e: DiscordE2E;
 let dm: string;
 let child: ReturnType<typeof Bun.spawn> | undefined;
+// Starting and restarting a gateway (sandbox and checker processes) is slow on a busy 2-core machine.
 beforeAll(async () => {
   e = await startDiscordE2E();
   dm = e.fake.dmChannelId(e.ids.alice);
-});
+}, 30_000);
 afterAll(async () => {
   child?.kill("SIGKILL");
   await e.close();
-});
+}, 30_000);
 
 async function pendingCard(text: string) {
   // Only the tool call: the turn never gets to answer (restart/crash ends it).
@@ -41,7 +42,7 @@ const closed = (id: string) =>
       return m.components.length === 0 && m;
     },
     "the card to be closed",
-    8000,
+    20_000,
   );
 
 describe("restart", () => {
@@ -60,7 +61,7 @@ describe("restart", () => {
     await click.callback();
     expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:G1");
-  });
+  }, 60_000);
 
   test("after a crash (SIGKILL) the next start closes the orphaned approval, records it, and edits its card", async () => {
     await e.surface.stop();
@@ -91,5 +92,5 @@ describe("restart", () => {
     const phases = trailOf(e, callId).map((r) => r.phase);
     expect(phases).toEqual(["requested", "denied"]);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:K1");
-  }, 20_000);
+  }, 60_000);
 });
