@@ -1,5 +1,6 @@
 import { callableName } from "../../tools/names.ts";
 import { cutText, ELLIPSIS } from "../../text/cut.ts";
+import { escapeInvisible } from "../../text/escape.ts";
 import { defineOwn, ownValue } from "../../tools/own-keys.ts";
 import { prepareJsonSchema, SCHEMA_LIMITS } from "../schema-limits.ts";
 import { DESCRIPTION_LIMIT, SourceBudget } from "../source-budget.ts";
@@ -81,7 +82,14 @@ export async function describeOperations(
       }
       const requestBody = resolve(op.requestBody);
       let body: BodyDescriptor | undefined;
-      if (requestBody?.content && typeof requestBody.content === "object") {
+      // GET and HEAD bodies have no meaning (RFC 9110 §9.3.1) and fetch cannot send one; OpenAPI 3.0.3 §4.7.10.1 says to ignore them.
+      if (requestBody?.content && (method === "get" || method === "head")) {
+        if (declaresFields(requestBody.content, resolve))
+          notices.push({
+            tool: name,
+            reason: `${operation} declares a request body, which a ${method.toUpperCase()} request cannot carry: it is not an input`,
+          });
+      } else if (requestBody?.content && typeof requestBody.content === "object") {
         const choice = chooseBody(requestBody.content, resolve);
         if (!choice.ok) {
           budget.skip(name, choice.reason);
@@ -157,6 +165,16 @@ function parametersOf(raw: any[], hidden: ReadonlySet<string>): { list: Array<Pa
   return { list };
 }
 
+/** Whether any media type's schema of a body names a field or is required to have one (Stripe's GETs declare empty ones). */
+function declaresFields(content: unknown, resolve: (n: unknown) => any): boolean {
+  if (typeof content !== "object" || content === null) return false;
+  return Object.values(content).some((m) => {
+    const schema = resolve((m as { schema?: unknown } | null)?.schema);
+    if (!schema || typeof schema !== "object") return false;
+    return Object.keys(schema.properties ?? {}).length > 0 || (schema.type !== undefined && schema.type !== "object");
+  });
+}
+
 function firstContentSchema(content: unknown): unknown {
   if (typeof content !== "object" || content === null) return undefined;
   const first = Object.values(content)[0] as { schema?: unknown } | undefined;
@@ -174,7 +192,7 @@ function uniqueName(name: string, operation: string, used: Map<string, string>, 
   if (candidate !== base)
     notices.push({
       tool: candidate,
-      reason: `${operation} is named "${candidate}": "${base}" is already ${used.get(base)} (give the operations distinct operationIds)`,
+      reason: `${escapeInvisible(cutText(operation, 300, { marker: ELLIPSIS }))} is named "${candidate}": "${base}" is already ${escapeInvisible(cutText(used.get(base)!, 300, { marker: ELLIPSIS }))} (give the operations distinct operationIds)`,
     });
   used.set(candidate, operation);
   return candidate;
