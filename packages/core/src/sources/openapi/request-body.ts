@@ -143,15 +143,23 @@ function formBody(entries: Array<[string, unknown]>, encoding: Record<string, Bo
       pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(JSON.stringify(value))}`);
       continue;
     }
-    const s: ParamSerialization = {
-      style: (enc.style ?? "form") as ParamSerialization["style"],
-      explode: enc.explode ?? (enc.style ?? "form") === "form",
-      ...(enc.allowReserved ? { allowReserved: true } : {}),
-    };
     // The query serializer's pairs are RFC 3986 percent-encoded, which form-urlencoded decoders read as well.
-    pairs.push(...serializeQuery(name, value, s));
+    pairs.push(...serializeQuery(name, value, styleOf(enc)));
   }
   return pairs.join("&");
+}
+
+function styleOf(enc: BodyEncoding): ParamSerialization {
+  const style = (enc.style ?? "form") as ParamSerialization["style"];
+  return { style, explode: enc.explode ?? style === "form", ...(enc.allowReserved ? { allowReserved: true } : {}) };
+}
+
+/** A styled field's `name=value` pairs, decoded again for a multipart body's text parts. */
+function styledPairs(name: string, value: unknown, enc: BodyEncoding): Array<[string, string]> {
+  return serializeQuery(name, value, styleOf(enc)).map((pair) => {
+    const at = pair.indexOf("=");
+    return [decodeURIComponent(pair.slice(0, at)), decodeURIComponent(pair.slice(at + 1))];
+  });
 }
 
 /**
@@ -162,7 +170,13 @@ function formBody(entries: Array<[string, unknown]>, encoding: Record<string, Bo
 function multipartBody(entries: Array<[string, unknown]>, encoding: Record<string, BodyEncoding> = {}): FormData {
   const form = new FormData();
   for (const [name, value] of entries) {
-    const contentType = Object.hasOwn(encoding, name) ? encoding[name]!.contentType : undefined;
+    const enc = Object.hasOwn(encoding, name) ? encoding[name]! : {};
+    if (enc.style !== undefined && typeof value === "object" && value !== null) {
+      // OpenAPI 3.1.1 §4.8.15.1: a `style` applies to multipart too: one text part per serialized pair.
+      for (const pair of styledPairs(name, value, enc)) form.append(pair[0], pair[1]);
+      continue;
+    }
+    const contentType = enc.contentType;
     const values = Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null) ? value : [value];
     for (const v of values) {
       if (typeof v === "object" && v !== null)

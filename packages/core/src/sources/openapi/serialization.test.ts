@@ -276,3 +276,43 @@ test("the declarations type each styled parameter from its schema", () => {
   expect(declarations).toContain("queryDeepObjectExploded(input: {");
   expect(declarations).toMatch(/color\?: \(string \| string\[\] \| \{/);
 });
+
+describe("real specs' styled parameters", () => {
+  test("Apideck Vault: a spaceDelimited array, a deepObject filter and required headers", async () => {
+    const rec = startRecorder();
+    try {
+      const spec = join(import.meta.dir, "../../../../testkit/src/openapi/specs/apideck-vault.json");
+      const source = await loadOpenApiSource({ name: "vault", spec, baseUrl: rec.url });
+      const index = indexToolTree({ vault: source.tree });
+      const authorize = index.get("vault.connectionsAuthorize")!;
+      await authorize.run(
+        authorize.args.parse({
+          service_id: "pipedrive",
+          application_id: "app 1",
+          state: "s",
+          redirect_uri: "https://example.test/cb",
+          scope: ["openid", "leads:write"],
+        }),
+        ctx(),
+      );
+      expect(rec.last().target).toBe(
+        "/vault/authorize/pipedrive/app%201?state=s&redirect_uri=https%3A%2F%2Fexample.test%2Fcb&scope=openid%20leads%3Awrite",
+      );
+      const logs = index.get("vault.logsAll")!;
+      await logs.run(
+        logs.args.parse({
+          filter: { connector_id: "crm+hubspot", status_code: 500 },
+          limit: 5,
+          "x-apideck-app-id": "app",
+          "x-apideck-consumer-id": "me",
+        }),
+        ctx(),
+      );
+      const got = rec.last();
+      expect(got.target).toBe("/vault/logs?filter%5Bconnector_id%5D=crm%2Bhubspot&filter%5Bstatus_code%5D=500&limit=5");
+      expect([got.headers.get("x-apideck-app-id"), got.headers.get("x-apideck-consumer-id")]).toEqual(["app", "me"]);
+    } finally {
+      await rec.close();
+    }
+  });
+});

@@ -105,16 +105,27 @@ export function serializeQuery(name: string, value: unknown, s: ParamSerializati
   const n = encoder(false)(name);
   const shape = shapeOf(value, s);
   if (shape.kind === "primitive") return [`${n}=${e(shape.value)}`];
-  if (s.style === "deepObject") {
-    if (shape.kind === "array") return shape.items.map((v) => `${n}=${e(v)}`);
-    return shape.entries.map(([k, v]) => `${n}%5B${encoder(false)(k)}%5D=${e(v)}`);
-  }
+  if (s.style === "deepObject") return deepPairs(n, value, e);
   const delimiter = s.style === "spaceDelimited" ? "%20" : s.style === "pipeDelimited" ? "%7C" : ",";
   if (shape.kind === "array")
     return s.explode ? shape.items.map((v) => `${n}=${e(v)}`) : [`${n}=${shape.items.map(e).join(delimiter)}`];
   return s.explode
     ? shape.entries.map(([k, v]) => `${encoder(false)(k)}=${e(v)}`)
     : [`${n}=${shape.entries.flatMap(([k, v]) => [e(k), e(v)]).join(delimiter)}`];
+}
+
+/**
+ * `deepObject`: `name[key]=value`. The table defines one level of an object; deeper objects and
+ * arrays (which it leaves undefined) nest the same way, arrays by index (`expand[0]=a`,
+ * `items[0][price]=p`), as the APIs that use it (Stripe) and `qs`-style parsers read them.
+ */
+function deepPairs(prefix: string, value: unknown, e: (t: string) => string): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => deepPairs(`${prefix}%5B${i}%5D`, v, e));
+  if (typeof value === "object" && value !== null)
+    return Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .flatMap(([k, v]) => deepPairs(`${prefix}%5B${encoder(false)(k)}%5D`, v, e));
+  return [`${prefix}=${e(text(value))}`];
 }
 
 /** A header parameter's value (`simple`, RFC 6570 §3.2.2), encoded like a URI component but for its delimiters. */
