@@ -95,10 +95,11 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     // Only a cache miss parses, so only a miss pays for importing the parser (~80 ms).
     const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
     const text = bytes.toString("utf8");
-    const parsedDoc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec)) as {
-      swagger?: string;
-      openapi?: string;
-    };
+    const parsedDoc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec).catch(
+      (error: unknown) => {
+        throw new Error(`${o.spec}: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    )) as { swagger?: string; openapi?: string };
     const doc = await openApi3(parsedDoc, o.spec);
     const budget = new SourceBudget();
     const notices: OperationNotice[] = [];
