@@ -220,6 +220,47 @@ describe("parameters are sent as the OpenAPI style table says", () => {
     }
 });
 
+test("without style or explode, each place uses the spec's default: query and cookie form exploded, path and header simple", async () => {
+  const rec = startRecorder();
+  try {
+    const list = { type: "array", items: { type: "string" } };
+    const file = join(makeTempDir("oa-openapi-defaults-"), "spec.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: "3.0.3",
+        info: { title: "defaults", version: "1" },
+        paths: {
+          "/d/{p}": {
+            get: {
+              operationId: "defaults",
+              parameters: ["path", "query", "header", "cookie"].map((place) => ({
+                name: place === "path" ? "p" : place[0],
+                in: place,
+                required: place === "path",
+                schema: list,
+              })),
+              responses: { 200: { description: "ok" } },
+            },
+          },
+        },
+      }),
+    );
+    const source = await loadOpenApiSource({ name: "d", spec: file, baseUrl: rec.url });
+    const tool = indexToolTree({ d: source.tree }).get("d.defaults")!;
+    const two = ["x", "y"];
+    await tool.run(tool.args.parse({ p: two, q: two, h: two, c: two }), ctx());
+    const got = rec.last();
+    expect([got.target, got.headers.get("h"), got.headers.get("cookie")]).toEqual([
+      "/d/x,y?q=x&q=y",
+      "x,y",
+      "c=x; c=y",
+    ]);
+  } finally {
+    await rec.close();
+  }
+});
+
 describe("parameters that share a name", () => {
   test("a path, query, header and cookie parameter named alike are four inputs, each sent to its place", async () => {
     const rec = startRecorder();
@@ -261,11 +302,19 @@ describe("parameters that share a name", () => {
         put.args.parse({ id: "p1", query_id: 7, header_id: "h1", cookie_id: "c1", query_body: "q", body: { a: 1 } }),
         ctx(),
       );
-      const got = rec.last();
+      let got = rec.last();
       expect(got.target).toBe("/things/p1?id=7&body=q");
       expect(got.headers.get("id")).toBe("h1");
       expect(got.headers.get("cookie")).toBe("id=c1");
       expect(got.body).toBe('{"a":1}');
+      // A line break in a header or cookie value is data, never a header of its own.
+      await put.run(put.args.parse({ id: "p2", header_id: "h\r\nx-evil: 1", cookie_id: "c; admin=1" }), ctx());
+      got = rec.last();
+      expect([got.headers.get("id"), got.headers.get("x-evil"), got.headers.get("cookie")]).toEqual([
+        "h%0D%0Ax-evil: 1",
+        null,
+        "id=c%3B%20admin%3D1",
+      ]);
     } finally {
       await rec.close();
     }
