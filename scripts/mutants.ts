@@ -2347,7 +2347,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "openapi-segment-decoded-once",
-        "for (let i = 0; i < 4; i++) {",
+        "for (let i = 0; i < 5; i++) {",
         "for (let i = 0; i < 1; i++) {",
         "a double-encoded dot segment (%252e%252e) passes",
       ],

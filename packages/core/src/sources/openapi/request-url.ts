@@ -6,11 +6,11 @@
  */
 export class RequestUrlError extends Error {}
 
-/** Percent-decoding applied until nothing changes (double-encoded `%252e` included), at most 4 times. */
+/** Percent-decoding applied until nothing changes (double-encoded `%252e` included), at most 5 times: the value arrives encoded once more by serialize.ts. */
 function decodedForms(value: string): string[] {
   const forms = [value];
   let current = value;
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 5; i++) {
     let next: string;
     try {
       next = decodeURIComponent(current);
