@@ -25,12 +25,13 @@ export function openApi30ToJsonSchema(
   refBase?: (ref: string) => string,
   budget: { nodes: number } = { nodes: SCHEMA_LIMITS.nodes },
   depth = 0,
+  target?: (ref: string) => unknown,
 ): unknown {
   spend(budget, depth);
-  if (Array.isArray(node)) return node.map((n) => openApi30ToJsonSchema(n, refBase, budget, depth + 1));
+  if (Array.isArray(node)) return node.map((n) => openApi30ToJsonSchema(n, refBase, budget, depth + 1, target));
   if (typeof node !== "object" || node === null) return node;
   const out: Record<string, unknown> = {};
-  const readOnly = readOnlyNames(node);
+  const readOnly = readOnlyNames(node, target);
   for (const [k, v] of Object.entries(node)) {
     if (OPENAPI_ONLY.has(k) || k === "default") continue;
     let value: unknown;
@@ -44,9 +45,10 @@ export function openApi30ToJsonSchema(
         refBase,
         budget,
         depth + 1,
+        target,
       );
     else if (k === "required" && Array.isArray(v) && readOnly.size > 0) value = v.filter((n) => !readOnly.has(n));
-    else value = openApi30ToJsonSchema(v, refBase, budget, depth + 1);
+    else value = openApi30ToJsonSchema(v, refBase, budget, depth + 1, target);
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   const fallback = (node as { default?: unknown }).default;
@@ -73,23 +75,34 @@ function schemaMap(
   refBase: ((ref: string) => string) | undefined,
   budget: { nodes: number },
   depth: number,
+  target: ((ref: string) => unknown) | undefined,
 ): Record<string, unknown> {
   spend(budget, depth);
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(map)) {
     if (leaveOut.has(name)) continue;
-    const value = openApi30ToJsonSchema(schema, refBase, budget, depth + 1);
+    const value = openApi30ToJsonSchema(schema, refBase, budget, depth + 1, target);
     Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
-/** Names of the properties marked `readOnly: true` right where they are declared. */
-function readOnlyNames(node: object): Set<string> {
+/**
+ * Names of the properties marked `readOnly: true` where they are declared, or in the schema their
+ * `$ref` (or an `allOf` member's) points at, with `target` resolving the spec's refs.
+ */
+function readOnlyNames(node: object, target?: (ref: string) => unknown): Set<string> {
   const properties = (node as { properties?: unknown }).properties;
   const names = new Set<string>();
   if (typeof properties !== "object" || properties === null) return names;
-  for (const [name, p] of Object.entries(properties))
-    if ((p as { readOnly?: unknown } | null)?.readOnly === true) names.add(name);
+  const readOnly = (p: unknown, depth = 0): boolean => {
+    if (typeof p !== "object" || p === null || depth > 8) return false;
+    const s = p as { readOnly?: unknown; $ref?: unknown; allOf?: unknown };
+    if (s.readOnly === true) return true;
+    const referenced = typeof s.$ref === "string" && target ? target(s.$ref) : undefined;
+    if ((referenced as { readOnly?: unknown } | undefined)?.readOnly === true) return true;
+    return Array.isArray(s.allOf) && s.allOf.some((m) => readOnly(m, depth + 1));
+  };
+  for (const [name, p] of Object.entries(properties)) if (readOnly(p)) names.add(name);
   return names;
 }

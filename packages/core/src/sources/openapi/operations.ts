@@ -112,8 +112,12 @@ export async function describeOperations(
       let inputSchema: Record<string, unknown>;
       try {
         const defs = reachableSchemas(refs, raw);
-        inputSchema = openApi30ToJsonSchema({ ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) }, (ref) =>
-          refs.local(ref),
+        inputSchema = openApi30ToJsonSchema(
+          { ...raw, ...(Object.keys(defs).length ? { $defs: defs } : {}) },
+          (ref) => refs.local(ref),
+          undefined,
+          0,
+          (ref) => refs.target(ref)?.schema,
         ) as Record<string, unknown>;
       } catch (error) {
         if (!(error instanceof SpecSchemaLimitError)) throw error;

@@ -172,6 +172,46 @@ describe("request bodies are sent in the media type the spec declares", () => {
     expect(got.body).toBe('[{"op":"replace","path":"/title","value":"New"}]');
   });
 
+  test("form fields without a style: a JSON contentType is JSON text, an object is exploded form (the spec's default); a content parameter is JSON", async () => {
+    const spec = specFile({
+      openapi: "3.1.0",
+      info: { title: "form", version: "1" },
+      paths: {
+        "/search": {
+          post: {
+            operationId: "search",
+            parameters: [
+              { name: "filter", in: "query", content: { "application/json": { schema: { type: "object" } } } },
+            ],
+            requestBody: {
+              content: {
+                "application/x-www-form-urlencoded": {
+                  schema: {
+                    type: "object",
+                    properties: {
+                      meta: { type: "object" },
+                      color: { type: "object" },
+                      tags: { type: "array", items: { type: "string" } },
+                    },
+                  },
+                  encoding: { meta: { contentType: "application/json" } },
+                },
+              },
+            },
+            responses: { 200: { description: "ok" } },
+          },
+        },
+      },
+    });
+    const tool = (await toolsOf(spec))("search");
+    const got = await call(tool, {
+      filter: { a: 1 },
+      body: { meta: { k: "v w" }, color: { R: 100, G: 200 }, tags: ["x", "y"] },
+    });
+    expect(got.target).toBe("/search?filter=%7B%22a%22%3A1%7D");
+    expect(got.body).toBe("meta=%7B%22k%22%3A%22v%20w%22%7D&R=100&G=200&tags=x&tags=y");
+  });
+
   test("no body passed: nothing is sent and no content-type claimed", async () => {
     const tool = (await toolsOf(join(SPECS, "ix-api-contacts.json")))("contactsPartialUpdate");
     const got = await call(tool, { id: "c-2" });

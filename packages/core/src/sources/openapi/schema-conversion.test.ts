@@ -89,17 +89,22 @@ describe("schemas are converted as the spec means them", () => {
         schemas: {
           Pet: {
             type: "object",
-            required: ["id", "name"],
+            required: ["id", "name", "created", "owner"],
             properties: {
               id: { type: "string", readOnly: true, description: "assigned by the server" },
               name: { type: "string" },
               secret: { type: "string", writeOnly: true },
+              created: { $ref: "#/components/schemas/Stamp" },
+              owner: { allOf: [{ $ref: "#/components/schemas/Stamp" }], description: "set from the token" },
             },
           },
+          Stamp: { type: "string", readOnly: true, description: "a server's stamp" },
         },
       },
     );
     expect(text).not.toContain("assigned by the server");
+    expect(text).not.toContain("set from the token"); // readOnly through an allOf member's $ref
+    expect(text).not.toMatch(/created\??:/); // readOnly through its $ref
     expect(text).toContain("secret?: string");
     const create = index.get("t.pets.create")!;
     expect(create.args.safeParse({ body: { name: "Rex" } }).success).toBe(true);
