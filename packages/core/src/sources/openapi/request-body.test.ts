@@ -115,7 +115,7 @@ describe("request bodies are sent in the media type the spec declares", () => {
   });
 
   test("GitHub's raw markdown: a text/plain body sent as it is; its JSON sibling as JSON", async () => {
-    const get = await toolsOf(join(SPECS, "github-markdown.json"));
+    const get = await toolsOf(join(SPECS, "github-few.json"));
     let got = await call(get("markdown.renderRaw"), { body: "# Hello **world**" });
     expect([got.headers.get("content-type"), got.body]).toEqual(["text/plain", "# Hello **world**"]);
     got = await call(get("markdown.render"), { body: { text: "Hi", mode: "markdown" } });
@@ -277,7 +277,7 @@ describe("a body that cannot be built is said at load, never dropped at the call
   test("the declarations show each body's type", async () => {
     const source = await loadOpenApiSource({
       name: "api",
-      spec: join(SPECS, "github-markdown.json"),
+      spec: join(SPECS, "github-few.json"),
       baseUrl: recorder.url,
     });
     const text = generateDeclarations({ api: source.tree }).text;

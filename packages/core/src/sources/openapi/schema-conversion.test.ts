@@ -173,6 +173,24 @@ describe("schemas are converted as the spec means them", () => {
   });
 });
 
+test("GitHub's issues.create and repos.createWebhook (closed nested bodies): a typical call typechecks", async () => {
+  // Before, 33 of GitHub's 1,223 operations declared `[x: string]: never` beside some body's fields
+  // (createWebhook's whole body, issues.create's issue_field_values): no literal with them typechecked.
+  const spec = join(import.meta.dir, "../../../../testkit/src/openapi/specs/github-few.json");
+  const source = await loadOpenApiSource({ name: "github", spec, baseUrl: recorder.url });
+  const text = generateDeclarations({ github: source.tree }).text;
+  expect(text).not.toContain("never");
+  const checker = createProgramChecker();
+  const calls = [
+    'await tools.github.issues.create({ owner: "acme", repo: "app", body: { title: "Bug", labels: ["bug"], issue_field_values: [{ field_id: 1, value: "P1" }] } });',
+    'await tools.github.repos.createWebhook({ owner: "acme", repo: "app", body: { config: { url: "https://example.test/hook", content_type: "json" }, events: ["push"] } });',
+  ];
+  for (const code of calls) expect(checker.check(code, text)).toEqual({ ok: true });
+  const create = indexToolTree({ github: source.tree }).get("github.issues.create")!;
+  await create.run(create.args.parse({ owner: "acme", repo: "app", body: { title: "Bug" } }), ctx());
+  expect([recorder.last().target, recorder.last().body]).toEqual(["/repos/acme/app/issues", '{"title":"Bug"}']);
+});
+
 describe("operation names never overwrite each other", () => {
   const paths = {
     "/pets": { get: { operationId: "pets/list", responses: { 200: { description: "ok" } } } },
