@@ -89,7 +89,11 @@ export async function describeOperations(
             tool: name,
             reason: `${operation} declares a request body, which a ${method.toUpperCase()} request cannot carry: it is not an input`,
           });
-      } else if (requestBody?.content && typeof requestBody.content === "object") {
+      } else if (
+        requestBody?.content &&
+        typeof requestBody.content === "object" &&
+        Object.keys(requestBody.content).length > 0
+      ) {
         const choice = chooseBody(requestBody.content, resolve);
         if (!choice.ok) {
           budget.skip(name, choice.reason);

@@ -233,6 +233,11 @@ describe("a body that cannot be built is said at load, never dropped at the call
             },
             responses: { 201: { description: "ok" } },
           },
+          delete: {
+            operationId: "orders/clear",
+            requestBody: { content: {} },
+            responses: { 204: { description: "ok" } },
+          },
           put: {
             operationId: "orders/upload",
             requestBody: { content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
@@ -251,6 +256,10 @@ describe("a body that cannot be built is said at load, never dropped at the call
           "its request body (application/xml) cannot be built from a tool's input: only JSON, form-urlencoded, multipart/form-data, text and string-schema bodies can",
       },
     ]);
+    // A body with no media type at all is no body: the operation loads without one.
+    const clear = indexToolTree({ api: source.tree }).get("api.orders.clear")!;
+    await clear.run(clear.args.parse({}), ctx());
+    expect([recorder.last().method, recorder.last().body]).toEqual(["DELETE", ""]);
     const upload = indexToolTree({ api: source.tree }).get("api.orders.upload")!;
     const got = await call(upload, { body: "raw bytes" });
     expect([got.headers.get("content-type"), got.body]).toEqual(["application/octet-stream", "raw bytes"]);
