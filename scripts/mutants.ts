@@ -2082,12 +2082,6 @@ export const MUTANTS: readonly Mutant[] = [
     ["packages/core/src/sources/prototype-keys.test.ts"],
     [
       [
-        "openapi-param-inherited",
-        `const value = ownValue(input, p.name);`,
-        `const value = input[p.name];`,
-        "an absent parameter named constructor is sent as Object's source text",
-      ],
-      [
         "openapi-group-inherited",
         `const next = ownValue(node, seg);`,
         `const next = node[seg];`,
@@ -2346,12 +2340,6 @@ export const MUTANTS: readonly Mutant[] = [
     ["packages/core/src/sources/openapi/request-safety.test.ts"],
     [
       [
-        "openapi-segment-unencoded",
-        "return encodeURIComponent(text);",
-        "return text;",
-        "a path parameter's / ? # reach the URL as delimiters",
-      ],
-      [
         "openapi-segment-dots-allowed",
         `.some((part) => part === "." || part === ".."))`,
         ".some((part) => false))",
@@ -2359,14 +2347,14 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "openapi-segment-decoded-once",
-        "for (let i = 0; i < 4; i++) {",
+        "for (let i = 0; i < 5; i++) {",
         "for (let i = 0; i < 1; i++) {",
         "a double-encoded dot segment (%252e%252e) passes",
       ],
       [
         "openapi-segment-empty-allowed",
-        `if (text === "") throw`,
-        `if (text === "!") throw`,
+        `if (encoded === "") throw`,
+        `if (encoded === "!") throw`,
         "an empty path parameter turns /pets/{id} into /pets/",
       ],
       [
@@ -2711,6 +2699,221 @@ export const MUTANTS: readonly Mutant[] = [
         `if (actor.guildId === null && !isApprover(config, actor)) await i.deferReply({ flags: EPHEMERAL });`,
         ``,
         "a DM command waits for a member lookup (REST) before it is acknowledged",
+      ],
+    ],
+  ),
+  // #26 openapi calls
+  ...m(
+    "packages/core/src/sources/openapi/serialize.ts",
+    ["packages/core/src/sources/openapi/serialization.test.ts"],
+    [
+      [
+        "oa-style-form-explode-default",
+        'const explode = typeof p.explode === "boolean" ? p.explode : style === "form";',
+        'const explode = typeof p.explode === "boolean" ? p.explode : false;',
+        "a query array without explode is sent comma-joined, not repeated (form's default is explode: true)",
+      ],
+      [
+        "oa-style-query-unencoded",
+        "const e = encoder(s.allowReserved === true);",
+        "const e = encoder(true);",
+        "query values keep reserved characters (&, =, /, :) as they are: a value splits into parameters",
+      ],
+      [
+        "oa-style-matrix-explode-ignored",
+        'return s.explode ? shape.items.map((v) => `;${n}=${e(v)}`).join("") : `;${n}=${shape.items.map(e).join(",")}`;',
+        'return `;${n}=${shape.items.map(e).join(",")}`;',
+        "a matrix array is never exploded",
+      ],
+      [
+        "oa-style-label-delimiter",
+        'if (shape.kind === "array") return `.${shape.items.map(e).join(s.explode ? "." : ",")}`;',
+        'if (shape.kind === "array") return `.${shape.items.map(e).join(".")}`;',
+        "a label array without explode is dot-joined (the 3.0.3 table's misprint) instead of comma-joined",
+      ],
+      [
+        "oa-style-deep-object-flat",
+        'if (s.style === "deepObject") return deepPairs(n, value, e);',
+        "if (false) return deepPairs(n, value, e);",
+        "deepObject is sent as form: name[key]=value becomes key=value",
+      ],
+      [
+        "oa-style-pipe-as-comma",
+        's.style === "pipeDelimited" ? "%7C" : ","',
+        's.style === "pipeDelimited" ? "," : ","',
+        "pipeDelimited values are comma-joined",
+      ],
+      [
+        "oa-style-header-line-break",
+        "t.replace(/[^\\x20-\\x7e\\t]/g, (c) => encodeURIComponent(c))",
+        "t",
+        "a line break in a header value reaches the request",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/build-request.ts",
+    [
+      "packages/core/src/sources/openapi/serialization.test.ts",
+      "packages/core/src/sources/openapi/request-safety.test.ts",
+    ],
+    [
+      [
+        "oa-cookie-params-unsent",
+        'if (cookies.length > 0) headers.cookie = cookies.join("; ");',
+        "",
+        "cookie parameters are not sent",
+      ],
+      [
+        "oa-path-serialized-unchecked",
+        "segments.set(p.name, pathSegment(p.name, serializePathValue(p.name, value, p), operation));",
+        "segments.set(p.name, serializePathValue(p.name, value, p));",
+        "a styled path value is not checked for dot segments: `..` climbs out of the operation's path",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/operations.ts",
+    [
+      "packages/core/src/sources/openapi/serialization.test.ts",
+      "packages/core/src/sources/openapi/request-body.test.ts",
+      "packages/core/src/sources/openapi/schema-conversion.test.ts",
+    ],
+    [
+      [
+        "oa-same-name-params-merge",
+        "let key = keys.has(p.name) ? `${p.in}_${p.name}` : p.name;",
+        "let key = p.name;",
+        "a header and a query parameter named alike share one input: one of them is lost",
+      ],
+      [
+        "oa-unbuildable-body-silent",
+        "          budget.skip(name, choice.reason);\n",
+        "",
+        "an operation whose body cannot be built disappears without a diagnostic",
+      ],
+      [
+        "oa-name-collision-silent",
+        "  if (candidate !== base)\n    notices.push({",
+        "  if (false)\n    notices.push({",
+        "an operation renamed because its name was taken says nothing",
+      ],
+      [
+        "oa-ref-tilde-undecoded",
+        'return fragment.split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));',
+        'return fragment.split("/");',
+        "a ref with ~1 or ~0 points nowhere",
+      ],
+      [
+        "oa-ref-percent-undecoded",
+        "fragment = decodeURIComponent(ref.slice(2));",
+        "fragment = ref.slice(2);",
+        "a percent-encoded ref points nowhere",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/request-body.ts",
+    [
+      "packages/core/src/sources/openapi/request-body.test.ts",
+      "packages/core/src/sources/openapi/schema-conversion.test.ts",
+    ],
+    [
+      [
+        "oa-body-json-type-lost",
+        'return { body: JSON.stringify(value), contentType: d.any ? "application/json" : d.mediaType };',
+        'return { body: JSON.stringify(value), contentType: "application/json" };',
+        "a merge-patch or JSON-patch body is sent as application/json",
+      ],
+      [
+        "oa-body-form-unread",
+        'const form = pick((e) => e === "application/x-www-form-urlencoded");',
+        "const form = pick(() => false);",
+        "a form-urlencoded body is not recognised",
+      ],
+      [
+        "oa-body-form-encoding-ignored",
+        "pairs.push(...serializeQuery(name, value, styleOf(enc)));",
+        "pairs.push(...serializeQuery(name, value, styleOf({})));",
+        "a form body's encoding (deepObject) is ignored",
+      ],
+      [
+        "oa-body-binary-not-file",
+        "const encoding = { ...binaryParts(schema, resolve), ...encodingOf(multipart).encoding };",
+        "const encoding = { ...encodingOf(multipart).encoding };",
+        "a binary multipart field is sent as a text field, not a file part",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/json-schema.ts",
+    ["packages/core/src/sources/openapi/schema-conversion.test.ts"],
+    [
+      [
+        "oa-schema-readonly-input",
+        "    if (leaveOut.has(name)) continue;\n",
+        "",
+        "readOnly properties are inputs (and required)",
+      ],
+      [
+        "oa-schema-default-filled",
+        'if (OPENAPI_ONLY.has(k) || k === "default") continue;',
+        "if (OPENAPI_ONLY.has(k)) continue;",
+        "a default is filled into the request the caller made",
+      ],
+      [
+        "oa-schema-keyword-property-dropped",
+        'else if (SCHEMA_MAPS.has(k) && typeof v === "object" && v !== null && !Array.isArray(v))',
+        "else if (false)",
+        "properties named example, xml, nullable... are dropped as keywords",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/load.ts",
+    ["packages/core/src/sources/openapi/schema-conversion.test.ts"],
+    [
+      [
+        "oa-swagger-not-converted",
+        'return upgrade(doc as never, "3.1") as never;',
+        "return doc as never;",
+        "a Swagger 2.0 document is read as if it were OpenAPI 3",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/declarations-render.ts",
+    ["packages/core/src/sources/openapi/schema-conversion.test.ts"],
+    [
+      [
+        "decl-closed-object-never",
+        'if (def.type === "object" && def.catchall?._zod.def.type === "never") return closedObjectType(s, opts);',
+        "",
+        "a nested additionalProperties:false object declares [x: string]: never: no literal typechecks",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/build-request.ts",
+    ["packages/core/src/sources/prototype-keys.test.ts"],
+    [
+      [
+        "openapi-param-inherited",
+        "const value = ownValue(input, p.key);",
+        "const value = input[p.key];",
+        "an absent parameter named constructor is sent as Object's source text",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/serialize.ts",
+    ["packages/core/src/sources/openapi/request-safety.test.ts"],
+    [
+      [
+        "openapi-segment-unencoded",
+        "const e = encoder(false);\n  const shape = shapeOf(value, s);\n  const n = e(name);",
+        "const e = (t: string) => t;\n  const shape = shapeOf(value, s);\n  const n = e(name);",
+        "a path parameter's / ? # reach the URL as delimiters",
       ],
     ],
   ),

@@ -10,6 +10,7 @@ const LAZY = [
   "@anthropic-ai/sdk", // the first model call (the gateway starts loading it right after ready)
   "@modelcontextprotocol/sdk", // the first connection to an MCP server, or `mcp login`
   "@apidevtools/swagger-parser", // an OpenAPI spec whose parse is not cached yet
+  "@scalar/openapi-upgrader", // a Swagger 2.0 spec whose parse is not cached yet
   "diff", // the first write_tool preview that replaces a file
   "typescript", // the checker's own process, or a declaration-cache miss
   "discord.js", // a configured Discord token

@@ -85,7 +85,19 @@ function overrideSchema(
     return ts.factory.createKeywordTypeNode(ts.SyntaxKind.UnknownKeyword);
   }
   if (def.type === "record") return recordType(def, opts);
+  if (def.type === "object" && def.catchall?._zod.def.type === "never") return closedObjectType(s, opts);
   return undefined;
+}
+
+/**
+ * A closed object (JSON Schema `additionalProperties: false`) as its declared properties only:
+ * zod-to-ts would add `[x: string]: never`, which every declared property fails, so no literal
+ * typechecks. TypeScript's excess property check already refuses unknown keys in a literal, and
+ * the validator still does at the call.
+ */
+function closedObjectType(s: z4.$ZodType, opts: ZodToTsOptions): ts.TypeNode | undefined {
+  const strip = (s as { strip?: () => z4.$ZodType }).strip;
+  return typeof strip === "function" ? zodToTs(strip.call(s), opts).node : undefined;
 }
 
 /** zod-to-ts emits `{ [key: "a" | "b"]: V }` for enum keys, which TypeScript rejects; use Record<K, V> instead. */

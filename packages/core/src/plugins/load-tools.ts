@@ -542,20 +542,29 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
 /** One error per tool a source left out (at most 20, then a count), at the source's config key. */
 function skippedToolDiagnostics(id: string, bundled: BundledPlugin, lc: LoadContext): Diagnostic[] {
   const skipped = bundled.skippedTools?.() ?? [];
-  if (skipped.length === 0) return [];
+  const notices = bundled.toolNotices?.() ?? [];
+  if (skipped.length === 0 && notices.length === 0) return [];
   const at = bundled.configPath ? locateConfigKey(lc.loadedConfig.sources, [...bundled.configPath]) : undefined;
   const where = {
     source: at?.file ?? bundled.source ?? configFileOf(lc),
     ...(at ? { line: at.line, column: at.column } : {}),
   };
   const hint = `Fix the tool's input schema in the ${bundled.source ?? id} source; the source's other tools still load.`;
-  const out: Diagnostic[] = skipped.slice(0, 20).map((s) => ({
-    level: "error",
-    id,
+  const out: Diagnostic[] = notices.slice(0, 20).map((s) => ({
+    level: "warning",
+    id: `tools.${id}.${s.tool}`,
     ...where,
-    message: `tool "${s.tool}" of source "${id}" is not loaded: ${s.reason}`,
-    hint,
+    message: `tool "${s.tool}" of source "${id}": ${s.reason}`,
+    hint: `Fix the names in the ${bundled.source ?? id} source; until then call the tool by the name given here.`,
   }));
+  for (const s of skipped.slice(0, 20))
+    out.push({
+      level: "error",
+      id,
+      ...where,
+      message: `tool "${s.tool}" of source "${id}" is not loaded: ${s.reason}`,
+      hint,
+    });
   if (skipped.length > 20)
     out.push({
       level: "error",

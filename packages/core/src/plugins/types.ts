@@ -66,6 +66,8 @@ export interface BundledPlugin {
    * read after `tools` resolves: each becomes an error diagnostic; the source's other tools load.
    */
   readonly skippedTools?: () => readonly { readonly tool: string; readonly reason: string }[];
+  /** Tools that load but with something to say (an OpenAPI operation renamed because its name was taken): each a warning. */
+  readonly toolNotices?: () => readonly { readonly tool: string; readonly reason: string }[];
 }
 
 export interface LoadToolsOptions {

@@ -19,6 +19,7 @@ export function openApiBundles(
         if (!/^https?:\/\//.test(spec)) stamp = String(statSync(spec).mtimeMs);
       } catch {}
       let skipped: readonly SkippedTool[] = [];
+      let notices: readonly SkippedTool[] = [];
       return {
         id: name,
         source: spec,
@@ -33,9 +34,11 @@ export function openApiBundles(
             ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
           });
           skipped = source.skipped;
+          notices = source.notices;
           return source.tree;
         },
         skippedTools: () => skipped,
+        toolNotices: () => notices,
       };
     });
 }

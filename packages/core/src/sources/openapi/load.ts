@@ -6,8 +6,8 @@ import { ownValue } from "../../tools/own-keys.ts";
 import { type Credentials, fetchKeepingCredentials } from "../credential-redirects.ts";
 import { type SkippedTool, SourceBudget } from "../source-budget.ts";
 import { TimeSlicer } from "../time-slice.ts";
-import { describeOperations, type OperationDescriptor } from "./operations.ts";
-import { fillPath, pathSegment, requestUrl } from "./request-url.ts";
+import { describeOperations, type OperationDescriptor, type OperationNotice } from "./operations.ts";
+import { buildRequest } from "./build-request.ts";
 
 export type OpenApiAuth =
   | { readonly type: "bearer"; readonly token: string }
@@ -31,7 +31,7 @@ export interface OpenApiSourceOptions {
 }
 
 /** Bumped when what a parse keeps changes: a cache file of another version is parsed again. */
-const PARSE_VERSION = 2;
+const PARSE_VERSION = 3;
 /** Bytes of a spec (GitHub's is 13 MB): parsing it is one stretch of work on the gateway's thread. */
 export const SPEC_BYTES_LIMIT = 32 * 1024 * 1024;
 
@@ -43,6 +43,10 @@ interface Parsed {
   readonly skipped?: SkippedTool[];
   /** `jsonSchemaKey` of each operation's input schema (absent in caches written before it was kept). */
   readonly inputSchemaKeys?: string[];
+  /** Operations that load under another name than their own (it was taken). */
+  readonly notices?: OperationNotice[];
+  /** The document was Swagger 2.0, converted to OpenAPI 3.1 at parse. */
+  readonly converted?: string;
 }
 
 export interface OpenApiSource {
@@ -50,8 +54,10 @@ export interface OpenApiSource {
   readonly operations: number;
   readonly fromCache: boolean;
   readonly baseUrl: string;
-  /** Operations left out (an input schema past a limit), each with the limit it went past. */
+  /** Operations left out (an input schema past a limit, a body that cannot be built), each with why. */
   readonly skipped: readonly SkippedTool[];
+  /** Operations that load, with something to say (a name taken by an earlier operation). */
+  readonly notices: readonly OperationNotice[];
 }
 
 /** Turns an OpenAPI 3.x spec into tools: one per operation, typed from its parameters and body. */
@@ -89,19 +95,22 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     // Only a cache miss parses, so only a miss pays for importing the parser (~80 ms).
     const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
     const text = bytes.toString("utf8");
-    const doc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec)) as {
-      openapi?: string;
-      servers?: Array<{ url: string }>;
-    };
-    if (!doc.openapi?.startsWith("3."))
-      throw new Error(`${o.spec} is not an OpenAPI 3.x document (Swagger 2.0 is not supported; convert it first)`);
+    const parsedDoc = (await SwaggerParser.parse(text.trimStart().startsWith("{") ? JSON.parse(text) : o.spec).catch(
+      (error: unknown) => {
+        throw new Error(`${o.spec}: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    )) as { swagger?: string; openapi?: string };
+    const doc = await openApi3(parsedDoc, o.spec);
     const budget = new SourceBudget();
-    const operations = await describeOperations(doc as never, hidden, budget);
+    const notices: OperationNotice[] = [];
+    const operations = await describeOperations(doc as never, hidden, budget, notices);
     parsed = {
       version: PARSE_VERSION,
       servers: (doc.servers ?? []).map((s) => s.url),
       operations,
       skipped: budget.skipped,
+      notices,
+      ...(parsedDoc.swagger ? { converted: parsedDoc.swagger } : {}),
     };
   }
   // Keyed once here (and kept in the cache, also one written before the keys were): a restart hashes nothing.
@@ -127,7 +136,28 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
     fromCache,
     baseUrl,
     skipped: parsed.skipped ?? [],
+    notices: parsed.notices ?? [],
   };
+}
+
+/**
+ * The document as OpenAPI 3.x: Swagger 2.0 is converted to 3.1 by Scalar's upgrader
+ * (`@scalar/openapi-upgrader`: body and formData parameters become a request body,
+ * `collectionFormat` a style, `definitions` components), loaded only for a Swagger document.
+ */
+async function openApi3(
+  doc: { swagger?: string; openapi?: string },
+  spec: string,
+): Promise<{ servers?: Array<{ url: string }> }> {
+  if (typeof doc.openapi === "string" && doc.openapi.startsWith("3."))
+    return doc as { servers?: Array<{ url: string }> };
+  if (doc.swagger === "2.0") {
+    const { upgrade } = await import("@scalar/openapi-upgrader");
+    return upgrade(doc as never, "3.1") as never;
+  }
+  throw new Error(
+    `${spec} is neither OpenAPI 3.x nor Swagger 2.0 (its version field says ${JSON.stringify(doc.openapi ?? doc.swagger ?? null)})`,
+  );
 }
 
 /** One operation as a tool; its validator is built from `op.inputSchema` on first need (json-schema-tool.ts). */
@@ -145,34 +175,19 @@ function operationTool(
     inputSchema: op.inputSchema,
     inputSchemaKey,
     run: async (input, call) => {
-      const operation = `${op.method} ${op.path}`;
-      const segments = new Map<string, string>();
-      const query: Array<[string, string]> = [];
-      const headers: Record<string, string> = { accept: "application/json" };
-      for (const p of op.params) {
-        const value = ownValue(input, p.name);
-        if (value === undefined) continue;
-        if (p.in === "path") segments.set(p.name, pathSegment(p.name, value, operation));
-        else if (p.in === "query")
-          for (const v of Array.isArray(value) ? value : [value])
-            query.push([p.name, typeof v === "object" ? JSON.stringify(v) : String(v)]);
-        else headers[p.name] = String(value);
-      }
-      // Each path parameter fills one segment; the URL keeps the base URL's origin and path prefix.
-      const url = requestUrl(baseUrl, fillPath(op.path, segments, operation), operation);
-      for (const [name, value] of query) url.searchParams.append(name, value);
+      const request = buildRequest(op, baseUrl, input);
+      const { url, headers } = request;
       if (auth?.type === "bearer") headers.authorization = `Bearer ${auth.token}`;
       if (auth?.type === "header") headers[auth.name] = auth.value;
       if (auth?.type === "query") url.searchParams.set(auth.name, auth.value);
-      const hasBody = op.hasBody && input.body !== undefined;
-      if (hasBody) headers["content-type"] = "application/json";
+      const hasBody = request.body !== undefined;
       // Redirects are followed by hand: a hop to another origin goes without the credential.
       const res = await fetchKeepingCredentials(
         url,
         {
           method: op.method,
           headers,
-          ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
+          ...(hasBody ? { body: request.body } : {}),
           ...(call?.signal ? { signal: call.signal } : {}),
         },
         credentialsOf(auth),

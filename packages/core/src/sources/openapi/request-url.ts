@@ -6,11 +6,11 @@
  */
 export class RequestUrlError extends Error {}
 
-/** Percent-decoding applied until nothing changes (double-encoded `%252e` included), at most 4 times. */
+/** Percent-decoding applied until nothing changes (double-encoded `%252e` included), at most 5 times: the value arrives encoded once more by serialize.ts. */
 function decodedForms(value: string): string[] {
   const forms = [value];
   let current = value;
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 5; i++) {
     let next: string;
     try {
       next = decodeURIComponent(current);
@@ -25,20 +25,27 @@ function decodedForms(value: string): string[] {
 }
 
 /**
- * A path parameter's value as the text of one segment: percent-encoded (`/`, `\`, `?`, `#`, `%`
- * and every other delimiter become data), and refused when empty or when it is, in any decoded
- * form, a dot segment or contains one (`..`, `.`, `%2e%2e`, `..%2f`, `..\`): a server that
- * decodes before routing must not climb out of the operation's path either.
+ * A path parameter's serialized text (serialize.ts: already percent-encoded, so `/`, `\\`, `?`,
+ * `#`, `%` in a value are data), refused when empty or when it is, in any decoded form, a dot
+ * segment or contains one (`..`, `.`, `%2e%2e`, `..%2f`, `..\\`): a server that decodes before
+ * routing must not climb out of the operation's path either.
  */
-export function pathSegment(name: string, value: unknown, operation: string): string {
-  const text = typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
-  if (text === "") throw new RequestUrlError(`${operation}: path parameter "${name}" is empty`);
-  for (const form of decodedForms(text))
+export function pathSegment(name: string, encoded: string, operation: string): string {
+  if (encoded === "") throw new RequestUrlError(`${operation}: path parameter "${name}" is empty`);
+  for (const form of decodedForms(encoded))
     if (form.split(/[/\\]/).some((part) => part === "." || part === ".."))
       throw new RequestUrlError(
-        `${operation}: path parameter "${name}" (${JSON.stringify(text.slice(0, 80))}) would leave its path segment (a "." or ".." segment, also percent-encoded); pass the name of one item`,
+        `${operation}: path parameter "${name}" (${JSON.stringify(safeDecode(encoded).slice(0, 80))}) would leave its path segment (a "." or ".." segment, also percent-encoded); pass the name of one item`,
       );
-  return encodeURIComponent(text);
+  return encoded;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Fills the operation's path template; a `{name}` without a value is refused. */
