@@ -24,7 +24,11 @@ const lintFailed = lint.exitCode !== 0;
 console.log(lintFailed ? "✗ format/lint failed (fix with: bun x biome check --write .)" : "✓ format and lint clean");
 
 console.log("» tests (bun test)");
-const test = Bun.spawn(["bun", "test", ...extraArgs], {
+// 30 s per test, not Bun's 5 s: on a busy 2-core machine a test that starts processes or a fake
+// server may take longer, and a timed-out test has its child processes killed, which fails the
+// tests after it in the same file for the wrong reason. Tests wait on events, so a longer limit
+// only changes how long a real hang takes to fail.
+const test = Bun.spawn(["bun", "test", "--timeout=30000", ...extraArgs], {
   cwd: root,
   stdout: "pipe",
   stderr: "pipe",
