@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isToolDefinition, type PluginContext, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
@@ -10,7 +10,9 @@ import { ensureWorkspaceDependencies, FIX_COMMAND, type ToolInstallFailure } fro
 import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
 import { isEntryDisabled, isToolEnabled } from "../tools/enablement.ts";
-import { hasNodeModulesAbove, packageImports } from "./bare-imports.ts";
+import { hasNodeModulesAbove, packageImports, packageNameOf } from "./bare-imports.ts";
+import { findInstalledPackage } from "./specifier.ts";
+import { isDeclared } from "./undeclared-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
 import { secretValuesBySchema, zodJsonSchema } from "../config/secret-fields.ts";
@@ -291,6 +293,21 @@ interface LoadContext {
 
 const DEPS_HINT = `Run \`${FIX_COMMAND}\` (listing never installs anything; \`start\` installs too).`;
 
+/**
+ * Packages a plugin folder's entry imports that its package.json does not declare and that do not
+ * resolve from the folder: `plugins install` installs only what is declared, so say so.
+ */
+function undeclaredPluginImports(entry: string, dir: string): string[] {
+  let pkg: Record<string, unknown>;
+  try {
+    pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  } catch {
+    return [];
+  }
+  const names = [...new Set(packageImports(entry).map(packageNameOf))];
+  return names.filter((n) => !isDeclared(pkg, n) && !findInstalledPackage(n, dir)).sort();
+}
+
 /** Read-only mode: importing a package with no node_modules above it would let Bun fetch it from npm. */
 function uninstalledImports(file: string, dir: string): string[] {
   return hasNodeModulesAbove(dir) ? [] : packageImports(file);
@@ -423,6 +440,13 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       }
       ctxConfig = validated.config;
       lc.secrets?.add("plugin-secret", secretValuesBySchema(c.pkg.configSchema, ctxConfig));
+      const undeclared = c.origin === "npm" ? [] : undeclaredPluginImports(c.pkg.entry, c.pkg.dir);
+      if (undeclared.length)
+        return fail({
+          source: join(c.pkg.dir, "package.json"),
+          message: `${c.pkg.entry} imports ${undeclared.join(", ")}, which ${join(c.pkg.dir, "package.json")} does not declare, so no install can add ${undeclared.length === 1 ? "it" : "them"}`,
+          hint: `Run \`bun add ${undeclared.join(" ")}\` in ${c.pkg.dir} (it declares and installs ${undeclared.length === 1 ? "it" : "them"}).`,
+        });
       const pending = lc.readOnly && c.origin !== "npm" ? uninstalledImports(c.pkg.entry, c.pkg.dir) : [];
       if (pending.length)
         return fail({

@@ -124,7 +124,7 @@ const installCommand = defineCommand({
       const installed: string[] = [];
       for (const ws of project === config.globalDir ? [project] : [project, config.globalDir]) {
         const r = await ensureWorkspaceDependencies(ws, { env: process.env, progress });
-        installed.push(...r.added);
+        installed.push(...r.installed, ...r.added);
         for (const d of r.diagnostics)
           problems.push(`${d.level.toUpperCase()} ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
         for (const [file, f] of r.toolFailures) problems.push(`ERROR ${show(file)}: ${f.message}\n  fix: ${f.hint}`);
@@ -140,7 +140,7 @@ const installCommand = defineCommand({
       for (const d of plugins.diagnostics) problems.push(`ERROR ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
       for (const p of problems) console.error(p);
       if (problems.some((p) => p.startsWith("ERROR"))) process.exitCode = 1;
-      if (installed.length) console.log(`Installed ${installed.join(", ")}.`);
+      if (installed.length) console.log(`Installed ${[...new Set(installed)].join(", ")}.`);
       else if (!problems.length) console.log("Dependencies are up to date.");
     }),
 });
