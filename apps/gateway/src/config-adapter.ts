@@ -34,6 +34,17 @@ export interface LoadedGatewayConfig {
  */
 const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
 
+/** The Anthropic endpoint in effect and what set it (there is no config key for it). */
+export function anthropicEndpoint(env: EnvLike): {
+  readonly baseURL?: string;
+  readonly setBy: "OPENASSISTANT_ANTHROPIC_BASE_URL" | "ANTHROPIC_BASE_URL" | "default";
+} {
+  const own = env[BASE_URL_ENV]?.trim();
+  if (own) return { baseURL: own, setBy: BASE_URL_ENV };
+  const standard = env.ANTHROPIC_BASE_URL?.trim();
+  return standard ? { baseURL: standard, setBy: "ANTHROPIC_BASE_URL" } : { setBy: "default" };
+}
+
 /** Where the gateway keeps rendered tool input types between starts (see core's declarations-cache.ts). */
 export function declarationCacheFile(dataDir: string): string {
   return join(dataDir, "cache", "declarations.json");
@@ -76,7 +87,7 @@ export async function loadGatewaySettings(
       ? c.database.path
       : resolve(projectRoot, c.database.path)
     : join(dataDir, "openassistant.sqlite");
-  const baseURL = env[BASE_URL_ENV]?.trim() || env.ANTHROPIC_BASE_URL?.trim() || undefined;
+  const { baseURL } = anthropicEndpoint(env);
 
   const settings: GatewaySettings = {
     projectRoot,
