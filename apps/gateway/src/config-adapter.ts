@@ -150,6 +150,8 @@ export async function loadGatewaySettings(
   const log = opts.log;
   const registry = createToolRegistry({
     config: loaded,
+    // The gateway re-reads the config on every reload: tool keys apply, the others are named as needing a restart.
+    reloadConfig: opts.watch === true,
     env,
     cwd: projectRoot,
     bundled,

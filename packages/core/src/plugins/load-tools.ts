@@ -15,7 +15,12 @@ import { findInstalledPackage } from "./specifier.ts";
 import { isDeclared } from "./undeclared-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
-import { secretValuesBySchema, zodJsonSchema } from "../config/secret-fields.ts";
+import {
+  configSecretValues,
+  secretValuesByKeyName,
+  secretValuesBySchema,
+  zodJsonSchema,
+} from "../config/secret-fields.ts";
 import { previewJson } from "../receipts/redact.ts";
 import { mcpBundles } from "../sources/mcp/bundle.ts";
 import { openApiBundles } from "../sources/openapi/bundle.ts";
@@ -50,6 +55,18 @@ export async function loadTools(opts: LoadToolsOptions = {}): Promise<LoadResult
   return (await loadToolsIncremental(opts)).result;
 }
 
+/** The config read here (a reload): its credentials reach the redactor before any tool loads. */
+async function loadAndRegister(
+  opts: LoadToolsOptions,
+  env: NonNullable<LoadToolsOptions["env"]>,
+): Promise<LoadedConfig> {
+  const loaded = await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir });
+  opts.secrets?.add("config-var", loaded.secrets);
+  opts.secrets?.add("config-field", configSecretValues(loaded.config));
+  opts.secrets?.add("plugin-secret", secretValuesByKeyName(loaded.config.config));
+  return loaded;
+}
+
 /**
  * One load pass. With `previous`, entries whose files and config did not change are reused without
  * importing, and an entry that now fails keeps its previous version live (marked `stale`).
@@ -61,8 +78,7 @@ export async function loadToolsIncremental(
 ): Promise<{ result: LoadResult; state: LoadState; config: LoadedConfig }> {
   registerSdkModule();
   const env = opts.env ?? process.env;
-  const loadedConfig =
-    opts.config ?? (await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir }));
+  const loadedConfig = opts.config ?? (await loadAndRegister(opts, env));
   const { config, projectRoot, globalDir } = loadedConfig;
   const homeDir = opts.homeDir ?? env.HOME ?? homedir();
   const projectWorkspace = workspaceDir(projectRoot);
