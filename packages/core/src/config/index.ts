@@ -16,6 +16,7 @@ export { deepMerge } from "./merge.ts";
 export { findLiteralSecrets } from "./secrets.ts";
 export { locateConfigKey, type ConfigLocation } from "./locate.ts";
 export {
+  knownModels,
   modelCapabilities,
   type EffortLevel,
   type ModelCapabilities,
