@@ -11,6 +11,8 @@ import type { LoadResult } from "@openassistant/core/plugins";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { displayPath } from "../display-path.ts";
+import { builtInBundles } from "../../config-adapter.ts";
+import { toolCountLine } from "../tool-table.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 
@@ -65,7 +67,7 @@ function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule
     }
   }
   const tools = r.entries.reduce((n, e) => n + e.tools.filter((t) => t.enabled).length, 0);
-  out.push("", `${tools} tool${tools === 1 ? "" : "s"} available to the model.`);
+  out.push("", toolCountLine(tools));
   return out.join("\n");
 }
 
@@ -85,7 +87,16 @@ const listCommand = defineCommand({
         const config = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
         rules = config.config.policy.rules;
         // Listing is side-effect free: no install, no package.json, no node_modules, no data dirs.
-        result = await loadTools({ config, env: process.env, readOnly: true, declarations: a.json, log: () => {} });
+        // With the gateway's own tools (tools.workspace.*): the count is the one `start` prints.
+        const bundled = builtInBundles(config.config, workspaceDir(config.projectRoot));
+        result = await loadTools({
+          config,
+          env: process.env,
+          readOnly: true,
+          declarations: a.json,
+          log: () => {},
+          bundled,
+        });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
