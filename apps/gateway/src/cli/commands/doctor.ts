@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
 import { openDatabase } from "@openassistant/core/db";
+import { closeMcpConnections } from "@openassistant/core/sources";
 import { ConfigError, defaultConfig } from "@openassistant/core/config";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
@@ -92,6 +93,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
 
   const snapshot = tools.current();
   tools.close();
+  await closeMcpConnections(); // else an MCP connection keeps the process alive
   checks.push(
     snapshot.diagnostics.length
       ? {

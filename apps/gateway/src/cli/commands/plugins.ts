@@ -6,6 +6,7 @@ import { ensureWorkspaceDependencies } from "@openassistant/core/plugins";
 import { loadTools } from "@openassistant/core/plugins";
 import { installNpmPlugins } from "@openassistant/core/plugins";
 import { resolvePolicy } from "@openassistant/core/policy";
+import { closeMcpConnections } from "@openassistant/core/sources";
 import type { PolicyRule } from "@openassistant/core/policy";
 import type { LoadResult } from "@openassistant/core/plugins";
 import { homedir } from "node:os";
@@ -101,6 +102,8 @@ const listCommand = defineCommand({
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
       }
+      // Listing opened MCP connections: close them, or the process never exits.
+      await closeMcpConnections();
       if (a.json) {
         const { tree: _tree, declarations, ...rest } = result;
         console.log(JSON.stringify({ ...rest, declarationsHash: declarations?.hash }, null, 2));
