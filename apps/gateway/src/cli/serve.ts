@@ -200,7 +200,7 @@ async function startSurface(
     input: options.input ?? process.stdin,
     output: options.output ?? process.stdout,
     greeting:
-      "Chat with the assistant. Approvals are asked here. /model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits.",
+      "Chat with the assistant. Approvals are asked here. /help lists the commands (/model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits).",
     reload: async () => {
       const before = gateway.tools();
       return summarizeReload(before, await gateway.reloadTools());
