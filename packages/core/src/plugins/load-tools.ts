@@ -308,6 +308,8 @@ interface LoadContext {
 }
 
 const DEPS_HINT = `Run \`${FIX_COMMAND}\` (listing never installs anything; \`start\` installs too).`;
+/** A plugin folder outside `.openassistant/`: only `plugins install` installs there, not `start`. */
+const FOLDER_DEPS_HINT = `Run \`${FIX_COMMAND}\` (it runs \`bun install\` in the plugin folder; \`start\` and listing do not).`;
 
 /**
  * Packages a plugin folder's entry imports that its package.json does not declare and that do not
@@ -468,7 +470,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
         return fail({
           source: c.pkg.entry,
           message: `imports ${pending.join(", ")}, which is not installed`,
-          hint: DEPS_HINT,
+          hint: c.origin === "path" ? FOLDER_DEPS_HINT : DEPS_HINT,
         });
       const entryFile = c.pkg.entry;
       const mod = await withTimeLimit(
@@ -490,7 +492,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     return fail({
       source: c.kind === "plugin" ? c.pkg.entry : c.source,
       ...d,
-      ...(notInstalled ? { hint: DEPS_HINT } : {}),
+      ...(notInstalled ? { hint: c.kind === "plugin" && c.origin === "path" ? FOLDER_DEPS_HINT : DEPS_HINT } : {}),
     });
   }
 
