@@ -2917,4 +2917,146 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #27 setup never dead-ends
+  ...m(
+    "packages/core/src/plugins/npm-plugins.ts",
+    ["apps/gateway/src/cli/commands/plugins-install-sources.test.ts"],
+    [
+      [
+        "setup-folder-deps-not-installed",
+        `      if (folder) folders.push(folder);`,
+        ``,
+        "plugins install skips a plugin folder's missing dependencies (answers up to date)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/specifier.ts",
+    ["apps/gateway/src/cli/commands/plugins-install-sources.test.ts"],
+    [
+      [
+        "setup-git-spec-as-npm-name",
+        '  if (GIT.test(spec) || /^https?:\\/\\//.test(spec)) return { kind: "package", target: spec };',
+        ``,
+        "a git specifier is taken for an npm name and never installed",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["apps/gateway/src/cli/commands/plugins-install-sources.test.ts"],
+    [
+      [
+        "setup-undeclared-plugin-import-unnamed",
+        `      const undeclared = c.origin === "npm" ? [] : undeclaredPluginImports(c.pkg.entry, c.pkg.dir);`,
+        `      const undeclared: string[] = [];`,
+        "a plugin's undeclared import is advised the install command, which installs nothing",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/plugins/registry.test.ts"],
+    [
+      [
+        "setup-reloaded-config-vars-unregistered",
+        `  opts.secrets?.add("config-var", loaded.secrets);`,
+        ``,
+        "a ${VAR} value of a config re-read on reload is not redacted",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/registry.ts",
+    ["packages/core/src/plugins/registry.test.ts", "apps/gateway/src/cli/config-reload.test.ts"],
+    [
+      [
+        "setup-restart-keys-silent",
+        `      return publish(freeze(result, restartWarnings(started, config)));`,
+        `      return publish(freeze(result));`,
+        "a changed start-only key (http.approvers) silently needs a restart",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/cli/doctor-checks.ts",
+    ["apps/gateway/src/cli/doctor.test.ts"],
+    [
+      [
+        "setup-doctor-endpoint-not-contacted",
+        `    await client.messages.countTokens({ model: opts.model, messages: [{ role: "user", content: "doctor" }] });`,
+        ``,
+        "doctor shows a dead endpoint as ✓",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/cli/commands/doctor.ts",
+    ["apps/gateway/src/cli/doctor.test.ts"],
+    [
+      [
+        "setup-doctor-first-config-error-only",
+        `  const all = [e, ...e.more];`,
+        `  const all = [e];`,
+        "doctor shows only the first config problem",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/discord-fake/src/rest-channels.ts",
+    [
+      "packages/discord-fake/src/attachments.test.ts",
+      "apps/gateway/src/surfaces/discord/invite-permissions.e2e.test.ts",
+    ],
+    [
+      [
+        "setup-fake-attach-unchecked",
+        `    assertCanPost(channel);\n    assertCanAttach(channel.id, req.files);`,
+        `    assertCanPost(channel);`,
+        "the fake Discord accepts a file where the bot lacks ATTACH_FILES",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/terminal/terminal-surface.ts",
+    ["apps/gateway/src/cli/terminal-commands.test.ts"],
+    [
+      [
+        "setup-terminal-model-unchecked",
+        `    if (!knownModels().includes(arg) && arg !== configured)`,
+        `    if (!arg)`,
+        "/model accepts any name",
+      ],
+      [
+        "setup-terminal-unknown-command-sent",
+        "    const command = /^\\/[A-Za-z][\\w-]*(?=\\s|$)/.exec(line)?.[0];",
+        "    const command = undefined as string | undefined;",
+        "an unknown /command is sent to the model",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/cli/editor-tsconfig.ts",
+    ["apps/gateway/src/cli/editors.test.ts"],
+    [
+      [
+        "setup-tsconfig-plugin-dirs-left-out",
+        "...pluginDirs.map((d) => `${d}/**/*.ts`)",
+        "...pluginDirs.slice(0, 0)",
+        "the editor tsconfig does not check plugin folders from config.plugins",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/cli/link.ts",
+    ["apps/gateway/src/cli/link.test.ts"],
+    [
+      [
+        "setup-link-path-always-ok",
+        `  const onPath = path.split(delimiter).some(`,
+        `  const onPath = true || path.split(delimiter).some(`,
+        "bun run link says nothing when Bun's bin folder is not on PATH",
+      ],
+    ],
+  ),
 ];

@@ -9,6 +9,7 @@ import {
 } from "@openassistant/core/config";
 import { createSecretRegistry, type SecretRegistry } from "@openassistant/core/receipts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
+import type { ToolTree } from "@openassistant/sdk";
 import { flattenToolTree } from "@openassistant/core/tools";
 import { toolHistory, workspaceTools, WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
@@ -33,6 +34,17 @@ export interface LoadedGatewayConfig {
  * never left to read process.env).
  */
 const BASE_URL_ENV = "OPENASSISTANT_ANTHROPIC_BASE_URL";
+
+/** The Anthropic endpoint in effect and what set it (there is no config key for it). */
+export function anthropicEndpoint(env: EnvLike): {
+  readonly baseURL?: string;
+  readonly setBy: "OPENASSISTANT_ANTHROPIC_BASE_URL" | "ANTHROPIC_BASE_URL" | "default";
+} {
+  const own = env[BASE_URL_ENV]?.trim();
+  if (own) return { baseURL: own, setBy: BASE_URL_ENV };
+  const standard = env.ANTHROPIC_BASE_URL?.trim();
+  return standard ? { baseURL: standard, setBy: "ANTHROPIC_BASE_URL" } : { setBy: "default" };
+}
 
 /** Where the gateway keeps rendered tool input types between starts (see core's declarations-cache.ts). */
 export function declarationCacheFile(dataDir: string): string {
@@ -76,7 +88,7 @@ export async function loadGatewaySettings(
       ? c.database.path
       : resolve(projectRoot, c.database.path)
     : join(dataDir, "openassistant.sqlite");
-  const baseURL = env[BASE_URL_ENV]?.trim() || env.ANTHROPIC_BASE_URL?.trim() || undefined;
+  const { baseURL } = anthropicEndpoint(env);
 
   const settings: GatewaySettings = {
     projectRoot,
@@ -111,36 +123,17 @@ export async function loadGatewaySettings(
   );
   const declarationCache = openDeclarationCache(declarationCacheFile(dataDir));
   const ws = workspaceDir(projectRoot);
-  // The assistant's own tool files: a write reloads the registry and reports what the file provides.
-  const bundled = c.workspace.enabled
-    ? [
-        {
-          id: "workspace",
-          tools: workspaceTools({
-            toolsDir: join(ws, "tools"),
-            history: toolHistory(join(ws, "history")),
-            // A file named like another source's namespace is refused before its card.
-            owners: () => registry.current().entries,
-            // Reloading installs what the new file imports (undeclared imports are added and installed).
-            install: async () => {},
-            reload: async (file: string) => {
-              const s = await registry.reload();
-              const entry = s.entries.find((e) => e.source === file);
-              const problems = s.diagnostics
-                .filter((d) => d.source === file && d.level === "error")
-                .map((d) => d.message);
-              return {
-                problems,
-                tools: entry?.status === "loaded" && !entry.stale ? entry.tools.map((t) => t.path) : [],
-              };
-            },
-          }),
-        },
-      ]
-    : [];
+  const bundled = builtInBundles(
+    c,
+    ws,
+    () => registry.reload(),
+    () => registry.current().entries,
+  );
   const log = opts.log;
   const registry = createToolRegistry({
     config: loaded,
+    // The gateway re-reads the config on every reload: tool keys apply, the others are named as needing a restart.
+    reloadConfig: opts.watch === true,
     env,
     cwd: projectRoot,
     bundled,
@@ -167,7 +160,8 @@ export async function loadGatewaySettings(
       declarations,
       diagnostics: [...s.diagnostics, ...declarations.warnings.map(declarationWarning)],
       errors: s.diagnostics.filter((d) => d.level === "error").length,
-      count: flattenToolTree(tree).length,
+      // The tools themselves, as `plugins list` counts them (not the $search/$describe discovery adds).
+      count: flattenToolTree(s.tree).length,
       entries: s.entries,
     };
   });
@@ -200,4 +194,40 @@ function memoize<A extends object, R>(fn: (a: A) => R): (a: A) => R {
     if (r === undefined) cache.set(a, (r = fn(a)));
     return r;
   };
+}
+
+/**
+ * The tools the gateway itself adds (the assistant's own tool files, `tools.workspace.*`), for the
+ * gateway and for `plugins list`, so both count the same tools. A write reloads the registry and
+ * reports what the file provides; without `reload` (listing) nothing is ever written.
+ */
+export function builtInBundles(
+  c: LoadedConfig["config"],
+  ws: string,
+  reload: () => Promise<LoadedSnapshot> = () => Promise.reject(new Error("listing never writes tools")),
+  owners: () => LoadedSnapshot["entries"] = () => [],
+): Array<{ id: string; tools: ToolTree }> {
+  if (!c.workspace.enabled) return [];
+  return [
+    {
+      id: "workspace",
+      tools: workspaceTools({
+        toolsDir: join(ws, "tools"),
+        history: toolHistory(join(ws, "history")),
+        // A file named like another source's namespace is refused before its card.
+        owners,
+        // Reloading installs what the new file imports (undeclared imports are added and installed).
+        install: async () => {},
+        reload: async (file: string) => {
+          const s = await reload();
+          const entry = s.entries.find((e) => e.source === file);
+          const problems = s.diagnostics.filter((d) => d.source === file && d.level === "error").map((d) => d.message);
+          return {
+            problems,
+            tools: entry?.status === "loaded" && !entry.stale ? entry.tools.map((t) => t.path) : [],
+          };
+        },
+      }),
+    },
+  ];
 }

@@ -83,3 +83,35 @@ test("an edit that would leave more than 10 attachments is refused and changes n
   expect(swap.json.attachments.map((a: { filename: string }) => a.filename)).toEqual(["f0.ts", "new.ts"]);
   expect(fake.unexpectedErrors).toEqual([]);
 });
+
+test("a file in a channel where the bot lacks ATTACH_FILES is refused with 50013 and nothing is posted; text still goes", async () => {
+  const { guildId, channelId } = fake.defaults!;
+  const other = fake.createUser({ username: "owner" });
+  const g = fake.createGuild({ ownerId: other.id });
+  const ch = fake.createChannel({ guildId: g.id });
+  const path = `/channels/${ch.id}/messages`;
+  const file = [{ name: "input.json", bytes: text("{}") }];
+  // A new guild's @everyone may attach files, so the bot (no role) may too.
+  expect((await upload("POST", path, card, file)).status).toBe(200);
+  // Denied on the channel for @everyone: the upload is refused, as on Discord, plain text is not.
+  fake.setPermissionOverwrite(ch.id, { id: g.id, type: 0, deny: 1n << 15n });
+  const refused = await upload("POST", path, card, file);
+  expect([refused.status, refused.json.code, refused.json.message]).toEqual([403, 50013, "Missing Permissions"]);
+  expect(fake.messages(ch.id).map((m) => m.attachments.length)).toEqual([1]);
+  expect((await upload("POST", path, { content: "no file" }, [])).status).toBe(200);
+  // An edit that adds a file is refused the same way.
+  const posted = fake.messages(ch.id).at(-1)!;
+  expect((await upload("PATCH", `${path}/${posted.id}`, { content: "edit" }, file)).json.code).toBe(50013);
+  // A member overwrite for the bot gives it back.
+  fake.setPermissionOverwrite(ch.id, { id: fake.botId, type: 1, allow: 1n << 15n });
+  expect((await upload("POST", path, card, file)).status).toBe(200);
+  // In the seeded guild: a role of the bot's whose overwrite allows it beats the @everyone deny.
+  const role = fake.createRole({ guildId, name: "bots" });
+  fake.addMember({ guildId, userId: fake.botId, roles: [role.id as string] });
+  fake.setPermissionOverwrite(channelId, { id: guildId, type: 0, deny: 1n << 15n });
+  const seeded = `/channels/${channelId}/messages`;
+  expect((await upload("POST", seeded, card, file)).json.code).toBe(50013);
+  fake.setPermissionOverwrite(channelId, { id: role.id as string, type: 0, allow: 1n << 15n });
+  expect((await upload("POST", seeded, card, file)).status).toBe(200);
+  expect(fake.unexpectedErrors).toEqual([]);
+});

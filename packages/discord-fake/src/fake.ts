@@ -476,6 +476,29 @@ export class FakeDiscord {
   }
 
   /**
+   * Sets (or with `null` removes) a channel's permission overwrite for a role (`type` 0; the guild
+   * id is @everyone) or a member (`type` 1), as Discord's Edit Channel Permissions does; the bot's
+   * permissions in the channel follow (`World.channelPermissions`).
+   */
+  setPermissionOverwrite(
+    channelId: string,
+    overwrite:
+      | { id: string; type: 0 | 1; allow?: bigint | string; deny?: bigint | string }
+      | { id: string; remove: true },
+  ): void {
+    const channel = this.world.channel(channelId);
+    const list = ((channel.permission_overwrites ?? []) as Json[]).filter((o) => o.id !== overwrite.id);
+    if (!("remove" in overwrite))
+      list.push({
+        id: overwrite.id,
+        type: overwrite.type,
+        allow: String(overwrite.allow ?? "0"),
+        deny: String(overwrite.deny ?? "0"),
+      });
+    channel.permission_overwrites = list;
+  }
+
+  /**
    * Discord unreachable: REST answers 503 (as Cloudflare does during an outage), gateway connections
    * drop abruptly and new ones are refused, until `setOutage(false)`.
    */

@@ -3,7 +3,7 @@ import { noContent, ok, type RouteRequest, type Router } from "./router.ts";
 import type { Services } from "./services.ts";
 import { createThread } from "./threads.ts";
 import { Intents, type Json } from "./types.ts";
-import { isThread } from "./world.ts";
+import { ATTACH_FILES, isThread } from "./world.ts";
 
 /** Channels, messages, typing, reactions, threads, DMs. */
 export function registerChannelRoutes(router: Router, services: Services): void {
@@ -90,9 +90,21 @@ export function registerChannelRoutes(router: Router, services: Services): void 
       throw new DiscordHttpError(403, 50013, "Missing Permissions").asSwitched();
   };
 
+  /**
+   * Uploading a file needs ATTACH_FILES in the channel (the permissions table:
+   * https://docs.discord.com/developers/topics/permissions#permissions-bitwise-permission-flags);
+   * Discord answers 403 "Missing Permissions" (50013,
+   * https://docs.discord.com/developers/topics/opcodes-and-status-codes#json) and posts nothing.
+   */
+  const assertCanAttach = (channelId: string, files: readonly unknown[] | undefined): void => {
+    if (files?.length && !(world.channelPermissions(channelId, botId) & ATTACH_FILES))
+      throw new DiscordHttpError(403, 50013, "Missing Permissions").asSwitched();
+  };
+
   router.add("POST", "/channels/:channelId/messages", (req) => {
     const channel = visibleChannel(req.params.channelId!);
     assertCanPost(channel);
+    assertCanAttach(channel.id, req.files);
     if (channel.thread_metadata?.archived) channel.thread_metadata.archived = false;
     return ok(messages.create({ channelId: channel.id, authorId: botId, body: req.body ?? {}, files: req.files }));
   });
@@ -108,6 +120,7 @@ export function registerChannelRoutes(router: Router, services: Services): void 
       const onlyFlags = Object.keys(req.body ?? {}).every((k) => k === "flags");
       if (!onlyFlags) throw new DiscordHttpError(403, 50005, "Cannot edit a message authored by another user");
     }
+    assertCanAttach(req.params.channelId!, req.files);
     return ok(messages.edit(message.id, req.body ?? {}, req.files));
   });
 
@@ -181,6 +194,7 @@ export function registerChannelRoutes(router: Router, services: Services): void 
     });
     if (parent.type === 15) {
       if (!body.message) throw invalidFormBody("message", "BASE_TYPE_REQUIRED", "This field is required");
+      assertCanAttach(parent.id, req.files);
       const starter = messages.create({
         channelId: thread.id,
         authorId: botId,

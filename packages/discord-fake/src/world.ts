@@ -40,6 +40,8 @@ export interface GuildRecord {
 /** Every permission bit Discord currently defines (used for owners, administrators and app_permissions). */
 export const ALL_PERMISSIONS = ((1n << 51n) - 1n).toString();
 const ADMINISTRATOR = 8n;
+/** ATTACH_FILES, "Allows for uploading images and files" (https://docs.discord.com/developers/topics/permissions#permissions-bitwise-permission-flags). */
+export const ATTACH_FILES = 1n << 15n;
 /** View channels, send messages, read history and the other defaults of a new guild's @everyone. */
 export const DEFAULT_EVERYONE_PERMISSIONS = "1071698660929";
 
@@ -129,6 +131,43 @@ export class World {
     let bits = BigInt(guild.roles.get(guild.id)?.permissions ?? "0");
     for (const roleId of member?.roles ?? []) bits |= BigInt(guild.roles.get(roleId)?.permissions ?? "0");
     return bits & ADMINISTRATOR ? ALL_PERMISSIONS : bits.toString();
+  }
+
+  /**
+   * A member's permissions in a channel, computed as Discord documents it
+   * (https://docs.discord.com/developers/topics/permissions#permission-overwrites): the guild's
+   * (administrator: all), then the channel's @everyone overwrite, its role overwrites together,
+   * then the member's own overwrite, each deny before allow. A thread uses its parent's overwrites.
+   */
+  channelPermissions(channelId: string, userId: string): bigint {
+    const channel = this.channel(channelId);
+    const guildId = channel.guild_id as string | undefined;
+    if (!guildId) return BigInt(ALL_PERMISSIONS);
+    const base = BigInt(this.memberPermissions(guildId, userId));
+    if (base & ADMINISTRATOR) return BigInt(ALL_PERMISSIONS);
+    const holder = isThread(channel.type) && channel.parent_id ? this.channel(channel.parent_id) : channel;
+    const overwrites = (holder.permission_overwrites ?? []) as Array<{
+      id: string;
+      type: number;
+      allow: string;
+      deny: string;
+    }>;
+    const apply = (bits: bigint, o?: { allow: string; deny: string }) =>
+      o ? (bits & ~BigInt(o.deny)) | BigInt(o.allow) : bits;
+    let bits = apply(
+      base,
+      overwrites.find((o) => o.type === 0 && o.id === guildId),
+    );
+    const roles = this.guild(guildId).members.get(userId)?.roles ?? [];
+    const roleOverwrites = overwrites.filter((o) => o.type === 0 && roles.includes(o.id));
+    bits = apply(bits, {
+      deny: roleOverwrites.reduce((d, o) => d | BigInt(o.deny), 0n).toString(),
+      allow: roleOverwrites.reduce((a, o) => a | BigInt(o.allow), 0n).toString(),
+    });
+    return apply(
+      bits,
+      overwrites.find((o) => o.type === 1 && o.id === userId),
+    );
   }
 
   guildChannels(guildId: string, threads: boolean): Json[] {

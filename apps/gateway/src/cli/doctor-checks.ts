@@ -4,9 +4,12 @@ import { createSqliteReceiptStore, receiptKeyPath } from "@openassistant/core/re
 import { resolveConfigDir } from "../auth/paths.ts";
 import { createAuthResolver } from "../auth/resolve.ts";
 import { openAuthStore } from "../auth/store.ts";
-import type { EnvLike } from "../auth/types.ts";
+import type { EnvLike, ResolvedCredential } from "../auth/types.ts";
 import { API_KEY_PREFIX, SETUP_TOKEN_MIN_LENGTH, SETUP_TOKEN_PREFIX } from "../auth/validate.ts";
 import { NO_CREDENTIALS_MESSAGE } from "./credentials.ts";
+import { anthropicEndpoint } from "../config-adapter.ts";
+import { buildSdkClient, DEFAULT_ANTHROPIC_BASE_URL } from "../model/sdk-client.ts";
+import { loadAnthropicSdk } from "../model/sdk.ts";
 
 export type CheckLevel = "ok" | "warn" | "fail";
 export interface DoctorCheck {
@@ -116,18 +119,75 @@ export function checkCredentialShapes(env: EnvLike, profileOrder?: readonly stri
   return out;
 }
 
-export function checkEndpoint(baseURL: string | undefined): DoctorCheck {
-  return baseURL
-    ? {
+/**
+ * The endpoint in effect, what set it, and whether it answers: a free token count
+ * (`POST /v1/messages/count_tokens`) with the first credential and the configured model, through
+ * the same SDK client the gateway uses. Without a credential, any HTTP answer counts as reachable.
+ */
+export async function checkEndpoint(
+  env: EnvLike,
+  opts: { model: string; profileOrder?: readonly string[]; timeoutMs?: number },
+): Promise<DoctorCheck> {
+  const { baseURL, setBy } = anthropicEndpoint(env);
+  const url = baseURL ?? DEFAULT_ANTHROPIC_BASE_URL;
+  const origin =
+    setBy === "default"
+      ? "the default; set OPENASSISTANT_ANTHROPIC_BASE_URL (or ANTHROPIC_BASE_URL) for a proxy"
+      : `set by ${setBy}${setBy === "ANTHROPIC_BASE_URL" ? "; OPENASSISTANT_ANTHROPIC_BASE_URL would take precedence" : ""}`;
+  const fix =
+    setBy === "default"
+      ? "Check the network connection."
+      : `Fix or unset ${setBy} (now ${JSON.stringify(url)}), or start what should answer there.`;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  let cred: ResolvedCredential | undefined;
+  try {
+    cred = createAuthResolver({ store: openAuthStore(resolveConfigDir(env)), env, profileOrder: opts.profileOrder })
+      .candidates()
+      .at(0);
+  } catch {
+    cred = undefined; // the credentials check reports it
+  }
+  if (!cred) {
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      return {
         name: "endpoint",
-        level: "ok",
-        detail: `${baseURL} (OPENASSISTANT_ANTHROPIC_BASE_URL; the SDK's ANTHROPIC_BASE_URL is ignored)`,
-      }
-    : {
-        name: "endpoint",
-        level: "ok",
-        detail: "https://api.anthropic.com (set OPENASSISTANT_ANTHROPIC_BASE_URL for a proxy)",
+        level: "warn",
+        detail: `${url} (${origin}) answers (HTTP ${r.status}); no credential to try it with`,
       };
+    } catch (e) {
+      return { name: "endpoint", level: "fail", detail: `${url} (${origin}) cannot be reached: ${reason(e)}. ${fix}` };
+    }
+  }
+  const { APIConnectionError, APIError } = await loadAnthropicSdk();
+  try {
+    const client = await buildSdkClient(cred, { baseURL: url, timeoutMs });
+    await client.messages.countTokens({ model: opts.model, messages: [{ role: "user", content: "doctor" }] });
+    return {
+      name: "endpoint",
+      level: "ok",
+      detail: `${url} (${origin}) answers; ${cred.profileId} is accepted for ${opts.model}`,
+    };
+  } catch (e) {
+    if (e instanceof APIConnectionError)
+      return { name: "endpoint", level: "fail", detail: `${url} (${origin}) cannot be reached: ${reason(e)}. ${fix}` };
+    if (e instanceof APIError && (e.status === 401 || e.status === 403))
+      return {
+        name: "endpoint",
+        level: "fail",
+        detail: `${url} (${origin}) refuses ${cred.profileId} (HTTP ${e.status}: ${e.message}). Add a working credential: \`openassistant auth anthropic api-key\`.`,
+      };
+    return {
+      name: "endpoint",
+      level: "fail",
+      detail: `${url} (${origin}) answered a token count for ${opts.model} with ${e instanceof APIError ? `HTTP ${e.status}: ` : ""}${reason(e)}. ${e instanceof APIError && (e.status === 400 || e.status === 404) ? "Check model.name in the config." : fix}`,
+    };
+  }
+}
+
+function reason(e: unknown): string {
+  const err = e as { message?: string; cause?: { message?: string; code?: string } };
+  return err.cause?.code ?? err.cause?.message ?? err.message ?? String(e);
 }
 
 /**

@@ -14,9 +14,14 @@ export function describeReload(before: ToolSnapshot, after: ToolSnapshot): strin
   const removed = [...was].filter((p) => !now.has(p)).sort();
   const known = new Set(before.diagnostics.map(formatDiagnostic));
   const fresh = after.diagnostics.map(formatDiagnostic).filter((d) => !known.has(d));
+  const failing = (s: ToolSnapshot) =>
+    new Map(s.diagnostics.filter((d) => d.level === "error").map((d) => [d.id, d.source] as const));
+  const stillFailing = failing(after);
+  const fixed = [...failing(before)].filter(([id]) => !stillFailing.has(id));
   const lines: string[] = [];
   if (added.length) lines.push(`tools added: ${added.map((p) => `tools.${p}`).join(", ")}`);
   if (removed.length) lines.push(`tools removed: ${removed.map((p) => `tools.${p}`).join(", ")}`);
+  for (const [id, source] of fixed) lines.push(`✓ ${id} is fine again (${source})`);
   for (const d of fresh) lines.push(`⚠ ${d}`);
   return lines;
 }

@@ -52,6 +52,12 @@ describe("reloads in a running gateway (real subprocess, file watching on)", () 
 
       proc.stdin.write("/reload\n");
       await out.waitFor(/Reloaded: 6 tools, no changes; 1 problem/);
+
+      // Fixed: the gateway says so, not only when something breaks.
+      writeFileSync(join(tools, "weather.ts"), weather("v2"));
+      await err.waitFor(/✓ weather is fine again \(.*weather\.ts\)/);
+      proc.stdin.write("/reload\n");
+      await out.waitFor(/Reloaded: 6 tools, no changes\./);
       proc.stdin.end();
       expect(await proc.exited).toBe(0);
     } finally {

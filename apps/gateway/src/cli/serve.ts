@@ -6,12 +6,13 @@ import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, startGatewayProcesses, type Gateway, type GatewayProcesses } from "../gateway.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { installCrashGuard } from "./crash-guard.ts";
-import { writeEditorTsconfig } from "./editor-tsconfig.ts";
+import { homedir } from "node:os";
+import { configuredPluginDirs, writeEditorTsconfig } from "./editor-tsconfig.ts";
 import { checkCredentials } from "./credentials.ts";
 import { CliError } from "./flags.ts";
 import { describeReload, summarizeReload } from "./reload-report.ts";
 import { formatDiagnostic } from "../diagnostics.ts";
-import { formatDiagnostics, formatToolTable } from "./tool-table.ts";
+import { formatDiagnostics, formatToolTable, toolCountLine } from "./tool-table.ts";
 
 export interface ServeOptions {
   readonly cwd: string;
@@ -90,7 +91,11 @@ async function serveWith(
   const workspace = join(loaded.settings.projectRoot, ".openassistant");
   if (existsSync(workspace)) {
     try {
-      writeEditorTsconfig(workspace);
+      const { projectRoot } = loaded.settings;
+      writeEditorTsconfig(
+        workspace,
+        configuredPluginDirs(loaded.config.config.plugins, projectRoot, options.env.HOME ?? homedir()),
+      );
     } catch (e) {
       err(
         `note: could not write ${join(workspace, "tsconfig.json")} for editors: ${e instanceof Error ? e.message : String(e)}`,
@@ -100,6 +105,7 @@ async function serveWith(
   for (const d of loaded.diagnostics) err(`config: ${formatDiagnostic(d)}`);
   const snapshot = loaded.tools.current();
   out(formatToolTable(snapshot, loaded.settings.policy));
+  out(toolCountLine(snapshot.count));
   if (snapshot.diagnostics.length) err(`Tool problems:\n${formatDiagnostics(snapshot.diagnostics)}`);
   // Reloads (file watching, /reload) are reported to the operator: added/removed tools, new problems.
   let lastSeen = snapshot;
@@ -194,7 +200,7 @@ async function startSurface(
     input: options.input ?? process.stdin,
     output: options.output ?? process.stdout,
     greeting:
-      "Chat with the assistant. Approvals are asked here. /model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits.",
+      "Chat with the assistant. Approvals are asked here. /help lists the commands (/model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits).",
     reload: async () => {
       const before = gateway.tools();
       return summarizeReload(before, await gateway.reloadTools());

@@ -6,9 +6,12 @@ export const CONFIG_TEMPLATE = `{
   // Secrets: write "\${ENV_VAR}" instead of the value; a missing variable is an error at startup.
   // Full reference: docs/plugins.md in the OpenAssistant repository.
 
-  // Plugin packages: npm names (optionally "name@^1.0.0", installed by \`openassistant plugins install\`), "file://" URLs,
-  // or paths relative to the project root. Tools in .openassistant/tools/ and plugins in
-  // .openassistant/plugins/ are found without being listed here.
+  // Plugin packages: npm names (optionally "name@^1.0.0"), tarballs ("./x-1.0.0.tgz", "https://…/x.tgz"),
+  // git repositories ("git+https://…", "github:user/repo"), all installed by \`openassistant plugins install\`;
+  // or plugin folders: "file://" URLs or paths relative to the project root (their dependencies: the same command).
+  // Tools in .openassistant/tools/ and plugins in .openassistant/plugins/ are found without being listed here.
+  // MCP servers ("mcp": { "servers": { "name": { "url": "…" } } }) and OpenAPI specs
+  // ("openapi": { "name": { "spec": "path/from/project/root.json", "baseUrl": "https://…" } }): docs/tool-sources.md.
   "plugins": [],
 
   // Per-plugin settings, keyed by plugin id; checked against the plugin's configSchema.

@@ -5,6 +5,11 @@ import { flattenToolTree } from "@openassistant/core/tools";
 import { formatDiagnostic } from "../diagnostics.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 
+/** How many tools the model can call: the same line (and the same count) from `start` and `plugins list`. */
+export function toolCountLine(count: number): string {
+  return `${count} tool${count === 1 ? "" : "s"} available to the model.`;
+}
+
 /** The tool table printed at start and by doctor: path, effective approval, description. */
 export function formatToolTable(snapshot: ToolSnapshot, policy: readonly PolicyRule[]): string {
   const rows = flattenToolTree(snapshot.tree).map((t) => {

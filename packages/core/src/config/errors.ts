@@ -9,6 +9,8 @@ export class ConfigError extends Error {
     readonly keyPath: string,
     readonly problem: string,
     readonly hint: string,
+    /** The other problems found in the same file, in file order (a report can show them all). */
+    readonly more: readonly ConfigError[] = [],
   ) {
     super(`${file}:${line}:${column}: ${keyPath}: ${problem}. ${hint}`);
   }

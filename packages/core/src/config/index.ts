@@ -6,6 +6,7 @@ export {
   type OpenAssistantConfigInput,
 } from "./schema.ts";
 export { loadConfig, type LoadConfigOptions, type LoadedConfig } from "./load.ts";
+export { keysNeedingRestart, RELOADED_KEYS } from "./restart-keys.ts";
 export { ConfigError } from "./errors.ts";
 export type { Diagnostic } from "./diagnostic.ts";
 export { findProjectRoot, globalConfigDir, workspaceDir, WORKSPACE_DIR } from "./paths.ts";
@@ -15,6 +16,7 @@ export { deepMerge } from "./merge.ts";
 export { findLiteralSecrets } from "./secrets.ts";
 export { locateConfigKey, type ConfigLocation } from "./locate.ts";
 export {
+  knownModels,
   modelCapabilities,
   type EffortLevel,
   type ModelCapabilities,

@@ -180,6 +180,7 @@ function readLayer(
       first.keyPath,
       first.problem,
       `${first.hint} (${errors.length - 1} more problem${errors.length > 2 ? "s" : ""} in this file after this one.)`,
+      errors.slice(1),
     );
   }
   return { value, warnings };

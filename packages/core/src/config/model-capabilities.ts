@@ -111,6 +111,11 @@ export function modelCapabilities(model: string): ModelCapabilities | undefined 
 
 const KNOWN_MODELS: readonly string[] = [...MODEL_CAPABILITIES.keys()];
 
+/** Every model id the capability table knows, in table order. */
+export function knownModels(): readonly string[] {
+  return KNOWN_MODELS;
+}
+
 /** Problems with `model.thinking` / `model.effort` for this model, each naming the allowed values. */
 export function checkModelSettings(model: string, settings: { thinking?: string; effort?: string }): string[] {
   const caps = modelCapabilities(model);

@@ -14,7 +14,7 @@ describe("auto-install", () => {
   test("without dependencies: package.json is created (no @openassistant dependency), nothing is installed", async () => {
     const p = tempProject({ ".openassistant/tools/clock.ts": toolSource("clock") }, registryEnv);
     const r = await ensureWorkspaceDependencies(p.ws, { env: p.opts.env });
-    expect(r).toEqual({ ran: false, diagnostics: [], toolFailures: new Map(), added: [] });
+    expect(r).toEqual({ ran: false, diagnostics: [], toolFailures: new Map(), added: [], installed: [] });
     const pkg = JSON.parse(readFileSync(join(p.ws, "package.json"), "utf8"));
     expect(pkg).toEqual({
       name: "openassistant-workspace",

@@ -28,6 +28,8 @@ export interface AutoInstallResult {
   readonly toolFailures: Map<string, ToolInstallFailure>;
   /** `name@version` of the packages added to package.json for tools' undeclared imports. */
   readonly added: string[];
+  /** `name@version` of the declared dependencies `bun install` installed now. */
+  readonly installed: string[];
 }
 
 const LOCK = ".install.lock";
@@ -49,7 +51,8 @@ export async function ensureWorkspaceDependencies(
   const diagnostics: Diagnostic[] = [];
   const toolFailures = new Map<string, ToolInstallFailure>();
   const added: string[] = [];
-  const done = (ran: boolean): AutoInstallResult => ({ ran, diagnostics, toolFailures, added });
+  const installed: string[] = [];
+  const done = (ran: boolean): AutoInstallResult => ({ ran, diagnostics, toolFailures, added, installed });
   if (!hasWorkspaceContent(workspace)) return done(false);
   const pkgFile = join(workspace, "package.json");
   const read = readWorkspacePackage(workspace);
@@ -135,7 +138,7 @@ export async function ensureWorkspaceDependencies(
           hint: `Fix the dependency in ${pkgFile} (or the plugin's package.json), then run \`${FIX_COMMAND}\` (or \`bun install\` in ${workspace} to see the full output).`,
         });
         for (const name of names) failTools(name, installFailed);
-      }
+      } else installed.push(...stillMissing.map((m) => `${m.name}@${installedVersion(m.name, m.dir) ?? "?"}`));
     }
     const toAdd = undeclared();
     if (toAdd.length && installFailed)
@@ -252,10 +255,12 @@ function workspaceMembers(workspace: string, pkg: Record<string, unknown>): Memb
 interface Missing {
   name: string;
   range: string;
+  /** The folder whose package.json declares it. */
+  dir: string;
 }
 
 /** Declared dependencies (not peers) of `pkg` that don't resolve from `dir` or are out of range. */
-function missingDeps(dir: string, pkg: Record<string, unknown>): Missing[] {
+export function missingDeps(dir: string, pkg: Record<string, unknown>): Missing[] {
   const out: Missing[] = [];
   for (const field of ["dependencies", "optionalDependencies", "devDependencies"]) {
     const deps = pkg[field] as Record<string, string> | undefined;
@@ -263,21 +268,21 @@ function missingDeps(dir: string, pkg: Record<string, unknown>): Missing[] {
     for (const [name, range] of Object.entries(deps)) {
       if (name.startsWith("@openassistant/")) continue;
       const installed = installedVersion(name, dir);
-      if (installed === undefined) out.push({ name, range });
+      if (installed === undefined) out.push({ name, range, dir });
       else if (
         /^[\d^~<>=*xX|.\sv-]+$/.test(range) &&
         range.trim() !== "" &&
         installed &&
         !versionSatisfies(installed, range)
       )
-        out.push({ name, range });
+        out.push({ name, range, dir });
     }
   }
   return out;
 }
 
 /** Installed version ("" when it has none), or undefined when not installed. */
-function installedVersion(name: string, from: string): string | undefined {
+export function installedVersion(name: string, from: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
     const file = join(dir, "node_modules", name, "package.json");
     if (existsSync(file)) {

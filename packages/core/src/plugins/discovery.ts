@@ -1,10 +1,10 @@
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { normalizeId } from "../tools/plugin-id.ts";
 import { PluginManifestError, readPluginPackage, type PluginPackage } from "./manifest.ts";
 import type { ValidatorCache } from "./config-validator.ts";
-import { findInstalledPackage, parseSpecifier, versionSatisfies } from "./specifier.ts";
+import { findInstalledPackage, installedNameOf, parseSpecifier, versionSatisfies } from "./specifier.ts";
 import type { BundledPlugin, Origin } from "./types.ts";
 
 interface CandidateBase {
@@ -192,6 +192,20 @@ function specifierCandidate(spec: string, input: DiscoverInput): Candidate {
       );
     }
     return pluginCandidate(parsed.dir, "path", 1, input.validatorCache, spec);
+  }
+  if (parsed.kind === "package") {
+    const name = installedNameOf(parsed.target, input.projectWorkspace);
+    const dir = name ? findInstalledPackage(name, input.projectWorkspace) : undefined;
+    if (!dir)
+      return broken(
+        normalizeId(basename(parsed.target).replace(/\.(tgz|tar\.gz|git)$/, "")),
+        "npm",
+        input.projectRoot,
+        spec,
+        `plugin "${spec}" is not installed in ${input.projectWorkspace}`,
+        `Run \`openassistant plugins install\` (it installs config.plugins into ${input.projectWorkspace}), then reload.`,
+      );
+    return pluginCandidate(dir, "npm", 2, input.validatorCache, spec);
   }
   // `openassistant plugins install` installs config.plugins into .openassistant/; the project's own node_modules also count.
   const dir = findInstalledPackage(parsed.name, input.projectWorkspace);

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isToolDefinition, type PluginContext, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
@@ -10,10 +10,17 @@ import { ensureWorkspaceDependencies, FIX_COMMAND, type ToolInstallFailure } fro
 import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
 import { isEntryDisabled, isToolEnabled } from "../tools/enablement.ts";
-import { hasNodeModulesAbove, packageImports } from "./bare-imports.ts";
+import { hasNodeModulesAbove, packageImports, packageNameOf } from "./bare-imports.ts";
+import { findInstalledPackage } from "./specifier.ts";
+import { isDeclared } from "./undeclared-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
-import { secretValuesBySchema, zodJsonSchema } from "../config/secret-fields.ts";
+import {
+  configSecretValues,
+  secretValuesByKeyName,
+  secretValuesBySchema,
+  zodJsonSchema,
+} from "../config/secret-fields.ts";
 import { previewJson } from "../receipts/redact.ts";
 import { mcpBundles } from "../sources/mcp/bundle.ts";
 import { openApiBundles } from "../sources/openapi/bundle.ts";
@@ -50,6 +57,18 @@ export async function loadTools(opts: LoadToolsOptions = {}): Promise<LoadResult
   return (await loadToolsIncremental(opts)).result;
 }
 
+/** The config read here (a reload): its credentials reach the redactor before any tool loads. */
+async function loadAndRegister(
+  opts: LoadToolsOptions,
+  env: NonNullable<LoadToolsOptions["env"]>,
+): Promise<LoadedConfig> {
+  const loaded = await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir });
+  opts.secrets?.add("config-var", loaded.secrets);
+  opts.secrets?.add("config-field", configSecretValues(loaded.config));
+  opts.secrets?.add("plugin-secret", secretValuesByKeyName(loaded.config.config));
+  return loaded;
+}
+
 /**
  * One load pass. With `previous`, entries whose files and config did not change are reused without
  * importing, and an entry that now fails keeps its previous version live (marked `stale`).
@@ -61,8 +80,7 @@ export async function loadToolsIncremental(
 ): Promise<{ result: LoadResult; state: LoadState; config: LoadedConfig }> {
   registerSdkModule();
   const env = opts.env ?? process.env;
-  const loadedConfig =
-    opts.config ?? (await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir }));
+  const loadedConfig = opts.config ?? (await loadAndRegister(opts, env));
   const { config, projectRoot, globalDir } = loadedConfig;
   const homeDir = opts.homeDir ?? env.HOME ?? homedir();
   const projectWorkspace = workspaceDir(projectRoot);
@@ -248,6 +266,23 @@ interface LoadContext {
 }
 
 const DEPS_HINT = `Run \`${FIX_COMMAND}\` (listing never installs anything; \`start\` installs too).`;
+/** A plugin folder outside `.openassistant/`: only `plugins install` installs there, not `start`. */
+const FOLDER_DEPS_HINT = `Run \`${FIX_COMMAND}\` (it runs \`bun install\` in the plugin folder; \`start\` and listing do not).`;
+
+/**
+ * Packages a plugin folder's entry imports that its package.json does not declare and that do not
+ * resolve from the folder: `plugins install` installs only what is declared, so say so.
+ */
+function undeclaredPluginImports(entry: string, dir: string): string[] {
+  let pkg: Record<string, unknown>;
+  try {
+    pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  } catch {
+    return [];
+  }
+  const names = [...new Set(packageImports(entry).map(packageNameOf))];
+  return names.filter((n) => !isDeclared(pkg, n) && !findInstalledPackage(n, dir)).sort();
+}
 
 /** Read-only mode: importing a package with no node_modules above it would let Bun fetch it from npm. */
 function uninstalledImports(file: string, dir: string): string[] {
@@ -382,12 +417,19 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       }
       ctxConfig = validated.config;
       lc.secrets?.add("plugin-secret", secretValuesBySchema(c.pkg.configSchema, ctxConfig));
+      const undeclared = c.origin === "npm" ? [] : undeclaredPluginImports(c.pkg.entry, c.pkg.dir);
+      if (undeclared.length)
+        return fail({
+          source: join(c.pkg.dir, "package.json"),
+          message: `${c.pkg.entry} imports ${undeclared.join(", ")}, which ${join(c.pkg.dir, "package.json")} does not declare, so no install can add ${undeclared.length === 1 ? "it" : "them"}`,
+          hint: `Run \`bun add ${undeclared.join(" ")}\` in ${c.pkg.dir} (it declares and installs ${undeclared.length === 1 ? "it" : "them"}).`,
+        });
       const pending = lc.readOnly && c.origin !== "npm" ? uninstalledImports(c.pkg.entry, c.pkg.dir) : [];
       if (pending.length)
         return fail({
           source: c.pkg.entry,
           message: `imports ${pending.join(", ")}, which is not installed`,
-          hint: DEPS_HINT,
+          hint: c.origin === "path" ? FOLDER_DEPS_HINT : DEPS_HINT,
         });
       const entryFile = c.pkg.entry;
       const mod = await withTimeLimit(
@@ -409,7 +451,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     return fail({
       source: c.kind === "plugin" ? c.pkg.entry : c.source,
       ...d,
-      ...(notInstalled ? { hint: DEPS_HINT } : {}),
+      ...(notInstalled ? { hint: c.kind === "plugin" && c.origin === "path" ? FOLDER_DEPS_HINT : DEPS_HINT } : {}),
     });
   }
 

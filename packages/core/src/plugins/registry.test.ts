@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { indexToolTree } from "../tools/flatten.ts";
 import { createToolRegistry, type LoadedSnapshot } from "./index.ts";
+import { createSecretRegistry } from "../receipts/secret-registry.ts";
 import { SDK_IMPORT, tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 
 const run = (s: LoadedSnapshot, path: string) => indexToolTree(s.tree).get(path)!.run({});
@@ -171,5 +172,33 @@ describe("tool registry reload", () => {
       expect(whole.diagnostics).toEqual([]);
       expect(whole.entries[0]!.stale).toBeUndefined();
     }
+  });
+});
+
+describe("a reload re-reads the config", () => {
+  test("its ${VAR} values and credential fields reach the redactor before tools load; a start-only key is named as needing a restart", async () => {
+    const p = tempProject(
+      { ".openassistant/tools/clock.ts": toolSource("clock"), ".openassistant/config.jsonc": `{}` },
+      { REGION_FROM_ENV: "eu-north-secret-region", MAIL_TOKEN: "literal-mail-token-7731" },
+    );
+    const secrets = createSecretRegistry();
+    const reg = createToolRegistry({ ...p.opts, autoInstall: false, secrets });
+    await reg.ready;
+    p.write(
+      ".openassistant/config.jsonc",
+      `{\n  "model": { "name": "claude-opus-5" },\n  "config": { "clock": { "region": "\${REGION_FROM_ENV}", "token": "literal-mail-token-7731" } }\n}\n`,
+    );
+    const after = await reg.reload();
+    const redacted = secrets.redact("region eu-north-secret-region, token literal-mail-token-7731");
+    expect(redacted).not.toContain("eu-north-secret-region");
+    expect(redacted).not.toContain("literal-mail-token-7731");
+    const restart = after.diagnostics.filter((d) => d.message.includes("applies after a restart"));
+    expect(restart.map((d) => [d.level, d.message, d.line])).toEqual([
+      [
+        "warning",
+        "model.name changed: it applies after a restart; the running gateway keeps the value it started with",
+        2,
+      ],
+    ]);
   });
 });

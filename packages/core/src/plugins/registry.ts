@@ -1,6 +1,9 @@
 import { existsSync, watch, type FSWatcher } from "node:fs";
 import type { ToolTree } from "@openassistant/sdk";
 import { ConfigError } from "../config/errors.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import { locateConfigKey } from "../config/locate.ts";
+import { keysNeedingRestart } from "../config/restart-keys.ts";
 import { loadToolsIncremental, type LoadState } from "./load-tools.ts";
 import type { Diagnostic, LoadEntry, LoadResult, LoadToolsOptions } from "./types.ts";
 
@@ -48,6 +51,8 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
   let configFiles: string[] = [];
   const listeners = new Set<(s: LoadedSnapshot) => void>();
   const reloadConfig = opts.reloadConfig ?? opts.config === undefined;
+  /** The config of the first load: what the process started with. */
+  let started: LoadedConfig | undefined;
 
   const publish = (s: LoadedSnapshot) => {
     snapshot = s;
@@ -78,11 +83,15 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
         result,
         state: next,
         config,
-      } = await loadToolsIncremental(reloadConfig ? { ...base, config: undefined } : base, state);
+      } = await loadToolsIncremental(
+        reloadConfig && (started || !opts.config) ? { ...base, config: undefined } : base,
+        state,
+      );
       state = next;
       watchDirs = [...result.watchDirs];
       configFiles = [...config.sources];
-      return publish(freeze(result));
+      started ??= config;
+      return publish(freeze(result, restartWarnings(started, config)));
     } catch (err) {
       if (!(err instanceof ConfigError) || !snapshot) throw err;
       const d: Diagnostic = {
@@ -191,4 +200,23 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
       };
     },
   };
+}
+
+/**
+ * A changed setting that only a restart applies, as a warning at its key: the gateway says so
+ * instead of silently keeping the old value.
+ */
+function restartWarnings(started: LoadedConfig, now: LoadedConfig): Diagnostic[] {
+  if (started === now) return [];
+  return keysNeedingRestart(started.config, now.config).map((key) => {
+    const at = locateConfigKey(now.sources, key.split(".")) ?? locateConfigKey(started.sources, key.split("."));
+    return {
+      level: "warning",
+      id: "config",
+      source: at?.file ?? now.sources.at(-1) ?? "config",
+      ...(at ? { line: at.line, column: at.column } : {}),
+      message: `${key} changed: it applies after a restart; the running gateway keeps the value it started with`,
+      hint: "Restart the gateway (stop it, then `openassistant start`). A reload applies plugins, config.<id>, tools, mcp and openapi only.",
+    };
+  });
 }

@@ -1,6 +1,8 @@
 import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
 import { openDatabase } from "@openassistant/core/db";
+import { closeMcpConnections } from "@openassistant/core/sources";
+import { ConfigError, defaultConfig } from "@openassistant/core/config";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { resolveConfigDir } from "../../auth/paths.ts";
@@ -25,6 +27,18 @@ export type { CheckLevel, DoctorCheck } from "../doctor-checks.ts";
 /** Discord bot tokens: base64(user id) . timestamp . hmac. */
 const DISCORD_TOKEN_SHAPE = /^[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}$/;
 
+/** Every config problem as lines: each error of the file, and each warning marked as one. */
+function configCheck(e: unknown): DoctorCheck {
+  if (!(e instanceof ConfigError))
+    return { name: "config", level: "fail", detail: e instanceof Error ? e.message : String(e) };
+  const all = [e, ...e.more];
+  const lines = all.map(
+    (c) =>
+      `error ${c.file}:${c.line}:${c.column}: ${c.keyPath}: ${c.problem}. ${c.hint.replace(/ \(\d+ more problems? in this file after this one\.\)$/, "")}`,
+  );
+  return { name: "config", level: "fail", detail: `${all.length} error(s):\n${lines.join("\n")}` };
+}
+
 /** Every check `doctor` runs; failures say what to do. */
 async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
@@ -32,18 +46,31 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
   try {
     loaded = await loadGatewaySettings(cwd, env, { unsetVars: "report" });
   } catch (e) {
-    checks.push({ name: "config", level: "fail", detail: e instanceof Error ? e.message : String(e) });
+    checks.push(configCheck(e));
+    // What does not need the config is still checked; the rest waits for a valid one.
+    checks.push(...checkCredentialShapes(env));
+    checks.push(await checkEndpoint(env, { model: defaultConfig().model.name }));
+    checks.push({
+      name: "the rest",
+      level: "warn",
+      detail: "database, receipts, tools and Discord are checked once the config is valid",
+    });
     return checks;
   }
   const { settings, tools } = loaded;
+  const errors = loaded.diagnostics.filter((d) => d.level === "error").length;
   checks.push(
     loaded.diagnostics.length
-      ? { name: "config", level: "fail", detail: loaded.diagnostics.map(formatDiagnostic).join("\n") }
+      ? {
+          name: "config",
+          level: errors ? "fail" : "warn",
+          detail: `${errors} error(s), ${loaded.diagnostics.length - errors} warning(s):\n${loaded.diagnostics.map(formatDiagnostic).join("\n")}`,
+        }
       : { name: "config", level: "ok", detail: `valid (project ${settings.projectRoot})` },
   );
 
   checks.push(...checkCredentialShapes(env, settings.anthropic.profileOrder));
-  checks.push(checkEndpoint(settings.anthropic.baseURL));
+  checks.push(await checkEndpoint(env, { model: settings.turn.model, profileOrder: settings.anthropic.profileOrder }));
 
   try {
     const db = openDatabase(settings.databasePath);
@@ -66,6 +93,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
 
   const snapshot = tools.current();
   tools.close();
+  await closeMcpConnections(); // else an MCP connection keeps the process alive
   checks.push(
     snapshot.diagnostics.length
       ? {
@@ -124,7 +152,9 @@ export const doctorCommand = defineCommand({
       const checks = await runDoctor(resolveProject(a.project), process.env);
       for (const c of checks) console.log(`${ICON[c.level]} ${c.name}: ${c.detail.replace(/\n/g, "\n    ")}`);
       const failed = checks.filter((c) => c.level === "fail").length;
-      console.log(failed ? `\n${failed} problem(s) found.` : "\nAll good.");
+      const warned = checks.filter((c) => c.level === "warn").length;
+      const warnings = warned ? `${warned} warning(s) (⚠: worth a look, nothing is broken).` : "";
+      console.log(failed ? `\n${failed} problem(s) found. ${warnings}`.trimEnd() : `\nAll good. ${warnings}`.trimEnd());
       if (failed) process.exitCode = 1;
     }),
 });

@@ -2,7 +2,9 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { displayPath } from "../display-path.ts";
-import { writeEditorTsconfig } from "../editor-tsconfig.ts";
+import { loadConfig } from "@openassistant/core/config";
+import { homedir } from "node:os";
+import { configuredPluginDirs, writeEditorTsconfig } from "../editor-tsconfig.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
 import { CONFIG_TEMPLATE, EXAMPLE_TOOL, WORKSPACE_GITIGNORE } from "../templates.ts";
 
@@ -38,7 +40,7 @@ export const initCommand = defineCommand({
       put(join(ws, ".gitignore"), WORKSPACE_GITIGNORE);
       const hasTools = (await Array.fromAsync(new Bun.Glob("*.{ts,js}").scan(join(ws, "tools")))).length > 0;
       if (!hasTools) put(join(ws, "tools", "clock.ts"), EXAMPLE_TOOL);
-      const tsconfig = writeEditorTsconfig(ws);
+      const tsconfig = writeEditorTsconfig(ws, await pluginDirsOf(root));
       if (tsconfig) written.push(tsconfig);
       const rel = (f: string) => displayPath(f);
       for (const f of written) console.log(`created ${rel(f)}`);
@@ -49,3 +51,13 @@ export const initCommand = defineCommand({
       );
     }),
 });
+
+/** The config's plugin folders, for the editor tsconfig; none while the config does not load. */
+async function pluginDirsOf(root: string): Promise<string[]> {
+  try {
+    const { config, projectRoot } = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
+    return configuredPluginDirs(config.plugins, projectRoot, process.env.HOME ?? homedir());
+  } catch {
+    return [];
+  }
+}

@@ -47,6 +47,7 @@ describe("init / tools create / plugins list (real subprocesses)", () => {
       "broken:error",
       "clock:loaded",
       "github_issues:loaded",
+      "workspace:loaded", // the gateway's own tools.workspace.*, listed as start counts them
     ]);
     expect(parsed.diagnostics[0]).toMatchObject({ level: "error", id: "broken" });
     expect(parsed.diagnostics[0].hint).toContain("export default defineTool");

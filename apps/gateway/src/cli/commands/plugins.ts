@@ -6,12 +6,15 @@ import { ensureWorkspaceDependencies } from "@openassistant/core/plugins";
 import { loadTools } from "@openassistant/core/plugins";
 import { installNpmPlugins } from "@openassistant/core/plugins";
 import { resolvePolicy } from "@openassistant/core/policy";
+import { closeMcpConnections } from "@openassistant/core/sources";
 import type { PolicyRule } from "@openassistant/core/policy";
 import type { LoadResult } from "@openassistant/core/plugins";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { displayPath } from "../display-path.ts";
-import { guard, rejectUnknownFlags, commandTable } from "../flags.ts";
+import { builtInBundles } from "../../config-adapter.ts";
+import { toolCountLine } from "../tool-table.ts";
+import { commandTable, guard, rejectUnknownFlags } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 
 const listArgs = {
@@ -65,7 +68,7 @@ function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule
     }
   }
   const tools = r.entries.reduce((n, e) => n + e.tools.filter((t) => t.enabled).length, 0);
-  out.push("", `${tools} tool${tools === 1 ? "" : "s"} available to the model.`);
+  out.push("", toolCountLine(tools));
   return out.join("\n");
 }
 
@@ -85,11 +88,22 @@ const listCommand = defineCommand({
         const config = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
         rules = config.config.policy.rules;
         // Listing is side-effect free: no install, no package.json, no node_modules, no data dirs.
-        result = await loadTools({ config, env: process.env, readOnly: true, declarations: a.json, log: () => {} });
+        // With the gateway's own tools (tools.workspace.*): the count is the one `start` prints.
+        const bundled = builtInBundles(config.config, workspaceDir(config.projectRoot));
+        result = await loadTools({
+          config,
+          env: process.env,
+          readOnly: true,
+          declarations: a.json,
+          log: () => {},
+          bundled,
+        });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
       }
+      // Listing opened MCP connections: close them, or the process never exits.
+      await closeMcpConnections();
       if (a.json) {
         const { tree: _tree, declarations, ...rest } = result;
         console.log(JSON.stringify({ ...rest, declarationsHash: declarations?.hash }, null, 2));
@@ -124,7 +138,7 @@ const installCommand = defineCommand({
       const installed: string[] = [];
       for (const ws of project === config.globalDir ? [project] : [project, config.globalDir]) {
         const r = await ensureWorkspaceDependencies(ws, { env: process.env, progress });
-        installed.push(...r.added);
+        installed.push(...r.installed, ...r.added);
         for (const d of r.diagnostics)
           problems.push(`${d.level.toUpperCase()} ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
         for (const [file, f] of r.toolFailures) problems.push(`ERROR ${show(file)}: ${f.message}\n  fix: ${f.hint}`);
@@ -140,7 +154,7 @@ const installCommand = defineCommand({
       for (const d of plugins.diagnostics) problems.push(`ERROR ${show(d.source)}: ${d.message}\n  fix: ${d.hint}`);
       for (const p of problems) console.error(p);
       if (problems.some((p) => p.startsWith("ERROR"))) process.exitCode = 1;
-      if (installed.length) console.log(`Installed ${installed.join(", ")}.`);
+      if (installed.length) console.log(`Installed ${[...new Set(installed)].join(", ")}.`);
       else if (!problems.length) console.log("Dependencies are up to date.");
     }),
 });

@@ -80,13 +80,41 @@ export function formatAnswer(outcome: RenderableOutcome): string {
   return `\nassistant › ${[first, ...rest.map((l) => (l ? `  ${l}` : l))].join("\n")}\n`;
 }
 
-/** One console link per call of the activity summary (only when the console is on). */
+/**
+ * The console link of an answer's receipts, on one line: the run page of its last call (a signed
+ * link opens the whole run, every call on it), with how many calls and runs the answer made.
+ */
 export function formatReceiptLinks(
   summary: Pick<ActivitySummary, "items">,
   link: (runId: string, callId: string) => string,
 ): string {
-  const lines = summary.items.map(
-    (i) => `  ${escapeControlChars(i.toolId)} [${i.receiptRef}] ${link(i.runId, i.callId)}`,
+  const runs = new Set(summary.items.map((i) => i.runId)).size;
+  const last = summary.items.at(-1)!;
+  const calls = summary.items.length;
+  const scope = `${calls} call${calls === 1 ? "" : "s"}${runs > 1 ? ` in ${runs} runs, /receipts lists all` : ""}`;
+  return `  Receipts in the console (${scope}): ${escapeControlChars(last.toolId)} [${last.receiptRef}] ${link(last.runId, last.callId)}\n`;
+}
+
+/** The first line of a typecheck's diagnostics, shown as activity while the model repairs its code. */
+export function formatTypecheckFailure(diagnostics: string, repairRound: number): string {
+  const first = diagnostics.split("\n").find((l) => l.trim()) ?? "type error";
+  const count = diagnostics.split("\n").filter((l) => /error TS\d+|: error/.test(l)).length;
+  const more = count > 1 ? ` (+${count - 1} more)` : "";
+  return escapeControlChars(
+    `  ✗ the code did not typecheck: ${first.trim()}${more}; the assistant is fixing it (repair ${repairRound})`,
   );
-  return `  Receipts in the console (read-only links):\n${lines.join("\n")}\n`;
+}
+
+/** `/help` in the terminal. */
+export function formatHelp(models: readonly string[]): string {
+  return [
+    "Commands:",
+    "  /help            this list",
+    "  /model           the model of this conversation; /model <name> switches it, /model default goes back",
+    `                   (known: ${models.join(", ")})`,
+    "  /reload          reload tools and config now (a saved file reloads by itself)",
+    "  /exit, /quit     quit (Ctrl-D too)",
+    "  //text           send a message that starts with /",
+    "While an approval waits: a approve, d deny, r <reason> deny with a reason, i the whole input.",
+  ].join("\n");
 }

@@ -9,8 +9,11 @@ import {
   formatAnswer,
   formatApprovalPrompt,
   formatFullInput,
+  formatHelp,
   formatReceiptLinks,
+  formatTypecheckFailure,
 } from "./format.ts";
+import { knownModels } from "@openassistant/core/config";
 import { createSpinner } from "./spinner.ts";
 import { cutText } from "@openassistant/core/text";
 
@@ -109,6 +112,10 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         if (line && !approvals.length) spinner.set(`${escapeControlChars(cutText(line, 120, { marker: () => "…" }))}…`);
         break;
       }
+      case "typecheck.failed":
+        write(formatTypecheckFailure(event.diagnostics, event.repairRound));
+        if (!approvals.length) spinner.set("fixing the code…");
+        break;
       case "model.retrying":
         write(`(waiting ${event.seconds} s before retrying: ${event.reason})`);
         break;
@@ -168,6 +175,10 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/.test(arg))
       return write(
         `"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`,
+      );
+    if (!knownModels().includes(arg) && arg !== configured)
+      return write(
+        `"${arg}" is not a model the gateway knows; nothing changed. Known models: ${knownModels().join(", ")} (or /model default).`,
       );
     gateway.sessions.setSettings(session.id, { model: arg });
     write(`model: ${arg} for this session from the next message (/model default to go back)`);
@@ -241,7 +252,19 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
       if (!busy && messages.length === 0) finish();
       return;
     }
-    messages.push(line);
+    if (line === "/help") {
+      write(formatHelp(knownModels()));
+      return showPrompt();
+    }
+    // A word after a slash is a command: one this terminal does not know is answered here, never sent.
+    const command = /^\/[A-Za-z][\w-]*(?=\s|$)/.exec(line)?.[0];
+    if (command) {
+      write(
+        `Unknown command ${command}${command === "/reload" ? " here (this chat cannot reload tools)" : ""}: /help lists the commands. To send a message that starts with /, write //.`,
+      );
+      return showPrompt();
+    }
+    messages.push(line.startsWith("//") ? line.slice(1) : line);
     if (busy) write(`(queued: the current request is still running)`);
     void runNext();
   });
