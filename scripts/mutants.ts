@@ -2130,8 +2130,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "workspace-write-owners-unwired",
-        `owners: () => registry.current().entries,`,
-        ``,
+        `    () => registry.current().entries,\n  );`,
+        `  );`,
         "the gateway's writeTool does not know who owns each name: a takeover reaches a card",
       ],
     ],
