@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
+import { buildValidator } from "../sources/input-schema.ts";
 import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
 import { TimeSlicer } from "../sources/time-slice.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
@@ -146,7 +147,7 @@ function renderTool(definition: ToolDefinition, cache?: DeclarationCache): Rende
   return {
     id: nextId++,
     doc: toolDoc(definition),
-    signature: `(input: ${input.type}): Promise<unknown>;`,
+    signature: `(input: ${input.type}): Promise<${input.output ?? "unknown"}>;`,
     aux: input.aux,
     warnings: input.warnings,
   };
@@ -188,14 +189,41 @@ function render(definition: ToolDefinition, json: JsonInput | undefined): Render
       `${problem}; typed as any object, and any object passes validation here (the server still checks the call)`,
     );
   for (const note of json?.notes() ?? []) warnings.push(note);
+  const output = json?.output === undefined ? undefined : renderOutput(json.output, warnings);
+  const withOutput = (r: { type: string; aux: readonly string[] }): RenderedInput => ({
+    type: r.type,
+    aux: [...r.aux, ...(output?.aux ?? [])],
+    warnings,
+    ...(output ? { output: output.type } : {}),
+  });
   try {
-    const input = renderer.printInputType(definition.args, warnings);
-    return { type: input.type, aux: input.aux, warnings };
+    return withOutput(renderer.printInputType(definition.args, warnings));
   } catch (error) {
     warnings.push(
       `input schema could not be converted (${(error as Error).message}); typed as Record<string, unknown>`,
     );
-    return { type: "Record<string, unknown>", aux: [], warnings };
+    return withOutput({ type: "Record<string, unknown>", aux: [] });
+  }
+}
+
+/**
+ * The result type from the tool's output JSON Schema, through the same bounded conversion as
+ * inputs; its helper aliases are named apart from the input's (`..._o0`). Undefined (the result is
+ * `unknown`) when the schema cannot be converted.
+ */
+function renderOutput(schema: unknown, warnings: string[]): { type: string; aux: string[] } | undefined {
+  const built = buildValidator(schema);
+  if (!built.schema) {
+    warnings.push(`output schema not typed (${built.problem}); the result is typed unknown`);
+    return undefined;
+  }
+  try {
+    const printed = renderer!.printInputType(built.schema as never, []);
+    const apart = (text: string) => text.replaceAll(AUX, `${AUX}o`);
+    return { type: apart(printed.type), aux: printed.aux.map(apart) };
+  } catch (error) {
+    warnings.push(`output schema not typed (${(error as Error).message}); the result is typed unknown`);
+    return undefined;
   }
 }
 

@@ -18,6 +18,7 @@
 import { dirname, join } from "node:path";
 import ts from "typescript";
 import { PRELUDE } from "./ambient-declarations.ts";
+import { cutText } from "../text/cut.ts";
 import {
   OA_DIAGNOSTIC,
   reportDiagnostics as report,
@@ -134,6 +135,12 @@ export interface ProgramChecker {
    * Returns false (and stops) if the snippet does not pass, which never happens with a sound setup.
    */
   practice(checks: number): boolean;
+  /**
+   * Errors in `declarations` themselves (a generated type that does not compile, e.g. a name a
+   * schema made twice), one line each: `line <n>: <message> — <the line, cut>`. A snippet's check
+   * reports only the snippet's own errors, so `doctor` asks this too.
+   */
+  checkDeclarations(declarations: string): string[];
   /** Checkers built so far, checks made on the current one, practice checks made (for tests and benchmarks). */
   stats(): {
     readonly built: number;
@@ -312,6 +319,20 @@ export function createProgramChecker(): ProgramChecker {
         if (!this.check(practiceSnippet(practised++), s.declarations, s.key).ok) return false;
       }
       return true;
+    },
+    checkDeclarations(declarations) {
+      const s = sessionFor(declarations, declarations);
+      const file = s.program.getSourceFile(TOOLS_FILE)!;
+      const raw = [...s.program.getSyntacticDiagnostics(file), ...s.program.getSemanticDiagnostics(file)];
+      const errors = raw.filter((d) => d.category === ts.DiagnosticCategory.Error);
+      // A checker that saw an error is not used again (see the file comment).
+      if (errors.length) s.retired = true;
+      const lines = declarations.split("\n");
+      return errors.map((d) => {
+        const { line } = file.getLineAndCharacterOfPosition(d.start ?? 0);
+        const text = cutText((lines[line] ?? "").trim(), 160, { marker: () => "…" });
+        return `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")} — ${text}`;
+      });
     },
     stats: () => ({
       built,

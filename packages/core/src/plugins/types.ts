@@ -66,6 +66,11 @@ export interface BundledPlugin {
    * read after `tools` resolves: each becomes an error diagnostic; the source's other tools load.
    */
   readonly skippedTools?: () => readonly { readonly tool: string; readonly reason: string }[];
+  /**
+   * Time limit for `tools` when it is a factory, instead of the loader's factory limit: an MCP
+   * server gets its configured start-up time (a first `npx -y` run downloads the package).
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface LoadToolsOptions {

@@ -4,6 +4,7 @@ import { loadConfig } from "@openassistant/core/config";
 import { workspaceDir } from "@openassistant/core/config";
 import { ensureWorkspaceDependencies } from "@openassistant/core/plugins";
 import { loadTools } from "@openassistant/core/plugins";
+import { closeMcpConnections } from "@openassistant/core/sources";
 import { installNpmPlugins } from "@openassistant/core/plugins";
 import { resolvePolicy } from "@openassistant/core/policy";
 import type { PolicyRule } from "@openassistant/core/policy";
@@ -89,6 +90,9 @@ const listCommand = defineCommand({
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
+      } finally {
+        // The listing connected to each MCP server: stop their processes and sockets, so the command ends.
+        await closeMcpConnections();
       }
       if (a.json) {
         const { tree: _tree, declarations, ...rest } = result;
