@@ -1,5 +1,6 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { buildValidator } from "../sources/input-schema.ts";
+import { prepareJsonSchema } from "../sources/schema-limits.ts";
 import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
 import { TimeSlicer } from "../sources/time-slice.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
@@ -212,7 +213,15 @@ function render(definition: ToolDefinition, json: JsonInput | undefined): Render
  * `unknown`) when the schema cannot be converted.
  */
 function renderOutput(schema: unknown, warnings: string[]): { type: string; aux: string[] } | undefined {
-  const built = buildValidator(schema);
+  const prepared = prepareJsonSchema(schema);
+  if (!prepared.ok) {
+    warnings.push(`output schema not typed (${prepared.limit}); the result is typed unknown`);
+    return undefined;
+  }
+  // A closed object would print as `[x: string]: never` beside its properties, which TypeScript
+  // rejects; a result's extra keys do not matter to the code that reads it.
+  openObjects(prepared.schema);
+  const built = buildValidator(prepared.schema);
   if (!built.schema) {
     warnings.push(`output schema not typed (${built.problem}); the result is typed unknown`);
     return undefined;
@@ -225,6 +234,15 @@ function renderOutput(schema: unknown, warnings: string[]): { type: string; aux:
     warnings.push(`output schema not typed (${(error as Error).message}); the result is typed unknown`);
     return undefined;
   }
+}
+
+/** Drops `additionalProperties: false` throughout a prepared (copied, bounded) schema. */
+function openObjects(node: unknown): void {
+  if (typeof node !== "object" || node === null) return;
+  if (Array.isArray(node)) return node.forEach(openObjects);
+  const n = node as Record<string, unknown>;
+  if (n.additionalProperties === false) delete n.additionalProperties;
+  for (const value of Object.values(n)) openObjects(value);
 }
 
 function toolDoc(definition: ToolDefinition): string[] {

@@ -321,18 +321,48 @@ export function createProgramChecker(): ProgramChecker {
       return true;
     },
     checkDeclarations(declarations) {
-      const s = sessionFor(declarations, declarations);
-      const file = s.program.getSourceFile(TOOLS_FILE)!;
-      const raw = [...s.program.getSyntacticDiagnostics(file), ...s.program.getSemanticDiagnostics(file)];
-      const errors = raw.filter((d) => d.category === ts.DiagnosticCategory.Error);
-      // A checker that saw an error is not used again (see the file comment).
-      if (errors.length) s.retired = true;
-      const lines = declarations.split("\n");
-      return errors.map((d) => {
-        const { line } = file.getLineAndCharacterOfPosition(d.start ?? 0);
-        const text = cutText((lines[line] ?? "").trim(), 160, { marker: () => "…" });
-        return `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")} — ${text}`;
+      // A program of its own: the snippets' programs skip checking declaration files (skipLibCheck).
+      const tools = ts.createSourceFile(TOOLS_FILE, declarations, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+      const host: ts.CompilerHost = {
+        getSourceFile(fileName, languageVersion) {
+          if (fileName === TOOLS_FILE) return tools;
+          if (fileName === PRELUDE_FILE)
+            return (preludeFile ??= ts.createSourceFile(
+              PRELUDE_FILE,
+              PRELUDE,
+              languageVersion,
+              false,
+              ts.ScriptKind.TS,
+            ));
+          if (fileName.startsWith(libDir)) return libSourceFile(fileName, languageVersion);
+          return undefined;
+        },
+        getDefaultLibFileName: () => join(libDir, "lib.es2022.d.ts"),
+        getDefaultLibLocation: () => libDir,
+        writeFile: () => {},
+        getCurrentDirectory: () => "/",
+        getCanonicalFileName: (f) => f,
+        useCaseSensitiveFileNames: () => true,
+        getNewLine: () => "\n",
+        fileExists: (f) => f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
+        readFile: (f) => (f.startsWith(libDir) ? ts.sys.readFile(f) : undefined),
+        directoryExists: (d) => d === "/" || d.startsWith(libDir),
+        getDirectories: () => [],
+      };
+      const program = ts.createProgram({
+        rootNames: [PRELUDE_FILE, TOOLS_FILE],
+        options: { ...OPTIONS, skipLibCheck: false },
+        host,
       });
+      const raw = [...program.getSyntacticDiagnostics(tools), ...program.getSemanticDiagnostics(tools)];
+      const lines = declarations.split("\n");
+      return raw
+        .filter((d) => d.category === ts.DiagnosticCategory.Error)
+        .map((d) => {
+          const { line } = tools.getLineAndCharacterOfPosition(d.start ?? 0);
+          const text = cutText((lines[line] ?? "").trim(), 160, { marker: () => "…" });
+          return `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")} — ${text}`;
+        });
     },
     stats: () => ({
       built,
