@@ -1,5 +1,5 @@
 import type { ToolProgress } from "@openassistant/sdk";
-import { cutText } from "../text/cut.ts";
+import { cutText, ELLIPSIS } from "../text/cut.ts";
 import { escapeInvisible } from "../text/escape.ts";
 import type { CallProgress } from "./run-types.ts";
 
@@ -23,7 +23,9 @@ export function progressReporter(
     if (!Number.isFinite(progress)) return;
     const total = Number(update.total);
     const raw = typeof update.message === "string" ? update.message : "";
-    const message = raw ? escapeInvisible(cutText(ctx.redact(raw), PROGRESS_MESSAGE_CHARS)) : undefined;
+    const message = raw
+      ? escapeInvisible(cutText(ctx.redact(raw), PROGRESS_MESSAGE_CHARS, { marker: ELLIPSIS }))
+      : undefined;
     ctx.onProgress({
       callId,
       toolPath,
