@@ -93,7 +93,7 @@ describe("commands exit when done with MCP servers configured, stdio and HTTP (r
 
   test("a stdio server that never answers: the start-up limit names the key to raise, and the command exits", async () => {
     const script = join(makeTempDir("oa-mcp-silent-"), "silent.ts");
-    writeFileSync(script, 'console.error("downloading…");\nsetInterval(() => {}, 1000);\n');
+    writeFileSync(script, "setInterval(() => {}, 1000);\n");
     const dir = project({
       silent: { command: process.execPath, args: [script], allowProcess: true, startupTimeoutSeconds: 1 },
     });
@@ -102,7 +102,6 @@ describe("commands exit when done with MCP servers configured, stdio and HTTP (r
     const out = r.stdout + r.stderr;
     expect(out).toContain('MCP server "silent" did not start within 1 s');
     expect(out).toContain("mcp.servers.silent.startupTimeoutSeconds");
-    expect(out).toContain("downloading…");
     expect(r.code).toBe(1);
   });
 });

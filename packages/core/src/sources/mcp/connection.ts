@@ -56,6 +56,8 @@ async function importSdk() {
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
 /** A call's own limit; progress reports restart it (a run's and the tool's limits still apply). */
 const CALL_TIMEOUT_MS = 600_000;
+/** JSON-RPC error code the SDK gives requests pending when the connection closed (ErrorCode.ConnectionClosed). */
+const CONNECTION_CLOSED = -32000;
 /** Resources, templates or prompts listed at most (a listing is data handed to the run). */
 const LIST_LIMIT = 10_000;
 
@@ -112,7 +114,7 @@ export class McpConnection {
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);
     } catch (error) {
-      throw this.oversized ?? this.withStderr(error);
+      throw this.oversized ?? (await this.withStderr(error));
     }
     this.taskTools = new Set(tools.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name));
     return tools;
@@ -147,7 +149,7 @@ export class McpConnection {
         ? await this.callAsTask(client, name, args, options, ctx)
         : ((await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult);
     } catch (error) {
-      throw this.oversized ?? this.withStderr(error);
+      throw this.oversized ?? (await this.withStderr(error));
     }
     return toolResultValue(`${this.name}.${name}`, result);
   }
@@ -195,7 +197,7 @@ export class McpConnection {
     try {
       return (await client.readResource({ uri }, { ...(signal ? { signal } : {}) })).contents;
     } catch (error) {
-      throw this.oversized ?? this.withStderr(error);
+      throw this.oversized ?? (await this.withStderr(error));
     }
   }
 
@@ -216,7 +218,7 @@ export class McpConnection {
       );
       return prompt;
     } catch (error) {
-      throw this.oversized ?? this.withStderr(error);
+      throw this.oversized ?? (await this.withStderr(error));
     }
   }
 
@@ -230,14 +232,15 @@ export class McpConnection {
         cursor = p.next;
       } while (cursor && all.length < LIST_LIMIT);
     } catch (error) {
-      throw this.oversized ?? this.withStderr(error);
+      throw this.oversized ?? (await this.withStderr(error));
     }
     return all.slice(0, LIST_LIMIT);
   }
 
-  /** `error` with what a stdio server wrote to stderr, when it wrote anything. */
-  private withStderr(error: unknown): Error {
+  /** `error` with what a stdio server wrote to stderr, when it wrote anything (its last words, if the connection closed). */
+  private async withStderr(error: unknown): Promise<Error> {
     const e = error instanceof Error ? error : new Error(String(error));
+    if ((e as { code?: unknown }).code === CONNECTION_CLOSED) await this.stderr?.settled();
     const said = this.stderr?.read();
     if (!said) return e;
     return Object.assign(new Error(this.stderr!.explain(e.message)), { cause: e });
@@ -300,6 +303,7 @@ export class McpConnection {
       this.retryAt = Date.now() + BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)]!;
       this.failures++;
       if (this.oversized) throw this.oversized;
+      if (!(e instanceof McpStartupTimeoutError)) await this.stderr?.settled();
       const message =
         e instanceof McpStartupTimeoutError
           ? e.message
@@ -354,6 +358,8 @@ export class McpConnection {
     const tail = new StderrTail(Object.values(c.env ?? {}));
     this.stderr = tail;
     transport.stderr?.on("data", (chunk: Buffer | string) => tail.push(String(chunk)));
+    transport.stderr?.on("end", () => tail.end());
+    transport.stderr?.on("close", () => tail.end());
     return transport;
   }
 }

@@ -13,6 +13,8 @@ export const STDERR_TAIL_CHARS = 4_096;
 export class StderrTail {
   private text = "";
   private readonly redact: (text: string) => string;
+  private ended = false;
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     secrets: readonly string[],
@@ -25,6 +27,30 @@ export class StderrTail {
     this.text += chunk;
     // Trimmed at twice the limit, so a server writing byte by byte does not copy the buffer each time.
     if (this.text.length > 2 * this.limit) this.text = wholeLinesOf(this.text, this.limit);
+  }
+
+  /** The stream closed (the process exited): everything it wrote is here. */
+  end(): void {
+    this.ended = true;
+    for (const w of this.waiters) w();
+    this.waiters.clear();
+  }
+
+  /**
+   * Resolves once the stream closed, or after `ms`: a process that died may have written its last
+   * words to stderr after its stdout closed, which is what the client sees first.
+   */
+  settled(ms = 1_000): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+    });
   }
 
   /** The kept tail, redacted, or "" when the server wrote nothing. */
