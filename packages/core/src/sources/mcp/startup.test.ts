@@ -5,7 +5,7 @@ import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { tempProject } from "../../../test/plugin-fixtures.ts";
 import { loadTools } from "../../plugins/index.ts";
 import { indexToolTree } from "../../tools/flatten.ts";
-import { McpConnection, McpStartupTimeoutError } from "./connection.ts";
+import { McpConnection } from "./connection.ts";
 import { closeMcpConnections } from "./index.ts";
 
 setDefaultTimeout(60_000);
