@@ -2468,7 +2468,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "mcp-startup-factory-limit",
-        "const limit = c.kind === \"bundled\" && c.bundled.timeoutMs ? c.bundled.timeoutMs : lc.timeoutMs;",
+        'const limit = c.kind === "bundled" && c.bundled.timeoutMs ? c.bundled.timeoutMs : lc.timeoutMs;',
         "const limit = lc.timeoutMs;",
         "an MCP server gets the plugin factory's 10 s, not its own start-up time",
       ],
@@ -2505,7 +2505,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/codemode/declarations.ts",
+    "packages/core/src/codemode/declarations-render.ts",
     ["packages/core/src/sources/mcp/reference-servers.test.ts"],
     [
       [

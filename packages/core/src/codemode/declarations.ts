@@ -1,6 +1,4 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
-import { buildValidator } from "../sources/input-schema.ts";
-import { prepareJsonSchema } from "../sources/schema-limits.ts";
 import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
 import { TimeSlicer } from "../sources/time-slice.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
@@ -190,7 +188,7 @@ function render(definition: ToolDefinition, json: JsonInput | undefined): Render
       `${problem}; typed as any object, and any object passes validation here (the server still checks the call)`,
     );
   for (const note of json?.notes() ?? []) warnings.push(note);
-  const output = json?.output === undefined ? undefined : renderOutput(json.output, warnings);
+  const output = json?.output === undefined ? undefined : renderer.printOutputType(json.output, warnings);
   const withOutput = (r: { type: string; aux: readonly string[] }): RenderedInput => ({
     type: r.type,
     aux: [...r.aux, ...(output?.aux ?? [])],
@@ -205,44 +203,6 @@ function render(definition: ToolDefinition, json: JsonInput | undefined): Render
     );
     return withOutput({ type: "Record<string, unknown>", aux: [] });
   }
-}
-
-/**
- * The result type from the tool's output JSON Schema, through the same bounded conversion as
- * inputs; its helper aliases are named apart from the input's (`..._o0`). Undefined (the result is
- * `unknown`) when the schema cannot be converted.
- */
-function renderOutput(schema: unknown, warnings: string[]): { type: string; aux: string[] } | undefined {
-  const prepared = prepareJsonSchema(schema);
-  if (!prepared.ok) {
-    warnings.push(`output schema not typed (${prepared.limit}); the result is typed unknown`);
-    return undefined;
-  }
-  // A closed object would print as `[x: string]: never` beside its properties, which TypeScript
-  // rejects; a result's extra keys do not matter to the code that reads it.
-  openObjects(prepared.schema);
-  const built = buildValidator(prepared.schema);
-  if (!built.schema) {
-    warnings.push(`output schema not typed (${built.problem}); the result is typed unknown`);
-    return undefined;
-  }
-  try {
-    const printed = renderer!.printInputType(built.schema as never, []);
-    const apart = (text: string) => text.replaceAll(AUX, `${AUX}o`);
-    return { type: apart(printed.type), aux: printed.aux.map(apart) };
-  } catch (error) {
-    warnings.push(`output schema not typed (${(error as Error).message}); the result is typed unknown`);
-    return undefined;
-  }
-}
-
-/** Drops `additionalProperties: false` throughout a prepared (copied, bounded) schema. */
-function openObjects(node: unknown): void {
-  if (typeof node !== "object" || node === null) return;
-  if (Array.isArray(node)) return node.forEach(openObjects);
-  const n = node as Record<string, unknown>;
-  if (n.additionalProperties === false) delete n.additionalProperties;
-  for (const value of Object.values(n)) openObjects(value);
 }
 
 function toolDoc(definition: ToolDefinition): string[] {
