@@ -66,3 +66,20 @@ describe("an MCP server's start-up time is its own, not the plugin factory limit
     expect(children).not.toContain(script);
   });
 });
+
+describe("a stdio server that dies during a call", () => {
+  test("the call fails with the server's last stderr lines, its env values redacted", async () => {
+    const c = new McpConnection("crashy", {
+      command: process.execPath,
+      args: [Bun.resolveSync("@openassistant/testkit/mcp/crashing-stdio.ts", import.meta.dir)],
+      env: { SERVICE_KEY: "svc-key-4f9a8b7c6d5e" },
+      allowProcess: true,
+    });
+    await c.listTools();
+    const error = (await c.callTool("crash", {}).catch((e) => e)) as Error;
+    expect(error.message).toContain("Connection closed");
+    expect(error.message).toContain("panic: out of memory while using [redacted]");
+    expect(error.message).not.toContain("svc-key-4f9a8b7c6d5e");
+    await c.close();
+  });
+});
