@@ -3059,4 +3059,107 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #26 MCP as the protocol is meant; the CLI never hangs
+  ...m(
+    "packages/core/src/sources/mcp/stderr-tail.ts",
+    ["packages/core/src/sources/mcp/stderr-tail.test.ts"],
+    [
+      [
+        "mcp-stderr-unredacted",
+        "const clean = this.redact(this.text);",
+        "const clean = this.text;",
+        "a server's stderr is shown with the secrets it printed",
+      ],
+      [
+        "mcp-stderr-cut-mid-secret",
+        "this.text = wholeLinesOf(this.text, this.limit);",
+        "this.text = this.text.slice(-this.limit);",
+        "the kept tail starts inside a line: the end of a secret cut in two passes the redactor",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["apps/gateway/src/cli/mcp-commands.e2e.test.ts"],
+    [
+      [
+        "mcp-stderr-env-not-secret",
+        "const tail = new StderrTail(Object.values(c.env ?? {}));",
+        "const tail = new StderrTail([]);",
+        "the values of a server's configured env are not redacted from its stderr",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["packages/core/src/sources/mcp/startup.test.ts"],
+    [
+      [
+        "mcp-startup-timeout-ignored",
+        "await Promise.race([started, late]);",
+        "await started;",
+        "a server that never answers initialize is waited for without limit",
+      ],
+      [
+        "mcp-startup-timeout-leaves-process",
+        "if (e instanceof McpStartupTimeoutError) await client.close().catch(() => {});",
+        "",
+        "a server that did not start in time is left running",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/sources/mcp/startup.test.ts"],
+    [
+      [
+        "mcp-startup-factory-limit",
+        'const limit = c.kind === "bundled" && c.bundled.timeoutMs ? c.bundled.timeoutMs : lc.timeoutMs;',
+        "const limit = lc.timeoutMs;",
+        "an MCP server gets the plugin factory's 10 s, not its own start-up time",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/call-progress.ts",
+    ["packages/core/src/codemode/tool-invoker.test.ts"],
+    [
+      [
+        "progress-message-unredacted",
+        "escapeInvisible(cutText(ctx.redact(raw), PROGRESS_MESSAGE_CHARS, { marker: ELLIPSIS }))",
+        "escapeInvisible(cutText(raw, PROGRESS_MESSAGE_CHARS, { marker: ELLIPSIS }))",
+        "a progress message reaches the live status with the secrets it holds",
+      ],
+      [
+        "progress-after-settled",
+        "if (settled() || !ctx.onProgress) return;",
+        "if (!ctx.onProgress) return;",
+        "a tool reports progress after its call settled",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/typecheck-program.ts",
+    ["packages/core/src/codemode/typecheck-program.test.ts"],
+    [
+      [
+        "doctor-declarations-skipped",
+        "options: { ...OPTIONS, skipLibCheck: false },",
+        "options: OPTIONS,",
+        "doctor's check of the declarations skips them (skipLibCheck), reporting no error",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/declarations-render.ts",
+    ["packages/core/src/sources/mcp/reference-servers.test.ts"],
+    [
+      [
+        "declarations-output-closed",
+        "  openObjects(prepared.schema);",
+        "",
+        "a closed output object prints as [x: string]: never beside its properties, which does not compile",
+      ],
+    ],
+  ),
 ];

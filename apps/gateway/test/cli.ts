@@ -3,7 +3,10 @@ import { join } from "node:path";
 export const MAIN = join(import.meta.dir, "..", "src", "cli", "main.ts");
 
 /** Runs the real `openassistant` CLI in a subprocess with a clean env. */
-export async function cli(args: string[], opts: { cwd: string; env?: Record<string, string>; stdin?: string }) {
+export async function cli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; stdin?: string /** default 15 s */; killAfterMs?: number },
+) {
   const proc = Bun.spawn(["bun", MAIN, ...args], {
     cwd: opts.cwd,
     env: {
@@ -17,14 +20,14 @@ export async function cli(args: string[], opts: { cwd: string; env?: Record<stri
     stdout: "pipe",
     stderr: "pipe",
   });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+  const timer = setTimeout(() => proc.kill("SIGKILL"), opts.killAfterMs ?? 15_000);
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
     proc.exited,
   ]);
   clearTimeout(timer);
-  return { stdout, stderr, code };
+  return { stdout, stderr, code, killed: proc.signalCode === "SIGKILL" };
 }
 
 /** Collects a stream as text and waits for patterns in it. */

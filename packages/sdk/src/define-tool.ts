@@ -18,6 +18,18 @@ export interface ToolContext {
   /** The conversation the call belongs to, when there is one. */
   readonly sessionId?: string;
   readonly log: ToolLogger;
+  /**
+   * Reports how far a long call has come (an MCP server's progress notifications, a task's status):
+   * surfaces show it on the turn's live status. Absent when nothing shows it (a direct call in a test).
+   */
+  readonly progress?: (update: ToolProgress) => void;
+}
+
+/** One progress report of a running call: `progress` grows; `total` when known; `message` says what is happening. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /**

@@ -6,6 +6,7 @@ export type {
   ToolDefinition,
   ToolLogger,
   ToolOptions,
+  ToolProgress,
   ToolTree,
 } from "./define-tool.ts";
 export { definePlugin, isPluginDefinition } from "./define-plugin.ts";

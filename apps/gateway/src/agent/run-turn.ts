@@ -582,6 +582,7 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
     requestedBy: state.session.requestedBy,
     signal,
     onCall: (outcome) => emit({ type: "call.settled", turnId, runId, outcome }),
+    onProgress: (progress) => emit({ type: "call.progress", turnId, runId, progress }),
     onApprovalWait: (waiting) => (waiting ? state.clock.hold() : state.clock.release()),
   });
   emit({

@@ -87,4 +87,7 @@ if (import.meta.main) {
     } else console.error(e);
     process.exit(1);
   }
+  // The command is done (`start` and `chat` exit on their own when the gateway stops): nothing it
+  // left open, such as an MCP server's process or socket, keeps the CLI waiting.
+  process.exit(process.exitCode ?? 0);
 }

@@ -1,5 +1,5 @@
 import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals";
-import type { CallOutcome } from "@openassistant/core/codemode";
+import type { CallOutcome, CallProgress } from "@openassistant/core/codemode";
 
 /** Everything a surface or the HTTP API can observe about the gateway, as it happens. */
 export type GatewayEvent =
@@ -45,6 +45,13 @@ export type GatewayEvent =
       readonly error?: string;
     }
   | { readonly type: "call.settled"; readonly turnId?: string; readonly runId: string; readonly outcome: CallOutcome }
+  /** A running tool reported progress (an MCP server's progress notifications, a task's status). */
+  | {
+      readonly type: "call.progress";
+      readonly turnId?: string;
+      readonly runId: string;
+      readonly progress: CallProgress;
+    }
   | { readonly type: "approval.requested"; readonly request: ApprovalRequest }
   | { readonly type: "approval.decided"; readonly callId: string; readonly decision: ApprovalDecision }
   | {

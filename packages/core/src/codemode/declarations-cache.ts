@@ -24,6 +24,8 @@ export interface RenderedInput {
   readonly aux: readonly string[];
   /** Schemas that could not be expressed exactly (without the tool path). */
   readonly warnings: readonly string[];
+  /** The result type, when the tool declares its output's schema (an MCP `outputSchema`); its helper aliases are in `aux`. */
+  readonly output?: string;
 }
 
 export interface DeclarationCache {
@@ -89,7 +91,13 @@ export function openDeclarationCache(file: string): DeclarationCache {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
 function isRendered(v: unknown): v is RenderedInput {
-  return isRecord(v) && typeof v.type === "string" && isStringArray(v.aux) && isStringArray(v.warnings);
+  return (
+    isRecord(v) &&
+    typeof v.type === "string" &&
+    isStringArray(v.aux) &&
+    isStringArray(v.warnings) &&
+    (v.output === undefined || typeof v.output === "string")
+  );
 }
 
 let salt: string | undefined;

@@ -7,6 +7,8 @@ import ts from "typescript";
 import { globalRegistry } from "zod";
 import type * as z4 from "zod/v4/core";
 import { zodToTs, type AuxiliaryTypeStore, type ZodToTsOptions } from "zod-to-ts";
+import { buildValidator } from "../sources/input-schema.ts";
+import { prepareJsonSchema } from "../sources/schema-limits.ts";
 import { AUX, escapeComment } from "./declarations-text.ts";
 import { printType } from "./print-type.ts";
 
@@ -146,3 +148,41 @@ const describeRegistry = {
     return { description: escapeComment(description.replace(/\s+/g, " ").trim()) };
   },
 } as unknown as z4.$ZodRegistry<{ description?: string }>;
+
+/**
+ * The result type from the tool's output JSON Schema, through the same bounded conversion as
+ * inputs; its helper aliases are named apart from the input's (`..._o0`). Undefined (the result is
+ * `unknown`) when the schema cannot be converted.
+ */
+export function printOutputType(schema: unknown, warnings: string[]): { type: string; aux: string[] } | undefined {
+  const prepared = prepareJsonSchema(schema);
+  if (!prepared.ok) {
+    warnings.push(`output schema not typed (${prepared.limit}); the result is typed unknown`);
+    return undefined;
+  }
+  // A closed object would print as `[x: string]: never` beside its properties, which TypeScript
+  // rejects; a result's extra keys do not matter to the code that reads it.
+  openObjects(prepared.schema);
+  const built = buildValidator(prepared.schema);
+  if (!built.schema) {
+    warnings.push(`output schema not typed (${built.problem}); the result is typed unknown`);
+    return undefined;
+  }
+  try {
+    const printed = printInputType(built.schema as never, []);
+    const apart = (text: string) => text.replaceAll(AUX, `${AUX}o`);
+    return { type: apart(printed.type), aux: printed.aux.map(apart) };
+  } catch (error) {
+    warnings.push(`output schema not typed (${(error as Error).message}); the result is typed unknown`);
+    return undefined;
+  }
+}
+
+/** Drops `additionalProperties: false` throughout a prepared (copied, bounded) schema. */
+function openObjects(node: unknown): void {
+  if (typeof node !== "object" || node === null) return;
+  if (Array.isArray(node)) return node.forEach(openObjects);
+  const n = node as Record<string, unknown>;
+  if (n.additionalProperties === false) delete n.additionalProperties;
+  for (const value of Object.values(n)) openObjects(value);
+}

@@ -146,7 +146,7 @@ function renderTool(definition: ToolDefinition, cache?: DeclarationCache): Rende
   return {
     id: nextId++,
     doc: toolDoc(definition),
-    signature: `(input: ${input.type}): Promise<unknown>;`,
+    signature: `(input: ${input.type}): Promise<${input.output ?? "unknown"}>;`,
     aux: input.aux,
     warnings: input.warnings,
   };
@@ -188,14 +188,20 @@ function render(definition: ToolDefinition, json: JsonInput | undefined): Render
       `${problem}; typed as any object, and any object passes validation here (the server still checks the call)`,
     );
   for (const note of json?.notes() ?? []) warnings.push(note);
+  const output = json?.output === undefined ? undefined : renderer.printOutputType(json.output, warnings);
+  const withOutput = (r: { type: string; aux: readonly string[] }): RenderedInput => ({
+    type: r.type,
+    aux: [...r.aux, ...(output?.aux ?? [])],
+    warnings,
+    ...(output ? { output: output.type } : {}),
+  });
   try {
-    const input = renderer.printInputType(definition.args, warnings);
-    return { type: input.type, aux: input.aux, warnings };
+    return withOutput(renderer.printInputType(definition.args, warnings));
   } catch (error) {
     warnings.push(
       `input schema could not be converted (${(error as Error).message}); typed as Record<string, unknown>`,
     );
-    return { type: "Record<string, unknown>", aux: [], warnings };
+    return withOutput({ type: "Record<string, unknown>", aux: [] });
   }
 }
 

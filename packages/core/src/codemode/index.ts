@@ -24,7 +24,7 @@ export {
   type RunOptions,
 } from "./runner.ts";
 export type { StandingApprovals } from "./tool-invoker.ts";
-export type { CallOutcome, RunResult } from "./run-types.ts";
+export type { CallOutcome, CallProgress, RunResult } from "./run-types.ts";
 export { formatRunResultForModel } from "./format-result.ts";
 export { approxTokens, promptToolListing, withDiscovery } from "./tool-discovery.ts";
 /** The in-process checker (`doctor`); loaded on demand because it imports TypeScript. */

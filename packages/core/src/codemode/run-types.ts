@@ -2,6 +2,15 @@ import type { LogLine, SandboxErrorName, SandboxStats } from "../sandbox/types.t
 import type { Decision, PolicyMode } from "../receipts/types.ts";
 
 /** What happened to one `tools.x.y(...)` call, as the runner saw it. */
+/** A running call's progress report, as a surface shows it (the message redacted, cut, its invisible characters shown). */
+export interface CallProgress {
+  readonly callId: string;
+  readonly toolPath: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
 export interface CallOutcome {
   readonly callId: string;
   readonly toolPath: string;

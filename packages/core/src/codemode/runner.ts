@@ -9,7 +9,7 @@ import { createSandboxPool } from "../sandbox/pool.ts";
 import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { createToolInvoker, describeThrown, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
-import type { CallOutcome, RunResult } from "./run-types.ts";
+import type { CallOutcome, CallProgress, RunResult } from "./run-types.ts";
 import { transpileSnippet } from "./transpile.ts";
 import { newId } from "../db/new-id.ts";
 
@@ -46,6 +46,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Called as each tool call settles (for live status on surfaces). */
   readonly onCall?: (outcome: CallOutcome) => void;
+  /** Called as a running tool reports progress (`ctx.progress`), for live status on surfaces. */
+  readonly onProgress?: (progress: CallProgress) => void;
   /** Called with true right before a call awaits an operator's approval and false once it settles. */
   readonly onApprovalWait?: (waiting: boolean) => void;
 }
@@ -180,6 +182,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       previewChars: options.previewChars ?? 500,
       signal: controller.signal,
       onCall: opts.onCall,
+      onProgress: opts.onProgress,
       onApprovalWait: opts.onApprovalWait,
       running,
     });

@@ -588,3 +588,55 @@ describe("tool invoker: a tool from a JSON Schema (MCP, OpenAPI)", () => {
     expect(ran).toEqual([{ owner: "acme", number: 2 }]);
   });
 });
+
+describe("tool invoker: a running call's progress", () => {
+  test("ctx.progress reaches onProgress with the call's id and path, the message redacted and cut; reports after the call settled are dropped", async () => {
+    const s = setup();
+    const seen: unknown[] = [];
+    let late: (() => void) | undefined;
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "jobs.run",
+      defineTool({
+        description: "A long job",
+        approval: "auto",
+        args: z.object({}),
+        run: async (_input, call) => {
+          call.progress?.({ progress: 1, total: 3, message: `step one with ${SECRET}` });
+          call.progress?.({ progress: Number.NaN });
+          call.progress?.({ progress: 2, message: `${"x".repeat(300)}\u202e` });
+          late = () => call.progress?.({ progress: 3, total: 3 });
+          return "done";
+        },
+      }),
+    );
+    const invoker = createToolInvoker({
+      ...s.ctx,
+      redact: createRedactor([SECRET]),
+      onProgress: (p) => seen.push(p),
+    });
+    const r = await invoker.invoke("jobs.run", "{}");
+    expect(r.ok).toBe(true);
+    late?.();
+    const callId = s.receipts.byRun("run_inv").find((x) => x.toolPath === "jobs.run")!.callId;
+    expect(seen).toEqual([
+      { callId, toolPath: "jobs.run", progress: 1, total: 3, message: "step one with [redacted]" },
+      { callId, toolPath: "jobs.run", progress: 2, message: `${"x".repeat(199)}…` },
+    ]);
+  });
+
+  test("without onProgress a tool sees no ctx.progress", async () => {
+    const s = setup();
+    let had: boolean | undefined;
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "jobs.quiet",
+      defineTool({
+        description: "A job",
+        approval: "auto",
+        args: z.object({}),
+        run: async (_input, call) => ((had = call.progress !== undefined), "done"),
+      }),
+    );
+    await s.invoker.invoke("jobs.quiet", "{}");
+    expect(had).toBe(false);
+  });
+});

@@ -6,7 +6,8 @@ import { resolvePolicy } from "../policy/resolve.ts";
 import type { PolicyRule } from "../policy/types.ts";
 import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
-import type { CallOutcome } from "./run-types.ts";
+import type { CallOutcome, CallProgress } from "./run-types.ts";
+import { progressReporter } from "./call-progress.ts";
 import { newId } from "../db/new-id.ts";
 import { findForbiddenKey, forbiddenKeyMessage, mayHaveForbiddenKey } from "./plain-input.ts";
 import { cutText } from "../text/cut.ts";
@@ -42,6 +43,8 @@ export interface InvokerContext {
   readonly previewChars: number;
   readonly signal: AbortSignal;
   readonly onCall?: (outcome: CallOutcome) => void;
+  /** A running tool's progress reports (`ctx.progress`), until its call settles. */
+  readonly onProgress?: (progress: CallProgress) => void;
   /** Called with true right before awaiting an operator's approval and false once it settles (e.g. to pause a turn clock). */
   readonly onApprovalWait?: (waiting: boolean) => void;
   /** Calls whose `run()` is in progress, across runs; the runner closes them on shutdown. */
@@ -245,23 +248,19 @@ export function createToolInvoker(ctx: InvokerContext) {
     }
     started = performance.now();
     // `signal` is an own property like the others (a spread copy keeps it), made when first read.
-    const toolCtx: ToolContext = ctx.sessionId
-      ? {
-          get signal() {
-            return callAbort.signal;
-          },
-          callId,
-          sessionId: ctx.sessionId,
-          log: log(path),
-        }
-      : {
-          get signal() {
-            return callAbort.signal;
-          },
-          callId,
-          log: log(path),
-        };
+    let settled = false;
+    const progress = ctx.onProgress ? progressReporter(callId, path, ctx, () => settled) : undefined;
+    const toolCtx: ToolContext = {
+      get signal() {
+        return callAbort.signal;
+      },
+      callId,
+      ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+      log: log(path),
+      ...(progress ? { progress } : {}),
+    };
     const exit = await runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
+    settled = true;
     inFlight.delete(callAbort);
     if (abandoned) return abandoned;
     ctx.running.delete(callId);

@@ -121,3 +121,25 @@ describe("one checker for many snippets", () => {
     expect(checker.check("await tools.notes.add({ text: 1 });", CORPUS_DECLARATIONS).ok).toBe(false);
   });
 });
+
+describe("checkDeclarations (doctor)", () => {
+  test("errors inside the declarations themselves are reported with their line; sound ones give none", () => {
+    const checker = createProgramChecker();
+    const broken = [
+      "declare const tools: {",
+      "  weather: {",
+      "    get(input: {}): Promise<{ temperature: number; [x: string]: never }>;",
+      "    list(input: Missing): Promise<unknown>;",
+      "  };",
+      "};",
+      "",
+    ].join("\n");
+    // A snippet's check reports only the snippet's own errors: this is why doctor asks both.
+    expect(checker.check("return tools;", broken)).toEqual({ ok: true });
+    expect(checker.checkDeclarations(broken)).toEqual([
+      "line 3: Property 'temperature' of type 'number' is not assignable to 'string' index type 'never'. — get(input: {}): Promise<{ temperature: number; [x: string]: never }>;",
+      "line 4: Cannot find name 'Missing'. — list(input: Missing): Promise<unknown>;",
+    ]);
+    expect(checker.checkDeclarations("declare const tools: {\n  a(input: {}): Promise<string>;\n};\n")).toEqual([]);
+  });
+});

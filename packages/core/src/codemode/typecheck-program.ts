@@ -18,6 +18,7 @@
 import { dirname, join } from "node:path";
 import ts from "typescript";
 import { PRELUDE } from "./ambient-declarations.ts";
+import { cutText } from "../text/cut.ts";
 import {
   OA_DIAGNOSTIC,
   reportDiagnostics as report,
@@ -134,6 +135,12 @@ export interface ProgramChecker {
    * Returns false (and stops) if the snippet does not pass, which never happens with a sound setup.
    */
   practice(checks: number): boolean;
+  /**
+   * Errors in `declarations` themselves (a generated type that does not compile, e.g. a name a
+   * schema made twice), one line each: `line <n>: <message> — <the line, cut>`. A snippet's check
+   * reports only the snippet's own errors, so `doctor` asks this too.
+   */
+  checkDeclarations(declarations: string): string[];
   /** Checkers built so far, checks made on the current one, practice checks made (for tests and benchmarks). */
   stats(): {
     readonly built: number;
@@ -312,6 +319,50 @@ export function createProgramChecker(): ProgramChecker {
         if (!this.check(practiceSnippet(practised++), s.declarations, s.key).ok) return false;
       }
       return true;
+    },
+    checkDeclarations(declarations) {
+      // A program of its own: the snippets' programs skip checking declaration files (skipLibCheck).
+      const tools = ts.createSourceFile(TOOLS_FILE, declarations, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+      const host: ts.CompilerHost = {
+        getSourceFile(fileName, languageVersion) {
+          if (fileName === TOOLS_FILE) return tools;
+          if (fileName === PRELUDE_FILE)
+            return (preludeFile ??= ts.createSourceFile(
+              PRELUDE_FILE,
+              PRELUDE,
+              languageVersion,
+              false,
+              ts.ScriptKind.TS,
+            ));
+          if (fileName.startsWith(libDir)) return libSourceFile(fileName, languageVersion);
+          return undefined;
+        },
+        getDefaultLibFileName: () => join(libDir, "lib.es2022.d.ts"),
+        getDefaultLibLocation: () => libDir,
+        writeFile: () => {},
+        getCurrentDirectory: () => "/",
+        getCanonicalFileName: (f) => f,
+        useCaseSensitiveFileNames: () => true,
+        getNewLine: () => "\n",
+        fileExists: (f) => f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
+        readFile: (f) => (f.startsWith(libDir) ? ts.sys.readFile(f) : undefined),
+        directoryExists: (d) => d === "/" || d.startsWith(libDir),
+        getDirectories: () => [],
+      };
+      const program = ts.createProgram({
+        rootNames: [PRELUDE_FILE, TOOLS_FILE],
+        options: { ...OPTIONS, skipLibCheck: false },
+        host,
+      });
+      const raw = [...program.getSyntacticDiagnostics(tools), ...program.getSemanticDiagnostics(tools)];
+      const lines = declarations.split("\n");
+      return raw
+        .filter((d) => d.category === ts.DiagnosticCategory.Error)
+        .map((d) => {
+          const { line } = tools.getLineAndCharacterOfPosition(d.start ?? 0);
+          const text = cutText((lines[line] ?? "").trim(), 160, { marker: () => "…" });
+          return `line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")} — ${text}`;
+        });
     },
     stats: () => ({
       built,

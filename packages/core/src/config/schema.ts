@@ -140,6 +140,8 @@ export const configSchema = z.strictObject({
                       .optional(),
                   })
                   .optional(),
+                /** Seconds to connect and answer `initialize` (default 60). */
+                startupTimeoutSeconds: z.number().positive().max(3600).optional(),
                 enabled: z.boolean().default(true),
               })
               .superRefine((s, ctx) => {
@@ -163,6 +165,8 @@ export const configSchema = z.strictObject({
               cwd: z.string().optional(),
               /** Starting a local process is an explicit opt-in per server. */
               allowProcess: z.boolean().default(false),
+              /** Seconds from starting the process to its answer to `initialize`; a first `npx -y` run downloads the package first (default 60). */
+              startupTimeoutSeconds: z.number().positive().max(3600).optional(),
               enabled: z.boolean().default(true),
             }),
           ]),

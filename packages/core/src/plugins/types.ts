@@ -68,6 +68,11 @@ export interface BundledPlugin {
   readonly skippedTools?: () => readonly { readonly tool: string; readonly reason: string }[];
   /** Tools that load but with something to say (an OpenAPI operation renamed because its name was taken): each a warning. */
   readonly toolNotices?: () => readonly { readonly tool: string; readonly reason: string }[];
+  /**
+   * Time limit for `tools` when it is a factory, instead of the loader's factory limit: an MCP
+   * server gets its configured start-up time (a first `npx -y` run downloads the package).
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface LoadToolsOptions {

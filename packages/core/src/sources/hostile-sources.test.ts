@@ -131,9 +131,8 @@ describe("a hostile tool source costs only its own tools", () => {
     const tools = indexToolTree(result.tree);
     const backtrack = tools.get("evil.backtrack")!;
     expect(backtrack.args.safeParse({ word: BACKTRACKING_INPUT }).success).toBe(false);
-    expect(await backtrack.run(backtrack.args.parse({ word: "aaa" }), ctx())).toEqual([
-      { type: "text", text: '{"word":"aaa"}' },
-    ]);
+    // The fake server answers with the arguments as JSON text, which comes back parsed.
+    expect(await backtrack.run(backtrack.args.parse({ word: "aaa" }), ctx())).toEqual({ word: "aaa" });
     // Its output is checked on RE2 too: the built-in engine (the SDK's Ajv) would give up in the
     // first branch and call this valid output invalid.
     const shout = tools.get("evil.shout")!;

@@ -18,6 +18,11 @@ export interface JsonSchemaToolOptions {
   readonly inputSchema: unknown;
   /** `jsonSchemaKey(inputSchema)` when the source has it already (OpenAPI keeps it in its parse cache). */
   readonly inputSchemaKey?: string;
+  /**
+   * The result's JSON Schema (an MCP tool's `outputSchema`), when the source declares one: the
+   * declaration types the result with it. Checking results against it is the source's job.
+   */
+  readonly outputSchema?: unknown;
   readonly run: (input: Record<string, unknown>, ctx?: ToolContext) => Promise<unknown>;
 }
 
@@ -34,6 +39,8 @@ export interface JsonInput {
   built(): boolean;
   /** Top-level parameter names and descriptions, read from the schema (the validator is not built). */
   parameters(): { names: string[]; docs: string[] };
+  /** The result's JSON Schema, when the source declares one (its hash is part of `key()`). */
+  readonly output?: unknown;
 }
 
 const jsonInputs = new WeakMap<ToolDefinition, JsonInput>();
@@ -53,10 +60,12 @@ export function jsonSchemaTool(o: JsonSchemaToolOptions): ToolDefinition {
     },
     run: o.run,
   });
-  let key = o.inputSchemaKey;
+  let key: string | undefined;
+  const withOutput = (k: string) => (o.outputSchema === undefined ? k : `${k}:out:${jsonSchemaKey(o.outputSchema)}`);
   jsonInputs.set(definition, {
     schema: o.inputSchema,
-    key: () => (key ??= jsonSchemaKey(o.inputSchema)),
+    ...(o.outputSchema !== undefined ? { output: o.outputSchema } : {}),
+    key: () => (key ??= withOutput(o.inputSchemaKey ?? jsonSchemaKey(o.inputSchema))),
     problem: () => convert().problem,
     notes: () => convert().notes ?? [],
     built: () => converted !== undefined,

@@ -93,7 +93,8 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
 
   const snapshot = tools.current();
   tools.close();
-  await closeMcpConnections(); // else an MCP connection keeps the process alive
+  // Loading connected to each MCP server: stop their processes and sockets, so the command ends.
+  await closeMcpConnections();
   checks.push(
     snapshot.diagnostics.length
       ? {
@@ -110,12 +111,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
         },
   );
 
-  const check = (await loadProgramChecker()).check("return tools;", snapshot.declarations.text);
-  checks.push(
-    check.ok
-      ? { name: "typecheck", level: "ok", detail: "the tool declarations compile" }
-      : { name: "typecheck", level: "fail", detail: `the tool declarations do not compile:\n${check.text}` },
-  );
+  checks.push(typecheckDeclarations(await loadProgramChecker(), snapshot.declarations.text));
 
   const token = settings.discord?.token;
   if (settings.discord) {
@@ -138,6 +134,24 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
     checks.push({ name: "discord", level: "ok", detail: "not configured (the terminal is the surface)" });
   }
   return checks;
+}
+
+/** The declarations compile on their own, and a snippet that uses them compiles against them. */
+function typecheckDeclarations(
+  checker: Awaited<ReturnType<typeof loadProgramChecker>>,
+  declarations: string,
+): DoctorCheck {
+  const own = checker.checkDeclarations(declarations);
+  const use = checker.check("return tools;", declarations);
+  const problems = [...own, ...(use.ok ? [] : [use.text])];
+  if (problems.length === 0) return { name: "typecheck", level: "ok", detail: "the tool declarations compile" };
+  const shown = problems.slice(0, 20);
+  const more = problems.length > shown.length ? `\n(${problems.length - shown.length} more)` : "";
+  return {
+    name: "typecheck",
+    level: "fail",
+    detail: `the tool declarations do not compile (${problems.length} error(s), each with its line of the declarations):\n${shown.join("\n")}${more}`,
+  };
 }
 
 const ICON: Record<CheckLevel, string> = { ok: "✓", warn: "⚠", fail: "✗" };

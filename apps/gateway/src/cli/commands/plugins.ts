@@ -4,9 +4,9 @@ import { loadConfig } from "@openassistant/core/config";
 import { workspaceDir } from "@openassistant/core/config";
 import { ensureWorkspaceDependencies } from "@openassistant/core/plugins";
 import { loadTools } from "@openassistant/core/plugins";
+import { closeMcpConnections } from "@openassistant/core/sources";
 import { installNpmPlugins } from "@openassistant/core/plugins";
 import { resolvePolicy } from "@openassistant/core/policy";
-import { closeMcpConnections } from "@openassistant/core/sources";
 import type { PolicyRule } from "@openassistant/core/policy";
 import type { LoadResult } from "@openassistant/core/plugins";
 import { homedir } from "node:os";
@@ -101,9 +101,10 @@ const listCommand = defineCommand({
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
+      } finally {
+        // The listing connected to each MCP server: stop their processes and sockets, so the command ends.
+        await closeMcpConnections();
       }
-      // Listing opened MCP connections: close them, or the process never exits.
-      await closeMcpConnections();
       if (a.json) {
         const { tree: _tree, declarations, ...rest } = result;
         console.log(JSON.stringify({ ...rest, declarationsHash: declarations?.hash }, null, 2));

@@ -43,6 +43,23 @@ describe("turn status", () => {
   });
 });
 
+describe("a running call's progress", () => {
+  test("the live status shows the latest progress of this turn's runs (escaped for Discord), not another turn's", () => {
+    const own = (r: string) => r === "run_1";
+    let s = nextStatus(initialStatus(0), { type: "run.started", turnId: "t", runId: "run_1", code: "" }, own);
+    const progress = (runId: string, message: string) =>
+      ({
+        type: "call.progress",
+        runId,
+        progress: { callId: "c1", toolPath: "everything.longJob", progress: 2, total: 5, message },
+      }) as const;
+    s = nextStatus(s, progress("run_1", "copying *files*"), own);
+    expect(renderStatus(s)).toBe("⚙️ Running code… — tools.everything.longJob: 2/5 copying \\*files\\*");
+    s = nextStatus(s, progress("run_other", "someone else's"), own);
+    expect(renderStatus(s)).toBe("⚙️ Running code… — tools.everything.longJob: 2/5 copying \\*files\\*");
+  });
+});
+
 describe("failed status", () => {
   test("a model error keeps a failed state with a short reason, even after the turn finishes", () => {
     let s = initialStatus(0);

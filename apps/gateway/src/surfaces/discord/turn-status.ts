@@ -1,6 +1,7 @@
 import { escapeMarkdown } from "discord.js";
 import { cutText, escapeInvisible } from "@openassistant/core/text";
 import { fitText } from "./fit.ts";
+import { progressNote } from "../../events/progress-note.ts";
 import type { GatewayEvent } from "../../events/types.ts";
 
 /** What the live status message shows while a turn runs. */
@@ -41,6 +42,8 @@ export function nextStatus(s: TurnStatus, e: GatewayEvent, ownRun: (runId: strin
       return ownRun(e.runId) ? { ...s, phase: "thinking", waiting: [] } : s;
     case "call.settled":
       return ownRun(e.runId) ? { ...s, calls: s.calls + 1 } : s;
+    case "call.progress":
+      return ownRun(e.runId) ? { ...s, note: progressNote(e.progress) } : s;
     case "approval.requested":
       if (!ownRun(e.request.runId) || s.waiting.includes(e.request.callId)) return s;
       return { ...s, phase: "approval", waiting: [...s.waiting, e.request.callId] };

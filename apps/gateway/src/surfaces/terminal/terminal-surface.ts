@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals";
+import { progressNote } from "../../events/progress-note.ts";
 import type { GatewayEvent } from "../../events/types.ts";
 import type { Gateway } from "../../gateway.ts";
 import { surfacePort } from "../gateway-port.ts";
@@ -100,6 +101,9 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         break;
       case "call.settled":
         if (!approvals.length) spinner.set(`tools.${event.outcome.toolPath} ${event.outcome.status}…`);
+        break;
+      case "call.progress":
+        if (!approvals.length) spinner.set(`${escapeControlChars(progressNote(event.progress))}…`);
         break;
       case "model.thinking": {
         // Progress notes the model writes between tool calls (when the thinking display returns them).

@@ -1,9 +1,12 @@
 import type { OpenAssistantConfig } from "../../config/schema.ts";
 import type { BundledPlugin } from "../../plugins/types.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
-import { McpConnection, type McpServerConfig } from "./connection.ts";
+import { DEFAULT_MCP_STARTUP_SECONDS, McpConnection, type McpServerConfig } from "./connection.ts";
 import { SourceBudget } from "../source-budget.ts";
 import { mcpToolTree } from "./tools.ts";
+
+/** Seconds a connected server gets to list its tools (the SDK's own request limit is 60). */
+const LISTING_SECONDS = 90;
 
 /** Connections live as long as the process: a reload reuses them; a changed config opens a new one. */
 const connections = new Map<string, McpConnection>();
@@ -34,9 +37,12 @@ export function mcpBundles(
         source: "url" in config ? config.url : `${config.command} ${(config.args ?? []).join(" ")}`.trim(),
         // Re-listed on every load: a server's tools can change without its config changing.
         fingerprint: `${JSON.stringify(config)}|${Date.now()}`,
+        // The server's own start-up limit (connection.ts) says what to change; this only bounds the listing after it.
+        timeoutMs: ((config.startupTimeoutSeconds ?? DEFAULT_MCP_STARTUP_SECONDS) + LISTING_SECONDS) * 1000,
         tools: async () => {
           budget = new SourceBudget();
-          return mcpToolTree(connection, await connection.listTools(), budget);
+          const tools = await connection.listTools();
+          return mcpToolTree(connection, tools, budget, await connection.capabilities());
         },
         skippedTools: () => budget.skipped,
       };

@@ -1,10 +1,17 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolContext } from "@openassistant/sdk";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
 import { capMessages, MCP_MESSAGE_BYTES } from "./message-cap.ts";
 import { boundedOutputValidator } from "./output-validator.ts";
+import { toolResultValue } from "./results.ts";
+import { StderrTail } from "./stderr-tail.ts";
+
+/** Start-up time a server gets by default: a first `npx -y` run downloads the package before it answers. */
+export const DEFAULT_MCP_STARTUP_SECONDS = 60;
 
 export type McpServerConfig =
   | {
@@ -12,6 +19,8 @@ export type McpServerConfig =
       readonly headers?: Readonly<Record<string, string>>;
       /** Authorization code + PKCE; tokens from `openassistant mcp login <name>`. */
       readonly oauth?: McpOAuthConfig;
+      /** Seconds to connect and initialize (default `DEFAULT_MCP_STARTUP_SECONDS`). */
+      readonly startupTimeoutSeconds?: number;
     }
   | {
       readonly command: string;
@@ -19,6 +28,8 @@ export type McpServerConfig =
       readonly env?: Readonly<Record<string, string>>;
       readonly cwd?: string;
       readonly allowProcess: boolean;
+      /** Seconds from starting the process to its answer to `initialize` (default `DEFAULT_MCP_STARTUP_SECONDS`). */
+      readonly startupTimeoutSeconds?: number;
     };
 
 /**
@@ -43,6 +54,12 @@ async function importSdk() {
 }
 
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
+/** A call's own limit; progress reports restart it (a run's and the tool's limits still apply). */
+const CALL_TIMEOUT_MS = 600_000;
+/** JSON-RPC error code the SDK gives requests pending when the connection closed (ErrorCode.ConnectionClosed). */
+const CONNECTION_CLOSED = -32000;
+/** Resources, templates or prompts listed at most (a listing is data handed to the run). */
+const LIST_LIMIT = 10_000;
 
 /**
  * One MCP server: connects on first use, lists its tools (all pages), reconnects with backoff after
@@ -55,6 +72,10 @@ export class McpConnection {
   /** Set when the server sent a message past `MCP_MESSAGE_BYTES` (the connection is then closed). */
   private oversized: Error | undefined;
   private retryAt = 0;
+  /** Tools that must be called as tasks (`execution.taskSupport: "required"`), from the last listing. */
+  private taskTools = new Set<string>();
+  /** What the current (or last) stdio process wrote to stderr. */
+  private stderr: StderrTail | undefined;
   private readonly listeners = new Set<() => void>();
   private readonly secretSinks = new Set<SecretSink>();
   /** Hands what the connection's OAuth login reads or refreshes to every registry that uses it. */
@@ -93,24 +114,136 @@ export class McpConnection {
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);
     } catch (error) {
-      throw this.oversized ?? error;
+      throw this.oversized ?? (await this.withStderr(error));
     }
+    this.taskTools = new Set(tools.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name));
     return tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  /** What the server offers besides tools (read after connecting). */
+  async capabilities(): Promise<{ resources: boolean; prompts: boolean }> {
+    const caps = (await this.connect()).getServerCapabilities();
+    return { resources: caps?.resources !== undefined, prompts: caps?.prompts !== undefined };
+  }
+
+  /**
+   * Calls a tool and returns what the model gets (results.ts). Progress the server reports reaches
+   * `ctx.progress` (a `progressToken` is sent; each report restarts the request's timeout); a tool
+   * whose `execution.taskSupport` is "required" is called as a task and its result awaited.
+   */
+  async callTool(name: string, args: Record<string, unknown>, ctx?: ToolContext): Promise<unknown> {
     const client = await this.connect();
-    const result = await client.callTool({ name, arguments: args }, undefined, {
-      ...(signal ? { signal } : {}),
-      timeout: 600_000,
-    });
-    if (result.isError) {
-      const text = (result.content as Array<{ type: string; text?: string }> | undefined)
-        ?.map((c) => (c.type === "text" ? c.text : `[${c.type}]`))
-        .join("\n");
-      throw new Error(text || `${this.name}.${name} reported an error`);
+    const options: RequestOptions = {
+      ...(ctx?.signal ? { signal: ctx.signal } : {}),
+      timeout: CALL_TIMEOUT_MS,
+      ...(ctx?.progress
+        ? {
+            onprogress: (p) => ctx.progress?.({ progress: p.progress, total: p.total, message: p.message }),
+            resetTimeoutOnProgress: true,
+          }
+        : {}),
+    };
+    let result: CallToolResult;
+    try {
+      result = this.taskTools.has(name)
+        ? await this.callAsTask(client, name, args, options, ctx)
+        : ((await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult);
+    } catch (error) {
+      throw this.oversized ?? (await this.withStderr(error));
     }
-    return result.structuredContent ?? result.content;
+    return toolResultValue(`${this.name}.${name}`, result);
+  }
+
+  /** `tools/call` as a task (the experimental tasks API of the SDK): waits for the task's result; its status messages are progress. */
+  private async callAsTask(
+    client: Client,
+    name: string,
+    args: Record<string, unknown>,
+    options: RequestOptions,
+    ctx?: ToolContext,
+  ): Promise<CallToolResult> {
+    let step = 0;
+    for await (const m of client.experimental.tasks.callToolStream({ name, arguments: args }, undefined, {
+      ...options,
+      task: {},
+    })) {
+      if (m.type === "taskStatus" && m.task.statusMessage)
+        ctx?.progress?.({ progress: ++step, message: m.task.statusMessage });
+      if (m.type === "result") return m.result as CallToolResult;
+      if (m.type === "error") throw m.error;
+    }
+    throw new Error(`${this.name}.${name}: the task ended without a result`);
+  }
+
+  /** Every resource the server lists (all pages, at most `LIST_LIMIT`). */
+  async listResources(): Promise<unknown[]> {
+    const client = await this.connect();
+    return this.allPages(async (cursor) => {
+      const page = await client.listResources(cursor ? { cursor } : {});
+      return { items: page.resources, next: page.nextCursor };
+    });
+  }
+
+  async listResourceTemplates(): Promise<unknown[]> {
+    const client = await this.connect();
+    return this.allPages(async (cursor) => {
+      const page = await client.listResourceTemplates(cursor ? { cursor } : {});
+      return { items: page.resourceTemplates, next: page.nextCursor };
+    });
+  }
+
+  async readResource(uri: string, signal?: AbortSignal): Promise<unknown[]> {
+    const client = await this.connect();
+    try {
+      return (await client.readResource({ uri }, { ...(signal ? { signal } : {}) })).contents;
+    } catch (error) {
+      throw this.oversized ?? (await this.withStderr(error));
+    }
+  }
+
+  async listPrompts(): Promise<unknown[]> {
+    const client = await this.connect();
+    return this.allPages(async (cursor) => {
+      const page = await client.listPrompts(cursor ? { cursor } : {});
+      return { items: page.prompts, next: page.nextCursor };
+    });
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
+    const client = await this.connect();
+    try {
+      const { _meta: _m, ...prompt } = await client.getPrompt(
+        { name, arguments: args },
+        { ...(signal ? { signal } : {}) },
+      );
+      return prompt;
+    } catch (error) {
+      throw this.oversized ?? (await this.withStderr(error));
+    }
+  }
+
+  private async allPages(page: (cursor?: string) => Promise<{ items: unknown[]; next?: string }>): Promise<unknown[]> {
+    const all: unknown[] = [];
+    let cursor: string | undefined;
+    try {
+      do {
+        const p = await page(cursor);
+        all.push(...p.items);
+        cursor = p.next;
+      } while (cursor && all.length < LIST_LIMIT);
+    } catch (error) {
+      throw this.oversized ?? (await this.withStderr(error));
+    }
+    return all.slice(0, LIST_LIMIT);
+  }
+
+  /** `error` with what a stdio server wrote to stderr, when it wrote anything (its last words, if the connection closed). */
+  private async withStderr(error: unknown): Promise<Error> {
+    const e = error instanceof Error ? error : new Error(String(error));
+    if ((e as { code?: unknown }).code === CONNECTION_CLOSED) await this.stderr?.settled();
+    const said = this.stderr?.read();
+    if (!said) return e;
+    return Object.assign(new Error(this.stderr!.explain(e.message)), { cause: e });
   }
 
   async close(): Promise<void> {
@@ -154,14 +287,32 @@ export class McpConnection {
           `MCP server "${this.name}" sent a message of more than ${MCP_MESSAGE_BYTES} bytes; it is not read`,
         );
     };
+    const seconds = this.config.startupTimeoutSeconds ?? DEFAULT_MCP_STARTUP_SECONDS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await client.connect(this.transport(lib));
+      const started = client.connect(this.transport(lib));
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new McpStartupTimeoutError(this.name, seconds)), seconds * 1000);
+      });
+      await Promise.race([started, late]);
     } catch (e) {
+      // A process that did not answer in time is stopped, not left running beside the next attempt.
+      if (e instanceof McpStartupTimeoutError) await client.close().catch(() => {});
       // Nothing to retry until the operator logs in; the login is seen on the next use (the file is re-read).
       if (e instanceof McpLoginRequiredError) throw e;
       this.retryAt = Date.now() + BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)]!;
       this.failures++;
-      throw this.oversized ?? new Error(`could not connect to MCP server "${this.name}": ${(e as Error).message}`);
+      if (this.oversized) throw this.oversized;
+      if (!(e instanceof McpStartupTimeoutError)) await this.stderr?.settled();
+      const message =
+        e instanceof McpStartupTimeoutError
+          ? e.message
+          : `could not connect to MCP server "${this.name}": ${(e as Error).message}`;
+      throw Object.assign(new Error(this.stderr?.explain(message) ?? message), {
+        ...(e instanceof McpStartupTimeoutError ? { hint: e.hint } : {}),
+      });
+    } finally {
+      clearTimeout(timer);
     }
     this.failures = 0;
     this.retryAt = 0;
@@ -196,7 +347,7 @@ export class McpConnection {
     if (!c.allowProcess)
       throw new Error(`mcp.servers.${this.name} starts a process (${c.command}); set "allowProcess": true to allow it`);
     // The server gets PATH and what the config lists, not the gateway's environment (secrets).
-    return new StdioClientTransport({
+    const transport = new StdioClientTransport({
       command: c.command,
       args: [...(c.args ?? [])],
       env: { PATH: process.env.PATH ?? "", ...(c.env ?? {}) },
@@ -204,6 +355,21 @@ export class McpConnection {
       stderr: "pipe",
       maxBufferSize: MCP_MESSAGE_BYTES,
     });
+    const tail = new StderrTail(Object.values(c.env ?? {}));
+    this.stderr = tail;
+    transport.stderr?.on("data", (chunk: Buffer | string) => tail.push(String(chunk)));
+    transport.stderr?.on("end", () => tail.end());
+    transport.stderr?.on("close", () => tail.end());
+    return transport;
+  }
+}
+
+/** A server that did not answer `initialize` within its start-up time; `hint` says which key to raise. */
+export class McpStartupTimeoutError extends Error {
+  readonly hint: string;
+  constructor(server: string, seconds: number) {
+    super(`MCP server "${server}" did not start within ${seconds} s (no answer to initialize)`);
+    this.hint = `A first \`npx -y\` run downloads the package before the server answers: raise mcp.servers.${server}.startupTimeoutSeconds in the config (now ${seconds}), or run the command once by hand to see what it does. The other tools still load.`;
   }
 }
 
