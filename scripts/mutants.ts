@@ -96,8 +96,8 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
     [
       "invoker-required-flipped",
-      `if (policy === "required") {`,
-      `if (policy === "auto") {`,
+      `return call.policy === "required" ? approve(call) : call;`,
+      `return call.policy === "auto" ? approve(call) : call;`,
       "approval asked for auto calls instead of required ones",
     ],
     [
@@ -108,14 +108,14 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-broken-channel-approves",
-      `decision: "denied",\n        by: "system",\n        reason: ctx.redact(\`approval could not be obtained`,
-      `decision: "approved",\n        by: "system",\n        reason: ctx.redact(\`approval could not be obtained`,
+      `decision: "denied",\n      by: "system",\n      reason: ctx.redact(\`approval could not be obtained`,
+      `decision: "approved",\n      by: "system",\n      reason: ctx.redact(\`approval could not be obtained`,
       "an approval channel that throws counts as an approval",
     ],
     [
       "invoker-policy-deny-only-required",
-      `if (policy === "deny") {`,
-      `if (policy === "deny" && approval === "required") {`,
+      `if (call.policy === "deny") {`,
+      `if (call.policy === "deny" && call.approval === "required") {`,
       "operator deny rules ignored for auto tools",
     ],
     [
@@ -132,20 +132,20 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-abort-before-start",
-      `if (ctx.signal.aborted) {\n      const error = "run cancelled before the tool started";`,
-      `if (false) {\n      const error = "run cancelled before the tool started";`,
+      `if (ctx.signal.aborted) {\n    const error = "run cancelled before the tool started";`,
+      `if (false) {\n    const error = "run cancelled before the tool started";`,
       "a run cancelled while approval was pending still runs the tool",
     ],
     [
       "invoker-approved-no-decider",
-      `append("approved", { decision, decidedBy });`,
-      `append("approved", { decision });`,
+      `stage(call, "approved", { decision: call.decision, decidedBy: call.decidedBy });`,
+      `stage(call, "approved", { decision: call.decision });`,
       "approved receipt without who decided",
     ],
     [
       "invoker-started-no-decider",
-      `append("started", {\n      decision,\n      decidedBy,\n      inputPreview`,
-      `append("started", {\n      decision,\n      inputPreview`,
+      `stage(call, "started", {\n    decision: call.decision,\n    decidedBy: call.decidedBy,\n    inputPreview`,
+      `stage(call, "started", {\n    decision: call.decision,\n    inputPreview`,
       "started receipt without who decided",
     ],
     [
@@ -175,14 +175,14 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-always-ask-standing-rule",
-      `const rule = alwaysAsk ? undefined : ctx.standing?.match(`,
+      `const rule = call.alwaysAsk ? undefined : ctx.standing?.match(`,
       `const rule = ctx.standing?.match(`,
       "an 'approve always' rule approves a tool that must always ask a person",
     ],
     [
       "invoker-request-preview-unredacted",
-      `const requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);`,
-      `const requestedPreview = clip(inputJson, ctx.previewChars);`,
+      `this.requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);`,
+      `this.requestedPreview = clip(inputJson, ctx.previewChars);`,
       "the requested receipt keeps secrets from the input",
     ],
   ]),

@@ -61,7 +61,7 @@ class ToolRunFailure {
 
 const newCallId = () => newId("call");
 
-/** A receipt staged by a call joins the next commit rather than starting its own (see `invoke`). */
+/** A receipt staged by a call joins the next commit rather than starting its own (see `createToolInvoker`). */
 const DEFERRED = Object.freeze({ defer: true });
 
 /** A receipt's own fields, after the ones every receipt of a call shares. */
@@ -75,268 +75,435 @@ const unwrittenReason = (e: unknown): string =>
  * Turns one crossing from the sandbox into a policed, receipted tool call:
  * requested → validation → policy → approval → started → succeeded | failed.
  * Every receipt is appended before the step it announces.
+ *
+ * The call goes through named steps, in order: `validate` → `hooks` → `policy` → `approval` →
+ * `commit` → `run` (`STEPS`). Each takes the `Call` and either continues (returns it, for the next
+ * step) or settles (returns a `Settled`: how the call ended). `record` writes the outcome receipt
+ * of every call, whichever step (or a shutdown, `abandon`) settled it, and the first outcome wins.
  */
 export function createToolInvoker(ctx: InvokerContext) {
-  const outcomes: CallOutcome[] = [];
+  const invoker: Invoker = { ctx, outcomes: [], inFlight: new Map(), log: loggersFor(ctx.redact) };
   // Receipts are staged and committed together; `durable` runs right before each step with an
   // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
   // never outrun their receipts, nor the receipts of the read-only calls before them.
   // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
   // run's end in the runner) carries them, so sequential calls cost one commit each, not two.
-  const durable = (): Promise<string | undefined> => ctx.receipts.durable().then(written, unwrittenReason);
-  // Each call's own abort controller while its `run()` may be in progress, with its path: cancelling
-  // the run aborts their signals. One listener on the run's signal rather than one per call.
-  const inFlight = new Map<CallAbort, string>();
+  // Cancelling the run aborts the signals of the calls whose `run()` may be in progress: one
+  // listener on the run's signal rather than one per call.
   ctx.signal.addEventListener(
     "abort",
     () => {
-      for (const [callAbort, path] of inFlight)
+      for (const [callAbort, path] of invoker.inFlight)
         callAbort.abort(new Error(`the run was cancelled; ${path} should stop`));
     },
     { once: true },
   );
-  const log = loggersFor(ctx.redact);
+  return {
+    invoke: (path: string, inputJson: string): Promise<HostCallResult> => invoke(invoker, path, inputJson),
+    outcomes: invoker.outcomes,
+  };
+}
 
-  async function invoke(path: string, inputJson: string): Promise<HostCallResult> {
-    const callId = newCallId();
-    const t0 = performance.now();
-    const definition = ctx.tools.get(path);
-    const approval = definition?.approval ?? "auto";
-    const alwaysAsk = ctx.alwaysAsk?.(path) === true;
-    const resolved = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk) : undefined;
-    const policy: PolicyMode = resolved ? resolved.mode : "deny";
-    // Every receipt of the call has the same shape: its shared fields, then its own (absent ones undefined).
-    const append = (phase: ReceiptPhase, d: PhaseFields) =>
-      ctx.receipts.stage(
-        {
-          runId: ctx.runId,
-          callId,
-          toolPath: path,
-          approval,
-          policy,
-          sessionId: ctx.sessionId,
-          phase,
-          decision: d.decision,
-          decidedBy: d.decidedBy,
-          reason: d.reason,
-          inputPreview: d.inputPreview,
-          outputPreview: d.outputPreview,
-          error: d.error,
-          durationMs: d.durationMs,
-        },
-        DEFERRED,
-      );
-    const finish = (
-      status: CallOutcome["status"],
-      extra: { decision?: Decision; decidedBy?: string; reason?: string; error?: string },
-      result: HostCallResult,
-    ): HostCallResult => {
-      const outcome: CallOutcome = {
-        callId,
+/** What the calls of one run share. */
+interface Invoker {
+  readonly ctx: InvokerContext;
+  /** In call order of settling. */
+  readonly outcomes: CallOutcome[];
+  /** Each call's own abort controller while its `run()` may be in progress, with its path. */
+  readonly inFlight: Map<CallAbort, string>;
+  readonly log: (path: string) => ToolContext["log"];
+}
+
+/**
+ * One call as the steps see it: what it is, and what the steps so far established. Created with
+ * its policy resolved (every receipt carries it) and its `requested` receipt staged.
+ */
+class Call {
+  readonly id: string;
+  readonly t0: number;
+  readonly definition: ToolDefinition | undefined;
+  readonly approval: "auto" | "required";
+  /** A person must decide: no standing "approve always" rule answers for this call. */
+  alwaysAsk: boolean;
+  /** As resolved for the `requested` receipt; the `policy` step acts on it. */
+  policy: PolicyMode;
+  /** The operator rule's reason when a rule decided the policy. */
+  readonly ruleReason: string | undefined;
+  /** The `requested` receipt's input preview (the `started` one reuses it when the input is the same text). */
+  readonly requestedPreview: string;
+  /** The validated input (`validate`); what `run` gets. */
+  input: unknown = undefined;
+  /** Undefined until the `policy` step lets the call through; then "auto" or, after `approval`, "approved". */
+  decision: Decision | undefined = undefined;
+  decidedBy: string | undefined = undefined;
+  /** The tool's own signal (`commit`): aborted when the run is cancelled, the call times out or the gateway stops. */
+  abort: CallAbort | undefined = undefined;
+  startedAt = 0;
+  /** How the call ended, once `record` wrote it. */
+  settled: Settled | undefined = undefined;
+
+  constructor(
+    readonly invoker: Invoker,
+    readonly path: string,
+    readonly inputJson: string,
+  ) {
+    const { ctx } = invoker;
+    this.id = newCallId();
+    this.t0 = performance.now();
+    this.definition = ctx.tools.get(path);
+    this.approval = this.definition?.approval ?? "auto";
+    this.alwaysAsk = ctx.alwaysAsk?.(path) === true;
+    const resolved = this.definition ? resolvePolicy(path, this.approval, ctx.policy, this.alwaysAsk) : undefined;
+    this.policy = resolved ? resolved.mode : "deny";
+    this.ruleReason = resolved?.rule?.reason;
+    this.requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);
+    stage(this, "requested", { inputPreview: this.requestedPreview });
+  }
+}
+
+/** How a call ended: its outcome receipt's own fields, and what crosses back to the sandbox. */
+interface Settled extends PhaseFields {
+  readonly status: CallOutcome["status"];
+  readonly result: HostCallResult;
+}
+
+/** What a step hands on: the call (continue with the next step) or how it ended (settled). */
+type Next = Call | Settled;
+type Step = (call: Call) => Next | Promise<Next>;
+
+/** The steps of every call, in order; the last one (`run`) always settles. */
+const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run];
+
+async function invoke(invoker: Invoker, path: string, inputJson: string): Promise<HostCallResult> {
+  const call = new Call(invoker, path, inputJson);
+  let next: Next = call;
+  // A step that need not wait returns its answer directly: no await, no extra turn of the microtask queue.
+  for (let i = 0; next === call; i++) {
+    const step = STEPS[i]!(call);
+    next = step instanceof Promise ? await step : step;
+  }
+  return record(call, next as Settled);
+}
+
+/** The tool exists and the input passes its schema (which may check asynchronously). */
+function validate(call: Call): Next | Promise<Next> {
+  const definition = call.definition;
+  if (!definition) {
+    const error = `unknown tool "${call.path}"`;
+    return failed(call, error, "ToolError", error, "UNKNOWN_TOOL");
+  }
+  const parsed = parseInput(definition, call.inputJson);
+  return parsed instanceof Promise ? parsed.then((p) => admit(call, p)) : admit(call, parsed);
+}
+
+function admit(call: Call, parsed: ParsedInput): Next {
+  if (!parsed.ok) {
+    const { path } = call;
+    const error = parsed.threw
+      ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.recorded})`
+      : `invalid input for ${path}: ${parsed.message}`;
+    const shown = parsed.threw
+      ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.crossing})`
+      : error;
+    return failed(call, call.invoker.ctx.redact(error), "ToolInputError", shown, "INVALID_INPUT");
+  }
+  call.input = parsed.value;
+  return call;
+}
+
+/**
+ * The slot for plugin hooks (`tool.before`, issue #29): after validation, before policy. Empty
+ * today: every call continues unchanged. A hook's answer fits the step as it is: a denial settles
+ * the call (`denied(call, "hook:<id>", reason, message)`), a requirement of approval sets
+ * `call.policy` to "required" (and `call.alwaysAsk`, so no standing rule answers for a person), a
+ * replaced input replaces `call.input`; the step may return a promise. `tool.after` has its slot
+ * in `run`: `resultHooks`.
+ */
+function hooks(call: Call): Next {
+  return call;
+}
+
+/** The operator's policy: a deny rule settles the call; otherwise it goes on, automatic unless approval is required. */
+function policy(call: Call): Next {
+  if (call.policy === "deny") {
+    const reason = call.ruleReason ?? "denied by operator policy";
+    return denied(call, "policy", reason, `${call.path} was denied: ${reason}`);
+  }
+  call.decision = "auto";
+  return call;
+}
+
+/** A required call waits for a standing rule or a person; anything but an approval settles it as denied. */
+function approval(call: Call): Next | Promise<Next> {
+  return call.policy === "required" ? approve(call) : call;
+}
+
+async function approve(call: Call): Promise<Next> {
+  const verdict = await decide(call);
+  const decidedBy = verdict.by;
+  call.decidedBy = decidedBy;
+  if (verdict.decision === "denied") {
+    const reason = verdict.reason ?? "denied by operator";
+    return denied(call, decidedBy, reason, `${call.path} was denied by ${decidedBy}: ${reason}`);
+  }
+  call.decision = "approved";
+  stage(call, "approved", { decision: call.decision, decidedBy: call.decidedBy });
+  return call;
+}
+
+async function decide(call: Call): Promise<ApprovalDecision> {
+  const { ctx } = call.invoker;
+  const { path, definition, input } = call;
+  const rule = call.alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
+  if (rule) return { decision: "approved", by: `rule:${rule.id}` };
+  if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
+  // The card is seen outside the gateway: the `requested` receipt is committed first.
+  const unwritten = await ctx.receipts.durable().then(written, unwrittenReason);
+  if (unwritten) return { decision: "denied", by: "system", reason: unwritten };
+  const now = Date.now();
+  ctx.onApprovalWait?.(true);
+  try {
+    return await ctx.requestApproval(
+      {
+        callId: call.id,
+        runId: ctx.runId,
+        sessionId: ctx.sessionId,
         toolPath: path,
-        status,
-        policy,
-        durationMs: performance.now() - t0,
-        ...extra,
-      };
-      outcomes.push(outcome);
-      ctx.onCall?.(outcome);
-      return result;
-    };
-    const cross = (name: string, message: string, code: string): HostCallResult => ({
-      ok: false,
-      error: { name, message: redactBounded(message, MAX_MESSAGE_CHARS, ctx.redact), code } satisfies CrossingError,
-    });
-
-    const requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);
-    append("requested", { inputPreview: requestedPreview });
-
-    if (!definition) {
-      const error = `unknown tool "${path}"`;
-      append("failed", { error });
-      return finish("failed", { error }, cross("ToolError", error, "UNKNOWN_TOOL"));
-    }
-
-    const parsed = await parseInput(definition, inputJson);
-    if (!parsed.ok) {
-      const error = parsed.threw
-        ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.recorded})`
-        : `invalid input for ${path}: ${parsed.message}`;
-      const shown = parsed.threw
-        ? `the input for ${path} could not be validated: its schema threw (${parsed.threw.crossing})`
-        : error;
-      append("failed", { error: ctx.redact(error) });
-      return finish("failed", { error: ctx.redact(error) }, cross("ToolInputError", shown, "INVALID_INPUT"));
-    }
-    const input = parsed.value;
-
-    let decision: Decision = "auto";
-    let decidedBy: string | undefined;
-    if (policy === "deny") {
-      const reason = resolved?.rule?.reason ?? "denied by operator policy";
-      append("denied", { decision: "denied", decidedBy: "policy", reason });
-      return finish(
-        "denied",
-        { decision: "denied", decidedBy: "policy", reason },
-        cross("ToolDeniedError", `${path} was denied: ${reason}`, "DENIED"),
-      );
-    }
-    if (policy === "required") {
-      const verdict = await decide(callId, path, definition, input, alwaysAsk);
-      decidedBy = verdict.by;
-      if (verdict.decision === "denied") {
-        const reason = verdict.reason ?? "denied by operator";
-        append("denied", { decision: "denied", decidedBy, reason });
-        return finish(
-          "denied",
-          { decision: "denied", decidedBy, reason },
-          cross("ToolDeniedError", `${path} was denied by ${decidedBy}: ${reason}`, "DENIED"),
-        );
-      }
-      decision = "approved";
-      append("approved", { decision, decidedBy });
-    }
-
-    if (ctx.signal.aborted) {
-      const error = "run cancelled before the tool started";
-      append("failed", { decision, decidedBy, error });
-      return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "CANCELLED"));
-    }
-
-    append("started", {
-      decision,
-      decidedBy,
-      inputPreview: preview(definition, input, inputJson, requestedPreview, ctx),
-    });
-    let started = performance.now();
-    let abandoned: HostCallResult | undefined;
-    // The tool's own signal: aborted when the run is cancelled, the call times out or the gateway stops.
-    const callAbort = new CallAbort();
-    inFlight.set(callAbort, path);
-    ctx.running.set(callId, (reason) => {
-      callAbort.abort(new Error(`${reason}; ${path} should stop`));
-      const error = `${reason}: ${path} was still running, its outcome is unknown`;
-      append("failed", { decision, decidedBy, error, durationMs: Math.round(performance.now() - started) });
-      abandoned = finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "ABANDONED"));
-    });
-    // Registered as running first: a shutdown during this wait settles the call, which then never runs.
-    // A read-only tool has no effect for its receipts to precede: they ride with the next commit.
-    let unwritten: string | undefined;
-    if (!definition.readOnly)
-      try {
-        await ctx.receipts.durable();
-      } catch (e) {
-        unwritten = unwrittenReason(e);
-      }
-    if (abandoned) {
-      inFlight.delete(callAbort);
-      return abandoned;
-    }
-    if (unwritten || ctx.signal.aborted) {
-      inFlight.delete(callAbort);
-      ctx.running.delete(callId);
-      const error = unwritten ? `${unwritten}; ${path} was not run` : "run cancelled before the tool started";
-      append("failed", { decision, decidedBy, error });
-      return finish(
-        "failed",
-        { decision, decidedBy, error },
-        cross("ToolError", error, unwritten ? "RECEIPTS_UNAVAILABLE" : "CANCELLED"),
-      );
-    }
-    started = performance.now();
-    // `signal` is an own property like the others (a spread copy keeps it), made when first read.
-    const toolCtx: ToolContext = ctx.sessionId
-      ? {
-          get signal() {
-            return callAbort.signal;
-          },
-          callId,
-          sessionId: ctx.sessionId,
-          log: log(path),
-        }
-      : {
-          get signal() {
-            return callAbort.signal;
-          },
-          callId,
-          log: log(path),
-        };
-    const exit = await runTool(definition, input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
-    inFlight.delete(callAbort);
-    if (abandoned) return abandoned;
-    ctx.running.delete(callId);
-    const durationMs = Math.round(performance.now() - started);
-    if (exit.ok) {
-      const json = safeJson(exit.value);
-      if (!json.ok) {
-        const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${json.message}`);
-        append("failed", { decision, decidedBy, error, durationMs });
-        return finish("failed", { decision, decidedBy, error }, cross("ToolError", error, "BAD_OUTPUT"));
-      }
-      append("succeeded", {
-        decision,
-        decidedBy,
-        durationMs,
-        outputPreview: outputPreview(definition, exit.value, json.text, ctx),
-      });
-      return finish("succeeded", { decision, decidedBy }, { ok: true, json: json.text });
-    }
-    const failure = describeThrown(exit.failure.cause);
-    const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);
-    append("failed", { decision, decidedBy, error, durationMs });
-    return finish(
-      "failed",
-      { decision, decidedBy, error },
-      cross("ToolError", `${path} failed: ${failure.crossing}`, "TOOL_FAILED"),
+        description: definition!.description,
+        ...approvalInput(input, ctx.redact, ctx.previewChars),
+        ...toolSummary(definition!, input, ctx.redact),
+        ...toolFiles(definition!, input, ctx.redact),
+        code: ctx.redact(ctx.code),
+        requestedBy: ctx.requestedBy,
+        requestedAt: now,
+        expiresAt: now + ctx.approvalTimeoutMs,
+      },
+      ctx.signal,
     );
+  } catch (e) {
+    // Fail closed: an approval channel that breaks is a denial, never a silent approval.
+    return {
+      decision: "denied",
+      by: "system",
+      reason: ctx.redact(`approval could not be obtained: ${describeThrown(e, "the approval channel").recorded}`),
+    };
+  } finally {
+    ctx.onApprovalWait?.(false);
   }
+}
 
-  async function decide(
-    callId: string,
-    path: string,
-    definition: ToolDefinition,
-    input: unknown,
-    alwaysAsk: boolean,
-  ): Promise<ApprovalDecision> {
-    const rule = alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
-    if (rule) return { decision: "approved", by: `rule:${rule.id}` };
-    if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
-    // The card is seen outside the gateway: the `requested` receipt is committed first.
-    const unwritten = await durable();
-    if (unwritten) return { decision: "denied", by: "system", reason: unwritten };
-    const now = Date.now();
-    ctx.onApprovalWait?.(true);
-    try {
-      return await ctx.requestApproval(
-        {
-          callId,
-          runId: ctx.runId,
-          sessionId: ctx.sessionId,
-          toolPath: path,
-          description: definition.description,
-          ...approvalInput(input, ctx.redact, ctx.previewChars),
-          ...toolSummary(definition, input, ctx.redact),
-          ...toolFiles(definition, input, ctx.redact),
-          code: ctx.redact(ctx.code),
-          requestedBy: ctx.requestedBy,
-          requestedAt: now,
-          expiresAt: now + ctx.approvalTimeoutMs,
+/**
+ * The `started` receipt, the call registered as running, and (unless the tool is read-only) every
+ * receipt so far committed: the tool's effect never outruns them. A read-only tool has no effect
+ * for its receipts to precede: they ride with the next commit.
+ */
+function commit(call: Call): Next | Promise<Next> {
+  const { ctx, inFlight } = call.invoker;
+  const definition = call.definition!;
+  if (ctx.signal.aborted) {
+    const error = "run cancelled before the tool started";
+    return failed(call, error, "ToolError", error, "CANCELLED");
+  }
+  stage(call, "started", {
+    decision: call.decision,
+    decidedBy: call.decidedBy,
+    inputPreview: preview(definition, call.input, call.inputJson, call.requestedPreview, ctx),
+  });
+  call.startedAt = performance.now();
+  call.abort = new CallAbort();
+  inFlight.set(call.abort, call.path);
+  // Registered as running first: a shutdown during the commit settles the call, which then never runs.
+  ctx.running.set(call.id, (reason) => abandon(call, reason));
+  return definition.readOnly ? committed(call, undefined) : commitReceipts(call);
+}
+
+async function commitReceipts(call: Call): Promise<Next> {
+  let unwritten: string | undefined;
+  try {
+    await call.invoker.ctx.receipts.durable();
+  } catch (e) {
+    unwritten = unwrittenReason(e);
+  }
+  return committed(call, unwritten);
+}
+
+function committed(call: Call, unwritten: string | undefined): Next {
+  if (call.settled) {
+    release(call);
+    return call.settled;
+  }
+  if (unwritten || call.invoker.ctx.signal.aborted) {
+    release(call);
+    const error = unwritten ? `${unwritten}; ${call.path} was not run` : "run cancelled before the tool started";
+    return failed(call, error, "ToolError", error, unwritten ? "RECEIPTS_UNAVAILABLE" : "CANCELLED");
+  }
+  call.startedAt = performance.now();
+  return call;
+}
+
+/** The tool's `run`, bounded by the call's timeout; what it returns or throws settles the call. */
+async function run(call: Call): Promise<Settled> {
+  const { ctx, log } = call.invoker;
+  const { path } = call;
+  const definition = call.definition!;
+  const callAbort = call.abort!;
+  // `signal` is an own property like the others (a spread copy keeps it), made when first read.
+  const toolCtx: ToolContext = ctx.sessionId
+    ? {
+        get signal() {
+          return callAbort.signal;
         },
-        ctx.signal,
-      );
-    } catch (e) {
-      // Fail closed: an approval channel that breaks is a denial, never a silent approval.
-      return {
-        decision: "denied",
-        by: "system",
-        reason: ctx.redact(`approval could not be obtained: ${describeThrown(e, "the approval channel").recorded}`),
+        callId: call.id,
+        sessionId: ctx.sessionId,
+        log: log(path),
+      }
+    : {
+        get signal() {
+          return callAbort.signal;
+        },
+        callId: call.id,
+        log: log(path),
       };
-    } finally {
-      ctx.onApprovalWait?.(false);
+  const exit = await runTool(definition, call.input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
+  release(call);
+  // Settled while it ran (the gateway stopped): that outcome stands, this result is dropped.
+  if (call.settled) return call.settled;
+  const durationMs = Math.round(performance.now() - call.startedAt);
+  if (exit.ok) {
+    const value = resultHooks(call, exit.value);
+    const json = safeJson(value);
+    if (!json.ok) {
+      const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${json.message}`);
+      return failed(call, error, "ToolError", error, "BAD_OUTPUT", durationMs);
     }
+    return succeeded(call, json.text, outputPreview(definition, value, json.text, ctx), durationMs);
   }
+  const failure = describeThrown(exit.failure.cause);
+  const error = redactBounded(failure.recorded, MAX_MESSAGE_CHARS, ctx.redact);
+  return failed(call, error, "ToolError", `${path} failed: ${failure.crossing}`, "TOOL_FAILED", durationMs);
+}
 
-  return { invoke, outcomes };
+/**
+ * The slot for `tool.after` hooks (issue #29): the value the model sees (and its receipt previews)
+ * of a run that succeeded. Empty today: the tool's own value.
+ */
+function resultHooks(_call: Call, value: unknown): unknown {
+  return value;
+}
+
+/** The gateway stops while the call runs: it fails now, saying why; its tool is told to stop. */
+function abandon(call: Call, reason: string): void {
+  call.abort!.abort(new Error(`${reason}; ${call.path} should stop`));
+  const error = `${reason}: ${call.path} was still running, its outcome is unknown`;
+  const durationMs = Math.round(performance.now() - call.startedAt);
+  record(call, failed(call, error, "ToolError", error, "ABANDONED", durationMs));
+}
+
+/** The call no longer runs: its signal is left to the timeout, and shutdown has nothing to settle. */
+function release(call: Call): void {
+  call.invoker.inFlight.delete(call.abort!);
+  call.invoker.ctx.running.delete(call.id);
+}
+
+/**
+ * The one place a call's outcome is written: its outcome receipt, its `CallOutcome` (kept and
+ * reported), and what crosses back. The first outcome wins: a call that shutdown settled while
+ * it ran keeps that outcome and answers with it.
+ */
+function record(call: Call, settled: Settled): HostCallResult {
+  if (call.settled) return call.settled.result;
+  call.settled = settled;
+  stage(call, settled.status, settled);
+  const { ctx, outcomes } = call.invoker;
+  const outcome: CallOutcome = {
+    callId: call.id,
+    toolPath: call.path,
+    status: settled.status,
+    policy: call.policy,
+    durationMs: performance.now() - call.t0,
+    decision: settled.decision,
+    decidedBy: settled.decidedBy,
+    reason: settled.reason,
+    error: settled.error,
+  };
+  outcomes.push(outcome);
+  ctx.onCall?.(outcome);
+  return settled.result;
+}
+
+/** Every receipt of a call has the same shape: the fields it shares with the call's others, then its own. */
+function stage(call: Call, phase: ReceiptPhase, d: PhaseFields): void {
+  const { ctx } = call.invoker;
+  ctx.receipts.stage(
+    {
+      runId: ctx.runId,
+      callId: call.id,
+      toolPath: call.path,
+      approval: call.approval,
+      policy: call.policy,
+      sessionId: ctx.sessionId,
+      phase,
+      decision: d.decision,
+      decidedBy: d.decidedBy,
+      reason: d.reason,
+      inputPreview: d.inputPreview,
+      outputPreview: d.outputPreview,
+      error: d.error,
+      durationMs: d.durationMs,
+    },
+    DEFERRED,
+  );
+}
+
+/** A failure: `error` is recorded, `message` crosses to the sandbox (redacted and bounded). */
+function failed(call: Call, error: string, name: string, message: string, code: string, durationMs?: number): Settled {
+  return {
+    status: "failed",
+    decision: call.decision,
+    decidedBy: call.decidedBy,
+    reason: undefined,
+    error,
+    durationMs,
+    outputPreview: undefined,
+    result: crossingError(call, name, message, code),
+  };
+}
+
+function denied(call: Call, decidedBy: string, reason: string, message: string): Settled {
+  return {
+    status: "denied",
+    decision: "denied",
+    decidedBy,
+    reason,
+    error: undefined,
+    durationMs: undefined,
+    outputPreview: undefined,
+    result: crossingError(call, "ToolDeniedError", message, "DENIED"),
+  };
+}
+
+function succeeded(call: Call, json: string | undefined, outputPreview: string, durationMs: number): Settled {
+  return {
+    status: "succeeded",
+    decision: call.decision,
+    decidedBy: call.decidedBy,
+    reason: undefined,
+    error: undefined,
+    durationMs,
+    outputPreview,
+    result: { ok: true, json },
+  };
+}
+
+function crossingError(call: Call, name: string, message: string, code: string): HostCallResult {
+  return {
+    ok: false,
+    error: {
+      name,
+      message: redactBounded(message, MAX_MESSAGE_CHARS, call.invoker.ctx.redact),
+      code,
+    } satisfies CrossingError,
+  };
 }
 
 /**
