@@ -181,8 +181,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-request-preview-unredacted",
-      `this.requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);`,
-      `this.requestedPreview = clip(inputJson, ctx.previewChars);`,
+      `const requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);`,
+      `const requestedPreview = clip(inputJson, ctx.previewChars);`,
       "the requested receipt keeps secrets from the input",
     ],
   ]),

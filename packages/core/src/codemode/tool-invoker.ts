@@ -115,10 +115,13 @@ interface Invoker {
 }
 
 /**
- * One call as the steps see it: what it is, and what the steps so far established. Created with
+ * One call as the steps see it: what it is, and what the steps so far established. Opened with
  * its policy resolved (every receipt carries it) and its `requested` receipt staged.
  */
-class Call {
+interface Call {
+  readonly invoker: Invoker;
+  readonly path: string;
+  readonly inputJson: string;
   readonly id: string;
   readonly t0: number;
   readonly definition: ToolDefinition | undefined;
@@ -132,33 +135,48 @@ class Call {
   /** The `requested` receipt's input preview (the `started` one reuses it when the input is the same text). */
   readonly requestedPreview: string;
   /** The validated input (`validate`); what `run` gets. */
-  input: unknown = undefined;
+  input: unknown;
   /** Undefined until the `policy` step lets the call through; then "auto" or, after `approval`, "approved". */
-  decision: Decision | undefined = undefined;
-  decidedBy: string | undefined = undefined;
+  decision: Decision | undefined;
+  decidedBy: string | undefined;
   /** The tool's own signal (`commit`): aborted when the run is cancelled, the call times out or the gateway stops. */
-  abort: CallAbort | undefined = undefined;
-  startedAt = 0;
+  abort: CallAbort | undefined;
+  startedAt: number;
   /** How the call ended, once `record` wrote it. */
-  settled: Settled | undefined = undefined;
+  settled: Settled | undefined;
+}
 
-  constructor(
-    readonly invoker: Invoker,
-    readonly path: string,
-    readonly inputJson: string,
-  ) {
-    const { ctx } = invoker;
-    this.id = newCallId();
-    this.t0 = performance.now();
-    this.definition = ctx.tools.get(path);
-    this.approval = this.definition?.approval ?? "auto";
-    this.alwaysAsk = ctx.alwaysAsk?.(path) === true;
-    const resolved = this.definition ? resolvePolicy(path, this.approval, ctx.policy, this.alwaysAsk) : undefined;
-    this.policy = resolved ? resolved.mode : "deny";
-    this.ruleReason = resolved?.rule?.reason;
-    this.requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);
-    stage(this, "requested", { inputPreview: this.requestedPreview });
-  }
+/** A plain object literal, one shape for every call (class fields would be defined one by one). */
+function openCall(invoker: Invoker, path: string, inputJson: string): Call {
+  const { ctx } = invoker;
+  const id = newCallId();
+  const t0 = performance.now();
+  const definition = ctx.tools.get(path);
+  const approval = definition?.approval ?? "auto";
+  const alwaysAsk = ctx.alwaysAsk?.(path) === true;
+  const resolved = definition ? resolvePolicy(path, approval, ctx.policy, alwaysAsk) : undefined;
+  const requestedPreview = clip(ctx.redact(inputJson), ctx.previewChars);
+  const call: Call = {
+    invoker,
+    path,
+    inputJson,
+    id,
+    t0,
+    definition,
+    approval,
+    alwaysAsk,
+    policy: resolved ? resolved.mode : "deny",
+    ruleReason: resolved?.rule?.reason,
+    requestedPreview,
+    input: undefined,
+    decision: undefined,
+    decidedBy: undefined,
+    abort: undefined,
+    startedAt: 0,
+    settled: undefined,
+  };
+  stage(call, "requested", { inputPreview: requestedPreview });
+  return call;
 }
 
 /** How a call ended: its outcome receipt's own fields, and what crosses back to the sandbox. */
@@ -175,7 +193,7 @@ type Step = (call: Call) => Next | Promise<Next>;
 const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run];
 
 async function invoke(invoker: Invoker, path: string, inputJson: string): Promise<HostCallResult> {
-  const call = new Call(invoker, path, inputJson);
+  const call = openCall(invoker, path, inputJson);
   let next: Next = call;
   // A step that need not wait returns its answer directly: no await, no extra turn of the microtask queue.
   for (let i = 0; next === call; i++) {
