@@ -96,8 +96,8 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
     [
       "invoker-required-flipped",
-      `return call.policy === "required" ? approve(call) : call;`,
-      `return call.policy === "auto" ? approve(call) : call;`,
+      `if (call.policy !== "required") return call;`,
+      `if (call.policy !== "auto") return call;`,
       "approval asked for auto calls instead of required ones",
     ],
     [
@@ -120,8 +120,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-rule-any-session",
-      `ctx.standing?.match(path, ctx.sessionId, Date.now())`,
-      `ctx.standing?.match(path, undefined, Date.now())`,
+      `ctx.standing?.match(call.path, ctx.sessionId, Date.now())`,
+      `ctx.standing?.match(call.path, undefined, Date.now())`,
       "standing rules matched without the session",
     ],
     [

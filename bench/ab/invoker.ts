@@ -2,7 +2,7 @@
  * A/B of the tool invoker's own CPU per call: another checkout (argv[2]; a copy of the tree before
  * a change, with its node_modules) against this one, in one process, rounds interleaved so the
  * machine's load hits both alike. Not part of `bun run bench`.
- * - "invoker alone": `createToolInvoker(...).invoke` awaited in a loop (no sandbox), receipts that
+ * - "invoker alone": `createToolInvoker(...).invoke` awaited 20,000 times (no sandbox), receipts that
  *   do nothing: the pipeline's own work (policy, validation, previews, the run, the outcome).
  * - "standing rule": a required tool approved by a standing rule (the approval step's fast path).
  * - "runner, 1000 crossings": the code-mode runner on the sandbox pool, as `tool-calls.bench.ts`.
@@ -14,7 +14,9 @@ import { quantiles } from "../lib.ts";
 const other = process.argv[2];
 if (!other) throw new Error("usage: bun bench/ab/invoker.ts <other checkout> [rounds]");
 const ROUNDS = Number(process.argv[3] ?? 12);
+/** Crossings per runner sample, and calls per invoker-alone sample (cheap, so more of them per sample). */
 const CALLS = 1000;
+const DIRECT_CALLS = 20_000;
 const trees: Record<string, string> = { base: other, new: join(import.meta.dir, "..", "..") };
 const noReceipts = { stage() {}, durable: () => Promise.resolve() };
 const code = `let n = 0; for (let i = 0; i < ${CALLS}; i++) n += (await tools.calendar.get({ id: i })).id; return n;`;
@@ -64,7 +66,7 @@ for (const [name, R] of Object.entries(trees)) {
     });
   const loop = (path: string) => async () => {
     const { invoke } = invoker();
-    for (let i = 0; i < CALLS; i++) {
+    for (let i = 0; i < DIRECT_CALLS; i++) {
       const r = await invoke(path, `{"id":${i}}`);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
     }
@@ -101,11 +103,11 @@ for (let round = -2; round < ROUNDS; round++)
       if (round < 0) continue; // warm-up
       const key = `${kind}|${name}`;
       if (!cpu.has(key)) cpu.set(key, []);
-      cpu.get(key)!.push((c.user + c.system) / CALLS);
+      cpu.get(key)!.push((c.user + c.system) / (kind.startsWith("runner") ? CALLS : DIRECT_CALLS));
     }
 for (const close of closers) await close();
 
-console.log(`\n## Tool invoker A/B: parent CPU µs per call (${ROUNDS} rounds × ${CALLS} calls, medians)`);
+console.log(`\n## Tool invoker A/B: parent CPU µs per call (${ROUNDS} rounds; medians)`);
 console.log("| system | base | new | new / base |");
 console.log("| --- | --- | --- | --- |");
 for (const kind of Object.keys(systems.base!)) {

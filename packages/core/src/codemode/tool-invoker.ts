@@ -251,29 +251,37 @@ function policy(call: Call): Next {
   return call;
 }
 
-/** A required call waits for a standing rule or a person; anything but an approval settles it as denied. */
+/**
+ * A required call is approved at once by a standing "approve always" rule (unless a person must
+ * decide), else it waits for a person; anything but an approval settles it as denied.
+ */
 function approval(call: Call): Next | Promise<Next> {
-  return call.policy === "required" ? approve(call) : call;
+  if (call.policy !== "required") return call;
+  const { ctx } = call.invoker;
+  const rule = call.alwaysAsk ? undefined : ctx.standing?.match(call.path, ctx.sessionId, Date.now());
+  return rule ? approved(call, `rule:${rule.id}`) : askPerson(call);
 }
 
-async function approve(call: Call): Promise<Next> {
+async function askPerson(call: Call): Promise<Next> {
   const verdict = await decide(call);
-  const decidedBy = verdict.by;
-  call.decidedBy = decidedBy;
   if (verdict.decision === "denied") {
     const reason = verdict.reason ?? "denied by operator";
-    return denied(call, decidedBy, reason, `${call.path} was denied by ${decidedBy}: ${reason}`);
+    return denied(call, verdict.by, reason, `${call.path} was denied by ${verdict.by}: ${reason}`);
   }
+  return approved(call, verdict.by);
+}
+
+function approved(call: Call, decidedBy: string): Call {
   call.decision = "approved";
+  call.decidedBy = decidedBy;
   stage(call, "approved", { decision: call.decision, decidedBy: call.decidedBy });
   return call;
 }
 
+/** A person's decision, asked on an approval card once the `requested` receipt is committed. */
 async function decide(call: Call): Promise<ApprovalDecision> {
   const { ctx } = call.invoker;
   const { path, definition, input } = call;
-  const rule = call.alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
-  if (rule) return { decision: "approved", by: `rule:${rule.id}` };
   if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
   // The card is seen outside the gateway: the `requested` receipt is committed first.
   const unwritten = await ctx.receipts.durable().then(written, unwrittenReason);
