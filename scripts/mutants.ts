@@ -573,7 +573,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
+  ...m("packages/core/src/codemode/tool-run.ts", INVOKER, [
     [
       "invoker-timeout-not-signalled",
       "      callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));\n",
@@ -723,7 +723,7 @@ export const MUTANTS: readonly Mutant[] = [
   ]),
   // Issue 14: what an approver is shown of an assistant-written tool, and what backs a reminder claim.
   ...m(
-    "packages/core/src/codemode/tool-invoker.ts",
+    "packages/core/src/codemode/approval-card.ts",
     ["packages/core/src/codemode/tool-invoker.test.ts"],
     [
       [
@@ -1261,7 +1261,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/codemode/tool-invoker.ts",
+    "packages/core/src/codemode/tool-input.ts",
     ["packages/core/src/codemode/runner-boundary.test.ts", "packages/core/src/codemode/tool-invoker.test.ts"],
     [
       [
@@ -2143,7 +2143,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/codemode/tool-invoker.ts",
+    "packages/core/src/codemode/tool-input.ts",
     ["packages/core/src/codemode/prototype-keys.test.ts"],
     [
       [
@@ -2160,4 +2160,25 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #28 the call as named steps: one outcome per call, recorded in one place
+  ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
+    [
+      "invoker-outcome-recorded-twice",
+      `if (call.settled) return call.settled.result;`,
+      ``,
+      "a call that shutdown settled is recorded again when its step ends (two outcome receipts)",
+    ],
+    [
+      "invoker-runs-after-shutdown",
+      `if (call.settled) {\n    release(call);\n    return call.settled;\n  }`,
+      ``,
+      "a call that shutdown settled during the commit before its run still runs",
+    ],
+    [
+      "invoker-runs-without-receipts",
+      `if (unwritten || call.invoker.ctx.signal.aborted) {`,
+      `if (call.invoker.ctx.signal.aborted) {`,
+      "a tool runs although the receipts announcing it could not be committed",
+    ],
+  ]),
 ];

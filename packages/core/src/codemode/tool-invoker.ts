@@ -1,22 +1,22 @@
 import type { ToolContext, ToolDefinition } from "@openassistant/sdk";
-import { safeParseAsync as zodSafeParseAsync, z } from "zod";
 import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
+import { newId } from "../db/new-id.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
 import type { PolicyRule } from "../policy/types.ts";
 import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
-import type { CallOutcome } from "./run-types.ts";
-import { newId } from "../db/new-id.ts";
-import { findForbiddenKey, forbiddenKeyMessage, mayHaveForbiddenKey } from "./plain-input.ts";
 import { cutText } from "../text/cut.ts";
-import { createDeadlines } from "./call-deadlines.ts";
-import { formatIssues, redactBounded } from "./validation-report.ts";
+import { toolFiles, toolSummary } from "./approval-card.ts";
+import type { CallOutcome } from "./run-types.ts";
+import { describeThrown } from "./thrown.ts";
+import { parseInput, type ParsedInput } from "./tool-input.ts";
+import { loggersFor } from "./tool-log.ts";
+import { CallAbort, runTool } from "./tool-run.ts";
+import { redactBounded } from "./validation-report.ts";
 
 /** Error messages crossing to the sandbox and recorded in receipts (the store caps them too). */
 const MAX_MESSAGE_CHARS = 4_000;
-/** A tool's own summary on an approval card (a replaced file's diff can be long; the file is attached whole). */
-const MAX_SUMMARY_CHARS = 3_000;
 
 /** A standing "approve always" rule source (approvals/rules.ts implements it). */
 export interface StandingApprovals {
@@ -54,11 +54,6 @@ export interface InvokerContext {
  */
 export type RunningCalls = Map<string, (reason: string) => void>;
 
-class ToolRunFailure {
-  readonly _tag = "ToolRunFailure";
-  constructor(readonly cause: unknown) {}
-}
-
 const newCallId = () => newId("call");
 
 /** A receipt staged by a call joins the next commit rather than starting its own (see `createToolInvoker`). */
@@ -83,7 +78,7 @@ const unwrittenReason = (e: unknown): string =>
  */
 export function createToolInvoker(ctx: InvokerContext) {
   const invoker: Invoker = { ctx, outcomes: [], inFlight: new Map(), log: loggersFor(ctx.redact) };
-  // Receipts are staged and committed together; `durable` runs right before each step with an
+  // Receipts are staged and committed together; `receipts.durable()` runs right before each step with an
   // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
   // never outrun their receipts, nor the receipts of the read-only calls before them.
   // None starts a commit of its own: the next `durable()` (this call's, the next call's, or the
@@ -532,103 +527,6 @@ function crossingError(call: Call, name: string, message: string, code: string):
   };
 }
 
-/**
- * zod's own `schema.safeParseAsync`: an async method that returns `safeParseAsync(schema, data)`.
- * Where a schema has it, calling that function directly gives the same result one async hop sooner.
- */
-const STOCK_SAFE_PARSE_ASYNC = z.object({}).safeParseAsync;
-
-type ParsedInput = { ok: true; value: unknown } | { ok: false; message: string; threw?: ThrownValue };
-
-/**
- * Parses with `safeParseAsync`, so a schema may check asynchronously before anyone is asked to
- * approve (the workspace tools typecheck a source file this way; a failure goes back to the model).
- */
-function parseInput(def: ToolDefinition, json: string): ParsedInput | Promise<ParsedInput> {
-  let raw: unknown;
-  try {
-    raw = json === undefined || json === "" ? {} : JSON.parse(json);
-  } catch {
-    return { ok: false, message: "input is not valid JSON" };
-  }
-  // Most inputs hold no forbidden word at all: their text alone shows it, without walking the value.
-  const forbidden = typeof json === "string" && mayHaveForbiddenKey(json) ? findForbiddenKey(raw) : undefined;
-  if (forbidden !== undefined) return { ok: false, message: forbiddenKeyMessage(forbidden) };
-  const value = raw === undefined ? {} : raw;
-  let validation: ReturnType<ToolDefinition["args"]["safeParseAsync"]>;
-  try {
-    validation =
-      def.args.safeParseAsync === STOCK_SAFE_PARSE_ASYNC
-        ? zodSafeParseAsync(def.args, value)
-        : def.args.safeParseAsync(value);
-  } catch (e) {
-    return schemaThrew(e);
-  }
-  // safeParseAsync reports issues, but a transform/refine that throws escapes it.
-  return Promise.resolve(validation).then(
-    (r) => (r.success || !missedThroughPrototype(r.error.issues) ? validated(r) : ownKeysOnly(def, value)),
-    schemaThrew,
-  );
-}
-
-/**
- * zod reads each key of an object schema as `input[key]`, so an optional field named `toString`,
- * `valueOf` … that the input leaves out reads Object.prototype's function ("expected string,
- * received function"). Such a failure is validated again on a copy whose objects have no prototype.
- */
-function missedThroughPrototype(issues: readonly { readonly path: readonly PropertyKey[] }[]): boolean {
-  return issues.some((i) => {
-    const last = i.path.at(-1);
-    return typeof last === "string" && last in Object.prototype;
-  });
-}
-
-function ownKeysOnly(def: ToolDefinition, value: unknown): Promise<ParsedInput> {
-  let validation: ReturnType<ToolDefinition["args"]["safeParseAsync"]>;
-  try {
-    validation = def.args.safeParseAsync(withPrototype(value, null));
-  } catch (e) {
-    return Promise.resolve(schemaThrew(e));
-  }
-  return Promise.resolve(validation).then((r) => {
-    // What passes through unchanged (z.unknown(), loose objects) is handed to the tool as plain objects again.
-    if (r.success) withPrototype(r.data, Object.prototype);
-    return validated(r);
-  }, schemaThrew);
-}
-
-/**
- * JSON data with every plain object's prototype set to `proto`: a copy for `null` (the parsed input
- * stays as it is), in place for Object.prototype (the copy's objects that zod passed through).
- */
-function withPrototype(value: unknown, proto: object | null): unknown {
-  const copy = proto === null;
-  const convert = (v: unknown): unknown => {
-    if (typeof v !== "object" || v === null) return v;
-    if (Array.isArray(v)) {
-      const out = copy ? v.slice() : v;
-      for (let i = 0; i < out.length; i++) out[i] = convert(out[i]);
-      return out;
-    }
-    const from = Object.getPrototypeOf(v);
-    if (from !== Object.prototype && from !== null) return v; // a Date from a transform, a class instance …
-    const out: Record<string, unknown> = copy ? Object.create(null) : (v as Record<string, unknown>);
-    for (const k of Object.keys(v)) out[k] = convert((v as Record<string, unknown>)[k]);
-    if (!copy && from === null) Object.setPrototypeOf(out, Object.prototype);
-    return out;
-  };
-  return convert(value);
-}
-
-function validated(result: Awaited<ReturnType<ToolDefinition["args"]["safeParseAsync"]>>): ParsedInput {
-  return result.success ? { ok: true, value: result.data } : { ok: false, message: formatIssues(result.error.issues) };
-}
-
-function schemaThrew(e: unknown): ParsedInput {
-  const threw = describeThrown(e, "the schema");
-  return { ok: false, message: threw.crossing, threw };
-}
-
 type PreviewCtx = Pick<InvokerContext, "redact" | "previewChars">;
 
 /**
@@ -668,207 +566,6 @@ function safeJson(value: unknown): { ok: true; text: string | undefined } | { ok
   }
 }
 
-/**
- * A call's abort signal, made when the tool first reads `ctx.signal`: most tools never do, and an
- * AbortController per call is a measurable part of a call's cost. The first abort's reason wins,
- * as with an AbortController; a signal made after the abort is already aborted with that reason,
- * so a tool sees the same signal state and reason whenever it reads it.
- */
-class CallAbort {
-  #controller: AbortController | undefined;
-  #aborted: { readonly reason: Error } | undefined;
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#aborted.reason);
-    }
-    return this.#controller.signal;
-  }
-
-  /** The first abort's reason, undefined until aborted. */
-  get reason(): Error | undefined {
-    return this.#aborted?.reason;
-  }
-
-  abort(reason: Error): void {
-    if (this.#aborted) return;
-    this.#aborted = { reason };
-    this.#controller?.abort(reason);
-  }
-}
-
-/** A tool's settled run: its value, or a typed failure carrying what it threw (or the timeout). */
-type RunExit =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly failure: ToolRunFailure };
-
-/** Every call's timeout, on one shared timer. */
-const deadlines = createDeadlines();
-
-/**
- * The tool's `run`, bounded by the call's timeout: a throw or rejection is a typed `ToolRunFailure`.
- * On timeout the tool's `ctx.signal` is aborted with the timeout as reason (so a tool that honours
- * it stops) and the call fails with the signal's reason; a result that arrives later is dropped.
- * Plain promises rather than an Effect fiber: this runs once per tool call, where a fiber, a race
- * and a forked sleep cost more CPU than the rest of the call (see docs/CONTRIBUTING.md).
- */
-function runTool(
-  definition: ToolDefinition,
-  input: unknown,
-  toolCtx: ToolContext,
-  path: string,
-  timeoutMs: number,
-  callAbort: CallAbort,
-): Promise<RunExit> {
-  return new Promise<RunExit>((resolve) => {
-    let settled = false;
-    const settle = (exit: RunExit) => {
-      if (settled) return;
-      settled = true;
-      deadlines.remove(deadline);
-      resolve(exit);
-    };
-    const deadline = deadlines.add(timeoutMs, () => {
-      callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));
-      settle({ ok: false, failure: new ToolRunFailure(callAbort.reason) });
-    });
-    let pending: unknown;
-    try {
-      pending = definition.run(input, toolCtx);
-    } catch (e) {
-      return settle({ ok: false, failure: new ToolRunFailure(e) });
-    }
-    Promise.resolve(pending).then(
-      (value) => settle({ ok: true, value }),
-      (e: unknown) => settle({ ok: false, failure: new ToolRunFailure(e) }),
-    );
-  });
-}
-
-/** What of a thrown value may leave the host: `crossing` for the sandbox, `recorded` for receipts and logs. */
-export interface ThrownValue {
-  readonly crossing: string;
-  readonly recorded: string;
-}
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]{0,63}$/;
-
-/**
- * Thrown values can carry host data (an HTTP client error holds its request headers, a cause
- * holds paths). Only an Error's `message` crosses, recorded with its `name`; never its stack,
- * cause or other properties. Anything else thrown is described by its type alone.
- */
-export function describeThrown(e: unknown, who = "the tool"): ThrownValue {
-  try {
-    if (isError(e)) {
-      const message = typeof e.message === "string" ? e.message : "";
-      const name = typeof e.name === "string" && IDENTIFIER.test(e.name) ? e.name : "Error";
-      // A plain Error's name adds nothing; a subclass's name (TypeError, HttpError…) does.
-      return {
-        crossing: message || name,
-        recorded: !message ? name : name === "Error" ? message : `${name}: ${message}`,
-      };
-    }
-  } catch {
-    // a hostile getter on name/message: fall through to the generic description
-  }
-  const generic = `${who} failed with a non-Error value (${typeOf(e)})`;
-  return { crossing: generic, recorded: generic };
-}
-
-function isError(e: unknown): e is Error {
-  const isErrorFn = (Error as { isError?: (v: unknown) => boolean }).isError;
-  return e instanceof Error || (typeof isErrorFn === "function" && isErrorFn(e));
-}
-
-function typeOf(e: unknown): string {
-  if (e === null) return "null";
-  if (typeof e !== "object" && typeof e !== "function") return typeof e;
-  try {
-    const name: unknown = Object.getPrototypeOf(e)?.constructor?.name;
-    if (typeof name === "string" && IDENTIFIER.test(name) && name !== "Object" && name !== "Function")
-      return `${typeof e} ${name}`;
-  } catch {
-    // a Proxy or getter that throws: the type alone will do
-  }
-  return typeof e;
-}
-
 function clip(text: string, max: number): string {
   return cutText(text, max);
-}
-
-/** The tool's own summary of a call for the operator (its `previewInput`), redacted and bounded. */
-function toolSummary(def: ToolDefinition, input: unknown, redact: (text: string) => string): { summary?: string } {
-  let text: unknown;
-  try {
-    text = def.previewInput?.(input);
-  } catch {
-    return {}; // a broken previewInput must not break the call; the fields still show everything
-  }
-  return typeof text === "string" && text.trim() ? { summary: cutText(redact(text), MAX_SUMMARY_CHARS) } : {};
-}
-
-/** Files a tool may show whole on one card: Discord takes 10 per message, the surface adds its own two. */
-const MAX_FILES = 8;
-/** Characters over all of a card's files: at most 6 MB of UTF-8, under Discord's 10 MiB per upload. */
-const MAX_FILES_CHARS = 2_000_000;
-/** A plain file name: no folders, no leading dot, a short extension-friendly alphabet. */
-const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-
-/**
- * The tool's files for the approver (its `previewFiles`), redacted. A file with a name that is not
- * a plain file name is left out; past the character budget a file is cut and says so at its end.
- * A broken `previewFiles` leaves the card without files, never breaks the call.
- */
-function toolFiles(
-  def: ToolDefinition,
-  input: unknown,
-  redact: (text: string) => string,
-): { files?: Array<{ name: string; text: string }> } {
-  let listed: unknown;
-  try {
-    listed = def.previewFiles?.(input);
-  } catch {
-    return {};
-  }
-  if (!Array.isArray(listed)) return {};
-  const files: Array<{ name: string; text: string }> = [];
-  let room = MAX_FILES_CHARS;
-  for (const f of listed.slice(0, MAX_FILES)) {
-    if (typeof f?.name !== "string" || typeof f.text !== "string" || !FILE_NAME.test(f.name)) continue;
-    const text = redact(f.text);
-    const kept = text.length <= room ? text : `${cutText(text, Math.max(0, room))}\n… (cut: too large to show whole)`;
-    room -= kept.length;
-    files.push({ name: f.name, text: kept });
-  }
-  return files.length ? { files } : {};
-}
-
-/** Per redactor, each tool's `ctx.log` (the same for every call of that tool). */
-const loggers = new WeakMap<(text: string) => string, Map<string, ToolContext["log"]>>();
-
-function loggersFor(redact: (text: string) => string): (path: string) => ToolContext["log"] {
-  let byPath = loggers.get(redact);
-  if (!byPath) loggers.set(redact, (byPath = new Map()));
-  const cache = byPath;
-  return (path) => {
-    let log = cache.get(path);
-    if (!log) cache.set(path, (log = toolLogger(path, redact)));
-    return log;
-  };
-}
-
-/** `ctx.log` of a tool: lines to the gateway's log, prefixed with the tool path, secrets redacted. */
-function toolLogger(path: string, redact: (text: string) => string): ToolContext["log"] {
-  const at =
-    (level: "info" | "warn" | "error") =>
-    (message: string, ...details: unknown[]) =>
-      console[level](
-        redact(
-          `[tools.${path}] ${message}${details.length ? ` ${details.map((d) => (typeof d === "string" ? d : JSON.stringify(d))).join(" ")}` : ""}`,
-        ),
-      );
-  return Object.freeze({ info: at("info"), warn: at("warn"), error: at("error") });
 }
