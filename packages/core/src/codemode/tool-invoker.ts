@@ -12,7 +12,7 @@ import type { CallOutcome } from "./run-types.ts";
 import { describeThrown } from "./thrown.ts";
 import { parseInput, type ParsedInput } from "./tool-input.ts";
 import { loggersFor } from "./tool-log.ts";
-import { CallAbort, runTool } from "./tool-run.ts";
+import { CallAbort, type RunExit, runTool } from "./tool-run.ts";
 import { redactBounded } from "./validation-report.ts";
 
 /** Error messages crossing to the sandbox and recorded in receipts (the store caps them too). */
@@ -73,7 +73,8 @@ const unwrittenReason = (e: unknown): string =>
  *
  * The call goes through named steps, in order: `validate` → `hooks` → `policy` → `approval` →
  * `commit` → `run` (`STEPS`). Each takes the `Call` and either continues (returns it, for the next
- * step) or settles (returns a `Settled`: how the call ended). `record` writes the outcome receipt
+ * step) or settles (returns a `Settled`: how the call ended); a step that must wait first returns
+ * a `Wait` (the promise, and the function that goes on once it settles). `record` writes the outcome receipt
  * of every call, whichever step (or a shutdown, `abandon`) settled it, and the first outcome wins.
  */
 export function createToolInvoker(ctx: InvokerContext) {
@@ -182,7 +183,21 @@ interface Settled extends PhaseFields {
 
 /** What a step hands on: the call (continue with the next step) or how it ended (settled). */
 type Next = Call | Settled;
-type Step = (call: Call) => Next | Promise<Next>;
+
+/**
+ * A step that must wait: what it waits for, and the function that goes on with the call once that
+ * settles (`resume`, or `resumeFailed` when it rejects). The driver awaits the promise itself: a
+ * step that waits costs no promise of its own (this is the hot crossing path).
+ */
+class Wait<T> {
+  constructor(
+    readonly promise: Promise<T>,
+    readonly resume: (call: Call, value: T) => Next,
+    readonly resumeFailed?: (call: Call, error: unknown) => Next,
+  ) {}
+}
+
+type Step = (call: Call) => Next | Wait<any>;
 
 /** The steps of every call, in order; the last one (`run`) always settles. */
 const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run];
@@ -190,23 +205,29 @@ const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run];
 async function invoke(invoker: Invoker, path: string, inputJson: string): Promise<HostCallResult> {
   const call = openCall(invoker, path, inputJson);
   let next: Next = call;
-  // A step that need not wait returns its answer directly: no await, no extra turn of the microtask queue.
   for (let i = 0; next === call; i++) {
     const step = STEPS[i]!(call);
-    next = step instanceof Promise ? await step : step;
+    if (!(step instanceof Wait)) next = step;
+    else if (!step.resumeFailed) next = step.resume(call, await step.promise);
+    else
+      try {
+        next = step.resume(call, await step.promise);
+      } catch (e) {
+        next = step.resumeFailed(call, e);
+      }
   }
   return record(call, next as Settled);
 }
 
 /** The tool exists and the input passes its schema (which may check asynchronously). */
-function validate(call: Call): Next | Promise<Next> {
+function validate(call: Call): Next | Wait<ParsedInput> {
   const definition = call.definition;
   if (!definition) {
     const error = `unknown tool "${call.path}"`;
     return failed(call, error, "ToolError", error, "UNKNOWN_TOOL");
   }
   const parsed = parseInput(definition, call.inputJson);
-  return parsed instanceof Promise ? parsed.then((p) => admit(call, p)) : admit(call, parsed);
+  return parsed instanceof Promise ? new Wait(parsed, admit) : admit(call, parsed);
 }
 
 function admit(call: Call, parsed: ParsedInput): Next {
@@ -229,7 +250,7 @@ function admit(call: Call, parsed: ParsedInput): Next {
  * today: every call continues unchanged. A hook's answer fits the step as it is: a denial settles
  * the call (`denied(call, "hook:<id>", reason, message)`), a requirement of approval sets
  * `call.policy` to "required" (and `call.alwaysAsk`, so no standing rule answers for a person), a
- * replaced input replaces `call.input`; the step may return a promise. `tool.after` has its slot
+ * replaced input replaces `call.input`; a hook that must wait returns a `Wait`. `tool.after` has its slot
  * in `run`: `resultHooks`.
  */
 function hooks(call: Call): Next {
@@ -250,15 +271,14 @@ function policy(call: Call): Next {
  * A required call is approved at once by a standing "approve always" rule (unless a person must
  * decide), else it waits for a person; anything but an approval settles it as denied.
  */
-function approval(call: Call): Next | Promise<Next> {
+function approval(call: Call): Next | Wait<ApprovalDecision> {
   if (call.policy !== "required") return call;
   const { ctx } = call.invoker;
   const rule = call.alwaysAsk ? undefined : ctx.standing?.match(call.path, ctx.sessionId, Date.now());
-  return rule ? approved(call, `rule:${rule.id}`) : askPerson(call);
+  return rule ? approved(call, `rule:${rule.id}`) : new Wait(decide(call), decided);
 }
 
-async function askPerson(call: Call): Promise<Next> {
-  const verdict = await decide(call);
+function decided(call: Call, verdict: ApprovalDecision): Next {
   if (verdict.decision === "denied") {
     const reason = verdict.reason ?? "denied by operator";
     return denied(call, verdict.by, reason, `${call.path} was denied by ${verdict.by}: ${reason}`);
@@ -318,7 +338,7 @@ async function decide(call: Call): Promise<ApprovalDecision> {
  * receipt so far committed: the tool's effect never outruns them. A read-only tool has no effect
  * for its receipts to precede: they ride with the next commit.
  */
-function commit(call: Call): Next | Promise<Next> {
+function commit(call: Call): Next | Wait<void> {
   const { ctx, inFlight } = call.invoker;
   const definition = call.definition!;
   if (ctx.signal.aborted) {
@@ -335,18 +355,13 @@ function commit(call: Call): Next | Promise<Next> {
   inFlight.set(call.abort, call.path);
   // Registered as running first: a shutdown during the commit settles the call, which then never runs.
   ctx.running.set(call.id, (reason) => abandon(call, reason));
-  return definition.readOnly ? committed(call, undefined) : commitReceipts(call);
+  return definition.readOnly
+    ? committed(call, undefined)
+    : new Wait(ctx.receipts.durable(), receiptsCommitted, receiptsUnwritten);
 }
 
-async function commitReceipts(call: Call): Promise<Next> {
-  let unwritten: string | undefined;
-  try {
-    await call.invoker.ctx.receipts.durable();
-  } catch (e) {
-    unwritten = unwrittenReason(e);
-  }
-  return committed(call, unwritten);
-}
+const receiptsCommitted = (call: Call): Next => committed(call, undefined);
+const receiptsUnwritten = (call: Call, e: unknown): Next => committed(call, unwrittenReason(e));
 
 function committed(call: Call, unwritten: string | undefined): Next {
   if (call.settled) {
@@ -362,8 +377,8 @@ function committed(call: Call, unwritten: string | undefined): Next {
   return call;
 }
 
-/** The tool's `run`, bounded by the call's timeout; what it returns or throws settles the call. */
-async function run(call: Call): Promise<Settled> {
+/** The tool's `run`, bounded by the call's timeout; what it returns or throws settles the call (`ran`). */
+function run(call: Call): Wait<RunExit> {
   const { ctx, log } = call.invoker;
   const { path } = call;
   const definition = call.definition!;
@@ -385,7 +400,13 @@ async function run(call: Call): Promise<Settled> {
         callId: call.id,
         log: log(path),
       };
-  const exit = await runTool(definition, call.input, toolCtx, path, ctx.toolTimeoutMs, callAbort);
+  return new Wait(runTool(definition, call.input, toolCtx, path, ctx.toolTimeoutMs, callAbort), ran);
+}
+
+function ran(call: Call, exit: RunExit): Settled {
+  const { ctx } = call.invoker;
+  const { path } = call;
+  const definition = call.definition!;
   release(call);
   // Settled while it ran (the gateway stopped): that outcome stands, this result is dropped.
   if (call.settled) return call.settled;

@@ -37,7 +37,7 @@ export class CallAbort {
 }
 
 /** A tool's settled run: its value, or a typed failure carrying what it threw (or the timeout). */
-type RunExit =
+export type RunExit =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly failure: ToolRunFailure };
 
