@@ -74,8 +74,9 @@ const unwrittenReason = (e: unknown): string =>
  * The call goes through named steps, in order: `validate` → `hooks` → `policy` → `approval` →
  * `commit` → `run` (`STEPS`). Each takes the `Call` and either continues (returns it, for the next
  * step) or settles (returns a `Settled`: how the call ended); a step that must wait first returns
- * a `Wait` (the promise, and the function that goes on once it settles). `record` writes the outcome receipt
- * of every call, whichever step (or a shutdown, `abandon`) settled it, and the first outcome wins.
+ * a `Wait` (the promise, and the function that goes on once it settles). `record` writes the
+ * outcome receipt of every call, whichever step (or a shutdown, `abandon`) settled it, and the
+ * first outcome wins.
  */
 export function createToolInvoker(ctx: InvokerContext) {
   const invoker: Invoker = { ctx, outcomes: [], inFlight: new Map(), log: loggersFor(ctx.redact) };
@@ -248,10 +249,11 @@ function admit(call: Call, parsed: ParsedInput): Next {
 /**
  * The slot for plugin hooks (`tool.before`, issue #29): after validation, before policy. Empty
  * today: every call continues unchanged. A hook's answer fits the step as it is: a denial settles
- * the call (`denied(call, "hook:<id>", reason, message)`), a requirement of approval sets
- * `call.policy` to "required" (and `call.alwaysAsk`, so no standing rule answers for a person), a
- * replaced input replaces `call.input`; a hook that must wait returns a `Wait`. `tool.after` has its slot
- * in `run`: `resultHooks`.
+ * the call (`denied(call, "hook:<id>", reason, message)`), a requirement of approval raises
+ * `call.policy` from "auto" to "required" (a "deny" stays; `call.alwaysAsk` too if no standing
+ * rule may answer for a person), a replaced input replaces `call.input` (the `started` preview and
+ * the card then show it); a hook that must wait returns a `Wait`. `tool.after` has its slot in
+ * `run`: `resultHooks`.
  */
 function hooks(call: Call): Next {
   return call;
