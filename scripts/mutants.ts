@@ -96,8 +96,8 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
     [
       "invoker-required-flipped",
-      `if (policy === "required") {`,
-      `if (policy === "auto") {`,
+      `if (call.policy !== "required") return call;`,
+      `if (call.policy !== "auto") return call;`,
       "approval asked for auto calls instead of required ones",
     ],
     [
@@ -108,20 +108,20 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-broken-channel-approves",
-      `decision: "denied",\n        by: "system",\n        reason: ctx.redact(\`approval could not be obtained`,
-      `decision: "approved",\n        by: "system",\n        reason: ctx.redact(\`approval could not be obtained`,
+      `decision: "denied",\n      by: "system",\n      reason: ctx.redact(\`approval could not be obtained`,
+      `decision: "approved",\n      by: "system",\n      reason: ctx.redact(\`approval could not be obtained`,
       "an approval channel that throws counts as an approval",
     ],
     [
       "invoker-policy-deny-only-required",
-      `if (policy === "deny") {`,
-      `if (policy === "deny" && approval === "required") {`,
+      `if (call.policy === "deny") {`,
+      `if (call.policy === "deny" && call.approval === "required") {`,
       "operator deny rules ignored for auto tools",
     ],
     [
       "invoker-rule-any-session",
-      `ctx.standing?.match(path, ctx.sessionId, Date.now())`,
-      `ctx.standing?.match(path, undefined, Date.now())`,
+      `ctx.standing?.match(call.path, ctx.sessionId, Date.now())`,
+      `ctx.standing?.match(call.path, undefined, Date.now())`,
       "standing rules matched without the session",
     ],
     [
@@ -132,20 +132,20 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-abort-before-start",
-      `if (ctx.signal.aborted) {\n      const error = "run cancelled before the tool started";`,
-      `if (false) {\n      const error = "run cancelled before the tool started";`,
+      `if (ctx.signal.aborted) {\n    const error = "run cancelled before the tool started";`,
+      `if (false) {\n    const error = "run cancelled before the tool started";`,
       "a run cancelled while approval was pending still runs the tool",
     ],
     [
       "invoker-approved-no-decider",
-      `append("approved", { decision, decidedBy });`,
-      `append("approved", { decision });`,
+      `stage(call, "approved", { decision: call.decision, decidedBy: call.decidedBy });`,
+      `stage(call, "approved", { decision: call.decision });`,
       "approved receipt without who decided",
     ],
     [
       "invoker-started-no-decider",
-      `append("started", {\n      decision,\n      decidedBy,\n      inputPreview`,
-      `append("started", {\n      decision,\n      inputPreview`,
+      `stage(call, "started", {\n    decision: call.decision,\n    decidedBy: call.decidedBy,\n    inputPreview`,
+      `stage(call, "started", {\n    decision: call.decision,\n    inputPreview`,
       "started receipt without who decided",
     ],
     [
@@ -175,7 +175,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-always-ask-standing-rule",
-      `const rule = alwaysAsk ? undefined : ctx.standing?.match(`,
+      `const rule = call.alwaysAsk ? undefined : ctx.standing?.match(`,
       `const rule = ctx.standing?.match(`,
       "an 'approve always' rule approves a tool that must always ask a person",
     ],
@@ -573,7 +573,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
+  ...m("packages/core/src/codemode/tool-run.ts", INVOKER, [
     [
       "invoker-timeout-not-signalled",
       "      callAbort.abort(new Error(`${path} did not finish within ${Math.round(timeoutMs / 1000)} s`));\n",
@@ -723,7 +723,7 @@ export const MUTANTS: readonly Mutant[] = [
   ]),
   // Issue 14: what an approver is shown of an assistant-written tool, and what backs a reminder claim.
   ...m(
-    "packages/core/src/codemode/tool-invoker.ts",
+    "packages/core/src/codemode/approval-card.ts",
     ["packages/core/src/codemode/tool-invoker.test.ts"],
     [
       [
@@ -1261,7 +1261,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/codemode/tool-invoker.ts",
+    "packages/core/src/codemode/tool-input.ts",
     ["packages/core/src/codemode/runner-boundary.test.ts", "packages/core/src/codemode/tool-invoker.test.ts"],
     [
       [
@@ -2137,7 +2137,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/codemode/tool-invoker.ts",
+    "packages/core/src/codemode/tool-input.ts",
     ["packages/core/src/codemode/prototype-keys.test.ts"],
     [
       [
@@ -3162,4 +3162,25 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #28 the call as named steps: one outcome per call, recorded in one place
+  ...m("packages/core/src/codemode/tool-invoker.ts", INVOKER, [
+    [
+      "invoker-outcome-recorded-twice",
+      `if (call.settled) return call.settled.result;`,
+      ``,
+      "a call that shutdown settled is recorded again when its step ends (two outcome receipts)",
+    ],
+    [
+      "invoker-runs-after-shutdown",
+      `if (call.settled) {\n    release(call);\n    return call.settled;\n  }`,
+      ``,
+      "a call that shutdown settled during the commit before its run still runs",
+    ],
+    [
+      "invoker-runs-without-receipts",
+      `if (unwritten || call.invoker.ctx.signal.aborted) {`,
+      `if (call.invoker.ctx.signal.aborted) {`,
+      "a tool runs although the receipts announcing it could not be committed",
+    ],
+  ]),
 ];

@@ -640,3 +640,69 @@ describe("tool invoker: a running call's progress", () => {
     expect(had).toBe(false);
   });
 });
+
+describe("tool invoker: the exits after the approval, each recorded once", () => {
+  const codeOf = (r: { ok: boolean; error?: { code?: string } }) => (r.ok ? "ok" : r.error?.code);
+
+  test("a value that is not JSON is a failed call (BAD_OUTPUT) with one outcome", async () => {
+    const s = setup();
+    (s.ctx.tools as Map<string, ToolDefinition>).set(
+      "loop.make",
+      defineTool({
+        description: "Returns a cycle",
+        approval: "auto",
+        args: z.object({}),
+        run: async () => {
+          const a: Record<string, unknown> = {};
+          a.self = a;
+          return a;
+        },
+      }),
+    );
+    const r = await s.invoker.invoke("loop.make", "{}");
+    expect(codeOf(r)).toBe("BAD_OUTPUT");
+    expect(s.trail()).toEqual(["requested:-", "started:-", "failed:-"]);
+    expect(s.receipts.byRun("run_inv").at(-1)!.error).toStartWith(
+      "loop.make returned a value that is not JSON-serializable",
+    );
+    expect(s.invoker.outcomes.map((o) => [o.toolPath, o.status])).toEqual([["loop.make", "failed"]]);
+  });
+
+  test("receipts that cannot be committed before the run stop the call (RECEIPTS_UNAVAILABLE); they are kept for the next commit", async () => {
+    const s = setup();
+    s.db.exec("CREATE TRIGGER refuse BEFORE INSERT ON receipts BEGIN SELECT RAISE(ABORT, 'the disk says no'); END;");
+    const r = await s.invoker.invoke("notes.list", "{}");
+    expect(codeOf(r)).toBe("RECEIPTS_UNAVAILABLE");
+    expect(s.ran).toEqual([]);
+    expect(s.invoker.outcomes.map((o) => [o.status, o.error])).toEqual([
+      [
+        "failed",
+        expect.stringMatching(/^the receipts could not be written \(.*the disk says no.*\); notes\.list was not run$/),
+      ],
+    ]);
+    expect(s.ctx.running.size).toBe(0);
+    s.db.exec("DROP TRIGGER refuse");
+    await s.receipts.durable();
+    expect(s.trail()).toEqual(["requested:-", "started:-", "failed:-"]);
+  });
+
+  test("a shutdown while the receipts are being committed settles the call; its tool never runs", async () => {
+    const s = setup();
+    const pending = s.invoker.invoke("notes.list", "{}");
+    // The call registers as running right before it waits for the commit (the next event-loop turn).
+    for (let i = 0; i < 1_000 && s.ctx.running.size === 0; i++) await Promise.resolve();
+    expect(s.ctx.running.size).toBe(1);
+    for (const [callId, abandon] of [...s.ctx.running]) {
+      s.ctx.running.delete(callId);
+      abandon("gateway shutting down");
+    }
+    const r = await pending;
+    expect(codeOf(r)).toBe("ABANDONED");
+    expect(s.ran).toEqual([]);
+    expect(s.trail()).toEqual(["requested:-", "started:-", "failed:-"]);
+    expect(s.receipts.byRun("run_inv").at(-1)!.error).toBe(
+      "gateway shutting down: notes.list was still running, its outcome is unknown",
+    );
+    expect(s.invoker.outcomes.map((o) => o.status)).toEqual(["failed"]);
+  });
+});
