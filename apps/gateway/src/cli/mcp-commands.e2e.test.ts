@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
+import { type FakeAnthropic, startFakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startRawToolsMcpServer } from "@openassistant/testkit/mcp/raw-tools-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { cli } from "../../test/cli.ts";
@@ -18,7 +19,10 @@ const KEY = { ANTHROPIC_API_KEY: "sk-ant-api03-mcp-commands-test-000000" };
 const HANG = 60_000;
 
 let http: TestMcpHttpServer;
+// doctor contacts the model endpoint too: the fake one, so its ✓ is about the MCP servers.
+let api: FakeAnthropic;
 beforeAll(async () => {
+  api = await startFakeAnthropic();
   http = await startRawToolsMcpServer([
     {
       name: "lookup-user",
@@ -27,7 +31,10 @@ beforeAll(async () => {
     },
   ]);
 });
-afterAll(() => http.close());
+afterAll(async () => {
+  await http.close();
+  await api.close();
+});
 
 function project(servers: Record<string, unknown>): string {
   const dir = makeTempDir("oa-mcp-cli-");
@@ -60,7 +67,8 @@ describe("commands exit when done with MCP servers configured, stdio and HTTP (r
   });
 
   test("doctor loads both servers, typechecks their declarations and exits 0", async () => {
-    const r = await cli(["doctor"], { cwd: project(SERVERS()), env: KEY, killAfterMs: HANG });
+    const env = { ...KEY, OPENASSISTANT_ANTHROPIC_BASE_URL: api.url };
+    const r = await cli(["doctor"], { cwd: project(SERVERS()), env, killAfterMs: HANG });
     expect(r.killed).toBe(false);
     expect(r.stdout).toMatch(/✓ tools: \d+ loaded/);
     expect(r.stdout).toContain("✓ typecheck: the tool declarations compile");

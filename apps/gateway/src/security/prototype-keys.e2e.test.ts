@@ -193,10 +193,9 @@ describe("Discord: custom ids and slash command names", () => {
 });
 
 describe("terminal commands", () => {
-  test("/<name> is a message like any other; /model <name> is a model name, shown back as typed", async () => {
+  test("/<name> is an unknown command answered here (/__proto__ is a message); /model <name> is no model the gateway knows", async () => {
     const h = await startHarness();
     try {
-      h.api.script(KEYS.map((k) => textTurn(`answered ${k}`)));
       const io = terminalStreams();
       const surface = startTerminalSurface({ gateway: h.gateway, input: io.input, output: io.output, tty: false });
       const ask = (line: string, re: RegExp) => {
@@ -205,15 +204,24 @@ describe("terminal commands", () => {
         return io.waitFor(re, 20_000, from);
       };
       for (const k of KEYS) {
-        const set = await ask(`/model ${k}`, /(model: |"\S+" is not a model name).*\n/);
+        const set = await ask(`/model ${k}`, /(model: |"\S+" is not a model).*\n/);
         // `__proto__` does not start with a letter or digit, so it is not a model name at all.
         if (k === "__proto__") expect(set).toStartWith(`"__proto__" is not a model name`);
-        else expect(set).toBe(`model: ${k} for this session from the next message (/model default to go back)\n`);
-        expect(await ask("/model default", /model: .*\n/)).toContain("model: back to the configured default");
+        else expect(set).toStartWith(`"${k}" is not a model the gateway knows; nothing changed.`);
+        expect(await ask("/model", /model: .*\n/)).toContain("the configured default");
       }
-      for (const k of KEYS) expect(await ask(`/${k}`, /answered \S+/)).toBe(`answered ${k}`);
+      // `/__proto__` is no command word (it does not start with a letter): it is a message to the model.
+      h.api.script([textTurn("answered __proto__")]);
+      for (const k of KEYS)
+        if (k === "__proto__") expect(await ask(`/${k}`, /answered \S+/)).toBe("answered __proto__");
+        else
+          expect(await ask(`/${k}`, /Unknown command .*\n/)).toStartWith(
+            `Unknown command /${k}: /help lists the commands.`,
+          );
       io.input.end();
       await surface.done;
+      // Only that one message reached the model.
+      expect(h.api.messageRequests()).toHaveLength(1);
       expect(io.text).not.toMatch(LEAK);
     } finally {
       await h.close();
