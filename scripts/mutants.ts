@@ -1636,7 +1636,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/config/schema.ts",
+    "packages/core/src/sources/openapi/config-schema.ts",
     ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/config/secret-fields.test.ts"],
     [
       [
@@ -1657,6 +1657,12 @@ export const MUTANTS: readonly Mutant[] = [
         `z.strictObject({ type: z.literal("bearer"), token: z.string().min(1) }),`,
         "an OpenAPI bearer token is not a secret",
       ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/config-schema.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/config/secret-fields.test.ts"],
+    [
       [
         "cred-mcp-headers-unmarked",
         `headers: z.record(z.string(), secret(z.string())).optional(),`,
