@@ -2923,4 +2923,65 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #28 source kinds
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-registered-only",
+        "bundled: await sourceKindEntries(opts.kinds ?? SOURCE_KINDS, config, {",
+        "bundled: await sourceKindEntries(SOURCE_KINDS, config, {",
+        "a kind registered next to the real ones is never asked for its entries",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/kind.ts",
+    ["packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-close-stops-at-failure",
+        "await Promise.allSettled(kinds.map((k) => k.close?.()));",
+        "for (const k of kinds) await k.close?.();",
+        "one kind's failing close leaves the kinds after it open",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/kinds.ts",
+    ["packages/core/src/plugins/namespaces.test.ts", "packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-mcp-before-openapi",
+        "export const SOURCE_KINDS = [openApiKind, mcpKind] as const;",
+        "export const SOURCE_KINDS = [mcpKind, openApiKind] as const;",
+        "an MCP server takes a name an OpenAPI spec of the same name should own",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/namespaces.ts",
+    ["packages/core/src/plugins/namespaces.test.ts"],
+    [
+      [
+        "kinds-label-lost",
+        "const label = SOURCE_KINDS.find((k) => k.key === at[0])?.label ?? `config.${at[0]} source`;",
+        "const label = `config.${at[0]} source`;",
+        "a refusal no longer says MCP server / OpenAPI spec",
+      ],
+    ],
+  ),
+  ...m(
+    "scripts/boundaries.ts",
+    ["scripts/boundaries.test.ts"],
+    [
+      [
+        "kinds-arrow-type-imports-pass",
+        "for (const spec of importsWithTypesOf(file)) {",
+        "for (const spec of importsOf(file)) {",
+        "a type-only import from sources/ into plugins/ (the old back-arrow) passes the boundaries test",
+      ],
+    ],
+  ),
 ];
