@@ -2942,9 +2942,15 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "kinds-close-stops-at-failure",
-        "await Promise.allSettled(kinds.map((k) => k.close?.()));",
-        "for (const k of kinds) await k.close?.();",
+        '  const settled = await Promise.allSettled(kinds.map((k) => k.close?.()));\n  const failed = settled.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));',
+        "  for (const k of kinds) await k.close?.();\n  const failed: unknown[] = [];",
         "one kind's failing close leaves the kinds after it open",
+      ],
+      [
+        "kinds-close-failure-swallowed",
+        "if (failed.length > 0) throw new AggregateError(",
+        "if (failed.length < 0) throw new AggregateError(",
+        "a kind that did not close is never reported",
       ],
     ],
   ),

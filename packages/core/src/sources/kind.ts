@@ -74,7 +74,12 @@ export function sourceKindsShape<const T extends readonly SourceKind[]>(
   return Object.fromEntries(kinds.map((k) => [k.key, k.schema])) as { [E in T[number] as E["key"]]: E["schema"] };
 }
 
-/** Closes every kind that keeps something open (gateway shutdown); one failing close does not stop the others. */
+/**
+ * Closes every kind that keeps something open (gateway shutdown). One failing close does not stop
+ * the others; the failures are then thrown together.
+ */
 export async function closeSourceKinds(kinds: readonly SourceKind[]): Promise<void> {
-  await Promise.allSettled(kinds.map((k) => k.close?.()));
+  const settled = await Promise.allSettled(kinds.map((k) => k.close?.()));
+  const failed = settled.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+  if (failed.length > 0) throw new AggregateError(failed, `${failed.length} tool source kind(s) did not close`);
 }

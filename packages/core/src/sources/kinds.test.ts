@@ -71,10 +71,10 @@ describe("source kinds", () => {
     expect(indexToolTree(r.tree).has("up.hi")).toBe(true);
   });
 
-  test("closing the kinds closes each kind that keeps something open, even when another's close fails", async () => {
+  test("closing the kinds closes each kind that keeps something open, even when another's close fails, then reports the failure", async () => {
     const before = echoCloses.count;
     const failing = { ...echoKind, key: "broken", close: async () => Promise.reject(new Error("cannot close")) };
-    await closeSourceKinds([failing, echoKind]);
+    await expect(closeSourceKinds([failing, echoKind])).rejects.toThrow("1 tool source kind(s) did not close");
     expect(echoCloses.count).toBe(before + 1);
   });
 });
