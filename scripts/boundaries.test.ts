@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { boundaryViolations, corePublicEntries, receiptSqlReaders, repositorySources } from "./boundaries.ts";
+import {
+  boundaryViolations,
+  corePublicEntries,
+  folderArrowViolations,
+  receiptSqlReaders,
+  repositorySources,
+} from "./boundaries.ts";
 
 describe("package boundaries", () => {
   test("the repository keeps them", async () => {
@@ -39,5 +45,20 @@ describe("package boundaries", () => {
       { path: "apps/gateway/src/z.ts", text: "// receipts from the store" },
     ]);
     expect(bad.map((l) => l.split(":")[0])).toEqual(["apps/gateway/src/x.ts", "apps/gateway/src/y.ts"]);
+  });
+
+  test("tool sources never import the loader's folder (plugins/); the loader imports them", async () => {
+    expect(folderArrowViolations(await repositorySources())).toEqual([]);
+    const bad = folderArrowViolations([
+      { path: "packages/core/src/sources/x/kind.ts", text: 'import type { LoadEntry } from "../../plugins/types.ts";' },
+      { path: "packages/core/src/sources/y.ts", text: 'import { loadTools } from "../plugins/index.ts";' },
+      { path: "packages/core/src/sources/y.test.ts", text: 'import { loadTools } from "../plugins/index.ts";' },
+      { path: "packages/core/src/plugins/z.ts", text: 'import { SOURCE_KINDS } from "../sources/kinds.ts";' },
+      { path: "packages/core/src/sources/ok.ts", text: 'import { cut } from "../text/cut.ts";' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "packages/core/src/sources/x/kind.ts",
+      "packages/core/src/sources/y.ts",
+    ]);
   });
 });

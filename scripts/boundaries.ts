@@ -119,3 +119,38 @@ export function receiptSqlReaders(files: readonly SourceFile[]): string[] {
   }
   return out;
 }
+
+/**
+ * One-way arrows between folders of a package: production code of `from` never imports `to`. The
+ * tool sources own their contract (sources/kind.ts) and the loader in plugins/ uses it, never back.
+ */
+export const FOLDER_ARROWS: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
+  {
+    from: "packages/core/src/sources/",
+    to: "packages/core/src/plugins/",
+    why: "the source kinds own their contract (sources/kind.ts); the loader in plugins/ imports them, never back",
+  },
+];
+
+/** Every specifier a file names in `from "…"` or `import("…")`, type-only imports too (the transpiler drops those). */
+function importsWithTypesOf(file: SourceFile): string[] {
+  return [...file.text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+}
+
+/** One line per production import (type-only ones included) that goes against a FOLDER_ARROWS arrow. */
+export function folderArrowViolations(files: readonly SourceFile[]): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    if (isTestSupport(file.path) || isTooling(file.path)) continue;
+    const arrows = FOLDER_ARROWS.filter((a) => file.path.startsWith(a.from));
+    if (arrows.length === 0) continue;
+    for (const spec of importsWithTypesOf(file)) {
+      if (!spec.startsWith(".")) continue;
+      const target = relative(root, resolve(root, dirname(file.path), spec));
+      for (const a of arrows)
+        if (target.startsWith(a.to))
+          out.push(`${file.path}: imports "${spec}" — ${a.to} must not be imported here: ${a.why}`);
+    }
+  }
+  return out;
+}

@@ -1636,7 +1636,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/config/schema.ts",
+    "packages/core/src/sources/openapi/config-schema.ts",
     ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/config/secret-fields.test.ts"],
     [
       [
@@ -1657,6 +1657,12 @@ export const MUTANTS: readonly Mutant[] = [
         `z.strictObject({ type: z.literal("bearer"), token: z.string().min(1) }),`,
         "an OpenAPI bearer token is not a secret",
       ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/config-schema.ts",
+    ["apps/gateway/src/security/credentials.e2e.test.ts", "packages/core/src/config/secret-fields.test.ts"],
+    [
       [
         "cred-mcp-headers-unmarked",
         `headers: z.record(z.string(), secret(z.string())).optional(),`,
@@ -3183,4 +3189,71 @@ export const MUTANTS: readonly Mutant[] = [
       "a tool runs although the receipts announcing it could not be committed",
     ],
   ]),
+  // #28 source kinds
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-registered-only",
+        "bundled: await sourceKindEntries(opts.kinds ?? SOURCE_KINDS, config, {",
+        "bundled: await sourceKindEntries(SOURCE_KINDS, config, {",
+        "a kind registered next to the real ones is never asked for its entries",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/kind.ts",
+    ["packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-close-stops-at-failure",
+        '  const settled = await Promise.allSettled(kinds.map((k) => k.close?.()));\n  const failed = settled.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));',
+        "  for (const k of kinds) await k.close?.();\n  const failed: unknown[] = [];",
+        "one kind's failing close leaves the kinds after it open",
+      ],
+      [
+        "kinds-close-failure-swallowed",
+        "if (failed.length > 0) throw new AggregateError(",
+        "if (failed.length < 0) throw new AggregateError(",
+        "a kind that did not close is never reported",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/kinds.ts",
+    ["packages/core/src/plugins/namespaces.test.ts", "packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-mcp-before-openapi",
+        "export const SOURCE_KINDS = [openApiKind, mcpKind] as const;",
+        "export const SOURCE_KINDS = [mcpKind, openApiKind] as const;",
+        "an MCP server takes a name an OpenAPI spec of the same name should own",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/namespaces.ts",
+    ["packages/core/src/plugins/namespaces.test.ts"],
+    [
+      [
+        "kinds-label-lost",
+        "const label = SOURCE_KINDS.find((k) => k.key === at[0])?.label ?? `config.${at[0]} source`;",
+        "const label = `config.${at[0]} source`;",
+        "a refusal no longer says MCP server / OpenAPI spec",
+      ],
+    ],
+  ),
+  ...m(
+    "scripts/boundaries.ts",
+    ["scripts/boundaries.test.ts"],
+    [
+      [
+        "kinds-arrow-type-imports-pass",
+        "for (const spec of importsWithTypesOf(file)) {",
+        "for (const spec of importsOf(file)) {",
+        "a type-only import from sources/ into plugins/ (the old back-arrow) passes the boundaries test",
+      ],
+    ],
+  ),
 ];

@@ -17,7 +17,7 @@ import {
 } from "@openassistant/core/receipts";
 import type { ReceiptStore } from "@openassistant/core/receipts";
 import { createSandboxPool, defaultSandboxLimits } from "@openassistant/core/sandbox";
-import { closeMcpConnections } from "@openassistant/core/sources";
+import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import type { SandboxPool } from "@openassistant/core/sandbox";
 import { newTurnId, runTurn, type ModelStreamer, type TurnOutcome } from "./agent/run-turn.ts";
 import { mergeTurnSettings } from "./agent/settings.ts";
@@ -189,7 +189,10 @@ async function openGateway(
   const toolSource: ToolSource = options.tools
     ? staticToolSource(options.tools, openDeclarationCache(declarationCacheFile(settings.dataDir)))
     : loaded!.tools;
-  undo.push(() => toolSource.close(), closeMcpConnections);
+  undo.push(
+    () => toolSource.close(),
+    () => closeSourceKinds(SOURCE_KINDS),
+  );
 
   let closed = false;
   const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
@@ -478,8 +481,8 @@ async function openGateway(
     unsubscribeChecker();
     toolSource.close();
     await runner.close({ reason });
-    // MCP servers: HTTP sessions end, stdio server processes are stopped.
-    await closeMcpConnections();
+    // Tool source kinds: MCP servers' HTTP sessions end, stdio server processes are stopped.
+    await closeSourceKinds(SOURCE_KINDS);
     if (!options.sandbox) await pool.close();
     if (!options.typechecker) await typechecker.close();
     closed = true;

@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { checkModelSettings } from "./model-capabilities.ts";
+import { secret } from "./secret-mark.ts";
+import { sourceKindsShape } from "../sources/kind.ts";
+import { SOURCE_KINDS } from "../sources/kinds.ts";
 
 /** Operator override by tool path pattern (`*` within a segment, `**` across). First match wins. */
 export const policyRuleSchema = z.strictObject({
@@ -9,13 +12,6 @@ export const policyRuleSchema = z.strictObject({
 });
 
 const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional() });
-
-/**
- * A credential: its value is registered with the redactor when the config is read (the
- * `config-field` source; `secret-fields.ts`). `secret-fields.test.ts` fails when a field whose
- * name says credential is not marked.
- */
-const secret = <T extends z.ZodType>(schema: T): T => schema.meta({ secret: true });
 
 export const configSchema = z.strictObject({
   /** Editor hint, ignored. */
@@ -88,92 +84,8 @@ export const configSchema = z.strictObject({
       alwaysTtlHours: z.number().positive().default(24),
     })
     .prefault({}),
-  /** OpenAPI specs whose operations become `tools.<name>.<operation>`. */
-  openapi: z
-    .record(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-        message: "must be an identifier (letters, digits, _), it becomes tools.<name>",
-      }),
-      z.strictObject({
-        /** Spec file (JSON or YAML; relative to the project root) or http(s) URL. */
-        spec: z.string().min(1),
-        /** Where requests go; default: the spec's first server. */
-        baseUrl: z.string().optional(),
-        /** Added on the host to every request; the sandbox never sees it. */
-        auth: z
-          .discriminatedUnion("type", [
-            z.strictObject({ type: z.literal("bearer"), token: secret(z.string().min(1)) }),
-            z.strictObject({ type: z.literal("header"), name: z.string().min(1), value: secret(z.string().min(1)) }),
-            z.strictObject({ type: z.literal("query"), name: z.string().min(1), value: secret(z.string().min(1)) }),
-          ])
-          .optional(),
-        enabled: z.boolean().default(true),
-      }),
-    )
-    .default({}),
-  /** MCP servers whose tools become `tools.<name>.<tool>`. */
-  mcp: z
-    .strictObject({
-      servers: z
-        .record(
-          z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-            message: "must be an identifier (letters, digits, _), it becomes tools.<name>",
-          }),
-          z.union([
-            z
-              .strictObject({
-                url: z.string().url(),
-                headers: z.record(z.string(), secret(z.string())).optional(),
-                /** Authorization code + PKCE (tokens from `openassistant mcp login <name>`). */
-                oauth: z
-                  .strictObject({
-                    /** A client registered by hand; default: dynamic registration at login. */
-                    clientId: z.string().min(1).optional(),
-                    clientSecret: secret(z.string().min(1)).optional(),
-                    scopes: z.array(z.string().min(1)).optional(),
-                    /** Loopback port for the login's redirect; default: any free port. */
-                    redirectPort: z
-                      .number()
-                      .int()
-                      .min(1024, { message: "must be a port from 1024 to 65535 (the login listens on 127.0.0.1)" })
-                      .max(65535, { message: "must be a port from 1024 to 65535 (the login listens on 127.0.0.1)" })
-                      .optional(),
-                  })
-                  .optional(),
-                /** Seconds to connect and answer `initialize` (default 60). */
-                startupTimeoutSeconds: z.number().positive().max(3600).optional(),
-                enabled: z.boolean().default(true),
-              })
-              .superRefine((s, ctx) => {
-                if (s.oauth?.clientSecret && !s.oauth.clientId)
-                  ctx.addIssue({
-                    code: "custom",
-                    path: ["oauth", "clientSecret"],
-                    message: "needs oauth.clientId (the client the secret belongs to)",
-                  });
-                if (s.oauth && Object.keys(s.headers ?? {}).some((h) => h.toLowerCase() === "authorization"))
-                  ctx.addIssue({
-                    code: "custom",
-                    path: ["headers", "authorization"],
-                    message: "conflicts with oauth: remove the authorization header or the oauth block",
-                  });
-              }),
-            z.strictObject({
-              command: z.string().min(1),
-              args: z.array(z.string()).default([]),
-              env: z.record(z.string(), secret(z.string())).optional(),
-              cwd: z.string().optional(),
-              /** Starting a local process is an explicit opt-in per server. */
-              allowProcess: z.boolean().default(false),
-              /** Seconds from starting the process to its answer to `initialize`; a first `npx -y` run downloads the package first (default 60). */
-              startupTimeoutSeconds: z.number().positive().max(3600).optional(),
-              enabled: z.boolean().default(true),
-            }),
-          ]),
-        )
-        .default({}),
-    })
-    .prefault({}),
+  /** The config-named tool sources (`config.openapi`, `config.mcp`, …): sources/kinds.ts. */
+  ...sourceKindsShape(SOURCE_KINDS),
   /** The assistant's own tool files (`tools.workspace.*`). */
   workspace: z
     .strictObject({

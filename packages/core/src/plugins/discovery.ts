@@ -121,21 +121,50 @@ export interface DiscoverInput {
  * `layer` (namespaces.ts; docs/plugins.md, "Who owns a name"), not by this order.
  */
 export function discover(input: DiscoverInput, diagnostics: Diagnostic[] = []): Candidate[] {
+  return CANDIDATE_KINDS.flatMap((k) => k.candidates(input, diagnostics));
+}
+
+/** A kind of candidate the loader finds: its rows, in listing order, each with its layer. */
+interface CandidateKind {
+  readonly name: string;
+  candidates(input: DiscoverInput, diagnostics: Diagnostic[]): Candidate[];
+}
+
+/**
+ * The kinds the loader iterates, one line each, in the order `plugins list` shows them. Every
+ * config-named source kind (OpenAPI, MCP, …; sources/kinds.ts) arrives through `input.bundled`.
+ */
+const CANDIDATE_KINDS: readonly CandidateKind[] = [
+  {
+    name: "project workspace files",
+    candidates: (i, d) => workspaceCandidates(i.projectWorkspace, "project", 2, i, d),
+  },
+  {
+    name: "global workspace files",
+    candidates: (i, d) =>
+      i.globalDir === i.projectWorkspace ? [] : workspaceCandidates(i.globalDir, "global", 3, i, d),
+  },
+  { name: "config.plugins", candidates: (i) => i.specifiers.map((spec) => specifierCandidate(spec, i)) },
+  { name: "config-named sources", candidates: (i) => i.bundled.map((b) => bundledCandidate(b, 1)) },
+  { name: "built-in tools", candidates: (i) => (i.builtins ?? []).map((b) => bundledCandidate(b, 0)) },
+];
+
+/** A workspace's tool files (`tools/*.ts`) and folder plugins (`plugins/<dir>`). */
+function workspaceCandidates(
+  root: string,
+  origin: Origin,
+  layer: number,
+  input: DiscoverInput,
+  diagnostics: Diagnostic[],
+): Candidate[] {
   const out: Candidate[] = [];
-  const roots: Array<[string, Origin, number]> = [[input.projectWorkspace, "project", 2]];
-  if (input.globalDir !== input.projectWorkspace) roots.push([input.globalDir, "global", 3]);
-  for (const [root, origin, layer] of roots) {
-    diagnostics.push(...nonFileToolEntries(join(root, "tools"), origin));
-    for (const file of listToolFiles(join(root, "tools"))) {
-      const base = file.slice(file.lastIndexOf("/") + 1).replace(/\.[^.]+$/, "");
-      out.push({ kind: "tool", id: normalizeId(base), origin, layer, source: file, file });
-    }
-    for (const dir of listPluginDirs(join(root, "plugins")))
-      out.push(pluginCandidate(dir, origin, layer, input.validatorCache));
+  diagnostics.push(...nonFileToolEntries(join(root, "tools"), origin));
+  for (const file of listToolFiles(join(root, "tools"))) {
+    const base = file.slice(file.lastIndexOf("/") + 1).replace(/\.[^.]+$/, "");
+    out.push({ kind: "tool", id: normalizeId(base), origin, layer, source: file, file });
   }
-  for (const spec of input.specifiers) out.push(specifierCandidate(spec, input));
-  for (const b of input.bundled) out.push(bundledCandidate(b, 1));
-  for (const b of input.builtins ?? []) out.push(bundledCandidate(b, 0));
+  for (const dir of listPluginDirs(join(root, "plugins")))
+    out.push(pluginCandidate(dir, origin, layer, input.validatorCache));
   return out;
 }
 

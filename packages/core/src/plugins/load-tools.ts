@@ -22,8 +22,8 @@ import {
   zodJsonSchema,
 } from "../config/secret-fields.ts";
 import { previewJson } from "../receipts/redact.ts";
-import { mcpBundles } from "../sources/mcp/bundle.ts";
-import { openApiBundles } from "../sources/openapi/bundle.ts";
+import type { SourceKind, SourceKindContext } from "../sources/kind.ts";
+import { SOURCE_KINDS } from "../sources/kinds.ts";
 import { candidateKey, claimNamespaces } from "./namespaces.ts";
 import { checkScopePeers } from "./peer-deps.ts";
 import { findUnmatchedKeys } from "./unknown-keys.ts";
@@ -108,17 +108,13 @@ export async function loadToolsIncremental(
       // List mode reads compiled validators but writes none.
       validatorCache: { dir: join(projectWorkspace, "data", "cache"), write: !readOnly },
       builtins: opts.bundled ?? [],
-      bundled: [
-        ...openApiBundles(config.openapi, {
-          projectRoot,
-          cacheDir: opts.readOnly ? undefined : join(projectWorkspace, "cache"),
-        }),
-        ...mcpBundles(config.mcp.servers, {
-          configDir: globalDir,
-          ...(opts.secrets ? { secrets: opts.secrets } : {}),
-          ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
-        }),
-      ],
+      bundled: await sourceKindEntries(opts.kinds ?? SOURCE_KINDS, config, {
+        projectRoot,
+        globalDir,
+        ...(readOnly ? {} : { cacheDir: join(projectWorkspace, "cache") }),
+        ...(opts.secrets ? { secrets: opts.secrets } : {}),
+        ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
+      }),
     },
     diagnostics,
   );
@@ -226,6 +222,18 @@ export async function loadToolsIncremental(
     watchDirs: [...watchDirs],
   };
   return { result, state: { entries: state }, config: loadedConfig };
+}
+
+/** The entries of every kind, kind after kind in registration order (the order of their names' ranking). */
+async function sourceKindEntries(
+  kinds: readonly SourceKind[],
+  config: LoadedConfig["config"],
+  ctx: SourceKindContext,
+): Promise<BundledPlugin[]> {
+  const sections = config as unknown as Readonly<Record<string, unknown>>;
+  const out: BundledPlugin[] = [];
+  for (const kind of kinds) out.push(...(await kind.entries(sections[kind.key], ctx)));
+  return out;
 }
 
 /**

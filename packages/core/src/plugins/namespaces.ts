@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../config/diagnostic.ts";
+import { SOURCE_KINDS } from "../sources/kinds.ts";
 import { isBuiltinNamespace } from "../tools/names.ts";
 import type { Candidate } from "./discovery.ts";
 import type { LoadEntry } from "./types.ts";
@@ -91,7 +92,8 @@ export function describeEntry(e: EntryRef): string {
   if (e.origin !== "bundled") return `${e.origin === "npm" ? "npm " : ""}plugin "${e.id}" (${e.source})`;
   const at = e.configPath;
   if (!at) return `the built-in tools.${e.id}`;
-  return `${at[0] === "mcp" ? "MCP server" : "OpenAPI spec"} ${at.join(".")} (${e.source})`;
+  const label = SOURCE_KINDS.find((k) => k.key === at[0])?.label ?? `config.${at[0]} source`;
+  return `${label} ${at.join(".")} (${e.source})`;
 }
 
 function entryRefOf(c: Candidate): EntryRef {

@@ -1,5 +1,6 @@
 import type { SecretSink } from "../receipts/secret-registry.ts";
-import type { ApprovalMode, PluginContext, ToolTree } from "@openassistant/sdk";
+import type { ApprovalMode, ToolTree } from "@openassistant/sdk";
+import type { PluginFactory, SourceEntry, SourceKind } from "../sources/kind.ts";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { DeclarationCache } from "../codemode/declarations-cache.ts";
@@ -9,7 +10,7 @@ export type { Diagnostic };
 /** Where an entry was found. Who owns a name when several want it: docs/plugins.md, "Who owns a name". */
 export type Origin = "project" | "global" | "npm" | "path" | "bundled";
 
-export type PluginFactory = (ctx: PluginContext) => ToolTree | Promise<ToolTree>;
+export type { PluginFactory };
 
 export interface ToolInfo {
   /** Dotted path as the model calls it. */
@@ -49,31 +50,8 @@ export interface LoadResult {
   readonly watchDirs: readonly string[];
 }
 
-/** A tool tree provided by the host itself (lowest precedence). */
-export interface BundledPlugin {
-  readonly id: string;
-  readonly tools: ToolTree | PluginFactory;
-  readonly source?: string;
-  /** Changes when what the tools come from changes (a spec file, its config): the entry is reloaded. */
-  readonly fingerprint?: string;
-  /**
-   * Where a config source comes from (`mcp.servers.<name>`, `openapi.<name>`): when it fails, the
-   * diagnostic is its own message (with the error's `hint` when it has one) at that config key.
-   */
-  readonly configPath?: readonly string[];
-  /**
-   * Tools the source listed but left out (an input schema past a limit, sources/source-budget.ts),
-   * read after `tools` resolves: each becomes an error diagnostic; the source's other tools load.
-   */
-  readonly skippedTools?: () => readonly { readonly tool: string; readonly reason: string }[];
-  /** Tools that load but with something to say (an OpenAPI operation renamed because its name was taken): each a warning. */
-  readonly toolNotices?: () => readonly { readonly tool: string; readonly reason: string }[];
-  /**
-   * Time limit for `tools` when it is a factory, instead of the loader's factory limit: an MCP
-   * server gets its configured start-up time (a first `npx -y` run downloads the package).
-   */
-  readonly timeoutMs?: number;
-}
+/** A tool tree provided by the host itself or by a config-named source (sources/kind.ts). */
+export type BundledPlugin = SourceEntry;
 
 export interface LoadToolsOptions {
   /** Where to start looking for the project (ignored when `config` is given). */
@@ -83,6 +61,8 @@ export interface LoadToolsOptions {
   /** Already loaded config; otherwise loadConfig({ cwd, env, homeDir }) runs. */
   config?: LoadedConfig;
   bundled?: readonly BundledPlugin[];
+  /** The config-named source kinds to load (default: every registered kind, sources/kinds.ts). */
+  kinds?: readonly SourceKind[];
   /** Run `bun install` in `.openassistant/` when its dependencies are missing (default true). */
   autoInstall?: boolean;
   /** Time limit for one `bun install` (default 120 s). */

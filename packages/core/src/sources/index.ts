@@ -1,4 +1,6 @@
-/** Tool sources beyond files: MCP servers and OpenAPI specs. */
+/** Tool sources beyond files: the source kinds (MCP servers, OpenAPI specs, …) and their registry. */
+export { closeSourceKinds } from "./kind.ts";
+export { SOURCE_KINDS } from "./kinds.ts";
 export { closeMcpConnections, mcpBundles } from "./mcp/index.ts";
 export { loadOpenApiSource } from "./openapi/index.ts";
 export { McpConnection, McpOAuthStore, mcpLogin, mcpOAuthPath } from "./mcp/index.ts";

@@ -1,5 +1,5 @@
 import type { OpenAssistantConfig } from "../../config/schema.ts";
-import type { BundledPlugin } from "../../plugins/types.ts";
+import type { SourceEntry as BundledPlugin } from "../kind.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
 import { DEFAULT_MCP_STARTUP_SECONDS, McpConnection, type McpServerConfig } from "./connection.ts";
 import { SourceBudget } from "../source-budget.ts";

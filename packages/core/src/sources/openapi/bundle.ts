@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { OpenAssistantConfig } from "../../config/schema.ts";
-import type { BundledPlugin } from "../../plugins/types.ts";
+import type { SourceEntry as BundledPlugin } from "../kind.ts";
 import type { SkippedTool } from "../source-budget.ts";
 import { loadOpenApiSource } from "./load.ts";
 

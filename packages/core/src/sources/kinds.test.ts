@@ -1,0 +1,80 @@
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { z } from "zod";
+import { echoCloses, echoKind } from "../../test/source-kinds/echo/kind.ts";
+import { tempProject } from "../../test/plugin-fixtures.ts";
+import { loadConfig } from "../config/load.ts";
+import { configSchema } from "../config/schema.ts";
+import { indexToolTree } from "../tools/flatten.ts";
+import { loadTools } from "../plugins/index.ts";
+import { closeSourceKinds, sourceKindsShape } from "./kind.ts";
+import { SOURCE_KINDS } from "./kinds.ts";
+
+// Real OpenAPI spec reads and tool imports: seconds on a busy machine.
+setDefaultTimeout(30_000);
+
+const PETS_SPEC = join(import.meta.dir, "openapi/fixtures/pets.json");
+/** The real kinds and, registered after them, the test-only echo kind: one line. */
+const KINDS = [...SOURCE_KINDS, echoKind] as const;
+
+/** A project whose config names an OpenAPI spec, plus an `echo` section parsed by the composed schema. */
+async function projectWithEcho(echo: unknown, openapi: Record<string, { spec: string }>) {
+  const p = tempProject({
+    "specs/pets.json": await Bun.file(PETS_SPEC).text(),
+    ".openassistant/config.json": JSON.stringify({ openapi }),
+  });
+  const loaded = await loadConfig({ cwd: p.root, env: p.opts.env ?? {}, homeDir: p.home });
+  const withEcho = z.strictObject({ ...configSchema.shape, ...sourceKindsShape(KINDS) });
+  const config = withEcho.parse({ ...loaded.config, echo });
+  return { p, opts: { ...p.opts, autoInstall: false, config: { ...loaded, config }, kinds: KINDS } };
+}
+
+describe("source kinds", () => {
+  test("the config schema takes each registered kind's schema at its key", () => {
+    for (const kind of SOURCE_KINDS) expect(configSchema.shape[kind.key]).toBe(kind.schema);
+    expect(Object.keys(sourceKindsShape(KINDS))).toEqual(["openapi", "mcp", "echo"]);
+  });
+
+  test("a test-only kind registered next to the real kinds loads its tools beside an OpenAPI spec's", async () => {
+    const { opts } = await projectWithEcho({ hello: { words: ["hi", "bye"] } }, { pets: { spec: "specs/pets.json" } });
+    const r = await loadTools(opts);
+    const tools = indexToolTree(r.tree);
+    expect(await tools.get("hello.hi")?.run({}, {} as never)).toBe("hi");
+    expect(tools.has("hello.bye")).toBe(true);
+    expect(tools.has("pets.pets.list")).toBe(true);
+    expect(r.entries.find((e) => e.id === "hello")).toMatchObject({
+      status: "loaded",
+      origin: "bundled",
+      configPath: ["echo", "hello"],
+    });
+  });
+
+  test("a kind registered later does not take a name an earlier kind has; a kind outside the registry is named by its config key", async () => {
+    const { p, opts } = await projectWithEcho({ pets: { words: ["hi"] } }, { pets: { spec: "specs/pets.json" } });
+    const r = await loadTools(opts);
+    expect(indexToolTree(r.tree).has("pets.hi")).toBe(false);
+    const refused = r.diagnostics.filter((d) => d.level === "error" && d.id === "pets").map((d) => d.message);
+    expect(refused).toEqual([
+      `config.echo source echo.pets (echo:pets) is not loaded: tools.pets already belongs to OpenAPI spec openapi.pets (${join(p.root, "specs/pets.json")}) (it comes first (docs/plugins.md, "Who owns a name")); a source never takes over another's name`,
+    ]);
+  });
+
+  test("a failing entry of a kind is an error with its own message; the other entries load", async () => {
+    const { opts } = await projectWithEcho(
+      { down: { words: ["hi"], fail: "echo server is down" }, up: { words: ["hi"] } },
+      {},
+    );
+    const r = await loadTools(opts);
+    expect(r.diagnostics.filter((d) => d.id === "down").map((d) => [d.level, d.message, d.hint])).toEqual([
+      ["error", "echo server is down", "Check echo.down in the config; the other tools still load."],
+    ]);
+    expect(indexToolTree(r.tree).has("up.hi")).toBe(true);
+  });
+
+  test("closing the kinds closes each kind that keeps something open, even when another's close fails, then reports the failure", async () => {
+    const before = echoCloses.count;
+    const failing = { ...echoKind, key: "broken", close: async () => Promise.reject(new Error("cannot close")) };
+    await expect(closeSourceKinds([failing, echoKind])).rejects.toThrow("1 tool source kind(s) did not close");
+    expect(echoCloses.count).toBe(before + 1);
+  });
+});
