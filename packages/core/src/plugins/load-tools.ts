@@ -6,6 +6,7 @@ import type { Diagnostic } from "../config/diagnostic.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { workspaceDir } from "../config/paths.ts";
 import { filterToolTree, flattenToolTree } from "../tools/flatten.ts";
+import { WHOLE_DECLARATIONS_TOOLS } from "../codemode/whole-declarations.ts";
 import { ensureWorkspaceDependencies, FIX_COMMAND, type ToolInstallFailure } from "./auto-install.ts";
 import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
@@ -164,7 +165,8 @@ export async function loadToolsIncremental(
   );
 
   let declarations: LoadResult["declarations"];
-  if (opts.declarations !== false) {
+  // Past the bound, each snippet is checked against the declarations it reaches (the gateway's snapshot).
+  if (opts.declarations !== false && declaredWhole(tree as ToolTree)) {
     try {
       // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
       const { generateDeclarations, prerenderDeclarations } = await import("../codemode/declarations.ts");
@@ -208,6 +210,15 @@ export async function loadToolsIncremental(
     watchDirs: [...watchDirs],
   };
   return { result, state: { entries: state }, config: loadedConfig };
+}
+
+/** Whether the tree's declarations are rendered whole at load; a tree that cannot be flattened is, to report why. */
+function declaredWhole(tree: ToolTree): boolean {
+  try {
+    return flattenToolTree(tree).length <= WHOLE_DECLARATIONS_TOOLS;
+  } catch {
+    return true;
+  }
 }
 
 /**
