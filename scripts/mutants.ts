@@ -2917,4 +2917,50 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #26 huge APIs stay usable
+  ...m(
+    "packages/core/src/sources/source-budget.ts",
+    ["packages/core/src/sources/openapi/huge-spec.test.ts"],
+    [
+      [
+        "openapi-tools-cap-5000",
+        "  nodes: 2_000_000,\n  tools: 20_000,",
+        "  nodes: 2_000_000,\n  tools: 5_000,",
+        "half of a 10,000-operation spec is left out",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/load.ts",
+    ["packages/core/src/sources/openapi/huge-spec.test.ts"],
+    [
+      [
+        "openapi-default-budget",
+        "new SourceBudget(OPENAPI_SOURCE_LIMITS)",
+        "new SourceBudget()",
+        "an OpenAPI source gets the MCP limits: Graph loads 1,362 of its 11,422 operations",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/reachable-declarations.ts",
+    [
+      "packages/core/src/codemode/reachable-declarations.test.ts",
+      "packages/core/src/sources/openapi/huge-spec.test.ts",
+    ],
+    [
+      [
+        "reach-whole-namespace-rendered",
+        "if (count > WHOLE_DECLARATIONS_TOOLS)",
+        "if (count < 0)",
+        "a snippet naming only `tools.graph` renders and checks all 11,422 declarations (gigabytes)",
+      ],
+      [
+        "reach-namespace-empty",
+        "isToolDefinition(child) || rest.some((c) => c.length === 0) ? child",
+        "isToolDefinition(child) ? child",
+        "a snippet holding a namespace in a variable is checked against none of its tools",
+      ],
+    ],
+  ),
 ];
