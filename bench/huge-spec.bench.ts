@@ -80,7 +80,9 @@ const ratio = (now: number, before: number) => `${(now / before).toFixed(2)}×`;
 for (const s of specs) {
   const now = measure(here, s.file, s.code);
   const before = previous ? measure(previous, s.file, s.code) : undefined;
-  for (const [tree, m] of [["this tree", now], ...(before ? [["previous tree", before]] : [])] as const) {
+  const runs: Array<[tree: string, m: Measured | string]> = [["this tree", now]];
+  if (before) runs.push(["previous tree", before]);
+  for (const [tree, m] of runs) {
     if (typeof m === "string") {
       rows.push({ spec: s.name, tree, operations: "–", "load (parse, no cache)": m });
       continue;
