@@ -2963,4 +2963,28 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/sources/openapi/bundle.ts",
+    ["packages/core/src/sources/openapi/huge-spec.test.ts"],
+    [
+      [
+        "openapi-factory-limit",
+        "loadTimeoutMs: OPENAPI_LOAD_TIMEOUT_MS,",
+        "",
+        "a 20 MB spec's first parse on a busy machine times out at 10 s: no tools",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/plugins/time-limit.test.ts"],
+    [
+      [
+        "bundled-own-limit-ignored",
+        'const limit = (c.kind === "bundled" ? c.bundled.loadTimeoutMs : undefined) ?? lc.timeoutMs;',
+        "const limit = lc.timeoutMs;",
+        "a bundled source's own load limit is ignored",
+      ],
+    ],
+  ),
 ];

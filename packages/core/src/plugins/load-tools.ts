@@ -473,7 +473,8 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
         logger: makeLogger(c.id, lc.log),
       });
       const factory = shape.factory;
-      subtree = await withTimeLimit(() => factory(ctx), lc.timeoutMs);
+      const limit = (c.kind === "bundled" ? c.bundled.loadTimeoutMs : undefined) ?? lc.timeoutMs;
+      subtree = await withTimeLimit(() => factory(ctx), limit);
       if (c.kind === "bundled") diagnostics.push(...skippedToolDiagnostics(c.id, c.bundled, lc));
     } catch (err) {
       if (err instanceof LoadTimeoutError)

@@ -68,6 +68,8 @@ export interface BundledPlugin {
   readonly skippedTools?: () => readonly { readonly tool: string; readonly reason: string }[];
   /** Tools that load but with something to say (an OpenAPI operation renamed because its name was taken): each a warning. */
   readonly toolNotices?: () => readonly { readonly tool: string; readonly reason: string }[];
+  /** Time `tools` may take, instead of the loader's limit for a plugin factory (an OpenAPI spec's first parse). */
+  readonly loadTimeoutMs?: number;
 }
 
 export interface LoadToolsOptions {

@@ -15,6 +15,7 @@ import { openDatabase } from "../../db/open.ts";
 import { createSqliteReceiptStore } from "../../receipts/sqlite-store.ts";
 import { createSandboxPool } from "../../sandbox/pool.ts";
 import { flattenToolTree } from "../../tools/flatten.ts";
+import { OPENAPI_LOAD_TIMEOUT_MS, openApiBundles } from "./bundle.ts";
 import { loadOpenApiSource, type OpenApiSource } from "./index.ts";
 
 /**
@@ -44,6 +45,12 @@ describe("a spec of more than 10,000 operations", () => {
     expect(source.skipped).toEqual([]);
     expect(source.operations).toBe(OPERATIONS);
     expect(flattenToolTree(source.tree).length).toBe(OPERATIONS);
+  });
+
+  test("its first parse gets its own load limit, past the 10 s of a plugin factory", () => {
+    const [bundle] = openApiBundles({ graph: { spec: "graph.json", enabled: true } } as never, { projectRoot: "/p" });
+    expect(bundle!.loadTimeoutMs).toBe(OPENAPI_LOAD_TIMEOUT_MS);
+    expect(OPENAPI_LOAD_TIMEOUT_MS).toBeGreaterThan(10_000);
   });
 
   test("a snippet is checked against the tools it names, and a wrong input is caught", async () => {
