@@ -3115,13 +3115,13 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/plugins/load-tools.ts",
+    "packages/core/src/sources/mcp/bundle.ts",
     ["packages/core/src/sources/mcp/startup.test.ts"],
     [
       [
         "mcp-startup-factory-limit",
-        'const limit = c.kind === "bundled" && c.bundled.timeoutMs ? c.bundled.timeoutMs : lc.timeoutMs;',
-        "const limit = lc.timeoutMs;",
+        "timeoutMs: ((config.startupTimeoutSeconds ?? DEFAULT_MCP_STARTUP_SECONDS) + LISTING_SECONDS) * 1000,",
+        "",
         "an MCP server gets the plugin factory's 10 s, not its own start-up time",
       ],
     ],
@@ -3253,6 +3253,76 @@ export const MUTANTS: readonly Mutant[] = [
         "for (const spec of importsWithTypesOf(file)) {",
         "for (const spec of importsOf(file)) {",
         "a type-only import from sources/ into plugins/ (the old back-arrow) passes the boundaries test",
+      ],
+    ],
+  ),
+  // #26 huge APIs stay usable
+  ...m(
+    "packages/core/src/sources/source-budget.ts",
+    ["packages/core/src/sources/openapi/huge-spec.test.ts"],
+    [
+      [
+        "openapi-tools-cap-5000",
+        "  nodes: 2_000_000,\n  tools: 20_000,",
+        "  nodes: 2_000_000,\n  tools: 5_000,",
+        "half of a 10,000-operation spec is left out",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/load.ts",
+    ["packages/core/src/sources/openapi/huge-spec.test.ts"],
+    [
+      [
+        "openapi-default-budget",
+        "new SourceBudget(OPENAPI_SOURCE_LIMITS)",
+        "new SourceBudget()",
+        "an OpenAPI source gets the MCP limits: Graph loads 1,362 of its 11,422 operations",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/reachable-declarations.ts",
+    [
+      "packages/core/src/codemode/reachable-declarations.test.ts",
+      "packages/core/src/sources/openapi/huge-spec.test.ts",
+    ],
+    [
+      [
+        "reach-whole-namespace-rendered",
+        "if (count > WHOLE_DECLARATIONS_TOOLS)",
+        "if (count < 0)",
+        "a snippet naming only `tools.graph` renders and checks all 11,422 declarations (gigabytes)",
+      ],
+      [
+        "reach-namespace-empty",
+        "isToolDefinition(child) || rest.some((c) => c.length === 0) ? child",
+        "isToolDefinition(child) ? child",
+        "a snippet holding a namespace in a variable is checked against none of its tools",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/bundle.ts",
+    ["packages/core/src/sources/openapi/huge-spec.test.ts"],
+    [
+      [
+        "openapi-factory-limit",
+        "timeoutMs: OPENAPI_LOAD_TIMEOUT_MS,",
+        "",
+        "a 20 MB spec's first parse on a busy machine times out at 10 s: no tools",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/plugins/time-limit.test.ts"],
+    [
+      [
+        "bundled-own-limit-ignored",
+        'const limit = (c.kind === "bundled" ? c.bundled.timeoutMs : undefined) ?? lc.timeoutMs;',
+        "const limit = lc.timeoutMs;",
+        "a bundled source's own load limit is ignored",
       ],
     ],
   ),

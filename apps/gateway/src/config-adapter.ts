@@ -121,6 +121,7 @@ export async function loadGatewaySettings(
   const { approxTokens, generateDeclarations, openDeclarationCache, withDiscovery } = await import(
     "@openassistant/core/codemode"
   );
+  const { declaredPerSnippet } = await import("./tools-source.ts");
   const declarationCache = openDeclarationCache(declarationCacheFile(dataDir));
   const ws = workspaceDir(projectRoot);
   const bundled = builtInBundles(
@@ -144,6 +145,16 @@ export async function loadGatewaySettings(
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
+    // Too many tools to declare whole: the loader left them undeclared, each snippet gets its own.
+    const perSnippet = s.declarations ? undefined : declaredPerSnippet(s.tree, declarationCache);
+    if (perSnippet)
+      return {
+        ...perSnippet,
+        diagnostics: s.diagnostics,
+        errors: s.diagnostics.filter((d) => d.level === "error").length,
+        count: flattenToolTree(perSnippet.tree).length,
+        entries: s.entries,
+      };
     let tree = s.tree;
     let declarations = s.declarations
       ? { ...s.declarations, warnings: [] }

@@ -429,7 +429,11 @@ async function openGateway(
           typechecker,
           tools: () => {
             const snapshot = toolSource.current();
-            return { tree: snapshot.tree, declarations: snapshot.declarations.text };
+            return {
+              tree: snapshot.tree,
+              declarations: snapshot.declarations.text,
+              ...(snapshot.declarationsFor ? { declarationsFor: snapshot.declarationsFor } : {}),
+            };
           },
           settings: turnSettings,
         },

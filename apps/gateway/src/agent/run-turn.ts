@@ -9,7 +9,7 @@ import type {
 import type { ToolTree } from "@openassistant/sdk";
 import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode";
 import { formatRunResultForModel } from "@openassistant/core/codemode";
-import type { Typechecker } from "@openassistant/core/codemode";
+import type { DeclarationsForCode, Typechecker } from "@openassistant/core/codemode";
 import type { ActivitySummary, Receipt, ReceiptStore } from "@openassistant/core/receipts";
 import { newId } from "@openassistant/core/db";
 import type { RotationEvent } from "../auth/types.ts";
@@ -55,7 +55,12 @@ export interface TurnDeps {
    * the checker and the prompt). Read once per turn, so prompt, typecheck and runs agree even if a
    * reload lands mid-turn.
    */
-  readonly tools: () => { readonly tree: ToolTree; readonly declarations: string };
+  readonly tools: () => {
+    readonly tree: ToolTree;
+    readonly declarations: string;
+    /** A tree too large to declare whole: the declarations a snippet is checked against (see ToolSnapshot). */
+    readonly declarationsFor?: (code: string) => DeclarationsForCode;
+  };
   readonly settings: TurnSettings;
 }
 
@@ -553,7 +558,13 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
   const current = deps.tools();
   state.tree = current.tree;
   state.declarations = current.declarations;
-  const checking = deps.typechecker.check(input.code, state.declarations);
+  const own = current.declarationsFor?.(input.code);
+  const checking =
+    own === undefined
+      ? deps.typechecker.check(input.code, state.declarations)
+      : own.ok
+        ? deps.typechecker.check(input.code, own.text)
+        : Promise.resolve(own);
   // The checker works in its own process meanwhile: the run's transpile is off the turn's path.
   deps.runner.prepare(input.code);
   const check = await checking;

@@ -26,7 +26,13 @@ export {
 export type { StandingApprovals } from "./tool-invoker.ts";
 export type { CallOutcome, CallProgress, RunResult } from "./run-types.ts";
 export { formatRunResultForModel } from "./format-result.ts";
-export { approxTokens, promptToolListing, withDiscovery } from "./tool-discovery.ts";
+export { approxTokens, namespaceListing, promptToolListing, withDiscovery } from "./tool-discovery.ts";
+export {
+  type DeclarationsForCode,
+  declarationsReachedBy,
+  reachableToolTree,
+  WHOLE_DECLARATIONS_TOOLS,
+} from "./reachable-declarations.ts";
 /** The in-process checker (`doctor`); loaded on demand because it imports TypeScript. */
 export async function loadProgramChecker(): Promise<import("./typecheck-program.ts").ProgramChecker> {
   return (await import("./typecheck-program.ts")).createProgramChecker();

@@ -80,11 +80,18 @@ export function promptToolListing(
   budgetTokens: number,
 ): { readonly mode: "full" | "discovery"; readonly text: string } {
   if (approxTokens(declarations) <= budgetTokens) return { mode: "full", text: declarations };
+  return { mode: "discovery", text: namespaceListing(tree) };
+}
+
+/** One line per namespace (tool count and a sample of what it does) and how to search. */
+export function namespaceListing(tree: ToolTree): string {
   const groups = new Map<string, ToolDefinition[]>();
   for (const t of flattenToolTree(tree)) {
     const ns = t.path.split(".")[0]!;
     if (ns.startsWith("$")) continue;
-    groups.set(ns, [...(groups.get(ns) ?? []), t.definition]);
+    const group = groups.get(ns);
+    if (group) group.push(t.definition);
+    else groups.set(ns, [t.definition]);
   }
   const lines = [
     "// The tools are too many to list here. Find what you need from inside your code:",
@@ -102,7 +109,7 @@ export function promptToolListing(
       `//   tools.${ns} (${defs.length} tool${defs.length === 1 ? "" : "s"}): ${sample}${defs.length > 3 ? "; …" : ""}`,
     );
   }
-  return { mode: "discovery", text: `${lines.join("\n")}\n` };
+  return `${lines.join("\n")}\n`;
 }
 
 /** `tree` plus `tools.$search` / `tools.$describe` over it. */

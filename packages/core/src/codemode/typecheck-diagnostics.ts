@@ -28,6 +28,8 @@ export const OA_DIAGNOSTIC = {
   tooSlow: 90005,
   /** The check used more memory than its cap; the checker was replaced. */
   tooLarge: 90006,
+  /** The code reaches more tools than are declared per snippet (`tools.graph` as a whole). */
+  reachesTooMany: 90007,
 } as const;
 
 const MAX_REPORTED = 20;

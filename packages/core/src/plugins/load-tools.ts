@@ -6,6 +6,7 @@ import type { Diagnostic } from "../config/diagnostic.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { workspaceDir } from "../config/paths.ts";
 import { filterToolTree, flattenToolTree } from "../tools/flatten.ts";
+import { WHOLE_DECLARATIONS_TOOLS } from "../codemode/whole-declarations.ts";
 import { ensureWorkspaceDependencies, FIX_COMMAND, type ToolInstallFailure } from "./auto-install.ts";
 import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
@@ -178,7 +179,8 @@ export async function loadToolsIncremental(
   );
 
   let declarations: LoadResult["declarations"];
-  if (opts.declarations !== false) {
+  // Past the bound, each snippet is checked against the declarations it reaches (the gateway's snapshot).
+  if (opts.declarations !== false && declaredWhole(tree as ToolTree)) {
     try {
       // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
       const { generateDeclarations, prerenderDeclarations } = await import("../codemode/declarations.ts");
@@ -234,6 +236,15 @@ async function sourceKindEntries(
   const out: BundledPlugin[] = [];
   for (const kind of kinds) out.push(...(await kind.entries(sections[kind.key], ctx)));
   return out;
+}
+
+/** Whether the tree's declarations are rendered whole at load; a tree that cannot be flattened is, to report why. */
+function declaredWhole(tree: ToolTree): boolean {
+  try {
+    return flattenToolTree(tree).length <= WHOLE_DECLARATIONS_TOOLS;
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -512,7 +523,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
         logger: makeLogger(c.id, lc.log),
       });
       const factory = shape.factory;
-      const limit = c.kind === "bundled" && c.bundled.timeoutMs ? c.bundled.timeoutMs : lc.timeoutMs;
+      const limit = (c.kind === "bundled" ? c.bundled.timeoutMs : undefined) ?? lc.timeoutMs;
       subtree = await withTimeLimit(() => factory(ctx), limit);
       if (c.kind === "bundled") diagnostics.push(...skippedToolDiagnostics(c.id, c.bundled, lc));
     } catch (err) {

@@ -66,3 +66,35 @@ describe("a tool or plugin that never finishes loading is skipped, the rest load
     expect(fixed.diagnostics).toEqual([]);
   });
 });
+
+describe("a bundled source with its own limit (an OpenAPI spec's first parse)", () => {
+  test("loads past the factory limit within its own; one without waits only the factory limit", async () => {
+    const p = tempProject({});
+    const { defineTool, z } = await import("@openassistant/sdk");
+    const ok = defineTool({ description: "ok", approval: "auto", args: z.object({}), run: async () => 1 });
+    let release!: () => void;
+    const parsed = new Promise<void>((r) => (release = r));
+    const r = await loadTools({
+      ...p.opts,
+      ...fast,
+      bundled: [
+        // Settles only after the 300 ms factory limit has passed for the other one.
+        { id: "slowspec", timeoutMs: 60_000, tools: async () => (await parsed, { op: ok }) },
+        { id: "hang", tools: () => new Promise(() => {}) },
+        {
+          id: "waiter",
+          tools: async () => {
+            await Bun.sleep(400);
+            release();
+            return { ok };
+          },
+        },
+      ],
+    });
+    expect(Object.keys(r.tree).sort()).toEqual(["slowspec"]);
+    expect(r.diagnostics.filter((d) => d.level === "error").map((d) => d.message)).toEqual([
+      expect.stringContaining("did not return within 0.30 s"),
+      expect.stringContaining("did not return within 0.30 s"),
+    ]);
+  });
+});

@@ -23,6 +23,19 @@ export const SOURCE_LIMITS: SourceLimits = Object.freeze({
   schema: SCHEMA_LIMITS,
 });
 
+/**
+ * An OpenAPI source's limits: a spec is already bounded by its bytes (`SPEC_BYTES_LIMIT`), and
+ * Microsoft Graph's v1.0 description has 11,422 operations whose inputs together have about a
+ * million nodes (its `$select` / `$expand` enums list every property). Its tools' validators and
+ * declarations are built when first needed, not at load, so a source of that size stays usable;
+ * the nodes bound still stops `$ref` fan-out from multiplying a small spec into a huge one.
+ */
+export const OPENAPI_SOURCE_LIMITS: SourceLimits = Object.freeze({
+  ...SOURCE_LIMITS,
+  nodes: 2_000_000,
+  tools: 20_000,
+});
+
 /** Characters of a tool's description kept for the declarations and the prompt. */
 export const DESCRIPTION_LIMIT = 4_000;
 

@@ -5,6 +5,13 @@ import type { SourceEntry as BundledPlugin } from "../kind.ts";
 import type { SkippedTool } from "../source-budget.ts";
 import { loadOpenApiSource } from "./load.ts";
 
+/**
+ * Time a spec's first parse may take: Microsoft Graph's 20 MB took 5-11 s on a busy 2-core
+ * machine, past the 10 s a plugin factory gets. The work runs in slices (the gateway keeps
+ * answering), and a restart reads the parse cache (about a second).
+ */
+export const OPENAPI_LOAD_TIMEOUT_MS = 120_000;
+
 /** `config.openapi.<name>` entries as tool sources the loader mounts at `tools.<name>`. */
 export function openApiBundles(
   entries: OpenAssistantConfig["openapi"],
@@ -25,6 +32,7 @@ export function openApiBundles(
         source: spec,
         configPath: ["openapi", name],
         fingerprint: `${JSON.stringify(e)}|${stamp}`,
+        timeoutMs: OPENAPI_LOAD_TIMEOUT_MS,
         tools: async () => {
           const source = await loadOpenApiSource({
             name,

@@ -4,7 +4,7 @@ import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import { jsonSchemaKey, jsonSchemaTool } from "../json-schema-tool.ts";
 import { ownValue } from "../../tools/own-keys.ts";
 import { type Credentials, fetchKeepingCredentials } from "../credential-redirects.ts";
-import { type SkippedTool, SourceBudget } from "../source-budget.ts";
+import { OPENAPI_SOURCE_LIMITS, type SkippedTool, SourceBudget } from "../source-budget.ts";
 import { TimeSlicer } from "../time-slice.ts";
 import { describeOperations, type OperationDescriptor, type OperationNotice } from "./operations.ts";
 import { buildRequest } from "./build-request.ts";
@@ -101,7 +101,7 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
       },
     )) as { swagger?: string; openapi?: string };
     const doc = await openApi3(parsedDoc, o.spec);
-    const budget = new SourceBudget();
+    const budget = new SourceBudget(OPENAPI_SOURCE_LIMITS);
     const notices: OperationNotice[] = [];
     const operations = await describeOperations(doc as never, hidden, budget, notices);
     parsed = {
