@@ -10,9 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApprovalBroker } from "../packages/core/src/approvals/broker.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
-import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite-store.ts";
+import { openSqliteReceipts } from "../packages/core/src/receipts/sqlite/ports.ts";
 import type { ReceiptDraft } from "../packages/core/src/receipts/types.ts";
 import { createConsole } from "../apps/gateway/src/console/index.ts";
+import { createRunCodeStore } from "../apps/gateway/src/console/sqlite/run-code.ts";
 import { CALLS_PER_PAGE } from "../apps/gateway/src/console/pages/run.ts";
 import { createEventBus } from "../apps/gateway/src/events/bus.ts";
 import { startHttpApi } from "../apps/gateway/src/http/server.ts";
@@ -36,7 +37,7 @@ const dir = mkdtempSync(join(tmpdir(), "oa-bench-console-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 
 const db = openDatabase(join(dir, "db.sqlite"));
-const receipts = createSqliteReceiptStore(db, { keyDir: join(dir, "config") });
+const receipts = openSqliteReceipts(db, { keyDir: join(dir, "config") });
 const approvals = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
 const events = createEventBus();
 const runId = "run_bench";
@@ -69,8 +70,8 @@ await receipts.durable();
 let server: ReturnType<typeof startHttpApi> | undefined;
 const consoleUi = createConsole({
   settings: { dataDir: join(dir, "data"), http: { port: 0 }, policy: [] },
-  db,
   receipts,
+  runCode: createRunCodeStore(db),
   approvals,
   events,
   tools: () => staticToolSource({}).current(),

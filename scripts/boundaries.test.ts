@@ -10,7 +10,7 @@ describe("package boundaries", () => {
     const entries = await corePublicEntries();
     const bad = boundaryViolations(
       [
-        { path: "apps/gateway/src/x.ts", text: 'import { a } from "@openassistant/core/receipts/sqlite-store.ts";' },
+        { path: "apps/gateway/src/x.ts", text: 'import { a } from "@openassistant/core/receipts/sqlite/store.ts";' },
         { path: "apps/gateway/src/y.ts", text: 'import { b } from "../../../packages/core/src/text/cut.ts";' },
         { path: "apps/gateway/src/z.ts", text: 'import { c } from "@openassistant/testkit";' },
         { path: "packages/core/src/w.ts", text: 'import { d } from "../test/helper.ts";' },
@@ -20,7 +20,7 @@ describe("package boundaries", () => {
       entries,
     );
     expect(bad).toHaveLength(4);
-    expect(bad[0]).toContain('apps/gateway/src/x.ts: imports "@openassistant/core/receipts/sqlite-store.ts"');
+    expect(bad[0]).toContain('apps/gateway/src/x.ts: imports "@openassistant/core/receipts/sqlite/store.ts"');
     expect(bad[1]).toContain("reaches into packages/core by relative path");
     expect(bad[2]).toContain("apps/gateway/src/z.ts");
     expect(bad[3]).toContain("packages/core/src/w.ts");

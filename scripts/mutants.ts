@@ -28,7 +28,7 @@ const DISCORD = [
   "apps/gateway/src/surfaces/discord/dm-copies-global-rules.e2e.test.ts",
   "apps/gateway/src/surfaces/discord/late-ack.e2e.test.ts",
 ];
-const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite-store.test.ts"];
+const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite/store.test.ts"];
 const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
 const SANDBOX = [
   "packages/core/src/sandbox/limits.test.ts",
@@ -296,7 +296,7 @@ export const MUTANTS: readonly Mutant[] = [
     ["hash-not-chained", `hasher.update(prevHash ?? "");`, ``, "the previous hash is not part of the hash"],
     ["hash-no-separator", `hasher.update("\\n");`, ``, "no separator between previous hash and content"],
   ]),
-  ...m("packages/core/src/receipts/verify.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/verify.ts", RECEIPTS, [
     [
       "store-verify-prev-skipped",
       `if (row.prev_hash !== prev) {`,
@@ -361,7 +361,7 @@ export const MUTANTS: readonly Mutant[] = [
       "legacy rows can be dropped or rewritten after the keyed chain began",
     ],
   ]),
-  ...m("packages/core/src/receipts/schema.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/schema.ts", RECEIPTS, [
     [
       "schema-drops-decided-by",
       `"decision",\n  "decided_by",\n  "reason",`,
@@ -382,8 +382,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ]),
   ...m(
-    "packages/core/src/receipts/chain-writer.ts",
-    [...RECEIPTS, "packages/core/src/receipts/chain-writer.test.ts"],
+    "packages/core/src/receipts/sqlite/chain-writer.ts",
+    [...RECEIPTS, "packages/core/src/receipts/sqlite/chain-writer.test.ts"],
     [
       [
         "store-two-writers-deferred",
@@ -405,12 +405,12 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m("packages/core/src/receipts/sqlite-store.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/store.ts", RECEIPTS, [
     ["store-validation-skipped", `    validateDraft(draft);\n`, ``, "invalid drafts are stored"],
   ]),
   ...m(
-    "packages/core/src/receipts/sqlite-store.ts",
-    ["packages/core/src/receipts/journal.test.ts"],
+    "packages/core/src/receipts/sqlite/store.ts",
+    ["packages/core/src/receipts/sqlite/journal.test.ts"],
     [
       [
         "journal-cleared-unfolded",
@@ -477,8 +477,8 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/agent/run-turn.ts", GROUNDING, [
     [
       "turn-grounds-last-run-only",
-      `return state.runIds.flatMap((id) => state.deps.receipts.byRun(id));`,
-      `return state.runIds.slice(-1).flatMap((id) => state.deps.receipts.byRun(id));`,
+      `return state.deps.receipts.byRuns(state.runIds);`,
+      `return state.deps.receipts.byRuns(state.runIds.slice(-1));`,
       "grounding sees only the turn's last run",
     ],
   ]),
@@ -1011,7 +1011,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m("packages/core/src/receipts/schema.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/schema.ts", RECEIPTS, [
     [
       "schema-update-allowed",
       `receipts_no_update BEFORE UPDATE ON receipts\n`,
@@ -1043,7 +1043,7 @@ export const MUTANTS: readonly Mutant[] = [
       "INSERT OR REPLACE may overwrite the chain's metadata",
     ],
   ]),
-  ...m("packages/core/src/receipts/verify.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/verify.ts", RECEIPTS, [
     [
       "verify-legacy-prev-skipped",
       `if (row.prev_hash !== prev)\n        return fail(`,
@@ -1810,7 +1810,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/sqlite-store.ts",
+    "packages/core/src/receipts/sqlite/store.ts",
     ["apps/gateway/src/security/credentials.e2e.test.ts"],
     [
       [

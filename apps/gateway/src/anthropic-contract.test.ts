@@ -133,7 +133,7 @@ for (const model of MODELS) {
         expect(statuses).toEqual(["rate limited", "Anthropic is overloaded", "Anthropic is overloaded"]);
         expect(h.calls).toEqual(["reminders.list"]);
         expect(outcome.runIds).toHaveLength(1);
-        const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
+        const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
         expect(receipts.filter((r) => r.phase === "succeeded")).toHaveLength(1);
       },
       E2E_TIMEOUT,

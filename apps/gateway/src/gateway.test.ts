@@ -115,7 +115,7 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
     expect(outcome.summaryText).toMatch(/❌ mail\.send failed: .*SMTP server refused the connection \[r_\d+\]/);
     expect(outcome.unverified).toBe(false);
     expect(renderOutcome(outcome)).toContain("Relevant tool activity:\n❌ mail.send failed");
-    const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
+    const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
     expect(receipts.map((r) => r.phase)).toEqual(["requested", "started", "failed"]);
   });
 

@@ -11,11 +11,11 @@ import {
 import { openDatabase } from "@openassistant/core/db";
 import {
   createSecretRegistry,
-  createSqliteReceiptStore,
+  openSqliteReceipts,
   redactDeep,
   type SecretRegistry,
 } from "@openassistant/core/receipts";
-import type { ReceiptStore } from "@openassistant/core/receipts";
+import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import { createSandboxPool, defaultSandboxLimits } from "@openassistant/core/sandbox";
 import { closeMcpConnections } from "@openassistant/core/sources";
 import type { SandboxPool } from "@openassistant/core/sandbox";
@@ -32,6 +32,7 @@ import { loadAnthropicSdk } from "./model/sdk.ts";
 import { createConsole, type GatewayConsole } from "./console/index.ts";
 import { startHttpApi, type HttpApi } from "./http/server.ts";
 import { resolveHttpToken } from "./http/token.ts";
+import { createRunCodeStore } from "./console/sqlite/run-code.ts";
 import { createSessionStore, type SessionStore } from "./sessions/store.ts";
 import { defaultSettings, type GatewaySettings } from "./settings.ts";
 import { declarationCacheFile, loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
@@ -77,7 +78,7 @@ export interface Gateway {
   readonly settings: GatewaySettings;
   readonly events: EventBus;
   readonly approvals: ApprovalBroker;
-  readonly receipts: ReceiptStore;
+  readonly receipts: ReceiptLog & ReceiptReader;
   readonly sessions: SessionStore;
   readonly db: Database;
   readonly auth: AuthResolver;
@@ -214,11 +215,11 @@ async function openGateway(
   const redact = secrets.redact;
 
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
-  const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true, secrets });
+  const receipts = openSqliteReceipts(db, { keyDir: configDir, journal: true, secrets });
   undo.push(() => receipts.close());
   const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
   undo.push(() => approvals.close());
-  closeOrphanedApprovals(approvals, receipts, log);
+  await closeOrphanedApprovals(approvals, receipts, log);
   approvals.subscribe((e) =>
     events.emit(
       e.type === "requested"
@@ -345,8 +346,8 @@ async function openGateway(
   const consoleUi: GatewayConsole | undefined = settings.http
     ? createConsole({
         settings,
-        db,
         receipts,
+        runCode: createRunCodeStore(db),
         approvals,
         events,
         tools: () => toolSource.current(),
@@ -474,7 +475,7 @@ async function openGateway(
     if (!options.sandbox) await pool.close();
     if (!options.typechecker) await typechecker.close();
     closed = true;
-    receipts.close();
+    await receipts.close();
     db.close();
   }
 
@@ -518,12 +519,16 @@ function credentialSecrets(auth: AuthResolver): string[] {
  * Approvals left pending by a previous process can never be answered (nobody awaits them):
  * deny them and append a `denied` receipt so the audit trail says how the call ended.
  */
-function closeOrphanedApprovals(approvals: ApprovalBroker, receipts: ReceiptStore, log: (line: string) => void): void {
+async function closeOrphanedApprovals(
+  approvals: ApprovalBroker,
+  receipts: ReceiptLog & ReceiptReader,
+  log: (line: string) => void,
+): Promise<void> {
   const reason = "the gateway restarted before a decision";
   for (const request of approvals.closeOrphans(reason)) {
-    const last = receipts.query({ callId: request.callId }).at(-1);
+    const last = (await receipts.query({ callId: request.callId })).at(-1);
     if (last && last.phase === "requested") {
-      receipts.append({
+      await receipts.append({
         runId: last.runId,
         callId: last.callId,
         toolPath: last.toolPath,

@@ -140,7 +140,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
       expect(ph.violations).toEqual([]);
       // Grounded: the answer is backed by success receipts of both calls.
       expect(out.unverified).toBe(false);
-      const receipts = out.runIds.flatMap((r) => gateway.receipts.query({ runId: r }));
+      const receipts = (await Promise.all(out.runIds.map((r) => gateway.receipts.query({ runId: r })))).flat();
       const succeeded = receipts.filter((r) => r.phase === "succeeded").map((r) => r.toolPath);
       expect(succeeded).toEqual(["workspace.writeTool", "signup_monitor"]);
       expect(receipts.find((r) => r.toolPath === "workspace.writeTool" && r.phase === "approved")?.decidedBy).toBe(
@@ -149,7 +149,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
       // The history names the version and the call that wrote it.
       const log = readFileSync(join(dir, ".openassistant/history/tools.jsonl"), "utf8");
       // /tools shows which version is in place, who approved it and when.
-      const report = surfacePort(gateway).listTools();
+      const report = await surfacePort(gateway).listTools();
       expect(report.versions?.[0]).toMatchObject({
         name: "signup_monitor.ts",
         action: "write",

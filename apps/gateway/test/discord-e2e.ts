@@ -207,8 +207,8 @@ export function decisionField(message: Json | undefined): string | undefined {
 }
 
 /** Every receipt of one call, in append order. */
-export function trailOf(e: DiscordE2E, callId: string) {
-  return e.h.gateway.receipts.query({ callId }).sort((a, b) => a.seq - b.seq);
+export async function trailOf(e: DiscordE2E, callId: string) {
+  return (await e.h.gateway.receipts.query({ callId })).sort((a, b) => a.seq - b.seq);
 }
 
 /** Whether a message is an approval card (an embed titled "Approval needed: …"). */

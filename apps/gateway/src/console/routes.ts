@@ -1,10 +1,9 @@
-import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { PolicyRule } from "@openassistant/core/policy";
 import { resolvePolicy } from "@openassistant/core/policy";
-import type { CallStatus } from "@openassistant/core/receipts";
-import type { ReceiptStore } from "@openassistant/core/receipts";
+import { RUN_STATUSES, type CallStatus } from "@openassistant/core/receipts";
+import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import { flattenToolTree } from "@openassistant/core/tools";
 import type { EventBus } from "../events/bus.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
@@ -15,8 +14,7 @@ import { messagePage, signedInPage } from "./pages/layout.ts";
 import { runPage } from "./pages/run.ts";
 import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
 import { toolsPage, type ToolRow } from "./pages/tools.ts";
-import type { RunCodeStore } from "./run-code.ts";
-import { conversationOf, listConversations, listRuns, RUN_STATUSES } from "./run-queries.ts";
+import type { RunCodeStore } from "./sqlite/run-code.ts";
 import type { Signer } from "./signing.ts";
 import { eventStreamResponse } from "../http/event-stream.ts";
 
@@ -28,8 +26,8 @@ const COOKIE = "oa_console";
 const MAX_REASON = 1000;
 
 export interface ConsoleDeps {
-  readonly db: Database;
-  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun" | "sync">;
+  readonly receipts: Pick<ReceiptReader, "byRun" | "runs" | "conversations" | "conversationOf"> &
+    Pick<ReceiptLog, "verifyRun">;
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
@@ -144,7 +142,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     });
   }
 
-  function runRoute(runId: string, url: URL, operator: string | undefined): Response {
+  async function runRoute(runId: string, url: URL, operator: string | undefined): Promise<Response> {
     const token = url.searchParams.get("t");
     if (!operator) {
       const checked = d.signer.check(token);
@@ -162,15 +160,15 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       if (checked.grant.kind !== "run" || checked.grant.runId !== runId)
         return page(messagePage("Link refused", "This link is for another page."), 401);
     }
-    const receipts = d.receipts.byRun(runId);
+    const receipts = await d.receipts.byRun(runId);
     if (receipts.length === 0) return page(messagePage("No such run", `No receipts for run ${runId}.`, operator), 404);
     return page(
       runPage({
         runId,
         receipts,
-        integrity: d.receipts.verifyRun(runId),
+        integrity: await d.receipts.verifyRun(runId),
         code: d.runCode.codeOf(runId),
-        conversation: conversationOf(d.db, receipts[0]!.sessionId),
+        conversation: await d.receipts.conversationOf(receipts[0]!.sessionId),
         approvals: (callId) => d.approvals.get(callId),
         redact: d.redact,
         ...(operator ? { operator } : { linkToken: token ?? undefined }),
@@ -195,9 +193,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
 
   function runRows(q: RunsQuery) {
     const status = RUN_STATUSES.includes(q.status as CallStatus) ? (q.status as CallStatus) : undefined;
-    // The run list reads the receipts table with its own SQL: receipts still in the journal first.
-    d.receipts.sync();
-    return listRuns(d.db, {
+    return d.receipts.runs({
       session: q.session,
       tool: q.tool,
       status,
@@ -309,11 +305,11 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         return redirect("/console/runs");
       case "/console/runs": {
         const q = runsQuery(url);
-        const rows = runRows(q); // first: it gets journaled receipts into the table
-        return page(runsPage(operator, q, listConversations(d.db), rows));
+        const [rows, conversations] = await Promise.all([runRows(q), d.receipts.conversations()]);
+        return page(runsPage(operator, q, conversations, rows));
       }
       case "/console/runs/table":
-        return page(runsTable(runRows(runsQuery(url))));
+        return page(runsTable(await runRows(runsQuery(url))));
       case "/console/approvals": {
         const n = url.searchParams.get("notice");
         const notice = n && Object.hasOwn(NOTICES, n) ? (n as Notice) : undefined;

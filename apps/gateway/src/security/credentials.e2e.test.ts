@@ -321,7 +321,7 @@ test("no credential of any store, in any encoding, reaches receipts, logs, promp
   // Every store was registered, and the turn really handled the secrets (so a leak would show).
   expect([...gateway.secrets.sources()].sort()).toEqual([...CREDENTIAL_SOURCES].sort());
   expect(users.issued.length).toBeGreaterThan(issuedBefore); // a refresh obtained new tokens
-  const run = gateway.receipts.query({}).filter((r) => r.phase === "succeeded" || r.phase === "failed");
+  const run = (await gateway.receipts.query({})).filter((r) => r.phase === "succeeded" || r.phase === "failed");
   expect(run.map((r) => `${r.toolPath}:${r.phase}`).sort()).toEqual(
     [
       "shop.whoami:succeeded",

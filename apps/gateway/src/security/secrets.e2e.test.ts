@@ -118,7 +118,7 @@ test("config secrets and credentials never reach prompts, receipts, events, sess
   expect(outcome.runIds).toHaveLength(1);
 
   // The tools really ran and really saw the secret (so this test would catch a leak).
-  const receipts = gateway.receipts.byRun(outcome.runIds[0]!);
+  const receipts = await gateway.receipts.byRun(outcome.runIds[0]!);
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
     "weather.lookup:requested",
     "weather.lookup:started",
@@ -169,7 +169,7 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
   });
   const outcome = await gateway.handleMessage({ sessionKey: "secrets-encoded", surface: "terminal", text: "report" });
   unsubscribe();
-  const receipts = gateway.receipts.byRun(outcome.runIds[0]!);
+  const receipts = await gateway.receipts.byRun(outcome.runIds[0]!);
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
     "weather.encoded:requested",
     "weather.encoded:started",

@@ -54,7 +54,7 @@ test("the Discord token and the generated HTTP token never reach receipts, promp
     onEvent: (e) => events.push(e),
   });
 
-  const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
+  const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
   // The tools ran and saw both tokens, so a leak would show.
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
     "leak.echo:requested",

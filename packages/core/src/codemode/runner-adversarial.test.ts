@@ -5,7 +5,7 @@ import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { MAX_ERROR_CHARS } from "../sandbox/vm-run.ts";
 import { createCodeModeRunner } from "./runner.ts";

@@ -10,7 +10,7 @@ import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { generateDeclarations } from "./declarations.ts";
 import { createCodeModeRunner } from "./runner.ts";

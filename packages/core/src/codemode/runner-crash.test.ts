@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 
 /** Runs a fixture with the database file and key dir, reads its stdout until `marker` matches, then SIGKILLs it. */
 async function killWhen(

@@ -9,7 +9,7 @@ import { createApprovalBroker } from "../approvals/broker.ts";
 import { createApprovalRuleStore } from "../approvals/rules.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../approvals/types.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { createCodeModeRunner } from "./runner.ts";
 

@@ -4,7 +4,7 @@ import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import type { RequestApproval } from "../approvals/types.ts";
 import type { PolicyRule } from "../policy/types.ts";
 import { createRedactor } from "../receipts/redact.ts";
-import type { ReceiptStore } from "../receipts/types.ts";
+import type { ReceiptStaging } from "../receipts/port.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
 import { indexToolTree } from "../tools/flatten.ts";
@@ -17,7 +17,7 @@ export interface CodeModeRunnerOptions {
   /** The tools, or a getter so a reload is picked up by the next run (a run keeps the tree it started with). */
   readonly tools: ToolTree | (() => ToolTree);
   readonly requestApproval: RequestApproval;
-  readonly receipts: ReceiptStore;
+  readonly receipts: ReceiptStaging;
   /** Operator overrides by tool path pattern; first match wins. */
   readonly policy?: readonly PolicyRule[] | (() => readonly PolicyRule[]);
   /** "Approve always" rules consulted before asking an operator. */

@@ -10,7 +10,7 @@ import type { ApprovalRequest, RequestApproval } from "../approvals/types.ts";
 import { openDatabase } from "../db/open.ts";
 import type { PolicyRule } from "../policy/types.ts";
 import { createRedactor } from "../receipts/redact.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { jsonInputOf, jsonSchemaTool } from "../sources/json-schema-tool.ts";
 import { createToolInvoker, type InvokerContext } from "./tool-invoker.ts";
 

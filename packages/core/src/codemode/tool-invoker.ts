@@ -4,7 +4,8 @@ import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
 import type { PolicyRule } from "../policy/types.ts";
-import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "../receipts/types.ts";
+import type { ReceiptStaging } from "../receipts/port.ts";
+import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import type { CallOutcome } from "./run-types.ts";
 import { newId } from "../db/new-id.ts";
@@ -30,7 +31,7 @@ export interface InvokerContext {
   /** The model's code, shown on approval cards. */
   readonly code: string;
   readonly tools: ReadonlyMap<string, ToolDefinition>;
-  readonly receipts: ReceiptStore;
+  readonly receipts: ReceiptStaging;
   readonly requestApproval: RequestApproval;
   readonly policy: readonly PolicyRule[];
   readonly standing?: StandingApprovals;

@@ -63,33 +63,3 @@ export interface ReceiptQuery {
   readonly until?: number;
   readonly limit?: number;
 }
-
-export interface ReceiptStore {
-  /** Appends and commits (with anything staged before it) before returning; never updates or deletes. */
-  append(draft: ReceiptDraft): Receipt;
-  /**
-   * Queues a receipt for the next group commit (validated and bounded now). Await `durable()`
-   * before any step whose effect leaves the gateway. With `defer`, the receipt does not start a
-   * commit of its own: it joins the next one (a `durable()`, a read, another stage) and is
-   * committed at the latest after a few milliseconds (a tool's outcome: the next call's
-   * `durable()` or the run's end carries it).
-   */
-  stage(draft: ReceiptDraft, options?: { readonly defer?: boolean }): void;
-  /** Resolves once every receipt staged so far is committed; rejects if that commit failed. */
-  durable(): Promise<void>;
-  /**
-   * Gets every receipt staged or made durable so far into the database now (what the reads below
-   * do first). For code that reads the receipts table with its own SQL (the console's run list).
-   */
-  sync(): void;
-  byRun(runId: string): Receipt[];
-  query(q: ReceiptQuery): Receipt[];
-  /** Checks a run's receipts: the keyed chain from its first receipt through the one after its last, and the head. */
-  verifyRun(runId: string): { ok: true } | { ok: false; brokenAt: string; reason: string };
-  /** Checks every receipt in the database and the chain head; names the first bad row. */
-  verify(): VerifyResult;
-  /** Where the chain's key and head live, for messages. */
-  info(): { dbId: string; keyId: string; keyPath?: string; headPath?: string; recordedKeyId?: string };
-  /** Commits what is staged; releases statements and the head file. */
-  close(): void;
-}

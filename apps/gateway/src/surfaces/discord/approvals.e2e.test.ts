@@ -59,7 +59,7 @@ describe("approval cards", () => {
     expect(edited.components).toEqual([]);
     expect(decisionField(edited)).toContain(`Approved by <@${e.ids.alice}>`);
 
-    const trail = trailOf(e, callId).map((r) => r.phase);
+    const trail = (await trailOf(e, callId)).map((r) => r.phase);
     expect(trail).toEqual(["requested", "approved", "started", "succeeded"]);
     const answer = botTexts(e.fake, dm).find((t) => t.startsWith("Saved your note."))!;
     expect(answer).toContain("✅ `notes.write`");
@@ -139,7 +139,7 @@ describe("approval cards", () => {
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved C.")), "the answer");
     expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:C1");
-    const phases = trailOf(e, callId).map((r) => r.phase);
+    const phases = (await trailOf(e, callId)).map((r) => r.phase);
     expect(phases.filter((p) => p === "approved" || p === "denied")).toEqual(["denied"]);
     expect(await eventually(() => again.followUps().at(-1)?.content, "the follow-up")).toContain("already denied");
     expect(decisionField(e.fake.message(card.id))).toContain("Denied by");

@@ -72,14 +72,16 @@ describe("/approve by an allowed user who is not an approver", () => {
     // Nothing changed: still pending, nothing ran, no decision receipt, the card still has its buttons.
     expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
     expect(e.ran).toEqual([]);
-    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested"]);
+    expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested"]);
     expect(e.fake.message(card.id)!.components.length).toBeGreaterThan(0);
 
     // The approver's /approve still works afterwards.
     expect(await slashApprove(e.ids.alice, callId, "approve")).toContain("Approved `notes.write`");
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved it")), "the answer");
     expect(e.ran.map((r) => r.what)).toEqual(["notes.write:secret plan"]);
-    expect(e.h.gateway.receipts.query({ callId, phase: "approved" })[0]!.decidedBy).toBe(`discord:${e.ids.alice}`);
+    expect((await e.h.gateway.receipts.query({ callId, phase: "approved" }))[0]!.decidedBy).toBe(
+      `discord:${e.ids.alice}`,
+    );
   });
 });
 

@@ -74,7 +74,7 @@ describe("approval cards reach approvers when the requester cannot decide", () =
       "the answer in Bob's DM",
     );
     expect(e.ran.map((r) => r.what)).toContain("notes.write:from bob");
-    expect(trailOf(e, callId).map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
+    expect((await trailOf(e, callId)).map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
     for (const copy of [aliceCopy, bobCopy]) {
       const now = await eventually(() => {
         const m = e.fake.message(copy.id)!;

@@ -100,7 +100,7 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     expect(e.fake.messages(thread).filter((m) => isCard(m))).toHaveLength(0);
     expect(e.fake.messages(dm).filter((m) => !dmBefore.has(m.id) && isCard(m))).toHaveLength(0);
     expect(e.ran.map((r) => r.what)).toContain("notes.write:G2");
-    const approved = e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" }).at(-1)!;
+    const approved = (await e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" })).at(-1)!;
     expect(approved.decidedBy).toBe(`rule:${rules[0]!.id}`);
   });
 });

@@ -81,7 +81,7 @@ async function refusedClick(card: Json, userId: string): Promise<void> {
     ephemeral: true,
   });
   expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
-  expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested"]);
+  expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested"]);
 }
 
 /** Alice denies what was left pending, so the turn ends. */

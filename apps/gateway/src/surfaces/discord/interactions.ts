@@ -231,7 +231,7 @@ export function createInteractionHandler(deps: {
 
     switch (i.commandName) {
       case "tools":
-        return replyLong(i, renderTools(gateway.listTools()));
+        return replyLong(i, renderTools(await gateway.listTools()));
       case "reload": {
         await i.deferReply({ flags: EPHEMERAL });
         try {
@@ -250,8 +250,8 @@ export function createInteractionHandler(deps: {
         const start = (page - 1) * RECEIPTS_PAGE_SIZE;
         // A run's trail in call order; the recent list newest first (query returns the newest rows, oldest first).
         const all = runId
-          ? gateway.receipts.byRun(runId)
-          : gateway.receipts.query({ limit: Math.min(10_000, start + RECEIPTS_PAGE_SIZE + 1) }).reverse();
+          ? await gateway.receipts.byRun(runId)
+          : (await gateway.receipts.query({ limit: Math.min(10_000, start + RECEIPTS_PAGE_SIZE + 1) })).reverse();
         const slice = all.slice(start, start + RECEIPTS_PAGE_SIZE);
         return replyLong(i, renderReceipts(slice, { page, runId, hasMore: all.length > start + RECEIPTS_PAGE_SIZE }));
       }

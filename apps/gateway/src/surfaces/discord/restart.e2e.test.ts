@@ -88,7 +88,7 @@ describe("restart", () => {
     await e.restart();
     const edited = await closed(card.id);
     expect(decisionField(edited)).toContain("Closed: the gateway restarted");
-    const phases = trailOf(e, callId).map((r) => r.phase);
+    const phases = (await trailOf(e, callId)).map((r) => r.phase);
     expect(phases).toEqual(["requested", "denied"]);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:K1");
   }, 20_000);

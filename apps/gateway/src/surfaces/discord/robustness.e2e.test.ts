@@ -127,7 +127,7 @@ describe("robustness", () => {
     expect(e.fake.connectedSessions).toBe(0);
     // The pending approval ended as a denial and the tool never ran.
     expect(e.h.gateway.approvals.get(callId)!.status).not.toBe("pending");
-    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested", "denied"]);
+    expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested", "denied"]);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:S1");
     await e.surface.stop(); // idempotent
 

@@ -78,7 +78,7 @@ describe("approve always and /rules", () => {
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W2")), "second answer");
     expect(e.fake.messages(dm).filter((m) => !before.has(m.id) && isCard(m))).toHaveLength(0);
     expect(e.ran.map((r) => r.what)).toContain("notes.write:W2");
-    const w2 = e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" }).at(-1)!;
+    const w2 = (await e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" })).at(-1)!;
     expect(w2.decidedBy).toBe(`rule:${rules[0]!.id}`);
 
     const list = await slash("rules", undefined, "list");
@@ -136,7 +136,7 @@ describe("approve always and /rules", () => {
     const recent = await slash("receipts");
     expect(recent).toContain("**Recent receipts** · page 1");
     expect(recent).toContain("page:2");
-    const runId = e.h.gateway.receipts.query({ tool: "notes.write", limit: 1 }).at(-1)!.runId;
+    const runId = (await e.h.gateway.receipts.query({ tool: "notes.write", limit: 1 })).at(-1)!.runId;
     const trail = await slash("receipts", { run: runId });
     expect(trail).toContain(`Receipts of run \`${runId}\``);
     expect(trail).toContain("requested");

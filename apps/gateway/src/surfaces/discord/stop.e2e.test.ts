@@ -55,9 +55,8 @@ function closeFromConsole(callId: string): void {
   e.h.gateway.approvals.decide(callId, { decision: "denied", by: "console:ops", reason: "closed by the test" });
 }
 
-function decidedBy(callId: string): string[] {
-  return e.h.gateway.receipts
-    .query({ callId })
+async function decidedBy(callId: string): Promise<string[]> {
+  return (await e.h.gateway.receipts.query({ callId }))
     .filter((r) => r.phase === "approved" || r.phase === "denied")
     .map((r) => r.decidedBy ?? "");
 }
@@ -89,7 +88,7 @@ describe("a stopping or stopped Discord surface never acts", () => {
 
     closeFromConsole(callId);
     await stopped;
-    expect(decidedBy(callId)).toEqual(["console:ops"]);
+    expect(await decidedBy(callId)).toEqual(["console:ops"]);
     expect(e.ran).toEqual([]);
     await e.startSurface();
   });
@@ -132,7 +131,7 @@ describe("a stopping or stopped Discord surface never acts", () => {
 
     closeFromConsole(callId);
     await stopped;
-    expect(decidedBy(callId)).toEqual(["console:ops"]);
+    expect(await decidedBy(callId)).toEqual(["console:ops"]);
     expect(e.ran).toEqual([]);
     await e.startSurface();
   });
