@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApprovalBroker } from "../packages/core/src/approvals/broker.ts";
+import { openSqliteApprovals } from "../packages/core/src/approvals/sqlite/open.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
 import { openSqliteReceipts } from "../packages/core/src/receipts/sqlite/ports.ts";
 import type { ReceiptDraft } from "../packages/core/src/receipts/types.ts";
@@ -38,7 +39,7 @@ process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 
 const db = openDatabase(join(dir, "db.sqlite"));
 const receipts = openSqliteReceipts(db, { keyDir: join(dir, "config") });
-const approvals = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+const approvals = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
 const events = createEventBus();
 const runId = "run_bench";
 for (let c = 0; c < CALLS; c++) {

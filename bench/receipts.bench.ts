@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApprovalBroker } from "../packages/core/src/approvals/broker.ts";
+import { openSqliteApprovals } from "../packages/core/src/approvals/sqlite/open.ts";
 import type { ApprovalRequest } from "../packages/core/src/approvals/types.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
 import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite/store.ts";
@@ -315,7 +316,7 @@ db.close();
 
 // Broker: request persisted → "requested" event → decide (UPDATE) → caller resumes.
 const bdb = openDatabase(join(dir, "approvals.sqlite"));
-const broker = createApprovalBroker({ db: bdb, defaultTimeoutMs: 60_000 });
+const broker = createApprovalBroker({ ...openSqliteApprovals(bdb), defaultTimeoutMs: 60_000 });
 broker.subscribe((e) => {
   if (e.type === "requested")
     queueMicrotask(() => broker.decide(e.request.callId, { decision: "approved", by: "alice" }));

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
-import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals";
+import { createApprovalBroker, openSqliteApprovals, type ApprovalBroker } from "@openassistant/core/approvals";
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode";
 import {
   createTypechecker,
@@ -217,7 +217,9 @@ async function openGateway(
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
   const receipts = openSqliteReceipts(db, { keyDir: configDir, journal: true, secrets });
   undo.push(() => receipts.close());
-  const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
+  const approvalStores = openSqliteApprovals(db);
+  undo.push(() => approvalStores.close());
+  const approvals = createApprovalBroker({ ...approvalStores, defaultTimeoutMs: settings.approvalTimeoutMs });
   undo.push(() => approvals.close());
   await closeOrphanedApprovals(approvals, receipts, log);
   approvals.subscribe((e) =>
@@ -466,7 +468,7 @@ async function openGateway(
     clearTimeout(graceTimer);
     consoleUi?.close();
     await http?.close();
-    approvals.close();
+    await approvals.close();
     unsubscribeChecker();
     toolSource.close();
     await runner.close({ reason });
@@ -476,6 +478,7 @@ async function openGateway(
     if (!options.typechecker) await typechecker.close();
     closed = true;
     await receipts.close();
+    await approvalStores.close();
     db.close();
   }
 
@@ -525,7 +528,7 @@ async function closeOrphanedApprovals(
   log: (line: string) => void,
 ): Promise<void> {
   const reason = "the gateway restarted before a decision";
-  for (const request of approvals.closeOrphans(reason)) {
+  for (const request of await approvals.closeOrphans(reason)) {
     const last = (await receipts.query({ callId: request.callId })).at(-1);
     if (last && last.phase === "requested") {
       await receipts.append({

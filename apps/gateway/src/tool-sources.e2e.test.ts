@@ -101,7 +101,7 @@ describe("tool sources beyond files (issue 15)", () => {
       gateway.approvals.subscribe((e) => {
         if (e.type !== "requested") return;
         asked.push(e.request.toolPath);
-        gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+        void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
       });
       api.script([
         toolUseTurn({

@@ -104,7 +104,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
           files: cardFiles(e.request).map((f) => ({ name: f.name, text: f.attachment.toString("utf8") })),
           card: JSON.stringify(renderCard(e.request, { kind: "pending" })),
         });
-        gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+        void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
       });
       api.script([
         writeCall("toolu_w"),
@@ -180,7 +180,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
     try {
       gateway.approvals.subscribe((e) => {
         if (e.type === "requested")
-          gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "not now" });
+          void gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "not now" });
       });
       api.script([writeCall("toolu_w"), textTurn("I've set up the signup monitor for you.")]);
       const out = await gateway.handleMessage({
@@ -211,7 +211,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
     const gateway = await gatewayIn(dir, api);
     try {
       const asked: string[] = [];
-      gateway.approvals.rules.add({
+      await gateway.approvals.rules.add({
         toolPath: "workspace.writeTool",
         scope: "global",
         createdBy: "operator-1",
@@ -220,7 +220,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
       gateway.approvals.subscribe((e) => {
         if (e.type !== "requested") return;
         asked.push(e.request.toolPath);
-        gateway.approvals.decide(e.request.callId, {
+        void gateway.approvals.decide(e.request.callId, {
           decision: "denied",
           by: "operator-1",
           reason: "checking the rule",

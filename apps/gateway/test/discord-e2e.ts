@@ -172,14 +172,15 @@ export async function startDiscordE2E(
 }
 
 /** Polls until `find` returns something (fake state is synchronous; discord.js is not). */
+/** Polls `find` (which may answer later: a store read) until it gives something. */
 export async function eventually<T>(
-  find: () => T | undefined | null | false,
+  find: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   what: string,
   timeoutMs = 5000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const v = find();
+    const v = await find();
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await Bun.sleep(5);

@@ -162,6 +162,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     }
     const receipts = await d.receipts.byRun(runId);
     if (receipts.length === 0) return page(messagePage("No such run", `No receipts for run ${runId}.`, operator), 404);
+    const asked = [...new Set(receipts.filter((r) => r.policy === "required").map((r) => r.callId))];
+    const records = new Map(await Promise.all(asked.map(async (id) => [id, await d.approvals.get(id)] as const)));
     return page(
       runPage({
         runId,
@@ -169,7 +171,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         integrity: await d.receipts.verifyRun(runId),
         code: d.runCode.codeOf(runId),
         conversation: await d.receipts.conversationOf(receipts[0]!.sessionId),
-        approvals: (callId) => d.approvals.get(callId),
+        approvals: (callId) => records.get(callId),
         redact: d.redact,
         ...(operator ? { operator } : { linkToken: token ?? undefined }),
         focusCall: url.searchParams.get("call") ?? undefined,
@@ -224,7 +226,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       .trim()
       .slice(0, MAX_REASON);
     const by = `console:${normalizeOperator(operator)}`;
-    const result = d.approvals.decide(
+    const result = await d.approvals.decide(
       callId,
       kind === "approve"
         ? { decision: "approved", by }
@@ -313,10 +315,10 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       case "/console/approvals": {
         const n = url.searchParams.get("notice");
         const notice = n && Object.hasOwn(NOTICES, n) ? (n as Notice) : undefined;
-        return page(approvalsPage(operator, d.approvals.pending(), d.redact, d.isApprover(operator), notice));
+        return page(approvalsPage(operator, await d.approvals.pending(), d.redact, d.isApprover(operator), notice));
       }
       case "/console/approvals/list":
-        return page(approvalsList(d.approvals.pending(), d.redact, d.isApprover(operator)));
+        return page(approvalsList(await d.approvals.pending(), d.redact, d.isApprover(operator)));
       case "/console/tools": {
         const snapshot = d.tools(); // one snapshot for the whole page
         return page(toolsPage(operator, toolRows(snapshot), snapshot.diagnostics, snapshot.entries));

@@ -165,7 +165,9 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
   const unsubscribe = gateway.events.subscribe((e) => {
     events.push(e);
     if (e.type === "approval.requested")
-      queueMicrotask(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "terminal:test" }));
+      queueMicrotask(
+        () => void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "terminal:test" }),
+      );
   });
   const outcome = await gateway.handleMessage({ sessionKey: "secrets-encoded", surface: "terminal", text: "report" });
   unsubscribe();
@@ -191,7 +193,7 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
   const haystacks: Record<string, string> = {
     prompts: JSON.stringify(api.requests.map((r) => r.body)),
     receipts: JSON.stringify(receipts),
-    approvals: JSON.stringify(gateway.approvals.get((request as { request: { callId: string } }).request.callId)),
+    approvals: JSON.stringify(await gateway.approvals.get((request as { request: { callId: string } }).request.callId)),
     events: JSON.stringify(events),
     history: JSON.stringify(gateway.sessions.history(gateway.sessions.getOrCreate("secrets-encoded", "terminal").id)),
   };

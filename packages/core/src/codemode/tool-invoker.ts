@@ -19,9 +19,9 @@ const MAX_MESSAGE_CHARS = 4_000;
 /** A tool's own summary on an approval card (a replaced file's diff can be long; the file is attached whole). */
 const MAX_SUMMARY_CHARS = 3_000;
 
-/** A standing "approve always" rule source (approvals/rules.ts implements it). */
+/** A standing "approve always" rule source (the approval rule store implements it). */
 export interface StandingApprovals {
-  match(toolPath: string, sessionId: string | undefined, now: number): { readonly id: string } | undefined;
+  match(toolPath: string, sessionId: string | undefined, now: number): Promise<{ readonly id: string } | undefined>;
 }
 
 export interface InvokerContext {
@@ -299,7 +299,7 @@ export function createToolInvoker(ctx: InvokerContext) {
     input: unknown,
     alwaysAsk: boolean,
   ): Promise<ApprovalDecision> {
-    const rule = alwaysAsk ? undefined : ctx.standing?.match(path, ctx.sessionId, Date.now());
+    const rule = alwaysAsk ? undefined : await ctx.standing?.match(path, ctx.sessionId, Date.now());
     if (rule) return { decision: "approved", by: `rule:${rule.id}` };
     if (ctx.signal.aborted) return { decision: "denied", by: "system", reason: "run cancelled" };
     // The card is seen outside the gateway: the `requested` receipt is committed first.

@@ -123,7 +123,7 @@ describe("approval cards", () => {
       expect(note.flags & 64).toBe(64); // ephemeral
       expect(note.content).toContain("not allowed to decide approvals");
     }
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
     expect(e.fake.message(card.id)!.components.length).toBe(1);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:C1");
 
@@ -137,7 +137,7 @@ describe("approval cards", () => {
     await first.callback();
     await again.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved C.")), "the answer");
-    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    expect((await e.h.gateway.approvals.get(callId))!.decision!.decision).toBe("denied");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:C1");
     const phases = (await trailOf(e, callId)).map((r) => r.phase);
     expect(phases.filter((p) => p === "approved" || p === "denied")).toEqual(["denied"]);

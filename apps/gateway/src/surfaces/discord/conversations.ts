@@ -112,7 +112,7 @@ export function createConversations(deps: {
     }
     const kind = parsed.decision === "approved" ? "approve" : "deny";
     const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a), "decision");
-    const applied = applyDecision(gateway, config, life, actor, parsed.callId, kind, parsed.reason);
+    const applied = await applyDecision(gateway, config, life, actor, parsed.callId, kind, parsed.reason);
     if (!life.open) return; // stopped while looking up roles: say nothing more
     if (!applied.allowed && message.guildId) return tellPrivately(message, applied.text);
     await safely(log, "replying to /approve text", () => message.reply(fitMessage({ content: applied.text })));

@@ -83,7 +83,7 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     await click.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved G1.")), "the first answer");
     expect(await eventually(() => click.followUps()[0]?.content, "the rule follow-up")).toContain("everywhere");
-    const rules = e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
+    const rules = await e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
     expect(rules).toHaveLength(1);
     expect(rules[0]!.scope).toBe("global");
     const ttl = rules[0]!.expiresAt! - Date.now();

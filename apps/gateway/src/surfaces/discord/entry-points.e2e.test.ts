@@ -149,7 +149,7 @@ async function snapshot() {
   return {
     calls: await Promise.all(
       [cardCallId(guildCard), cardCallId(dmCard)].map(async (id) => ({
-        status: e.h.gateway.approvals.get(id)!.status,
+        status: (await e.h.gateway.approvals.get(id))!.status,
         phases: (await e.h.gateway.receipts.query({ callId: id })).map((r) => r.phase),
       })),
     ),
@@ -157,7 +157,7 @@ async function snapshot() {
       const now = e.fake.message(c.id)!;
       return { components: now.components, embeds: now.embeds };
     }),
-    rules: e.h.gateway.approvals.rules.list({ activeAt: Date.now() }).length,
+    rules: (await e.h.gateway.approvals.rules.list({ activeAt: Date.now() })).length,
     ran: e.ran.map((r) => r.what),
   };
 }
@@ -173,7 +173,7 @@ function publicGuildMessages(): string[] {
 }
 
 describe("every entry point refuses a non-approver and a stranger privately, before any step", () => {
-  test("no option of any registered command asks for autocomplete (Discord sends none, so none can leak)", () => {
+  test("no option of any registered command asks for autocomplete (Discord sends none, so none can leak)", async () => {
     const all = [...e.fake.commands(), ...e.fake.commands(e.ids.guildId)];
     const walk = (options: Json[] | undefined): Json[] =>
       (options ?? []).flatMap((o) => [o, ...walk(o.options as Json[] | undefined)]);

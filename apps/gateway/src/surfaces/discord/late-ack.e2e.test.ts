@@ -53,7 +53,7 @@ test("a late-acknowledged click by a member who is not an approver decides nothi
   expect((await click.callback()).error).toBe("Unknown interaction");
   // The guild click's approver check needs no lookup: once the failed acknowledgement is logged, it has been judged.
   await eventually(() => e.logs.find((l) => l.includes(`acknowledging click ${click.id}`)), "the late click handled");
-  expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+  expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
   expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested"]);
 
   e.fake.expectErrors({ code: 10062, times: 1 });

@@ -50,7 +50,7 @@ describe("restart", () => {
     const callId = cardCallId(card);
     await e.restart();
     expect(decisionField(await closed(card.id))).toContain("Closed:");
-    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    expect((await e.h.gateway.approvals.get(callId))!.decision!.decision).toBe("denied");
     const click = e.fake.clickButton({
       messageId: card.id,
       customId: `oa:approve:${callId}`,
@@ -58,7 +58,7 @@ describe("restart", () => {
       force: true,
     });
     await click.callback();
-    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    expect((await e.h.gateway.approvals.get(callId))!.decision!.decision).toBe("denied");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:G1");
   });
 

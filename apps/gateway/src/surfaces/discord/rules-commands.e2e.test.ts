@@ -46,7 +46,7 @@ async function slash(
 }
 
 describe("approve always and /rules", () => {
-  test("slash commands are registered in the configured guild", () => {
+  test("slash commands are registered in the configured guild", async () => {
     expect(
       e.fake
         .commands(e.ids.guildId)
@@ -69,7 +69,7 @@ describe("approve always and /rules", () => {
     await click.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W1")), "first answer");
     expect(await eventually(() => click.followUps()[0]?.content, "the follow-up")).toContain("Created rule `ar_");
-    const rules = e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
+    const rules = await e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
     expect(rules).toHaveLength(1);
     expect(rules[0]!.scope).toBe("session");
     expect(rules[0]!.expiresAt! - Date.now()).toBeGreaterThan(23 * 3600_000);
@@ -116,7 +116,7 @@ describe("approve always and /rules", () => {
       "text approve reply",
     );
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W4")), "fourth answer");
-    expect(e.h.gateway.approvals.get(cardCallId(card4))!.decision).toMatchObject({
+    expect((await e.h.gateway.approvals.get(cardCallId(card4)))!.decision).toMatchObject({
       decision: "denied",
       reason: "not now",
     });

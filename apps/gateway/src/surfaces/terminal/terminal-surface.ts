@@ -119,17 +119,28 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
   };
   const unsubscribe = gateway.events.subscribe(onEvent);
 
+  // The request leaves the queue at once, so the next line answers the next request.
   const decide = (request: ApprovalRequest, decision: ApprovalDecision) => {
-    const result = gateway.broker.decide(request.callId, decision);
     const index = approvals.findIndex((r) => r.callId === request.callId);
     if (index >= 0) approvals.splice(index, 1);
-    write(
-      result.outcome === "decided"
-        ? `${decision.decision === "approved" ? "✅ approved" : "⛔ denied"}: tools.${request.toolPath}`
-        : `(already decided: tools.${request.toolPath})`,
-    );
-    if (busy && !approvals.length) spinner.set("running…");
-    showPrompt();
+    void gateway.broker
+      .decide(request.callId, decision)
+      .then(
+        (result) =>
+          write(
+            result.outcome === "decided"
+              ? `${decision.decision === "approved" ? "✅ approved" : "⛔ denied"}: tools.${request.toolPath}`
+              : `(already decided: tools.${request.toolPath})`,
+          ),
+        (e) =>
+          write(
+            `could not record the decision for tools.${request.toolPath}: ${e instanceof Error ? e.message : String(e)}`,
+          ),
+      )
+      .finally(() => {
+        if (busy && !approvals.length) spinner.set("running…");
+        showPrompt();
+      });
   };
 
   const answerApproval = (line: string) => {
