@@ -1849,7 +1849,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   // #25 model recovery
   ...m(
-    "apps/gateway/src/sessions/store.ts",
+    "apps/gateway/src/sessions/sqlite/store.ts",
     ["apps/gateway/src/model-recovery.test.ts"],
     [
       [

@@ -33,7 +33,8 @@ import { createConsole, type GatewayConsole } from "./console/index.ts";
 import { startHttpApi, type HttpApi } from "./http/server.ts";
 import { resolveHttpToken } from "./http/token.ts";
 import { createRunCodeStore } from "./console/sqlite/run-code.ts";
-import { createSessionStore, type SessionStore } from "./sessions/store.ts";
+import { createSessionStore } from "./sessions/sqlite/store.ts";
+import type { SessionStore } from "./sessions/store.ts";
 import { defaultSettings, type GatewaySettings } from "./settings.ts";
 import { declarationCacheFile, loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
@@ -329,19 +330,22 @@ async function openGateway(
   };
 
   // Model-side facts are recorded next to the receipts (turn_events): rotations, model errors, compactions.
+  const recordTurnEvent = (turnId: string | undefined, type: string, data: unknown) =>
+    void sessions
+      .recordTurnEvent(turnId, type, data)
+      .catch((err) => log(`recording ${type}: ${err instanceof Error ? err.message : String(err)}`));
   events.subscribe((e) => {
     if (closed) return;
     if (e.type === "profile.rotated")
-      sessions.recordTurnEvent(e.turnId, e.type, {
+      recordTurnEvent(e.turnId, e.type, {
         from: e.from,
         to: e.to,
         reason: e.reason,
         message: e.message ? redact(e.message) : undefined,
       });
-    else if (e.type === "error")
-      sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
+    else if (e.type === "error") recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
     else if (e.type === "history.compacted")
-      sessions.recordTurnEvent(e.turnId, e.type, { omitted: e.omitted, reason: e.reason });
+      recordTurnEvent(e.turnId, e.type, { omitted: e.omitted, reason: e.reason });
   });
 
   let http: GatewayHttp | undefined;
@@ -386,7 +390,7 @@ async function openGateway(
 
   async function handleMessage(message: IncomingMessage): Promise<TurnOutcome> {
     if (life.closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
-    const session = sessions.getOrCreate(message.sessionKey, message.surface);
+    const session = await sessions.getOrCreate(message.sessionKey, message.surface);
     const turnId = newTurnId();
     const controller = new AbortController();
     const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
@@ -400,16 +404,17 @@ async function openGateway(
         events.emit(safe);
         message.onEvent?.(safe);
       };
-      sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
+      await sessions.startTurn({ id: turnId, sessionId: session.id, userId: message.userId });
       onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
-      const fresh = sessions.get(session.id) ?? session;
+      const fresh = (await sessions.get(session.id)) ?? session;
       // Refused turns are left out (the docs' reset after a refusal); run ids let a compaction keep
       // what the dropped messages' runs did, from their receipts.
-      const history = sessions
-        .modelHistory(session.id)
-        .map((m) => ({ role: m.role, content: m.content, runIds: m.runIds }));
-      const leftOutRuns = sessions
-        .turns(session.id)
+      const history = (await sessions.modelHistory(session.id)).map((m) => ({
+        role: m.role,
+        content: m.content,
+        runIds: m.runIds,
+      }));
+      const leftOutRuns = (await sessions.turns(session.id))
         .filter((t) => t.stopReason === "refused")
         .flatMap((t) => t.runIds);
       const raw = await runTurn(
@@ -430,8 +435,8 @@ async function openGateway(
       );
       // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
       const outcome = redactDeep(raw, redact);
-      sessions.appendMessages(session.id, turnId, outcome.messages);
-      sessions.finishTurn(turnId, {
+      await sessions.appendMessages(session.id, turnId, outcome.messages);
+      await sessions.finishTurn(turnId, {
         stopReason: outcome.stopReason,
         unverified: outcome.unverified,
         runIds: outcome.runIds,

@@ -4,7 +4,7 @@ import { openDatabase } from "@openassistant/core/db";
 import { openSqliteReceipts } from "@openassistant/core/receipts";
 import type { ReceiptDraft } from "@openassistant/core/receipts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { createSessionStore } from "../sessions/store.ts";
+import { createSessionStore } from "../sessions/sqlite/store.ts";
 import { createRunCodeStore } from "./sqlite/run-code.ts";
 
 async function setup() {
@@ -13,8 +13,8 @@ async function setup() {
   const sessions = createSessionStore(db);
   const receipts = openSqliteReceipts(db, { keyDir: join(dir, "config") });
   const code = createRunCodeStore(db);
-  const a = sessions.getOrCreate("discord:dm:1", "discord");
-  const b = sessions.getOrCreate("terminal", "terminal");
+  const a = await sessions.getOrCreate("discord:dm:1", "discord");
+  const b = await sessions.getOrCreate("terminal", "terminal");
   const call = (runId: string, callId: string, toolPath: string, phases: ReceiptDraft["phase"][], extra = {}) => {
     for (const phase of phases)
       receipts.stage({ runId, callId, toolPath, phase, approval: "auto", policy: "auto", ...extra });

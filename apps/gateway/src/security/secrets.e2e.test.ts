@@ -133,7 +133,9 @@ test("config secrets and credentials never reach prompts, receipts, events, sess
     prompts: JSON.stringify(api.requests.map((r) => r.body)),
     receipts: JSON.stringify(receipts),
     events: JSON.stringify(events),
-    history: JSON.stringify(gateway.sessions.history(gateway.sessions.getOrCreate("secrets", "terminal").id)),
+    history: JSON.stringify(
+      await gateway.sessions.history((await gateway.sessions.getOrCreate("secrets", "terminal")).id),
+    ),
   };
   for (const [where, text] of Object.entries(haystacks)) {
     expect({ where, leaked: text.includes(PLUGIN_SECRET) }).toEqual({ where, leaked: false });
@@ -195,7 +197,9 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
     receipts: JSON.stringify(receipts),
     approvals: JSON.stringify(await gateway.approvals.get((request as { request: { callId: string } }).request.callId)),
     events: JSON.stringify(events),
-    history: JSON.stringify(gateway.sessions.history(gateway.sessions.getOrCreate("secrets-encoded", "terminal").id)),
+    history: JSON.stringify(
+      await gateway.sessions.history((await gateway.sessions.getOrCreate("secrets-encoded", "terminal")).id),
+    ),
   };
   for (const file of readdirSync(dataDir).filter((f) => f.startsWith("openassistant.sqlite")))
     haystacks[file] = readFileSync(join(dataDir, file)).toString("utf8");

@@ -73,7 +73,9 @@ test("the Discord token and the generated HTTP token never reach receipts, promp
     prompts: JSON.stringify(h.api.requests.map((r) => r.body)),
     receipts: JSON.stringify(receipts),
     events: JSON.stringify(events),
-    history: JSON.stringify(h.gateway.sessions.history(h.gateway.sessions.getOrCreate("tokens", "terminal").id)),
+    history: JSON.stringify(
+      await h.gateway.sessions.history((await h.gateway.sessions.getOrCreate("tokens", "terminal")).id),
+    ),
   };
   for (const [where, text] of Object.entries(haystacks)) {
     expect({ where, discord: text.includes(DISCORD_TOKEN), http: text.includes(httpToken) }).toEqual({

@@ -166,21 +166,21 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
   };
 
   /** `/model` shows the session's model, `/model <name>` sets it for the next messages, `/model default` clears it. */
-  const modelCommand = (arg: string) => {
-    const session = gateway.sessions.getOrCreate(sessionKey, "terminal");
+  const modelCommand = async (arg: string) => {
+    const session = await gateway.sessions.getOrCreate(sessionKey, "terminal");
     const configured = gateway.defaultModel;
     const defaultText = configured ? `the configured default (${configured})` : "the configured default";
     if (!arg)
       return write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
     if (arg === "default") {
-      gateway.sessions.setSettings(session.id, { model: null });
+      await gateway.sessions.setSettings(session.id, { model: null });
       return write(`model: back to ${defaultText} from the next message`);
     }
     if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/.test(arg))
       return write(
         `"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`,
       );
-    gateway.sessions.setSettings(session.id, { model: arg });
+    await gateway.sessions.setSettings(session.id, { model: arg });
     write(`model: ${arg} for this session from the next message (/model default to go back)`);
   };
 
@@ -234,8 +234,10 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     if (approvals.length) return answerApproval(line);
     if (!line) return showPrompt();
     if (line === "/model" || line.startsWith("/model ")) {
-      modelCommand(line.slice("/model".length).trim());
-      return showPrompt();
+      void modelCommand(line.slice("/model".length).trim())
+        .catch((e) => write(`/model failed: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(showPrompt);
+      return;
     }
     if (line === "/reload" && options.reload) {
       options
