@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { boundaryViolations, corePublicEntries, receiptSqlReaders, repositorySources } from "./boundaries.ts";
+import {
+  boundaryViolations,
+  corePublicEntries,
+  receiptSqlReaders,
+  repositorySources,
+  sqlOutsideStores,
+} from "./boundaries.ts";
 
 describe("package boundaries", () => {
   test("the repository keeps them", async () => {
@@ -39,5 +45,29 @@ describe("package boundaries", () => {
       { path: "apps/gateway/src/z.ts", text: "// receipts from the store" },
     ]);
     expect(bad.map((l) => l.split(":")[0])).toEqual(["apps/gateway/src/x.ts", "apps/gateway/src/y.ts"]);
+  });
+
+  test("no production code outside the store folders and db/ touches SQL", async () => {
+    expect(sqlOutsideStores(await repositorySources())).toEqual([]);
+    const bad = sqlOutsideStores([
+      { path: "apps/gateway/src/console/runs.ts", text: 'import type { Database } from "bun:sqlite";' },
+      { path: "apps/gateway/src/a.ts", text: 'const rows = db.query("SELECT 1").all();' },
+      { path: "apps/gateway/src/b.ts", text: "const sql = `SELECT run_id FROM receipts WHERE seq > ?`;" },
+      { path: "packages/core/src/c.ts", text: 'run("INSERT INTO notes (x) VALUES (?)")' },
+      { path: "apps/gateway/src/d.ts", text: "const q = `UPDATE sessions SET settings = ?`;" },
+      { path: "apps/gateway/src/sessions/sqlite/store.ts", text: 'db.query("SELECT * FROM sessions")' },
+      { path: "packages/core/src/db/probe.ts", text: 'db.exec("BEGIN IMMEDIATE")' },
+      { path: "apps/gateway/src/x.test.ts", text: 'raw.query("SELECT * FROM receipts")' },
+      { path: "apps/gateway/test/contracts/session-store.ts", text: 'import { Database } from "bun:sqlite";' },
+      { path: "apps/gateway/src/e.ts", text: "const r = await receipts.query({ runId });" },
+      { path: "integrations/posthog/src/index.ts", text: '"SELECT event, count() FROM events GROUP BY event"' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "apps/gateway/src/console/runs.ts",
+      "apps/gateway/src/a.ts",
+      "apps/gateway/src/b.ts",
+      "packages/core/src/c.ts",
+      "apps/gateway/src/d.ts",
+    ]);
   });
 });

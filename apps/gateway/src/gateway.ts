@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
 import { createApprovalBroker, openSqliteApprovals, type ApprovalBroker } from "@openassistant/core/approvals";
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode";
@@ -8,7 +7,7 @@ import {
   openDeclarationCache,
   type Typechecker,
 } from "@openassistant/core/codemode";
-import { openDatabase } from "@openassistant/core/db";
+import { openDatabase, type Database } from "@openassistant/core/db";
 import {
   createSecretRegistry,
   openSqliteReceipts,

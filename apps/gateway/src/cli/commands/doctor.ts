@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
-import { openDatabase } from "@openassistant/core/db";
+import { openDatabase, probeWritable } from "@openassistant/core/db";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { resolveConfigDir } from "../../auth/paths.ts";
@@ -48,9 +48,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
   try {
     const db = openDatabase(settings.databasePath);
     try {
-      db.exec("BEGIN IMMEDIATE");
-      db.exec("CREATE TABLE IF NOT EXISTS doctor_probe (x INTEGER)");
-      db.exec("ROLLBACK");
+      probeWritable(db);
     } finally {
       db.close();
     }

@@ -11,7 +11,7 @@ import { retryWhileUnreachable } from "./retry.ts";
 import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
 import { fitMessage, fitText } from "./fit.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
-import type { SurfaceStore } from "./surface-store.ts";
+import type { SurfaceStore } from "./sqlite/surface-store.ts";
 
 const RESTART_REASON = "the gateway restarted before this was decided";
 

@@ -24,7 +24,7 @@ import { suppressLinkPreviews } from "./no-previews.ts";
 import { renderActivity } from "./render-summary.ts";
 import { splitMessage } from "./split-message.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
-import type { SurfaceStore } from "./surface-store.ts";
+import type { SurfaceStore } from "./sqlite/surface-store.ts";
 import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from "./text-commands.ts";
 import { initialStatus, nextStatus, renderStatus, type TurnStatus } from "./turn-status.ts";
 import { createKeyedQueue } from "../../sessions/keyed-queue.ts";
