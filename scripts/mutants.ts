@@ -65,8 +65,8 @@ export const MUTANTS: readonly Mutant[] = [
       "apps/gateway/src/surfaces/discord/interactions.ts",
       DISCORD,
       "interactions-button-no-check",
-      `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = gateway.broker.get(callId);`,
-      `const record = gateway.broker.get(callId);`,
+      `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = await gateway.broker.get(callId);`,
+      `const record = await gateway.broker.get(callId);`,
     ),
     description:
       "buttons skip the approver check after the acknowledgement. Equivalent: applyDecision repeats the approver check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message that was clicked, which is that call's card whoever clicked it",
@@ -76,8 +76,8 @@ export const MUTANTS: readonly Mutant[] = [
       "apps/gateway/src/surfaces/discord/interactions.ts",
       DISCORD,
       "interactions-late-ack-no-check",
-      `if (ok) applyDecision(gateway, config, life, actor, callId, kind);`,
-      `applyDecision(gateway, config, life, actor, callId, kind);`,
+      `if (ok) await applyDecision(gateway, config, life, actor, callId, kind);`,
+      `await applyDecision(gateway, config, life, actor, callId, kind);`,
     ),
     description:
       "a click whose acknowledgement came too late decides for a non-approver. Equivalent: applyDecision repeats the approver check with the same actor and refuses without deciding (late-ack.e2e.test.ts checks a non-approver's late click decides nothing)",
@@ -175,8 +175,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-always-ask-standing-rule",
-      `const rule = alwaysAsk ? undefined : ctx.standing?.match(`,
-      `const rule = ctx.standing?.match(`,
+      `const rule = alwaysAsk ? undefined : await ctx.standing?.match(`,
+      `const rule = await ctx.standing?.match(`,
       "an 'approve always' rule approves a tool that must always ask a person",
     ],
     [
@@ -241,7 +241,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "interactions-late-ack-dropped",
-      `if (ok) applyDecision(gateway, config, life, actor, callId, kind);\n      return;`,
+      `if (ok) await applyDecision(gateway, config, life, actor, callId, kind);\n      return;`,
       `return;`,
       "a click whose acknowledgement came too late is lost (the run waits until expiry)",
     ],
@@ -1413,7 +1413,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "gateway-orphans-left-pending",
-        `  closeOrphanedApprovals(approvals, receipts, log);\n`,
+        `  await closeOrphanedApprovals(approvals, receipts, log);\n`,
         ``,
         "approvals left by a stopped gateway stay pending after a restart",
       ],
@@ -1932,13 +1932,13 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "prompt-too-long-not-compacted",
-        `return compact(state, "prompt_too_long") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };`,
+        `return (await compact(state, "prompt_too_long"))\n      ? { kind: "request" }\n      : { kind: "finish", stopReason: "context_full" };`,
         `return { kind: "finish", stopReason: "context_full" };`,
         "a 400 prompt-too-long ends the turn instead of compacting and answering",
       ],
       [
         "would-not-fit-not-compacted",
-        `return compact(state, "would_not_fit") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };`,
+        `return (await compact(state, "would_not_fit"))\n        ? { kind: "request" }\n        : { kind: "finish", stopReason: "context_full" };`,
         `return { kind: "finish", stopReason: "context_full" };`,
         "a request estimated not to fit ends the turn instead of compacting",
       ],
@@ -1950,7 +1950,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "window-exceeded-not-compacted",
-        `if (compact(state, "window_exceeded")) {`,
+        `if (await compact(state, "window_exceeded")) {`,
         `if (false) {`,
         "model_context_window_exceeded ends the turn with a cut-off answer instead of compacting",
       ],
@@ -2157,6 +2157,49 @@ export const MUTANTS: readonly Mutant[] = [
         `if (!copy && from === null) Object.setPrototypeOf(out, Object.prototype);`,
         ``,
         "input passed through z.unknown() reaches the tool without Object.prototype",
+      ],
+    ],
+  ),
+  // #28 storage
+  ...m(
+    "packages/core/src/receipts/sqlite/ports.ts",
+    ["packages/core/src/receipts/sqlite/contract.test.ts"],
+    [
+      [
+        "reader-reads-before-staged",
+        `const synced = <T>(read: () => T): Promise<T> => settle(() => (store.sync(), read()));`,
+        `const synced = <T>(read: () => T): Promise<T> => settle(() => read());`,
+        "the reader's run list misses receipts staged (or journaled) before the read",
+      ],
+      [
+        "reader-byruns-reordered",
+        `byRuns: (runIds) => synced(() => runIds.flatMap((id) => store.byRun(id))),`,
+        `byRuns: (runIds) => synced(() => [...runIds].sort().flatMap((id) => store.byRun(id))),`,
+        "a turn's receipts come back in another order than its runs",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/approvals/sqlite/store.ts",
+    ["packages/core/src/approvals/sqlite/contract.test.ts", "packages/core/src/approvals/broker.test.ts"],
+    [
+      [
+        "approval-store-last-decision-wins",
+        `WHERE call_id = ? AND status = 'pending'`,
+        `WHERE call_id = ?`,
+        "a second decision overwrites the first (an approval turned into a denial after the tool ran, or back)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/approvals/sqlite/rules.ts",
+    ["packages/core/src/approvals/sqlite/contract.test.ts"],
+    [
+      [
+        "rule-store-session-rule-everywhere",
+        `if (row.scope === "session" && (sessionId === undefined || row.session_id !== sessionId)) continue;`,
+        `if (row.scope === "session" && sessionId === undefined) continue;`,
+        "an 'approve always' rule made in one conversation approves calls in every other",
       ],
     ],
   ),
