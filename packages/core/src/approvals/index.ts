@@ -14,7 +14,7 @@ export type {
   ApprovalStore,
   NewApprovalRule,
 } from "./port.ts";
-export { openSqliteApprovals, type ApprovalStores } from "./sqlite/open.ts";
+export { openSqliteApprovals } from "./sqlite/open.ts";
 export {
   approvalInput,
   flattenInput,

@@ -7,29 +7,16 @@ export type {
   ReceiptQuery,
   VerifyResult,
 } from "./types.ts";
-export type {
-  Conversation,
-  ReceiptLog,
-  ReceiptLogInfo,
-  ReceiptReader,
-  ReceiptStaging,
-  RunFilter,
-  RunIntegrity,
-  RunRow,
-} from "./port.ts";
-export {
-  createSqliteReceiptStore,
-  type SqliteReceiptStore,
-  type SqliteReceiptStoreOptions,
-} from "./sqlite/store.ts";
-export { openSqliteReceipts, sqliteReceiptPorts } from "./sqlite/ports.ts";
+export type { Conversation, ReceiptLog, ReceiptReader, RunRow } from "./port.ts";
+export { createSqliteReceiptStore, type SqliteReceiptStoreOptions } from "./sqlite/store.ts";
+export { openSqliteReceipts } from "./sqlite/ports.ts";
 export { receiptId } from "./sqlite/chain-writer.ts";
 export { ensureReceiptSchema } from "./sqlite/schema.ts";
 export { canonicalReceiptJson, receiptHash } from "./hash.ts";
 export { receiptMac, genesisMac } from "./mac.ts";
 export { loadReceiptKey, receiptKeyPath, RECEIPT_KEY_FILENAME } from "./key.ts";
 export { RECEIPT_FIELD_CAPS, RUN_TEXT_BUDGET, RUN_SPENT_CAP, receiptTextBound } from "./bounds.ts";
-export { callStatus, phaseStatus, RUN_STATUSES, runStatus, type CallStatus } from "./status.ts";
+export { callStatus, phaseStatus, RUN_STATUSES, type CallStatus } from "./status.ts";
 export { clipText, createRedactor, MIN_SECRET_LENGTH, previewJson, REDACTED, redactDeep } from "./redact.ts";
 export {
   CREDENTIAL_SOURCES,
