@@ -91,7 +91,7 @@ describe("the HTTP API and the console", () => {
       await get(`/console/login?t=${e}`, {}, 401);
       await get(`/console/runs`, { cookie: `oa_console=${e}` }, 401);
     }
-    expect(h.gateway.approvals.pending()).toEqual([]);
+    expect(await h.gateway.approvals.pending()).toEqual([]);
   });
 });
 
@@ -150,7 +150,7 @@ describe("Discord: custom ids and slash command names", () => {
     }
     expect(e.fake.message(answer.id)!.content).toBe(answer.content);
     expect(e.ran).toEqual([]);
-    expect(e.h.gateway.approvals.pending()).toEqual([]);
+    expect(await e.h.gateway.approvals.pending()).toEqual([]);
     expect(e.logs.filter((l) => /error|TypeError/i.test(l))).toEqual([]);
   });
 
