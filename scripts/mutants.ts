@@ -3226,4 +3226,28 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/codemode/runner.ts",
+    ["packages/core/src/codemode/runner.test.ts"],
+    [
+      [
+        "runner-result-before-approval-answer",
+        `await invoker.approvalsAnswered();`,
+        ``,
+        "a run that ends while a call waits for approval returns before the call's denial is recorded",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/sqlite/runs.ts",
+    ["apps/gateway/src/console/run-list.test.ts"],
+    [
+      [
+        "reader-turn-of-unlisted-run",
+        `return Array.isArray(runIds) && runIds.includes(runId) ? toRunTurn(row) : undefined;`,
+        `return Array.isArray(runIds) ? toRunTurn(row) : undefined;`,
+        "a run is shown as serving a turn of its session that does not list it",
+      ],
+    ],
+  ),
 ];
