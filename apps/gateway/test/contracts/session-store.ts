@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { SessionStore } from "../../src/sessions/store.ts";
+import { type SessionStore, TURN_TEXT_CAPS } from "../../src/sessions/store.ts";
 
 /** One backend's session store, opened fresh; `reopen` closes it and opens the same data again. */
 export interface SessionBackend {
@@ -96,6 +96,30 @@ export function describeSessionStoreContract(name: string, make: MakeSessionBack
           ["turn_2", null, null, [], null],
         ]);
         expect(typeof turns[0]!.finishedAt).toBe("number");
+      });
+    });
+
+    test("a turn keeps its request, the model asked, then the one that answered, and the answer, cut to their caps", async () => {
+      await withBackend(make, async (sessions) => {
+        const s = await sessions.getOrCreate("terminal", "terminal");
+        await sessions.startTurn({ id: "turn_1", sessionId: s.id, request: "x".repeat(5000), model: "claude-x" });
+        expect((await sessions.turns(s.id))[0]).toMatchObject({ model: "claude-x", answer: null });
+        await sessions.finishTurn("turn_1", { stopReason: "answered", unverified: false, runIds: [], answer: "done" });
+        expect((await sessions.turns(s.id))[0]).toMatchObject({ model: "claude-x", answer: "done" });
+        await sessions.finishTurn("turn_1", {
+          stopReason: "answered",
+          unverified: false,
+          runIds: [],
+          answer: "y".repeat(9000),
+          model: "claude-x-20261101",
+        });
+        await sessions.startTurn({ id: "turn_2", sessionId: s.id });
+        const [first, second] = await sessions.turns(s.id);
+        expect(first!.model).toBe("claude-x-20261101");
+        expect(first!.request!.length).toBeLessThanOrEqual(TURN_TEXT_CAPS.request);
+        expect(first!.request!.startsWith("xxx")).toBe(true);
+        expect(first!.answer!.length).toBeLessThanOrEqual(TURN_TEXT_CAPS.answer);
+        expect(second).toMatchObject({ request: null, model: null, answer: null });
       });
     });
 
