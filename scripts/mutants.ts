@@ -860,12 +860,6 @@ export const MUTANTS: readonly Mutant[] = [
         "decisions are accepted from any origin (CSRF)",
       ],
       [
-        "console-decide-approver-unchecked",
-        'if (!d.isApprover(operator))\n      return page(\n        messagePage("Not an approver", `You are not allowed to ${what}',
-        'if (false)\n      return page(\n        messagePage("Not an approver", `You are not allowed to ${what}',
-        "a signed-in operator who is no longer an approver still decides",
-      ],
-      [
         "console-login-approver-unchecked",
         `if (!d.isApprover(operator))\n      return page(\n        messagePage(\n          "Not an approver",`,
         `if (false)\n      return page(\n        messagePage(\n          "Not an approver",`,
@@ -918,6 +912,20 @@ export const MUTANTS: readonly Mutant[] = [
         `export const RECEIPT_LINK_TTL_MS = 7 * 24 * 60 * 60_000;`,
         `export const RECEIPT_LINK_TTL_MS = 70 * 24 * 60 * 60_000;`,
         "receipt links stay valid for 70 days",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/guards.e2e.test.ts", "apps/gateway/src/console/fresh-approvers.e2e.test.ts"],
+    [
+      [
+        // The per-request approver check comes before every route now (authorization on fresh
+        // facts): it, not the write guard, is what refuses a decision by someone no longer an approver.
+        "console-decide-approver-unchecked",
+        `const operator = signedIn !== undefined && d.isApprover(signedIn) ? signedIn : undefined;`,
+        `const operator = signedIn;`,
+        "a signed-in operator who is no longer an approver still decides",
       ],
     ],
   ),
@@ -2419,12 +2427,6 @@ export const MUTANTS: readonly Mutant[] = [
         "a cross-site form post revokes a rule (no CSRF check on revoke)",
       ],
       [
-        "console-revoke-any-operator",
-        `const refused = await refuseWrite(req, operator, "revoke approve-always rules");`,
-        `const refused = sameOrigin(req) ? undefined : await refuseWrite(req, operator, "revoke approve-always rules");`,
-        "a signed-in operator who is no longer an approver revokes a rule",
-      ],
-      [
         "console-revoke-on-get",
         `if (revokeRule && req.method === "POST")`,
         `if (revokeRule)`,
@@ -2447,6 +2449,20 @@ export const MUTANTS: readonly Mutant[] = [
         "request: redact(message.text),",
         "request: message.text,",
         "a secret in the user's message is kept in the turn record the console lists",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/console-v2.e2e.test.ts"],
+    [
+      [
+        // The per-request approver check comes before every route now (authorization on fresh
+        // facts): it, not the write guard, is what refuses a revoke by someone no longer an approver.
+        "console-revoke-any-operator",
+        `const operator = signedIn !== undefined && d.isApprover(signedIn) ? signedIn : undefined;`,
+        `const operator = signedIn;`,
+        "a signed-in operator who is no longer an approver revokes a rule",
       ],
     ],
   ),
