@@ -193,7 +193,7 @@ describe("Discord: custom ids and slash command names", () => {
 });
 
 describe("terminal commands", () => {
-  test("/<name> is a message like any other; /model <name> is a model name, shown back as typed", async () => {
+  test("/<name> is an unknown command and //<name> a message like any other; /model <name> is checked as a plain name; each shown back as typed", async () => {
     const h = await startHarness();
     try {
       h.api.script(KEYS.map((k) => textTurn(`answered ${k}`)));
@@ -205,13 +205,26 @@ describe("terminal commands", () => {
         return io.waitFor(re, 20_000, from);
       };
       for (const k of KEYS) {
-        const set = await ask(`/model ${k}`, /(model: |"\S+" is not a model name).*\n/);
-        // `__proto__` does not start with a letter or digit, so it is not a model name at all.
+        const set = await ask(`/model ${k}`, /(model: |"\S+" is not a model).*\n/);
+        // `__proto__` does not start with a letter or digit, so it is not a model name at all; the
+        // others are names the gateway checks against its known models (a list, not an object's
+        // keys), and none of them is one.
         if (k === "__proto__") expect(set).toStartWith(`"__proto__" is not a model name`);
-        else expect(set).toBe(`model: ${k} for this session from the next message (/model default to go back)\n`);
+        else expect(set).toStartWith(`"${k}" is not a model the gateway knows; nothing changed. Known models: `);
         expect(await ask("/model default", /model: .*\n/)).toContain("model: back to the configured default");
       }
-      for (const k of KEYS) expect(await ask(`/${k}`, /answered \S+/)).toBe(`answered ${k}`);
+      // A `/<word>` the terminal does not know is answered locally, naming it as typed; `//<word>`
+      // sends it. `/__proto__` is no command word (it starts with `_`): it is a message as it is.
+      for (const k of KEYS) {
+        if (k === "__proto__") {
+          expect(await ask(`/${k}`, /answered \S+/)).toBe(`answered ${k}`);
+          continue;
+        }
+        expect(await ask(`/${k}`, /Unknown command .*\n/)).toBe(
+          `Unknown command /${k}: /help lists the commands. To send a message that starts with /, write //.\n`,
+        );
+        expect(await ask(`//${k}`, /answered \S+/)).toBe(`answered ${k}`);
+      }
       io.input.end();
       await surface.done;
       expect(io.text).not.toMatch(LEAK);
