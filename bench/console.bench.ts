@@ -12,12 +12,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApprovalBroker } from "../packages/core/src/approvals/broker.ts";
+import { openSqliteApprovals } from "../packages/core/src/approvals/sqlite/open.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
-import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite-store.ts";
+import { openSqliteReceipts } from "../packages/core/src/receipts/sqlite/ports.ts";
 import type { ReceiptDraft } from "../packages/core/src/receipts/types.ts";
 import { createConsole } from "../apps/gateway/src/console/index.ts";
-import { overview } from "../apps/gateway/src/console/overview-queries.ts";
 import { createSigner, loadConsoleKey } from "../apps/gateway/src/console/signing.ts";
+import { createRunCodeStore } from "../apps/gateway/src/console/sqlite/run-code.ts";
 import { CALLS_PER_PAGE } from "../apps/gateway/src/console/pages/run.ts";
 import { createEventBus } from "../apps/gateway/src/events/bus.ts";
 import { startHttpApi } from "../apps/gateway/src/http/server.ts";
@@ -41,8 +42,8 @@ const dir = mkdtempSync(join(tmpdir(), "oa-bench-console-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 
 const db = openDatabase(join(dir, "db.sqlite"));
-const receipts = createSqliteReceiptStore(db, { keyDir: join(dir, "config") });
-const approvals = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+const receipts = openSqliteReceipts(db, { keyDir: join(dir, "config") });
+const approvals = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
 const events = createEventBus();
 const runId = "run_bench";
 for (let c = 0; c < CALLS; c++) {
@@ -74,8 +75,8 @@ await receipts.durable();
 let server: ReturnType<typeof startHttpApi> | undefined;
 const consoleUi = createConsole({
   settings: { dataDir: join(dir, "data"), http: { port: 0 }, policy: [] },
-  db,
   receipts,
+  runCode: createRunCodeStore(db),
   approvals,
   events,
   tools: () => staticToolSource({}).current(),
@@ -121,8 +122,8 @@ const target = await page.locator("section.call:target h3").textContent();
 await browser.close();
 consoleUi.close();
 await server.close();
-approvals.close();
-receipts.close();
+await approvals.close();
+await receipts.close();
 db.close();
 if (shown !== CALLS_PER_PAGE || !target?.includes("call_500"))
   throw new Error(
@@ -146,7 +147,7 @@ printTable(
 const OVERVIEW_CALLS = 31_000;
 const odb = openDatabase(join(dir, "overview.sqlite"));
 let clock = Date.now() - 24 * 3_600_000;
-const oreceipts = createSqliteReceiptStore(odb, { keyDir: join(dir, "config"), now: () => clock });
+const oreceipts = openSqliteReceipts(odb, { keyDir: join(dir, "config"), now: () => clock });
 const step = (24 * 3_600_000) / OVERVIEW_CALLS;
 for (let c = 0; c < OVERVIEW_CALLS; c++) {
   clock += step;
@@ -183,12 +184,12 @@ for (let c = 0; c < OVERVIEW_CALLS; c++) {
 }
 await oreceipts.durable();
 const receiptCount = (odb.query("SELECT COUNT(*) AS n FROM receipts").get() as { n: number }).n;
-const oapprovals = createApprovalBroker({ db: odb, defaultTimeoutMs: 60_000 });
+const oapprovals = createApprovalBroker({ ...openSqliteApprovals(odb), defaultTimeoutMs: 60_000 });
 let oserver: ReturnType<typeof startHttpApi> | undefined;
 const oconsole = createConsole({
   settings: { dataDir: join(dir, "data"), http: { port: 0, approvers: ["bench"] }, policy: [] },
-  db: odb,
   receipts: oreceipts,
+  runCode: createRunCodeStore(odb),
   approvals: oapprovals,
   events,
   tools: () => staticToolSource({}).current(),
@@ -205,7 +206,7 @@ const total = /data-total="all">(\d+)</.exec(html)?.[1];
 if (check.status !== 200 || Number(total) !== OVERVIEW_CALLS)
   throw new Error(`overview answered ${check.status} with ${total} calls (expected ${OVERVIEW_CALLS})`);
 const overviewRows = [
-  await bench("overview query only (24 h)", () => overview(odb, "24h", Date.now()), { iterations: 20, warmup: 3 }),
+  await bench("overview query only (24 h)", () => oreceipts.overview("24h", Date.now()), { iterations: 20, warmup: 3 }),
 ];
 for (const period of ["24h", "30d"])
   overviewRows.push(
@@ -220,8 +221,8 @@ for (const period of ["24h", "30d"])
   );
 oconsole.close();
 await oserver.close();
-oapprovals.close();
-oreceipts.close();
+await oapprovals.close();
+await oreceipts.close();
 odb.close();
 printTable(
   `Console overview over ${receiptCount.toLocaleString("en-US")} receipts (${OVERVIEW_CALLS.toLocaleString("en-US")} calls in the last 24 hours; ${(html.length / 1024).toFixed(0)} KiB of HTML)`,

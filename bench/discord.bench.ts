@@ -162,9 +162,9 @@ const rows: Array<Record<string, string | number>> = [];
   );
   const elapsed = performance.now() - t0;
   let lost = 0;
+  const trails = await Promise.all(cards.map((c) => trailOf(e, cardCallId(c))));
   answers.forEach((a, i) => {
-    const callId = cardCallId(cards[i]!);
-    const phases = trailOf(e, callId);
+    const phases = trails[i]!;
     if (phases.map((r) => r.phase).join(",") !== "requested,approved,started,succeeded") lost++;
     if (!phases[0]?.inputPreview?.includes(`job-${1000 + i}`)) misrouted++;
     // What the user reads: the answer text and its activity embed (receipt ids live in the embed).

@@ -8,11 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApprovalBroker } from "../packages/core/src/approvals/broker.ts";
+import { openSqliteApprovals } from "../packages/core/src/approvals/sqlite/open.ts";
 import type { ApprovalRequest } from "../packages/core/src/approvals/types.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
-import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite/store.ts";
 import { formatSummaryForModel, summarizeRun } from "../packages/core/src/receipts/summary.ts";
-import type { ReceiptDraft, ReceiptPhase, ReceiptStore } from "../packages/core/src/receipts/types.ts";
+import type { SqliteReceiptStore } from "../packages/core/src/receipts/sqlite/store.ts";
+import type { ReceiptDraft, ReceiptPhase } from "../packages/core/src/receipts/types.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "oa-bench-receipts-"));
@@ -37,7 +39,7 @@ function draftFor(i: number, run = Math.floor(i / 30)): ReceiptDraft {
   };
 }
 
-function freshStore(journal = false): { store: ReceiptStore; close: () => void } {
+function freshStore(journal = false): { store: SqliteReceiptStore; close: () => void } {
   const db = openDatabase(join(dir, `r${fileNo++}.sqlite`));
   const store = createSqliteReceiptStore(db, { keyDir, journal });
   for (let i = 0; i < 200; i++) store.append(draftFor(i, 999_999)); // warm-up: statements, pages
@@ -314,7 +316,7 @@ db.close();
 
 // Broker: request persisted → "requested" event → decide (UPDATE) → caller resumes.
 const bdb = openDatabase(join(dir, "approvals.sqlite"));
-const broker = createApprovalBroker({ db: bdb, defaultTimeoutMs: 60_000 });
+const broker = createApprovalBroker({ ...openSqliteApprovals(bdb), defaultTimeoutMs: 60_000 });
 broker.subscribe((e) => {
   if (e.type === "requested")
     queueMicrotask(() => broker.decide(e.request.callId, { decision: "approved", by: "alice" }));

@@ -24,7 +24,7 @@ import {
 } from "../packages/core/src/sandbox/types.ts";
 import { createCodeModeRunner } from "../packages/core/src/codemode/runner.ts";
 import { openDatabase } from "../packages/core/src/db/open.ts";
-import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../packages/core/src/receipts/sqlite/store.ts";
 import { makeTempDir } from "../packages/testkit/src/temp.ts";
 
 const toolPaths = ["calendar.list", "calendar.get", "mail.search", "mail.get"];

@@ -8,7 +8,7 @@
  */
 import { defineTool, z, type ToolTree } from "../packages/sdk/src/index.ts";
 import { createCodeModeRunner } from "../packages/core/src/codemode/runner.ts";
-import type { ReceiptStore } from "../packages/core/src/receipts/types.ts";
+import type { ReceiptStaging } from "../packages/core/src/receipts/port.ts";
 import type { HostCallResult } from "../packages/core/src/sandbox/types.ts";
 import { createSandboxPool } from "../packages/core/src/sandbox/pool.ts";
 import { printTable, quantiles } from "./lib.ts";
@@ -29,7 +29,7 @@ const tree: ToolTree = {
   },
 };
 // Only what the runner calls on a run of auto tools; nothing is kept, so no store cost is measured.
-const noReceipts = { stage() {}, durable: () => Promise.resolve() } as unknown as ReceiptStore;
+const noReceipts = { stage() {}, durable: () => Promise.resolve() } as ReceiptStaging;
 const host = async (path: string, inputJson: string): Promise<HostCallResult> => {
   const input = JSON.parse(inputJson) as unknown;
   return { ok: true, json: JSON.stringify({ id: 7, path, title: "Standup", input }) };

@@ -5,6 +5,7 @@ import {
   folderArrowViolations,
   receiptSqlReaders,
   repositorySources,
+  sqlOutsideStores,
 } from "./boundaries.ts";
 
 describe("package boundaries", () => {
@@ -16,7 +17,7 @@ describe("package boundaries", () => {
     const entries = await corePublicEntries();
     const bad = boundaryViolations(
       [
-        { path: "apps/gateway/src/x.ts", text: 'import { a } from "@openassistant/core/receipts/sqlite-store.ts";' },
+        { path: "apps/gateway/src/x.ts", text: 'import { a } from "@openassistant/core/receipts/sqlite/store.ts";' },
         { path: "apps/gateway/src/y.ts", text: 'import { b } from "../../../packages/core/src/text/cut.ts";' },
         { path: "apps/gateway/src/z.ts", text: 'import { c } from "@openassistant/testkit";' },
         { path: "packages/core/src/w.ts", text: 'import { d } from "../test/helper.ts";' },
@@ -26,7 +27,7 @@ describe("package boundaries", () => {
       entries,
     );
     expect(bad).toHaveLength(4);
-    expect(bad[0]).toContain('apps/gateway/src/x.ts: imports "@openassistant/core/receipts/sqlite-store.ts"');
+    expect(bad[0]).toContain('apps/gateway/src/x.ts: imports "@openassistant/core/receipts/sqlite/store.ts"');
     expect(bad[1]).toContain("reaches into packages/core by relative path");
     expect(bad[2]).toContain("apps/gateway/src/z.ts");
     expect(bad[3]).toContain("packages/core/src/w.ts");
@@ -59,6 +60,30 @@ describe("package boundaries", () => {
     expect(bad.map((l) => l.split(":")[0])).toEqual([
       "packages/core/src/sources/x/kind.ts",
       "packages/core/src/sources/y.ts",
+    ]);
+  });
+
+  test("no production code outside the store folders and db/ touches SQL", async () => {
+    expect(sqlOutsideStores(await repositorySources())).toEqual([]);
+    const bad = sqlOutsideStores([
+      { path: "apps/gateway/src/console/runs.ts", text: 'import type { Database } from "bun:sqlite";' },
+      { path: "apps/gateway/src/a.ts", text: 'const rows = db.query("SELECT 1").all();' },
+      { path: "apps/gateway/src/b.ts", text: "const sql = `SELECT run_id FROM receipts WHERE seq > ?`;" },
+      { path: "packages/core/src/c.ts", text: 'run("INSERT INTO notes (x) VALUES (?)")' },
+      { path: "apps/gateway/src/d.ts", text: "const q = `UPDATE sessions SET settings = ?`;" },
+      { path: "apps/gateway/src/sessions/sqlite/store.ts", text: 'db.query("SELECT * FROM sessions")' },
+      { path: "packages/core/src/db/probe.ts", text: 'db.exec("BEGIN IMMEDIATE")' },
+      { path: "apps/gateway/src/x.test.ts", text: 'raw.query("SELECT * FROM receipts")' },
+      { path: "apps/gateway/test/contracts/session-store.ts", text: 'import { Database } from "bun:sqlite";' },
+      { path: "apps/gateway/src/e.ts", text: "const r = await receipts.query({ runId });" },
+      { path: "integrations/posthog/src/index.ts", text: '"SELECT event, count() FROM events GROUP BY event"' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "apps/gateway/src/console/runs.ts",
+      "apps/gateway/src/a.ts",
+      "apps/gateway/src/b.ts",
+      "packages/core/src/c.ts",
+      "apps/gateway/src/d.ts",
     ]);
   });
 });

@@ -2,7 +2,8 @@
  * Package boundaries, checked by `boundaries.test.ts`: apps and other packages import core only
  * through its public entries, no file reaches into another package by relative path, and
  * production source never imports test support. Also: production code reads the receipts table
- * through the receipt store, except the files listed in RECEIPT_SQL_READERS.
+ * through the receipt store, except the files listed in RECEIPT_SQL_READERS, and no production code
+ * outside a store folder (`…/sqlite/`) or `packages/core/src/db/` touches SQL.
  */
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -99,11 +100,7 @@ export async function repositorySources(): Promise<SourceFile[]> {
  * gateway's store keeps receipts in its journal for up to ~50 ms, so such a reader must call the
  * store's `sync()` first.
  */
-export const RECEIPT_SQL_READERS: Readonly<Record<string, string>> = {
-  "apps/gateway/src/console/run-queries.ts": "its one caller, console/routes.ts runRows(), calls receipts.sync() first",
-  "apps/gateway/src/console/overview-queries.ts":
-    "its one caller, the /console/overview route in console/routes.ts, calls receipts.sync() first",
-};
+export const RECEIPT_SQL_READERS: Readonly<Record<string, string>> = {};
 
 /** One line per production file outside the receipt store that reads the receipts table unlisted. */
 export function receiptSqlReaders(files: readonly SourceFile[]): string[] {
@@ -151,6 +148,37 @@ export function folderArrowViolations(files: readonly SourceFile[]): string[] {
         if (target.startsWith(a.to))
           out.push(`${file.path}: imports "${spec}" — ${a.to} must not be imported here: ${a.why}`);
     }
+  }
+  return out;
+}
+
+/** Where SQL may be written: a backend's own folder, and the database basics. */
+function isStoreFolder(path: string): boolean {
+  return /(^|\/)sqlite\//.test(path) || path.startsWith("packages/core/src/db/");
+}
+
+/**
+ * SQL in code: an import of `bun:sqlite`, a statement run on a database handle, or a statement in
+ * a string (SQL keywords in capitals, as this code base writes them; HogQL sent to PostHog is a
+ * query language of another service, not our storage, and is not written `SELECT … FROM` inside
+ * a call on a handle).
+ */
+const SQL_IN_CODE = [
+  /from\s+["']bun:sqlite["']/,
+  /\b(db|database|raw)\.(prepare|query|exec|run|transaction)\(/,
+  /["'`]\s*(SELECT\s[^"'`]*\sFROM\s+(receipts|approvals|approval_rules|sessions|messages|turns|turn_events|console_run_code|discord_\w+|sqlite_master)\b|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|INDEX|TRIGGER)\s)/,
+];
+
+/** One line per production file outside the store folders that touches SQL. */
+export function sqlOutsideStores(files: readonly SourceFile[]): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    if (isTestSupport(file.path) || isTooling(file.path) || isStoreFolder(file.path)) continue;
+    const hit = SQL_IN_CODE.find((re) => re.test(file.text));
+    if (!hit) continue;
+    out.push(
+      `${file.path}: touches SQL (${hit.exec(file.text)![0].trim()}) outside a store — put it behind a store port, in the backend's folder (e.g. receipts/sqlite/), see docs/CONTRIBUTING.md "A new storage backend"`,
+    );
   }
   return out;
 }

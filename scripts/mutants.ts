@@ -28,7 +28,7 @@ const DISCORD = [
   "apps/gateway/src/surfaces/discord/dm-copies-global-rules.e2e.test.ts",
   "apps/gateway/src/surfaces/discord/late-ack.e2e.test.ts",
 ];
-const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite-store.test.ts"];
+const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite/store.test.ts"];
 const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
 const SANDBOX = [
   "packages/core/src/sandbox/limits.test.ts",
@@ -65,8 +65,8 @@ export const MUTANTS: readonly Mutant[] = [
       "apps/gateway/src/surfaces/discord/interactions.ts",
       DISCORD,
       "interactions-button-no-check",
-      `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = gateway.broker.get(callId);`,
-      `const record = gateway.broker.get(callId);`,
+      `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = await gateway.broker.get(callId);`,
+      `const record = await gateway.broker.get(callId);`,
     ),
     description:
       "buttons skip the approver check after the acknowledgement. Equivalent: applyDecision repeats the approver check with the same actor and answers with the same private refusal; the only step in between (markShown) records the card message that was clicked, which is that call's card whoever clicked it",
@@ -76,8 +76,8 @@ export const MUTANTS: readonly Mutant[] = [
       "apps/gateway/src/surfaces/discord/interactions.ts",
       DISCORD,
       "interactions-late-ack-no-check",
-      `if (ok) applyDecision(gateway, config, life, actor, callId, kind);`,
-      `applyDecision(gateway, config, life, actor, callId, kind);`,
+      `if (ok) await applyDecision(gateway, config, life, actor, callId, kind);`,
+      `await applyDecision(gateway, config, life, actor, callId, kind);`,
     ),
     description:
       "a click whose acknowledgement came too late decides for a non-approver. Equivalent: applyDecision repeats the approver check with the same actor and refuses without deciding (late-ack.e2e.test.ts checks a non-approver's late click decides nothing)",
@@ -175,8 +175,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "invoker-always-ask-standing-rule",
-      `const rule = call.alwaysAsk ? undefined : ctx.standing?.match(`,
-      `const rule = ctx.standing?.match(`,
+      `const rule = call.alwaysAsk ? undefined : await ctx.standing?.match(`,
+      `const rule = await ctx.standing?.match(`,
       "an 'approve always' rule approves a tool that must always ask a person",
     ],
     [
@@ -241,7 +241,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     [
       "interactions-late-ack-dropped",
-      `if (ok) applyDecision(gateway, config, life, actor, callId, kind);\n      return;`,
+      `if (ok) await applyDecision(gateway, config, life, actor, callId, kind);\n      return;`,
       `return;`,
       "a click whose acknowledgement came too late is lost (the run waits until expiry)",
     ],
@@ -296,7 +296,7 @@ export const MUTANTS: readonly Mutant[] = [
     ["hash-not-chained", `hasher.update(prevHash ?? "");`, ``, "the previous hash is not part of the hash"],
     ["hash-no-separator", `hasher.update("\\n");`, ``, "no separator between previous hash and content"],
   ]),
-  ...m("packages/core/src/receipts/verify.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/verify.ts", RECEIPTS, [
     [
       "store-verify-prev-skipped",
       `if (row.prev_hash !== prev) {`,
@@ -361,7 +361,7 @@ export const MUTANTS: readonly Mutant[] = [
       "legacy rows can be dropped or rewritten after the keyed chain began",
     ],
   ]),
-  ...m("packages/core/src/receipts/schema.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/schema.ts", RECEIPTS, [
     [
       "schema-drops-decided-by",
       `"decision",\n  "decided_by",\n  "reason",`,
@@ -382,8 +382,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ]),
   ...m(
-    "packages/core/src/receipts/chain-writer.ts",
-    [...RECEIPTS, "packages/core/src/receipts/chain-writer.test.ts"],
+    "packages/core/src/receipts/sqlite/chain-writer.ts",
+    [...RECEIPTS, "packages/core/src/receipts/sqlite/chain-writer.test.ts"],
     [
       [
         "store-two-writers-deferred",
@@ -405,12 +405,12 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m("packages/core/src/receipts/sqlite-store.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/store.ts", RECEIPTS, [
     ["store-validation-skipped", `    validateDraft(draft);\n`, ``, "invalid drafts are stored"],
   ]),
   ...m(
-    "packages/core/src/receipts/sqlite-store.ts",
-    ["packages/core/src/receipts/journal.test.ts"],
+    "packages/core/src/receipts/sqlite/store.ts",
+    ["packages/core/src/receipts/sqlite/journal.test.ts"],
     [
       [
         "journal-cleared-unfolded",
@@ -477,8 +477,8 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/agent/run-turn.ts", GROUNDING, [
     [
       "turn-grounds-last-run-only",
-      `return state.runIds.flatMap((id) => state.deps.receipts.byRun(id));`,
-      `return state.runIds.slice(-1).flatMap((id) => state.deps.receipts.byRun(id));`,
+      `return state.deps.receipts.byRuns(state.runIds);`,
+      `return state.deps.receipts.byRuns(state.runIds.slice(-1));`,
       "grounding sees only the turn's last run",
     ],
   ]),
@@ -860,12 +860,6 @@ export const MUTANTS: readonly Mutant[] = [
         "decisions are accepted from any origin (CSRF)",
       ],
       [
-        "console-decide-approver-unchecked",
-        'if (!d.isApprover(operator))\n      return page(\n        messagePage("Not an approver", `You are not allowed to ${what}',
-        'if (false)\n      return page(\n        messagePage("Not an approver", `You are not allowed to ${what}',
-        "a signed-in operator who is no longer an approver still decides",
-      ],
-      [
         "console-login-approver-unchecked",
         `if (!d.isApprover(operator))\n      return page(\n        messagePage(\n          "Not an approver",`,
         `if (false)\n      return page(\n        messagePage(\n          "Not an approver",`,
@@ -918,6 +912,20 @@ export const MUTANTS: readonly Mutant[] = [
         `export const RECEIPT_LINK_TTL_MS = 7 * 24 * 60 * 60_000;`,
         `export const RECEIPT_LINK_TTL_MS = 70 * 24 * 60 * 60_000;`,
         "receipt links stay valid for 70 days",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/guards.e2e.test.ts", "apps/gateway/src/console/fresh-approvers.e2e.test.ts"],
+    [
+      [
+        // The per-request approver check comes before every route now (authorization on fresh
+        // facts): it, not the write guard, is what refuses a decision by someone no longer an approver.
+        "console-decide-approver-unchecked",
+        `const operator = signedIn !== undefined && d.isApprover(signedIn) ? signedIn : undefined;`,
+        `const operator = signedIn;`,
+        "a signed-in operator who is no longer an approver still decides",
       ],
     ],
   ),
@@ -1011,7 +1019,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m("packages/core/src/receipts/schema.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/schema.ts", RECEIPTS, [
     [
       "schema-update-allowed",
       `receipts_no_update BEFORE UPDATE ON receipts\n`,
@@ -1043,7 +1051,7 @@ export const MUTANTS: readonly Mutant[] = [
       "INSERT OR REPLACE may overwrite the chain's metadata",
     ],
   ]),
-  ...m("packages/core/src/receipts/verify.ts", RECEIPTS, [
+  ...m("packages/core/src/receipts/sqlite/verify.ts", RECEIPTS, [
     [
       "verify-legacy-prev-skipped",
       `if (row.prev_hash !== prev)\n        return fail(`,
@@ -1413,7 +1421,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "gateway-orphans-left-pending",
-        `  closeOrphanedApprovals(approvals, receipts, log);\n`,
+        `  await closeOrphanedApprovals(approvals, receipts, log);\n`,
         ``,
         "approvals left by a stopped gateway stay pending after a restart",
       ],
@@ -1816,7 +1824,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/sqlite-store.ts",
+    "packages/core/src/receipts/sqlite/store.ts",
     ["apps/gateway/src/security/credentials.e2e.test.ts"],
     [
       [
@@ -1855,7 +1863,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   // #25 model recovery
   ...m(
-    "apps/gateway/src/sessions/store.ts",
+    "apps/gateway/src/sessions/sqlite/store.ts",
     ["apps/gateway/src/model-recovery.test.ts"],
     [
       [
@@ -1938,13 +1946,13 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "prompt-too-long-not-compacted",
-        `return compact(state, "prompt_too_long") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };`,
+        `return (await compact(state, "prompt_too_long"))\n      ? { kind: "request" }\n      : { kind: "finish", stopReason: "context_full" };`,
         `return { kind: "finish", stopReason: "context_full" };`,
         "a 400 prompt-too-long ends the turn instead of compacting and answering",
       ],
       [
         "would-not-fit-not-compacted",
-        `return compact(state, "would_not_fit") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };`,
+        `return (await compact(state, "would_not_fit"))\n        ? { kind: "request" }\n        : { kind: "finish", stopReason: "context_full" };`,
         `return { kind: "finish", stopReason: "context_full" };`,
         "a request estimated not to fit ends the turn instead of compacting",
       ],
@@ -1956,7 +1964,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "window-exceeded-not-compacted",
-        `if (compact(state, "window_exceeded")) {`,
+        `if (await compact(state, "window_exceeded")) {`,
         `if (false) {`,
         "model_context_window_exceeded ends the turn with a cut-off answer instead of compacting",
       ],
@@ -2414,21 +2422,15 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "console-revoke-unguarded",
-        `const refused = refuseWrite(req, operator, "revoke approve-always rules");`,
+        `const refused = await refuseWrite(req, operator, "revoke approve-always rules");`,
         `const refused = undefined as Response | undefined;`,
         "a revoke skips both the origin check and the approver check",
       ],
       [
         "console-revoke-cross-site",
-        `const refused = refuseWrite(req, operator, "revoke approve-always rules");`,
-        `const refused = d.isApprover(operator) ? undefined : refuseWrite(req, operator, "revoke approve-always rules");`,
+        `const refused = await refuseWrite(req, operator, "revoke approve-always rules");`,
+        `const refused = d.isApprover(operator) ? undefined : await refuseWrite(req, operator, "revoke approve-always rules");`,
         "a cross-site form post revokes a rule (no CSRF check on revoke)",
-      ],
-      [
-        "console-revoke-any-operator",
-        `const refused = refuseWrite(req, operator, "revoke approve-always rules");`,
-        `const refused = sameOrigin(req) ? undefined : refuseWrite(req, operator, "revoke approve-always rules");`,
-        "a signed-in operator who is no longer an approver revokes a rule",
       ],
       [
         "console-revoke-on-get",
@@ -2453,6 +2455,20 @@ export const MUTANTS: readonly Mutant[] = [
         "request: redact(message.text),",
         "request: message.text,",
         "a secret in the user's message is kept in the turn record the console lists",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/console-v2.e2e.test.ts"],
+    [
+      [
+        // The per-request approver check comes before every route now (authorization on fresh
+        // facts): it, not the write guard, is what refuses a revoke by someone no longer an approver.
+        "console-revoke-any-operator",
+        `const operator = signedIn !== undefined && d.isApprover(signedIn) ? signedIn : undefined;`,
+        `const operator = signedIn;`,
+        "a signed-in operator who is no longer an approver revokes a rule",
       ],
     ],
   ),
@@ -2667,8 +2683,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/sqlite-store.ts",
-    ["packages/core/src/receipts/journal.test.ts"],
+    "packages/core/src/receipts/sqlite/store.ts",
+    ["packages/core/src/receipts/sqlite/journal.test.ts"],
     [
       [
         "store-byrun-stale",
@@ -2685,8 +2701,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/fold-worker.ts",
-    ["packages/core/src/receipts/journal.test.ts"],
+    "packages/core/src/receipts/sqlite/fold-worker.ts",
+    ["packages/core/src/receipts/sqlite/journal.test.ts"],
     [
       [
         "fold-worker-settled-never-woken",
@@ -3323,6 +3339,73 @@ export const MUTANTS: readonly Mutant[] = [
         'const limit = (c.kind === "bundled" ? c.bundled.timeoutMs : undefined) ?? lc.timeoutMs;',
         "const limit = lc.timeoutMs;",
         "a bundled source's own load limit is ignored",
+      ],
+    ],
+  ),
+  // #28 storage
+  ...m(
+    "packages/core/src/receipts/sqlite/ports.ts",
+    ["packages/core/src/receipts/sqlite/contract.test.ts"],
+    [
+      [
+        "reader-reads-before-staged",
+        `await store.settled();`,
+        ``,
+        "the reader's run list misses receipts staged (or journaled) before the read",
+      ],
+      [
+        "reader-byruns-reordered",
+        `byRuns: (runIds) => synced(() => runIds.flatMap((id) => store.byRun(id))),`,
+        `byRuns: (runIds) => synced(() => [...runIds].sort().flatMap((id) => store.byRun(id))),`,
+        "a turn's receipts come back in another order than its runs",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/approvals/sqlite/store.ts",
+    ["packages/core/src/approvals/sqlite/contract.test.ts", "packages/core/src/approvals/broker.test.ts"],
+    [
+      [
+        "approval-store-last-decision-wins",
+        `WHERE call_id = ? AND status = 'pending'`,
+        `WHERE call_id = ?`,
+        "a second decision overwrites the first (an approval turned into a denial after the tool ran, or back)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/approvals/sqlite/rules.ts",
+    ["packages/core/src/approvals/sqlite/contract.test.ts"],
+    [
+      [
+        "rule-store-session-rule-everywhere",
+        `if (row.scope === "session" && (sessionId === undefined || row.session_id !== sessionId)) continue;`,
+        `if (row.scope === "session" && sessionId === undefined) continue;`,
+        "an 'approve always' rule made in one conversation approves calls in every other",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/runner.ts",
+    ["packages/core/src/codemode/runner.test.ts"],
+    [
+      [
+        "runner-result-before-approval-answer",
+        `await invoker.approvalsAnswered();`,
+        ``,
+        "a run that ends while a call waits for approval returns before the call's denial is recorded",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/sqlite/runs.ts",
+    ["apps/gateway/src/console/run-list.test.ts"],
+    [
+      [
+        "reader-turn-of-unlisted-run",
+        `return Array.isArray(runIds) && runIds.includes(runId) ? toRunTurn(row) : undefined;`,
+        `return Array.isArray(runIds) ? toRunTurn(row) : undefined;`,
+        "a run is shown as serving a turn of its session that does not list it",
       ],
     ],
   ),

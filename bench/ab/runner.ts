@@ -21,7 +21,7 @@ const runners: Record<string, any> = {};
 for (const [name, R] of Object.entries(trees)) {
   const { createCodeModeRunner } = await import(`${R}/packages/core/src/codemode/runner.ts`);
   const { openDatabase } = await import(`${R}/packages/core/src/db/open.ts`);
-  const { createSqliteReceiptStore } = await import(`${R}/packages/core/src/receipts/sqlite-store.ts`);
+  const { createSqliteReceiptStore } = await import(`${R}/packages/core/src/receipts/sqlite/store.ts`);
   const { createSandboxPool } = await import(`${R}/packages/core/src/sandbox/pool.ts`);
   const { defineTool, z } = await import(`${R}/packages/sdk/src/index.ts`);
   const dir = mkdtempSync(join(tmpdir(), `oa-ab-runner-${name}-`));

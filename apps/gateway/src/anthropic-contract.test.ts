@@ -86,16 +86,15 @@ for (const model of MODELS) {
         expect(third.text).toBe("After the restart: one reminder.");
 
         // Thinking blocks are stored with the session, byte for byte.
-        const session = h.gateway.sessions.getOrCreate("loop", "terminal");
-        const stored = h.gateway.sessions
-          .history(session.id)
+        const session = await h.gateway.sessions.getOrCreate("loop", "terminal");
+        const stored = (await h.gateway.sessions.history(session.id))
           .flatMap((m) => m.content as Block[])
           .filter((b) => b.type === "thinking");
         expect(stored.length > 0).toBe(thinks);
         for (const b of stored) expect(typeof b.signature).toBe("string");
 
         const other = model === "claude-sonnet-5-5" ? "claude-sonnet-5" : "claude-sonnet-5-5";
-        h.gateway.sessions.setSettings(session.id, { model: other });
+        await h.gateway.sessions.setSettings(session.id, { model: other });
         h.api.script([exec("toolu_8"), textTurn("Switched models, one reminder.")]);
         const fourth = await h.gateway.handleMessage({
           sessionKey: "loop",
@@ -133,7 +132,7 @@ for (const model of MODELS) {
         expect(statuses).toEqual(["rate limited", "Anthropic is overloaded", "Anthropic is overloaded"]);
         expect(h.calls).toEqual(["reminders.list"]);
         expect(outcome.runIds).toHaveLength(1);
-        const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
+        const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
         expect(receipts.filter((r) => r.phase === "succeeded")).toHaveLength(1);
       },
       E2E_TIMEOUT,
@@ -168,8 +167,8 @@ for (const model of MODELS) {
         const outcome = await h.gateway.handleMessage({ sessionKey: "ref", surface: "terminal", text: "something" });
         expect(outcome.stopReason).toBe("refused");
         expect(outcome.text).toContain("declined");
-        const session = h.gateway.sessions.getOrCreate("ref", "terminal");
-        const stored = JSON.stringify(h.gateway.sessions.history(session.id));
+        const session = await h.gateway.sessions.getOrCreate("ref", "terminal");
+        const stored = JSON.stringify(await h.gateway.sessions.history(session.id));
         expect(stored).not.toContain("Here is how to");
       },
       E2E_TIMEOUT,
@@ -217,8 +216,8 @@ describe("requests carry only what the model accepts", () => {
       expect(first.output_config).toEqual({ effort: "medium" });
       // between_tools returns the progress notes as thinking text: shown as status.
       expect(progress).toEqual(["Checking the reminders."]);
-      const session = h.gateway.sessions.getOrCreate("caps", "terminal");
-      h.gateway.sessions.setSettings(session.id, { model: "claude-haiku-4-5" });
+      const session = await h.gateway.sessions.getOrCreate("caps", "terminal");
+      await h.gateway.sessions.setSettings(session.id, { model: "claude-haiku-4-5" });
       h.api.script([textTurn("haiku")]);
       await h.gateway.handleMessage({ sessionKey: "caps", surface: "terminal", text: "y" });
       const last = h.api.messageRequests().at(-1)!.body;

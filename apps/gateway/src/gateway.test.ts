@@ -115,7 +115,7 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
     expect(outcome.summaryText).toMatch(/❌ mail\.send failed: .*SMTP server refused the connection \[r_\d+\]/);
     expect(outcome.unverified).toBe(false);
     expect(renderOutcome(outcome)).toContain("Relevant tool activity:\n❌ mail.send failed");
-    const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
+    const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
     expect(receipts.map((r) => r.phase)).toEqual(["requested", "started", "failed"]);
   });
 
@@ -168,7 +168,7 @@ describe("a turn through the gateway (real SDK → fake Anthropic, real sandbox,
     expect(outcome.stopReason).toBe("model_error");
     expect(outcome.text).toContain("Anthropic is overloaded, try again in a minute.");
     expect(events.find((e) => e.type === "error")).toMatchObject({ code: "model.overloaded" });
-    expect(h.gateway.sessions.turnEvents({ turnId: outcome.turnId, type: "error" })).toHaveLength(1);
+    expect(await h.gateway.sessions.turnEvents({ turnId: outcome.turnId, type: "error" })).toHaveLength(1);
   });
 
   test("after a model error the session stays usable and its history well-formed", async () => {
@@ -269,7 +269,7 @@ describe("auth profile rotation, end to end through the gateway", () => {
         reason,
         turnId: outcome.turnId,
       });
-      const recorded = h.gateway.sessions.turnEvents({ turnId: outcome.turnId, type: "profile.rotated" });
+      const recorded = await h.gateway.sessions.turnEvents({ turnId: outcome.turnId, type: "profile.rotated" });
       expect(recorded).toHaveLength(1);
       expect(recorded[0]!.data).toMatchObject({ from: "anthropic:first", to: "anthropic:second", reason });
       expect(JSON.stringify(recorded)).not.toContain("sk-ant-api03");
@@ -305,8 +305,8 @@ describe("sessions", () => {
     ]);
     // The conversation's cache breakpoint is automatic (top level): messages are sent as stored.
     expect(body.cache_control).toEqual({ type: "ephemeral" });
-    const session = second.sessions.getOrCreate("discord:dm:42", "discord");
-    expect(second.sessions.turns(session.id).map((t) => t.stopReason)).toEqual(["answered", "answered"]);
+    const session = await second.sessions.getOrCreate("discord:dm:42", "discord");
+    expect((await second.sessions.turns(session.id)).map((t) => t.stopReason)).toEqual(["answered", "answered"]);
   });
 
   test("long histories are trimmed with a note; 'prompt is too long' compacts to a smaller history and answers", async () => {
@@ -339,8 +339,8 @@ describe("sessions", () => {
     h = await startHarness();
     h.api.script([exec("toolu_1", "return await tools.reminders.list({});"), textTurn("One reminder.")]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "s2", surface: "terminal", text: "list" });
-    const session = h.gateway.sessions.getOrCreate("s2", "terminal");
-    const history = h.gateway.sessions.history(session.id);
+    const session = await h.gateway.sessions.getOrCreate("s2", "terminal");
+    const history = await h.gateway.sessions.history(session.id);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     // Thinking blocks (when the model thinks) come first and are stored with the turn.
     expect(history[1]!.content.find((b) => b.type === "tool_use")).toMatchObject({ type: "tool_use", id: "toolu_1" });

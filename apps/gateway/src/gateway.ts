@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { ToolTree } from "@openassistant/sdk";
-import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals";
+import { createApprovalBroker, openSqliteApprovals, type ApprovalBroker } from "@openassistant/core/approvals";
 import { createCodeModeRunner, type CodeModeRunner } from "@openassistant/core/codemode";
 import {
   createTypechecker,
@@ -8,14 +7,14 @@ import {
   openDeclarationCache,
   type Typechecker,
 } from "@openassistant/core/codemode";
-import { openDatabase } from "@openassistant/core/db";
+import { openDatabase, type Database } from "@openassistant/core/db";
 import {
   createSecretRegistry,
-  createSqliteReceiptStore,
+  openSqliteReceipts,
   redactDeep,
   type SecretRegistry,
 } from "@openassistant/core/receipts";
-import type { ReceiptStore } from "@openassistant/core/receipts";
+import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import { createSandboxPool, defaultSandboxLimits } from "@openassistant/core/sandbox";
 import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import type { SandboxPool } from "@openassistant/core/sandbox";
@@ -32,7 +31,9 @@ import { loadAnthropicSdk } from "./model/sdk.ts";
 import { createConsole, type GatewayConsole } from "./console/index.ts";
 import { startHttpApi, type HttpApi } from "./http/server.ts";
 import { resolveHttpToken } from "./http/token.ts";
-import { createSessionStore, type SessionStore } from "./sessions/store.ts";
+import { createRunCodeStore } from "./console/sqlite/run-code.ts";
+import { createSessionStore } from "./sessions/sqlite/store.ts";
+import type { SessionStore } from "./sessions/store.ts";
 import { defaultSettings, type GatewaySettings } from "./settings.ts";
 import { declarationCacheFile, loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
@@ -77,7 +78,7 @@ export interface Gateway {
   readonly settings: GatewaySettings;
   readonly events: EventBus;
   readonly approvals: ApprovalBroker;
-  readonly receipts: ReceiptStore;
+  readonly receipts: ReceiptLog & ReceiptReader;
   readonly sessions: SessionStore;
   readonly db: Database;
   readonly auth: AuthResolver;
@@ -217,11 +218,13 @@ async function openGateway(
   const redact = secrets.redact;
 
   // The receipt chain's HMAC key and head live in the config dir, outside the database.
-  const receipts = createSqliteReceiptStore(db, { keyDir: configDir, journal: true, secrets });
+  const receipts = openSqliteReceipts(db, { keyDir: configDir, journal: true, secrets });
   undo.push(() => receipts.close());
-  const approvals = createApprovalBroker({ db, defaultTimeoutMs: settings.approvalTimeoutMs });
+  const approvalStores = openSqliteApprovals(db);
+  undo.push(() => approvalStores.close());
+  const approvals = createApprovalBroker({ ...approvalStores, defaultTimeoutMs: settings.approvalTimeoutMs });
   undo.push(() => approvals.close());
-  closeOrphanedApprovals(approvals, receipts, log);
+  await closeOrphanedApprovals(approvals, receipts, log);
   approvals.subscribe((e) =>
     events.emit(
       e.type === "requested"
@@ -329,27 +332,30 @@ async function openGateway(
   };
 
   // Model-side facts are recorded next to the receipts (turn_events): rotations, model errors, compactions.
+  const recordTurnEvent = (turnId: string | undefined, type: string, data: unknown) =>
+    void sessions
+      .recordTurnEvent(turnId, type, data)
+      .catch((err) => log(`recording ${type}: ${err instanceof Error ? err.message : String(err)}`));
   events.subscribe((e) => {
     if (closed) return;
     if (e.type === "profile.rotated")
-      sessions.recordTurnEvent(e.turnId, e.type, {
+      recordTurnEvent(e.turnId, e.type, {
         from: e.from,
         to: e.to,
         reason: e.reason,
         message: e.message ? redact(e.message) : undefined,
       });
-    else if (e.type === "error")
-      sessions.recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
+    else if (e.type === "error") recordTurnEvent(e.turnId, e.type, { code: e.code, message: redact(e.message) });
     else if (e.type === "history.compacted")
-      sessions.recordTurnEvent(e.turnId, e.type, { omitted: e.omitted, reason: e.reason });
+      recordTurnEvent(e.turnId, e.type, { omitted: e.omitted, reason: e.reason });
   });
 
   let http: GatewayHttp | undefined;
   const consoleUi: GatewayConsole | undefined = settings.http
     ? createConsole({
         settings,
-        db,
         receipts,
+        runCode: createRunCodeStore(db),
         approvals,
         events,
         tools: () => toolSource.current(),
@@ -386,7 +392,7 @@ async function openGateway(
 
   async function handleMessage(message: IncomingMessage): Promise<TurnOutcome> {
     if (life.closing) throw new GatewayClosedError("The gateway is shutting down; try again when it is back.");
-    const session = sessions.getOrCreate(message.sessionKey, message.surface);
+    const session = await sessions.getOrCreate(message.sessionKey, message.surface);
     const turnId = newTurnId();
     const controller = new AbortController();
     const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
@@ -400,9 +406,9 @@ async function openGateway(
         events.emit(safe);
         message.onEvent?.(safe);
       };
-      const fresh = sessions.get(session.id) ?? session;
+      const fresh = (await sessions.get(session.id)) ?? session;
       const turnSettings = mergeTurnSettings(settings.turn, fresh.settings as Record<string, unknown>);
-      sessions.startTurn({
+      await sessions.startTurn({
         id: turnId,
         sessionId: session.id,
         userId: message.userId,
@@ -412,11 +418,12 @@ async function openGateway(
       onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
       // Refused turns are left out (the docs' reset after a refusal); run ids let a compaction keep
       // what the dropped messages' runs did, from their receipts.
-      const history = sessions
-        .modelHistory(session.id)
-        .map((m) => ({ role: m.role, content: m.content, runIds: m.runIds }));
-      const leftOutRuns = sessions
-        .turns(session.id)
+      const history = (await sessions.modelHistory(session.id)).map((m) => ({
+        role: m.role,
+        content: m.content,
+        runIds: m.runIds,
+      }));
+      const leftOutRuns = (await sessions.turns(session.id))
         .filter((t) => t.stopReason === "refused")
         .flatMap((t) => t.runIds);
       const raw = await runTurn(
@@ -441,8 +448,8 @@ async function openGateway(
       );
       // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
       const outcome = redactDeep(raw, redact);
-      sessions.appendMessages(session.id, turnId, outcome.messages);
-      sessions.finishTurn(turnId, {
+      await sessions.appendMessages(session.id, turnId, outcome.messages);
+      await sessions.finishTurn(turnId, {
         stopReason: outcome.stopReason,
         unverified: outcome.unverified,
         runIds: outcome.runIds,
@@ -481,7 +488,7 @@ async function openGateway(
     clearTimeout(graceTimer);
     consoleUi?.close();
     await http?.close();
-    approvals.close();
+    await approvals.close();
     unsubscribeChecker();
     toolSource.close();
     await runner.close({ reason });
@@ -490,7 +497,8 @@ async function openGateway(
     if (!options.sandbox) await pool.close();
     if (!options.typechecker) await typechecker.close();
     closed = true;
-    receipts.close();
+    await receipts.close();
+    await approvalStores.close();
     db.close();
   }
 
@@ -534,12 +542,16 @@ function credentialSecrets(auth: AuthResolver): string[] {
  * Approvals left pending by a previous process can never be answered (nobody awaits them):
  * deny them and append a `denied` receipt so the audit trail says how the call ended.
  */
-function closeOrphanedApprovals(approvals: ApprovalBroker, receipts: ReceiptStore, log: (line: string) => void): void {
+async function closeOrphanedApprovals(
+  approvals: ApprovalBroker,
+  receipts: ReceiptLog & ReceiptReader,
+  log: (line: string) => void,
+): Promise<void> {
   const reason = "the gateway restarted before a decision";
-  for (const request of approvals.closeOrphans(reason)) {
-    const last = receipts.query({ callId: request.callId }).at(-1);
+  for (const request of await approvals.closeOrphans(reason)) {
+    const last = (await receipts.query({ callId: request.callId })).at(-1);
     if (last && last.phase === "requested") {
-      receipts.append({
+      await receipts.append({
         runId: last.runId,
         callId: last.callId,
         toolPath: last.toolPath,

@@ -49,7 +49,9 @@ describe("a spec of more than 10,000 operations in the gateway", () => {
       expect(refusal).toContain("failed the typecheck");
       expect(refusal).toContain("this code reaches 10005 tools (through tools.graph)");
       expect(recorder.requests.map((r) => `${r.method} ${r.target}`)).toEqual(["GET /v1.0/set3/u1/notes?%24top=2"]);
-      const succeeded = out.runIds.flatMap((r) => gateway.receipts.query({ runId: r, phase: "succeeded" }));
+      const succeeded = (
+        await Promise.all(out.runIds.map((r) => gateway.receipts.query({ runId: r, phase: "succeeded" })))
+      ).flat();
       expect(succeeded.map((r) => r.toolPath)).toEqual(["graph.set3.notes.listnotes"]);
     } finally {
       await gateway.shutdown();

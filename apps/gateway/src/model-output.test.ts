@@ -155,7 +155,7 @@ describe("a corrupt stored history", () => {
     h = await startHarness();
     h.api.script([textTurn("first")]);
     await h.gateway.handleMessage({ sessionKey: "corrupt", surface: "terminal", text: "hi" });
-    const session = h.gateway.sessions.getOrCreate("corrupt", "terminal");
+    const session = await h.gateway.sessions.getOrCreate("corrupt", "terminal");
     const insert = h.gateway.db.query(
       "INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at) VALUES (?, ?, ?, ?, NULL, '[]', 0)",
     );
@@ -187,7 +187,7 @@ describe("a corrupt stored history", () => {
     expect(lost).toMatchObject({ type: "tool_result", is_error: true });
     expect(sent.at(-1)!.content.at(-1)).toMatchObject({ type: "text", text: "hello?" });
     // The stored rows are left as they were.
-    expect(h.gateway.sessions.history(session.id).length).toBe(2 + rows.length - 1 + 2);
+    expect((await h.gateway.sessions.history(session.id)).length).toBe(2 + rows.length - 1 + 2);
   });
 });
 
@@ -205,7 +205,7 @@ describe("unusual usage", () => {
     ]);
     expect(a.text).toBe("first");
     expect(b.text).toBe("second after 5");
-    const history = h.gateway.sessions.history(h.gateway.sessions.getOrCreate("race", "terminal").id);
+    const history = await h.gateway.sessions.history((await h.gateway.sessions.getOrCreate("race", "terminal")).id);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
   });
 
@@ -237,7 +237,7 @@ describe("unusual usage", () => {
         .filter((m) => m.role === "user")
         .map((m) => m.content.map((b) => b.text).join(""));
     expect(userTexts(2)).toEqual(["(The user sent an empty message.)", "(The user sent an empty message.)", "hello"]);
-    const history = h.gateway.sessions.history(h.gateway.sessions.getOrCreate("blank", "discord").id);
+    const history = await h.gateway.sessions.history((await h.gateway.sessions.getOrCreate("blank", "discord")).id);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
   });
 });

@@ -73,8 +73,8 @@ describe("refusal: the refused turn leaves the context", () => {
       expect(lastBody().messages.at(-1)).toMatchObject({ role: "user" });
       expect(JSON.stringify(lastBody().messages.at(-1))).toContain("what's the weather?");
       // Nothing recorded is lost: the refused exchange is still stored.
-      const session = h!.gateway.sessions.getOrCreate("terminal", "terminal");
-      expect(JSON.stringify(h!.gateway.sessions.history(session.id))).toContain("neighbour's lock");
+      const session = await h!.gateway.sessions.getOrCreate("terminal", "terminal");
+      expect(JSON.stringify(await h!.gateway.sessions.history(session.id))).toContain("neighbour's lock");
       expect(io.text).not.toContain("Here is how");
     },
     E2E_TIMEOUT,
@@ -207,7 +207,7 @@ describe("a conversation that outgrows the context window is compacted, and the 
       expect(answer).toContain("The conversation outgrew the model's context window, so it was compacted");
       expectCompactedRequest(lastBody());
       expect(promptTokens(lastBody())).toBeLessThanOrEqual(size);
-      const events = h!.gateway.sessions.turnEvents({ type: "history.compacted" });
+      const events = await h!.gateway.sessions.turnEvents({ type: "history.compacted" });
       expect(events.at(-1)?.data).toMatchObject({ reason: "prompt_too_long" });
     },
     E2E_TIMEOUT,

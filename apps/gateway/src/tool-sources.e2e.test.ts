@@ -101,7 +101,7 @@ describe("tool sources beyond files (issue 15)", () => {
       gateway.approvals.subscribe((e) => {
         if (e.type !== "requested") return;
         asked.push(e.request.toolPath);
-        gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+        void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
       });
       api.script([
         toolUseTurn({
@@ -140,15 +140,17 @@ describe("tool sources beyond files (issue 15)", () => {
       expect(deleted).toEqual([7]);
       expect(gh.violations).toEqual([]);
       expect(gh.requests.at(-1)?.authorization).toBe("token ghp_e2e");
-      const succeeded = out.runIds
-        .flatMap((r) => gateway.receipts.query({ runId: r, phase: "succeeded" }))
+      const succeeded = (
+        await Promise.all(out.runIds.map((r) => gateway.receipts.query({ runId: r, phase: "succeeded" })))
+      )
+        .flat()
         .map((r) => r.toolPath);
       expect(succeeded).toEqual(["$search", "everything.getSum", "github.issues.listForRepo", "users.deleteUser"]);
       expect(out.unverified).toBe(false);
       // The MCP call carried the OAuth access token; no token is in any receipt.
       expect(users.presented.length).toBeGreaterThan(0);
       expect(users.presented.every((t) => users.issued.includes(t))).toBe(true);
-      const receipts = JSON.stringify(out.runIds.flatMap((r) => gateway.receipts.query({ runId: r })));
+      const receipts = JSON.stringify(await Promise.all(out.runIds.map((r) => gateway.receipts.query({ runId: r }))));
       for (const t of users.issued) expect(receipts).not.toContain(t);
     } finally {
       await gateway.shutdown();
@@ -225,7 +227,9 @@ describe("an OpenAPI operation whose schema cannot be a validator", () => {
         ]);
         const out = await restarted.handleMessage({ sessionKey: "s1", surface: "terminal", text: "list pets" });
         expect(seen).toEqual([`http://127.0.0.1:${server.port}/pets?name=Rex`]);
-        const succeeded = out.runIds.flatMap((r) => restarted.receipts.query({ runId: r, phase: "succeeded" }));
+        const succeeded = (
+          await Promise.all(out.runIds.map((r) => restarted.receipts.query({ runId: r, phase: "succeeded" })))
+        ).flat();
         expect(succeeded.map((r) => r.toolPath)).toEqual(["pets.pets.list"]);
       } finally {
         await restarted.shutdown();

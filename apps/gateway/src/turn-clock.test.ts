@@ -23,7 +23,10 @@ describe("the turn clock (model.turnTimeoutSeconds) and approvals", () => {
     const gateway = h.gateway;
     gateway.events.subscribe((e) => {
       if (e.type === "approval.requested")
-        setTimeout(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }), 1_500);
+        setTimeout(
+          () => void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }),
+          1_500,
+        );
     });
     const started = performance.now();
     const outcome = await gateway.handleMessage({ sessionKey: "clock", surface: "terminal", text: "remind me" });
@@ -50,7 +53,10 @@ describe("the turn clock (model.turnTimeoutSeconds) and approvals", () => {
     const gateway = h.gateway;
     gateway.events.subscribe((e) => {
       if (e.type === "approval.requested")
-        setTimeout(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }), 300);
+        setTimeout(
+          () => void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "test:ann" }),
+          300,
+        );
     });
     const outcome = await gateway.handleMessage({ sessionKey: "resume", surface: "terminal", text: "remind me" });
     expect(outcome.stopReason).toBe("timeout");

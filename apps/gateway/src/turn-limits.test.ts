@@ -30,9 +30,10 @@ describe("turn limits", () => {
     expect(outcome.text).toContain("limit of model rounds");
     expect(outcome.usage.rounds).toBe(2);
     expect(h.calls).toEqual(["reminders.list"]); // the final round's tool_use is never run
-    expect(h.gateway.sessions.turns(h.gateway.sessions.getOrCreate("rounds", "terminal").id).at(-1)!.stopReason).toBe(
-      "max_rounds",
-    );
+    expect(
+      (await h.gateway.sessions.turns((await h.gateway.sessions.getOrCreate("rounds", "terminal")).id)).at(-1)!
+        .stopReason,
+    ).toBe("max_rounds");
   });
 
   test("maxTurnTokens: usage summed over the rounds ends the turn with token_budget", async () => {
@@ -52,12 +53,12 @@ describe("turn limits", () => {
 });
 
 describe("per-session settings", () => {
-  test("sessions.setSettings({ model }) reaches the next request", async () => {
+  test("(await sessions.setSettings({ model })) reaches the next request", async () => {
     h = await startHarness();
     h.api.script([textTurn("a"), textTurn("b")]);
     await h.gateway.handleMessage({ sessionKey: "pick", surface: "terminal", text: "hi" });
-    const session = h.gateway.sessions.getOrCreate("pick", "terminal");
-    h.gateway.sessions.setSettings(session.id, { model: "claude-opus-5-5" });
+    const session = await h.gateway.sessions.getOrCreate("pick", "terminal");
+    await h.gateway.sessions.setSettings(session.id, { model: "claude-opus-5-5" });
     await h.gateway.handleMessage({ sessionKey: "pick", surface: "terminal", text: "hi again" });
     expect(h.api.messageRequests().map((r) => r.body.model)).toEqual([TEST_MODEL, "claude-opus-5-5"]);
   });

@@ -104,7 +104,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
           files: cardFiles(e.request).map((f) => ({ name: f.name, text: f.attachment.toString("utf8") })),
           card: JSON.stringify(renderCard(e.request, { kind: "pending" })),
         });
-        gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+        void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
       });
       api.script([
         writeCall("toolu_w"),
@@ -140,7 +140,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
       expect(ph.violations).toEqual([]);
       // Grounded: the answer is backed by success receipts of both calls.
       expect(out.unverified).toBe(false);
-      const receipts = out.runIds.flatMap((r) => gateway.receipts.query({ runId: r }));
+      const receipts = (await Promise.all(out.runIds.map((r) => gateway.receipts.query({ runId: r })))).flat();
       const succeeded = receipts.filter((r) => r.phase === "succeeded").map((r) => r.toolPath);
       expect(succeeded).toEqual(["workspace.writeTool", "signup_monitor"]);
       expect(receipts.find((r) => r.toolPath === "workspace.writeTool" && r.phase === "approved")?.decidedBy).toBe(
@@ -149,7 +149,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
       // The history names the version and the call that wrote it.
       const log = readFileSync(join(dir, ".openassistant/history/tools.jsonl"), "utf8");
       // /tools shows which version is in place, who approved it and when.
-      const report = surfacePort(gateway).listTools();
+      const report = await surfacePort(gateway).listTools();
       expect(report.versions?.[0]).toMatchObject({
         name: "signup_monitor.ts",
         action: "write",
@@ -180,7 +180,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
     try {
       gateway.approvals.subscribe((e) => {
         if (e.type === "requested")
-          gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "not now" });
+          void gateway.approvals.decide(e.request.callId, { decision: "denied", by: "operator-1", reason: "not now" });
       });
       api.script([writeCall("toolu_w"), textTurn("I've set up the signup monitor for you.")]);
       const out = await gateway.handleMessage({
@@ -211,7 +211,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
     const gateway = await gatewayIn(dir, api);
     try {
       const asked: string[] = [];
-      gateway.approvals.rules.add({
+      await gateway.approvals.rules.add({
         toolPath: "workspace.writeTool",
         scope: "global",
         createdBy: "operator-1",
@@ -220,7 +220,7 @@ describe("the assistant writes its own tool (issue 14)", () => {
       gateway.approvals.subscribe((e) => {
         if (e.type !== "requested") return;
         asked.push(e.request.toolPath);
-        gateway.approvals.decide(e.request.callId, {
+        void gateway.approvals.decide(e.request.callId, {
           decision: "denied",
           by: "operator-1",
           reason: "checking the rule",

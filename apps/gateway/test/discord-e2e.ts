@@ -202,18 +202,18 @@ export async function startDiscordE2E(
 }
 
 /**
- * Polls until `find` returns something (fake state is synchronous; discord.js is not). The
- * default bound is for a busy 2-core machine: a wait ends when the state appears, the bound only
- * turns a hang into a failure naming `what`.
+ * Polls until `find` returns something (fake state is synchronous; discord.js is not; `find` may
+ * also answer later: a store read). The default bound is for a busy 2-core machine: a wait ends
+ * when the state appears, the bound only turns a hang into a failure naming `what`.
  */
 export async function eventually<T>(
-  find: () => T | undefined | null | false,
+  find: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   what: string,
   timeoutMs = 20_000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const v = find();
+    const v = await find();
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await Bun.sleep(5);
@@ -241,8 +241,8 @@ export function decisionField(message: Json | undefined): string | undefined {
 }
 
 /** Every receipt of one call, in append order. */
-export function trailOf(e: DiscordE2E, callId: string) {
-  return e.h.gateway.receipts.query({ callId }).sort((a, b) => a.seq - b.seq);
+export async function trailOf(e: DiscordE2E, callId: string) {
+  return (await e.h.gateway.receipts.query({ callId })).sort((a, b) => a.seq - b.seq);
 }
 
 /** Whether a message is an approval card (an embed titled "Approval needed: …"). */

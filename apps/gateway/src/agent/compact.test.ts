@@ -20,7 +20,7 @@ const toolResult = (id: string, runId: string): HistoryMessage => ({
 const ask: MessageParam = { role: "user", content: [{ type: "text", text: "and now?" }] };
 
 /** A succeeded call's receipts, as the store returns them for its run. */
-const receiptsOf = (ids: readonly string[]): Receipt[] =>
+const receiptsOf = async (ids: readonly string[]): Promise<Receipt[]> =>
   ids.flatMap((runId, i) =>
     (["requested", "started", "succeeded"] as const).map(
       (phase, k) =>
@@ -48,8 +48,8 @@ describe("fitHistory", () => {
     assistant("ok"),
   ];
 
-  test("within budget: everything kept, thinking of finished turns left out, no run ids sent", () => {
-    const fitted = fitHistory(history, ask, { maxTokens: 100_000, maxMessages: 100, receiptsOf });
+  test("within budget: everything kept, thinking of finished turns left out, no run ids sent", async () => {
+    const fitted = await fitHistory(history, ask, { maxTokens: 100_000, maxMessages: 100, receiptsOf });
     expect(fitted.omitted).toBe(0);
     expect(fitted.messages).toHaveLength(7);
     const sent = JSON.stringify(fitted.messages);
@@ -57,8 +57,8 @@ describe("fitHistory", () => {
     expect(sent).not.toContain("runIds");
   });
 
-  test("over budget: the oldest turn goes whole, and its runs' activity from the receipts stays in a note", () => {
-    const fitted = fitHistory(history, ask, { maxTokens: 60, maxMessages: 100, receiptsOf });
+  test("over budget: the oldest turn goes whole, and its runs' activity from the receipts stays in a note", async () => {
+    const fitted = await fitHistory(history, ask, { maxTokens: 60, maxMessages: 100, receiptsOf });
     expect(fitted.omitted).toBe(4);
     expect(fitted.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
     const note = (fitted.messages[0]!.content as Array<{ type: string; text: string }>)[0]!.text;
@@ -67,13 +67,13 @@ describe("fitHistory", () => {
     expect(JSON.stringify(fitted.messages)).not.toContain("tool_use");
   });
 
-  test("a damaged stored history (null content, stray blocks) still fits into a valid request", () => {
+  test("a damaged stored history (null content, stray blocks) still fits into a valid request", async () => {
     const damaged = [
       { role: "user", content: null },
       { role: "assistant", content: [null, 5, { type: "text", text: "kept" }] },
       { role: "user", content: { not: "blocks" } },
     ] as unknown as HistoryMessage[];
-    const fitted = fitHistory(damaged, ask, { maxTokens: 100_000, maxMessages: 100, receiptsOf });
+    const fitted = await fitHistory(damaged, ask, { maxTokens: 100_000, maxMessages: 100, receiptsOf });
     expect(fitted.messages.at(-1)).toEqual(ask);
     expect(JSON.stringify(fitted.messages)).toContain("kept");
   });

@@ -19,7 +19,7 @@ export interface FitOptions {
   readonly maxTokens: number;
   readonly maxMessages: number;
   /** The receipts of some runs (the gateway's receipt store). */
-  readonly receiptsOf: (runIds: readonly string[]) => readonly Receipt[];
+  readonly receiptsOf: (runIds: readonly string[]) => Promise<readonly Receipt[]>;
   /**
    * Runs of turns left out of the history on purpose (refused turns): what they did is still told,
    * from the receipts, so the model does not act as if it never happened.
@@ -42,18 +42,18 @@ const MAX_NOTED_RUNS = 200;
  * - in their place, a note says so and lists what their tool runs did, from the receipts, so the
  *   model still knows what was done (and what was denied or failed) before the cut.
  */
-export function fitHistory(
+export async function fitHistory(
   history: readonly HistoryMessage[],
   userMessage: MessageParam,
   options: FitOptions,
-): FittedHistory {
+): Promise<FittedHistory> {
   const all = [...withoutThinking(history.map(asBlocks)), userMessage];
   const start = Math.min(keptFrom(all, options), all.length - 1);
   const kept = repairHistory(all.slice(start).map((m) => ({ role: m.role, content: m.content }) as MessageParam));
   const runIds = all.slice(0, start).flatMap((m) => (m as HistoryMessage).runIds ?? []);
   const notes = [
-    ...(start > 0 ? [compactionNote(start, runIds, options.receiptsOf)] : []),
-    ...leftOutNote(options.leftOutRuns ?? [], options.receiptsOf),
+    ...(start > 0 ? [await compactionNote(start, runIds, options.receiptsOf)] : []),
+    ...(await leftOutNote(options.leftOutRuns ?? [], options.receiptsOf)),
   ];
   return { messages: notes.length ? withNote(kept, notes.join("\n")) : kept, omitted: start };
 }
@@ -62,12 +62,15 @@ function activityLines(receipts: readonly Receipt[]): string {
   return cutText(formatSummaryForModel(summarizeRun(receipts)), MAX_ACTIVITY_CHARS);
 }
 
-function newestReceipts(runIds: readonly string[], receiptsOf: FitOptions["receiptsOf"]): readonly Receipt[] {
+async function newestReceipts(
+  runIds: readonly string[],
+  receiptsOf: FitOptions["receiptsOf"],
+): Promise<readonly Receipt[]> {
   return runIds.length ? receiptsOf(runIds.slice(-MAX_NOTED_RUNS)) : [];
 }
 
-function leftOutNote(runIds: readonly string[], receiptsOf: FitOptions["receiptsOf"]): string[] {
-  const receipts = newestReceipts(runIds, receiptsOf);
+async function leftOutNote(runIds: readonly string[], receiptsOf: FitOptions["receiptsOf"]): Promise<string[]> {
+  const receipts = await newestReceipts(runIds, receiptsOf);
   if (!receipts.length) return [];
   return [
     `[Requests refused earlier are left out of this conversation. Tool calls made while handling them, from the gateway's receipts (only ✅ lines were done):\n${activityLines(receipts)}]`,
@@ -85,13 +88,13 @@ function asBlocks(m: HistoryMessage): HistoryMessage {
   return objects.length === blocks.length && blocks === m.content ? m : ({ ...m, content: objects } as HistoryMessage);
 }
 
-function compactionNote(
+async function compactionNote(
   omitted: number,
   runIds: readonly string[],
-  receiptsOf: (runIds: readonly string[]) => readonly Receipt[],
-): string {
+  receiptsOf: FitOptions["receiptsOf"],
+): Promise<string> {
   const head = `[Earlier conversation compacted: ${omitted} older message(s) were left out to fit the context window.`;
-  const receipts = newestReceipts(runIds, receiptsOf);
+  const receipts = await newestReceipts(runIds, receiptsOf);
   if (!receipts.length) return `${head}]`;
   return `${head} What their tool calls did, from the gateway's receipts (only ✅ lines were done):\n${activityLines(receipts)}]`;
 }

@@ -10,7 +10,7 @@ import type { ToolTree } from "@openassistant/sdk";
 import { newRunId, type CodeModeRunner } from "@openassistant/core/codemode";
 import { formatRunResultForModel } from "@openassistant/core/codemode";
 import type { DeclarationsForCode, Typechecker } from "@openassistant/core/codemode";
-import type { ActivitySummary, Receipt, ReceiptStore } from "@openassistant/core/receipts";
+import type { ActivitySummary, Receipt, ReceiptReader } from "@openassistant/core/receipts";
 import { newId } from "@openassistant/core/db";
 import type { RotationEvent } from "../auth/types.ts";
 import type { GatewayEvent, TurnStopReason } from "../events/types.ts";
@@ -48,7 +48,7 @@ export interface ModelStreamer {
 export interface TurnDeps {
   readonly model: ModelStreamer;
   readonly runner: Pick<CodeModeRunner, "runPromise" | "prepare">;
-  readonly receipts: Pick<ReceiptStore, "byRun" | "settled">;
+  readonly receipts: Pick<ReceiptReader, "byRuns">;
   readonly typechecker: Pick<Typechecker, "check">;
   /**
    * The current tools: the tree runs use and its declarations (tools only; the prelude is added by
@@ -213,7 +213,7 @@ export async function runTurn(
   );
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
-    const state = startTurn(session, userMessage, deps, {
+    const state = await startTurn(session, userMessage, deps, {
       turnId,
       signal,
       clock,
@@ -224,18 +224,18 @@ export async function runTurn(
     while (step.kind !== "finish")
       step =
         step.kind === "request" ? await requestRound(state) : await handleToolUses(state, step.message, step.final);
-    return finishTurn(state, step, events, await settledTurnReceipts(state));
+    return finishTurn(state, step, events);
   } finally {
     clock.stop();
   }
 }
 
-export function startTurn(
+export async function startTurn(
   session: TurnSession,
   userMessage: string,
   deps: TurnDeps,
   ctx: Pick<TurnState, "turnId" | "signal" | "clock" | "emit" | "stopReasonFor">,
-): TurnState {
+): Promise<TurnState> {
   const s = deps.settings;
   const { tree, declarations } = deps.tools();
   // The API rejects an empty or whitespace-only text block, and a stored one would break every later turn.
@@ -259,13 +259,13 @@ export function startTurn(
     history,
     historyTokens: s.historyTokens,
     // Whatever is stored (an interrupted write, an older version), the request must be valid.
-    trimmed: fitHistory(
+    trimmed: await fitHistory(
       history,
       { role: "user", content: userContent },
       {
         maxTokens: s.historyTokens,
         maxMessages: s.historyMessages,
-        receiptsOf: (ids) => ids.flatMap((id) => deps.receipts.byRun(id)),
+        receiptsOf: (ids) => deps.receipts.byRuns(ids),
         leftOutRuns: session.leftOutRuns,
       },
     ),
@@ -314,7 +314,9 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
       ? state.lastPrompt.tokens + Math.max(0, estimate - state.lastPrompt.estimate)
       : estimate;
     if (projected + request.max_tokens > window)
-      return compact(state, "would_not_fit") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };
+      return (await compact(state, "would_not_fit"))
+        ? { kind: "request" }
+        : { kind: "finish", stopReason: "context_full" };
   }
   usage.rounds++;
   emit({ type: "model.request", turnId, round: usage.rounds });
@@ -357,12 +359,14 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
   return readResponse(state, message, final);
 }
 
-function modelFailed(state: TurnState, err: ModelErrorLike): TurnStep {
+async function modelFailed(state: TurnState, err: ModelErrorLike): Promise<TurnStep> {
   if (state.signal.aborted || err.kind === "aborted") return { kind: "finish", stopReason: state.stopReasonFor() };
   if (err.kind === "context_too_long") {
     // The rejected request used no round of the turn.
     state.usage.rounds--;
-    return compact(state, "prompt_too_long") ? { kind: "request" } : { kind: "finish", stopReason: "context_full" };
+    return (await compact(state, "prompt_too_long"))
+      ? { kind: "request" }
+      : { kind: "finish", stopReason: "context_full" };
   }
   state.emit({ type: "error", turnId: state.turnId, code: `model.${err.kind ?? "api"}`, message: err.message });
   return { kind: "finish", stopReason: "model_error", text: err.message };
@@ -380,11 +384,11 @@ const NOTE_ALLOWANCE_TOKENS = 2_500;
  * Then the oldest history is dropped to a smaller budget (compact.ts), its receipts-backed activity
  * kept in a note. False once the turn has compacted as often as it may.
  */
-function compact(state: TurnState, reason: CompactReason): boolean {
+async function compact(state: TurnState, reason: CompactReason): Promise<boolean> {
   if (state.compactions >= MAX_COMPACTIONS) return false;
   state.compactions++;
   if (state.added.length > state.tailFrom) {
-    state.folded = foldedLoop(state);
+    state.folded = await foldedLoop(state);
     state.tailFrom = state.added.length;
   }
   const userMessage: MessageParam = {
@@ -407,10 +411,10 @@ function compact(state: TurnState, reason: CompactReason): boolean {
     0,
     reason === "would_not_fit" ? Math.min(state.historyTokens, room) : Math.min(halved, room),
   );
-  state.trimmed = fitHistory(state.history, userMessage, {
+  state.trimmed = await fitHistory(state.history, userMessage, {
     maxTokens: state.historyTokens,
     maxMessages: state.s.historyMessages,
-    receiptsOf: (ids) => ids.flatMap((id) => state.deps.receipts.byRun(id)),
+    receiptsOf: (ids) => state.deps.receipts.byRuns(ids),
     leftOutRuns: state.session.leftOutRuns,
   });
   state.lastPrompt = undefined;
@@ -419,7 +423,7 @@ function compact(state: TurnState, reason: CompactReason): boolean {
 }
 
 /** This turn's steps so far as text: what ran (from receipts) and each tool result, cut short. */
-function foldedLoop(state: TurnState): string {
+async function foldedLoop(state: TurnState): Promise<string> {
   const results = state.added
     .slice(state.tailFrom)
     .flatMap((m) => m.content)
@@ -430,13 +434,13 @@ function foldedLoop(state: TurnState): string {
   return [
     state.folded ??
       "[The conversation was compacted during this turn to fit the context window: this turn's earlier steps are given here as text instead of as they were sent. The tool calls they made already ran; do not repeat them.]",
-    ...(state.runIds.length ? [summaryForModel(turnReceipts(state))] : []),
+    ...(state.runIds.length ? [summaryForModel(await turnReceipts(state))] : []),
     ...(results.length ? ["Results of those tool calls (cut short):", ...results] : []),
   ].join("\n");
 }
 
 /** Every documented stop reason, handled on purpose. */
-export function readResponse(state: TurnState, message: Message, final: boolean): TurnStep {
+export async function readResponse(state: TurnState, message: Message, final: boolean): Promise<TurnStep> {
   const content = toParams(message.content);
   const toolUses = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
   switch (message.stop_reason) {
@@ -462,7 +466,7 @@ export function readResponse(state: TurnState, message: Message, final: boolean)
       // Cut off by the full window: nothing of this message is kept or run (its last tool call is
       // incomplete); the conversation is compacted and the round asked again, so the model still
       // answers. Only when nothing more can be compacted does the cut-off answer stand.
-      if (compact(state, "window_exceeded")) {
+      if (await compact(state, "window_exceeded")) {
         state.emit({ type: "model.text.discarded", turnId: state.turnId, reason: "the context window was full" });
         return { kind: "request" };
       }
@@ -537,10 +541,7 @@ export async function handleToolUses(state: TurnState, message: Message, final: 
   if (roundRuns.length) {
     const last = results[results.length - 1]!;
     const text = typeof last.content === "string" ? last.content : "";
-    results[results.length - 1] = {
-      ...last,
-      content: `${text}\n\n${summaryForModel(await settledTurnReceipts(state))}`,
-    };
+    results[results.length - 1] = { ...last, content: `${text}\n\n${summaryForModel(await turnReceipts(state))}` };
   }
   state.added.push({ role: "user", content: results, runIds: roundRuns } as NewMessage);
   if (cutOffBy === "model_context_window_exceeded") return { kind: "finish", stopReason: "context_full" };
@@ -606,27 +607,21 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
   return { type: "tool_result", tool_use_id: use.id, is_error: !result.ok, content: formatRunResultForModel(result) };
 }
 
-function turnReceipts(state: TurnState): Receipt[] {
-  return state.runIds.flatMap((id) => state.deps.receipts.byRun(id));
-}
-
 /**
- * The turn's receipts once they are committed, waited for without blocking the event loop: on a
- * busy host the fold worker can take a while, and a synchronous read would hold up every other
- * conversation and every button click meanwhile.
+ * The turn's receipts once they are committed. The reader waits for them without blocking the
+ * event loop: on a busy host the fold worker can take a while, and a synchronous read would hold
+ * up every other conversation and every button click meanwhile.
  */
-async function settledTurnReceipts(state: TurnState): Promise<Receipt[]> {
-  await state.deps.receipts.settled();
-  return turnReceipts(state);
+function turnReceipts(state: TurnState): Promise<Receipt[]> {
+  return state.deps.receipts.byRuns(state.runIds);
 }
 
 /** Ends the turn: a stored exchange that is always well-formed, the answer grounded in receipts. */
-export function finishTurn(
+export async function finishTurn(
   state: TurnState,
   step: Extract<TurnStep, { kind: "finish" }>,
   events: readonly GatewayEvent[],
-  receipts: readonly Receipt[] = turnReceipts(state),
-): TurnOutcome {
+): Promise<TurnOutcome> {
   const { stopReason } = step;
   let text = step.text;
   if (stopReason === "model_error") {
@@ -637,7 +632,7 @@ export function finishTurn(
     if (state.added.at(-1)?.role !== "assistant")
       state.added.push({ role: "assistant", content: [{ type: "text", text }] });
   }
-  const grounding = groundAnswer(text ?? "", receipts);
+  const grounding = groundAnswer(text ?? "", await turnReceipts(state));
   // Told after grounding: the note is the gateway's, not a claim of the model's.
   const compacted = state.compactions ? { omitted: state.trimmed.omitted, times: state.compactions } : undefined;
   return {

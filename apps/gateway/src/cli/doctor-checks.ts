@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { openDatabase } from "@openassistant/core/db";
+import { hasTable, openDatabase } from "@openassistant/core/db";
 import { createSqliteReceiptStore, receiptKeyPath } from "@openassistant/core/receipts";
 import { resolveConfigDir } from "../auth/paths.ts";
 import { createAuthResolver } from "../auth/resolve.ts";
@@ -200,8 +200,7 @@ export function checkReceipts(databasePath: string, configDir: string): DoctorCh
   const keyFile = receiptKeyPath(configDir);
   const db = openDatabase(databasePath);
   try {
-    const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'receipts'").get();
-    if (!hasTable) return { name: "receipts", level: "ok", detail: "no receipts yet" };
+    if (!hasTable(db, "receipts")) return { name: "receipts", level: "ok", detail: "no receipts yet" };
     if (!existsSync(keyFile))
       return {
         name: "receipts",

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestMcpHttpServer } from "@openassistant/testkit/mcp/http-server.ts";
-import { type FakeAnthropic, startFakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { startFakeAnthropic, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { startRawToolsMcpServer } from "@openassistant/testkit/mcp/raw-tools-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { cli } from "../../test/cli.ts";
@@ -19,8 +19,9 @@ const KEY = { ANTHROPIC_API_KEY: "sk-ant-api03-mcp-commands-test-000000" };
 const HANG = 60_000;
 
 let http: TestMcpHttpServer;
-// doctor contacts the model endpoint too: the fake one, so its ✓ is about the MCP servers.
+// doctor contacts the endpoint in effect: the fake Anthropic here, never the real one.
 let api: FakeAnthropic;
+const env = () => ({ ...KEY, OPENASSISTANT_ANTHROPIC_BASE_URL: api.url });
 beforeAll(async () => {
   api = await startFakeAnthropic();
   http = await startRawToolsMcpServer([
@@ -32,7 +33,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  await http.close();
+  http.close();
   await api.close();
 });
 
@@ -50,7 +51,7 @@ const SERVERS = () => ({
 
 describe("commands exit when done with MCP servers configured, stdio and HTTP (real subprocesses)", () => {
   test("plugins list lists both servers' tools and exits 0", async () => {
-    const r = await cli(["plugins", "list"], { cwd: project(SERVERS()), env: KEY, killAfterMs: HANG });
+    const r = await cli(["plugins", "list"], { cwd: project(SERVERS()), env: env(), killAfterMs: HANG });
     expect(r.killed).toBe(false);
     expect(r.stdout).toContain("tools.everything.getSum");
     expect(r.stdout).toContain("tools.users.lookupUser");
@@ -58,7 +59,7 @@ describe("commands exit when done with MCP servers configured, stdio and HTTP (r
   });
 
   test("plugins list --json exits too", async () => {
-    const r = await cli(["plugins", "list", "--json"], { cwd: project(SERVERS()), env: KEY, killAfterMs: HANG });
+    const r = await cli(["plugins", "list", "--json"], { cwd: project(SERVERS()), env: env(), killAfterMs: HANG });
     expect(r.killed).toBe(false);
     expect(JSON.parse(r.stdout).entries.map((e: { id: string }) => e.id)).toEqual(
       expect.arrayContaining(["everything", "users"]),
@@ -67,8 +68,7 @@ describe("commands exit when done with MCP servers configured, stdio and HTTP (r
   });
 
   test("doctor loads both servers, typechecks their declarations and exits 0", async () => {
-    const env = { ...KEY, OPENASSISTANT_ANTHROPIC_BASE_URL: api.url };
-    const r = await cli(["doctor"], { cwd: project(SERVERS()), env, killAfterMs: HANG });
+    const r = await cli(["doctor"], { cwd: project(SERVERS()), env: env(), killAfterMs: HANG });
     expect(r.killed).toBe(false);
     expect(r.stdout).toMatch(/✓ tools: \d+ loaded/);
     expect(r.stdout).toContain("✓ typecheck: the tool declarations compile");
@@ -89,7 +89,7 @@ describe("commands exit when done with MCP servers configured, stdio and HTTP (r
         allowProcess: true,
       },
     });
-    const r = await cli(["plugins", "list"], { cwd: dir, env: KEY, killAfterMs: HANG });
+    const r = await cli(["plugins", "list"], { cwd: dir, env: env(), killAfterMs: HANG });
     expect(r.killed).toBe(false);
     const out = r.stdout + r.stderr;
     expect(out).toContain('could not connect to MCP server "dies"');
@@ -105,7 +105,7 @@ describe("commands exit when done with MCP servers configured, stdio and HTTP (r
     const dir = project({
       silent: { command: process.execPath, args: [script], allowProcess: true, startupTimeoutSeconds: 1 },
     });
-    const r = await cli(["plugins", "list"], { cwd: dir, env: KEY, killAfterMs: HANG });
+    const r = await cli(["plugins", "list"], { cwd: dir, env: env(), killAfterMs: HANG });
     expect(r.killed).toBe(false);
     const out = r.stdout + r.stderr;
     expect(out).toContain('MCP server "silent" did not start within 1 s');

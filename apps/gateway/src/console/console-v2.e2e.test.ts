@@ -35,8 +35,8 @@ async function signIn(harness: Harness): Promise<{ context: BrowserContext; page
 }
 
 async function waitForPending(gateway: Harness["gateway"]) {
-  for (let i = 0; i < 200 && gateway.approvals.pending().length === 0; i++) await Bun.sleep(25);
-  const [request] = gateway.approvals.pending();
+  for (let i = 0; i < 200 && (await gateway.approvals.pending()).length === 0; i++) await Bun.sleep(25);
+  const [request] = await gateway.approvals.pending();
   if (!request) throw new Error("no approval was requested");
   return request;
 }
@@ -180,8 +180,8 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
   test("approve-always rules: listed with who made them and when; an approver revokes one; refusals change nothing", async () => {
     h = await start();
     const rules = h.gateway.approvals.rules;
-    const rule = rules.add({ toolPath: "reminders.*", scope: "global", createdBy: "discord:222222222222222222" });
-    const hostile = rules.add({
+    const rule = await rules.add({ toolPath: "reminders.*", scope: "global", createdBy: "discord:222222222222222222" });
+    const hostile = await rules.add({
       toolPath: '<img src=x onerror="alert(1)">.*',
       scope: "global",
       createdBy: "discord:<b>bold</b>",
@@ -193,7 +193,7 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
         id: string;
       }
     ).id;
-    const scoped = rules.add({ toolPath: "notes.write", scope: "session", sessionId, createdBy: "discord:333" });
+    const scoped = await rules.add({ toolPath: "notes.write", scope: "session", sessionId, createdBy: "discord:333" });
     const { context, page, base } = await signIn(h);
     await page.goto(`${base}/console/rules`);
     expect(await page.locator(`tr[data-rule="${scoped.id}"] td`).nth(2).textContent()).toBe(
@@ -238,8 +238,8 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
         })
       ).status,
     ).toBe(401);
-    expect(rules.list().find((r) => r.id === rule.id)?.revokedAt).toBeUndefined();
-    expect(rules.match("reminders.create", undefined, Date.now())?.id).toBe(rule.id);
+    expect((await rules.list()).find((r) => r.id === rule.id)?.revokedAt).toBeUndefined();
+    expect((await rules.match("reminders.create", undefined, Date.now()))?.id).toBe(rule.id);
 
     await row.getByRole("button", { name: "Revoke" }).click();
     await page.waitForURL(/notice=revoked/);
@@ -248,8 +248,8 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     expect(state).toContain(`revoked by console:${APPROVER}`);
     expect(await page.locator(`tr[data-rule="${rule.id}"] button`).count()).toBe(0);
     await page.screenshot({ path: screenshotPath("v2-rules.png"), fullPage: true });
-    expect(rules.list().find((r) => r.id === rule.id)).toMatchObject({ revokedBy: `console:${APPROVER}` });
-    expect(rules.match("reminders.create", undefined, Date.now())).toBeUndefined();
+    expect((await rules.list()).find((r) => r.id === rule.id)).toMatchObject({ revokedBy: `console:${APPROVER}` });
+    expect(await rules.match("reminders.create", undefined, Date.now())).toBeUndefined();
     // A notice is one of a fixed set: a name inherited by every object is no notice.
     for (const notice of ["toString", "constructor"]) {
       await page.goto(`${base}/console/rules?notice=${notice}`);

@@ -37,8 +37,8 @@ const READ_AND_FAIL = [
 ].join("\n");
 
 async function waitForPending(gateway: Harness["gateway"]) {
-  for (let i = 0; i < 200 && gateway.approvals.pending().length === 0; i++) await Bun.sleep(25);
-  const [request] = gateway.approvals.pending();
+  for (let i = 0; i < 200 && (await gateway.approvals.pending()).length === 0; i++) await Bun.sleep(25);
+  const [request] = await gateway.approvals.pending();
   if (!request) throw new Error("no approval was requested");
   return request;
 }
@@ -256,7 +256,7 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
     });
     expect(badId.status).toBe(400);
     expect(await badId.text()).toContain("not valid percent-encoding");
-    expect(h.gateway.approvals.get(request.callId)?.status).toBe("pending");
+    expect((await h.gateway.approvals.get(request.callId))?.status).toBe("pending");
 
     // The approver denies with a reason from the browser; the model gets it.
     await page.goto(h.gateway.console!.loginLink(APPROVER));
@@ -267,7 +267,7 @@ describe("console in a real browser (Chromium via playwright-core)", () => {
     await card.getByRole("button", { name: "Deny with reason" }).click();
     await page.waitForURL(/notice=denied/);
     await turn;
-    expect(h.gateway.approvals.get(request.callId)?.decision).toMatchObject({
+    expect((await h.gateway.approvals.get(request.callId))?.decision).toMatchObject({
       decision: "denied",
       by: `console:${APPROVER}`,
       reason: "not now",

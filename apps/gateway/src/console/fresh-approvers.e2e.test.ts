@@ -25,7 +25,7 @@ async function pendingCall(gateway: Harness["gateway"], text: string): Promise<s
   ]);
   void gateway.handleMessage({ sessionKey: `t-${text}`, surface: "terminal", text }).catch(() => undefined);
   for (let i = 0; i < 2000; i++) {
-    const found = gateway.approvals.pending().find((r) => r.toolPath === "reminders.create");
+    const found = (await gateway.approvals.pending()).find((r) => r.toolPath === "reminders.create");
     if (found) return found.callId;
     await Bun.sleep(10);
   }
@@ -68,12 +68,15 @@ test("an operator removed from http.approvers cannot see or decide with the sess
   expect(list.status).toBe(403);
   expect(await list.text()).not.toContain(callId);
   expect((await request("/console/runs", session)).status).toBe(403);
-  expect(h.gateway.approvals.get(callId)?.status).toBe("pending");
+  expect((await h.gateway.approvals.get(callId))?.status).toBe("pending");
   expect(h.calls).toEqual([]);
 
   // Whoever is still an approver decides as before.
   const other = await signIn(OTHER);
   const approved = await request(`/console/approvals/${callId}/approve`, other, "POST");
   expect(approved.status).toBe(303);
-  expect(h.gateway.approvals.get(callId)?.decision).toMatchObject({ decision: "approved", by: `console:${OTHER}` });
+  expect((await h.gateway.approvals.get(callId))?.decision).toMatchObject({
+    decision: "approved",
+    by: `console:${OTHER}`,
+  });
 });

@@ -1,12 +1,11 @@
-import type { Database } from "bun:sqlite";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
-import type { ReceiptStore } from "@openassistant/core/receipts";
+import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewaySettings } from "../settings.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 import { consoleApproverCheck } from "./approvers.ts";
 import { createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
-import { createRunCodeStore } from "./run-code.ts";
+import type { RunCodeStore } from "./sqlite/run-code.ts";
 import { createSigner, loadConsoleKey } from "./signing.ts";
 import type { SecretSink } from "@openassistant/core/receipts";
 
@@ -14,8 +13,13 @@ export type { ConsoleRoutes } from "./routes.ts";
 
 export interface ConsoleOptions {
   readonly settings: Pick<GatewaySettings, "dataDir" | "http" | "discord" | "policy">;
-  readonly db: Database;
-  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun" | "sync">;
+  readonly receipts: Pick<
+    ReceiptReader,
+    "byRun" | "runs" | "conversations" | "conversationOf" | "conversationKeys" | "turnOfRun" | "overview"
+  > &
+    Pick<ReceiptLog, "verifyRun">;
+  /** Where the code of each run is kept for its page (`createRunCodeStore` on the gateway's database). */
+  readonly runCode: RunCodeStore;
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
@@ -36,14 +40,13 @@ export interface GatewayConsole extends ConsoleRoutes {
  * the code of each run for its page; signs links with `<data dir>/console-key`.
  */
 export function createConsole(o: ConsoleOptions): GatewayConsole {
-  const runCode = createRunCodeStore(o.db);
+  const runCode = o.runCode;
   const unsubscribe = o.events.subscribe((e) => {
     if (e.type === "run.started") runCode.record(e.runId, e.turnId, e.code);
   });
   const publicUrl = o.settings.http?.publicUrl?.replace(/\/+$/, "");
   const baseUrl = () => publicUrl ?? o.localUrl();
   const routes = createConsoleRoutes({
-    db: o.db,
     receipts: o.receipts,
     approvals: o.approvals,
     events: o.events,

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { createApprovalBroker } from "@openassistant/core/approvals";
+import { createApprovalBroker, openSqliteApprovals } from "@openassistant/core/approvals";
 import { openDatabase } from "@openassistant/core/db";
-import { createSqliteReceiptStore, type ReceiptDraft } from "@openassistant/core/receipts";
+import { openSqliteReceipts, type ReceiptDraft } from "@openassistant/core/receipts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { launchChromium, screenshotPath } from "../../test/browser.ts";
 import { createEventBus } from "../events/bus.ts";
 import { startHttpApi } from "../http/server.ts";
 import { staticToolSource } from "../tools-source.ts";
 import { createConsole } from "./index.ts";
+import { createRunCodeStore } from "./sqlite/run-code.ts";
 
 const HOUR = 3_600_000;
 const MIN = 60_000;
@@ -22,7 +23,7 @@ const EVIL = "x<script>alert(1)</script>";
 function seed(dir: string) {
   const db = openDatabase(join(dir, "db.sqlite"));
   let clock = 0;
-  const receipts = createSqliteReceiptStore(db, { keyDir: join(dir, "config"), now: () => clock });
+  const receipts = openSqliteReceipts(db, { keyDir: join(dir, "config"), now: () => clock });
   let n = 0;
   type Step = Partial<ReceiptDraft> & { phase: ReceiptDraft["phase"]; after?: number };
   const call = (at: number, toolPath: string, policy: ReceiptDraft["policy"], steps: Step[]) => {
@@ -31,7 +32,7 @@ function seed(dir: string) {
     const required = policy === "required" ? "required" : "auto";
     for (const { after, ...s } of steps) {
       clock += after ?? 0;
-      receipts.append({ ...ids, approval: required, policy, ...s } as ReceiptDraft);
+      receipts.stage({ ...ids, approval: required, policy, ...s } as ReceiptDraft);
     }
     return ids.runId;
   };
@@ -99,13 +100,14 @@ describe("console overview in a real browser", () => {
   test("charts and their tables show the seeded receipts' numbers; the period is in the URL; hostile names stay text", async () => {
     const dir = makeTempDir("oa-console-overview-");
     const { db, receipts, steppedBack, A, B } = seed(dir);
-    const approvals = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    await receipts.durable();
+    const approvals = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     const events = createEventBus();
     let server: ReturnType<typeof startHttpApi> | undefined;
     const ui = createConsole({
       settings: { dataDir: join(dir, "data"), http: { port: 0, approvers: ["ann"] }, policy: [] },
-      db,
       receipts,
+      runCode: createRunCodeStore(db),
       approvals,
       events,
       tools: () => staticToolSource({}).current(),
@@ -204,8 +206,8 @@ describe("console overview in a real browser", () => {
       await context.close();
       ui.close();
       await server.close();
-      approvals.close();
-      receipts.close();
+      await approvals.close();
+      await receipts.close();
       db.close();
     }
   }, 60_000);

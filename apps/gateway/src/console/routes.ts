@@ -1,10 +1,9 @@
-import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { PolicyRule } from "@openassistant/core/policy";
 import { resolvePolicy } from "@openassistant/core/policy";
-import type { CallStatus } from "@openassistant/core/receipts";
-import type { ReceiptStore } from "@openassistant/core/receipts";
+import { RUN_STATUSES, type CallStatus } from "@openassistant/core/receipts";
+import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import { flattenToolTree } from "@openassistant/core/tools";
 import type { EventBus } from "../events/bus.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
@@ -17,16 +16,8 @@ import { RULE_NOTICES, rulesPage, type RuleNotice } from "./pages/rules.ts";
 import { runPage } from "./pages/run.ts";
 import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
 import { toolsPage, type ToolRow } from "./pages/tools.ts";
-import { DEFAULT_PERIOD, isPeriod, overview } from "./overview-queries.ts";
-import type { RunCodeStore } from "./run-code.ts";
-import {
-  conversationKeys,
-  conversationOf,
-  listConversations,
-  listRuns,
-  RUN_STATUSES,
-  turnOfRun,
-} from "./run-queries.ts";
+import { DEFAULT_PERIOD, isPeriod } from "@openassistant/core/receipts";
+import type { RunCodeStore } from "./sqlite/run-code.ts";
 import type { Signer } from "./signing.ts";
 import { eventStreamResponse } from "../http/event-stream.ts";
 
@@ -40,8 +31,11 @@ const MAX_REASON = 1000;
 const MAX_RULES_SHOWN = 500;
 
 export interface ConsoleDeps {
-  readonly db: Database;
-  readonly receipts: Pick<ReceiptStore, "byRun" | "verifyRun" | "sync">;
+  readonly receipts: Pick<
+    ReceiptReader,
+    "byRun" | "runs" | "conversations" | "conversationOf" | "conversationKeys" | "turnOfRun" | "overview"
+  > &
+    Pick<ReceiptLog, "verifyRun">;
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
@@ -114,7 +108,10 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   // htmx is served from node_modules as installed (no build step).
   const resolveStatic = (file: string) => (file.startsWith("/") ? file : Bun.resolveSync(file, import.meta.dir));
 
-  const viewer = (operator: string): Viewer => ({ operator, pending: d.approvals.pending().length });
+  const viewer = async (operator: string): Promise<Viewer> => ({
+    operator,
+    pending: (await d.approvals.pending()).length,
+  });
 
   const sessionOf = (req: Request): string | undefined => {
     const checked = d.signer.check(cookieOf(req));
@@ -159,18 +156,18 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   }
 
   /** Every console write: a form from the console's own origin, by an operator who is an approver now. */
-  function refuseWrite(req: Request, operator: string, what: string): Response | undefined {
+  async function refuseWrite(req: Request, operator: string, what: string): Promise<Response | undefined> {
     if (!sameOrigin(req))
-      return page(messagePage("Refused", "Cross-site form posts are refused.", viewer(operator)), 403);
+      return page(messagePage("Refused", "Cross-site form posts are refused.", await viewer(operator)), 403);
     if (!d.isApprover(operator))
       return page(
-        messagePage("Not an approver", `You are not allowed to ${what}. Nothing was changed.`, viewer(operator)),
+        messagePage("Not an approver", `You are not allowed to ${what}. Nothing was changed.`, await viewer(operator)),
         403,
       );
     return undefined;
   }
 
-  function runRoute(runId: string, url: URL, operator: string | undefined): Response {
+  async function runRoute(runId: string, url: URL, operator: string | undefined): Promise<Response> {
     const token = url.searchParams.get("t");
     if (!operator) {
       const checked = d.signer.check(token);
@@ -188,23 +185,25 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       if (checked.grant.kind !== "run" || checked.grant.runId !== runId)
         return page(messagePage("Link refused", "This link is for another page."), 401);
     }
-    const receipts = d.receipts.byRun(runId);
+    const receipts = await d.receipts.byRun(runId);
     if (receipts.length === 0)
       return page(
-        messagePage("No such run", `No receipts for run ${runId}.`, operator ? viewer(operator) : undefined),
+        messagePage("No such run", `No receipts for run ${runId}.`, operator ? await viewer(operator) : undefined),
         404,
       );
+    const asked = [...new Set(receipts.filter((r) => r.policy === "required").map((r) => r.callId))];
+    const records = new Map(await Promise.all(asked.map(async (id) => [id, await d.approvals.get(id)] as const)));
     return page(
       runPage({
         runId,
         receipts,
-        integrity: d.receipts.verifyRun(runId),
+        integrity: await d.receipts.verifyRun(runId),
         code: d.runCode.codeOf(runId),
-        conversation: conversationOf(d.db, receipts[0]!.sessionId),
-        turn: turnOfRun(d.db, runId, receipts[0]!.sessionId, receipts[0]!.at),
-        approvals: (callId) => d.approvals.get(callId),
+        conversation: await d.receipts.conversationOf(receipts[0]!.sessionId),
+        turn: await d.receipts.turnOfRun(runId, receipts[0]!.sessionId, receipts[0]!.at),
+        approvals: (callId) => records.get(callId),
         redact: d.redact,
-        ...(operator ? { viewer: viewer(operator) } : { linkToken: token ?? undefined }),
+        ...(operator ? { viewer: await viewer(operator) } : { linkToken: token ?? undefined }),
         focusCall: url.searchParams.get("call") ?? undefined,
         page: Number(url.searchParams.get("page")) || 1,
       }),
@@ -226,9 +225,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
 
   function runRows(q: RunsQuery) {
     const status = RUN_STATUSES.includes(q.status as CallStatus) ? (q.status as CallStatus) : undefined;
-    // The run list reads the receipts table with its own SQL: receipts still in the journal first.
-    d.receipts.sync();
-    return listRuns(d.db, {
+    return d.receipts.runs({
       session: q.session,
       tool: q.tool,
       status,
@@ -248,14 +245,14 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
   }
 
   async function decide(req: Request, operator: string, callId: string, kind: string): Promise<Response> {
-    const refused = refuseWrite(req, operator, "decide approvals");
+    const refused = await refuseWrite(req, operator, "decide approvals");
     if (refused) return refused;
     const form = await req.formData().catch(() => new FormData());
     const reason = String(form.get("reason") ?? "")
       .trim()
       .slice(0, MAX_REASON);
     const by = `console:${normalizeOperator(operator)}`;
-    const result = d.approvals.decide(
+    const result = await d.approvals.decide(
       callId,
       kind === "approve"
         ? { decision: "approved", by }
@@ -274,24 +271,21 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     return redirect(`/console/approvals?notice=${notice}`);
   }
 
-  function revoke(req: Request, operator: string, ruleId: string): Response {
-    const refused = refuseWrite(req, operator, "revoke approve-always rules");
+  async function revoke(req: Request, operator: string, ruleId: string): Promise<Response> {
+    const refused = await refuseWrite(req, operator, "revoke approve-always rules");
     if (refused) return refused;
     // The rule's row keeps who revoked it and when (shown on the rules page).
-    const revoked = d.approvals.rules.revoke(ruleId, `console:${normalizeOperator(operator)}`);
+    const revoked = await d.approvals.rules.revoke(ruleId, `console:${normalizeOperator(operator)}`);
     return redirect(`/console/rules?notice=${revoked ? "revoked" : "gone"}`);
   }
 
-  function rulesRoute(url: URL, operator: string): Response {
+  async function rulesRoute(url: URL, operator: string): Promise<Response> {
     const n = url.searchParams.get("notice");
     const notice = n && Object.hasOwn(RULE_NOTICES, n) ? (n as RuleNotice) : undefined;
-    const rules = d.approvals.rules.list().slice(-MAX_RULES_SHOWN);
-    const keys = conversationKeys(
-      d.db,
-      rules.flatMap((r) => (r.sessionId ? [r.sessionId] : [])),
-    );
+    const rules = (await d.approvals.rules.list()).slice(-MAX_RULES_SHOWN);
+    const keys = await d.receipts.conversationKeys(rules.flatMap((r) => (r.sessionId ? [r.sessionId] : [])));
     return page(
-      rulesPage(viewer(operator), rules, keys, {
+      rulesPage(await viewer(operator), rules, keys, {
         now: now(),
         canRevoke: d.isApprover(operator),
         ...(notice ? { notice } : {}),
@@ -334,7 +328,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
           messagePage(
             "Bad run id",
             `The run id in ${path} is not valid percent-encoding.`,
-            operator ? viewer(operator) : undefined,
+            operator ? await viewer(operator) : undefined,
           ),
           400,
         );
@@ -359,51 +353,53 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         callId = decodeURIComponent(decision[1]!);
       } catch {
         return page(
-          messagePage("Bad call id", `The call id in ${path} is not valid percent-encoding.`, viewer(operator)),
+          messagePage("Bad call id", `The call id in ${path} is not valid percent-encoding.`, await viewer(operator)),
           400,
         );
       }
       return decide(req, operator, callId, decision[2]!);
     }
     if (req.method !== "GET")
-      return page(messagePage("Not allowed", `${req.method} ${path} is not supported.`, viewer(operator)), 405);
+      return page(messagePage("Not allowed", `${req.method} ${path} is not supported.`, await viewer(operator)), 405);
     switch (path) {
       case "/console":
       case "/console/":
         return redirect("/console/overview");
       case "/console/overview": {
         const p = url.searchParams.get("period");
-        d.receipts.sync(); // the overview reads the receipts table: journaled receipts first
-        return page(overviewPage(viewer(operator), overview(d.db, isPeriod(p) ? p : DEFAULT_PERIOD, now()), d.redact));
+        const data = await d.receipts.overview(isPeriod(p) ? p : DEFAULT_PERIOD, now());
+        return page(overviewPage(await viewer(operator), data, d.redact));
       }
       case "/console/rules":
         return rulesRoute(url, operator);
       case "/console/runs": {
         const q = runsQuery(url);
-        const rows = runRows(q); // first: it gets journaled receipts into the table
-        return page(runsPage(viewer(operator), q, listConversations(d.db), rows));
+        const [rows, conversations] = await Promise.all([runRows(q), d.receipts.conversations()]);
+        return page(runsPage(await viewer(operator), q, conversations, rows));
       }
       case "/console/runs/table":
-        return page(runsTable(runRows(runsQuery(url))));
+        return page(runsTable(await runRows(runsQuery(url))));
       case "/console/approvals": {
         const n = url.searchParams.get("notice");
         const notice = n && Object.hasOwn(NOTICES, n) ? (n as Notice) : undefined;
-        return page(approvalsPage(viewer(operator), d.approvals.pending(), d.redact, d.isApprover(operator), notice));
+        return page(
+          approvalsPage(await viewer(operator), await d.approvals.pending(), d.redact, d.isApprover(operator), notice),
+        );
       }
       case "/console/approvals/count":
-        return new Response(String(d.approvals.pending().length), {
+        return new Response(String((await d.approvals.pending()).length), {
           headers: { "content-type": "text/plain; charset=utf-8", ...SECURITY_HEADERS },
         });
       case "/console/approvals/list":
-        return page(approvalsList(d.approvals.pending(), d.redact, d.isApprover(operator)));
+        return page(approvalsList(await d.approvals.pending(), d.redact, d.isApprover(operator)));
       case "/console/tools": {
         const snapshot = d.tools(); // one snapshot for the whole page
-        return page(toolsPage(viewer(operator), toolRows(snapshot), snapshot.diagnostics, snapshot.entries));
+        return page(toolsPage(await viewer(operator), toolRows(snapshot), snapshot.diagnostics, snapshot.entries));
       }
       case "/console/events":
         return events(req);
       default:
-        return page(messagePage("Not found", `No console page ${path}.`, viewer(operator)), 404);
+        return page(messagePage("Not found", `No console page ${path}.`, await viewer(operator)), 404);
     }
   }
 

@@ -1,5 +1,5 @@
 import { callStatus, formatSummaryForModel, summarizeRun, type CallStatus } from "@openassistant/core/receipts";
-import type { Receipt, ReceiptQuery, ReceiptStore } from "@openassistant/core/receipts";
+import type { Receipt, ReceiptLog, ReceiptQuery, ReceiptReader } from "@openassistant/core/receipts";
 import type { EventBus } from "../events/bus.ts";
 import { bearerMatches } from "./token.ts";
 import { eventStreamResponse } from "./event-stream.ts";
@@ -7,7 +7,7 @@ import { eventStreamResponse } from "./event-stream.ts";
 export interface HttpApiOptions {
   readonly port: number;
   readonly token: string;
-  readonly receipts: Pick<ReceiptStore, "byRun" | "query" | "verifyRun">;
+  readonly receipts: Pick<ReceiptReader, "byRun" | "query"> & Pick<ReceiptLog, "verifyRun">;
   readonly events: Pick<EventBus, "subscribe">;
   /** Extra fields for /health (tool count, active turns …). */
   readonly health?: () => Record<string, unknown>;
@@ -49,7 +49,7 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
           return Promise.resolve(options.console.handle(req)).catch((e) =>
             problem(500, `internal error: ${e instanceof Error ? e.message : String(e)}`),
           );
-        return route(req);
+        return route(req).catch((e) => problem(500, `internal error: ${e instanceof Error ? e.message : String(e)}`));
       } catch (e) {
         // Never a dropped connection: a failing store (e.g. the database closing at shutdown) is a 500 that says so.
         return problem(500, `internal error: ${e instanceof Error ? e.message : String(e)}`);
@@ -57,7 +57,7 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
     },
   });
 
-  function route(req: Request): Response {
+  async function route(req: Request): Promise<Response> {
     const url = new URL(req.url);
     if (!bearerMatches(req.headers.get("authorization"), options.token))
       return new Response(
@@ -90,8 +90,8 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
     return problem(404, `no route ${url.pathname}; try /health, /runs/:id, /receipts, /events`);
   }
 
-  function runRoute(runId: string): Response {
-    const receipts = options.receipts.byRun(runId);
+  async function runRoute(runId: string): Promise<Response> {
+    const receipts = await options.receipts.byRun(runId);
     if (receipts.length === 0) return problem(404, `no receipts for run "${runId}"`);
     const summary = summarizeRun(receipts);
     return json({
@@ -99,11 +99,11 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
       receipts,
       summary,
       summaryText: formatSummaryForModel(summary),
-      integrity: options.receipts.verifyRun(runId),
+      integrity: await options.receipts.verifyRun(runId),
     });
   }
 
-  function receiptsRoute(params: URLSearchParams): Response {
+  async function receiptsRoute(params: URLSearchParams): Promise<Response> {
     const status = params.get("status") ?? undefined;
     if (status && !STATUSES.includes(status as CallStatus))
       return problem(400, `status must be one of ${STATUSES.join(", ")} (got "${status}")`);
@@ -124,7 +124,7 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
       ...(since !== undefined ? { since } : {}),
       ...(status ? {} : { limit }),
     };
-    let receipts: Receipt[] = options.receipts.query(query);
+    let receipts: Receipt[] = await options.receipts.query(query);
     if (status) receipts = filterByCallStatus(receipts, status as CallStatus).slice(-limit);
     return json({ count: receipts.length, receipts });
   }

@@ -21,7 +21,7 @@ const STORES: Record<string, { source: CredentialSource; registeredIn: string }>
   },
   "packages/core/src/receipts/key.ts": {
     source: "receipt-key",
-    registeredIn: "packages/core/src/receipts/sqlite-store.ts",
+    registeredIn: "packages/core/src/receipts/sqlite/store.ts",
   },
 };
 
@@ -29,7 +29,8 @@ const STORES: Record<string, { source: CredentialSource; registeredIn: string }>
 const NOT_CREDENTIALS: Record<string, string> = {
   "packages/core/src/config/private-file.ts": "the helper that writes private files for the stores above",
   "packages/core/src/receipts/head.ts": "the receipt chain's head: a sequence number and a MAC, public by design",
-  "packages/core/src/receipts/journal.ts": "receipts not yet folded into SQLite, already redacted like the database",
+  "packages/core/src/receipts/sqlite/journal.ts":
+    "receipts not yet folded into SQLite, already redacted like the database",
 };
 
 const PRIVATE_FILE = /writePrivateFile\(|loadOrCreateSecretFile\(|0o600/;

@@ -309,7 +309,7 @@ test("no credential of any store, in any encoding, reaches receipts, logs, promp
   const dm = fake.dmChannelId(alice);
   fake.sendUserMessage({ dmFrom: alice, content: "collect the credentials" });
   const card = await eventually(() => findCard(fake, dm, "vault.send"), "the approval card", 25_000);
-  gateway.approvals.decide(cardCallId(card), { decision: "approved", by: `discord:${alice}` });
+  await gateway.approvals.decide(cardCallId(card), { decision: "approved", by: `discord:${alice}` });
   await eventually(
     () => fake.messages(dm).some((m) => m.author?.id === fake.botId && String(m.content).startsWith("Done.")),
     "the reply",
@@ -321,7 +321,7 @@ test("no credential of any store, in any encoding, reaches receipts, logs, promp
   // Every store was registered, and the turn really handled the secrets (so a leak would show).
   expect([...gateway.secrets.sources()].sort()).toEqual([...CREDENTIAL_SOURCES].sort());
   expect(users.issued.length).toBeGreaterThan(issuedBefore); // a refresh obtained new tokens
-  const run = gateway.receipts.query({}).filter((r) => r.phase === "succeeded" || r.phase === "failed");
+  const run = (await gateway.receipts.query({})).filter((r) => r.phase === "succeeded" || r.phase === "failed");
   expect(run.map((r) => `${r.toolPath}:${r.phase}`).sort()).toEqual(
     [
       "shop.whoami:succeeded",

@@ -118,7 +118,7 @@ test("config secrets and credentials never reach prompts, receipts, events, sess
   expect(outcome.runIds).toHaveLength(1);
 
   // The tools really ran and really saw the secret (so this test would catch a leak).
-  const receipts = gateway.receipts.byRun(outcome.runIds[0]!);
+  const receipts = await gateway.receipts.byRun(outcome.runIds[0]!);
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
     "weather.lookup:requested",
     "weather.lookup:started",
@@ -133,7 +133,9 @@ test("config secrets and credentials never reach prompts, receipts, events, sess
     prompts: JSON.stringify(api.requests.map((r) => r.body)),
     receipts: JSON.stringify(receipts),
     events: JSON.stringify(events),
-    history: JSON.stringify(gateway.sessions.history(gateway.sessions.getOrCreate("secrets", "terminal").id)),
+    history: JSON.stringify(
+      await gateway.sessions.history((await gateway.sessions.getOrCreate("secrets", "terminal")).id),
+    ),
   };
   for (const [where, text] of Object.entries(haystacks)) {
     expect({ where, leaked: text.includes(PLUGIN_SECRET) }).toEqual({ where, leaked: false });
@@ -165,11 +167,13 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
   const unsubscribe = gateway.events.subscribe((e) => {
     events.push(e);
     if (e.type === "approval.requested")
-      queueMicrotask(() => gateway.approvals.decide(e.request.callId, { decision: "approved", by: "terminal:test" }));
+      queueMicrotask(
+        () => void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "terminal:test" }),
+      );
   });
   const outcome = await gateway.handleMessage({ sessionKey: "secrets-encoded", surface: "terminal", text: "report" });
   unsubscribe();
-  const receipts = gateway.receipts.byRun(outcome.runIds[0]!);
+  const receipts = await gateway.receipts.byRun(outcome.runIds[0]!);
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
     "weather.encoded:requested",
     "weather.encoded:started",
@@ -191,9 +195,11 @@ test("secrets in encoded forms (URL, form, base64 at any alignment, hex) never r
   const haystacks: Record<string, string> = {
     prompts: JSON.stringify(api.requests.map((r) => r.body)),
     receipts: JSON.stringify(receipts),
-    approvals: JSON.stringify(gateway.approvals.get((request as { request: { callId: string } }).request.callId)),
+    approvals: JSON.stringify(await gateway.approvals.get((request as { request: { callId: string } }).request.callId)),
     events: JSON.stringify(events),
-    history: JSON.stringify(gateway.sessions.history(gateway.sessions.getOrCreate("secrets-encoded", "terminal").id)),
+    history: JSON.stringify(
+      await gateway.sessions.history((await gateway.sessions.getOrCreate("secrets-encoded", "terminal")).id),
+    ),
   };
   for (const file of readdirSync(dataDir).filter((f) => f.startsWith("openassistant.sqlite")))
     haystacks[file] = readFileSync(join(dataDir, file)).toString("utf8");

@@ -54,7 +54,7 @@ test("the Discord token and the generated HTTP token never reach receipts, promp
     onEvent: (e) => events.push(e),
   });
 
-  const receipts = h.gateway.receipts.byRun(outcome.runIds[0]!);
+  const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
   // The tools ran and saw both tokens, so a leak would show.
   expect(receipts.map((r) => `${r.toolPath}:${r.phase}`)).toEqual([
     "leak.echo:requested",
@@ -73,7 +73,9 @@ test("the Discord token and the generated HTTP token never reach receipts, promp
     prompts: JSON.stringify(h.api.requests.map((r) => r.body)),
     receipts: JSON.stringify(receipts),
     events: JSON.stringify(events),
-    history: JSON.stringify(h.gateway.sessions.history(h.gateway.sessions.getOrCreate("tokens", "terminal").id)),
+    history: JSON.stringify(
+      await h.gateway.sessions.history((await h.gateway.sessions.getOrCreate("tokens", "terminal")).id),
+    ),
   };
   for (const [where, text] of Object.entries(haystacks)) {
     expect({ where, discord: text.includes(DISCORD_TOKEN), http: text.includes(httpToken) }).toEqual({

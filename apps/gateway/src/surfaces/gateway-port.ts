@@ -11,13 +11,15 @@ import type { SurfacePort, ToolReport, ToolVersionInfo } from "./port.ts";
 const VERSIONS_SHOWN = 10;
 
 /** The newest changes to assistant-written tool files; who approved each comes from its receipts. */
-function versionsOf(g: Gateway): ToolVersionInfo[] {
-  return toolHistory(join(workspaceDir(g.settings.projectRoot), "history"))
+async function versionsOf(g: Gateway): Promise<ToolVersionInfo[]> {
+  const versions = toolHistory(join(workspaceDir(g.settings.projectRoot), "history"))
     .list()
     .slice(-VERSIONS_SHOWN)
-    .reverse()
-    .map((v) => {
-      const approvedBy = v.callId ? g.receipts.query({ callId: v.callId, phase: "approved" })[0]?.decidedBy : undefined;
+    .reverse();
+  return Promise.all(
+    versions.map(async (v) => {
+      const approved = v.callId ? await g.receipts.query({ callId: v.callId, phase: "approved" }) : [];
+      const approvedBy = approved[0]?.decidedBy;
       return {
         name: v.name,
         action: v.action,
@@ -26,7 +28,8 @@ function versionsOf(g: Gateway): ToolVersionInfo[] {
         ...(approvedBy ? { approvedBy } : {}),
         ...(v.reason ? { reason: v.reason } : {}),
       };
-    });
+    }),
+  );
 }
 
 function reportOf(
@@ -76,8 +79,8 @@ export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
     redact: g.redact,
     secrets: g.secrets,
     ...(g.console ? { receiptLink: g.console.callLink } : {}),
-    listTools: () => reportOf(g.tools(), g.settings.policy, versionsOf(g)),
-    reload: async () => reportOf(await g.reloadTools(), g.settings.policy, versionsOf(g)),
+    listTools: async () => reportOf(g.tools(), g.settings.policy, await versionsOf(g)),
+    reload: async () => reportOf(await g.reloadTools(), g.settings.policy, await versionsOf(g)),
     events: g.events,
     sessions: g.sessions,
     defaultModel: g.settings.turn.model,

@@ -1,8 +1,8 @@
 import type { SecretSink } from "@openassistant/core/receipts";
-import type { Database } from "bun:sqlite";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { Diagnostic } from "@openassistant/core/config";
-import type { ActivitySummary, ReceiptStore } from "@openassistant/core/receipts";
+import type { Database } from "@openassistant/core/db";
+import type { ActivitySummary, ReceiptReader } from "@openassistant/core/receipts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayEvent } from "../events/types.ts";
 import type { SessionStore } from "../sessions/store.ts";
@@ -58,10 +58,10 @@ export interface SurfaceTurnOutcome {
 export interface SurfacePort {
   handleMessage(input: SurfaceTurnInput): Promise<SurfaceTurnOutcome>;
   readonly broker: Pick<ApprovalBroker, "decide" | "get" | "pending" | "subscribe" | "closeOrphans" | "rules">;
-  readonly receipts: Pick<ReceiptStore, "query" | "byRun">;
-  /** The gateway database; the surface adds its own `discord_*` tables to it. */
+  readonly receipts: Pick<ReceiptReader, "query" | "byRun">;
+  /** The gateway database handle; the surface opens its own store on it, from its `sqlite/` folder (`discord_*` tables). */
   readonly db: Database;
-  listTools(): ToolReport;
+  listTools(): Promise<ToolReport>;
   /** Scrubs secrets from a text (the gateway's redactor); the surface's log lines go through it. */
   readonly redact: (text: string) => string;
   /** Where the surface registers its own credential (the bot token), so `redact` and every reply know it. */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
 import { openDatabase } from "../db/open.ts";
 import { createApprovalBroker, type ApprovalEvent } from "./broker.ts";
+import { openSqliteApprovals } from "./sqlite/open.ts";
 import type { ApprovalRequest } from "./types.ts";
 
 const dbFile = () => join(makeTempDir("oa-approvals-"), "gateway.sqlite");
@@ -29,39 +30,44 @@ const never = () => new AbortController().signal;
 describe("approval broker", () => {
   test("persists the request before notifying, then resolves with the operator's approval", async () => {
     const db = openDatabase(dbFile());
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     const events: ApprovalEvent[] = [];
+    // At notification time the row is already in the database (read then, checked below).
+    const atNotification: Array<ReturnType<typeof broker.get>> = [];
     broker.subscribe((e) => {
-      // At notification time the row is already in the database.
-      if (e.type === "requested") expect(broker.get(e.request.callId)?.status).toBe("pending");
+      if (e.type === "requested") atNotification.push(broker.get(e.request.callId));
       events.push(e);
     });
     const pending = broker.requestApproval(request("call_1"), never());
-    expect(broker.pending().map((r) => r.callId)).toEqual(["call_1"]);
-    const result = broker.decide("call_1", { decision: "approved", by: "alice" });
+    expect((await broker.pending()).map((r) => r.callId)).toEqual(["call_1"]);
+    const result = await broker.decide("call_1", { decision: "approved", by: "alice" });
     expect(result).toMatchObject({ outcome: "decided", decision: { decision: "approved", by: "alice" } });
     expect(await pending).toEqual({ decision: "approved", by: "alice" });
     expect(events.map((e) => e.type)).toEqual(["requested", "decided"]);
-    expect(broker.get("call_1")).toMatchObject({ status: "approved", decision: { decision: "approved", by: "alice" } });
-    expect(broker.pending()).toEqual([]);
-    broker.close();
+    expect((await atNotification[0])?.status).toBe("pending");
+    expect(await broker.get("call_1")).toMatchObject({
+      status: "approved",
+      decision: { decision: "approved", by: "alice" },
+    });
+    expect(await broker.pending()).toEqual([]);
+    await broker.close();
     db.close();
   });
 
   test("a denial carries its reason to the caller and the row", async () => {
     const db = openDatabase(dbFile());
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     const pending = broker.requestApproval(request("call_2"), never());
-    broker.decide("call_2", { decision: "denied", by: "bob", reason: "wrong calendar" });
+    await broker.decide("call_2", { decision: "denied", by: "bob", reason: "wrong calendar" });
     expect(await pending).toEqual({ decision: "denied", by: "bob", reason: "wrong calendar" });
-    expect(broker.get("call_2")!.decision).toEqual({ decision: "denied", by: "bob", reason: "wrong calendar" });
-    broker.close();
+    expect((await broker.get("call_2"))!.decision).toEqual({ decision: "denied", by: "bob", reason: "wrong calendar" });
+    await broker.close();
     db.close();
   });
 
   test("no decision in time is a denial by timeout; the default timeout applies when the request has none", async () => {
     const db = openDatabase(dbFile());
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 40 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 40 });
     const decided: ApprovalEvent[] = [];
     broker.subscribe((e) => e.type === "decided" && decided.push(e));
     const now = Date.now();
@@ -69,76 +75,76 @@ describe("approval broker", () => {
     const viaDefault = broker.requestApproval(request("call_t2", { requestedAt: now, expiresAt: 0 }), never());
     expect(await viaRequest).toEqual({ decision: "denied", by: "timeout", reason: "no decision within 0.03s" });
     expect(await viaDefault).toEqual({ decision: "denied", by: "timeout", reason: "no decision within 0.04s" });
-    expect(broker.get("call_t2")!.request.expiresAt).toBe(now + 40);
+    expect((await broker.get("call_t2"))!.request.expiresAt).toBe(now + 40);
     expect(decided.length).toBe(2);
     // The click that arrives after the timeout is harmless and reports what happened.
-    expect(broker.decide("call_t1", { decision: "approved", by: "alice" })).toMatchObject({
+    expect(await broker.decide("call_t1", { decision: "approved", by: "alice" })).toMatchObject({
       outcome: "already-decided",
       decision: { decision: "denied", by: "timeout" },
     });
-    broker.close();
+    await broker.close();
     db.close();
   });
 
   test("timeout reason states the window in seconds", async () => {
     const db = openDatabase(":memory:");
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     const now = Date.now();
     const p = broker.requestApproval(request("call_s", { requestedAt: now - 299_950, expiresAt: now + 50 }), never());
     expect(await p).toEqual({ decision: "denied", by: "timeout", reason: "no decision within 300s" });
-    broker.close();
+    await broker.close();
   });
 
   test("aborting the run denies by system with the abort reason; an already-aborted signal too", async () => {
     const db = openDatabase(dbFile());
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     const ac = new AbortController();
     const p = broker.requestApproval(request("call_a"), ac.signal);
     ac.abort("user cancelled the turn");
     expect(await p).toEqual({ decision: "denied", by: "system", reason: "user cancelled the turn" });
-    expect(broker.get("call_a")!.status).toBe("denied");
+    expect((await broker.get("call_a"))!.status).toBe("denied");
     const p2 = broker.requestApproval(request("call_b"), AbortSignal.abort());
     expect((await p2).by).toBe("system");
-    expect(broker.pending()).toEqual([]);
-    broker.close();
+    expect(await broker.pending()).toEqual([]);
+    await broker.close();
     db.close();
   });
 
   test("duplicate and late decisions are harmless: first wins; unknown ids say so", async () => {
     const db = openDatabase(dbFile());
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     const decided: ApprovalEvent[] = [];
     broker.subscribe((e) => e.type === "decided" && decided.push(e));
     const p = broker.requestApproval(request("call_d"), never());
-    expect(broker.decide("call_d", { decision: "denied", by: "bob", reason: "no" }).outcome).toBe("decided");
-    const again = broker.decide("call_d", { decision: "approved", by: "alice" });
+    expect((await broker.decide("call_d", { decision: "denied", by: "bob", reason: "no" })).outcome).toBe("decided");
+    const again = await broker.decide("call_d", { decision: "approved", by: "alice" });
     expect(again).toMatchObject({
       outcome: "already-decided",
       decision: { decision: "denied", by: "bob", reason: "no" },
     });
     expect(await p).toEqual({ decision: "denied", by: "bob", reason: "no" });
     expect(decided.length).toBe(1);
-    expect(broker.decide("call_nope", { decision: "approved", by: "alice" })).toEqual({ outcome: "unknown" });
+    expect(await broker.decide("call_nope", { decision: "approved", by: "alice" })).toEqual({ outcome: "unknown" });
     // A second request for the same call id returns the recorded decision instead of asking again.
     expect(await broker.requestApproval(request("call_d"), never())).toEqual({
       decision: "denied",
       by: "bob",
       reason: "no",
     });
-    broker.close();
+    await broker.close();
     db.close();
   });
 
   test("20 concurrent approvals resolve independently", async () => {
     const db = openDatabase(dbFile());
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     broker.subscribe((e) => {
       if (e.type !== "requested") return;
       const n = Number(e.request.callId.split("_")[1]);
       // Decide asynchronously and out of order, like clicks arriving from Discord.
       setTimeout(
         () =>
-          broker.decide(
+          void broker.decide(
             e.request.callId,
             n % 2 ? { decision: "denied", by: "bob", reason: `odd ${n}` } : { decision: "approved", by: "alice" },
           ),
@@ -153,63 +159,62 @@ describe("approval broker", () => {
         i % 2 ? { decision: "denied", by: "bob", reason: `odd ${i}` } : { decision: "approved", by: "alice" },
       ),
     );
-    expect(broker.pending()).toEqual([]);
-    broker.close();
+    expect(await broker.pending()).toEqual([]);
+    await broker.close();
     db.close();
   });
 
   test("a subscriber that throws does not break the broker", async () => {
     const db = openDatabase(":memory:");
     const errors: unknown[] = [];
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000, onListenerError: (e) => errors.push(e) });
+    const broker = createApprovalBroker({
+      ...openSqliteApprovals(db),
+      defaultTimeoutMs: 60_000,
+      onListenerError: (e) => errors.push(e),
+    });
     broker.subscribe(() => {
       throw new Error("surface down");
     });
     const seen: string[] = [];
     const unsubscribe = broker.subscribe((e) => seen.push(e.type));
     const p = broker.requestApproval(request("call_x"), never());
-    broker.decide("call_x", { decision: "approved", by: "alice" });
+    await broker.decide("call_x", { decision: "approved", by: "alice" });
     expect((await p).decision).toBe("approved");
     expect(seen).toEqual(["requested", "decided"]);
     expect(errors.length).toBe(2);
     unsubscribe();
-    broker.close();
+    await broker.close();
   });
 
   test("requests survive a restart: a new broker sees them pending and closes the orphans", async () => {
     const path = dbFile();
     const db1 = openDatabase(path);
-    const first = createApprovalBroker({ db: db1, defaultTimeoutMs: 60_000 });
+    const first = createApprovalBroker({ ...openSqliteApprovals(db1), defaultTimeoutMs: 60_000 });
     void first.requestApproval(request("call_o1"), never());
     void first.requestApproval(request("call_o2", { sessionId: undefined }), never());
     // Simulate the process dying: no close(), the database handle just goes away.
     db1.close();
 
     const db2 = openDatabase(path);
-    const second = createApprovalBroker({ db: db2, defaultTimeoutMs: 60_000 });
-    expect(
-      second
-        .pending()
-        .map((r) => r.callId)
-        .sort(),
-    ).toEqual(["call_o1", "call_o2"]);
-    expect(second.get("call_o1")!.request).toMatchObject({
+    const second = createApprovalBroker({ ...openSqliteApprovals(db2), defaultTimeoutMs: 60_000 });
+    expect((await second.pending()).map((r) => r.callId).sort()).toEqual(["call_o1", "call_o2"]);
+    expect((await second.get("call_o1"))!.request).toMatchObject({
       toolPath: "calendar.create",
       code: expect.stringContaining("dentist"),
     });
     const live = second.requestApproval(request("call_live"), never());
-    const closed = second.closeOrphans("the gateway restarted");
+    const closed = await second.closeOrphans("the gateway restarted");
     expect(closed.map((r) => r.callId).sort()).toEqual(["call_o1", "call_o2"]);
-    expect(second.get("call_o1")!.decision).toEqual({
+    expect((await second.get("call_o1"))!.decision).toEqual({
       decision: "denied",
       by: "system",
       reason: "the gateway restarted",
     });
     // The live request of this process is not an orphan.
-    expect(second.pending().map((r) => r.callId)).toEqual(["call_live"]);
+    expect((await second.pending()).map((r) => r.callId)).toEqual(["call_live"]);
     // A click on an old card after the restart is harmless.
-    expect(second.decide("call_o1", { decision: "approved", by: "alice" }).outcome).toBe("already-decided");
-    second.close();
+    expect((await second.decide("call_o1", { decision: "approved", by: "alice" })).outcome).toBe("already-decided");
+    await second.close();
     expect(await live).toEqual({ decision: "denied", by: "system", reason: "the gateway is shutting down" });
     db2.close();
   });
@@ -217,9 +222,13 @@ describe("approval broker", () => {
   test("approve always creates a rule with scope and ttl", async () => {
     const db = openDatabase(dbFile());
     const now = 1_000_000;
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000, now: () => now });
+    const broker = createApprovalBroker({
+      ...openSqliteApprovals(db, { now: () => now }),
+      defaultTimeoutMs: 60_000,
+      now: () => now,
+    });
     const p = broker.requestApproval(request("call_r", { requestedAt: now, expiresAt: now + 60_000 }), never());
-    const res = broker.decide("call_r", {
+    const res = await broker.decide("call_r", {
       decision: "approved",
       by: "alice",
       always: { scope: "session", ttlMs: 3_600_000 },
@@ -234,37 +243,39 @@ describe("approval broker", () => {
       expiresAt: 1_000_000 + 3_600_000,
     });
     expect((await p).decision).toBe("approved");
-    expect(broker.rules.match("calendar.create", "sess_1", now)?.id).toBe(rule.id);
-    expect(broker.rules.match("calendar.create", "sess_2", now)).toBeUndefined();
-    expect(broker.rules.match("calendar.create", "sess_1", now + 3_600_000)).toBeUndefined();
+    expect((await broker.rules.match("calendar.create", "sess_1", now))?.id).toBe(rule.id);
+    expect(await broker.rules.match("calendar.create", "sess_2", now)).toBeUndefined();
+    expect(await broker.rules.match("calendar.create", "sess_1", now + 3_600_000)).toBeUndefined();
 
     // Global scope; a denial never creates a rule.
     const p2 = broker.requestApproval(
       request("call_g", { toolPath: "mail.send", requestedAt: now, expiresAt: now + 60_000 }),
       never(),
     );
-    broker.decide("call_g", { decision: "approved", by: "bob", always: { scope: "global" } });
+    await broker.decide("call_g", { decision: "approved", by: "bob", always: { scope: "global" } });
     await p2;
-    expect(broker.rules.match("mail.send", undefined, now + 10 ** 9)?.createdBy).toBe("bob");
+    expect((await broker.rules.match("mail.send", undefined, now + 10 ** 9))?.createdBy).toBe("bob");
     const p3 = broker.requestApproval(
       request("call_n", { toolPath: "fs.wipe", requestedAt: now, expiresAt: now + 60_000 }),
       never(),
     );
-    broker.decide("call_n", { decision: "denied", by: "bob", always: { scope: "global" } });
+    await broker.decide("call_n", { decision: "denied", by: "bob", always: { scope: "global" } });
     await p3;
-    expect(broker.rules.match("fs.wipe", "sess_1", now)).toBeUndefined();
-    broker.close();
+    expect(await broker.rules.match("fs.wipe", "sess_1", now)).toBeUndefined();
+    await broker.close();
     db.close();
   });
 
-  test("invalid decisions are rejected with a clear message", () => {
+  test("invalid decisions are rejected with a clear message", async () => {
     const db = openDatabase(":memory:");
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
-    expect(() => broker.decide("c", { decision: "maybe" as "approved", by: "alice" })).toThrow(
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
+    await expect(broker.decide("c", { decision: "maybe" as "approved", by: "alice" })).rejects.toThrow(
       /must be "approved" or "denied"/,
     );
-    expect(() => broker.decide("c", { decision: "approved", by: "" })).toThrow(/"by" must name who decided/);
-    expect(() => createApprovalBroker({ db, defaultTimeoutMs: 0 })).toThrow(/defaultTimeoutMs must be > 0/);
-    broker.close();
+    await expect(broker.decide("c", { decision: "approved", by: "" })).rejects.toThrow(/"by" must name who decided/);
+    expect(() => createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 0 })).toThrow(
+      /defaultTimeoutMs must be > 0/,
+    );
+    await broker.close();
   });
 });

@@ -1,6 +1,4 @@
-import type { Database } from "bun:sqlite";
-import { createApprovalRuleStore, type ApprovalRule, type ApprovalRuleStore } from "./rules.ts";
-import { createApprovalStore, type ApprovalRecord } from "./store.ts";
+import type { ApprovalRecord, ApprovalRule, ApprovalRuleStore, ApprovalStore } from "./port.ts";
 import type { ApprovalDecision, ApprovalRequest, RequestApproval } from "./types.ts";
 
 export type ApprovalEvent =
@@ -18,12 +16,13 @@ export type DecideResult =
   | { readonly outcome: "unknown" };
 
 export interface ApprovalBrokerOptions {
-  readonly db: Database;
+  /** Where requests and decisions are kept (`openSqliteApprovals(db).store`); the caller closes it. */
+  readonly store: ApprovalStore;
+  /** Where "approve always" rules are kept; the caller closes it. */
+  readonly rules: ApprovalRuleStore;
   /** Used when a request carries no expiry after its request time. */
   readonly defaultTimeoutMs: number;
   readonly now?: () => number;
-  /** Defaults to a rule store on the same database. */
-  readonly rules?: ApprovalRuleStore;
   /** A throwing subscriber never breaks the broker; it is reported here (default: console.error). */
   readonly onListenerError?: (error: unknown, event: ApprovalEvent) => void;
 }
@@ -31,32 +30,31 @@ export interface ApprovalBrokerOptions {
 export interface ApprovalBroker {
   readonly requestApproval: RequestApproval;
   /** First decision wins; late and duplicate decisions are harmless. Who may decide is the surface's check. */
-  decide(callId: string, decision: ApprovalDecision): DecideResult;
-  pending(): ApprovalRequest[];
-  get(callId: string): ApprovalRecord | undefined;
+  decide(callId: string, decision: ApprovalDecision): Promise<DecideResult>;
+  pending(): Promise<ApprovalRequest[]>;
+  get(callId: string): Promise<ApprovalRecord | undefined>;
   subscribe(listener: (event: ApprovalEvent) => void): () => void;
   /**
    * Denies (by "system", with `reason`) pending requests nobody in this process waits for — left
    * by a previous process — and returns them so surfaces can edit their cards. Emits no events.
    */
-  closeOrphans(reason: string): ApprovalRequest[];
-  /** Denies what is still waiting ("system") and stops timers. Does not close the database. */
-  close(): void;
+  closeOrphans(reason: string): Promise<ApprovalRequest[]>;
+  /** Denies what is still waiting ("system", recorded before it resolves) and stops timers. Does not close the stores. */
+  close(): Promise<void>;
   readonly rules: ApprovalRuleStore;
 }
 
 interface Waiter {
   readonly promise: Promise<ApprovalDecision>;
   settle(decision: ApprovalDecision): void;
+  fail(error: unknown): void;
 }
 
 export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBroker {
   const now = options.now ?? Date.now;
   if (!(options.defaultTimeoutMs > 0))
     throw new RangeError(`approval broker: defaultTimeoutMs must be > 0, got ${options.defaultTimeoutMs}`);
-  const store = createApprovalStore(options.db);
-  const ownsRules = !options.rules;
-  const rules = options.rules ?? createApprovalRuleStore(options.db, { now });
+  const { store, rules } = options;
   const listeners = new Set<(event: ApprovalEvent) => void>();
   const waiters = new Map<string, Waiter>();
   let closed = false;
@@ -75,17 +73,17 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     }
   };
 
-  function decide(callId: string, decision: ApprovalDecision): DecideResult {
+  async function decide(callId: string, decision: ApprovalDecision): Promise<DecideResult> {
     if (decision.decision !== "approved" && decision.decision !== "denied")
       throw new TypeError(`approval decision for ${callId}: decision must be "approved" or "denied"`);
     if (typeof decision.by !== "string" || decision.by === "")
       throw new TypeError(`approval decision for ${callId}: "by" must name who decided`);
-    const changed = store.decide(callId, decision, now());
-    const record = store.get(callId);
+    const changed = await store.decide(callId, decision, now());
+    const record = await store.get(callId);
     if (!record) return { outcome: "unknown" };
     if (!changed) return { outcome: "already-decided", request: record.request, decision: record.decision! };
     let rule: ApprovalRule | undefined;
-    if (decision.decision === "approved" && decision.always) rule = addAlwaysRule(record.request, decision);
+    if (decision.decision === "approved" && decision.always) rule = await addAlwaysRule(record.request, decision);
     waiters.get(callId)?.settle(decision);
     emit({ type: "decided", request: record.request, decision });
     return rule
@@ -93,7 +91,10 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
       : { outcome: "decided", request: record.request, decision };
   }
 
-  function addAlwaysRule(request: ApprovalRequest, decision: ApprovalDecision): ApprovalRule | undefined {
+  async function addAlwaysRule(
+    request: ApprovalRequest,
+    decision: ApprovalDecision,
+  ): Promise<ApprovalRule | undefined> {
     const always = decision.always!;
     // A session rule for a call without a session could never match: approve once, add nothing.
     if (always.scope === "session" && !request.sessionId) return undefined;
@@ -107,9 +108,9 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
   }
 
   /** Used by timeout/abort/close: must settle even if the database is gone (fail closed). */
-  function denyBySystem(callId: string, decision: ApprovalDecision): void {
+  async function denyBySystem(callId: string, decision: ApprovalDecision): Promise<void> {
     try {
-      decide(callId, decision);
+      await decide(callId, decision);
     } catch (error) {
       console.error(
         `approval ${callId}: could not record "${decision.reason}": ${error instanceof Error ? error.message : String(error)}`,
@@ -126,71 +127,83 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     const requestedAt = Number.isFinite(request.requestedAt) ? request.requestedAt : now();
     const expiresAt = request.expiresAt > requestedAt ? request.expiresAt : requestedAt + options.defaultTimeoutMs;
     const effective: ApprovalRequest = { ...request, requestedAt, expiresAt };
-    // Persisted before anyone is told: a card can always be resolved against a row.
-    const { record } = store.insert(effective);
-    if (record.status !== "pending") return Promise.resolve(record.decision!);
 
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     let resolve!: (d: ApprovalDecision) => void;
-    const promise = new Promise<ApprovalDecision>((r) => (resolve = r));
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<ApprovalDecision>((ok, no) => ((resolve = ok), (reject = no)));
+    const leave = (): boolean => {
+      if (waiters.get(request.callId) !== waiter) return false;
+      waiters.delete(request.callId);
+      if (timer) clearTimeout(timer);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+      return true;
+    };
     const waiter: Waiter = {
       promise,
-      settle(decision) {
-        if (waiters.get(request.callId) !== waiter) return;
-        waiters.delete(request.callId);
-        if (timer) clearTimeout(timer);
-        if (onAbort) signal.removeEventListener("abort", onAbort);
-        resolve(decision);
-      },
+      settle: (decision) => void (leave() && resolve(decision)),
+      fail: (error) => void (leave() && reject(error)),
     };
+    // Registered before the row is written, so a second request for the same call waits on this one.
     waiters.set(request.callId, waiter);
-
-    const windowMs = expiresAt - requestedAt;
-    timer = setTimeout(
-      () =>
-        denyBySystem(request.callId, {
-          decision: "denied",
-          by: "timeout",
-          reason: `no decision within ${formatSeconds(windowMs)}s`,
-        }),
-      Math.max(0, expiresAt - now()),
+    // Persisted before anyone is told: a card can always be resolved against a row.
+    store.insert(effective).then(
+      ({ record }) => (record.status !== "pending" ? waiter.settle(record.decision!) : waitFor(record.request)),
+      (error) => waiter.fail(error),
     );
-    onAbort = () => denyBySystem(request.callId, { decision: "denied", by: "system", reason: abortReason(signal) });
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-
-    if (waiters.get(request.callId) === waiter) emit({ type: "requested", request: record.request });
     return promise;
+
+    function waitFor(stored: ApprovalRequest): void {
+      if (waiters.get(request.callId) !== waiter) return;
+
+      const windowMs = expiresAt - requestedAt;
+      timer = setTimeout(
+        () =>
+          void denyBySystem(request.callId, {
+            decision: "denied",
+            by: "timeout",
+            reason: `no decision within ${formatSeconds(windowMs)}s`,
+          }),
+        Math.max(0, expiresAt - now()),
+      );
+      onAbort = () =>
+        void denyBySystem(request.callId, { decision: "denied", by: "system", reason: abortReason(signal) });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+
+      if (waiters.get(request.callId) === waiter) emit({ type: "requested", request: stored });
+    }
   };
 
   return {
     requestApproval,
     decide,
-    pending: () => store.listPending().map((r) => r.request),
+    pending: async () => (await store.listPending()).map((r) => r.request),
     get: (callId) => store.get(callId),
     subscribe(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
-    closeOrphans(reason) {
+    async closeOrphans(reason) {
       const closedOnes: ApprovalRequest[] = [];
       const at = now();
-      for (const record of store.listPending()) {
+      for (const record of await store.listPending()) {
         if (waiters.has(record.request.callId)) continue;
-        if (store.decide(record.request.callId, { decision: "denied", by: "system", reason }, at))
+        if (await store.decide(record.request.callId, { decision: "denied", by: "system", reason }, at))
           closedOnes.push(record.request);
       }
       return closedOnes;
     },
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
-      for (const callId of [...waiters.keys()])
-        denyBySystem(callId, { decision: "denied", by: "system", reason: "the gateway is shutting down" });
+      await Promise.all(
+        [...waiters.keys()].map((callId) =>
+          denyBySystem(callId, { decision: "denied", by: "system", reason: "the gateway is shutting down" }),
+        ),
+      );
       listeners.clear();
-      store.close();
-      if (ownsRules) rules.close();
     },
     rules,
   };

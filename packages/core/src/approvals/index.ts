@@ -6,14 +6,15 @@ export {
   type ApprovalEvent,
   type DecideResult,
 } from "./broker.ts";
-export {
-  createApprovalStore,
-  ensureApprovalSchema,
-  type ApprovalRecord,
-  type ApprovalStatus,
-  type ApprovalStore,
-} from "./store.ts";
-export { createApprovalRuleStore, type ApprovalRule, type ApprovalRuleStore, type NewApprovalRule } from "./rules.ts";
+export type {
+  ApprovalRecord,
+  ApprovalRule,
+  ApprovalRuleStore,
+  ApprovalStatus,
+  ApprovalStore,
+  NewApprovalRule,
+} from "./port.ts";
+export { openSqliteApprovals } from "./sqlite/open.ts";
 export {
   approvalInput,
   flattenInput,

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { defineTool, type ToolDefinition, z } from "@openassistant/sdk";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createRedactor } from "../receipts/redact.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { indexToolTree } from "../tools/flatten.ts";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
-import type { ReceiptStore } from "../receipts/types.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
+import type { SqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { createCodeModeRunner } from "./runner.ts";
 
@@ -15,7 +15,7 @@ const db = openDatabase(file);
 const store = createSqliteReceiptStore(db);
 /** The real store; only counts the commit points the invoker and runner ask for. */
 let commitPoints = 0;
-const receipts: ReceiptStore = {
+const receipts: SqliteReceiptStore = {
   ...store,
   durable: () => {
     commitPoints++;

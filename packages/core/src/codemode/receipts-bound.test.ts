@@ -4,7 +4,7 @@ import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { openDatabase } from "../db/open.ts";
 import { RECEIPT_FIELD_CAPS, receiptTextBound } from "../receipts/bounds.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { defaultSandboxLimits } from "../sandbox/types.ts";
 import { createCodeModeRunner } from "./runner.ts";

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
+import { openSqliteApprovals } from "../approvals/sqlite/open.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { MAX_ERROR_CHARS } from "../sandbox/vm-run.ts";
 import { createCodeModeRunner } from "./runner.ts";
@@ -41,7 +42,7 @@ const dir = makeTempDir();
 const db = openDatabase(join(dir, "oa.sqlite"));
 const receipts = createSqliteReceiptStore(db);
 // Nobody answers: approvals stay pending until the run's signal cancels them.
-const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
 const sandbox = createSandboxPool({ minIdle: 1 });
 const runner = createCodeModeRunner({ tools, receipts, requestApproval: broker.requestApproval, sandbox });
 

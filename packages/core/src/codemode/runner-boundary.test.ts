@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
+import { openSqliteApprovals } from "../approvals/sqlite/open.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { generateDeclarations } from "./declarations.ts";
 import { createCodeModeRunner } from "./runner.ts";
@@ -55,7 +56,7 @@ const tools = {
 
 const db = openDatabase(join(dir, "oa.sqlite"));
 const receipts = createSqliteReceiptStore(db);
-const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
 const sandbox = createSandboxPool({ minIdle: 1 });
 const runner = createCodeModeRunner({ tools, receipts, requestApproval: broker.requestApproval, sandbox });
 const checker = createTypechecker();

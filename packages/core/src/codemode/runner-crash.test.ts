@@ -3,8 +3,9 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
+import { openSqliteApprovals } from "../approvals/sqlite/open.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 
 /** Runs a fixture with the database file and key dir, reads its stdout until `marker` matches, then SIGKILLs it. */
 async function killWhen(
@@ -94,20 +95,24 @@ test("a gateway killed while an approval is pending leaves the requested receipt
   expect(rows[0]!.callId).toBe(callId);
   expect(store.verifyRun("run_crash_approval")).toEqual({ ok: true });
 
-  const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
-  expect(broker.get(callId)).toMatchObject({
+  const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
+  expect(await broker.get(callId)).toMatchObject({
     status: "pending",
     request: { toolPath: "mail.send", runId: "run_crash_approval" },
   });
-  expect(broker.pending().map((r) => r.callId)).toEqual([callId]);
+  expect((await broker.pending()).map((r) => r.callId)).toEqual([callId]);
 
-  const closed = broker.closeOrphans("the gateway restarted");
+  const closed = await broker.closeOrphans("the gateway restarted");
   expect(closed.map((r) => r.callId)).toEqual([callId]);
-  expect(broker.get(callId)!.decision).toEqual({ decision: "denied", by: "system", reason: "the gateway restarted" });
-  expect(broker.pending()).toEqual([]);
+  expect((await broker.get(callId))!.decision).toEqual({
+    decision: "denied",
+    by: "system",
+    reason: "the gateway restarted",
+  });
+  expect(await broker.pending()).toEqual([]);
   // A click on the old card after the restart changes nothing.
-  expect(broker.decide(callId, { decision: "approved", by: "alice" }).outcome).toBe("already-decided");
-  broker.close();
+  expect((await broker.decide(callId, { decision: "approved", by: "alice" })).outcome).toBe("already-decided");
+  await broker.close();
   db.close();
 }, 20_000);
 

@@ -6,10 +6,11 @@ import * as Exit from "effect/Exit";
 import { defineTool, z } from "@openassistant/sdk";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../approvals/broker.ts";
-import { createApprovalRuleStore } from "../approvals/rules.ts";
+import { openSqliteApprovals } from "../approvals/sqlite/open.ts";
+import { createApprovalRuleStore } from "../approvals/sqlite/rules.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../approvals/types.ts";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { createCodeModeRunner } from "./runner.ts";
 
@@ -59,14 +60,14 @@ const tools = {
 const dir = makeTempDir();
 const db = openDatabase(join(dir, "oa.sqlite"));
 const receipts = createSqliteReceiptStore(db);
-const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
 const rules = createApprovalRuleStore(db);
 const sandbox = createSandboxPool({ minIdle: 2 });
 let answer: (req: ApprovalRequest) => ApprovalDecision | undefined = () => ({ decision: "approved", by: "alice" });
 broker.subscribe((e) => {
   if (e.type !== "requested") return;
   const d = answer(e.request);
-  if (d) queueMicrotask(() => broker.decide(e.request.callId, d));
+  if (d) queueMicrotask(() => void broker.decide(e.request.callId, d));
 });
 const runner = createCodeModeRunner({
   tools,
@@ -243,13 +244,13 @@ describe("code-mode runner", () => {
 
   test("an 'approve always' rule skips the operator for that tool", async () => {
     answer = () => undefined; // nobody answers: the rule must carry it
-    const rule = rules.add({ toolPath: "notes.add", scope: "session", sessionId: "s-rule", createdBy: "alice" });
+    const rule = await rules.add({ toolPath: "notes.add", scope: "session", sessionId: "s-rule", createdBy: "alice" });
     const result = await runner.runPromise(`return (await tools.notes.add({ text: "auto" })).text;`, {
       sessionId: "s-rule",
     });
     expect(result.valueJson).toBe(JSON.stringify("auto"));
     expect(receipts.byRun(result.runId).find((r) => r.phase === "approved")!.decidedBy).toBe(`rule:${rule.id}`);
-    rules.revoke(rule.id, "alice");
+    await rules.revoke(rule.id, "alice");
   });
 
   test("aborting a run waiting for approval closes it with a denial", async () => {
@@ -607,11 +608,13 @@ describe("approvals: concurrency and policy", () => {
     let maxPending = 0;
     answer = (req) => {
       if (req.runId !== runId) return undefined;
-      const mine = broker.pending().filter((r) => r.runId === runId);
-      maxPending = Math.max(maxPending, mine.length);
-      // Answer nothing until every one of the 20 is waiting: a serial runner would hang here.
-      if (mine.length === 20)
-        queueMicrotask(() => mine.forEach((r) => broker.decide(r.callId, { decision: "approved", by: "alice" })));
+      void broker.pending().then((all) => {
+        const mine = all.filter((r) => r.runId === runId);
+        maxPending = Math.max(maxPending, mine.length);
+        // Answer nothing until every one of the 20 is waiting: a serial runner would hang here.
+        if (mine.length === 20)
+          for (const r of mine) void broker.decide(r.callId, { decision: "approved", by: "alice" });
+      });
       return undefined;
     };
     const result = await runner.runPromise(
@@ -703,12 +706,12 @@ describe("the Effect form", () => {
     const rows = receipts.byRun(runId);
     expect(rows.map((r) => r.phase)).toEqual(["requested", "denied"]);
     expect(rows[1]).toMatchObject({ decidedBy: "system", reason: "the run was interrupted" });
-    expect(broker.get(rows[0]!.callId)!.decision).toEqual({
+    expect((await broker.get(rows[0]!.callId))!.decision).toEqual({
       decision: "denied",
       by: "system",
       reason: "the run was interrupted",
     });
-    expect(broker.pending().filter((r) => r.runId === runId)).toEqual([]);
+    expect((await broker.pending()).filter((r) => r.runId === runId)).toEqual([]);
     expect(events).not.toContain("add:interrupted");
   });
 });

@@ -4,7 +4,7 @@ import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
 import type { RequestApproval } from "../approvals/types.ts";
 import type { PolicyRule } from "../policy/types.ts";
 import { createRedactor } from "../receipts/redact.ts";
-import type { ReceiptStore } from "../receipts/types.ts";
+import type { ReceiptStaging } from "../receipts/port.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
 import { indexToolTree } from "../tools/flatten.ts";
@@ -18,7 +18,7 @@ export interface CodeModeRunnerOptions {
   /** The tools, or a getter so a reload is picked up by the next run (a run keeps the tree it started with). */
   readonly tools: ToolTree | (() => ToolTree);
   readonly requestApproval: RequestApproval;
-  readonly receipts: ReceiptStore;
+  readonly receipts: ReceiptStaging;
   /** Operator overrides by tool path pattern; first match wins. */
   readonly policy?: readonly PolicyRule[] | (() => readonly PolicyRule[]);
   /** "Approve always" rules consulted before asking an operator. */
@@ -197,6 +197,8 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       });
       // The sandbox may end (limit, error) while host calls are still pending; stop them from asking.
       controller.abort("run ended");
+      // A call still waiting for its approval is denied by that abort: its outcome is recorded first.
+      await invoker.approvalsAnswered();
       // The result leaves the gateway (to the model, a surface): the calls' outcomes are committed
       // first. A failed commit keeps them queued for the next one, as it did for each call before.
       await options.receipts.durable().catch(() => undefined);

@@ -5,12 +5,13 @@
 import { describe, expect, test } from "bun:test";
 import { defineTool, z, type ToolDefinition } from "@openassistant/sdk";
 import { createApprovalBroker } from "../approvals/broker.ts";
-import { createApprovalRuleStore } from "../approvals/rules.ts";
+import { openSqliteApprovals } from "../approvals/sqlite/open.ts";
+import { createApprovalRuleStore } from "../approvals/sqlite/rules.ts";
 import type { ApprovalRequest, RequestApproval } from "../approvals/types.ts";
 import { openDatabase } from "../db/open.ts";
 import type { PolicyRule } from "../policy/types.ts";
 import { createRedactor } from "../receipts/redact.ts";
-import { createSqliteReceiptStore } from "../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../receipts/sqlite/store.ts";
 import { jsonInputOf, jsonSchemaTool } from "../sources/json-schema-tool.ts";
 import { createToolInvoker, type InvokerContext } from "./tool-invoker.ts";
 
@@ -114,7 +115,7 @@ describe("tool invoker: approval channel failures end as denials", () => {
   test("a real broker that cannot persist the request (a broker error) denies the call", async () => {
     const s = setup();
     const brokerDb = openDatabase(":memory:");
-    const broker = createApprovalBroker({ db: brokerDb, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(brokerDb), defaultTimeoutMs: 60_000 });
     brokerDb.exec("DROP TABLE approvals");
     const invoker = createToolInvoker({ ...s.ctx, requestApproval: broker.requestApproval });
     const result = await invoker.invoke("notes.add", JSON.stringify({ text: "milk" }));
@@ -194,7 +195,7 @@ describe("tool invoker: the approval path", () => {
   test("a standing rule approves only in its own session", async () => {
     const s = setup({ requestApproval: async () => ({ decision: "denied", by: "bob", reason: "asked" }) });
     const rules = createApprovalRuleStore(s.db);
-    const rule = rules.add({ toolPath: "notes.add", scope: "session", sessionId: "sess_1", createdBy: "alice" });
+    const rule = await rules.add({ toolPath: "notes.add", scope: "session", sessionId: "sess_1", createdBy: "alice" });
     const mine = await createToolInvoker({ ...s.ctx, standing: rules }).invoke("notes.add", '{"text":"a"}');
     expect(mine.ok).toBe(true);
     expect(s.asked).toEqual([]);
@@ -219,7 +220,7 @@ describe("tool invoker: the approval path", () => {
       policy: [{ match: "notes.*", mode: "auto" }],
     });
     const rules = createApprovalRuleStore(s.db);
-    rules.add({ toolPath: "notes.add", scope: "global", createdBy: "alice" });
+    await rules.add({ toolPath: "notes.add", scope: "global", createdBy: "alice" });
     const strict = createToolInvoker({ ...s.ctx, standing: rules, alwaysAsk: (path) => path === "notes.add" });
     const result = await strict.invoke("notes.add", '{"text":"a"}');
     expect(result.ok).toBe(false);

@@ -4,7 +4,8 @@ import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { newId } from "../db/new-id.ts";
 import { resolvePolicy } from "../policy/resolve.ts";
 import type { PolicyRule } from "../policy/types.ts";
-import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "../receipts/types.ts";
+import type { ReceiptStaging } from "../receipts/port.ts";
+import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import { cutText } from "../text/cut.ts";
 import { toolFiles, toolSummary } from "./approval-card.ts";
@@ -19,9 +20,9 @@ import { redactBounded } from "./validation-report.ts";
 /** Error messages crossing to the sandbox and recorded in receipts (the store caps them too). */
 const MAX_MESSAGE_CHARS = 4_000;
 
-/** A standing "approve always" rule source (approvals/rules.ts implements it). */
+/** A standing "approve always" rule source (the approval rule store implements it). */
 export interface StandingApprovals {
-  match(toolPath: string, sessionId: string | undefined, now: number): { readonly id: string } | undefined;
+  match(toolPath: string, sessionId: string | undefined, now: number): Promise<{ readonly id: string } | undefined>;
 }
 
 export interface InvokerContext {
@@ -31,7 +32,7 @@ export interface InvokerContext {
   /** The model's code, shown on approval cards. */
   readonly code: string;
   readonly tools: ReadonlyMap<string, ToolDefinition>;
-  readonly receipts: ReceiptStore;
+  readonly receipts: ReceiptStaging;
   readonly requestApproval: RequestApproval;
   readonly policy: readonly PolicyRule[];
   readonly standing?: StandingApprovals;
@@ -82,7 +83,13 @@ const unwrittenReason = (e: unknown): string =>
  * first outcome wins.
  */
 export function createToolInvoker(ctx: InvokerContext) {
-  const invoker: Invoker = { ctx, outcomes: [], inFlight: new Map(), log: loggersFor(ctx.redact) };
+  const invoker: Invoker = {
+    ctx,
+    outcomes: [],
+    inFlight: new Map(),
+    asking: new Set(),
+    log: loggersFor(ctx.redact),
+  };
   // Receipts are staged and committed together; `receipts.durable()` runs right before each step with an
   // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
   // never outrun their receipts, nor the receipts of the read-only calls before them.
@@ -101,6 +108,12 @@ export function createToolInvoker(ctx: InvokerContext) {
   return {
     invoke: (path: string, inputJson: string): Promise<HostCallResult> => invoke(invoker, path, inputJson),
     outcomes: invoker.outcomes,
+    /**
+     * Settles once every call now waiting for its approval has its answer, and its outcome (if the
+     * answer ended it) is staged: a run that ends (or is cancelled) while a call waits records the
+     * call's denial before its result leaves. The broker answers an aborted wait at once.
+     */
+    approvalsAnswered: (): Promise<unknown> => Promise.allSettled([...invoker.asking]),
   };
 }
 
@@ -111,6 +124,8 @@ interface Invoker {
   readonly outcomes: CallOutcome[];
   /** Each call's own abort controller while its `run()` may be in progress, with its path. */
   readonly inFlight: Map<CallAbort, string>;
+  /** The answers the calls are waiting for (a rule store's, then a person's). */
+  readonly asking: Set<Promise<ApprovalDecision>>;
   readonly log: (path: string) => ToolContext["log"];
 }
 
@@ -273,14 +288,24 @@ function policy(call: Call): Next {
 }
 
 /**
- * A required call is approved at once by a standing "approve always" rule (unless a person must
+ * A required call is approved by a standing "approve always" rule (unless a person must
  * decide), else it waits for a person; anything but an approval settles it as denied.
  */
 function approval(call: Call): Next | Wait<ApprovalDecision> {
   if (call.policy !== "required") return call;
+  const { asking } = call.invoker;
+  const answer = ruleOrPerson(call);
+  asking.add(answer);
+  const answered = () => void asking.delete(answer);
+  answer.then(answered, answered);
+  return new Wait(answer, decided);
+}
+
+/** The rule store is asked first (it answers asynchronously); without a standing rule, a person decides. */
+async function ruleOrPerson(call: Call): Promise<ApprovalDecision> {
   const { ctx } = call.invoker;
-  const rule = call.alwaysAsk ? undefined : ctx.standing?.match(call.path, ctx.sessionId, Date.now());
-  return rule ? approved(call, `rule:${rule.id}`) : new Wait(decide(call), decided);
+  const rule = call.alwaysAsk ? undefined : await ctx.standing?.match(call.path, ctx.sessionId, Date.now());
+  return rule ? { decision: "approved", by: `rule:${rule.id}` } : decide(call);
 }
 
 function decided(call: Call, verdict: ApprovalDecision): Next {

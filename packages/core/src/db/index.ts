@@ -1,3 +1,6 @@
 /** Storage basics: the gateway's SQLite database and time-ordered ids. */
 export { openDatabase } from "./open.ts";
 export { newId } from "./new-id.ts";
+export { hasTable, probeWritable } from "./probe.ts";
+/** The database handle stores are opened on; only store folders (`…/sqlite/`) use it. */
+export type { Database } from "bun:sqlite";

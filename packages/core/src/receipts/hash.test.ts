@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
 import { openDatabase } from "../db/open.ts";
 import { canonicalReceiptJson, receiptHash } from "./hash.ts";
-import { createSqliteReceiptStore } from "./sqlite-store.ts";
+import { createSqliteReceiptStore } from "./sqlite/store.ts";
 import type { Receipt, ReceiptDraft } from "./types.ts";
 
 // The legacy (pre-HMAC) scheme: rows written before the keyed chain still verify under it.

@@ -1,4 +1,4 @@
-import { MAC_TEXT_COLUMNS, type MacTextColumn } from "./schema.ts";
+import { MAC_TEXT_COLUMNS, type MacTextColumn } from "./sqlite/schema.ts";
 
 /**
  * The keyed chain (scheme 2): mac = HMAC-SHA256(key, encoding), hex, where the encoding is

@@ -30,3 +30,13 @@ export function callStatus(receipts: readonly Receipt[]): Map<string, CallStatus
   for (const [callId, r] of latest) out.set(callId, phaseStatus(r.phase));
   return out;
 }
+
+/** Call statuses, what needs attention first: a run's status is the first one any of its calls has. */
+export const RUN_STATUSES: readonly CallStatus[] = ["pending", "failed", "denied", "succeeded"];
+
+/** Worst call status of a run: what needs attention first. */
+export function runStatus(statuses: Iterable<CallStatus>): CallStatus {
+  let worst: CallStatus = "succeeded";
+  for (const s of statuses) if (RUN_STATUSES.indexOf(s) < RUN_STATUSES.indexOf(worst)) worst = s;
+  return worst;
+}

@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "./sqlite-store.ts";
+import { createSqliteReceiptStore } from "./sqlite/store.ts";
 import { callStatus } from "./status.ts";
 import { formatSummaryForModel, summarizeRun } from "./summary.ts";
-import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase, ReceiptStore } from "./types.ts";
+import type { SqliteReceiptStore } from "./sqlite/store.ts";
+import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase } from "./types.ts";
 
 function threadCpuMs(): number {
   const u = (process as unknown as { threadCpuUsage(): { user: number; system: number } }).threadCpuUsage();
@@ -18,7 +19,7 @@ function fixture() {
 
 /** Appends the receipts of one call, phase by phase, as the runner would. */
 function call(
-  store: ReceiptStore,
+  store: SqliteReceiptStore,
   callId: string,
   toolPath: string,
   policy: PolicyMode,

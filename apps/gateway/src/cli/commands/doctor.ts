@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
-import { openDatabase } from "@openassistant/core/db";
+import { openDatabase, probeWritable } from "@openassistant/core/db";
 import { closeMcpConnections } from "@openassistant/core/sources";
 import { ConfigError, defaultConfig } from "@openassistant/core/config";
 import type { EnvLike } from "../../auth/types.ts";
@@ -75,9 +75,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
   try {
     const db = openDatabase(settings.databasePath);
     try {
-      db.exec("BEGIN IMMEDIATE");
-      db.exec("CREATE TABLE IF NOT EXISTS doctor_probe (x INTEGER)");
-      db.exec("ROLLBACK");
+      probeWritable(db);
     } finally {
       db.close();
     }

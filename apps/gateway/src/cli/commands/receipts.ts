@@ -4,13 +4,13 @@ import { cutText } from "@openassistant/core/text";
 import { openDatabase } from "@openassistant/core/db";
 import {
   callStatus,
-  createSqliteReceiptStore,
   formatSummaryForModel,
+  openSqliteReceipts,
   receiptKeyPath,
   summarizeRun,
   type CallStatus,
 } from "@openassistant/core/receipts";
-import type { Receipt, ReceiptStore } from "@openassistant/core/receipts";
+import type { Receipt, ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import { previewInputJson } from "@openassistant/core/approvals";
 import { escapeInvisible, hasInvisible } from "@openassistant/core/text";
 import { resolveConfigDir } from "../../auth/paths.ts";
@@ -83,7 +83,7 @@ export const receiptsCommand = defineCommand({
       const db = openDatabase(settings.databasePath);
       try {
         const store = openStore(db, false);
-        let rows: Receipt[] = store.query({
+        let rows: Receipt[] = await store.query({
           ...(a.run ? { runId: a.run } : {}),
           ...(a.tool ? { tool: a.tool } : {}),
           ...(since !== undefined ? { since } : {}),
@@ -96,8 +96,8 @@ export const receiptsCommand = defineCommand({
         if (a.json) {
           const payload: Record<string, unknown> = { count: rows.length, receipts: rows };
           if (a.run) {
-            payload.summary = summarizeRun(store.byRun(a.run));
-            payload.integrity = store.verifyRun(a.run);
+            payload.summary = summarizeRun(await store.byRun(a.run));
+            payload.integrity = await store.verifyRun(a.run);
           }
           console.log(visibleJson(JSON.stringify(payload, null, 2)));
           return;
@@ -108,8 +108,9 @@ export const receiptsCommand = defineCommand({
         }
         for (const r of rows) console.log(a.run ? formatRowWithInput(r) : formatRow(r));
         if (a.run) {
-          const integrity = store.verifyRun(a.run);
-          console.log(`\nRelevant activity of ${a.run}:\n${formatSummaryForModel(summarizeRun(store.byRun(a.run)))}`);
+          const integrity = await store.verifyRun(a.run);
+          const activity = formatSummaryForModel(summarizeRun(await store.byRun(a.run)));
+          console.log(`\nRelevant activity of ${a.run}:\n${activity}`);
           console.log(
             integrity.ok ? "Hash chain: intact" : `Hash chain: BROKEN at ${integrity.brokenAt} (${integrity.reason})`,
           );
@@ -124,15 +125,15 @@ export const receiptsCommand = defineCommand({
  * The store, keyed with the gateway's key from the config dir. Listing works without it (a run's
  * integrity line then says the key is missing); `verify` requires it.
  */
-function openStore(db: ReturnType<typeof openDatabase>, requireKey: boolean): ReceiptStore {
+function openStore(db: ReturnType<typeof openDatabase>, requireKey: boolean): ReceiptLog & ReceiptReader {
   const configDir = resolveConfigDir(process.env);
   const keyFile = receiptKeyPath(configDir);
-  if (existsSync(keyFile)) return createSqliteReceiptStore(db, { keyDir: configDir });
+  if (existsSync(keyFile)) return openSqliteReceipts(db, { keyDir: configDir });
   if (requireKey)
     throw new CliError(
       `No receipt key at ${keyFile}. The gateway creates it on its first start and signs every receipt with it; run this with the same OPENASSISTANT_CONFIG_DIR as the gateway, or restore the key file.`,
     );
-  return createSqliteReceiptStore(db);
+  return openSqliteReceipts(db);
 }
 
 async function verify(project: string | undefined, json: boolean): Promise<void> {
@@ -143,8 +144,8 @@ async function verify(project: string | undefined, json: boolean): Promise<void>
   const db = openDatabase(settings.databasePath);
   try {
     const store = openStore(db, true);
-    const result = store.verify();
-    const info = store.info();
+    const result = await store.verify();
+    const info = await store.info();
     if (json)
       console.log(
         JSON.stringify({ database: settings.databasePath, key: info.keyPath, head: info.headPath, ...result }, null, 2),

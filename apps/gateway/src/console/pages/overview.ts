@@ -1,6 +1,6 @@
 import { escapeInvisible } from "@openassistant/core/text";
 import { html, type SafeHtml } from "../html.ts";
-import { OUTCOMES, PERIODS, type Overview, type Period } from "../overview-queries.ts";
+import { OUTCOMES, PERIODS, type Overview, type Period } from "@openassistant/core/receipts";
 import { chartTable, horizontalBars, stackedBars } from "./charts.ts";
 import { formatDuration, formatTime, layout, type Viewer } from "./layout.ts";
 

@@ -4,7 +4,7 @@ import type { Receipt } from "@openassistant/core/receipts";
 import { escapeInvisible } from "@openassistant/core/text";
 import { html, raw, type SafeHtml } from "../html.ts";
 import { firstWords, formatDuration, formatTime, layout, statusBadge, type Viewer } from "./layout.ts";
-import type { RunTurn } from "../run-queries.ts";
+import type { RunTurn } from "@openassistant/core/receipts";
 import { callTimeline } from "./run-timeline.ts";
 
 export interface RunPageData {

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from "../html.ts";
-import { RUN_STATUSES, type Conversation, type RunRow } from "../run-queries.ts";
+import { RUN_STATUSES, type Conversation, type RunRow } from "@openassistant/core/receipts";
 import { firstWords, formatDuration, formatTime, layout, statusBadge, type Viewer } from "./layout.ts";
 
 export interface RunsQuery {

@@ -223,7 +223,7 @@ describe("adversarial input and output", () => {
     );
     expect(answer).toContain("✅ `notes.write` (approved by");
     expect(e.ran.map((r) => r.what)).toContain("notes.write:del");
-    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual([
+    expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual([
       "requested",
       "approved",
       "started",

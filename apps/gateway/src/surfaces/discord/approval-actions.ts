@@ -41,7 +41,7 @@ export function decisionFor(
  * the caller just read) and records the decision. The first decision wins; a duplicate or late one
  * changes nothing and says what was decided.
  */
-export function applyDecision(
+export async function applyDecision(
   gateway: Pick<SurfacePort, "broker">,
   config: DiscordSurfaceConfig,
   life: SurfaceLife,
@@ -49,10 +49,10 @@ export function applyDecision(
   callId: string,
   kind: DecisionKind,
   reason?: string,
-): ApplyResult {
+): Promise<ApplyResult> {
   if (!life.open) return { allowed: false, text: STOPPING_TEXT };
   if (!isApprover(config, actor)) return { allowed: false, text: NOT_APPROVER_TEXT };
-  const result = gateway.broker.decide(callId, decisionFor(config, kind, actor.userId, reason));
+  const result = await gateway.broker.decide(callId, decisionFor(config, kind, actor.userId, reason));
   return { allowed: true, result, text: describeResult(callId, result) };
 }
 

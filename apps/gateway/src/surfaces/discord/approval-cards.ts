@@ -11,7 +11,7 @@ import { retryWhileUnreachable } from "./retry.ts";
 import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
 import { fitMessage, fitText } from "./fit.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
-import type { SurfaceStore } from "./surface-store.ts";
+import type { SurfaceStore } from "./sqlite/surface-store.ts";
 
 const RESTART_REASON = "the gateway restarted before this was decided";
 
@@ -155,13 +155,13 @@ export function createApprovalCards(deps: {
       900,
     );
     log(`approval ${request.callId} (${request.toolPath}) denied at once: ${reason}`);
-    gateway.broker.decide(request.callId, { decision: "denied", by: "system", reason });
+    await gateway.broker.decide(request.callId, { decision: "denied", by: "system", reason });
   }
 
   /** Edits every stored copy of the card to match the approval record (except copies the click already updated). */
   async function refresh(callId: string, record?: ApprovalRecord): Promise<void> {
     await posting.get(callId);
-    const rec = record ?? gateway.broker.get(callId);
+    const rec = record ?? (await gateway.broker.get(callId));
     if (!rec) return;
     const state = cardStateOf(rec);
     const payload = fitMessage(renderCard(rec.request, state));
@@ -235,11 +235,12 @@ export function createApprovalCards(deps: {
      * so), then edit every card that still shows buttons although its approval is settled.
      */
     async reconcileOnStart(): Promise<string[]> {
-      gateway.broker.closeOrphans(RESTART_REASON);
-      const settled = store.unfinishedCallIds().filter((callId) => {
-        const rec = gateway.broker.get(callId);
-        return rec !== undefined && rec.status !== "pending";
-      });
+      await gateway.broker.closeOrphans(RESTART_REASON);
+      const settled: string[] = [];
+      for (const callId of store.unfinishedCallIds()) {
+        const rec = await gateway.broker.get(callId);
+        if (rec !== undefined && rec.status !== "pending") settled.push(callId);
+      }
       await Promise.all(settled.map((callId) => refresh(callId)));
       return settled;
     },

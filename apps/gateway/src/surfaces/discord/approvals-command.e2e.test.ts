@@ -28,8 +28,8 @@ describe("/approvals", () => {
     // Two conversations at once: a model that answers each by its own marker.
     e.h.api.script([markerModel, markerModel, markerModel, markerModel]);
     e.fake.sendUserMessage({ dmFrom: e.ids.bob, content: "please save job-1" });
-    const pendingWith = (marker: string) =>
-      e.h.gateway.approvals.pending().find((r) => r.inputPreview.includes(marker));
+    const pendingWith = async (marker: string) =>
+      (await e.h.gateway.approvals.pending()).find((r) => r.inputPreview.includes(marker));
     await eventually(() => pendingWith("job-1"), "job-1 pending");
     e.fake.sendUserMessage({
       channelId: e.ids.channelId,
@@ -38,7 +38,7 @@ describe("/approvals", () => {
       mentionsBot: true,
     });
     await eventually(() => pendingWith("job-2"), "job-2 pending");
-    const count = e.h.gateway.approvals.pending().length;
+    const count = (await e.h.gateway.approvals.pending()).length;
 
     // Registered for DMs: a global command with the BOT_DM context.
     expect(e.fake.commands().find((c) => c.name === "approvals")?.contexts).toEqual([1]);
@@ -52,9 +52,10 @@ describe("/approvals", () => {
     expect(shown.flags & 64).toBe(64);
     expect(shown.content).toContain(`Pending approvals** (${count})`);
     expect(shown.components).toHaveLength(Math.min(count, 5));
+    const job1 = (await pendingWith("job-1"))!;
     const firstButton = shown.components
       .map((r: { components: Array<{ custom_id: string }> }) => r.components[0]!)
-      .find((b: { custom_id: string }) => b.custom_id.endsWith(pendingWith("job-1")!.callId));
+      .find((b: { custom_id: string }) => b.custom_id.endsWith(job1.callId));
     expect(firstButton.custom_id).toStartWith("oa:lapprove:");
 
     const click = e.fake.clickButton({ messageId: shown.id, customId: firstButton.custom_id, userId: e.ids.alice });
@@ -72,7 +73,7 @@ describe("/approvals", () => {
     await refused.callback();
     // In a DM the command is acknowledged before the member lookup; the refusal is the edit that follows.
     expect(await eventually(() => refused.original()?.content, "the refusal")).toContain("approvers only");
-    e.h.gateway.approvals.decide(pendingWith("job-2")!.callId, { decision: "denied", by: "test" });
+    await e.h.gateway.approvals.decide((await pendingWith("job-2"))!.callId, { decision: "denied", by: "test" });
     const bobThread = threadNow(
       e,
       e.fake

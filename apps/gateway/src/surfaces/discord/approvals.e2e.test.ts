@@ -59,7 +59,7 @@ describe("approval cards", () => {
     expect(edited.components).toEqual([]);
     expect(decisionField(edited)).toContain(`Approved by <@${e.ids.alice}>`);
 
-    const trail = trailOf(e, callId).map((r) => r.phase);
+    const trail = (await trailOf(e, callId)).map((r) => r.phase);
     expect(trail).toEqual(["requested", "approved", "started", "succeeded"]);
     const answer = botTexts(e.fake, dm).find((t) => t.startsWith("Saved your note."))!;
     expect(answer).toContain("✅ `notes.write`");
@@ -123,7 +123,7 @@ describe("approval cards", () => {
       expect(note.flags & 64).toBe(64); // ephemeral
       expect(note.content).toContain("not allowed to decide approvals");
     }
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
     expect(e.fake.message(card.id)!.components.length).toBe(1);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:C1");
 
@@ -137,9 +137,9 @@ describe("approval cards", () => {
     await first.callback();
     await again.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved C.")), "the answer");
-    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    expect((await e.h.gateway.approvals.get(callId))!.decision!.decision).toBe("denied");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:C1");
-    const phases = trailOf(e, callId).map((r) => r.phase);
+    const phases = (await trailOf(e, callId)).map((r) => r.phase);
     expect(phases.filter((p) => p === "approved" || p === "denied")).toEqual(["denied"]);
     expect(await eventually(() => again.followUps().at(-1)?.content, "the follow-up")).toContain("already denied");
     expect(decisionField(e.fake.message(card.id))).toContain("Denied by");

@@ -70,16 +70,18 @@ describe("/approve by an allowed user who is not an approver", () => {
     }
 
     // Nothing changed: still pending, nothing ran, no decision receipt, the card still has its buttons.
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
     expect(e.ran).toEqual([]);
-    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested"]);
+    expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested"]);
     expect(e.fake.message(card.id)!.components.length).toBeGreaterThan(0);
 
     // The approver's /approve still works afterwards.
     expect(await slashApprove(e.ids.alice, callId, "approve")).toContain("Approved `notes.write`");
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved it")), "the answer");
     expect(e.ran.map((r) => r.what)).toEqual(["notes.write:secret plan"]);
-    expect(e.h.gateway.receipts.query({ callId, phase: "approved" })[0]!.decidedBy).toBe(`discord:${e.ids.alice}`);
+    expect((await e.h.gateway.receipts.query({ callId, phase: "approved" }))[0]!.decidedBy).toBe(
+      `discord:${e.ids.alice}`,
+    );
   });
 });
 
@@ -110,7 +112,7 @@ describe("a guild card clicked by a member who is not an approver", () => {
       content: (cb.data as { content?: string }).content,
       ephemeral: (((cb.data as { flags?: number }).flags ?? 0) & 64) === 64,
     }).toEqual({ type: 4, content: NOT_APPROVER_TEXT, ephemeral: true });
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
 
     expect(await slashApprove(e.ids.alice, callId, "deny")).toContain("Denied");
     await eventually(() => botTexts(e.fake, thread).find((t) => t.startsWith("saved the guild plan")), "the answer");

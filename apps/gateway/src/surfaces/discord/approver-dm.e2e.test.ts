@@ -62,7 +62,7 @@ describe("approval cards reach approvers when the requester cannot decide", () =
     const note = await eventually(() => refused.followUps().at(-1), "the private refusal");
     expect(note.flags & 64).toBe(64);
     expect(note.content).toContain("not allowed to decide approvals");
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:from bob");
 
     const approve = e.fake.clickButton({
@@ -76,7 +76,7 @@ describe("approval cards reach approvers when the requester cannot decide", () =
       "the answer in Bob's DM",
     );
     expect(e.ran.map((r) => r.what)).toContain("notes.write:from bob");
-    expect(trailOf(e, callId).map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
+    expect((await trailOf(e, callId)).map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
     for (const copy of [aliceCopy, bobCopy]) {
       const now = await eventually(() => {
         const m = e.fake.message(copy.id)!;

@@ -24,7 +24,7 @@ import { suppressLinkPreviews } from "./no-previews.ts";
 import { renderActivity } from "./render-summary.ts";
 import { splitMessage } from "./split-message.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
-import type { SurfaceStore } from "./surface-store.ts";
+import type { SurfaceStore } from "./sqlite/surface-store.ts";
 import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from "./text-commands.ts";
 import { initialStatus, nextStatus, renderStatus, type TurnStatus } from "./turn-status.ts";
 import { createKeyedQueue } from "../../sessions/keyed-queue.ts";
@@ -112,7 +112,7 @@ export function createConversations(deps: {
     }
     const kind = parsed.decision === "approved" ? "approve" : "deny";
     const actor = await withDmRoles(actorOfMessage(message), (a) => isApprover(config, a), "decision");
-    const applied = applyDecision(gateway, config, life, actor, parsed.callId, kind, parsed.reason);
+    const applied = await applyDecision(gateway, config, life, actor, parsed.callId, kind, parsed.reason);
     if (!life.open) return; // stopped while looking up roles: say nothing more
     if (!applied.allowed && message.guildId) return tellPrivately(message, applied.text);
     await safely(log, "replying to /approve text", () => message.reply(fitMessage({ content: applied.text })));

@@ -55,7 +55,7 @@ describe("an approval card nobody can receive ends at once, visibly", () => {
     );
     expect(toolResult).toContain("no longer exists");
     expect(toolResult).toContain("does not accept DMs");
-    expect(e.h.gateway.approvals.pending()).toEqual([]);
+    expect(await e.h.gateway.approvals.pending()).toEqual([]);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:lost");
     e.fake.setDmsClosed(e.ids.alice, false);
   });

@@ -83,7 +83,7 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     await click.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("Saved G1.")), "the first answer");
     expect(await eventually(() => click.followUps()[0]?.content, "the rule follow-up")).toContain("everywhere");
-    const rules = e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
+    const rules = await e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
     expect(rules).toHaveLength(1);
     expect(rules[0]!.scope).toBe("global");
     const ttl = rules[0]!.expiresAt! - Date.now();
@@ -100,7 +100,7 @@ describe("approvalDmToApprovers and global 'approve always' rules", () => {
     expect(e.fake.messages(thread).filter((m) => isCard(m))).toHaveLength(0);
     expect(e.fake.messages(dm).filter((m) => !dmBefore.has(m.id) && isCard(m))).toHaveLength(0);
     expect(e.ran.map((r) => r.what)).toContain("notes.write:G2");
-    const approved = e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" }).at(-1)!;
+    const approved = (await e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" })).at(-1)!;
     expect(approved.decidedBy).toBe(`rule:${rules[0]!.id}`);
   });
 });

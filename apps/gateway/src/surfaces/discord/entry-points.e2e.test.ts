@@ -145,17 +145,19 @@ async function privateAnswer(i: FakeInteraction): Promise<{ text: string; epheme
   return { text: note.content, ephemeral: deferredPrivately && (note.flags & 64) === 64, modal: false };
 }
 
-function snapshot() {
+async function snapshot() {
   return {
-    calls: [cardCallId(guildCard), cardCallId(dmCard)].map((id) => ({
-      status: e.h.gateway.approvals.get(id)!.status,
-      phases: e.h.gateway.receipts.query({ callId: id }).map((r) => r.phase),
-    })),
+    calls: await Promise.all(
+      [cardCallId(guildCard), cardCallId(dmCard)].map(async (id) => ({
+        status: (await e.h.gateway.approvals.get(id))!.status,
+        phases: (await e.h.gateway.receipts.query({ callId: id })).map((r) => r.phase),
+      })),
+    ),
     cards: [guildCard, dmCard].map((c) => {
       const now = e.fake.message(c.id)!;
       return { components: now.components, embeds: now.embeds };
     }),
-    rules: e.h.gateway.approvals.rules.list({ activeAt: Date.now() }).length,
+    rules: (await e.h.gateway.approvals.rules.list({ activeAt: Date.now() })).length,
     ran: e.ran.map((r) => r.what),
   };
 }
@@ -171,7 +173,7 @@ function publicGuildMessages(): string[] {
 }
 
 describe("every entry point refuses a non-approver and a stranger privately, before any step", () => {
-  test("no option of any registered command asks for autocomplete (Discord sends none, so none can leak)", () => {
+  test("no option of any registered command asks for autocomplete (Discord sends none, so none can leak)", async () => {
     const all = [...e.fake.commands(), ...e.fake.commands(e.ids.guildId)];
     const walk = (options: Json[] | undefined): Json[] =>
       (options ?? []).flatMap((o) => [o, ...walk(o.options as Json[] | undefined)]);
@@ -180,7 +182,7 @@ describe("every entry point refuses a non-approver and a stranger privately, bef
   });
 
   test("buttons, the deny form, slash commands: refused privately, no form, nothing changed", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const publicBefore = publicGuildMessages();
     const results: unknown[] = [];
     const expected: unknown[] = [];
@@ -196,12 +198,12 @@ describe("every entry point refuses a non-approver and a stranger privately, bef
       }
     }
     expect(results).toEqual(expected);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect(publicGuildMessages()).toEqual(publicBefore);
   });
 
   test("typed /approve and chat: a DM reply or a DM refusal, never a public one; nothing changed", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const publicBefore = publicGuildMessages();
     const callId = cardCallId(guildCard);
     for (const [user, told] of [
@@ -224,7 +226,7 @@ describe("every entry point refuses a non-approver and a stranger privately, bef
       e.fake.sendUserMessage({ dmFrom: user, content: `/approve ${callId} approve` });
       await eventually(() => count() === seen + 3 || undefined, `the DM refusal for ${user} (DM)`);
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect(publicGuildMessages()).toEqual(publicBefore);
   });
 

@@ -30,7 +30,7 @@ describe("expiry", () => {
       return m.components.length === 0 && m;
     }, "the card to be edited");
     expect(decisionField(edited)).toContain("Expired");
-    expect(e.h.gateway.approvals.get(callId)!.decision!.by).toBe("timeout");
+    expect((await e.h.gateway.approvals.get(callId))!.decision!.by).toBe("timeout");
 
     const late = e.fake.clickButton({
       messageId: card.id,

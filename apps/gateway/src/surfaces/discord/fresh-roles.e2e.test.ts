@@ -80,8 +80,8 @@ async function refusedClick(card: Json, userId: string): Promise<void> {
     content: NOT_APPROVER_TEXT,
     ephemeral: true,
   });
-  expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
-  expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested"]);
+  expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
+  expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested"]);
 }
 
 /** Alice denies what was left pending, so the turn ends. */
@@ -138,7 +138,7 @@ describe("a role removed from an approver stops their next decision at once", ()
       .clickButton({ messageId: second.card.id, customId: `oa:approve:${cardCallId(second.card)}`, userId: dave })
       .callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith(`result for ${second.marker}`)), "ok");
-    expect(e.h.gateway.approvals.get(cardCallId(second.card))!.decision?.by).toBe(`discord:${dave}`);
+    expect((await e.h.gateway.approvals.get(cardCallId(second.card)))!.decision?.by).toBe(`discord:${dave}`);
   });
 
   test("the deny form opened while an approver is checked again on submit: a deleted role decides nothing", async () => {
@@ -156,7 +156,7 @@ describe("a role removed from an approver stops their next decision at once", ()
       content: NOT_APPROVER_TEXT,
       ephemeral: true,
     });
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
     // With the role gone, "Deny with reason" does not open its form for him any more.
     const again = e.fake.clickButton({ messageId: card.id, customId: `oa:denyr:${callId}`, userId: dave });
     const cb = await again.callback();
@@ -186,7 +186,7 @@ describe("a role removed from an approver stops their next decision at once", ()
     expect((await click.callback()).type).toBe(6);
     const note = await eventually(() => click.followUps().at(-1), "the private refusal");
     expect(note.content).toBe(NOT_APPROVER_TEXT);
-    expect(e.h.gateway.approvals.get(cardCallId(card))!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(cardCallId(card)))!.status).toBe("pending");
     await aliceDenies(card);
   });
 });

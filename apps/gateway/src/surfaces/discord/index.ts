@@ -12,7 +12,7 @@ import { createSurfaceLog, type SurfaceLog } from "./logger.ts";
 import type { SurfacePort } from "../port.ts";
 import { registerSlashCommands } from "./slash-commands.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
-import { createSurfaceStore } from "./surface-store.ts";
+import { createSurfaceStore } from "./sqlite/surface-store.ts";
 
 export type {
   SurfacePort,

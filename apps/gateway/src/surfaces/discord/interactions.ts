@@ -115,7 +115,7 @@ export function createInteractionHandler(deps: {
       // ever sees the form. The submit is checked again.
       if (!(await approverActor(actorOfInteraction(i), false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
       if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
-      const record = gateway.broker.get(callId);
+      const record = await gateway.broker.get(callId);
       if (record?.status === "pending") {
         await i.showModal(
           fitModal({
@@ -157,21 +157,21 @@ export function createInteractionHandler(deps: {
     );
     const { actor, ok } = await approverActor(actorOfInteraction(i), true);
     if (!acked) {
-      if (ok) applyDecision(gateway, config, life, actor, callId, kind);
+      if (ok) await applyDecision(gateway, config, life, actor, callId, kind);
       return;
     }
     if (!life.open) return tell(i, STOPPING_TEXT);
     if (!ok) return tell(i, NOT_APPROVER_TEXT);
-    const record = gateway.broker.get(callId);
+    const record = await gateway.broker.get(callId);
     if (!record) return tell(i, `This approval (\`${echo(callId)}\`) is unknown to the gateway; nothing was changed.`);
     const fromCard = isCardMessage(i);
     if (fromCard) cards.markShown(callId, i.message.id);
-    const applied = applyDecision(gateway, config, life, actor, callId, kind);
+    const applied = await applyDecision(gateway, config, life, actor, callId, kind);
     if (!applied.allowed) return tell(i, applied.text); // unreachable: checked above
-    const fresh = gateway.broker.get(callId) ?? record;
+    const fresh = (await gateway.broker.get(callId)) ?? record;
     if (!fromCard) {
       // A button of the /approvals list: refresh the list, then say what happened.
-      await i.editReply(fitMessage(renderPendingList(gateway.broker.pending())) as never);
+      await i.editReply(fitMessage(renderPendingList(await gateway.broker.pending())) as never);
       return tell(i, applied.text);
     }
     const result = applied.result;
@@ -196,9 +196,9 @@ export function createInteractionHandler(deps: {
     if (!ok) return tell(i, NOT_APPROVER_TEXT);
     const reason = i.fields.getTextInputValue(DENY_REASON_FIELD).trim();
     if (i.message) cards.markShown(parsed.callId, i.message.id);
-    const applied = applyDecision(gateway, config, life, actor, parsed.callId, "deny", reason || undefined);
+    const applied = await applyDecision(gateway, config, life, actor, parsed.callId, "deny", reason || undefined);
     if (!applied.allowed) return tell(i, applied.text);
-    const record = gateway.broker.get(parsed.callId);
+    const record = await gateway.broker.get(parsed.callId);
     if (i.isFromMessage() && record) {
       const shown = await showOnCard(i, record);
       if (shown && applied.result.outcome !== "decided") await tell(i, applied.text);
@@ -246,7 +246,7 @@ export function createInteractionHandler(deps: {
 
     switch (i.commandName) {
       case "tools":
-        return replyLong(i, renderTools(gateway.listTools()));
+        return replyLong(i, renderTools(await gateway.listTools()));
       case "reload": {
         if (!i.deferred) await i.deferReply({ flags: EPHEMERAL });
         try {
@@ -265,13 +265,16 @@ export function createInteractionHandler(deps: {
         const start = (page - 1) * RECEIPTS_PAGE_SIZE;
         // A run's trail in call order; the recent list newest first (query returns the newest rows, oldest first).
         const all = runId
-          ? gateway.receipts.byRun(runId)
-          : gateway.receipts.query({ limit: Math.min(10_000, start + RECEIPTS_PAGE_SIZE + 1) }).reverse();
+          ? await gateway.receipts.byRun(runId)
+          : (await gateway.receipts.query({ limit: Math.min(10_000, start + RECEIPTS_PAGE_SIZE + 1) })).reverse();
         const slice = all.slice(start, start + RECEIPTS_PAGE_SIZE);
         return replyLong(i, renderReceipts(slice, { page, runId, hasMore: all.length > start + RECEIPTS_PAGE_SIZE }));
       }
       case "approvals": {
-        await answer(i, fitMessage({ ...renderPendingList(gateway.broker.pending()), flags: EPHEMERAL }) as never);
+        await answer(
+          i,
+          fitMessage({ ...renderPendingList(await gateway.broker.pending()), flags: EPHEMERAL }) as never,
+        );
         return;
       }
       case "new": {
@@ -286,7 +289,7 @@ export function createInteractionHandler(deps: {
         const callId = i.options.getString("id", true).trim();
         const verb = i.options.getString("decision", true);
         const reason = i.options.getString("reason") ?? undefined;
-        const applied = applyDecision(
+        const applied = await applyDecision(
           gateway,
           config,
           life,
@@ -304,7 +307,7 @@ export function createInteractionHandler(deps: {
           if (!(await approverActor(actor, false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);
           if (!life.open) return refuseInteraction(i, STOPPING_TEXT);
           const id = i.options.getString("id", true).trim();
-          const ok = gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
+          const ok = await gateway.broker.rules.revoke(id, discordOperatorId(i.user.id));
           await answer(
             i,
             fitMessage({
@@ -316,7 +319,7 @@ export function createInteractionHandler(deps: {
           );
           return;
         }
-        return replyLong(i, renderRules(gateway.broker.rules.list({ activeAt: Date.now() })));
+        return replyLong(i, renderRules(await gateway.broker.rules.list({ activeAt: Date.now() })));
       }
       default:
         await answer(i, fitMessage({ content: `Unknown command \`/${echo(i.commandName)}\`.`, flags: EPHEMERAL }));

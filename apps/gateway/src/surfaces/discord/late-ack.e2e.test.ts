@@ -53,14 +53,14 @@ test("a late-acknowledged click by a member who is not an approver decides nothi
   expect((await click.callback()).error).toBe("Unknown interaction");
   // The guild click's approver check needs no lookup: once the failed acknowledgement is logged, it has been judged.
   await eventually(() => e.logs.find((l) => l.includes(`acknowledging click ${click.id}`)), "the late click handled");
-  expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
-  expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested"]);
+  expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
+  expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested"]);
 
   e.fake.expectErrors({ code: 10062, times: 1 });
   const deny = e.fake.clickButton({ messageId: card.id, customId: `oa:deny:${callId}`, userId: e.ids.alice });
   expect((await deny.callback()).error).toBe("Unknown interaction");
   expect(await eventually(() => decisionField(e.fake.message(card.id)), "the card edited")).toContain("Denied by");
-  expect(e.h.gateway.receipts.query({ callId, phase: "denied" }).map((r) => r.decidedBy)).toEqual([
+  expect((await e.h.gateway.receipts.query({ callId, phase: "denied" })).map((r) => r.decidedBy)).toEqual([
     `discord:${e.ids.alice}`,
   ]);
   expect(e.ran.find((r) => r.what === "notes.write:late guild")).toBeUndefined();

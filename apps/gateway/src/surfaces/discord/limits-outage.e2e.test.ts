@@ -94,7 +94,7 @@ describe("what we send always fits Discord's limits", () => {
       expect(cb.latencyMs).toBeLessThan(3000); // Discord's rule, not a speed claim (see bench/discord.bench.ts)
     }
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("fifty done")), "the answer");
-    expect(trailOf(e, callId).filter((r) => r.phase === "approved")).toHaveLength(1);
+    expect((await trailOf(e, callId)).filter((r) => r.phase === "approved")).toHaveLength(1);
   }, 20_000);
 });
 

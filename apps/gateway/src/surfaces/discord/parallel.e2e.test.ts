@@ -62,7 +62,7 @@ describe("many conversations", () => {
     for (const [i, a] of answers.entries()) {
       expect(a.content).toContain(`result for job-${i}: ok`);
       const callId = cardCallId(cards[i]!);
-      const receipts = trailOf(e, callId);
+      const receipts = await trailOf(e, callId);
       expect(receipts.map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
       expect(receipts[0]!.inputPreview).toContain(`job-${i}`);
       // The summary under the answer cites this conversation's own receipt, nobody else's.

@@ -51,7 +51,7 @@ describe("restart", () => {
     const callId = cardCallId(card);
     await e.restart();
     expect(decisionField(await closed(card.id))).toContain("Closed:");
-    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    expect((await e.h.gateway.approvals.get(callId))!.decision!.decision).toBe("denied");
     const click = e.fake.clickButton({
       messageId: card.id,
       customId: `oa:approve:${callId}`,
@@ -59,7 +59,7 @@ describe("restart", () => {
       force: true,
     });
     await click.callback();
-    expect(e.h.gateway.approvals.get(callId)!.decision!.decision).toBe("denied");
+    expect((await e.h.gateway.approvals.get(callId))!.decision!.decision).toBe("denied");
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:G1");
   }, 60_000);
 
@@ -89,7 +89,7 @@ describe("restart", () => {
     await e.restart();
     const edited = await closed(card.id);
     expect(decisionField(edited)).toContain("Closed: the gateway restarted");
-    const phases = trailOf(e, callId).map((r) => r.phase);
+    const phases = (await trailOf(e, callId)).map((r) => r.phase);
     expect(phases).toEqual(["requested", "denied"]);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:K1");
   }, 60_000);

@@ -78,7 +78,7 @@ describe("robustness", () => {
       method: "DELETE",
       headers: { authorization: `Bot ${e.fake.token}` },
     });
-    const r = e.h.gateway.approvals.decide(callId, { decision: "approved", by: "discord:" + e.ids.alice });
+    const r = await e.h.gateway.approvals.decide(callId, { decision: "approved", by: "discord:" + e.ids.alice });
     expect(r.outcome).toBe("decided");
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("handled")), "the answer");
     await eventually(
@@ -102,7 +102,7 @@ describe("robustness", () => {
       method: "DELETE",
       headers: { authorization: `Bot ${e.fake.token}` },
     });
-    e.h.gateway.approvals.decide(cardCallId(card2), { decision: "denied", by: `discord:${e.ids.alice}` });
+    await e.h.gateway.approvals.decide(cardCallId(card2), { decision: "denied", by: `discord:${e.ids.alice}` });
     // Wait for the thread's turn to finish (its answer fails to send) before scripting the next
     // model turn, so the two conversations cannot take each other's scripted responses.
     await eventually(
@@ -126,8 +126,8 @@ describe("robustness", () => {
     await e.surface.stop();
     expect(e.fake.connectedSessions).toBe(0);
     // The pending approval ended as a denial and the tool never ran.
-    expect(e.h.gateway.approvals.get(callId)!.status).not.toBe("pending");
-    expect(e.h.gateway.receipts.query({ callId }).map((r) => r.phase)).toEqual(["requested", "denied"]);
+    expect((await e.h.gateway.approvals.get(callId))!.status).not.toBe("pending");
+    expect((await e.h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested", "denied"]);
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:S1");
     await e.surface.stop(); // idempotent
 

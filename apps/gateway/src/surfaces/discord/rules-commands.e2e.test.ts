@@ -46,7 +46,7 @@ async function slash(
 }
 
 describe("approve always and /rules", () => {
-  test("slash commands are registered in the configured guild", () => {
+  test("slash commands are registered in the configured guild", async () => {
     expect(
       e.fake
         .commands(e.ids.guildId)
@@ -69,7 +69,7 @@ describe("approve always and /rules", () => {
     await click.callback();
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W1")), "first answer");
     expect(await eventually(() => click.followUps()[0]?.content, "the follow-up")).toContain("Created rule `ar_");
-    const rules = e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
+    const rules = await e.h.gateway.approvals.rules.list({ activeAt: Date.now() });
     expect(rules).toHaveLength(1);
     expect(rules[0]!.scope).toBe("session");
     expect(rules[0]!.expiresAt! - Date.now()).toBeGreaterThan(23 * 3600_000);
@@ -78,7 +78,7 @@ describe("approve always and /rules", () => {
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W2")), "second answer");
     expect(e.fake.messages(dm).filter((m) => !before.has(m.id) && isCard(m))).toHaveLength(0);
     expect(e.ran.map((r) => r.what)).toContain("notes.write:W2");
-    const w2 = e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" }).at(-1)!;
+    const w2 = (await e.h.gateway.receipts.query({ tool: "notes.write", phase: "approved" })).at(-1)!;
     expect(w2.decidedBy).toBe(`rule:${rules[0]!.id}`);
 
     const list = await slash("rules", undefined, "list");
@@ -116,7 +116,7 @@ describe("approve always and /rules", () => {
       "text approve reply",
     );
     await eventually(() => botTexts(e.fake, dm).find((t) => t.startsWith("saved W4")), "fourth answer");
-    expect(e.h.gateway.approvals.get(cardCallId(card4))!.decision).toMatchObject({
+    expect((await e.h.gateway.approvals.get(cardCallId(card4)))!.decision).toMatchObject({
       decision: "denied",
       reason: "not now",
     });
@@ -136,7 +136,7 @@ describe("approve always and /rules", () => {
     const recent = await slash("receipts");
     expect(recent).toContain("**Recent receipts** · page 1");
     expect(recent).toContain("page:2");
-    const runId = e.h.gateway.receipts.query({ tool: "notes.write", limit: 1 }).at(-1)!.runId;
+    const runId = (await e.h.gateway.receipts.query({ tool: "notes.write", limit: 1 })).at(-1)!.runId;
     const trail = await slash("receipts", { run: runId });
     expect(trail).toContain(`Receipts of run \`${runId}\``);
     expect(trail).toContain("requested");

@@ -55,12 +55,11 @@ async function dmCard(userId: string): Promise<Json> {
 
 /** What the gateway's other door (the console) does: ends the waiting turn so the stop can finish. */
 function closeFromConsole(callId: string): void {
-  e.h.gateway.approvals.decide(callId, { decision: "denied", by: "console:ops", reason: "closed by the test" });
+  void e.h.gateway.approvals.decide(callId, { decision: "denied", by: "console:ops", reason: "closed by the test" });
 }
 
-function decidedBy(callId: string): string[] {
-  return e.h.gateway.receipts
-    .query({ callId })
+async function decidedBy(callId: string): Promise<string[]> {
+  return (await e.h.gateway.receipts.query({ callId }))
     .filter((r) => r.phase === "approved" || r.phase === "denied")
     .map((r) => r.decidedBy ?? "");
 }
@@ -88,11 +87,11 @@ describe("a stopping or stopped Discord surface never acts", () => {
       channelId: e.fake.dmChannelId(e.ids.alice),
     });
     expect(((await slash.callback()).data as { content?: string }).content).toBe(STOPPING_TEXT);
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
 
     closeFromConsole(callId);
     await stopped;
-    expect(decidedBy(callId)).toEqual(["console:ops"]);
+    expect(await decidedBy(callId)).toEqual(["console:ops"]);
     expect(e.ran).toEqual([]);
     await e.startSurface();
   });
@@ -133,11 +132,11 @@ describe("a stopping or stopped Discord surface never acts", () => {
     }
     // He still held the role: only the stop kept these from deciding.
     expect(e.fake.calls.slice(since).filter((c) => c.path === memberPath && c.status === 200)).toHaveLength(3);
-    expect(e.h.gateway.approvals.get(callId)!.status).toBe("pending");
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
 
     closeFromConsole(callId);
     await stopped;
-    expect(decidedBy(callId)).toEqual(["console:ops"]);
+    expect(await decidedBy(callId)).toEqual(["console:ops"]);
     expect(e.ran).toEqual([]);
     await e.startSurface();
   });

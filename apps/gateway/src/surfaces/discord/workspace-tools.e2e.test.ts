@@ -152,12 +152,12 @@ describe("the assistant writes its own PostHog monitor, approved on a Discord ca
     expect(readFileSync(join(env.dir, ".openassistant/tools", MONITOR_FILE), "utf8")).toBe(source);
 
     // The receipts: who approved the write, and the hash of what was approved.
-    const trail = env.gateway.receipts.query({ callId: writeCall }).sort((a, b) => a.seq - b.seq);
+    const trail = (await env.gateway.receipts.query({ callId: writeCall })).sort((a, b) => a.seq - b.seq);
     expect(trail.map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
     expect(trail[1]!.decidedBy).toBe(`discord:${env.alice}`);
     expect(trail[2]!.inputPreview).toStartWith(`new ${MONITOR_FILE} · sha256 ${sha256(source)}`);
     expect(trail[3]!.outputPreview).toContain(`"sha256":"${sha256(source)}"`);
-    const monitorTrail = env.gateway.receipts.query({ callId: monitorCall }).map((r) => r.phase);
+    const monitorTrail = (await env.gateway.receipts.query({ callId: monitorCall })).map((r) => r.phase);
     expect(monitorTrail).toContain("succeeded");
   });
 

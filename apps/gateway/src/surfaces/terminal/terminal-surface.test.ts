@@ -75,7 +75,7 @@ describe("terminal surface", () => {
     expect(answer).toContain("not on weekends");
     expect(answer).toMatch(/⛔ reminders\.create denied by terminal:ann: "not on weekends" \[r_\d+\]/);
     expect(h.calls).toEqual([]);
-    const denied = h.gateway.receipts.query({ phase: "denied" });
+    const denied = await h.gateway.receipts.query({ phase: "denied" });
     expect(denied).toHaveLength(1);
     expect(denied[0]).toMatchObject({ decidedBy: "terminal:ann", reason: "not on weekends" });
     io.input.end();
@@ -151,7 +151,7 @@ describe("terminal surface", () => {
     await io.waitFor(/deny with a reason/);
     io.input.end();
     await surface.done;
-    const denied = h.gateway.receipts.query({ phase: "denied" });
+    const denied = await h.gateway.receipts.query({ phase: "denied" });
     expect(denied[0]).toMatchObject({ decidedBy: "system", reason: "terminal input closed" });
     expect(io.text).toMatch(/⛔ reminders\.create denied by system: "terminal input closed"/);
   });
@@ -265,7 +265,7 @@ describe("terminal surface", () => {
     await surface.done;
     expect(h.api.messageRequests()).toHaveLength(1);
     expect(h.api.messageRequests()[0]!.body.messages).toHaveLength(1);
-    expect(h.gateway.receipts.query({ phase: "denied" })[0]).toMatchObject({
+    expect((await h.gateway.receipts.query({ phase: "denied" }))[0]).toMatchObject({
       decidedBy: "system",
       reason: "terminal input closed",
     });

@@ -130,17 +130,28 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
   };
   const unsubscribe = gateway.events.subscribe(onEvent);
 
+  // The request leaves the queue at once, so the next line answers the next request.
   const decide = (request: ApprovalRequest, decision: ApprovalDecision) => {
-    const result = gateway.broker.decide(request.callId, decision);
     const index = approvals.findIndex((r) => r.callId === request.callId);
     if (index >= 0) approvals.splice(index, 1);
-    write(
-      result.outcome === "decided"
-        ? `${decision.decision === "approved" ? "✅ approved" : "⛔ denied"}: tools.${request.toolPath}`
-        : `(already decided: tools.${request.toolPath})`,
-    );
-    if (busy && !approvals.length) spinner.set("running…");
-    showPrompt();
+    void gateway.broker
+      .decide(request.callId, decision)
+      .then(
+        (result) =>
+          write(
+            result.outcome === "decided"
+              ? `${decision.decision === "approved" ? "✅ approved" : "⛔ denied"}: tools.${request.toolPath}`
+              : `(already decided: tools.${request.toolPath})`,
+          ),
+        (e) =>
+          write(
+            `could not record the decision for tools.${request.toolPath}: ${e instanceof Error ? e.message : String(e)}`,
+          ),
+      )
+      .finally(() => {
+        if (busy && !approvals.length) spinner.set("running…");
+        showPrompt();
+      });
   };
 
   const answerApproval = (line: string) => {
@@ -166,14 +177,14 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
   };
 
   /** `/model` shows the session's model, `/model <name>` sets it for the next messages, `/model default` clears it. */
-  const modelCommand = (arg: string) => {
-    const session = gateway.sessions.getOrCreate(sessionKey, "terminal");
+  const modelCommand = async (arg: string) => {
+    const session = await gateway.sessions.getOrCreate(sessionKey, "terminal");
     const configured = gateway.defaultModel;
     const defaultText = configured ? `the configured default (${configured})` : "the configured default";
     if (!arg)
       return write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
     if (arg === "default") {
-      gateway.sessions.setSettings(session.id, { model: null });
+      await gateway.sessions.setSettings(session.id, { model: null });
       return write(`model: back to ${defaultText} from the next message`);
     }
     if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/.test(arg))
@@ -184,7 +195,7 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
       return write(
         `"${arg}" is not a model the gateway knows; nothing changed. Known models: ${knownModels().join(", ")} (or /model default).`,
       );
-    gateway.sessions.setSettings(session.id, { model: arg });
+    await gateway.sessions.setSettings(session.id, { model: arg });
     write(`model: ${arg} for this session from the next message (/model default to go back)`);
   };
 
@@ -238,8 +249,10 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     if (approvals.length) return answerApproval(line);
     if (!line) return showPrompt();
     if (line === "/model" || line.startsWith("/model ")) {
-      modelCommand(line.slice("/model".length).trim());
-      return showPrompt();
+      void modelCommand(line.slice("/model".length).trim())
+        .catch((e) => write(`/model failed: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(showPrompt);
+      return;
     }
     if (line === "/reload" && options.reload) {
       options

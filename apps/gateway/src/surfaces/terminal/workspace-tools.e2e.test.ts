@@ -92,7 +92,7 @@ test("terminal: the prompt shows the source, its SHA-256, packages and reason; a
     expect(answer).not.toContain("unverified");
     expect(ph.alerts).toEqual([expect.objectContaining({ name: "Signups below 50/day", insight: 77 })]);
     expect(readFileSync(join(dir, ".openassistant/tools", MONITOR_FILE), "utf8")).toBe(source);
-    const started = gateway.receipts.query({ tool: "workspace.writeTool", phase: "started" });
+    const started = await gateway.receipts.query({ tool: "workspace.writeTool", phase: "started" });
     expect(started.map((r) => r.inputPreview?.split("\n")[0])).toEqual([`new ${MONITOR_FILE} · sha256 ${sha}`]);
     expect(ph.violations).toEqual([]);
   } finally {

@@ -6,13 +6,14 @@ import { makeHugeSpec } from "@openassistant/testkit/openapi/huge-spec.ts";
 import { type Recorder, startRecorder } from "@openassistant/testkit/openapi/recorder.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createApprovalBroker } from "../../approvals/broker.ts";
-import { createApprovalRuleStore } from "../../approvals/rules.ts";
+import { openSqliteApprovals } from "../../approvals/sqlite/open.ts";
+import { createApprovalRuleStore } from "../../approvals/sqlite/rules.ts";
 import { declarationsReachedBy } from "../../codemode/reachable-declarations.ts";
 import { createCodeModeRunner } from "../../codemode/runner.ts";
 import { withDiscovery } from "../../codemode/tool-discovery.ts";
 import { createTypechecker, OA_DIAGNOSTIC } from "../../codemode/typecheck.ts";
 import { openDatabase } from "../../db/open.ts";
-import { createSqliteReceiptStore } from "../../receipts/sqlite-store.ts";
+import { createSqliteReceiptStore } from "../../receipts/sqlite/store.ts";
 import { createSandboxPool } from "../../sandbox/pool.ts";
 import { flattenToolTree } from "../../tools/flatten.ts";
 import { OPENAPI_LOAD_TIMEOUT_MS, openApiBundles } from "./bundle.ts";
@@ -80,7 +81,7 @@ describe("a spec of more than 10,000 operations", () => {
     const dir = makeTempDir("oa-openapi-huge-run-");
     const db = openDatabase(join(dir, "oa.sqlite"));
     const sandbox = createSandboxPool({ minIdle: 1 });
-    const broker = createApprovalBroker({ db, defaultTimeoutMs: 60_000 });
+    const broker = createApprovalBroker({ ...openSqliteApprovals(db), defaultTimeoutMs: 60_000 });
     const runner = createCodeModeRunner({
       tools: tree,
       receipts: createSqliteReceiptStore(db),

@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
-import { receiptHash } from "./hash.ts";
-import type { ChainHead } from "./head.ts";
-import { genesisMac, legacyDigester, receiptMac, type LegacyDigest } from "./mac.ts";
+import { receiptHash } from "../hash.ts";
+import type { ChainHead } from "../head.ts";
+import { genesisMac, legacyDigester, receiptMac, type LegacyDigest } from "../mac.ts";
 import { MAC_TEXT_COLUMNS, type MacTextColumn, readMeta, SCHEME_KEYED, SCHEME_LEGACY } from "./schema.ts";
-import type { Receipt, VerifyResult } from "./types.ts";
+import type { Receipt, VerifyResult } from "../types.ts";
 
 export interface VerifierOptions {
   readonly db: Database;

@@ -3,13 +3,13 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { receiptKeyPath } from "./key.ts";
-import { openDatabase } from "../db/open.ts";
-import { RECEIPT_FIELD_CAPS, receiptTextBound, RUN_SPENT_CAP, RUN_TEXT_BUDGET } from "./bounds.ts";
-import { receiptHash } from "./hash.ts";
-import { receiptMac } from "./mac.ts";
-import { createSqliteReceiptStore } from "./sqlite-store.ts";
-import type { Receipt, ReceiptDraft, ReceiptPhase } from "./types.ts";
+import { receiptKeyPath } from "../key.ts";
+import { openDatabase } from "../../db/open.ts";
+import { RECEIPT_FIELD_CAPS, receiptTextBound, RUN_SPENT_CAP, RUN_TEXT_BUDGET } from "../bounds.ts";
+import { receiptHash } from "../hash.ts";
+import { receiptMac } from "../mac.ts";
+import { createSqliteReceiptStore } from "./store.ts";
+import type { Receipt, ReceiptDraft, ReceiptPhase } from "../types.ts";
 
 /** The receipts table as the release before the keyed chain created it (no `scheme` column). */
 const LEGACY_SCHEMA = `
@@ -859,8 +859,8 @@ describe("sqlite receipt store: durability", () => {
     const script = join(dir, "writer.ts");
     await Bun.write(
       script,
-      `import { openDatabase } from ${JSON.stringify(new URL("../db/open.ts", import.meta.url).pathname)};
-import { createSqliteReceiptStore } from ${JSON.stringify(new URL("./sqlite-store.ts", import.meta.url).pathname)};
+      `import { openDatabase } from ${JSON.stringify(new URL("../../db/open.ts", import.meta.url).pathname)};
+import { createSqliteReceiptStore } from ${JSON.stringify(new URL("./store.ts", import.meta.url).pathname)};
 const store = createSqliteReceiptStore(openDatabase(process.argv[2]!), { keyDir: process.argv[3]! });
 const runId = process.argv[4]!;
 for (let i = 0; i < 300; i++) store.append({ runId, callId: "call_" + i, toolPath: "notes.add", approval: "auto", policy: "auto", phase: "requested" });
@@ -899,8 +899,8 @@ store.close();
     const script = join(dir, "child.ts");
     await Bun.write(
       script,
-      `import { openDatabase } from ${JSON.stringify(new URL("../db/open.ts", import.meta.url).pathname)};
-import { createSqliteReceiptStore } from ${JSON.stringify(new URL("./sqlite-store.ts", import.meta.url).pathname)};
+      `import { openDatabase } from ${JSON.stringify(new URL("../../db/open.ts", import.meta.url).pathname)};
+import { createSqliteReceiptStore } from ${JSON.stringify(new URL("./store.ts", import.meta.url).pathname)};
 const store = createSqliteReceiptStore(openDatabase(process.argv[2]!), { keyDir: process.argv[3]! });
 const base = { runId: "run_k", callId: "call_k", toolPath: "calendar.create", approval: "required", policy: "required" } as const;
 store.append({ ...base, phase: "requested", inputPreview: "{}" });

@@ -4,9 +4,9 @@ import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
 import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
-import { openDatabase } from "../db/open.ts";
-import { createSqliteReceiptStore } from "./sqlite-store.ts";
-import type { ReceiptDraft, ReceiptPhase } from "./types.ts";
+import { openDatabase } from "../../db/open.ts";
+import { createSqliteReceiptStore } from "./store.ts";
+import type { ReceiptDraft, ReceiptPhase } from "../types.ts";
 
 function files() {
   const dir = makeTempDir("oa-journal-");
@@ -114,8 +114,8 @@ test("a store opened after a crash commits what the journal holds, once, and the
 test("a process killed right after its commit point: the receipts are only in the journal, and the next store commits them", async () => {
   const { path, keyDir } = files();
   const script = `
-    const { openDatabase } = await import(${JSON.stringify(join(import.meta.dir, "../db/open.ts"))});
-    const { createSqliteReceiptStore } = await import(${JSON.stringify(join(import.meta.dir, "sqlite-store.ts"))});
+    const { openDatabase } = await import(${JSON.stringify(join(import.meta.dir, "../../db/open.ts"))});
+    const { createSqliteReceiptStore } = await import(${JSON.stringify(join(import.meta.dir, "store.ts"))});
     const store = createSqliteReceiptStore(openDatabase(${JSON.stringify(path)}), { keyDir: ${JSON.stringify(keyDir)}, journal: true });
     for (const phase of ["requested", "started"])
       store.stage({ runId: "run_1", callId: "call_1", toolPath: "calendar.create", approval: "auto", policy: "auto", phase });
@@ -333,8 +333,8 @@ test("a full disk: the commit point that cannot be written fails clearly; once t
   // and SQLite alike.
   const script = `${FULL_DISK_PRELUDE}
     const { statSync, readdirSync } = await import("node:fs");
-    const { openDatabase } = await import(${JSON.stringify(join(import.meta.dir, "../db/open.ts"))});
-    const { createSqliteReceiptStore } = await import(${JSON.stringify(join(import.meta.dir, "sqlite-store.ts"))});
+    const { openDatabase } = await import(${JSON.stringify(join(import.meta.dir, "../../db/open.ts"))});
+    const { createSqliteReceiptStore } = await import(${JSON.stringify(join(import.meta.dir, "store.ts"))});
     const store = createSqliteReceiptStore(openDatabase(${JSON.stringify(path)}), { keyDir: ${JSON.stringify(keyDir)}, journal: true });
     const call = (callId, phase) => store.stage({ runId: "run_1", callId, toolPath: "calendar.create", approval: "auto", policy: "auto", phase });
     call("call_1", "requested"); call("call_1", "started");

@@ -8,10 +8,10 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { MessagePort } from "node:worker_threads";
-import { openDatabase } from "../db/open.ts";
+import { openDatabase } from "../../db/open.ts";
 import { createChainWriter } from "./chain-writer.ts";
 import type { JournalRecord } from "./journal.ts";
-import type { Receipt } from "./types.ts";
+import type { Receipt } from "../types.ts";
 import { parseJournalLines } from "./journal.ts";
 import type { FoldReply, FoldRequest, FoldWorkerData } from "./fold-protocol.ts";
 import { CTL_ANSWERED, CTL_DEAD, CTL_FOLDED, RETRY_MS } from "./fold-protocol.ts";

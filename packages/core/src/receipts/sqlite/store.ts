@@ -1,15 +1,47 @@
-import type { SecretSink } from "./secret-registry.ts";
+import type { SecretSink } from "../secret-registry.ts";
 import type { Database, Statement } from "bun:sqlite";
-import { toolPatternToRegExp } from "../tools/pattern.ts";
-import { createRunBudgets } from "./bounds.ts";
+import { toolPatternToRegExp } from "../../tools/pattern.ts";
+import { createRunBudgets } from "../bounds.ts";
 import { createChainWriter, DRAFT_TEXT_FIELDS } from "./chain-writer.ts";
 import { type FoldThread, startFoldThread } from "./fold-thread.ts";
-import { headPath, readHead } from "./head.ts";
+import { headPath, readHead } from "../head.ts";
 import { type JournalRecord, journalLines, openReceiptJournal, type ReceiptJournal } from "./journal.ts";
-import { loadReceiptKey, processReceiptKey, type ReceiptKey } from "./key.ts";
+import { loadReceiptKey, processReceiptKey, type ReceiptKey } from "../key.ts";
 import { ensureReceiptSchema, metaValue, RECEIPT_COLUMNS, readMeta, type ReceiptRow, SCHEME_LEGACY } from "./schema.ts";
-import type { Receipt, ReceiptDraft, ReceiptQuery, ReceiptStore } from "./types.ts";
+import type { Receipt, ReceiptDraft, ReceiptQuery, VerifyResult } from "../types.ts";
 import { createVerifier } from "./verify.ts";
+
+/**
+ * The SQLite receipt store's own synchronous handle. Production code reaches it through the ports
+ * (`sqliteReceiptPorts`: `ReceiptLog` and `ReceiptReader`); tests of this folder use it directly.
+ */
+export interface SqliteReceiptStore {
+  /** Appends and commits (with anything staged before it) before returning; never updates or deletes. */
+  append(draft: ReceiptDraft): Receipt;
+  /** See `ReceiptLog.stage`. */
+  stage(draft: ReceiptDraft, options?: { readonly defer?: boolean }): void;
+  /** Resolves once every receipt staged so far is committed; rejects if that commit failed. */
+  durable(): Promise<void>;
+  /** Gets every receipt staged or made durable so far into the database now (what the reads below do first). */
+  sync(): void;
+  /**
+   * Resolves once every receipt staged so far is in the database without blocking the event loop
+   * while it waits (the fold worker commits them; without one this commits here). A `byRun` of a
+   * run that staged nothing since then reads at once, without waiting for other runs' receipts.
+   */
+  settled(): Promise<void>;
+  /** A run's receipts in order; first commits what is staged, unless this run's are already in (see `settled`). */
+  byRun(runId: string): Receipt[];
+  query(q: ReceiptQuery): Receipt[];
+  /** Checks a run's receipts: the keyed chain from its first receipt through the one after its last, and the head. */
+  verifyRun(runId: string): { ok: true } | { ok: false; brokenAt: string; reason: string };
+  /** Checks every receipt in the database and the chain head; names the first bad row. */
+  verify(): VerifyResult;
+  /** Where the chain's key and head live, for messages. */
+  info(): { dbId: string; keyId: string; keyPath?: string; headPath?: string; recordedKeyId?: string };
+  /** Commits what is staged; releases statements and the head file. */
+  close(): void;
+}
 
 export interface SqliteReceiptStoreOptions {
   /** Clock for `at` (epoch ms); tests pin it. */
@@ -59,7 +91,7 @@ type Staged = JournalRecord;
  * The store does not own `db`: `close()` commits what is staged and releases its statements and
  * head file; the opener closes the database.
  */
-export function createSqliteReceiptStore(db: Database, options: SqliteReceiptStoreOptions = {}): ReceiptStore {
+export function createSqliteReceiptStore(db: Database, options: SqliteReceiptStoreOptions = {}): SqliteReceiptStore {
   const now = options.now ?? Date.now;
   const key: ReceiptKey = options.keyDir !== undefined ? loadReceiptKey(options.keyDir) : processReceiptKey();
   options.secrets?.add("receipt-key", [Buffer.from(key.key).toString("hex")]);

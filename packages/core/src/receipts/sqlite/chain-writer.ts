@@ -1,10 +1,10 @@
 import type { Database } from "bun:sqlite";
-import { openHeadWriter, readHead, type ChainHead } from "./head.ts";
+import { openHeadWriter, readHead, type ChainHead } from "../head.ts";
 import type { JournalRecord } from "./journal.ts";
-import type { ReceiptKey } from "./key.ts";
-import { genesisMac, receiptMac } from "./mac.ts";
+import type { ReceiptKey } from "../key.ts";
+import { genesisMac, receiptMac } from "../mac.ts";
 import { metaValue, RECEIPT_INSERT_COLUMNS, readMeta, SCHEME_KEYED } from "./schema.ts";
-import type { Receipt, ReceiptDraft } from "./types.ts";
+import type { Receipt, ReceiptDraft } from "../types.ts";
 import { createVerifier } from "./verify.ts";
 
 /**

@@ -5,58 +5,58 @@ import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createSessionStore } from "./store.ts";
 
 describe("session store (SQLite file)", () => {
-  test("sessions by external key, ordered messages, turns and settings survive reopening", () => {
+  test("sessions by external key, ordered messages, turns and settings survive reopening", async () => {
     const path = join(makeTempDir(), "oa.sqlite");
     let db = openDatabase(path);
     let store = createSessionStore(db);
-    const s = store.getOrCreate("discord:dm:1", "discord");
-    expect(store.getOrCreate("discord:dm:1", "discord").id).toBe(s.id);
-    store.startTurn({ id: "turn_1", sessionId: s.id, userId: "1" });
-    store.appendMessages(s.id, "turn_1", [
+    const s = await store.getOrCreate("discord:dm:1", "discord");
+    expect((await store.getOrCreate("discord:dm:1", "discord")).id).toBe(s.id);
+    await store.startTurn({ id: "turn_1", sessionId: s.id, userId: "1" });
+    await store.appendMessages(s.id, "turn_1", [
       { role: "user", content: [{ type: "text", text: "hi" }] },
       { role: "assistant", content: [{ type: "text", text: "hello" }], runIds: ["run_a"] },
     ]);
-    store.finishTurn("turn_1", { stopReason: "answered", unverified: false, runIds: ["run_a"] });
-    store.updateSettings(s.id, { model: "claude-x" });
-    store.recordTurnEvent("turn_1", "profile.rotated", { from: "a", to: "b" });
+    await store.finishTurn("turn_1", { stopReason: "answered", unverified: false, runIds: ["run_a"] });
+    await store.updateSettings(s.id, { model: "claude-x" });
+    await store.recordTurnEvent("turn_1", "profile.rotated", { from: "a", to: "b" });
     db.close();
 
     db = openDatabase(path);
     store = createSessionStore(db);
-    const again = store.getOrCreate("discord:dm:1", "discord");
+    const again = await store.getOrCreate("discord:dm:1", "discord");
     expect(again).toMatchObject({ id: s.id, surface: "discord", settings: { model: "claude-x" } });
-    const history = store.history(s.id);
+    const history = await store.history(s.id);
     expect(history.map((m) => [m.seq, m.role, m.turnId])).toEqual([
       [1, "user", "turn_1"],
       [2, "assistant", "turn_1"],
     ]);
     expect(history[1]!.runIds).toEqual(["run_a"]);
-    expect(store.turns(s.id)).toEqual([
+    expect(await store.turns(s.id)).toEqual([
       expect.objectContaining({ id: "turn_1", stopReason: "answered", unverified: false, runIds: ["run_a"] }),
     ]);
-    expect(store.turnEvents({ type: "profile.rotated" })).toEqual([
+    expect(await store.turnEvents({ type: "profile.rotated" })).toEqual([
       expect.objectContaining({ turnId: "turn_1", data: { from: "a", to: "b" } }),
     ]);
-    expect(store.getOrCreate("terminal", "terminal").id).not.toBe(s.id);
+    expect((await store.getOrCreate("terminal", "terminal")).id).not.toBe(s.id);
     db.close();
   });
 
-  test("setSettings merges overrides, clears a key set to null, and refuses an unknown session", () => {
+  test("setSettings merges overrides, clears a key set to null, and refuses an unknown session", async () => {
     const db = openDatabase(join(makeTempDir(), "oa.sqlite"));
     const store = createSessionStore(db);
-    const s = store.getOrCreate("terminal", "terminal");
-    expect(store.setSettings(s.id, { model: "claude-a" })).toEqual({ model: "claude-a" });
-    expect(store.setSettings(s.id, { profile: "anthropic:work" })).toEqual({
+    const s = await store.getOrCreate("terminal", "terminal");
+    expect(await store.setSettings(s.id, { model: "claude-a" })).toEqual({ model: "claude-a" });
+    expect(await store.setSettings(s.id, { profile: "anthropic:work" })).toEqual({
       model: "claude-a",
       profile: "anthropic:work",
     });
-    expect(store.setSettings(s.id, { model: null })).toEqual({ profile: "anthropic:work" });
-    expect(store.get(s.id)!.settings).toEqual({ profile: "anthropic:work" });
-    expect(() => store.setSettings("ses_nope", { model: "x" })).toThrow(/Unknown session "ses_nope"/);
+    expect(await store.setSettings(s.id, { model: null })).toEqual({ profile: "anthropic:work" });
+    expect((await store.get(s.id))!.settings).toEqual({ profile: "anthropic:work" });
+    await expect(store.setSettings("ses_nope", { model: "x" })).rejects.toThrow(/Unknown session "ses_nope"/);
     db.close();
   });
 
-  test("a turn keeps its request, model and answer for the console, cut to their caps; an older database gains the columns", () => {
+  test("a turn keeps its request, model and answer for the console, cut to their caps; an older database gains the columns", async () => {
     const path = join(makeTempDir(), "oa.sqlite");
     let db = openDatabase(path);
     // A database from before the console showed turns.
@@ -68,21 +68,21 @@ describe("session store (SQLite file)", () => {
       INSERT INTO sessions VALUES ('ses_old', 'terminal', 'terminal', 1, 1, '{}');
       INSERT INTO turns (id, session_id, started_at) VALUES ('turn_old', 'ses_old', 1);`);
     let store = createSessionStore(db);
-    expect(store.turns("ses_old")).toEqual([
+    expect(await store.turns("ses_old")).toEqual([
       expect.objectContaining({ id: "turn_old", request: null, model: null, answer: null }),
     ]);
-    const s = store.getOrCreate("discord:dm:1", "discord");
-    store.startTurn({
+    const s = await store.getOrCreate("discord:dm:1", "discord");
+    await store.startTurn({
       id: "turn_1",
       sessionId: s.id,
       userId: "discord:1",
       request: "x".repeat(5000),
       model: "claude-x",
     });
-    expect(store.turns(s.id)[0]).toMatchObject({ answer: null, unverified: null });
-    store.finishTurn("turn_1", { stopReason: "answered", unverified: true, runIds: [], answer: "done 👍" });
-    expect(store.turns(s.id)[0]!.model).toBe("claude-x"); // no model reported: the one asked stays
-    store.finishTurn("turn_1", {
+    expect((await store.turns(s.id))[0]).toMatchObject({ answer: null, unverified: null });
+    await store.finishTurn("turn_1", { stopReason: "answered", unverified: true, runIds: [], answer: "done 👍" });
+    expect((await store.turns(s.id))[0]!.model).toBe("claude-x"); // no model reported: the one asked stays
+    await store.finishTurn("turn_1", {
       stopReason: "answered",
       unverified: true,
       runIds: [],
@@ -92,7 +92,7 @@ describe("session store (SQLite file)", () => {
     db.close();
     db = openDatabase(path);
     store = createSessionStore(db);
-    const [turn] = store.turns(s.id);
+    const [turn] = await store.turns(s.id);
     expect(turn).toMatchObject({
       userId: "discord:1",
       model: "claude-x-20261101",

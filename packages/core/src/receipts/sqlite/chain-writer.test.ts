@@ -1,12 +1,12 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
-import { openDatabase } from "../db/open.ts";
+import { openDatabase } from "../../db/open.ts";
 import { createChainWriter } from "./chain-writer.ts";
-import { readHead } from "./head.ts";
-import { processReceiptKey } from "./key.ts";
+import { readHead } from "../head.ts";
+import { processReceiptKey } from "../key.ts";
 import { ensureReceiptSchema } from "./schema.ts";
-import type { ReceiptPhase } from "./types.ts";
+import type { ReceiptPhase } from "../types.ts";
 
 const record = (callId: string, phase: ReceiptPhase) => ({
   at: 1_700_000_000_000,

@@ -9,7 +9,7 @@ import {
   type FoldWorkerData,
 } from "./fold-protocol.ts";
 import type { JournalRecord } from "./journal.ts";
-import type { Receipt } from "./types.ts";
+import type { Receipt } from "../types.ts";
 
 /**
  * The store's side of the fold worker (fold-worker.ts). Journaled lines go over in batches, every

@@ -1,26 +1,6 @@
 import type { Database } from "bun:sqlite";
-import type { ApprovalDecision, ApprovalRequest } from "./types.ts";
-
-export type ApprovalStatus = "pending" | "approved" | "denied";
-
-export interface ApprovalRecord {
-  readonly request: ApprovalRequest;
-  readonly status: ApprovalStatus;
-  /** Present once decided. */
-  readonly decision?: ApprovalDecision;
-  readonly decidedAt?: number;
-}
-
-/** Persistence of approval requests; a request row exists before anyone is asked. */
-export interface ApprovalStore {
-  /** Inserts a pending row; if the call id already exists, keeps the existing row. */
-  insert(request: ApprovalRequest): { inserted: boolean; record: ApprovalRecord };
-  get(callId: string): ApprovalRecord | undefined;
-  /** First decision wins: only a pending row changes. Returns whether this call changed it. */
-  decide(callId: string, decision: ApprovalDecision, at: number): boolean;
-  listPending(): ApprovalRecord[];
-  close(): void;
-}
+import type { ApprovalRecord, ApprovalStatus, ApprovalStore } from "../port.ts";
+import type { ApprovalDecision } from "../types.ts";
 
 interface ApprovalRow {
   call_id: string;
@@ -73,6 +53,7 @@ export function ensureApprovalSchema(db: Database): void {
 const COLS =
   "call_id, run_id, session_id, tool_path, description, input_preview, input_json, summary, files, code, requested_by, requested_at, expires_at, status, decided_by, decided_at, reason";
 
+/** Approval requests in the `approvals` table of `db` (the caller closes `db`). */
 export function createApprovalStore(db: Database): ApprovalStore {
   ensureApprovalSchema(db);
   const insertStmt = db.prepare(
@@ -87,13 +68,13 @@ export function createApprovalStore(db: Database): ApprovalStore {
     `SELECT ${COLS} FROM approvals WHERE status = 'pending' ORDER BY requested_at, call_id`,
   );
 
-  const get = (callId: string): ApprovalRecord | undefined => {
+  const read = (callId: string): ApprovalRecord | undefined => {
     const row = getStmt.get(callId) as ApprovalRow | null;
     return row ? rowToRecord(row) : undefined;
   };
 
   return {
-    insert(r) {
+    async insert(r) {
       const res = insertStmt.run(
         r.callId,
         r.runId,
@@ -109,16 +90,16 @@ export function createApprovalStore(db: Database): ApprovalStore {
         r.requestedAt,
         r.expiresAt,
       );
-      return { inserted: res.changes === 1, record: get(r.callId)! };
+      return { inserted: res.changes === 1, record: read(r.callId)! };
     },
-    get,
-    decide(callId, d, at) {
+    get: async (callId) => read(callId),
+    async decide(callId, d, at) {
       return decideStmt.run(d.decision, d.by, at, d.reason ?? null, callId).changes === 1;
     },
-    listPending() {
+    async listPending() {
       return (pendingStmt.all() as ApprovalRow[]).map(rowToRecord);
     },
-    close() {
+    async close() {
       for (const st of [insertStmt, getStmt, decideStmt, pendingStmt]) st.finalize();
     },
   };
@@ -140,13 +121,13 @@ function rowToRecord(row: ApprovalRow): ApprovalRecord {
   if (row.files !== null) request.files = JSON.parse(row.files);
   if (row.code !== null) request.code = row.code;
   if (row.requested_by !== null) request.requestedBy = row.requested_by;
-  if (row.status === "pending") return { request: request as unknown as ApprovalRequest, status: "pending" };
+  if (row.status === "pending") return { request: request as unknown as ApprovalRecord["request"], status: "pending" };
   const decision: ApprovalDecision =
     row.reason !== null
       ? { decision: row.status, by: row.decided_by ?? "unknown", reason: row.reason }
       : { decision: row.status, by: row.decided_by ?? "unknown" };
   return {
-    request: request as unknown as ApprovalRequest,
+    request: request as unknown as ApprovalRecord["request"],
     status: row.status,
     decision,
     decidedAt: row.decided_at ?? undefined,

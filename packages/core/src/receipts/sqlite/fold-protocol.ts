@@ -1,6 +1,6 @@
 import type { MessagePort } from "node:worker_threads";
-import type { ReceiptKey } from "./key.ts";
-import type { Receipt } from "./types.ts";
+import type { ReceiptKey } from "../key.ts";
+import type { Receipt } from "../types.ts";
 
 /** What the store hands the fold worker (fold-worker.ts) when it starts it. */
 export interface FoldWorkerData {

@@ -1,68 +1,13 @@
 import type { Database } from "bun:sqlite";
-import { phaseStatus, type CallStatus } from "@openassistant/core/receipts";
-import type { ReceiptPhase } from "@openassistant/core/receipts";
+import type { Conversation, RunFilter, RunRow, RunTurn } from "../port.ts";
+import { type CallStatus, phaseStatus, runStatus } from "../status.ts";
+import type { ReceiptPhase } from "../types.ts";
 
-export const RUN_STATUSES: readonly CallStatus[] = ["pending", "failed", "denied", "succeeded"];
-
-export interface RunFilter {
-  /** Session id (a conversation). */
-  readonly session?: string;
-  /** Tool path or glob (`calendar.*`). */
-  readonly tool?: string;
-  readonly status?: CallStatus;
-  readonly since?: number;
-  readonly until?: number;
-  /** Free text: a run, call or receipt id, or text in a tool path, input, result, error, reason or the code. */
-  readonly q?: string;
-  readonly limit?: number;
-}
-
-export interface RunRow {
-  readonly runId: string;
-  readonly sessionId?: string;
-  readonly conversation?: string;
-  readonly started: number;
-  readonly last: number;
-  readonly calls: number;
-  readonly tools: readonly string[];
-  /** pending when any call is, else failed, else denied, else succeeded. */
-  readonly status: CallStatus;
-  /** The turn the run served, when recorded: who asked and what. */
-  readonly turn?: RunTurn;
-}
-
-/** The conversation turn a run served (the `turns` row its `run.started` event named). */
-export interface RunTurn {
-  readonly turnId: string;
-  /** Who asked (the surface's user id), when the surface said. */
-  readonly userId?: string;
-  /** The user's message (redacted, cut when stored); absent for turns recorded before it was kept. */
-  readonly request?: string;
-  readonly model?: string;
-  /** The final answer (redacted, cut when stored); absent while the turn runs. */
-  readonly answer?: string;
-  /** The answer claims an action no successful call backs (the grounding check); undefined while running. */
-  readonly unverified?: boolean;
-  readonly stopReason?: string;
-  readonly startedAt: number;
-  readonly finishedAt?: number;
-}
-
-export interface Conversation {
-  readonly id: string;
-  readonly key: string;
-  readonly surface: string;
-}
+// The console's run list, on the receipts table (joined with the gateway's `sessions` and the
+// console's `console_run_code` when they exist). The caller gets staged receipts in first.
 
 const hasTable = (db: Database, name: string) =>
   db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null;
-
-/** Worst call status of a run: what needs attention first. */
-function runStatus(statuses: Iterable<CallStatus>): CallStatus {
-  let worst: CallStatus = "succeeded";
-  for (const s of statuses) if (RUN_STATUSES.indexOf(s) < RUN_STATUSES.indexOf(worst)) worst = s;
-  return worst;
-}
 
 /** Runs (newest first) from the receipts, with their conversation, tools and status. */
 export function listRuns(db: Database, filter: RunFilter = {}): RunRow[] {

@@ -1,39 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { matchToolPattern } from "../tools/pattern.ts";
-
-/** A standing "approve always" rule: calls to matching tools are approved by `rule:<id>`. */
-export interface ApprovalRule {
-  /** `ar_<n>`; receipts record the decider as `rule:<id>`. */
-  readonly id: string;
-  /** Exact tool path or a tool pattern (`calendar.*`). */
-  readonly toolPath: string;
-  readonly scope: "session" | "global";
-  readonly sessionId?: string;
-  readonly createdBy: string;
-  readonly createdAt: number;
-  readonly expiresAt?: number;
-  readonly revokedAt?: number;
-  readonly revokedBy?: string;
-}
-
-export interface NewApprovalRule {
-  readonly toolPath: string;
-  readonly scope: "session" | "global";
-  readonly sessionId?: string;
-  readonly createdBy: string;
-  readonly expiresAt?: number;
-}
-
-export interface ApprovalRuleStore {
-  add(rule: NewApprovalRule): ApprovalRule;
-  /** All rules, oldest first; with `activeAt`, only those neither revoked nor expired then. */
-  list(opts?: { activeAt?: number }): ApprovalRule[];
-  /** True if this call revoked it; false if unknown or already revoked. */
-  revoke(id: string, by: string): boolean;
-  /** Newest active rule for this tool; a session rule only matches its own session. */
-  match(toolPath: string, sessionId: string | undefined, now: number): ApprovalRule | undefined;
-  close(): void;
-}
+import { matchToolPattern } from "../../tools/pattern.ts";
+import type { ApprovalRule, ApprovalRuleStore } from "../port.ts";
 
 interface RuleRow {
   seq: number;
@@ -76,7 +43,7 @@ export function createApprovalRuleStore(db: Database, options: { now?: () => num
   );
 
   return {
-    add(rule) {
+    async add(rule) {
       const where = `approve-always rule for "${rule.toolPath}"`;
       if (typeof rule.toolPath !== "string" || rule.toolPath.trim() === "")
         throw new TypeError(`approve-always rule: toolPath must be a non-empty tool path or pattern`);
@@ -97,16 +64,16 @@ export function createApprovalRuleStore(db: Database, options: { now?: () => num
       ) as RuleRow;
       return rowToRule(row);
     },
-    list(opts = {}) {
+    async list(opts = {}) {
       const rows = (opts.activeAt === undefined ? allStmt.all() : activeStmt.all(opts.activeAt)) as RuleRow[];
       return rows.map(rowToRule);
     },
-    revoke(id, by) {
+    async revoke(id, by) {
       const seq = parseRuleId(id);
       if (seq === undefined) return false;
       return revokeStmt.run(now(), by, seq).changes === 1;
     },
-    match(toolPath, sessionId, at) {
+    async match(toolPath, sessionId, at) {
       const rows = activeStmt.all(at) as RuleRow[];
       for (let i = rows.length - 1; i >= 0; i--) {
         const row = rows[i]!;
@@ -115,7 +82,7 @@ export function createApprovalRuleStore(db: Database, options: { now?: () => num
       }
       return undefined;
     },
-    close() {
+    async close() {
       for (const st of [insertStmt, allStmt, activeStmt, revokeStmt]) st.finalize();
     },
   };

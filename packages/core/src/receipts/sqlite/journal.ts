@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
 import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
-import { appendWhole, TornAppendError } from "../files/whole-writes.ts";
+import { appendWhole, TornAppendError } from "../../files/whole-writes.ts";
 import { join } from "node:path";
-import { chainFilePath } from "./head.ts";
-import type { ReceiptDraft } from "./types.ts";
+import { chainFilePath } from "../head.ts";
+import type { ReceiptDraft } from "../types.ts";
 
 /**
  * The receipt journal: a buffer in front of SQLite that a killed process cannot lose. A commit

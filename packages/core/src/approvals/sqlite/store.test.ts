@@ -1,10 +1,10 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit";
-import { openDatabase } from "../db/open.ts";
+import { openDatabase } from "../../db/open.ts";
 import { createApprovalStore } from "./store.ts";
 
-test("the whole input is stored with a request; a database from before the column gets it, old rows read back without it", () => {
+test("the whole input is stored with a request; a database from before the column gets it, old rows read back without it", async () => {
   const file = join(makeTempDir("oa-approval-store-"), "gateway.sqlite");
   const old = openDatabase(file);
   // The table as the first release made it (no input_json), with one row in it.
@@ -20,10 +20,10 @@ test("the whole input is stored with a request; a database from before the colum
 
   const db = openDatabase(file);
   const store = createApprovalStore(db);
-  expect(store.get("c_old")!.request.inputJson).toBeUndefined();
-  expect(store.get("c_old")!.request.inputPreview).toBe('{"a":1}');
+  expect((await store.get("c_old"))!.request.inputJson).toBeUndefined();
+  expect((await store.get("c_old"))!.request.inputPreview).toBe('{"a":1}');
   const inputJson = JSON.stringify({ body: "x".repeat(10_000), to: "a@b.c" }, null, 2);
-  store.insert({
+  await store.insert({
     callId: "c_new",
     runId: "r",
     toolPath: "t.x",
@@ -34,14 +34,14 @@ test("the whole input is stored with a request; a database from before the colum
     requestedAt: 1,
     expiresAt: 2,
   });
-  expect(store.get("c_new")!.request.inputJson).toBe(inputJson);
+  expect((await store.get("c_new"))!.request.inputJson).toBe(inputJson);
   // The files a tool shows whole come back as they went in; an old row has none.
-  expect(store.get("c_new")!.request.files).toEqual([{ name: "monitor.ts", text: "export default 1;\n" }]);
-  expect(store.get("c_old")!.request.files).toBeUndefined();
-  store.close();
+  expect((await store.get("c_new"))!.request.files).toEqual([{ name: "monitor.ts", text: "export default 1;\n" }]);
+  expect((await store.get("c_old"))!.request.files).toBeUndefined();
+  await store.close();
   db.close();
   // Opening again does not try to add the column twice.
   const again = openDatabase(file);
-  expect(createApprovalStore(again).get("c_new")!.request.inputJson).toBe(inputJson);
+  expect((await createApprovalStore(again).get("c_new"))!.request.inputJson).toBe(inputJson);
   again.close();
 });
