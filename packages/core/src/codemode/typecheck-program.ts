@@ -165,6 +165,35 @@ interface Session {
   retired: boolean;
 }
 
+/**
+ * The in-memory compiler host both programs use: the prelude, the tools' declarations (given by
+ * `toolsFile`) and TypeScript's own libraries; nothing else exists.
+ */
+function inMemoryHost(
+  toolsFile: (languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions) => ts.SourceFile,
+): ts.CompilerHost {
+  return {
+    getSourceFile(fileName, languageVersion) {
+      if (fileName === TOOLS_FILE) return toolsFile(languageVersion);
+      if (fileName === PRELUDE_FILE)
+        return (preludeFile ??= ts.createSourceFile(PRELUDE_FILE, PRELUDE, languageVersion, false, ts.ScriptKind.TS));
+      if (fileName.startsWith(libDir)) return libSourceFile(fileName, languageVersion);
+      return undefined;
+    },
+    getDefaultLibFileName: () => join(libDir, "lib.es2022.d.ts"),
+    getDefaultLibLocation: () => libDir,
+    writeFile: () => {},
+    getCurrentDirectory: () => "/",
+    getCanonicalFileName: (f) => f,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => "\n",
+    fileExists: (f) => f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
+    readFile: (f) => (f.startsWith(libDir) ? ts.sys.readFile(f) : undefined),
+    directoryExists: (d) => d === "/" || d.startsWith(libDir),
+    getDirectories: () => [],
+  };
+}
+
 export function createProgramChecker(): ProgramChecker {
   let oldProgram: ts.Program | undefined;
   let session: Session | undefined;
@@ -196,26 +225,7 @@ export function createProgramChecker(): ProgramChecker {
   const build = (key: string, declarations: string, warm: boolean): Session => {
     session = undefined;
     let tools: ts.SourceFile | undefined;
-    const host: ts.CompilerHost = {
-      getSourceFile(fileName, languageVersion) {
-        if (fileName === TOOLS_FILE) return (tools ??= declarationsFile(key, declarations, languageVersion));
-        if (fileName === PRELUDE_FILE)
-          return (preludeFile ??= ts.createSourceFile(PRELUDE_FILE, PRELUDE, languageVersion, false, ts.ScriptKind.TS));
-        if (fileName.startsWith(libDir)) return libSourceFile(fileName, languageVersion);
-        return undefined;
-      },
-      getDefaultLibFileName: () => join(libDir, "lib.es2022.d.ts"),
-      getDefaultLibLocation: () => libDir,
-      writeFile: () => {},
-      getCurrentDirectory: () => "/",
-      getCanonicalFileName: (f) => f,
-      useCaseSensitiveFileNames: () => true,
-      getNewLine: () => "\n",
-      fileExists: (f) => f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
-      readFile: (f) => (f.startsWith(libDir) ? ts.sys.readFile(f) : undefined),
-      directoryExists: (d) => d === "/" || d.startsWith(libDir),
-      getDirectories: () => [],
-    };
+    const host = inMemoryHost((languageVersion) => (tools ??= declarationsFile(key, declarations, languageVersion)));
     const program = ts.createProgram({ rootNames: [PRELUDE_FILE, TOOLS_FILE], options: OPTIONS, host, oldProgram });
     oldProgram = program;
     built++;
@@ -323,32 +333,7 @@ export function createProgramChecker(): ProgramChecker {
     checkDeclarations(declarations) {
       // A program of its own: the snippets' programs skip checking declaration files (skipLibCheck).
       const tools = ts.createSourceFile(TOOLS_FILE, declarations, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
-      const host: ts.CompilerHost = {
-        getSourceFile(fileName, languageVersion) {
-          if (fileName === TOOLS_FILE) return tools;
-          if (fileName === PRELUDE_FILE)
-            return (preludeFile ??= ts.createSourceFile(
-              PRELUDE_FILE,
-              PRELUDE,
-              languageVersion,
-              false,
-              ts.ScriptKind.TS,
-            ));
-          if (fileName.startsWith(libDir)) return libSourceFile(fileName, languageVersion);
-          return undefined;
-        },
-        getDefaultLibFileName: () => join(libDir, "lib.es2022.d.ts"),
-        getDefaultLibLocation: () => libDir,
-        writeFile: () => {},
-        getCurrentDirectory: () => "/",
-        getCanonicalFileName: (f) => f,
-        useCaseSensitiveFileNames: () => true,
-        getNewLine: () => "\n",
-        fileExists: (f) => f === TOOLS_FILE || f === PRELUDE_FILE || (f.startsWith(libDir) && ts.sys.fileExists(f)),
-        readFile: (f) => (f.startsWith(libDir) ? ts.sys.readFile(f) : undefined),
-        directoryExists: (d) => d === "/" || d.startsWith(libDir),
-        getDirectories: () => [],
-      };
+      const host = inMemoryHost(() => tools);
       const program = ts.createProgram({
         rootNames: [PRELUDE_FILE, TOOLS_FILE],
         options: { ...OPTIONS, skipLibCheck: false },
