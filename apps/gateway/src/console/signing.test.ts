@@ -41,6 +41,10 @@ describe("console signing", () => {
       reason: "signature",
     });
     expect(signer.check(`${body}.`)).toEqual({ ok: false, reason: "malformed" });
+    // Every other spelling of the last character is refused, those that decode to the same bytes too.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (const c of alphabet.replace(sig.at(-1)!, ""))
+      expect(signer.check(`${body}.${sig.slice(0, -1)}${c}`)).toEqual({ ok: false, reason: "signature" });
     expect(signer.check(undefined)).toEqual({ ok: false, reason: "malformed" });
     expect(createSigner(new Uint8Array(32).fill(8), () => now).check(token)).toEqual({
       ok: false,

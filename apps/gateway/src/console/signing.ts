@@ -41,8 +41,10 @@ export function createSigner(key: Uint8Array, now: () => number = Date.now) {
     check(token: string | null | undefined): CheckResult {
       const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token ?? "");
       if (!m) return { ok: false, reason: "malformed" };
-      const given = Buffer.from(m[2]!, "base64url");
-      const expected = mac(m[1]!);
+      // Compared as text, not decoded bytes: a signature's last character carries two unused bits, so
+      // four spellings decode alike; only the one the signer writes is accepted.
+      const given = Buffer.from(m[2]!);
+      const expected = Buffer.from(mac(m[1]!).toString("base64url"));
       if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
         return { ok: false, reason: "signature" };
       let grant: Grant;
