@@ -90,10 +90,13 @@ describe("sandbox limits", () => {
   }, 30_000); // spawns sandbox processes: slow on a loaded machine
 
   test("a loop inside a built-in (sort of a huge array) is killed by the watchdog and the child is replaced", async () => {
-    // split() and sort() run in C without ever reaching the interrupt handler.
+    // sort() and reverse() run in C without ever reaching the interrupt handler. About 5 s of CPU
+    // in all, in 30 MB: a parent starved on a busy machine still samples the child long before it
+    // ends. (A comparator here would call back into JS and let the interrupt handler stop it first;
+    // a bigger array would hit the memory limit first.)
     const code = `const base = Array.from({ length: 2000 }, () => Math.random().toString(36).slice(2, 9)).join(",");
-                  const a = (base + ",").repeat(1500).split(",");
-                  a.sort(); a.sort((x, y) => 0); return a.length;`;
+                  const a = (base + ",").repeat(150).split(",");
+                  ${"a.sort(); a.reverse(); ".repeat(40)} return a.length;`;
     const r = await pool.run({ code, ...fakeHost({}), limits: { cpuMs: 100, memoryBytes: 256 * 1024 * 1024 } });
     expect(expectError(r, "CpuLimitError")).toContain(
       "stopped responding (stuck inside a built-in such as sort on a huge array), so its sandbox process was killed",
