@@ -3,7 +3,7 @@
  * as it is now) and in a DM (the roles are looked up for each decision; nothing remembered grants).
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { NOT_APPROVER_TEXT } from "./authorize.ts";
+import { NOT_APPROVER_TEXT } from "../authorize.ts";
 import {
   botTexts,
   cardCallId,
@@ -14,7 +14,7 @@ import {
   startDiscordE2E,
   threadOf,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 setDefaultTimeout(30_000);
 type Json = Record<string, any>;

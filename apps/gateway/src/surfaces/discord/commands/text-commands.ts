@@ -1,4 +1,4 @@
-import { echo, fitThreadName } from "./fit.ts";
+import { echo, fitThreadName } from "../render/fit.ts";
 
 /** `/approve <callId> approve|deny [reason]` typed as a plain message (fallback when slash commands are unavailable). */
 export type ApproveCommand =

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { FakeInteraction } from "@openassistant/testkit";
-import { NOT_APPROVER_TEXT, REFUSAL_TEXT } from "./authorize.ts";
+import { NOT_APPROVER_TEXT, REFUSAL_TEXT } from "../authorize.ts";
 import {
   botTexts,
   cardCallId,
@@ -15,7 +15,7 @@ import {
   startDiscordE2E,
   threadOf,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 setDefaultTimeout(30_000);
 type Json = Record<string, any>;

@@ -1,8 +1,8 @@
 import type { ApprovalRequest } from "@openassistant/core/approvals";
 import { ChannelType, type Client, type Message } from "discord.js";
-import type { GatewayEvent } from "../../events/types.ts";
-import { actorOfMessage } from "./actor.ts";
-import { applyDecision } from "./approval-actions.ts";
+import type { GatewayEvent } from "../../../events/types.ts";
+import { actorOfMessage } from "../actor.ts";
+import { applyDecision } from "../approvals/approval-actions.ts";
 import {
   authorizeChat,
   isApprover,
@@ -10,24 +10,24 @@ import {
   type Actor,
   type AuthResult,
   type RefusalLimiter,
-} from "./authorize.ts";
-import type { DmRoleResolver } from "./dm-roles.ts";
-import type { SurfaceLife } from "./life.ts";
+} from "../authorize.ts";
+import type { DmRoleResolver } from "../dm-roles.ts";
+import type { SurfaceLife } from "../life.ts";
 import { createLiveMessage } from "./live-message.ts";
-import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
-import { fitMessage } from "./fit.ts";
-import { safely, type SurfaceLog } from "./logger.ts";
-import { withRetry } from "./retry.ts";
-import { discordOperatorId } from "./operator-id.ts";
-import type { SurfacePort } from "../port.ts";
-import { suppressLinkPreviews } from "./no-previews.ts";
-import { renderActivity } from "./render-summary.ts";
-import { splitMessage } from "./split-message.ts";
-import type { DiscordSurfaceConfig } from "./surface-config.ts";
-import type { SurfaceStore } from "./sqlite/surface-store.ts";
-import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from "./text-commands.ts";
-import { initialStatus, nextStatus, renderStatus, type TurnStatus } from "./turn-status.ts";
-import { createKeyedQueue } from "../../sessions/keyed-queue.ts";
+import { isLockedThread, unarchiveForEdit } from "../archived-threads.ts";
+import { fitMessage } from "../render/fit.ts";
+import { safely, type SurfaceLog } from "../logger.ts";
+import { withRetry } from "../retry.ts";
+import { discordOperatorId } from "../operator-id.ts";
+import type { SurfacePort } from "../../port.ts";
+import { suppressLinkPreviews } from "../render/no-previews.ts";
+import { renderActivity } from "../render/render-summary.ts";
+import { splitMessage } from "../render/split-message.ts";
+import type { DiscordSurfaceConfig } from "../surface-config.ts";
+import type { SurfaceStore } from "../sqlite/surface-store.ts";
+import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from "../commands/text-commands.ts";
+import { initialStatus, nextStatus, renderStatus, type TurnStatus } from "../render/turn-status.ts";
+import { createKeyedQueue } from "../../../sessions/keyed-queue.ts";
 
 const SURFACE = "discord";
 const TYPING_EVERY_MS = 8_000;

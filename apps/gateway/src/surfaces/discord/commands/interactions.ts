@@ -6,25 +6,25 @@ import {
   type InteractionReplyOptions,
   type ModalSubmitInteraction,
 } from "discord.js";
-import { actorOfInteraction } from "./actor.ts";
-import { applyDecision, describeResult } from "./approval-actions.ts";
-import { cardStateOf, type ApprovalCards } from "./approval-cards.ts";
-import { authorizeChat, isApprover, NOT_APPROVER_TEXT, REFUSAL_TEXT, type Actor } from "./authorize.ts";
-import type { Conversations } from "./conversations.ts";
-import { DENY_REASON_FIELD, denyModalId, parseCustomId } from "./custom-ids.ts";
-import { ACKED_LOOKUP_TIMEOUT_MS, type DmRoleResolver } from "./dm-roles.ts";
-import { STOPPING_TEXT, type SurfaceLife } from "./life.ts";
-import { safely, type SurfaceLog } from "./logger.ts";
-import { discordOperatorId } from "./operator-id.ts";
-import type { SurfacePort } from "../port.ts";
+import { actorOfInteraction } from "../actor.ts";
+import { applyDecision, describeResult } from "../approvals/approval-actions.ts";
+import { cardStateOf, type ApprovalCards } from "../approvals/approval-cards.ts";
+import { authorizeChat, isApprover, NOT_APPROVER_TEXT, REFUSAL_TEXT, type Actor } from "../authorize.ts";
+import type { Conversations } from "../chat/conversations.ts";
+import { DENY_REASON_FIELD, denyModalId, parseCustomId } from "../custom-ids.ts";
+import { ACKED_LOOKUP_TIMEOUT_MS, type DmRoleResolver } from "../dm-roles.ts";
+import { STOPPING_TEXT, type SurfaceLife } from "../life.ts";
+import { safely, type SurfaceLog } from "../logger.ts";
+import { discordOperatorId } from "../operator-id.ts";
+import type { SurfacePort } from "../../port.ts";
 import type { ApprovalRecord } from "@openassistant/core/approvals";
-import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
-import { echo, fitMessage, fitModal } from "./fit.ts";
-import { renderCard } from "./render-card.ts";
-import { renderPendingList } from "./render-pending.ts";
-import { RECEIPTS_PAGE_SIZE, renderReceipts, renderRules, renderTools } from "./render-lists.ts";
-import { splitMessage } from "./split-message.ts";
-import type { DiscordSurfaceConfig } from "./surface-config.ts";
+import { isLockedThread, unarchiveForEdit } from "../archived-threads.ts";
+import { echo, fitMessage, fitModal } from "../render/fit.ts";
+import { renderCard } from "../render/render-card.ts";
+import { renderPendingList } from "../render/render-pending.ts";
+import { RECEIPTS_PAGE_SIZE, renderReceipts, renderRules, renderTools } from "../render/render-lists.ts";
+import { splitMessage } from "../render/split-message.ts";
+import type { DiscordSurfaceConfig } from "../surface-config.ts";
 
 const EPHEMERAL = MessageFlags.Ephemeral as const;
 const APPROVER_COMMANDS = new Set(["reload", "receipts", "approvals"]);

@@ -11,7 +11,7 @@ import {
   threadOf,
   writeTurn,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 // Under load (other suites on a 2-core machine) a turn with a card can take seconds; the bounds are generous, not speed claims.
 setDefaultTimeout(20_000);

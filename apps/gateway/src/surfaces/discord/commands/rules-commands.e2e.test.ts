@@ -8,7 +8,7 @@ import {
   toolThenAnswer,
   type DiscordE2E,
   isCard,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 let e: DiscordE2E;
 let dm: string;

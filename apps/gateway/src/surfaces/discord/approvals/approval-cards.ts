@@ -1,17 +1,17 @@
 import type { ApprovalRecord } from "@openassistant/core/approvals";
 import type { ApprovalRequest } from "@openassistant/core/approvals";
 import type { Client } from "discord.js";
-import { approverUserIds } from "./authorize.ts";
-import { safely, type SurfaceLog } from "./logger.ts";
-import type { SurfacePort } from "../port.ts";
-import { cardButtonId } from "./custom-ids.ts";
-import { cardFiles, renderCard, type CardMessage, type CardState } from "./render-card.ts";
-import { describeDiscordError } from "./discord-errors.ts";
-import { retryWhileUnreachable } from "./retry.ts";
-import { isLockedThread, unarchiveForEdit } from "./archived-threads.ts";
-import { fitMessage, fitText } from "./fit.ts";
-import type { DiscordSurfaceConfig } from "./surface-config.ts";
-import type { SurfaceStore } from "./sqlite/surface-store.ts";
+import { approverUserIds } from "../authorize.ts";
+import { safely, type SurfaceLog } from "../logger.ts";
+import type { SurfacePort } from "../../port.ts";
+import { cardButtonId } from "../custom-ids.ts";
+import { cardFiles, renderCard, type CardMessage, type CardState } from "../render/render-card.ts";
+import { describeDiscordError } from "../discord-errors.ts";
+import { retryWhileUnreachable } from "../retry.ts";
+import { isLockedThread, unarchiveForEdit } from "../archived-threads.ts";
+import { fitMessage, fitText } from "../render/fit.ts";
+import type { DiscordSurfaceConfig } from "../surface-config.ts";
+import type { SurfaceStore } from "../sqlite/surface-store.ts";
 
 const RESTART_REASON = "the gateway restarted before this was decided";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { textTurn } from "@openassistant/testkit";
-import { botTexts, eventually, startDiscordE2E, type DiscordE2E } from "../../../test/discord-e2e.ts";
+import { botTexts, eventually, startDiscordE2E, type DiscordE2E } from "../../../../test/discord-e2e.ts";
 
 let e: DiscordE2E;
 let dm: string;

@@ -1,8 +1,8 @@
 import { INPUT_TOO_LARGE, requestInputPreview } from "@openassistant/core/approvals";
 import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals";
 import { ELLIPSIS, cutText, escapeInvisible } from "@openassistant/core/text";
-import { cardButtonId } from "./custom-ids.ts";
-import { renderOperator } from "./operator-id.ts";
+import { cardButtonId } from "../custom-ids.ts";
+import { renderOperator } from "../operator-id.ts";
 
 /** Plain Discord API JSON (discord.js accepts it for send/edit), so rendering stays testable. */
 export interface CardMessage {

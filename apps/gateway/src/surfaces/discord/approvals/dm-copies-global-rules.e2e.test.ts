@@ -9,7 +9,7 @@ import {
   toolThenAnswer,
   type DiscordE2E,
   isCard,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 let e: DiscordE2E;
 beforeAll(async () => {

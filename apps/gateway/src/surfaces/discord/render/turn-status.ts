@@ -1,8 +1,8 @@
 import { escapeMarkdown } from "discord.js";
 import { cutText, escapeInvisible } from "@openassistant/core/text";
 import { fitText } from "./fit.ts";
-import { progressNote } from "../../events/progress-note.ts";
-import type { GatewayEvent } from "../../events/types.ts";
+import { progressNote } from "../../../events/progress-note.ts";
+import type { GatewayEvent } from "../../../events/types.ts";
 
 /** What the live status message shows while a turn runs. */
 export interface TurnStatus {

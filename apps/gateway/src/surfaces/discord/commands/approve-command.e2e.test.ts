@@ -1,6 +1,6 @@
 /** `/approve` (slash command and typed text) decides only for approvers, whoever else may chat. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { NOT_APPROVER_TEXT } from "./authorize.ts";
+import { NOT_APPROVER_TEXT } from "../authorize.ts";
 import {
   botTexts,
   cardCallId,
@@ -9,7 +9,7 @@ import {
   startDiscordE2E,
   toolThenAnswer,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 let e: DiscordE2E;
 let dm: string;

@@ -8,7 +8,7 @@ import {
   startDiscordE2E,
   toolThenAnswer,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 // An approval card shows every field of the input (a long field cannot hide the next), invisible
 // characters escaped, and carries the whole input as input.json, secrets redacted in any encoding.

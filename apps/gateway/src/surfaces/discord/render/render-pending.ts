@@ -1,7 +1,7 @@
 import type { ApprovalRequest } from "@openassistant/core/approvals";
-import { cardButtonId } from "./custom-ids.ts";
+import { cardButtonId } from "../custom-ids.ts";
 import { echo } from "./fit.ts";
-import { renderOperator } from "./operator-id.ts";
+import { renderOperator } from "../operator-id.ts";
 
 /** Discord allows 5 action rows per message: one row (Approve / Deny) per approval shown with buttons. */
 const WITH_BUTTONS = 5;

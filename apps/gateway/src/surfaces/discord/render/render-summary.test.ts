@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ActivitySummary } from "@openassistant/core/receipts";
-import { answerMessages } from "./conversations.ts";
+import { answerMessages } from "../chat/conversations.ts";
 import { renderActivity, UNVERIFIED_MARK } from "./render-summary.ts";
 
 const summary: ActivitySummary = {

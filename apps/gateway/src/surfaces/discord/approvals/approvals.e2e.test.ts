@@ -12,7 +12,7 @@ import {
   type DiscordE2E,
   trailOf,
   isCard,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 let e: DiscordE2E;
 let dm: string;

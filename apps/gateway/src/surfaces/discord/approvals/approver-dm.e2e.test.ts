@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { textTurn } from "@openassistant/testkit";
-import { REFUSAL_TEXT } from "./authorize.ts";
+import { REFUSAL_TEXT } from "../authorize.ts";
 import {
   botTexts,
   cardCallId,
@@ -12,7 +12,7 @@ import {
   trailOf,
   type DiscordE2E,
   isCard,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 let e: DiscordE2E;
 /** carol: allowed only through the "helpers" role; dave: "helpers" + the approver role "deciders". */

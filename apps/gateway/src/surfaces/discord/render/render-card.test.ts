@@ -3,7 +3,7 @@ import { approvalInput } from "@openassistant/core/approvals";
 import type { ApprovalRequest } from "@openassistant/core/approvals";
 import { createRedactor } from "@openassistant/core/receipts";
 import { hasInvisible } from "@openassistant/core/text";
-import { parseCustomId } from "./custom-ids.ts";
+import { parseCustomId } from "../custom-ids.ts";
 import { cardFiles, renderCard, truncate } from "./render-card.ts";
 
 const redact = createRedactor([]);

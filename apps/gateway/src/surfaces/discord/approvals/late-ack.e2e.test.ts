@@ -8,7 +8,7 @@ import {
   toolThenAnswer,
   botTexts,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 setDefaultTimeout(20_000);
 let e: DiscordE2E;

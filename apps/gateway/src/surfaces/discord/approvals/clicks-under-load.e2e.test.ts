@@ -14,7 +14,7 @@ import {
   startDiscordE2E,
   threadOf,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 const N = 12;
 /** Waits here are for work on a busy 2-core machine, bounded well inside the test's timeout. */

@@ -8,7 +8,7 @@ import {
   startDiscordE2E,
   toolThenAnswer,
   type DiscordE2E,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 let e: DiscordE2E;
 let dm: string;

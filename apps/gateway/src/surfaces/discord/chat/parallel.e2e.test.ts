@@ -8,7 +8,7 @@ import {
   startDiscordE2E,
   type DiscordE2E,
   trailOf,
-} from "../../../test/discord-e2e.ts";
+} from "../../../../test/discord-e2e.ts";
 
 const N = 20;
 

@@ -1,12 +1,12 @@
 import type { DecideResult } from "@openassistant/core/approvals";
 import type { ApprovalDecision } from "@openassistant/core/approvals";
-import { isApprover, NOT_APPROVER_TEXT, type Actor } from "./authorize.ts";
-import { discordOperatorId } from "./operator-id.ts";
-import type { SurfacePort } from "../port.ts";
-import { echo, fitText } from "./fit.ts";
-import { formatDuration } from "./render-card.ts";
-import { STOPPING_TEXT, type SurfaceLife } from "./life.ts";
-import { alwaysTtlMsOf, type DiscordSurfaceConfig } from "./surface-config.ts";
+import { isApprover, NOT_APPROVER_TEXT, type Actor } from "../authorize.ts";
+import { discordOperatorId } from "../operator-id.ts";
+import type { SurfacePort } from "../../port.ts";
+import { echo, fitText } from "../render/fit.ts";
+import { formatDuration } from "../render/render-card.ts";
+import { STOPPING_TEXT, type SurfaceLife } from "../life.ts";
+import { alwaysTtlMsOf, type DiscordSurfaceConfig } from "../surface-config.ts";
 
 /** Longest deny reason kept (the modal allows 1000; /approve's reason option more). */
 export const MAX_REASON = 1000;

@@ -1,6 +1,6 @@
 import type { ActivityItem, ActivitySummary } from "@openassistant/core/receipts";
 import { fitText } from "./fit.ts";
-import { renderOperator } from "./operator-id.ts";
+import { renderOperator } from "../operator-id.ts";
 
 const ICON = { succeeded: "✅", failed: "❌", denied: "⛔", pending: "⏳" } as const;
 const MAX_REASON = 120;

@@ -1,9 +1,9 @@
 import type { ApprovalRule } from "@openassistant/core/approvals";
 import type { Receipt } from "@openassistant/core/receipts";
 import { escapeInvisible } from "@openassistant/core/text";
-import type { ToolReport } from "../port.ts";
+import type { ToolReport } from "../../port.ts";
 import { fitText } from "./fit.ts";
-import { renderOperator } from "./operator-id.ts";
+import { renderOperator } from "../operator-id.ts";
 
 export const RECEIPTS_PAGE_SIZE = 15;
 
