@@ -3409,4 +3409,78 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #28 retry schedules
+  ...m(
+    "packages/core/src/retry/schedule.ts",
+    ["packages/core/src/retry/retry.test.ts"],
+    [
+      [
+        "retry-wait-past-deadline",
+        `if (now + waitMs > policy.until) return Effect.fail(input);`,
+        ``,
+        "a retry waits past its deadline (an approval card is posted after it expired)",
+      ],
+      [
+        "retry-no-cap",
+        `Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap))),`,
+        ``,
+        "the waits keep doubling past the cap",
+      ],
+      [
+        "retry-any-failure",
+        `return Effect.runPromise(Effect.retry(attempt, { schedule: retrySchedule(policy), while: policy.retryable }));`,
+        `return Effect.runPromise(Effect.retry(attempt, { schedule: retrySchedule(policy) }));`,
+        "a failure that is not worth retrying (a 4xx) is retried until the deadline",
+      ],
+      [
+        "retry-first-failure-not-replayed",
+        `let replay: { error: unknown } | undefined = { error: first };`,
+        `let replay: { error: unknown } | undefined;`,
+        "the call that already failed is made once more at once, without a wait",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/retry.ts",
+    ["apps/gateway/src/surfaces/discord/approvals/delivery.e2e.test.ts"],
+    [
+      [
+        "discord-retry-4xx",
+        `retryable: isTransient,`,
+        `retryable: () => true,`,
+        "a card Discord refuses for good (thread gone) is retried until it expires instead of denied at once",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/auto-install.ts",
+    ["packages/core/src/plugins/install-lock.test.ts"],
+    [
+      [
+        "install-lock-no-wait",
+        `retryable: (e) => e instanceof LockHeld,`,
+        `retryable: () => false,`,
+        "an install gives up at once on a lock another install holds",
+      ],
+      [
+        "install-lock-no-takeover",
+        `if (!release && isStale(file, timeoutMs)) {`,
+        `if (!release && false) {`,
+        "a lock left by a dead install blocks every install until the time limit",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["packages/core/src/sources/mcp/reconnect.test.ts"],
+    [
+      ["mcp-no-backoff", `if (wait > 0)`, `if (false)`, "an unreachable MCP server is started again on every use"],
+      [
+        "mcp-backoff-not-growing",
+        `      this.failures++;`,
+        ``,
+        "an MCP server that keeps failing is retried every second forever",
+      ],
+    ],
+  ),
 ];
