@@ -21,12 +21,12 @@ const INVOKER = [
 ];
 const DISCORD = [
   "apps/gateway/src/surfaces/discord/authorize.test.ts",
-  "apps/gateway/src/surfaces/discord/approvals.e2e.test.ts",
-  "apps/gateway/src/surfaces/discord/approve-command.e2e.test.ts",
-  "apps/gateway/src/surfaces/discord/commands-access.e2e.test.ts",
-  "apps/gateway/src/surfaces/discord/rules-commands.e2e.test.ts",
-  "apps/gateway/src/surfaces/discord/dm-copies-global-rules.e2e.test.ts",
-  "apps/gateway/src/surfaces/discord/late-ack.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/approvals/approvals.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/commands/approve-command.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/commands/commands-access.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/commands/rules-commands.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/approvals/dm-copies-global-rules.e2e.test.ts",
+  "apps/gateway/src/surfaces/discord/approvals/late-ack.e2e.test.ts",
 ];
 const RECEIPTS = ["packages/core/src/receipts/hash.test.ts", "packages/core/src/receipts/sqlite/store.test.ts"];
 const GROUNDING = ["apps/gateway/src/grounding/claims.test.ts", "apps/gateway/src/grounding/turn-grounding.test.ts"];
@@ -62,7 +62,7 @@ const eq = (file: string, tests: readonly string[], id: string, find: string, re
 export const MUTANTS: readonly Mutant[] = [
   {
     ...eq(
-      "apps/gateway/src/surfaces/discord/interactions.ts",
+      "apps/gateway/src/surfaces/discord/commands/interactions.ts",
       DISCORD,
       "interactions-button-no-check",
       `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const record = await gateway.broker.get(callId);`,
@@ -73,7 +73,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     ...eq(
-      "apps/gateway/src/surfaces/discord/interactions.ts",
+      "apps/gateway/src/surfaces/discord/commands/interactions.ts",
       DISCORD,
       "interactions-late-ack-no-check",
       `if (ok) await applyDecision(gateway, config, life, actor, callId, kind);`,
@@ -212,7 +212,7 @@ export const MUTANTS: readonly Mutant[] = [
       "guild allowlist ignored",
     ],
   ]),
-  ...m("apps/gateway/src/surfaces/discord/approval-actions.ts", DISCORD, [
+  ...m("apps/gateway/src/surfaces/discord/approvals/approval-actions.ts", DISCORD, [
     [
       "actions-no-approver-check",
       `if (!isApprover(config, actor)) return { allowed: false, text: NOT_APPROVER_TEXT };`,
@@ -232,7 +232,7 @@ export const MUTANTS: readonly Mutant[] = [
       "Approve always defaults to every conversation",
     ],
   ]),
-  ...m("apps/gateway/src/surfaces/discord/interactions.ts", DISCORD, [
+  ...m("apps/gateway/src/surfaces/discord/commands/interactions.ts", DISCORD, [
     [
       "interactions-denyr-no-quick-check",
       `if (!(await approverActor(actorOfInteraction(i), false)).ok) return refuseInteraction(i, NOT_APPROVER_TEXT);`,
@@ -272,7 +272,7 @@ export const MUTANTS: readonly Mutant[] = [
   ]),
   {
     id: "interactions-modal-no-check",
-    file: "apps/gateway/src/surfaces/discord/interactions.ts",
+    file: "apps/gateway/src/surfaces/discord/commands/interactions.ts",
     find: `if (!ok) return tell(i, NOT_APPROVER_TEXT);\n    const reason`,
     replace: `const reason`,
     tests: DISCORD,
@@ -1211,8 +1211,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/surfaces/discord/render-card.ts",
-    ["apps/gateway/src/surfaces/discord/render-card.test.ts"],
+    "apps/gateway/src/surfaces/discord/render/render-card.ts",
+    ["apps/gateway/src/surfaces/discord/render/render-card.test.ts"],
     [
       [
         "card-no-input-file",
@@ -1253,10 +1253,10 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/surfaces/discord/conversations.ts",
+    "apps/gateway/src/surfaces/discord/chat/conversations.ts",
     [
-      "apps/gateway/src/surfaces/discord/commands-access.e2e.test.ts",
-      "apps/gateway/src/surfaces/discord/dm-flow.e2e.test.ts",
+      "apps/gateway/src/surfaces/discord/commands/commands-access.e2e.test.ts",
+      "apps/gateway/src/surfaces/discord/chat/dm-flow.e2e.test.ts",
       "apps/gateway/src/surfaces/discord/adversarial.e2e.test.ts",
     ],
     [
@@ -1392,7 +1392,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ]),
   ...m(
-    "apps/gateway/src/surfaces/discord/conversations.ts",
+    "apps/gateway/src/surfaces/discord/chat/conversations.ts",
     ["apps/gateway/src/surfaces/discord/adversarial.e2e.test.ts"],
     [
       [
@@ -1477,7 +1477,7 @@ export const MUTANTS: readonly Mutant[] = [
     "packages/core/src/text/escape.ts",
     [
       "packages/core/src/text/text.test.ts",
-      "apps/gateway/src/surfaces/discord/render-card.test.ts",
+      "apps/gateway/src/surfaces/discord/render/render-card.test.ts",
       "apps/gateway/src/surfaces/terminal/terminal-surface.test.ts",
     ],
     [
@@ -1522,7 +1522,7 @@ export const MUTANTS: readonly Mutant[] = [
   // #25 authorization on fresh facts
   ...m(
     "apps/gateway/src/surfaces/discord/dm-roles.ts",
-    ["apps/gateway/src/surfaces/discord/fresh-roles.e2e.test.ts"],
+    ["apps/gateway/src/surfaces/discord/approvals/fresh-roles.e2e.test.ts"],
     [
       [
         "dm-roles-ttl-cache-grants",
@@ -1553,7 +1553,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/surfaces/discord/approval-actions.ts",
+    "apps/gateway/src/surfaces/discord/approvals/approval-actions.ts",
     ["apps/gateway/src/surfaces/discord/stop.e2e.test.ts"],
     [
       [
@@ -1565,7 +1565,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/surfaces/discord/interactions.ts",
+    "apps/gateway/src/surfaces/discord/commands/interactions.ts",
     ["apps/gateway/src/surfaces/discord/stop.e2e.test.ts"],
     [
       [
@@ -1595,8 +1595,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/surfaces/discord/conversations.ts",
-    ["apps/gateway/src/surfaces/discord/entry-points.e2e.test.ts"],
+    "apps/gateway/src/surfaces/discord/chat/conversations.ts",
+    ["apps/gateway/src/surfaces/discord/commands/entry-points.e2e.test.ts"],
     [
       [
         "conversations-typed-refusal-public",
@@ -2713,8 +2713,8 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/surfaces/discord/interactions.ts",
-    ["apps/gateway/src/surfaces/discord/approver-dm.e2e.test.ts"],
+    "apps/gateway/src/surfaces/discord/commands/interactions.ts",
+    ["apps/gateway/src/surfaces/discord/approvals/approver-dm.e2e.test.ts"],
     [
       [
         "interactions-command-lookup-before-ack",
@@ -3406,6 +3406,80 @@ export const MUTANTS: readonly Mutant[] = [
         `return Array.isArray(runIds) && runIds.includes(runId) ? toRunTurn(row) : undefined;`,
         `return Array.isArray(runIds) ? toRunTurn(row) : undefined;`,
         "a run is shown as serving a turn of its session that does not list it",
+      ],
+    ],
+  ),
+  // #28 retry schedules
+  ...m(
+    "packages/core/src/retry/schedule.ts",
+    ["packages/core/src/retry/retry.test.ts"],
+    [
+      [
+        "retry-wait-past-deadline",
+        `if (now + waitMs > policy.until) return Effect.fail(input);`,
+        ``,
+        "a retry waits past its deadline (an approval card is posted after it expired)",
+      ],
+      [
+        "retry-no-cap",
+        `Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap))),`,
+        ``,
+        "the waits keep doubling past the cap",
+      ],
+      [
+        "retry-any-failure",
+        `return Effect.runPromise(Effect.retry(attempt, { schedule: retrySchedule(policy), while: policy.retryable }));`,
+        `return Effect.runPromise(Effect.retry(attempt, { schedule: retrySchedule(policy) }));`,
+        "a failure that is not worth retrying (a 4xx) is retried until the deadline",
+      ],
+      [
+        "retry-first-failure-not-replayed",
+        `let replay: { error: unknown } | undefined = { error: first };`,
+        `let replay: { error: unknown } | undefined;`,
+        "the call that already failed is made once more at once, without a wait",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/retry.ts",
+    ["apps/gateway/src/surfaces/discord/approvals/delivery.e2e.test.ts"],
+    [
+      [
+        "discord-retry-4xx",
+        `retryable: isTransient,`,
+        `retryable: () => true,`,
+        "a card Discord refuses for good (thread gone) is retried until it expires instead of denied at once",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/auto-install.ts",
+    ["packages/core/src/plugins/install-lock.test.ts"],
+    [
+      [
+        "install-lock-no-wait",
+        `retryable: (e) => e instanceof LockHeld,`,
+        `retryable: () => false,`,
+        "an install gives up at once on a lock another install holds",
+      ],
+      [
+        "install-lock-no-takeover",
+        `if (!release && isStale(file, timeoutMs)) {`,
+        `if (!release && false) {`,
+        "a lock left by a dead install blocks every install until the time limit",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["packages/core/src/sources/mcp/reconnect.test.ts"],
+    [
+      ["mcp-no-backoff", `if (wait > 0)`, `if (false)`, "an unreachable MCP server is started again on every use"],
+      [
+        "mcp-backoff-not-growing",
+        `      this.failures++;`,
+        ``,
+        "an MCP server that keeps failing is retried every second forever",
       ],
     ],
   ),

@@ -11,8 +11,8 @@ import {
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { surfacePort } from "./surfaces/gateway-port.ts";
-import { cardFiles, renderCard } from "./surfaces/discord/render-card.ts";
-import { renderTools } from "./surfaces/discord/render-lists.ts";
+import { cardFiles, renderCard } from "./surfaces/discord/render/render-card.ts";
+import { renderTools } from "./surfaces/discord/render/render-lists.ts";
 import type { Gateway } from "./gateway.ts";
 import { startProjectGateway } from "../test/harness.ts";
 import { POSTHOG_PLUGIN } from "../test/workspace-project.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ActivitySummary } from "@openassistant/core/receipts";
-import { renderActivity } from "../surfaces/discord/render-summary.ts";
+import { renderActivity } from "../surfaces/discord/render/render-summary.ts";
 import { formatReceiptLinks } from "../surfaces/terminal/format.ts";
 
 const summary: ActivitySummary = {

@@ -3,6 +3,7 @@ import { dirname, join, relative } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { hasWorkspaceContent, listPluginDirs } from "./discovery.ts";
 import { installFailureReason, runBun, tailLines } from "./bun-install.ts";
+import { retrying } from "../retry/retry.ts";
 import { applyInstallGuard, ensureStub, GUARDED_SCOPE } from "./install-guard.ts";
 import { isDeclared, toolImports } from "./undeclared-imports.ts";
 import { versionSatisfies } from "./specifier.ts";
@@ -296,24 +297,49 @@ export function installedVersion(name: string, from: string): string | undefined
   }
 }
 
+/**
+ * Takes the workspace's install lock, waiting (polled every 100 ms) while another install holds it,
+ * up to the install's time limit and 10 s more.
+ */
 export async function acquireLock(file: string, timeoutMs: number): Promise<() => void> {
-  const deadline = Date.now() + timeoutMs + 10_000;
-  for (;;) {
-    try {
-      const fd = openSync(file, "wx");
-      writeFileSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      if (isStale(file, timeoutMs)) {
-        rmSync(file, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for the install lock ${file}; delete it if no install is running`);
-      await Bun.sleep(100);
-    }
+  try {
+    return await retrying(async () => takeLock(file, timeoutMs), {
+      firstWaitMs: 100,
+      factor: 1,
+      maxWaitMs: 100,
+      retryable: (e) => e instanceof LockHeld,
+      until: Date.now() + timeoutMs + 10_000,
+    });
+  } catch (err) {
+    if (err instanceof LockHeld)
+      throw new Error(`timed out waiting for the install lock ${file}; delete it if no install is running`);
+    throw err;
+  }
+}
+
+class LockHeld extends Error {}
+
+/** The lock, taken over when its holder is gone or it is older than an install may take; else `LockHeld`. */
+function takeLock(file: string, timeoutMs: number): () => void {
+  let release = createLock(file);
+  if (!release && isStale(file, timeoutMs)) {
+    rmSync(file, { force: true });
+    release = createLock(file);
+  }
+  if (!release) throw new LockHeld(file);
+  return release;
+}
+
+/** Creates the lock file with our pid, or undefined when it exists. */
+function createLock(file: string): (() => void) | undefined {
+  try {
+    const fd = openSync(file, "wx");
+    writeFileSync(fd, String(process.pid));
+    closeSync(fd);
+    return () => rmSync(file, { force: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    throw err;
   }
 }
 

@@ -1,16 +1,16 @@
 import { Events, type Client, type Interaction, type Message } from "discord.js";
-import { createApprovalCards } from "./approval-cards.ts";
+import { createApprovalCards } from "./approvals/approval-cards.ts";
 import { createRefusalLimiter } from "./authorize.ts";
 import { createDiscordClient } from "./client.ts";
 import { classifyStartError } from "./discord-errors.ts";
 import { createDmRoleResolver } from "./dm-roles.ts";
-import { createConversations } from "./conversations.ts";
-import { createInteractionHandler } from "./interactions.ts";
+import { createConversations } from "./chat/conversations.ts";
+import { createInteractionHandler } from "./commands/interactions.ts";
 import type { SurfaceLife } from "./life.ts";
 import { createRedactor } from "@openassistant/core/receipts";
 import { createSurfaceLog, type SurfaceLog } from "./logger.ts";
 import type { SurfacePort } from "../port.ts";
-import { registerSlashCommands } from "./slash-commands.ts";
+import { registerSlashCommands } from "./commands/slash-commands.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import { createSurfaceStore } from "./sqlite/surface-store.ts";
 

@@ -1,26 +1,25 @@
+import { retrying } from "@openassistant/core/retry";
 import { isTransient } from "./discord-errors.ts";
 import type { SurfaceLog } from "./logger.ts";
 
 /**
- * Runs a Discord call, retrying with backoff (0.5 s doubling to 30 s) while Discord is unreachable
- * (network errors, 5xx) and `until` (epoch ms) is not reached. A 4xx is final and thrown at once.
+ * Runs a Discord call, retrying with backoff (0.5 s doubling to 30 s, jittered so the sends an
+ * outage held up do not all return at once) while Discord is unreachable (network errors, 5xx) and
+ * `until` (epoch ms) is not reached. A 4xx is final and thrown at once.
  */
-export async function retryWhileUnreachable<T>(
+export function retryWhileUnreachable<T>(
   fn: () => Promise<T>,
   until: number,
   onWait?: (e: unknown) => void,
 ): Promise<T> {
-  let delay = 500;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (!isTransient(e) || Date.now() + delay > until) throw e;
-      onWait?.(e);
-      await Bun.sleep(delay);
-      delay = Math.min(delay * 2, 30_000);
-    }
-  }
+  return retrying(fn, {
+    firstWaitMs: 500,
+    maxWaitMs: 30_000,
+    jitter: true,
+    retryable: isTransient,
+    until,
+    ...(onWait ? { onWait } : {}),
+  });
 }
 
 /**

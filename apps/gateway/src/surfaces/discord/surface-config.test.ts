@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { configSchema } from "@openassistant/core/config";
-import { decisionFor } from "./approval-actions.ts";
+import { decisionFor } from "./approvals/approval-actions.ts";
 import { alwaysTtlMsOf, DEFAULT_ALWAYS_TTL_MS, type DiscordSurfaceConfig } from "./surface-config.ts";
 
 describe("discord config → surface config", () => {

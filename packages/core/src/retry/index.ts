@@ -1,0 +1,1 @@
+export { retrying } from "./retry.ts";
