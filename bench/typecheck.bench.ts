@@ -8,9 +8,9 @@ import {
   createTypechecker,
   GATEWAY_PRACTICE_CHECKS,
   generateDeclarations,
-  precheckSnippet,
-  transpileSnippet,
 } from "../packages/core/src/codemode/index.ts";
+import { precheckSnippet } from "../packages/core/src/codemode/precheck.ts";
+import { transpileSnippet } from "../packages/core/src/codemode/transpile.ts";
 import { fixtureToolPath, makeFixtureToolTree } from "../packages/testkit/src/tool-fixtures.ts";
 import { bench, fmtMs, printTable } from "./lib.ts";
 

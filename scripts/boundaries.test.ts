@@ -3,10 +3,12 @@ import {
   boundaryViolations,
   corePublicEntries,
   folderArrowViolations,
+  isProductionSource,
   receiptSqlReaders,
   repositorySources,
   sqlOutsideStores,
 } from "./boundaries.ts";
+import { type Entry, entryDocs, repositoryEntries, unusedEntryExports } from "./entry-exports.ts";
 
 describe("package boundaries", () => {
   test("the repository keeps them", async () => {
@@ -84,6 +86,101 @@ describe("package boundaries", () => {
       "apps/gateway/src/b.ts",
       "packages/core/src/c.ts",
       "apps/gateway/src/d.ts",
+    ]);
+  });
+
+  test("every name an entry exports is imported outside its package (production code, or tests for /testing)", async () => {
+    const files = await repositorySources();
+    expect(unusedEntryExports(files, await repositoryEntries(), isProductionSource, await entryDocs())).toEqual([]);
+  });
+
+  test("production source importing a /testing entry is caught", async () => {
+    const bad = boundaryViolations(
+      [
+        { path: "apps/gateway/src/x.ts", text: 'import { configSchema } from "@openassistant/core/testing";' },
+        { path: "apps/gateway/src/x.test.ts", text: 'import { configSchema } from "@openassistant/core/testing";' },
+      ],
+      await corePublicEntries(),
+    );
+    expect(bad).toEqual([
+      'apps/gateway/src/x.ts: imports "@openassistant/core/testing" — production source must not import test support',
+    ]);
+  });
+
+  test("unused entry names are found through export *, export type, re-exports and type-only imports", () => {
+    const core = (capability: string): Entry => ({
+      pkg: "packages/core",
+      specifier: `@openassistant/core/${capability}`,
+      file: `packages/core/src/${capability}/index.ts`,
+    });
+    const files = [
+      {
+        path: "packages/core/src/a/index.ts",
+        text: [
+          'export * from "./types.ts";',
+          'export { run, type RunOptions as Options } from "./run.ts";',
+          'export type { Hidden } from "./run.ts";',
+          "export const LOCAL = 1;",
+          "export function localFn() {}",
+        ].join("\n"),
+      },
+      {
+        path: "packages/core/src/a/types.ts",
+        text: "export interface Shape {}\nexport type Kind = 1;\nexport enum Mode { A }\nexport class Err {}",
+      },
+      { path: "packages/core/src/a/run.ts", text: "export function run() {}\nexport interface RunOptions {}" },
+      { path: "packages/core/src/testing/index.ts", text: 'export { helper, spare } from "../a/run.ts";' },
+      // Inside the package: not a use.
+      { path: "packages/core/src/b.ts", text: 'import { LOCAL } from "@openassistant/core/a";' },
+      {
+        path: "apps/gateway/src/uses.ts",
+        text: [
+          'import type { Shape } from "@openassistant/core/a";',
+          'import { type Options, run } from "@openassistant/core/a";',
+          'import * as a from "@openassistant/core/a";',
+          "const k: a.Kind = 1; a.localFn();",
+          'type M = import("@openassistant/core/a").Mode;',
+          'const { Err } = await import("@openassistant/core/a");',
+        ].join("\n"),
+      },
+      { path: "apps/gateway/src/uses.test.ts", text: 'import { Hidden } from "@openassistant/core/a";' },
+      { path: "apps/gateway/src/helper.test.ts", text: 'import { helper } from "@openassistant/core/testing";' },
+    ];
+    const lines = unusedEntryExports(files, [core("a"), core("testing")], isProductionSource);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^packages\/core\/src\/a\/index\.ts \(@openassistant\/core\/a\) exports "Hidden", which only tests outside packages\/core import — export it from @openassistant\/core\/testing \(packages\/core\/src\/testing\/index\.ts\) instead/,
+      ),
+      expect.stringMatching(
+        /exports "LOCAL", which nothing outside packages\/core imports — drop it from the entry \(files inside the package import it by relative path\); if nothing uses it at all, delete it$/,
+      ),
+      expect.stringMatching(
+        /\(@openassistant\/core\/testing\) exports "spare", which nothing outside packages\/core imports/,
+      ),
+    ]);
+  });
+
+  test("a namespace handed on whole uses every name; the SDK's names count only when imported by name or documented", () => {
+    const files = [
+      {
+        path: "packages/sdk/src/index.ts",
+        text: "export const defineTool = 1;\nexport const listed = 2;\nexport const lost = 3;",
+      },
+      {
+        path: "packages/core/src/plugins/sdk-module.ts",
+        text: 'import * as sdk from "@openassistant/sdk";\nuse({ ...sdk });',
+      },
+      { path: "integrations/x/src/index.ts", text: 'import { defineTool } from "@openassistant/sdk";' },
+      { path: "packages/core/src/c/index.ts", text: "export const one = 1;\nexport const two = 2;" },
+      { path: "apps/gateway/src/whole.ts", text: 'import * as c from "@openassistant/core/c";\nregister(c);' },
+    ];
+    const entries: Entry[] = [
+      { pkg: "packages/sdk", specifier: "@openassistant/sdk", file: "packages/sdk/src/index.ts" },
+      { pkg: "packages/core", specifier: "@openassistant/core/c", file: "packages/core/src/c/index.ts" },
+    ];
+    const docs = new Map([["docs/plugins.md", "| `listed` | a name for authors |"]]);
+    expect(unusedEntryExports(files, entries, isProductionSource, docs)).toEqual([
+      'packages/sdk/src/index.ts (@openassistant/sdk) exports "lost", which nothing outside packages/sdk imports — drop it from the entry (files inside the package import it by relative path), or document it for authors in docs/plugins.md; if nothing uses it at all, delete it',
     ]);
   });
 });

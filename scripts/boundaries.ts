@@ -1,9 +1,10 @@
 /**
  * Package boundaries, checked by `boundaries.test.ts`: apps and other packages import core only
  * through its public entries, no file reaches into another package by relative path, and
- * production source never imports test support. Also: production code reads the receipts table
- * through the receipt store, except the files listed in RECEIPT_SQL_READERS, and no production code
- * outside a store folder (`…/sqlite/`) or `packages/core/src/db/` touches SQL.
+ * production source never imports test support (testkit, discord-fake, a `/testing` entry). Which
+ * names an entry may export is checked in `entry-exports.ts`. Also: production code reads the
+ * receipts table through the receipt store, except the files listed in RECEIPT_SQL_READERS, and no
+ * production code outside a store folder (`…/sqlite/`) or `packages/core/src/db/` touches SQL.
  */
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -27,6 +28,11 @@ export async function corePublicEntries(): Promise<Set<string>> {
 function ownerOf(path: string): string | undefined {
   const m = /^(packages|apps|integrations)\/[^/]+/.exec(path);
   return m?.[0];
+}
+
+/** Code the product runs: not a test, test support, a benchmark or a script. */
+export function isProductionSource(path: string): boolean {
+  return !isTestSupport(path) && !isTooling(path);
 }
 
 function isTestSupport(path: string): boolean {
@@ -77,7 +83,10 @@ export function boundaryViolations(files: readonly SourceFile[], coreEntries: Re
           out.push(`${file.path}: imports "${spec}" — production source must not import test support`);
         }
       }
-      if (production && /^@openassistant\/(testkit|discord-fake)/.test(spec)) {
+      if (
+        production &&
+        (/^@openassistant\/(testkit|discord-fake)/.test(spec) || /^@openassistant\/.*\/testing$/.test(spec))
+      ) {
         out.push(`${file.path}: imports "${spec}" — production source must not import test support`);
       }
     }

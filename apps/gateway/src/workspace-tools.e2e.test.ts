@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sha256Hex } from "@openassistant/core/workspace";
+import { sha256Hex } from "@openassistant/core/testing";
 import {
   startFakeAnthropic,
   textTurn,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { ToolDefinition } from "@openassistant/sdk";
 import { loadTools } from "@openassistant/core/plugins";
 import { startRecordingRegistry } from "@openassistant/testkit/recording-registry.ts";
-import { indexToolTree } from "@openassistant/core/tools";
+import { indexToolTree } from "@openassistant/core/testing";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 
 const PLUGIN_DIR = join(import.meta.dir, "..");

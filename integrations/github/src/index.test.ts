@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "@openassistant/sdk";
 import { loadTools } from "@openassistant/core/plugins";
-import { indexToolTree } from "@openassistant/core/tools";
+import { indexToolTree } from "@openassistant/core/testing";
 import { startFakeGitHub, type FakeGitHub } from "@openassistant/testkit/github/fake-github.ts";
 import { Octokit } from "@octokit/rest";
 import { pluginProject, runLoadedTool } from "@openassistant/testkit/plugin-project.ts";

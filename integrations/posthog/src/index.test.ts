@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "@openassistant/sdk";
 import { loadTools } from "@openassistant/core/plugins";
-import { indexToolTree } from "@openassistant/core/tools";
+import { indexToolTree } from "@openassistant/core/testing";
 import { startFakePostHog, type FakePostHog } from "@openassistant/testkit/posthog/fake-posthog.ts";
 import { pluginProject, runLoadedTool } from "@openassistant/testkit/plugin-project.ts";
 

@@ -36,9 +36,6 @@ export const COMPONENT_LIMITS = { rows: 5, buttonsPerRow: 5, customId: 100, butt
 // (label max 45, min_length 0–4000, max_length 1–4000, value max 4000, placeholder max 100).
 export const MODAL_LIMITS = { title: 45, components: 5, textLabel: 45, maxLength: 4000, placeholder: 100 } as const;
 
-// https://docs.discord.com/developers/resources/channel#start-thread-from-message — name: 1–100 characters.
-export const THREAD_NAME_LIMIT = 100;
-
 // https://docs.discord.com/developers/reference#uploading-files — files go as multipart `files[n]`
 // parts, each naming its filename in Content-Disposition; a message holds up to 10 attachments,
 // each within the upload size limit: 10 MiB by default

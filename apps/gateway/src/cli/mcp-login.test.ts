@@ -2,7 +2,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "@openassistant/sdk";
-import { McpOAuthStore } from "@openassistant/core/sources";
+import { McpOAuthStore } from "@openassistant/core/testing";
 import { startOAuthMcpServer } from "@openassistant/testkit/mcp/oauth-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { cli, collect, MAIN } from "../../test/cli.ts";

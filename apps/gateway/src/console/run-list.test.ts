@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "@openassistant/core/db";
 import { openSqliteReceipts } from "@openassistant/core/receipts";
-import type { ReceiptDraft } from "@openassistant/core/receipts";
+import type { ReceiptDraft } from "@openassistant/core/testing";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createSessionStore } from "../sessions/sqlite/store.ts";
 import { createRunCodeStore } from "./sqlite/run-code.ts";

@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { CREDENTIAL_SOURCES, type CredentialSource } from "@openassistant/core/receipts";
+import { CREDENTIAL_SOURCES, type CredentialSource } from "@openassistant/core/testing";
 
 const root = join(import.meta.dir, "../../../..");
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CREDENTIAL_SOURCES, type CredentialSource } from "@openassistant/core/receipts";
+import { CREDENTIAL_SOURCES, type CredentialSource } from "@openassistant/core/testing";
 import { closeMcpConnections, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
 import { startFakeDiscord, type FakeDiscord } from "@openassistant/testkit";
 import {

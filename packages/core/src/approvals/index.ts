@@ -1,30 +1,5 @@
-export type { ApprovalDecision, ApprovalRequest, RequestApproval } from "./types.ts";
-export {
-  createApprovalBroker,
-  type ApprovalBroker,
-  type ApprovalBrokerOptions,
-  type ApprovalEvent,
-  type DecideResult,
-} from "./broker.ts";
-export type {
-  ApprovalRecord,
-  ApprovalRule,
-  ApprovalRuleStore,
-  ApprovalStatus,
-  ApprovalStore,
-  NewApprovalRule,
-} from "./port.ts";
+export type { ApprovalDecision, ApprovalRequest } from "./types.ts";
+export { createApprovalBroker, type ApprovalBroker, type DecideResult } from "./broker.ts";
+export type { ApprovalRecord, ApprovalRule } from "./port.ts";
 export { openSqliteApprovals } from "./sqlite/open.ts";
-export {
-  approvalInput,
-  flattenInput,
-  previewInputJson,
-  renderInputPreview,
-  requestInputPreview,
-  INPUT_TOO_LARGE,
-  MAX_INPUT_JSON,
-  type ApprovalInput,
-  type FlatInput,
-  type InputField,
-  type RenderOptions,
-} from "./input-preview.ts";
+export { previewInputJson, requestInputPreview, INPUT_TOO_LARGE } from "./input-preview.ts";

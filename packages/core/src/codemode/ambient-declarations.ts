@@ -21,6 +21,3 @@ declare const console: {
   debug(...args: unknown[]): void;
 };
 `;
-
-/** Names the prelude declares as globals (for the sandbox to provide). */
-export const PRELUDE_GLOBALS = ["ToolError", "ToolDeniedError", "ToolInputError", "console"] as const;

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import { ConfigError, loadConfig, locateConfigKey } from "./index.ts";
+import { ConfigError, loadConfig } from "./index.ts";
+import { locateConfigKey } from "./locate.ts";
 
 function layout(files: Record<string, string>): { root: string; home: string; project: string } {
   const root = makeTempDir("oa-config-");

@@ -115,7 +115,6 @@ export const configSchema = z.strictObject({
 });
 
 export type OpenAssistantConfig = z.output<typeof configSchema>;
-export type OpenAssistantConfigInput = z.input<typeof configSchema>;
 
 /** The config with every default applied, as used when no file exists. */
 export function defaultConfig(): OpenAssistantConfig {

@@ -1,2 +1,2 @@
 export type { PolicyRule } from "./types.ts";
-export { resolvePolicy, type ResolvedPolicy } from "./resolve.ts";
+export { resolvePolicy } from "./resolve.ts";

@@ -3,5 +3,5 @@
  * function) in QuickJS inside pooled `bun --smol` child processes, with CPU, wall-clock, memory,
  * stack, output, log and tool-call limits. Tools cross only as JSON text via `onToolCall`.
  */
-export { createSandboxPool, type SandboxPoolOptions } from "./pool.ts";
-export * from "./types.ts";
+export { createSandboxPool } from "./pool.ts";
+export { defaultSandboxLimits, type SandboxLimits, type SandboxPool } from "./types.ts";

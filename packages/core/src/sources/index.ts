@@ -1,6 +1,5 @@
 /** Tool sources beyond files: the source kinds (MCP servers, OpenAPI specs, …) and their registry. */
 export { closeSourceKinds } from "./kind.ts";
 export { SOURCE_KINDS } from "./kinds.ts";
-export { closeMcpConnections, mcpBundles } from "./mcp/index.ts";
-export { loadOpenApiSource } from "./openapi/index.ts";
-export { McpConnection, McpOAuthStore, mcpLogin, mcpOAuthPath } from "./mcp/index.ts";
+export { closeMcpConnections } from "./mcp/index.ts";
+export { McpConnection, mcpLogin, mcpOAuthPath } from "./mcp/index.ts";

@@ -10,8 +10,14 @@ import { generateDeclarations } from "../codemode/declarations.ts";
 import { convertInputSchema } from "./input-schema.ts";
 import { jsonInputOf, jsonSchemaTool } from "./json-schema-tool.ts";
 import { compileLinear } from "./linear-regex.ts";
-import { prepareJsonSchema, schemaLimitProblem } from "./schema-limits.ts";
+import { prepareJsonSchema } from "./schema-limits.ts";
 import { SourceBudget } from "./source-budget.ts";
+
+/** The limit `schema` goes past, or undefined when a validator can be built from it. */
+function schemaLimitProblem(schema: unknown): string | undefined {
+  const prepared = prepareJsonSchema(schema);
+  return prepared.ok ? undefined : prepared.limit;
+}
 
 const tool = (inputSchema: unknown) =>
   jsonSchemaTool({ description: "A tool", approval: "auto", inputSchema, run: async (input) => input });

@@ -111,12 +111,6 @@ export function prepareJsonSchema(
   }
 }
 
-/** The limit `schema` goes past, or undefined when a validator can be built from it. */
-export function schemaLimitProblem(schema: unknown, limits: SchemaLimits = SCHEMA_LIMITS): string | undefined {
-  const prepared = prepareJsonSchema(schema, limits);
-  return prepared.ok ? undefined : prepared.limit;
-}
-
 class Walk {
   readonly patterns = new Map<string, LinearRegExp>();
   readonly notes: string[] = [];

@@ -1,3 +1,3 @@
 /** Text rules every surface shares: cutting on grapheme boundaries, escaping invisible characters. */
-export { cutText, graphemeBoundary, omittedMarker, ELLIPSIS, type CutOptions } from "./cut.ts";
+export { cutText, graphemeBoundary, ELLIPSIS } from "./cut.ts";
 export { escapeInvisible, hasInvisible } from "./escape.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { cutText, escapeInvisible, graphemeBoundary, hasInvisible, omittedMarker } from "./index.ts";
+import { omittedMarker } from "./cut.ts";
+import { cutText, escapeInvisible, graphemeBoundary, hasInvisible } from "./index.ts";
 
 describe("cutText", () => {
   test("leaves text that fits untouched", () => {

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { tempProject } from "../../test/plugin-fixtures.ts";
-import { checkToolSource } from "./index.ts";
+import { checkToolSource } from "./source-check.ts";
 import { checkLoads } from "./load-rule.ts";
 
 // What the load rule lets through is compiled in a child process: seconds each on a busy machine.

@@ -2,12 +2,15 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
-import { createToolRegistry, loadTools, type ToolRegistry } from "../plugins/index.ts";
+import { createToolRegistry, loadTools } from "../plugins/index.ts";
+import type { ToolRegistry } from "../plugins/registry.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
 import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
 import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 import { indexToolTree } from "../tools/flatten.ts";
-import { checkToolSource, resolveToolFile, sha256Hex, toolHistory, workspaceTools } from "./index.ts";
+import { toolHistory, workspaceTools } from "./index.ts";
+import { checkToolSource, sha256Hex } from "./source-check.ts";
+import { resolveToolFile } from "./tool-file.ts";
 
 const TOOL = (
   name: string,

@@ -384,30 +384,3 @@ export function countCacheControl(body: Json): number {
 
 /** Rough token count the fake reports (characters / 4, like the gateway's estimate). */
 export const estimateTokens = (value: unknown): number => Math.ceil(JSON.stringify(value ?? "").length / 4);
-
-/**
- * Cache prefixes at each breakpoint, in the order the API builds the prompt: tools, system, messages
- * (DOCS.promptCaching). Returns [prefix hash, tokens up to and including the marked block].
- */
-export function cachePrefixes(body: Json): Array<{ hash: string; tokens: number }> {
-  const parts: Json[] = [];
-  const out: Array<{ hash: string; tokens: number }> = [];
-  const mark = () =>
-    out.push({ hash: sha(JSON.stringify(canonical(parts))), tokens: estimateTokens(canonical(parts)) });
-  for (const t of body.tools ?? []) {
-    parts.push(t);
-    if (t?.cache_control) mark();
-  }
-  for (const b of systemBlocks(body.system)) {
-    parts.push(b);
-    if (b?.cache_control) mark();
-  }
-  for (const m of body.messages ?? []) {
-    parts.push({ role: m.role });
-    for (const b of contentBlocks(m.content)) {
-      parts.push(b);
-      if (b?.cache_control) mark();
-    }
-  }
-  return out;
-}

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { registerSdkModule } from "@openassistant/core/plugins";
+import { registerSdkModule } from "@openassistant/core/testing";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { cli } from "../../../test/cli.ts";
 import { effectiveApproval } from "./plugins.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { configSchema } from "@openassistant/core/config";
+import { configSchema } from "@openassistant/core/testing";
 import { decisionFor } from "./approvals/approval-actions.ts";
 import { alwaysTtlMsOf, DEFAULT_ALWAYS_TTL_MS, type DiscordSurfaceConfig } from "./surface-config.ts";
 

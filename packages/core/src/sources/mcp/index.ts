@@ -1,12 +1,6 @@
 /** MCP servers as tools: typed from their schemas, approval from their annotations. */
-export { McpConnection, type McpServerConfig } from "./connection.ts";
+export { McpConnection } from "./connection.ts";
 export { mcpToolTree } from "./tools.ts";
-export { mcpBundles, closeMcpConnections } from "./bundle.ts";
-export {
-  McpLoginRequiredError,
-  McpOAuthProvider,
-  mcpLogin,
-  type McpLoginOptions,
-  type McpOAuthConfig,
-} from "./oauth.ts";
-export { MCP_OAUTH_FILENAME, McpOAuthStore, McpOAuthStoreError, mcpOAuthPath } from "./oauth-store.ts";
+export { closeMcpConnections } from "./bundle.ts";
+export { McpOAuthProvider, mcpLogin } from "./oauth.ts";
+export { McpOAuthStore, mcpOAuthPath } from "./oauth-store.ts";

@@ -1,4 +1,2 @@
 /** OpenAPI specs as tools: one typed, receipted tool per operation. */
-export { loadOpenApiSource, type OpenApiAuth, type OpenApiSource, type OpenApiSourceOptions } from "./load.ts";
-export { describeOperations, type OperationDescriptor } from "./operations.ts";
-export { openApi30ToJsonSchema } from "./json-schema.ts";
+export { loadOpenApiSource, type OpenApiAuth, type OpenApiSource } from "./load.ts";

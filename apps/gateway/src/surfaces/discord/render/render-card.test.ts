@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { approvalInput } from "@openassistant/core/approvals";
+import { approvalInput } from "@openassistant/core/testing";
 import type { ApprovalRequest } from "@openassistant/core/approvals";
 import { createRedactor } from "@openassistant/core/receipts";
 import { hasInvisible } from "@openassistant/core/text";
