@@ -2953,7 +2953,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/plugins/specifier.ts",
+    "packages/core/src/sources/plugin-packages/specifier.ts",
     ["apps/gateway/src/cli/commands/plugins-install-sources.test.ts"],
     [
       [

@@ -4,9 +4,14 @@ export { createToolRegistry, type LoadedSnapshot, type ToolRegistry, type ToolRe
 export { ensureWorkspaceDependencies, type AutoInstallOptions, type AutoInstallResult } from "./auto-install.ts";
 export { applyInstallGuard, GUARDED_SCOPE, KNOWN_GUARDED } from "./install-guard.ts";
 export { registerSdkModule } from "./sdk-module.ts";
-export { readPluginPackage, validatePluginConfig, PluginManifestError, type PluginPackage } from "./manifest.ts";
+export {
+  readPluginPackage,
+  validatePluginConfig,
+  PluginManifestError,
+  type PluginPackage,
+} from "../sources/plugin-packages/manifest.ts";
 export { installNpmPlugins, type NpmPluginInstallResult } from "./npm-plugins.ts";
-export { parseSpecifier, type ParsedSpecifier } from "./specifier.ts";
+export { parseSpecifier, type ParsedSpecifier } from "../sources/plugin-packages/specifier.ts";
 export { normalizeId } from "../tools/plugin-id.ts";
 export { isToolEnabled } from "../tools/enablement.ts";
 export type {
