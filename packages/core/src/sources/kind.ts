@@ -155,6 +155,8 @@ export interface SourceKind<K extends string = string, S extends z.ZodType = z.Z
   readonly label: string;
   /** The schema of `config.<key>`; it must accept `undefined` (a default) when the key is absent. No schema: the kind has no config section. */
   readonly schema?: S;
+  /** The section is read once, at start (`config.workspace`): a change to it needs a restart, not a reload. */
+  readonly readOnce?: boolean;
   /** The layer of this kind's `SourceEntry`s (default `LAYER.config`); a `FileEntry` carries its own. */
   readonly layer?: number;
   /** The entries of this kind the config section names (enabled ones only), in listing order. */

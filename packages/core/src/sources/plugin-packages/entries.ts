@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { basename, join } from "node:path";
+import { workspaceDir } from "../../config/paths.ts";
 import { normalizeId } from "../../tools/plugin-id.ts";
-import type { BrokenEntry, FileEntry, Origin } from "../kind.ts";
+import type { BrokenEntry, FileEntry, Origin, SourceKindContext } from "../kind.ts";
 import { LAYER } from "../kind.ts";
 import type { ValidatorCache } from "./config-validator.ts";
 import { PluginManifestError, readPluginPackage } from "./manifest.ts";
@@ -14,6 +15,17 @@ export interface PluginLookup {
   readonly homeDir: string;
   /** Where plugins' compiled config validators are kept (config-validator.ts). */
   readonly validatorCache?: ValidatorCache;
+}
+
+/** Where plugins are looked up in a load pass; list mode reads compiled validators but writes none. */
+export function pluginLookup(ctx: SourceKindContext): PluginLookup {
+  const projectWorkspace = workspaceDir(ctx.projectRoot);
+  return {
+    projectWorkspace,
+    projectRoot: ctx.projectRoot,
+    homeDir: ctx.homeDir,
+    validatorCache: { dir: join(projectWorkspace, "data", "cache"), write: !ctx.readOnly },
+  };
 }
 
 /** The plugin package in `dir`, or a broken entry saying why it cannot be read. */

@@ -2,8 +2,7 @@ import { join } from "node:path";
 import { workspaceDir } from "../../config/paths.ts";
 import { normalizeId } from "../../tools/plugin-id.ts";
 import { type FileEntry, LAYER, type Origin, type SourceKind, type SourceKindContext } from "../kind.ts";
-import { pluginEntry } from "../plugin-packages/entries.ts";
-import { pluginLookup } from "../plugin-packages/kind.ts";
+import { pluginEntry, pluginLookup } from "../plugin-packages/entries.ts";
 import { listPluginDirs, listToolFiles, nonFileToolEntries } from "./files.ts";
 
 /** The project's workspace (`.openassistant/`), then the global one unless it is the same folder. */

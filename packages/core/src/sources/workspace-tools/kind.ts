@@ -15,6 +15,7 @@ export const workspaceToolsKind = defineSourceKind({
   key: "workspace",
   label: "built-in tools",
   schema: workspaceConfigSchema,
+  readOnce: true,
   layer: LAYER.builtin,
   async entries(section, ctx) {
     const host = ctx.host;
