@@ -2144,8 +2144,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "workspace-write-owners-unwired",
-        `    () => registry.current().entries,\n  );`,
-        `  );`,
+        "host: { reload: () => registry.reload(), entries: () => registry.current().entries },",
+        "host: { reload: () => registry.reload() },",
         "the gateway's writeTool does not know who owns each name: a takeover reaches a card",
       ],
     ],
@@ -3212,8 +3212,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "kinds-registered-only",
-        "bundled: await sourceKindEntries(opts.kinds ?? SOURCE_KINDS, config, {",
-        "bundled: await sourceKindEntries(SOURCE_KINDS, config, {",
+        "const kinds = opts.kinds ?? SOURCE_KINDS;",
+        "const kinds = SOURCE_KINDS;",
         "a kind registered next to the real ones is never asked for its entries",
       ],
     ],
@@ -3242,14 +3242,14 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "kinds-mcp-before-openapi",
-        "export const SOURCE_KINDS = [openApiKind, mcpKind] as const;",
-        "export const SOURCE_KINDS = [mcpKind, openApiKind] as const;",
+        "  openApiKind,\n  mcpKind,\n",
+        "  mcpKind,\n  openApiKind,\n",
         "an MCP server takes a name an OpenAPI spec of the same name should own",
       ],
     ],
   ),
   ...m(
-    "packages/core/src/plugins/namespaces.ts",
+    "packages/core/src/sources/describe.ts",
     ["packages/core/src/plugins/namespaces.test.ts"],
     [
       [
@@ -3406,6 +3406,67 @@ export const MUTANTS: readonly Mutant[] = [
         `return Array.isArray(runIds) && runIds.includes(runId) ? toRunTurn(row) : undefined;`,
         `return Array.isArray(runIds) ? toRunTurn(row) : undefined;`,
         "a run is shown as serving a turn of its session that does not list it",
+      ],
+    ],
+  ),
+  // #28 source kinds
+  ...m(
+    "packages/core/src/plugins/discovery.ts",
+    ["packages/core/src/plugins/namespaces.test.ts", "packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-builtin-layer-ignored",
+        "layer: kind.layer ?? LAYER.config,",
+        "layer: LAYER.config,",
+        "the gateway's own tools rank as a config source: an OpenAPI spec or MCP server takes their name",
+      ],
+      [
+        "kinds-watch-dirs-dropped",
+        "k.watchDirs?.(k.schema ? sections[k.key] : undefined, kindCtx) ?? []",
+        "[]",
+        "the loader stops asking the kinds what to watch: a saved tool file no longer reloads",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/workspace-tools/kind.ts",
+    ["packages/core/src/sources/kinds.test.ts"],
+    [
+      [
+        "kinds-workspace-tools-without-host",
+        "    if (!host) return [];",
+        "    if (!host) return [await workspaceToolsEntry(workspaceDir(ctx.projectRoot), {})];",
+        "a program that embeds the loader gets tools.workspace (tool file writes) it never offered",
+      ],
+      [
+        "kinds-workspace-tools-enabled-ignored",
+        "const entries = section.enabled ? [",
+        "const entries = true ? [",
+        "config.workspace.enabled: false still offers the assistant tools that write tool files",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/config/restart-keys.ts",
+    ["packages/core/src/config/restart-keys.test.ts"],
+    [
+      [
+        "kinds-read-once-reloaded",
+        "(k.schema && !k.readOnce ? [k.key] : [])",
+        "(k.schema ? [k.key] : [])",
+        "a change to config.workspace is taken as applied on reload, though it needs a restart",
+      ],
+    ],
+  ),
+  ...m(
+    "scripts/boundaries.ts",
+    ["scripts/boundaries.test.ts"],
+    [
+      [
+        "kinds-any-file-names-a-kind",
+        'path === "packages/core/src/sources/kinds.ts"',
+        'path.startsWith("packages/core/src/")',
+        "the loader may import one kind by name again, bypassing the registry",
       ],
     ],
   ),
