@@ -65,6 +65,22 @@ describe("package boundaries", () => {
     ]);
   });
 
+  test("the config and the loader reach the source kinds through their registry only", () => {
+    const bad = folderArrowViolations([
+      { path: "packages/core/src/config/schema.ts", text: 'import type { LoadEntry } from "../plugins/types.ts";' },
+      { path: "packages/core/src/plugins/load-tools.ts", text: 'import { mcpKind } from "../sources/mcp/kind.ts";' },
+      { path: "packages/core/src/config/x.ts", text: 'import("../sources/workspace-files/kind.ts")' },
+      { path: "packages/core/src/sources/kinds.ts", text: 'import { mcpKind } from "./mcp/kind.ts";' },
+      { path: "packages/core/src/plugins/ok.ts", text: 'import { SOURCE_KINDS } from "../sources/kinds.ts";' },
+      { path: "packages/core/src/plugins/ok2.ts", text: 'import type { SourceKind } from "../sources/kind.ts";' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "packages/core/src/config/schema.ts",
+      "packages/core/src/plugins/load-tools.ts",
+      "packages/core/src/config/x.ts",
+    ]);
+  });
+
   test("no production code outside the store folders and db/ touches SQL", async () => {
     expect(sqlOutsideStores(await repositorySources())).toEqual([]);
     const bad = sqlOutsideStores([

@@ -2144,8 +2144,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "workspace-write-owners-unwired",
-        `    () => registry.current().entries,\n  );`,
-        `  );`,
+        "host: { reload: () => registry.reload(), entries: () => registry.current().entries },",
+        "host: { reload: () => registry.reload() },",
         "the gateway's writeTool does not know who owns each name: a takeover reaches a card",
       ],
     ],
@@ -2953,7 +2953,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/plugins/specifier.ts",
+    "packages/core/src/sources/plugin-packages/specifier.ts",
     ["apps/gateway/src/cli/commands/plugins-install-sources.test.ts"],
     [
       [
@@ -3207,56 +3207,50 @@ export const MUTANTS: readonly Mutant[] = [
   ]),
   // #28 source kinds
   ...m(
-    "packages/core/src/plugins/load-tools.ts",
-    ["packages/core/src/sources/kinds.test.ts"],
-    [
-      [
-        "kinds-registered-only",
-        "bundled: await sourceKindEntries(opts.kinds ?? SOURCE_KINDS, config, {",
-        "bundled: await sourceKindEntries(SOURCE_KINDS, config, {",
-        "a kind registered next to the real ones is never asked for its entries",
-      ],
-    ],
-  ),
-  ...m(
-    "packages/core/src/sources/kind.ts",
-    ["packages/core/src/sources/kinds.test.ts"],
-    [
-      [
-        "kinds-close-stops-at-failure",
-        '  const settled = await Promise.allSettled(kinds.map((k) => k.close?.()));\n  const failed = settled.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));',
-        "  for (const k of kinds) await k.close?.();\n  const failed: unknown[] = [];",
-        "one kind's failing close leaves the kinds after it open",
-      ],
-      [
-        "kinds-close-failure-swallowed",
-        "if (failed.length > 0) throw new AggregateError(",
-        "if (failed.length < 0) throw new AggregateError(",
-        "a kind that did not close is never reported",
-      ],
-    ],
-  ),
-  ...m(
-    "packages/core/src/sources/kinds.ts",
+    "packages/core/src/plugins/discovery.ts",
     ["packages/core/src/plugins/namespaces.test.ts", "packages/core/src/sources/kinds.test.ts"],
     [
       [
-        "kinds-mcp-before-openapi",
-        "export const SOURCE_KINDS = [openApiKind, mcpKind] as const;",
-        "export const SOURCE_KINDS = [mcpKind, openApiKind] as const;",
-        "an MCP server takes a name an OpenAPI spec of the same name should own",
+        "kinds-builtin-layer-ignored",
+        "layer: kind.layer ?? LAYER.config,",
+        "layer: LAYER.config,",
+        "the gateway's own tools rank as a config source: an OpenAPI spec or MCP server takes their name",
+      ],
+      [
+        "kinds-watch-dirs-dropped",
+        "k.watchDirs?.(k.schema ? sections[k.key] : undefined, kindCtx) ?? []",
+        "[]",
+        "the loader stops asking the kinds what to watch: a saved tool file no longer reloads",
       ],
     ],
   ),
   ...m(
-    "packages/core/src/plugins/namespaces.ts",
-    ["packages/core/src/plugins/namespaces.test.ts"],
+    "packages/core/src/sources/workspace-tools/kind.ts",
+    ["packages/core/src/sources/kinds.test.ts"],
     [
       [
-        "kinds-label-lost",
-        "const label = SOURCE_KINDS.find((k) => k.key === at[0])?.label ?? `config.${at[0]} source`;",
-        "const label = `config.${at[0]} source`;",
-        "a refusal no longer says MCP server / OpenAPI spec",
+        "kinds-workspace-tools-without-host",
+        "    if (!host) return [];",
+        "    if (!host) return [await workspaceToolsEntry(workspaceDir(ctx.projectRoot), {})];",
+        "a program that embeds the loader gets tools.workspace (tool file writes) it never offered",
+      ],
+      [
+        "kinds-workspace-tools-enabled-ignored",
+        "const entries = section.enabled ? [",
+        "const entries = true ? [",
+        "config.workspace.enabled: false still offers the assistant tools that write tool files",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/config/restart-keys.ts",
+    ["packages/core/src/config/restart-keys.test.ts"],
+    [
+      [
+        "kinds-read-once-reloaded",
+        "(k.schema && !k.readOnce ? [k.key] : [])",
+        "(k.schema ? [k.key] : [])",
+        "a change to config.workspace is taken as applied on reload, though it needs a restart",
       ],
     ],
   ),
@@ -3265,10 +3259,10 @@ export const MUTANTS: readonly Mutant[] = [
     ["scripts/boundaries.test.ts"],
     [
       [
-        "kinds-arrow-type-imports-pass",
-        "for (const spec of importsWithTypesOf(file)) {",
-        "for (const spec of importsOf(file)) {",
-        "a type-only import from sources/ into plugins/ (the old back-arrow) passes the boundaries test",
+        "kinds-any-file-names-a-kind",
+        'path === "packages/core/src/sources/kinds.ts"',
+        'path.startsWith("packages/core/src/")',
+        "the loader may import one kind by name again, bypassing the registry",
       ],
     ],
   ),

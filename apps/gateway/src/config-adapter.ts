@@ -9,9 +9,8 @@ import {
 } from "@openassistant/core/config";
 import { createSecretRegistry, type SecretRegistry } from "@openassistant/core/receipts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
-import type { ToolTree } from "@openassistant/sdk";
 import { flattenToolTree } from "@openassistant/core/tools";
-import { toolHistory, workspaceTools, WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
+import { WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
@@ -123,13 +122,6 @@ export async function loadGatewaySettings(
   );
   const { declaredPerSnippet } = await import("./tools-source.ts");
   const declarationCache = openDeclarationCache(declarationCacheFile(dataDir));
-  const ws = workspaceDir(projectRoot);
-  const bundled = builtInBundles(
-    c,
-    ws,
-    () => registry.reload(),
-    () => registry.current().entries,
-  );
   const log = opts.log;
   const registry = createToolRegistry({
     config: loaded,
@@ -137,7 +129,8 @@ export async function loadGatewaySettings(
     reloadConfig: opts.watch === true,
     env,
     cwd: projectRoot,
-    bundled,
+    // The gateway's own tools (`tools.workspace.*`): a write reloads the registry and reads who owns each name.
+    host: { reload: () => registry.reload(), entries: () => registry.current().entries },
     declarationCache,
     secrets,
     ...(log ? { log: (level, message, details) => log([`${level}: ${message}`, ...details].join(" ")) } : {}),
@@ -205,40 +198,4 @@ function memoize<A extends object, R>(fn: (a: A) => R): (a: A) => R {
     if (r === undefined) cache.set(a, (r = fn(a)));
     return r;
   };
-}
-
-/**
- * The tools the gateway itself adds (the assistant's own tool files, `tools.workspace.*`), for the
- * gateway and for `plugins list`, so both count the same tools. A write reloads the registry and
- * reports what the file provides; without `reload` (listing) nothing is ever written.
- */
-export function builtInBundles(
-  c: LoadedConfig["config"],
-  ws: string,
-  reload: () => Promise<LoadedSnapshot> = () => Promise.reject(new Error("listing never writes tools")),
-  owners: () => LoadedSnapshot["entries"] = () => [],
-): Array<{ id: string; tools: ToolTree }> {
-  if (!c.workspace.enabled) return [];
-  return [
-    {
-      id: "workspace",
-      tools: workspaceTools({
-        toolsDir: join(ws, "tools"),
-        history: toolHistory(join(ws, "history")),
-        // A file named like another source's namespace is refused before its card.
-        owners,
-        // Reloading installs what the new file imports (undeclared imports are added and installed).
-        install: async () => {},
-        reload: async (file: string) => {
-          const s = await reload();
-          const entry = s.entries.find((e) => e.source === file);
-          const problems = s.diagnostics.filter((d) => d.source === file && d.level === "error").map((d) => d.message);
-          return {
-            problems,
-            tools: entry?.status === "loaded" && !entry.stale ? entry.tools.map((t) => t.path) : [],
-          };
-        },
-      }),
-    },
-  ];
 }

@@ -24,3 +24,9 @@ test("settings read at start are named by path; tool keys (plugins, config, tool
   expect(keysNeedingRestart(started, now)).toEqual(["discord", "http.approvers", "model.effort", "model.name"]);
   expect(keysNeedingRestart(started, structuredClone(started))).toEqual([]);
 });
+
+test("a tool source kind that reads its section once (config.workspace) needs a restart; the others reload", () => {
+  const started = { workspace: { enabled: true }, plugins: [], openapi: {} };
+  const now = { workspace: { enabled: false }, plugins: ["./p"], openapi: { x: { spec: "s.json" } } };
+  expect(keysNeedingRestart(started, now)).toEqual(["workspace.enabled"]);
+});

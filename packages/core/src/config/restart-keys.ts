@@ -1,8 +1,15 @@
+import { SOURCE_KINDS } from "../sources/kinds.ts";
+
 /**
- * The config keys a reload applies (they only decide which tools exist and how they load); every
- * other key is read once when the gateway starts.
+ * The config keys a reload applies (they only decide which tools exist and how they load): the
+ * per-namespace keys and each tool source kind's section, unless the kind reads it once
+ * (`readOnce`); every other key is read once when the gateway starts.
  */
-export const RELOADED_KEYS = ["plugins", "config", "tools", "mcp", "openapi"] as const;
+export const RELOADED_KEYS: readonly string[] = [
+  "config",
+  "tools",
+  ...SOURCE_KINDS.flatMap((k) => (k.schema && !k.readOnce ? [k.key] : [])),
+];
 
 /**
  * Dotted paths of the settings that differ between the config the gateway started with and the one
@@ -14,7 +21,7 @@ export function keysNeedingRestart(started: unknown, now: unknown): string[] {
   const walk = (a: unknown, b: unknown, path: string[]) => {
     if (isRecord(a) && isRecord(b)) {
       for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-        if (path.length === 0 && (RELOADED_KEYS as readonly string[]).includes(key)) continue;
+        if (path.length === 0 && RELOADED_KEYS.includes(key)) continue;
         walk(a[key], b[key], [...path, key]);
       }
     } else if (JSON.stringify(a) !== JSON.stringify(b)) out.push(path.join("."));

@@ -16,8 +16,6 @@ const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional() });
 export const configSchema = z.strictObject({
   /** Editor hint, ignored. */
   $schema: z.string().optional(),
-  /** Plugin specifiers: npm name (optionally `name@range`), `file://` URL, relative or absolute path. */
-  plugins: z.array(z.string().min(1)).default([]),
   /** Per-plugin configuration keyed by plugin id; `enabled: false` disables the plugin. */
   config: z.record(z.string(), pluginConfigSchema).default({}),
   /** Enable/disable tools by id, path or pattern (`calendar.*`, `github_issues.**`). */
@@ -84,20 +82,11 @@ export const configSchema = z.strictObject({
       alwaysTtlHours: z.number().positive().default(24),
     })
     .prefault({}),
-  /** The config-named tool sources (`config.openapi`, `config.mcp`, …): sources/kinds.ts. */
+  /**
+   * Each tool source kind's own section (`config.plugins`, `config.openapi`, `config.mcp`,
+   * `config.workspace`, …): sources/kinds.ts.
+   */
   ...sourceKindsShape(SOURCE_KINDS),
-  /** The assistant's own tool files (`tools.workspace.*`). */
-  workspace: z
-    .strictObject({
-      /** Offer `tools.workspace.*` to the model at all. */
-      enabled: z.boolean().default(true),
-      /**
-       * DANGEROUS: lets operator rules and "approve always" make writing or removing tool files
-       * automatic. Tools run in the gateway with full rights; leave this off.
-       */
-      allowAutoWrite: z.boolean().default(false),
-    })
-    .prefault({}),
   database: z.strictObject({ path: z.string().optional() }).prefault({}),
   http: z
     .strictObject({

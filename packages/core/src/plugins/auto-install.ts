@@ -1,12 +1,12 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
-import { hasWorkspaceContent, listPluginDirs } from "./discovery.ts";
+import { hasWorkspaceContent, listPluginDirs } from "../sources/workspace-files/files.ts";
 import { installFailureReason, runBun, tailLines } from "./bun-install.ts";
 import { retrying } from "../retry/retry.ts";
 import { applyInstallGuard, ensureStub, GUARDED_SCOPE } from "./install-guard.ts";
 import { isDeclared, toolImports } from "./undeclared-imports.ts";
-import { versionSatisfies } from "./specifier.ts";
+import { versionSatisfies } from "../sources/plugin-packages/specifier.ts";
 
 export interface AutoInstallOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;

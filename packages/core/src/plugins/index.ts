@@ -2,5 +2,5 @@ export { loadTools } from "./load-tools.ts";
 export { createToolRegistry, type LoadedSnapshot } from "./registry.ts";
 export { ensureWorkspaceDependencies } from "./auto-install.ts";
 export { installNpmPlugins } from "./npm-plugins.ts";
-export { parseSpecifier } from "./specifier.ts";
+export { parseSpecifier } from "../sources/plugin-packages/specifier.ts";
 export type { LoadEntry, LoadResult } from "./types.ts";

@@ -8,11 +8,12 @@ import { workspaceDir } from "../config/paths.ts";
 import { filterToolTree, flattenToolTree } from "../tools/flatten.ts";
 import { WHOLE_DECLARATIONS_TOOLS } from "../codemode/whole-declarations.ts";
 import { ensureWorkspaceDependencies, FIX_COMMAND, type ToolInstallFailure } from "./auto-install.ts";
-import { discover, hasWorkspaceContent, type Candidate } from "./discovery.ts";
+import { discover, kindWatchDirs, type Candidate } from "./discovery.ts";
+import { hasWorkspaceContent } from "../sources/workspace-files/files.ts";
 import { disableRuntimeAutoInstall } from "./no-auto-install.ts";
 import { isEntryDisabled, isToolEnabled } from "../tools/enablement.ts";
 import { hasNodeModulesAbove, packageImports, packageNameOf } from "./bare-imports.ts";
-import { findInstalledPackage } from "./specifier.ts";
+import { findInstalledPackage } from "../sources/plugin-packages/specifier.ts";
 import { isDeclared } from "./undeclared-imports.ts";
 import { describeLoadError, isConfigError, stripCacheQuery } from "./errors.ts";
 import { locateConfigKey } from "../config/locate.ts";
@@ -23,7 +24,6 @@ import {
   zodJsonSchema,
 } from "../config/secret-fields.ts";
 import { previewJson } from "../receipts/redact.ts";
-import type { SourceKind, SourceKindContext } from "../sources/kind.ts";
 import { SOURCE_KINDS } from "../sources/kinds.ts";
 import { candidateKey, claimNamespaces } from "./namespaces.ts";
 import { checkScopePeers } from "./peer-deps.ts";
@@ -31,7 +31,7 @@ import { findUnmatchedKeys } from "./unknown-keys.ts";
 import { interpretPluginModule, interpretToolModule, type ModuleShape } from "./exports.ts";
 import { dirStamp, fileStamp } from "./fingerprint.ts";
 import { importFresh, nextGeneration } from "./import-module.ts";
-import { validatePluginConfig } from "./manifest.ts";
+import { validatePluginConfig } from "../sources/plugin-packages/manifest.ts";
 import { registerSdkModule } from "./sdk-module.ts";
 import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
 import { checkTreeShape } from "../tools/tree-shape.ts";
@@ -99,26 +99,19 @@ export async function loadToolsIncremental(
     }
   }
 
-  const candidates = discover(
-    {
-      projectWorkspace,
-      globalDir,
-      projectRoot,
-      homeDir,
-      specifiers: config.plugins,
-      // List mode reads compiled validators but writes none.
-      validatorCache: { dir: join(projectWorkspace, "data", "cache"), write: !readOnly },
-      builtins: opts.bundled ?? [],
-      bundled: await sourceKindEntries(opts.kinds ?? SOURCE_KINDS, config, {
-        projectRoot,
-        globalDir,
-        ...(readOnly ? {} : { cacheDir: join(projectWorkspace, "cache") }),
-        ...(opts.secrets ? { secrets: opts.secrets } : {}),
-        ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
-      }),
-    },
-    diagnostics,
-  );
+  const kinds = opts.kinds ?? SOURCE_KINDS;
+  const kindCtx = {
+    projectRoot,
+    globalDir,
+    homeDir,
+    readOnly,
+    builtins: opts.bundled ?? [],
+    ...(readOnly ? {} : { cacheDir: join(projectWorkspace, "cache") }),
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
+    ...(opts.onSourceChanged ? { onToolsChanged: opts.onSourceChanged } : {}),
+    ...(opts.host ? { host: opts.host } : {}),
+  };
+  const candidates = await discover(kinds, config, kindCtx, diagnostics);
   const kept = claimNamespaces(candidates, previousOwners(previous), diagnostics);
   if (!readOnly) {
     for (const ws of [projectWorkspace, globalDir]) if (hasWorkspaceContent(ws)) disableRuntimeAutoInstall(ws);
@@ -150,12 +143,7 @@ export async function loadToolsIncremental(
   const tree: Record<string, ToolTree | ToolDefinition> = {};
   const entries: LoadEntry[] = [];
   const state = new Map<string, { entry: LoadEntry; subtree?: ToolTree; fingerprint: string }>();
-  const watchDirs = new Set<string>([
-    join(projectWorkspace, "tools"),
-    join(projectWorkspace, "plugins"),
-    join(globalDir, "tools"),
-    join(globalDir, "plugins"),
-  ]);
+  const watchDirs = new Set<string>(kindWatchDirs(kinds, config, kindCtx));
   kept.forEach((c, i) => {
     const r = results[i]!;
     diagnostics.push(...r.diagnostics);
@@ -224,18 +212,6 @@ export async function loadToolsIncremental(
     watchDirs: [...watchDirs],
   };
   return { result, state: { entries: state }, config: loadedConfig };
-}
-
-/** The entries of every kind, kind after kind in registration order (the order of their names' ranking). */
-async function sourceKindEntries(
-  kinds: readonly SourceKind[],
-  config: LoadedConfig["config"],
-  ctx: SourceKindContext,
-): Promise<BundledPlugin[]> {
-  const sections = config as unknown as Readonly<Record<string, unknown>>;
-  const out: BundledPlugin[] = [];
-  for (const kind of kinds) out.push(...(await kind.entries(sections[kind.key], ctx)));
-  return out;
 }
 
 /** Whether the tree's declarations are rendered whole at load; a tree that cannot be flattened is, to report why. */

@@ -1,8 +1,7 @@
 import type { Diagnostic } from "../config/diagnostic.ts";
-import { SOURCE_KINDS } from "../sources/kinds.ts";
+import { describeEntry, type EntryRef } from "../sources/describe.ts";
 import { isBuiltinNamespace } from "../tools/names.ts";
 import type { Candidate } from "./discovery.ts";
-import type { LoadEntry } from "./types.ts";
 
 /** The layer of the gateway's own tools (discovery.ts): they always keep their names. */
 const BUILTIN = 0;
@@ -78,22 +77,11 @@ function refusal(c: Candidate, owner: Candidate | undefined, incumbent: boolean)
   };
 }
 
+export { describeEntry, type EntryRef };
+
 /** A source as a person finds it: the file, the plugin folder, the config key. */
 export function describeSource(c: Candidate): string {
   return describeEntry(entryRefOf(c));
-}
-
-/** What `describeEntry` needs of a loaded entry or a candidate. */
-export type EntryRef = Pick<LoadEntry, "kind" | "id" | "origin" | "source" | "configPath">;
-
-/** A loaded entry (a namespace's owner) as a person finds it. */
-export function describeEntry(e: EntryRef): string {
-  if (e.kind === "tool") return `tool file ${e.source}`;
-  if (e.origin !== "bundled") return `${e.origin === "npm" ? "npm " : ""}plugin "${e.id}" (${e.source})`;
-  const at = e.configPath;
-  if (!at) return `the built-in tools.${e.id}`;
-  const label = SOURCE_KINDS.find((k) => k.key === at[0])?.label ?? `config.${at[0]} source`;
-  return `${label} ${at.join(".")} (${e.source})`;
 }
 
 function entryRefOf(c: Candidate): EntryRef {

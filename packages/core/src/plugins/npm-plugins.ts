@@ -5,7 +5,12 @@ import { installFailureReason, runBun } from "./bun-install.ts";
 import { isValidPackageName } from "./bare-imports.ts";
 import { applyInstallGuard, ensureStub, GUARDED_SCOPE } from "./install-guard.ts";
 import { normalizeId } from "../tools/plugin-id.ts";
-import { findInstalledPackage, installedNameOf, parseSpecifier, versionSatisfies } from "./specifier.ts";
+import {
+  findInstalledPackage,
+  installedNameOf,
+  parseSpecifier,
+  versionSatisfies,
+} from "../sources/plugin-packages/specifier.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 
 export interface NpmPluginInstallResult {

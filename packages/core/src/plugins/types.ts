@@ -1,44 +1,13 @@
 import type { SecretSink } from "../receipts/secret-registry.ts";
-import type { ApprovalMode, ToolTree } from "@openassistant/sdk";
-import type { PluginFactory, SourceEntry, SourceKind } from "../sources/kind.ts";
+import type { ToolTree } from "@openassistant/sdk";
+import type { LoadEntry, SourceEntry, SourceHost, SourceKind } from "../sources/kind.ts";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { DeclarationCache } from "../codemode/declarations-cache.ts";
 
 export type { Diagnostic };
 
-/** Where an entry was found. Who owns a name when several want it: docs/plugins.md, "Who owns a name". */
-export type Origin = "project" | "global" | "npm" | "path" | "bundled";
-
-export type { PluginFactory };
-
-export interface ToolInfo {
-  /** Dotted path as the model calls it. */
-  readonly path: string;
-  readonly approval: ApprovalMode;
-  readonly description: string;
-  /** false when switched off by `config.tools`. */
-  readonly enabled: boolean;
-}
-
-export interface LoadEntry {
-  readonly id: string;
-  readonly kind: "tool" | "plugin";
-  /** The tool file, or the plugin's directory. */
-  readonly source: string;
-  readonly origin: Origin;
-  readonly status: "loaded" | "disabled" | "error";
-  readonly tools: readonly ToolInfo[];
-  /** Manifest name/description when the plugin has one. */
-  readonly name?: string;
-  readonly description?: string;
-  /** The config.plugins specifier that found this plugin. */
-  readonly specifier?: string;
-  /** Where a config source is named (`["mcp", "servers", "linear"]`, `["openapi", "pets"]`). */
-  readonly configPath?: readonly string[];
-  /** True when the current version failed on reload and the previous version is still served. */
-  readonly stale?: boolean;
-}
+export type { LoadEntry, Origin, PluginFactory, ToolInfo } from "../sources/kind.ts";
 
 export interface LoadResult {
   /** Merged tree of every loaded, enabled tool. */
@@ -60,8 +29,11 @@ export interface LoadToolsOptions {
   homeDir?: string;
   /** Already loaded config; otherwise loadConfig({ cwd, env, homeDir }) runs. */
   config?: LoadedConfig;
+  /** Tool trees of the host's own, mounted as they are (the built-in layer: nothing can take their names). */
   bundled?: readonly BundledPlugin[];
-  /** The config-named source kinds to load (default: every registered kind, sources/kinds.ts). */
+  /** The gateway, when it offers its own tools (`tools.workspace.*`, sources/workspace-tools/); none by default. */
+  host?: SourceHost;
+  /** The source kinds to load (default: every registered kind, sources/kinds.ts). */
   kinds?: readonly SourceKind[];
   /** Run `bun install` in `.openassistant/` when its dependencies are missing (default true). */
   autoInstall?: boolean;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { isValidPackageName, packageImports, packageNameOf } from "./bare-imports.ts";
-import { listToolFiles } from "./discovery.ts";
+import { listToolFiles } from "../sources/workspace-files/files.ts";
 import { GUARDED_SCOPE } from "./install-guard.ts";
 
 const DEP_FIELDS = ["dependencies", "optionalDependencies", "devDependencies", "peerDependencies"] as const;

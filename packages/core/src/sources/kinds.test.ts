@@ -2,13 +2,14 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "zod";
 import { echoCloses, echoKind } from "../../test/source-kinds/echo/kind.ts";
-import { tempProject } from "../../test/plugin-fixtures.ts";
+import { tempProject, toolSource } from "../../test/plugin-fixtures.ts";
 import { loadConfig } from "../config/load.ts";
 import { configSchema } from "../config/schema.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { loadTools } from "../plugins/index.ts";
 import { closeSourceKinds, sourceKindsShape } from "./kind.ts";
 import { SOURCE_KINDS } from "./kinds.ts";
+import { openApiKind } from "./openapi/kind.ts";
 
 // Real OpenAPI spec reads and tool imports: seconds on a busy machine.
 setDefaultTimeout(30_000);
@@ -31,8 +32,10 @@ async function projectWithEcho(echo: unknown, openapi: Record<string, { spec: st
 
 describe("source kinds", () => {
   test("the config schema takes each registered kind's schema at its key", () => {
-    for (const kind of SOURCE_KINDS) expect(configSchema.shape[kind.key]).toBe(kind.schema);
-    expect(Object.keys(sourceKindsShape(KINDS))).toEqual(["openapi", "mcp", "echo"]);
+    const shape: Readonly<Record<string, unknown>> = configSchema.shape;
+    for (const kind of SOURCE_KINDS) if (kind.schema) expect(shape[kind.key]).toBe(kind.schema);
+    // Kinds without a config section (workspace files, the host's own trees) add no key.
+    expect(Object.keys(sourceKindsShape(KINDS))).toEqual(["plugins", "openapi", "mcp", "workspace", "echo"]);
   });
 
   test("a test-only kind registered next to the real kinds loads its tools beside an OpenAPI spec's", async () => {
@@ -76,5 +79,53 @@ describe("source kinds", () => {
     const failing = { ...echoKind, key: "broken", close: async () => Promise.reject(new Error("cannot close")) };
     await expect(closeSourceKinds([failing, echoKind])).rejects.toThrow("1 tool source kind(s) did not close");
     expect(echoCloses.count).toBe(before + 1);
+  });
+
+  test("every kind of tool source is one registry line, in the order plugins list shows them", () => {
+    expect(SOURCE_KINDS.map((k) => k.key)).toEqual([
+      "workspace files",
+      "plugins",
+      "openapi",
+      "mcp",
+      "workspace",
+      "built-in trees",
+    ]);
+  });
+
+  test("the loader finds only what the kinds it is given find: workspace files, their watched folders and all", async () => {
+    const p = tempProject({
+      "specs/pets.json": await Bun.file(PETS_SPEC).text(),
+      ".openassistant/tools/clock.ts": toolSource("What time is it"),
+      ".openassistant/config.json": JSON.stringify({ openapi: { pets: { spec: "specs/pets.json" } } }),
+    });
+    const opts = { ...p.opts, autoInstall: false, declarations: false };
+    const all = await loadTools(opts);
+    expect(all.entries.map((e) => e.id)).toEqual(["clock", "pets"]);
+    expect(all.watchDirs).toContain(join(p.ws, "tools"));
+    const onlySpecs = await loadTools({ ...opts, kinds: [openApiKind] });
+    expect(onlySpecs.entries.map((e) => e.id)).toEqual(["pets"]);
+    expect(onlySpecs.watchDirs).toEqual([]);
+  });
+
+  test("the built-in workspace tools mount for a host only, unless config.workspace.enabled is false", async () => {
+    const p = tempProject();
+    const opts = { ...p.opts, autoInstall: false, declarations: false };
+    expect((await loadTools(opts)).entries).toEqual([]);
+    const hosted = await loadTools({ ...opts, host: {} });
+    expect(hosted.entries.map((e) => [e.id, e.origin, e.source])).toEqual([
+      ["workspace", "bundled", "bundled:workspace"],
+    ]);
+    expect(indexToolTree(hosted.tree).has("workspace.writeTool")).toBe(true);
+    p.write(".openassistant/config.json", JSON.stringify({ workspace: { enabled: false } }));
+    expect((await loadTools({ ...opts, host: {} })).entries).toEqual([]);
+  });
+
+  test("a file named like a built-in workspace tool is refused: the host's kind comes first", async () => {
+    const p = tempProject({ ".openassistant/tools/workspace.ts": toolSource("mine") });
+    const r = await loadTools({ ...p.opts, autoInstall: false, declarations: false, host: {} });
+    expect(r.entries.map((e) => [e.id, e.origin])).toEqual([["workspace", "bundled"]]);
+    expect(r.diagnostics.filter((d) => d.level === "error").map((d) => d.message)).toEqual([
+      `tool file ${join(p.ws, "tools/workspace.ts")} is not loaded: tools.workspace already belongs to the built-in tools.workspace (it comes first (docs/plugins.md, "Who owns a name")); a source never takes over another's name`,
+    ]);
   });
 });

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, unlinkSync } from "n
 import { replaceFile } from "../files/whole-writes.ts";
 import { basename } from "node:path";
 import { defineTool, type ToolTree, z } from "@openassistant/sdk";
-import { listToolFiles } from "../plugins/discovery.ts";
-import { describeEntry, type EntryRef } from "../plugins/namespaces.ts";
+import { listToolFiles } from "../sources/workspace-files/files.ts";
+import { describeEntry, type EntryRef } from "../sources/describe.ts";
 import { normalizeId } from "../tools/plugin-id.ts";
 import type { ToolHistory } from "./history.ts";
 import { checkToolSource, sha256Hex, type SourceCheck } from "./source-check.ts";

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
 import { openDatabase, probeWritable } from "@openassistant/core/db";
-import { closeMcpConnections } from "@openassistant/core/sources";
+import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import { ConfigError, defaultConfig } from "@openassistant/core/config";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
@@ -91,8 +91,8 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
 
   const snapshot = tools.current();
   tools.close();
-  // Loading connected to each MCP server: stop their processes and sockets, so the command ends.
-  await closeMcpConnections();
+  // Loading connected to each MCP server (and whatever else a kind keeps open): close them, so the command ends.
+  await closeSourceKinds(SOURCE_KINDS);
   checks.push(
     snapshot.diagnostics.length
       ? {

@@ -4,7 +4,7 @@ import { loadConfig } from "@openassistant/core/config";
 import { workspaceDir } from "@openassistant/core/config";
 import { ensureWorkspaceDependencies } from "@openassistant/core/plugins";
 import { loadTools } from "@openassistant/core/plugins";
-import { closeMcpConnections } from "@openassistant/core/sources";
+import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import { installNpmPlugins } from "@openassistant/core/plugins";
 import { resolvePolicy } from "@openassistant/core/policy";
 import type { PolicyRule } from "@openassistant/core/policy";
@@ -12,7 +12,6 @@ import type { LoadResult } from "@openassistant/core/plugins";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { displayPath } from "../display-path.ts";
-import { builtInBundles } from "../../config-adapter.ts";
 import { toolCountLine } from "../tool-table.ts";
 import { commandTable, guard, rejectUnknownFlags } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
@@ -88,22 +87,21 @@ const listCommand = defineCommand({
         const config = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
         rules = config.config.policy.rules;
         // Listing is side-effect free: no install, no package.json, no node_modules, no data dirs.
-        // With the gateway's own tools (tools.workspace.*): the count is the one `start` prints.
-        const bundled = builtInBundles(config.config, workspaceDir(config.projectRoot));
         result = await loadTools({
           config,
           env: process.env,
           readOnly: true,
           declarations: a.json,
           log: () => {},
-          bundled,
+          // With the gateway's own tools (tools.workspace.*): the count is the one `start` prints. No reload: listing never writes.
+          host: {},
         });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;
       } finally {
         // The listing connected to each MCP server: stop their processes and sockets, so the command ends.
-        await closeMcpConnections();
+        await closeSourceKinds(SOURCE_KINDS);
       }
       if (a.json) {
         const { tree: _tree, declarations, ...rest } = result;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ValidateFunction } from "ajv";
-import { normalizeId, isValidId } from "../tools/plugin-id.ts";
+import { normalizeId, isValidId } from "../../tools/plugin-id.ts";
 import { compileConfigSchema, type ValidatorCache } from "./config-validator.ts";
 
 export interface PluginPackage {

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync } from "node:fs";
-import { replaceFile } from "../files/whole-writes.ts";
+import { replaceFile } from "../../files/whole-writes.ts";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { ValidateFunction } from "ajv";
