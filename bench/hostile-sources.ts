@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { loadTools } from "../packages/core/src/plugins/index.ts";
-import { closeMcpConnections } from "../packages/core/src/sources/index.ts";
+import { closeMcpConnections } from "../packages/core/src/sources/mcp/index.ts";
 import { compileLinear } from "../packages/core/src/sources/linear-regex.ts";
 import { describeOperations } from "../packages/core/src/sources/openapi/operations.ts";
 import { prepareJsonSchema } from "../packages/core/src/sources/schema-limits.ts";

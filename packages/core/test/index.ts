@@ -10,5 +10,6 @@ export { registerSdkModule } from "../src/plugins/sdk-module.ts";
 export type { ReceiptDraft } from "../src/receipts/types.ts";
 export { CREDENTIAL_SOURCES, type CredentialSource } from "../src/receipts/secret-registry.ts";
 export { McpOAuthStore } from "../src/sources/mcp/oauth-store.ts";
+export { closeMcpConnections } from "../src/sources/mcp/index.ts";
 export { indexToolTree } from "../src/tools/flatten.ts";
 export { sha256Hex } from "../src/workspace/source-check.ts";

@@ -14,7 +14,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CREDENTIAL_SOURCES, type CredentialSource } from "@openassistant/core/testing";
-import { closeMcpConnections, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
+import { mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
+import { closeMcpConnections } from "@openassistant/core/testing";
 import { startFakeDiscord, type FakeDiscord } from "@openassistant/testkit";
 import {
   startFakeAnthropic,

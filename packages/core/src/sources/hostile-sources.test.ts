@@ -10,7 +10,7 @@ import {
 import { tempProject } from "../../test/plugin-fixtures.ts";
 import { loadTools } from "../plugins/index.ts";
 import { indexToolTree } from "../tools/flatten.ts";
-import { closeMcpConnections } from "./index.ts";
+import { closeMcpConnections } from "./mcp/index.ts";
 
 setDefaultTimeout(30_000);
 

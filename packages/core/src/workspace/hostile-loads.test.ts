@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { ToolDefinition } from "@openassistant/sdk";
 import { tempProject } from "../../test/plugin-fixtures.ts";
 import { indexToolTree } from "../tools/flatten.ts";
-import { toolHistory, workspaceTools } from "./index.ts";
+import { toolHistory } from "./index.ts";
+import { workspaceTools } from "./workspace-tools.ts";
 
 // Each source is checked in a child process (the real path to a card); the refused ones are parsed only.
 setDefaultTimeout(180_000);

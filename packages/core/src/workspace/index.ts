@@ -1,3 +1,3 @@
 /** Assistant-authored tools: checked, approved, written atomically, versioned. */
-export { workspaceTools, WORKSPACE_WRITE_TOOLS } from "./workspace-tools.ts";
+export { WORKSPACE_WRITE_TOOLS } from "./workspace-tools.ts";
 export { toolHistory } from "./history.ts";

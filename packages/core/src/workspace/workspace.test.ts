@@ -8,7 +8,8 @@ import { tempProject } from "../../test/plugin-fixtures.ts";
 import { FULL_DISK_PRELUDE } from "@openassistant/testkit/full-disk.ts";
 import { jsonFromFreshProcess } from "@openassistant/testkit/fresh-process.ts";
 import { indexToolTree } from "../tools/flatten.ts";
-import { toolHistory, workspaceTools } from "./index.ts";
+import { toolHistory } from "./index.ts";
+import { workspaceTools } from "./workspace-tools.ts";
 import { checkToolSource, sha256Hex } from "./source-check.ts";
 import { resolveToolFile } from "./tool-file.ts";
 
@@ -229,7 +230,8 @@ test("on a full disk a tool file write fails with the disk's error and leaves no
   // child lowers its file-size limit (FULL_DISK_PRELUDE) and runs the approved write.
   const source = `${TOOL("big")}// ${"x".repeat(4000)}\n`;
   const script = `${FULL_DISK_PRELUDE}
-    const { workspaceTools, toolHistory } = await import(${JSON.stringify(join(import.meta.dir, "index.ts"))});
+    const { toolHistory } = await import(${JSON.stringify(join(import.meta.dir, "index.ts"))});
+    const { workspaceTools } = await import(${JSON.stringify(join(import.meta.dir, "workspace-tools.ts"))});
     const { indexToolTree } = await import(${JSON.stringify(join(import.meta.dir, "../tools/flatten.ts"))});
     const ws = indexToolTree(workspaceTools({
       toolsDir: ${JSON.stringify(tools)},

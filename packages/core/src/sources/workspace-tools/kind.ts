@@ -29,7 +29,10 @@ export const workspaceToolsKind = defineSourceKind({
 });
 
 async function workspaceToolsEntry(ws: string, host: SourceHost): Promise<SourceEntry> {
-  const { toolHistory, workspaceTools } = await import("../../workspace/index.ts");
+  const [{ toolHistory }, { workspaceTools }] = await Promise.all([
+    import("../../workspace/index.ts"),
+    import("../../workspace/workspace-tools.ts"),
+  ]);
   const reload = host.reload ?? (() => Promise.reject(new Error("listing never writes tools")));
   return {
     id: "workspace",
