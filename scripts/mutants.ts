@@ -713,7 +713,7 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/gateway.ts", REDACT, [
     [
       "gateway-discord-token-not-secret",
-      `  secrets.add("discord-token", [settings.discord?.token]);\n`,
+      `  secrets.add("surface-token", surfaceCredentials(settings.surfaces));\n`,
       ``,
       "the Discord token is not a secret",
     ],
@@ -1817,7 +1817,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "cred-discord-surface-token-unregistered",
-        `  port.secrets?.add("discord-token", [config.token]);\n`,
+        `  port.secrets?.add("surface-token", [config.token]);\n`,
         ``,
         "the surface's bot token is kept out of its logs only, not replies or receipts",
       ],

@@ -1,7 +1,10 @@
 export {
   configSchema,
   defaultConfig,
+  modelSettingsShape,
   policyRuleSchema,
+  withConfigSections,
+  type ConfigSchema,
   type OpenAssistantConfig,
   type OpenAssistantConfigInput,
 } from "./schema.ts";
@@ -15,14 +18,8 @@ export { interpolateEnv } from "./interpolate.ts";
 export { deepMerge } from "./merge.ts";
 export { findLiteralSecrets } from "./secrets.ts";
 export { locateConfigKey, type ConfigLocation } from "./locate.ts";
-export {
-  knownModels,
-  modelCapabilities,
-  type EffortLevel,
-  type ModelCapabilities,
-  type ThinkingSetting,
-} from "./model-capabilities.ts";
 export { loadOrCreateSecretFile, writePrivateFile } from "./private-file.ts";
+export { secret } from "./secret-mark.ts";
 export {
   configSecretValues,
   marksSecret,

@@ -3,6 +3,7 @@ import type { ApprovalMode, ToolTree } from "@openassistant/sdk";
 import type { PluginFactory, SourceEntry, SourceKind } from "../sources/kind.ts";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
+import type { ConfigSchema } from "../config/schema.ts";
 import type { DeclarationCache } from "../codemode/declarations-cache.ts";
 
 export type { Diagnostic };
@@ -60,6 +61,8 @@ export interface LoadToolsOptions {
   homeDir?: string;
   /** Already loaded config; otherwise loadConfig({ cwd, env, homeDir }) runs. */
   config?: LoadedConfig;
+  /** The schema a config read here is checked with (default: the loaded config's, else core's). */
+  configSchema?: ConfigSchema;
   bundled?: readonly BundledPlugin[];
   /** The config-named source kinds to load (default: every registered kind, sources/kinds.ts). */
   kinds?: readonly SourceKind[];
