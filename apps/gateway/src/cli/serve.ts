@@ -4,7 +4,7 @@ import { createRedactor } from "@openassistant/core/receipts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, startGatewayProcesses, type Gateway, type GatewayProcesses } from "../gateway.ts";
-import { SURFACES } from "../surfaces/registry.ts";
+import { surfaceToRun } from "../surfaces/registry.ts";
 import { installCrashGuard } from "./crash-guard.ts";
 import { homedir } from "node:os";
 import { configuredPluginDirs, writeEditorTsconfig } from "./editor-tsconfig.ts";
@@ -183,11 +183,7 @@ async function startSurface(
   onStop: (fn: () => Promise<void> | void) => void,
 ): Promise<void> {
   const sections = gateway.settings.surfaces ?? {};
-  const surface =
-    options.surface === "auto"
-      ? SURFACES.find((s) => (s.configSchema ? Object.hasOwn(sections, s.id) : s.configured(undefined)))
-      : SURFACES.find((s) => s.id === options.surface);
-  if (!surface) throw new Error(`no surface to start (${options.surface})`);
+  const surface = surfaceToRun(sections, options.surface);
   const running = await surface.start({
     gateway,
     section: sections[surface.id],

@@ -28,6 +28,23 @@ export function configuredSections(
   return out;
 }
 
+/**
+ * The surface `openassistant start` runs: the named one, or ("auto") the first whose section asks
+ * for it; a surface without a section (the terminal) asks by itself.
+ */
+export function surfaceToRun(
+  sections: Readonly<Record<string, unknown>>,
+  mode: "auto" | (string & {}),
+  surfaces: readonly SurfaceDefinition[] = SURFACES,
+): SurfaceDefinition {
+  const surface =
+    mode === "auto"
+      ? surfaces.find((s) => (s.configSchema ? Object.hasOwn(sections, s.id) : s.configured(undefined)))
+      : surfaces.find((s) => s.id === mode);
+  if (!surface) throw new Error(`no surface to start (${mode}); registered: ${surfaces.map((s) => s.id).join(", ")}`);
+  return surface;
+}
+
 /** The credentials of every configured section (the Discord bot token). */
 export function surfaceCredentials(
   sections: Readonly<Record<string, unknown>> | undefined,

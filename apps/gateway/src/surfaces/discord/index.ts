@@ -74,7 +74,7 @@ export async function startDiscordSurface(
   const sink = opts.log;
   const log = createSurfaceLog(redact, sink ? (line) => sink(line) : undefined);
   const client = createDiscordClient({ restApi: opts.restApi });
-  const store = createSurfaceStore(port.db);
+  const store = port.openStore({ sqlite: createSurfaceStore });
   const limiter = createRefusalLimiter(opts.refusalWindowMs);
 
   const life: { open: boolean } & SurfaceLife = { open: true };
