@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import {
   boundaryViolations,
+  coreNamesWhatIsNotItsOwn,
   corePublicEntries,
   folderArrowViolations,
   receiptSqlReaders,
@@ -84,6 +85,28 @@ describe("package boundaries", () => {
       "apps/gateway/src/b.ts",
       "packages/core/src/c.ts",
       "apps/gateway/src/d.ts",
+    ]);
+  });
+
+  test("core's production code names no chat surface and no model (comments may)", async () => {
+    expect(await coreNamesWhatIsNotItsOwn(await repositorySources())).toEqual([]);
+    const bad = await coreNamesWhatIsNotItsOwn([
+      { path: "packages/core/src/a.ts", text: "export const schema = { discord: z.object({}) };" },
+      { path: "packages/core/src/b.ts", text: 'const name = "claude-sonnet-5-5"; // the default' },
+      { path: "packages/core/src/c.ts", text: "const kinds = [`Discord-token`];" },
+      {
+        path: "packages/core/src/d.ts",
+        text: "/** Discord takes 10 files; claude-x models too. */\nexport const MAX = 10; // Discord",
+      },
+      { path: "packages/core/src/e.ts", text: 'const url = "https://x.test/a"; // discord\nconst re = /\\/discord/;' },
+      { path: "packages/core/src/f.test.ts", text: 'const token = "discord-token";' },
+      { path: "apps/gateway/src/g.ts", text: 'const name = "claude-opus-5";' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "packages/core/src/a.ts",
+      "packages/core/src/b.ts",
+      "packages/core/src/c.ts",
+      "packages/core/src/e.ts",
     ]);
   });
 });

@@ -182,3 +182,48 @@ export function sqlOutsideStores(files: readonly SourceFile[]): string[] {
   }
   return out;
 }
+
+/**
+ * What core's production code must not name, outside comments: the chat surfaces and the models
+ * are the gateway's (a surface registers in apps/gateway/src/surfaces/registry.ts with its config
+ * section; the model capability table and default model are in apps/gateway/src/model/). Comments
+ * may explain a limit by where it comes from ("under Discord's 10 MiB per file").
+ */
+export const CORE_MUST_NOT_NAME: readonly { readonly pattern: RegExp; readonly why: string }[] = [
+  { pattern: /discord/i, why: "Discord belongs to its surface (apps/gateway/src/surfaces/discord/)" },
+  {
+    pattern: /\bclaude-[a-z0-9]/i,
+    why: "model names belong to the gateway's model folder (apps/gateway/src/model/)",
+  },
+];
+
+/** The code of a TypeScript file without its comments: every token's text, one per line. */
+async function codeWithoutComments(file: SourceFile): Promise<string> {
+  const ts = (await import("typescript")).default;
+  const source = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (node: import("typescript").Node): void => {
+    if (node.kind >= ts.SyntaxKind.FirstJSDocNode && node.kind <= ts.SyntaxKind.LastJSDocNode) return;
+    const children = node.getChildren(source);
+    if (children.length === 0) out.push(node.getText(source));
+    else for (const child of children) visit(child);
+  };
+  visit(source);
+  return out.join("\n");
+}
+
+/** One line per production file of core that names what CORE_MUST_NOT_NAME lists, in code (not comments). */
+export async function coreNamesWhatIsNotItsOwn(files: readonly SourceFile[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of files) {
+    if (!file.path.startsWith("packages/core/src/") || isTestSupport(file.path)) continue;
+    const rules = CORE_MUST_NOT_NAME.filter((r) => r.pattern.test(file.text));
+    if (rules.length === 0) continue;
+    const code = await codeWithoutComments(file);
+    for (const rule of rules) {
+      const hit = rule.pattern.exec(code);
+      if (hit) out.push(`${file.path}: names "${hit[0]}" in code — ${rule.why}`);
+    }
+  }
+  return out;
+}
