@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, configSecretValues, marksSecret, SECRET_KEY } from "@openassistant/core/config";
+import { createToolRegistry } from "@openassistant/core/plugins";
+import { createSecretRegistry } from "@openassistant/core/receipts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { z } from "zod";
 import { gatewayConfigSchema, loadGatewayConfig } from "./config-schema.ts";
@@ -236,5 +238,38 @@ describe("the config's credentials are marked in its schema", () => {
     expect(configSecretValues(config, configSchema).sort()).toEqual(
       ["d-tok", "h-tok", "mcp-cs", "mcp-env", "mcp-hdr", "oa-bearer", "oa-hdr", "oa-qry"].sort(),
     );
+  });
+});
+
+describe("a reload checks the config files with the gateway's schema", () => {
+  test("a surface's section reloads; a credential added there reaches the redactor and is named as needing a restart", async () => {
+    const { project, home } = layout({
+      "proj/.openassistant/config.jsonc": `{ "discord": { "allowedUsers": ["1"] } }`,
+    });
+    const loaded = await loadGatewayConfig({ cwd: project, env: {}, homeDir: home });
+    const secrets = createSecretRegistry();
+    const registry = createToolRegistry({
+      config: loaded,
+      reloadConfig: true,
+      env: {},
+      cwd: project,
+      homeDir: home,
+      autoInstall: false,
+      secrets,
+    });
+    await registry.ready;
+    writeFileSync(
+      join(project, ".openassistant/config.jsonc"),
+      `{\n  "discord": { "allowedUsers": ["1"], "token": "literal-discord-token-7731" }\n}\n`,
+    );
+    const after = await registry.reload();
+    expect(after.diagnostics.map((d) => [d.level, d.message])).toEqual([
+      ["warning", "discord.token looks like a literal secret (26 characters, value not shown)"],
+      [
+        "warning",
+        "discord.token changed: it applies after a restart; the running gateway keeps the value it started with",
+      ],
+    ]);
+    expect(secrets.redact("token literal-discord-token-7731")).not.toContain("literal-discord-token-7731");
   });
 });
