@@ -49,8 +49,6 @@ export interface SurfaceDefinition<Section = unknown> {
     bareId(id: string): string | undefined;
     /** Whether this user id is an approver according to the section. */
     isOperator(section: Section, userId: string): boolean;
-    /** Every user id the section names as an approver (roles are not listed). */
-    list(section: Section): readonly string[];
     /** Where an operator is added, for error messages (`discord.approvers`). */
     readonly configKey: string;
   };

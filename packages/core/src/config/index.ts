@@ -1,6 +1,4 @@
 export {
-  configSchema,
-  defaultConfig,
   modelSettingsShape,
   policyRuleSchema,
   withConfigSections,

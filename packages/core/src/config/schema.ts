@@ -112,8 +112,3 @@ export type ConfigSchema<C extends OpenAssistantConfig = OpenAssistantConfig> = 
 export function withConfigSections<S extends Record<string, z.ZodType>>(sections: S) {
   return configSchema.extend(sections);
 }
-
-/** The config with every default applied, as used when no file exists. */
-export function defaultConfig(): OpenAssistantConfig {
-  return configSchema.parse({});
-}

@@ -1,5 +1,5 @@
 import { defineSurface } from "../surface.ts";
-import { approverUserIds, isApprover } from "./authorize.ts";
+import { isApprover } from "./authorize.ts";
 import { checkDiscordSection } from "./doctor.ts";
 import { discordConfigSchema, type DiscordConfigSection, type DiscordSurfaceConfig } from "./surface-config.ts";
 
@@ -14,7 +14,6 @@ export const discordSurface = defineSurface<DiscordConfigSection>({
     bareId: (id) => /^discord:(\d+)$/.exec(id)?.[1],
     // Roles need a Discord member lookup, so outside Discord only user ids count.
     isOperator: (section, userId) => isApprover(section as DiscordSurfaceConfig, { userId, roleIds: [] }),
-    list: (section) => approverUserIds(section as DiscordSurfaceConfig),
     configKey: "discord.approvers",
   },
   doctor: checkDiscordSection,

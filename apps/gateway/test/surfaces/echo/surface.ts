@@ -34,7 +34,6 @@ export const echoSurface = defineSurface<EchoSection>({
   operators: {
     bareId: (id) => /^echo:(.+)$/.exec(id)?.[1],
     isOperator: (section, userId) => section.operators.includes(userId),
-    list: (section) => section.operators,
     configKey: "echo.operators",
   },
   doctor: (section) => [
