@@ -64,6 +64,30 @@ describe("package boundaries", () => {
     ]);
   });
 
+  test("the console, the CLI and the gateway reach a surface through the registry, never its folder", () => {
+    const bad = folderArrowViolations([
+      {
+        path: "apps/gateway/src/console/approvers.ts",
+        text: 'import { isApprover } from "../surfaces/discord/authorize.ts";',
+      },
+      {
+        path: "apps/gateway/src/cli/serve.ts",
+        text: 'const { startDiscordSurface } = await import("../surfaces/discord/index.ts");',
+      },
+      {
+        path: "apps/gateway/src/gateway.ts",
+        text: 'import type { DiscordSurfaceConfig } from "./surfaces/discord/surface-config.ts";',
+      },
+      { path: "apps/gateway/src/console/ok.ts", text: 'import { SURFACES } from "../surfaces/registry.ts";' },
+      { path: "apps/gateway/src/surfaces/registry.ts", text: 'import { discordSurface } from "./discord/surface.ts";' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "apps/gateway/src/console/approvers.ts",
+      "apps/gateway/src/cli/serve.ts",
+      "apps/gateway/src/gateway.ts",
+    ]);
+  });
+
   test("no production code outside the store folders and db/ touches SQL", async () => {
     expect(sqlOutsideStores(await repositorySources())).toEqual([]);
     const bad = sqlOutsideStores([

@@ -3,7 +3,9 @@
  * through its public entries, no file reaches into another package by relative path, and
  * production source never imports test support. Also: production code reads the receipts table
  * through the receipt store, except the files listed in RECEIPT_SQL_READERS, and no production code
- * outside a store folder (`…/sqlite/`) or `packages/core/src/db/` touches SQL.
+ * outside a store folder (`…/sqlite/`) or `packages/core/src/db/` touches SQL; one-way arrows between
+ * folders (FOLDER_ARROWS: the loader and the source kinds, the gateway and its surfaces), and core's
+ * code names no chat surface and no model (CORE_MUST_NOT_NAME).
  */
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -127,6 +129,11 @@ export const FOLDER_ARROWS: readonly { readonly from: string; readonly to: strin
     to: "packages/core/src/plugins/",
     why: "the source kinds own their contract (sources/kind.ts); the loader in plugins/ imports them, never back",
   },
+  ...["apps/gateway/src/console/", "apps/gateway/src/cli/", "apps/gateway/src/gateway.ts"].map((from) => ({
+    from,
+    to: "apps/gateway/src/surfaces/discord/",
+    why: "a surface is reached through its line in surfaces/registry.ts (its section, operators, checks, start), never imported",
+  })),
 ];
 
 /** Every specifier a file names in `from "…"` or `import("…")`, type-only imports too (the transpiler drops those). */
