@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import {
   boundaryViolations,
+  coreNamesWhatIsNotItsOwn,
   corePublicEntries,
   folderArrowViolations,
   isProductionSource,
@@ -78,6 +79,30 @@ describe("package boundaries", () => {
       "packages/core/src/config/schema.ts",
       "packages/core/src/plugins/load-tools.ts",
       "packages/core/src/config/x.ts",
+    ]);
+  });
+
+  test("the console, the CLI and the gateway reach a surface through the registry, never its folder", () => {
+    const bad = folderArrowViolations([
+      {
+        path: "apps/gateway/src/console/approvers.ts",
+        text: 'import { isApprover } from "../surfaces/discord/authorize.ts";',
+      },
+      {
+        path: "apps/gateway/src/cli/serve.ts",
+        text: 'const { startDiscordSurface } = await import("../surfaces/discord/index.ts");',
+      },
+      {
+        path: "apps/gateway/src/gateway.ts",
+        text: 'import type { DiscordSurfaceConfig } from "./surfaces/discord/surface-config.ts";',
+      },
+      { path: "apps/gateway/src/console/ok.ts", text: 'import { SURFACES } from "../surfaces/registry.ts";' },
+      { path: "apps/gateway/src/surfaces/registry.ts", text: 'import { discordSurface } from "./discord/surface.ts";' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "apps/gateway/src/console/approvers.ts",
+      "apps/gateway/src/cli/serve.ts",
+      "apps/gateway/src/gateway.ts",
     ]);
   });
 
@@ -197,6 +222,28 @@ describe("package boundaries", () => {
     const docs = new Map([["docs/plugins.md", "| `listed` | a name for authors |"]]);
     expect(unusedEntryExports(files, entries, isProductionSource, docs)).toEqual([
       'packages/sdk/src/index.ts (@openassistant/sdk) exports "lost", which nothing outside packages/sdk imports — drop it from the entry (files inside the package import it by relative path), or document it for authors in docs/plugins.md; if nothing uses it at all, delete it',
+    ]);
+  });
+
+  test("core's production code names no chat surface and no model (comments may)", async () => {
+    expect(await coreNamesWhatIsNotItsOwn(await repositorySources())).toEqual([]);
+    const bad = await coreNamesWhatIsNotItsOwn([
+      { path: "packages/core/src/a.ts", text: "export const schema = { discord: z.object({}) };" },
+      { path: "packages/core/src/b.ts", text: 'const name = "claude-sonnet-5-5"; // the default' },
+      { path: "packages/core/src/c.ts", text: "const kinds = [`Discord-token`];" },
+      {
+        path: "packages/core/src/d.ts",
+        text: "/** Discord takes 10 files; claude-x models too. */\nexport const MAX = 10; // Discord",
+      },
+      { path: "packages/core/src/e.ts", text: 'const url = "https://x.test/a"; // discord\nconst re = /\\/discord/;' },
+      { path: "packages/core/src/f.test.ts", text: 'const token = "discord-token";' },
+      { path: "apps/gateway/src/g.ts", text: 'const name = "claude-opus-5";' },
+    ]);
+    expect(bad.map((l) => l.split(":")[0])).toEqual([
+      "packages/core/src/a.ts",
+      "packages/core/src/b.ts",
+      "packages/core/src/c.ts",
+      "packages/core/src/e.ts",
     ]);
   });
 });

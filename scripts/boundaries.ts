@@ -4,7 +4,9 @@
  * production source never imports test support (testkit, discord-fake, a `/testing` entry). Which
  * names an entry may export is checked in `entry-exports.ts`. Also: production code reads the
  * receipts table through the receipt store, except the files listed in RECEIPT_SQL_READERS, and no
- * production code outside a store folder (`…/sqlite/`) or `packages/core/src/db/` touches SQL.
+ * production code outside a store folder (`…/sqlite/`) or `packages/core/src/db/` touches SQL;
+ * one-way arrows between folders (FOLDER_ARROWS: the loader and the source kinds, the gateway and
+ * its surfaces), and core's code names no chat surface and no model (CORE_MUST_NOT_NAME).
  */
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -152,6 +154,11 @@ export const FOLDER_ARROWS: readonly {
     to: /^packages\/core\/src\/sources\/[^/]+\/kind\.ts$/,
     why: "a kind is registered in sources/kinds.ts and reached through it; the loader and the config never name one by hand",
   },
+  ...["apps/gateway/src/console/", "apps/gateway/src/cli/", "apps/gateway/src/gateway.ts"].map((from) => ({
+    from,
+    to: "apps/gateway/src/surfaces/discord/",
+    why: "a surface is reached through its line in surfaces/registry.ts (its section, operators, checks, start), never imported",
+  })),
 ];
 
 /** The registry is where kinds are named. */
@@ -213,6 +220,51 @@ export function sqlOutsideStores(files: readonly SourceFile[]): string[] {
     out.push(
       `${file.path}: touches SQL (${hit.exec(file.text)![0].trim()}) outside a store — put it behind a store port, in the backend's folder (e.g. receipts/sqlite/), see docs/CONTRIBUTING.md "A new storage backend"`,
     );
+  }
+  return out;
+}
+
+/**
+ * What core's production code must not name, outside comments: the chat surfaces and the models
+ * are the gateway's (a surface registers in apps/gateway/src/surfaces/registry.ts with its config
+ * section; the model capability table and default model are in apps/gateway/src/model/). Comments
+ * may explain a limit by where it comes from ("under Discord's 10 MiB per file").
+ */
+export const CORE_MUST_NOT_NAME: readonly { readonly pattern: RegExp; readonly why: string }[] = [
+  { pattern: /discord/i, why: "Discord belongs to its surface (apps/gateway/src/surfaces/discord/)" },
+  {
+    pattern: /\bclaude-[a-z0-9]/i,
+    why: "model names belong to the gateway's model folder (apps/gateway/src/model/)",
+  },
+];
+
+/** The code of a TypeScript file without its comments: every token's text, one per line. */
+async function codeWithoutComments(file: SourceFile): Promise<string> {
+  const ts = (await import("typescript")).default;
+  const source = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (node: import("typescript").Node): void => {
+    if (node.kind >= ts.SyntaxKind.FirstJSDocNode && node.kind <= ts.SyntaxKind.LastJSDocNode) return;
+    const children = node.getChildren(source);
+    if (children.length === 0) out.push(node.getText(source));
+    else for (const child of children) visit(child);
+  };
+  visit(source);
+  return out.join("\n");
+}
+
+/** One line per production file of core that names what CORE_MUST_NOT_NAME lists, in code (not comments). */
+export async function coreNamesWhatIsNotItsOwn(files: readonly SourceFile[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of files) {
+    if (!file.path.startsWith("packages/core/src/") || isTestSupport(file.path)) continue;
+    const rules = CORE_MUST_NOT_NAME.filter((r) => r.pattern.test(file.text));
+    if (rules.length === 0) continue;
+    const code = await codeWithoutComments(file);
+    for (const rule of rules) {
+      const hit = rule.pattern.exec(code);
+      if (hit) out.push(`${file.path}: names "${hit[0]}" in code — ${rule.why}`);
+    }
   }
   return out;
 }

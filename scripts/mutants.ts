@@ -713,7 +713,7 @@ export const MUTANTS: readonly Mutant[] = [
   ...m("apps/gateway/src/gateway.ts", REDACT, [
     [
       "gateway-discord-token-not-secret",
-      `  secrets.add("discord-token", [settings.discord?.token]);\n`,
+      `  secrets.add("surface-token", surfaceCredentials(settings.surfaces));\n`,
       ``,
       "the Discord token is not a secret",
     ],
@@ -1631,7 +1631,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "cred-config-fields-unregistered",
-        `  secrets.add("config-field", configSecretValues(c));\n`,
+        `  secrets.add("config-field", configSecretValues(c, loaded.schema));\n`,
         ``,
         "config fields marked secret (OpenAPI auth, MCP headers/env/client secret) are not registered",
       ],
@@ -1817,7 +1817,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "cred-discord-surface-token-unregistered",
-        `  port.secrets?.add("discord-token", [config.token]);\n`,
+        `  port.secrets?.add("surface-token", [config.token]);\n`,
         ``,
         "the surface's bot token is kept out of its logs only, not replies or receipts",
       ],
@@ -3474,6 +3474,117 @@ export const MUTANTS: readonly Mutant[] = [
         `      this.failures++;`,
         ``,
         "an MCP server that keeps failing is retried every second forever",
+      ],
+    ],
+  ),
+  // #28 surfaces
+  ...m(
+    "packages/core/src/config/load.ts",
+    ["apps/gateway/src/config-schema.test.ts", "apps/gateway/src/surfaces/registry.test.ts"],
+    [
+      [
+        "config-app-schema-ignored",
+        `  const schema = (opts.schema ?? configSchema) as ConfigSchema<C>;`,
+        `  const schema = configSchema as ConfigSchema<C>;`,
+        "the gateway's sections are not checked: a config with a surface's section is refused as an unknown key",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/registry.ts",
+    ["apps/gateway/src/config-schema.test.ts"],
+    [
+      [
+        "reload-config-core-schema",
+        `const configSchema = opts.configSchema ?? opts.config?.schema;`,
+        `const configSchema = opts.configSchema;`,
+        "a reload checks the files with core's schema: a surface's section becomes an unknown key",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["apps/gateway/src/config-schema.test.ts"],
+    [
+      [
+        "reload-surface-credential-not-secret",
+        `configSecretValues(loaded.config, loaded.schema)`,
+        `configSecretValues(loaded.config)`,
+        "a credential a reload reads from a surface's section does not reach the redactor",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/approvers.ts",
+    ["apps/gateway/src/console/approvers.test.ts", "apps/gateway/src/surfaces/registry.test.ts"],
+    [
+      [
+        "console-operator-not-asked",
+        `return userId !== "" && asked.some((s) => s.operators!.isOperator(sections[s.id], userId));`,
+        `return userId !== "" && asked.length > 0;`,
+        "anyone may sign in to the console once a surface is configured: the surface is not asked who is an operator",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/registry.ts",
+    ["apps/gateway/src/surfaces/registry.test.ts"],
+    [
+      [
+        "surface-runs-unconfigured",
+        `if (s.configSchema && Object.hasOwn(config, s.id) && s.configured(config[s.id])) out[s.id] = config[s.id];`,
+        `if (s.configSchema && Object.hasOwn(config, s.id)) out[s.id] = config[s.id];`,
+        "a surface whose section does not ask for it (Discord without a token) is started",
+      ],
+      [
+        "surface-chat-starts-another",
+        `      : surfaces.find((s) => s.id === mode);`,
+        `      : surfaces[0];`,
+        "`openassistant chat` starts the first registered surface instead of the terminal",
+      ],
+    ],
+  ),
+  ...m("apps/gateway/src/surfaces/discord/surface.ts", REDACT, [
+    [
+      "surface-token-not-registered",
+      `  credentials: (section) => (section.token ? [section.token] : []),`,
+      `  credentials: () => [],`,
+      "the bot token from the config is not a secret until the surface itself connects",
+    ],
+  ]),
+  ...m(
+    "apps/gateway/src/config-schema.ts",
+    ["apps/gateway/src/config-schema.test.ts", "apps/gateway/src/surfaces/registry.test.ts"],
+    [
+      [
+        "gateway-config-no-surface-sections",
+        `    ...surfaceConfigShape(surfaces),`,
+        ``,
+        "the registered surfaces' sections are not part of the config: `discord` is an unknown key",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/config-schema.ts",
+    ["apps/gateway/src/model/capabilities.test.ts"],
+    [
+      [
+        "model-settings-unchecked",
+        `    for (const message of checkModelSettings(model.name, model)) ctx.addIssue({ code: "custom", message, path: [] });`,
+        ``,
+        "model.thinking / model.effort the chosen model rejects pass the config check (every request then fails)",
+      ],
+    ],
+  ),
+  ...m(
+    "scripts/boundaries.ts",
+    ["scripts/boundaries.test.ts"],
+    [
+      [
+        "boundaries-core-strings-unchecked",
+        `    if (children.length === 0) out.push(node.getText(source));`,
+        `    if (children.length === 0 && !ts.isStringLiteral(node)) out.push(node.getText(source));`,
+        "a surface or model named in a string in core's code passes the boundaries check",
       ],
     ],
   ),

@@ -1,7 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path";
 import {
   configSecretValues,
-  loadConfig,
   secretValuesByKeyName,
   workspaceDir,
   type Diagnostic,
@@ -12,6 +11,8 @@ import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plu
 import { flattenToolTree } from "@openassistant/core/tools";
 import { WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
+import { loadGatewayConfig, type GatewayConfig } from "./config-schema.ts";
+import { configuredSections } from "./surfaces/registry.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
 import type { GatewaySettings } from "./settings.ts";
 import { declarationWarning } from "./diagnostics.ts";
@@ -22,7 +23,7 @@ export interface LoadedGatewayConfig {
   readonly tools: ToolSource;
   /** Config warnings (level, file, line, message, fix); the CLI formats them. */
   readonly diagnostics: readonly Diagnostic[];
-  readonly config: LoadedConfig;
+  readonly config: LoadedConfig<GatewayConfig>;
   /** Every credential read so far (config, plugin configs, MCP logins); the gateway adds its own. */
   readonly secrets: SecretRegistry;
 }
@@ -69,7 +70,7 @@ export async function loadGatewaySettings(
   } = {},
 ): Promise<LoadedGatewayConfig> {
   // Without tools nothing runs (receipts): an unset ${VAR} is reported, not fatal.
-  const loaded = await loadConfig({
+  const loaded = await loadGatewayConfig({
     cwd,
     env,
     unsetVars: opts.unsetVars ?? (opts.tools === false ? "report" : "error"),
@@ -78,7 +79,7 @@ export async function loadGatewaySettings(
   const secrets = opts.secrets ?? createSecretRegistry();
   // As the README promises: every `${VAR}` value is a secret, whatever it looks like.
   secrets.add("config-var", loaded.secrets);
-  secrets.add("config-field", configSecretValues(c));
+  secrets.add("config-field", configSecretValues(c, loaded.schema));
   secrets.add("plugin-secret", secretValuesByKeyName(c.config));
   const projectRoot = loaded.projectRoot;
   const dataDir = join(workspaceDir(projectRoot), "data");
@@ -97,7 +98,7 @@ export async function loadGatewaySettings(
     anthropic: { baseURL, profileOrder: c.auth.anthropic?.profileOrder, pinned: c.auth.anthropic?.pinned },
     policy: c.policy.rules,
     approvalTimeoutMs: c.approvals.timeoutSeconds * 1000,
-    discord: c.discord.token ? c.discord : undefined,
+    surfaces: configuredSections(c),
     // config: port 0 = disabled.
     http:
       c.http.port > 0

@@ -34,6 +34,7 @@ import { resolveHttpToken } from "./http/token.ts";
 import { createRunCodeStore } from "./console/sqlite/run-code.ts";
 import { createSessionStore } from "./sessions/sqlite/store.ts";
 import type { SessionStore } from "./sessions/store.ts";
+import { surfaceCredentials } from "./surfaces/registry.ts";
 import { defaultSettings, type GatewaySettings } from "./settings.ts";
 import { declarationCacheFile, loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
@@ -203,7 +204,7 @@ async function openGateway(
 
   const configDir = options.configDir ?? resolveConfigDir(env);
   secrets.add("config-field", settings.secrets);
-  secrets.add("discord-token", [settings.discord?.token]);
+  secrets.add("surface-token", surfaceCredentials(settings.surfaces));
   const authStore = openAuthStore(configDir);
   const auth = createAuthResolver({
     store: authStore,

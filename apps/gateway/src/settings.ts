@@ -21,8 +21,8 @@ export interface GatewaySettings {
   readonly approvalTimeoutMs: number;
   readonly toolTimeoutMs?: number;
   readonly sandboxLimits?: Partial<SandboxLimits>;
-  /** The config's `discord` section as is (the Discord surface reads the rest of it). */
-  readonly discord?: { readonly token?: string } & Readonly<Record<string, unknown>>;
+  /** The config sections of the registered surfaces that are configured to run, by surface id (surfaces/registry.ts). */
+  readonly surfaces?: Readonly<Record<string, unknown>>;
   /** HTTP API; absent = disabled. port 0 = random port. */
   readonly http?: {
     readonly port: number;
@@ -31,7 +31,7 @@ export interface GatewaySettings {
     readonly host?: string;
     /** Base of console links when behind a reverse proxy or tunnel. */
     readonly publicUrl?: string;
-    /** Who may use the console's approvals (default: the Discord approver check). */
+    /** Who may use the console's approvals (default: what the configured surfaces say, surfaces/registry.ts). */
     readonly approvers?: readonly string[];
   };
   /** Values to scrub from receipts, logs and prompts besides credentials (config secrets). */

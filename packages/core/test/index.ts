@@ -5,7 +5,7 @@
  * capability's entry instead.
  */
 export { approvalInput } from "../src/approvals/input-preview.ts";
-export { configSchema } from "../src/config/schema.ts";
+export { marksSecret, SECRET_KEY } from "../src/config/secret-fields.ts";
 export { registerSdkModule } from "../src/plugins/sdk-module.ts";
 export type { ReceiptDraft } from "../src/receipts/types.ts";
 export { CREDENTIAL_SOURCES, type CredentialSource } from "../src/receipts/secret-registry.ts";

@@ -4,7 +4,7 @@ import type {
   TextBlockParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import { modelCapabilities, type ModelCapabilities } from "@openassistant/core/config";
+import { modelCapabilities, type ModelCapabilities } from "../model/capabilities.ts";
 import type { TurnSettings } from "./settings.ts";
 
 /** Request parameters the agent sends (streaming is the client's business). */

@@ -16,7 +16,7 @@ import type { RotationEvent } from "../auth/types.ts";
 import type { GatewayEvent, TurnStopReason } from "../events/types.ts";
 import { groundAnswer, summaryForModel } from "../grounding/ground.ts";
 import { estimateTokens } from "../sessions/trim.ts";
-import { modelCapabilities } from "@openassistant/core/config";
+import { modelCapabilities } from "../model/capabilities.ts";
 import { cutText } from "@openassistant/core/text";
 import type { NewMessage } from "../sessions/types.ts";
 import { fitHistory, type FittedHistory, type HistoryMessage } from "./compact.ts";

@@ -1,5 +1,5 @@
-import { defaultConfig, type OpenAssistantConfig } from "@openassistant/core/config";
-import type { EffortLevel, ThinkingSetting } from "@openassistant/core/config";
+import type { EffortLevel, ThinkingSetting } from "../model/capabilities.ts";
+import { modelConfigSchema, type ModelConfig } from "../model/config-schema.ts";
 
 /** The knobs of one turn; defaults = the config schema's `model` defaults, overridden by config `model.*` and per-session settings. */
 export interface TurnSettings {
@@ -21,7 +21,7 @@ export interface TurnSettings {
   readonly historyMessages: number;
   /** Budget for the tool declarations in the prompt; above it, discovery mode (namespaces + tools.$search). */
   readonly toolPromptTokens?: number;
-  /** `output_config.effort`; sent only when the model supports it (model-capabilities.ts). */
+  /** `output_config.effort`; sent only when the model supports it (model/capabilities.ts). */
   readonly effort?: EffortLevel;
   /** `thinking.type`; sent only when the model accepts it, else the model's default applies. */
   readonly thinking?: ThinkingSetting;
@@ -34,8 +34,8 @@ export interface TurnSettings {
   readonly contextWindowTokens?: number;
 }
 
-/** The config's `model` section (core schema) as turn settings: the one place both meet. */
-export function turnSettingsFromConfig(model: OpenAssistantConfig["model"]): TurnSettings {
+/** The config's `model` section (model/config-schema.ts) as turn settings: the one place both meet. */
+export function turnSettingsFromConfig(model: ModelConfig): TurnSettings {
   return {
     model: model.name,
     maxTokens: model.maxTokens,
@@ -54,7 +54,7 @@ export function turnSettingsFromConfig(model: OpenAssistantConfig["model"]): Tur
 }
 
 /** The defaults are the config schema's defaults, so the two can never disagree. */
-export const DEFAULT_TURN_SETTINGS: TurnSettings = turnSettingsFromConfig(defaultConfig().model);
+export const DEFAULT_TURN_SETTINGS: TurnSettings = turnSettingsFromConfig(modelConfigSchema.parse(undefined));
 
 /** Picks known keys of the right type from a loose object (config section or session settings). */
 export function mergeTurnSettings(

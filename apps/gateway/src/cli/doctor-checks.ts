@@ -18,68 +18,6 @@ export interface DoctorCheck {
   readonly detail: string;
 }
 
-/** Discord ids are snowflakes: 17–20 digits. "@ann" or "ann#1234" never match anyone. */
-const SNOWFLAKE = /^\d{17,20}$/;
-const ID_HINT =
-  "Discord ids are numbers: enable Developer Mode (User Settings → Advanced), then right-click the user/role/server → Copy ID.";
-
-export interface DiscordAccessConfig {
-  readonly token?: string;
-  readonly allowedUsers: readonly string[];
-  readonly allowedRoles: readonly string[];
-  readonly allowedGuilds: readonly string[];
-  readonly allowedChannels: readonly string[];
-  readonly approvers?: readonly string[];
-  readonly guildId?: string;
-}
-
-/** Who can talk to the bot and approve, and ids that cannot be Discord ids. */
-export function checkDiscordAccess(d: DiscordAccessConfig): DoctorCheck[] {
-  if (!d.token) return [];
-  const out: DoctorCheck[] = [];
-  const bad: string[] = [];
-  const lists: Array<[string, readonly string[]]> = [
-    ["allowedUsers", d.allowedUsers],
-    ["allowedRoles", d.allowedRoles],
-    ["allowedGuilds", d.allowedGuilds],
-    ["allowedChannels", d.allowedChannels],
-    ["approvers", d.approvers ?? []],
-    ["guildId", d.guildId === undefined ? [] : [d.guildId]],
-  ];
-  for (const [key, ids] of lists)
-    for (const id of ids) if (!SNOWFLAKE.test(id)) bad.push(`discord.${key}: ${JSON.stringify(id)}`);
-  if (bad.length)
-    out.push({
-      name: "discord ids",
-      level: "fail",
-      detail: `not Discord ids (they match nobody):\n${bad.join("\n")}\n${ID_HINT}`,
-    });
-  if (d.allowedUsers.length === 0 && d.allowedRoles.length === 0)
-    out.push({
-      name: "discord access",
-      level: "fail",
-      detail: `discord.allowedUsers and discord.allowedRoles are both empty, so nobody can talk to the bot (everyone gets a polite refusal). Add your user id to discord.allowedUsers. ${ID_HINT}`,
-    });
-  else {
-    const approvers = d.approvers?.length ? d.approvers : d.allowedUsers;
-    out.push(
-      approvers.length
-        ? {
-            name: "discord access",
-            level: "ok",
-            detail: `${d.allowedUsers.length} user(s), ${d.allowedRoles.length} role(s) may talk; ${approvers.length} approver(s)`,
-          }
-        : {
-            name: "discord access",
-            level: "warn",
-            detail:
-              'nobody can approve (discord.approvers and discord.allowedUsers are empty): tools with approval "required" will always be denied. Add approvers.',
-          },
-    );
-  }
-  return out;
-}
-
 /** Which credentials exist, in order, and the ones whose shape is wrong for their type. */
 export function checkCredentialShapes(env: EnvLike, profileOrder?: readonly string[]): DoctorCheck[] {
   let candidates: ReturnType<ReturnType<typeof createAuthResolver>["candidates"]>;

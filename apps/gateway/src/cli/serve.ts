@@ -4,7 +4,7 @@ import { createRedactor } from "@openassistant/core/receipts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, startGatewayProcesses, type Gateway, type GatewayProcesses } from "../gateway.ts";
-import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
+import { surfaceToRun } from "../surfaces/registry.ts";
 import { installCrashGuard } from "./crash-guard.ts";
 import { homedir } from "node:os";
 import { configuredPluginDirs, writeEditorTsconfig } from "./editor-tsconfig.ts";
@@ -176,39 +176,26 @@ async function serveWith(
   out("Bye.");
 }
 
-/** Starts the configured surface and resolves when it ends on its own. */
+/** Starts the first registered surface whose config asks for it and resolves when it ends on its own. */
 async function startSurface(
   gateway: Gateway,
   options: ServeOptions,
   onStop: (fn: () => Promise<void> | void) => void,
 ): Promise<void> {
-  const discord = gateway.settings.discord;
-  if (options.surface === "auto" && discord?.token) {
-    // The Discord surface is loaded only when configured (hook: apps/gateway/src/surfaces/discord/index.ts).
-    const { startDiscordSurface } = await import("../surfaces/discord/index.ts");
-    // OPENASSISTANT_DISCORD_API: REST base URL override (an offline fake Discord in tests); unset = Discord's.
-    const restApi = options.env.OPENASSISTANT_DISCORD_API || undefined;
-    const surface = await startDiscordSurface(gateway, discord as Parameters<typeof startDiscordSurface>[1], {
-      restApi,
-    });
-    options.out(`Discord: connected as ${surface.client.user.tag}. Press Ctrl-C to stop.`);
-    onStop(() => surface.stop());
-    return new Promise<void>(() => {}); // runs until a signal
-  }
-  const terminal = startTerminalSurface({
+  const sections = gateway.settings.surfaces ?? {};
+  const surface = surfaceToRun(sections, options.surface);
+  const running = await surface.start({
     gateway,
+    section: sections[surface.id],
+    env: options.env,
+    out: options.out,
     input: options.input ?? process.stdin,
     output: options.output ?? process.stdout,
-    greeting:
-      "Chat with the assistant. Approvals are asked here. /help lists the commands (/model <name> switches the model, /reload reloads tools, /exit or Ctrl-D quits).",
     reload: async () => {
       const before = gateway.tools();
       return summarizeReload(before, await gateway.reloadTools());
     },
   });
-  onStop(() => {
-    terminal.close();
-    return terminal.done;
-  });
-  await terminal.done;
+  onStop(() => running.stop());
+  await running.done;
 }

@@ -5,17 +5,24 @@ import { consoleLoginLink } from "./login-link.ts";
 
 describe("who may use the console", () => {
   test("http.approvers when set, else discord.approvers, else discord.allowedUsers; nobody when none is set", () => {
-    expect(consoleApproverCheck({ http: { port: 1, approvers: ["ops"] }, discord: { approvers: ["1"] } })("ops")).toBe(
-      true,
-    );
-    expect(consoleApproverCheck({ http: { port: 1, approvers: ["ops"] }, discord: { approvers: ["1"] } })("1")).toBe(
-      false,
-    );
-    const discord = consoleApproverCheck({ http: { port: 1 }, discord: { approvers: ["123"], allowedUsers: ["456"] } });
+    expect(
+      consoleApproverCheck({ http: { port: 1, approvers: ["ops"] }, surfaces: { discord: { approvers: ["1"] } } })(
+        "ops",
+      ),
+    ).toBe(true);
+    expect(
+      consoleApproverCheck({ http: { port: 1, approvers: ["ops"] }, surfaces: { discord: { approvers: ["1"] } } })("1"),
+    ).toBe(false);
+    const discord = consoleApproverCheck({
+      http: { port: 1 },
+      surfaces: { discord: { approvers: ["123"], allowedUsers: ["456"] } },
+    });
     expect(discord("123")).toBe(true);
     expect(discord("discord:123")).toBe(true);
     expect(discord("456")).toBe(false);
-    expect(consoleApproverCheck({ http: { port: 1 }, discord: { allowedUsers: ["456"] } })("456")).toBe(true);
+    expect(consoleApproverCheck({ http: { port: 1 }, surfaces: { discord: { allowedUsers: ["456"] } } })("456")).toBe(
+      true,
+    );
     expect(consoleApproverCheck({ http: { port: 1 } })("456")).toBe(false);
     expect(consoleApproverCheck({ http: { port: 1 } })("")).toBe(false);
   });

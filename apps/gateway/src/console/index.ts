@@ -12,7 +12,7 @@ import type { SecretSink } from "@openassistant/core/receipts";
 export type { ConsoleRoutes } from "./routes.ts";
 
 export interface ConsoleOptions {
-  readonly settings: Pick<GatewaySettings, "dataDir" | "http" | "discord" | "policy">;
+  readonly settings: Pick<GatewaySettings, "dataDir" | "http" | "surfaces" | "policy">;
   readonly receipts: Pick<
     ReceiptReader,
     "byRun" | "runs" | "conversations" | "conversationOf" | "conversationKeys" | "turnOfRun" | "overview"

@@ -1,5 +1,5 @@
 import type { GatewaySettings } from "../settings.ts";
-import { consoleApproverCheck, normalizeOperator } from "./approvers.ts";
+import { consoleApproverCheck, normalizeOperator, operatorConfigKeys } from "./approvers.ts";
 import { LOGIN_LINK_TTL_MS } from "./routes.ts";
 import { createSigner, loadConsoleKey } from "./signing.ts";
 
@@ -16,7 +16,7 @@ export function configuredConsoleUrl(http: NonNullable<GatewaySettings["http"]>)
  * console. Refuses with what to do when the console is off or the id is not an approver.
  */
 export function consoleLoginLink(
-  settings: Pick<GatewaySettings, "dataDir" | "http" | "discord">,
+  settings: Pick<GatewaySettings, "dataDir" | "http" | "surfaces">,
   operator: string,
   now: () => number = Date.now,
 ): string {
@@ -28,7 +28,7 @@ export function consoleLoginLink(
   if (!id) throw new Error("Give the operator id to sign in, e.g. your Discord user id.");
   if (!consoleApproverCheck(settings)(id))
     throw new Error(
-      `"${id}" is not an approver: add it to http.approvers (or discord.approvers) in .openassistant/config.jsonc first.`,
+      `"${id}" is not an approver: add it to http.approvers (or ${operatorConfigKeys().join(", ")}) in .openassistant/config.jsonc first.`,
     );
   // This command prints only the signed link, never the key: nothing to redact here.
   const token = createSigner(loadConsoleKey(settings.dataDir, { add() {} }), now).sign({

@@ -49,6 +49,6 @@ test("every file kept private is a registered credential store or says why it ho
     expect({ store, source, registers }).toEqual({ store, source, registers: true });
   }
   // Every source is someone's: a store above, or a config/surface source registered where it is read.
-  const others: CredentialSource[] = ["config-var", "config-field", "plugin-secret", "discord-token"];
+  const others: CredentialSource[] = ["config-var", "config-field", "plugin-secret", "surface-token"];
   expect([...Object.values(STORES).map((s) => s.source), ...others].sort()).toEqual([...CREDENTIAL_SOURCES].sort());
 });

@@ -63,7 +63,7 @@ const STORES: Record<CredentialSource, () => string[]> = {
   "http-token": () => [S.httpToken],
   "console-key": () => [S.consoleKey],
   "mcp-oauth": () => [...users.issued],
-  "discord-token": () => [S.discordToken],
+  "surface-token": () => [S.discordToken],
   // Made by the gateway on its first start; read back after it.
   "receipt-key": () => [readFileSync(join(configDir, "receipts.key"), "utf8").trim()],
 };

@@ -31,7 +31,7 @@ const h = await startHarness({
     },
   },
   // http without a token: the gateway generates one and stores it in the data dir.
-  settings: { discord: { token: DISCORD_TOKEN }, http: { port: 0 } },
+  settings: { surfaces: { discord: { token: DISCORD_TOKEN } }, http: { port: 0 } },
 });
 afterAll(() => h.close());
 

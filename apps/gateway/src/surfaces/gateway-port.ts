@@ -75,7 +75,7 @@ export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
     handleMessage: (input) => g.handleMessage(input),
     broker: g.approvals,
     receipts: g.receipts,
-    db: g.db,
+    openStore: (backends) => backends.sqlite(g.db),
     redact: g.redact,
     secrets: g.secrets,
     ...(g.console ? { receiptLink: g.console.callLink } : {}),

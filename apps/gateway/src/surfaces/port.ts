@@ -7,6 +7,14 @@ import type { EventBus } from "../events/bus.ts";
 import type { GatewayEvent } from "../events/types.ts";
 import type { SessionStore } from "../sessions/store.ts";
 
+/**
+ * How a surface's own store is made on each storage backend the gateway can run on. A new backend
+ * adds its key here and a factory in each surface's backend folder (`surfaces/<name>/<backend>/`).
+ */
+export interface SurfaceStoreBackends<S> {
+  readonly sqlite: (db: Database) => S;
+}
+
 /** One loaded tool as `/tools` shows it. */
 export interface ToolListing {
   readonly path: string;
@@ -59,8 +67,11 @@ export interface SurfacePort {
   handleMessage(input: SurfaceTurnInput): Promise<SurfaceTurnOutcome>;
   readonly broker: Pick<ApprovalBroker, "decide" | "get" | "pending" | "subscribe" | "closeOrphans" | "rules">;
   readonly receipts: Pick<ReceiptReader, "query" | "byRun">;
-  /** The gateway database handle; the surface opens its own store on it, from its `sqlite/` folder (`discord_*` tables). */
-  readonly db: Database;
+  /**
+   * Opens the surface's own store on the gateway's storage: the gateway picks the backend it runs
+   * on and calls that factory (the surface's `sqlite/` folder); the surface never holds the database.
+   */
+  openStore<S>(backends: SurfaceStoreBackends<S>): S;
   listTools(): Promise<ToolReport>;
   /** Scrubs secrets from a text (the gateway's redactor); the surface's log lines go through it. */
   readonly redact: (text: string) => string;

@@ -8,7 +8,7 @@ import { duplicateKeys, parseJsonc } from "./jsonc.ts";
 import { deepMerge } from "./merge.ts";
 import { findProjectRoot, globalConfigDir, workspaceDir } from "./paths.ts";
 import { formatPath, positionOfPath } from "./positions.ts";
-import { configSchema, type OpenAssistantConfig } from "./schema.ts";
+import { configSchema, type ConfigSchema, type OpenAssistantConfig } from "./schema.ts";
 import { findLiteralSecrets } from "./secrets.ts";
 
 export interface LoadConfigOptions {
@@ -23,10 +23,14 @@ export interface LoadConfigOptions {
    * listed in `unset` (a warning, or an error on the plugin whose config uses it). Default "error": throw.
    */
   unsetVars?: "error" | "report";
+  /** The schema each file and the merged config must pass (default: core's; the gateway adds its sections). */
+  schema?: ConfigSchema;
 }
 
-export interface LoadedConfig {
-  readonly config: OpenAssistantConfig;
+export interface LoadedConfig<C extends OpenAssistantConfig = OpenAssistantConfig> {
+  readonly config: C;
+  /** The schema it was checked with (a reload checks the files again with it). */
+  readonly schema: ConfigSchema;
   /** Config files used, lowest priority first (global, project, OPENASSISTANT_CONFIG). */
   readonly sources: readonly string[];
   readonly projectRoot: string;
@@ -44,7 +48,10 @@ export interface LoadedConfig {
  * parsed as JSONC, interpolated (`${VAR}`) and validated on its own, so every error points at a
  * position in the file that caused it. Throws ConfigError.
  */
-export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig> {
+export async function loadConfig<C extends OpenAssistantConfig = OpenAssistantConfig>(
+  opts: LoadConfigOptions & { schema?: ConfigSchema<C> },
+): Promise<LoadedConfig<C>> {
+  const schema = (opts.schema ?? configSchema) as ConfigSchema<C>;
   const projectRoot = opts.projectRoot ? resolve(opts.projectRoot) : findProjectRoot(opts.cwd, opts.homeDir);
   const globalDir = globalConfigDir(opts.env, opts.homeDir);
   const warnings: Diagnostic[] = [];
@@ -84,11 +91,11 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   const secrets: string[] = [];
   const unset: UnsetVar[] | undefined = opts.unsetVars === "report" ? [] : undefined;
   for (const file of files) {
-    const layer = readLayer(file, opts.env, secrets, unset);
+    const layer = readLayer(file, opts.env, schema, secrets, unset);
     warnings.push(...layer.warnings);
     merged = deepMerge(merged, layer.value);
   }
-  const result = configSchema.safeParse(merged);
+  const result = schema.safeParse(merged);
   if (!result.success) {
     // Each layer was valid alone, so this cannot happen for schema reasons; report against the last file.
     const issue = result.error.issues[0]!;
@@ -114,6 +121,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
       });
   return {
     config: result.data,
+    schema,
     sources: files,
     projectRoot,
     globalDir,
@@ -126,6 +134,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
 function readLayer(
   file: string,
   env: LoadConfigOptions["env"],
+  schema: ConfigSchema,
   substituted: string[],
   unset?: UnsetVar[],
 ): { value: unknown; warnings: Diagnostic[] } {
@@ -166,10 +175,10 @@ function readLayer(
       hint: "Merge the two entries into one and delete the other.",
     });
   const value = interpolateEnv(parsed.value, env, where);
-  const check = configSchema.safeParse(value);
+  const check = schema.safeParse(value);
   if (!check.success) {
     // Report the problem that comes first in the file, and how many more there are.
-    const errors = check.error.issues.map((i) => issueToError(i, where));
+    const errors = check.error.issues.map((i) => issueToError(i, where, schema));
     errors.sort((a, b) => a.line - b.line || a.column - b.column);
     const first = errors[0]!;
     if (errors.length === 1) throw first;
@@ -214,13 +223,14 @@ function decodeUtf8(bytes: Buffer, file: string): string {
 function issueToError(
   issue: z.core.$ZodIssue,
   where: { file: string; text: string; tree: ReturnType<typeof parseJsonc>["tree"] },
+  schema: ConfigSchema,
 ): ConfigError {
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0]!;
     const full = [...path, key];
     const { line, column } = positionOfPath(where.text, where.tree, full);
-    const known = knownKeys(path);
+    const known = knownKeys(schema, path);
     return new ConfigError(
       where.file,
       line,
@@ -249,8 +259,8 @@ function hintFor(issue: z.core.$ZodIssue): string {
 }
 
 /** Keys allowed in the object schema at `path` (for "unknown key" hints). */
-function knownKeys(path: ReadonlyArray<string | number>): string[] {
-  let schema: unknown = configSchema;
+function knownKeys(root: ConfigSchema, path: ReadonlyArray<string | number>): string[] {
+  let schema: unknown = root;
   for (const seg of [undefined, ...path]) {
     schema = unwrap(schema);
     if (seg === undefined) continue;

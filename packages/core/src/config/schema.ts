@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { checkModelSettings } from "./model-capabilities.ts";
 import { secret } from "./secret-mark.ts";
 import { sourceKindsShape } from "../sources/kind.ts";
 import { SOURCE_KINDS } from "../sources/kinds.ts";
@@ -10,6 +9,39 @@ export const policyRuleSchema = z.strictObject({
   mode: z.enum(["auto", "required", "deny"]),
   reason: z.string().optional(),
 });
+
+/**
+ * The `model` section's settings. Core knows no model: the gateway replaces the section with one
+ * that names its default model and checks `thinking` / `effort` against that model
+ * (apps/gateway/src/model/config-schema.ts).
+ */
+export const modelSettingsShape = {
+  /** The model id; the gateway's config sets its default and checks the settings against it. */
+  name: z.string().min(1).optional(),
+  maxTokens: z.number().int().positive().default(4096),
+  maxRounds: z.number().int().positive().default(8),
+  maxRepairRounds: z.number().int().nonnegative().default(3),
+  turnTimeoutSeconds: z.number().positive().default(300),
+  /** Input + output tokens summed over a turn's model requests. */
+  maxTurnTokens: z.number().int().positive().default(400_000),
+  /** Approximate token budget (characters / 4) for prior history in a request. */
+  historyTokens: z.number().int().positive().default(60_000),
+  /** Most prior messages sent in a request. */
+  historyMessages: z.number().int().positive().default(200),
+  /**
+   * Tokens (characters / 4) the tool declarations may take in the prompt. Above it the prompt
+   * lists namespaces and the model finds tools with tools.$search / tools.$describe.
+   */
+  toolPromptTokens: z.number().int().positive().default(15_000),
+  /** Extra text appended to the system prompt. */
+  system: z.string().optional(),
+  /** Thinking depth (`output_config.effort`); allowed values depend on the model (the gateway checks them). */
+  effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
+  /** `adaptive` | `between_tools` (| `enabled` | `disabled` on older models), as the model allows. */
+  thinking: z.enum(["adaptive", "between_tools", "enabled", "disabled"]).optional(),
+  /** `summarized` returns readable thinking (shown as progress); the current models default to `omitted`. */
+  thinkingDisplay: z.enum(["summarized", "omitted"]).optional(),
+};
 
 const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional() });
 
@@ -32,56 +64,7 @@ export const configSchema = z.strictObject({
     .prefault({}),
   policy: z.strictObject({ rules: z.array(policyRuleSchema).default([]) }).prefault({}),
   approvals: z.strictObject({ timeoutSeconds: z.number().int().positive().default(600) }).prefault({}),
-  model: z
-    .strictObject({
-      name: z.string().min(1).default("claude-sonnet-5-5"),
-      maxTokens: z.number().int().positive().default(4096),
-      maxRounds: z.number().int().positive().default(8),
-      maxRepairRounds: z.number().int().nonnegative().default(3),
-      turnTimeoutSeconds: z.number().positive().default(300),
-      /** Input + output tokens summed over a turn's model requests. */
-      maxTurnTokens: z.number().int().positive().default(400_000),
-      /** Approximate token budget (characters / 4) for prior history in a request. */
-      historyTokens: z.number().int().positive().default(60_000),
-      /** Most prior messages sent in a request. */
-      historyMessages: z.number().int().positive().default(200),
-      /**
-       * Tokens (characters / 4) the tool declarations may take in the prompt. Above it the prompt
-       * lists namespaces and the model finds tools with tools.$search / tools.$describe.
-       */
-      toolPromptTokens: z.number().int().positive().default(15_000),
-      /** Extra text appended to the system prompt. */
-      system: z.string().optional(),
-      /** Thinking depth (`output_config.effort`); allowed values depend on the model (model-capabilities.ts). */
-      effort: z.enum(["low", "medium", "high", "xhigh", "max"]).optional(),
-      /** `adaptive` | `between_tools` (| `enabled` | `disabled` on older models), as the model allows. */
-      thinking: z.enum(["adaptive", "between_tools", "enabled", "disabled"]).optional(),
-      /** `summarized` returns readable thinking (shown as progress); the current models default to `omitted`. */
-      thinkingDisplay: z.enum(["summarized", "omitted"]).optional(),
-    })
-    .superRefine((model, ctx) => {
-      for (const message of checkModelSettings(model.name, model)) ctx.addIssue({ code: "custom", message, path: [] });
-    })
-    .prefault({}),
-  discord: z
-    .strictObject({
-      token: secret(z.string()).optional(),
-      allowedUsers: z.array(z.string()).default([]),
-      allowedRoles: z.array(z.string()).default([]),
-      allowedGuilds: z.array(z.string()).default([]),
-      allowedChannels: z.array(z.string()).default([]),
-      approvers: z.array(z.string()).optional(),
-      /** Guild where slash commands are registered (instant); global registration otherwise. */
-      guildId: z.string().optional(),
-      approvalDmToApprovers: z.boolean().default(false),
-      /** Channel id where every approval card is also posted; approvers can always find pending cards there. */
-      approvalsChannel: z.string().optional(),
-      /** Where an "Approve always" rule applies: the conversation it was made in, or everywhere. */
-      alwaysScope: z.enum(["session", "global"]).default("session"),
-      /** Hours until an "Approve always" rule expires. */
-      alwaysTtlHours: z.number().positive().default(24),
-    })
-    .prefault({}),
+  model: z.strictObject(modelSettingsShape).prefault({}),
   /**
    * Each tool source kind's own section (`config.plugins`, `config.openapi`, `config.mcp`,
    * `config.workspace`, …): sources/kinds.ts.
@@ -97,7 +80,7 @@ export const configSchema = z.strictObject({
       host: z.string().min(1).default("127.0.0.1"),
       /** The console's address as people reach it (reverse proxy/tunnel), for receipt and login links. */
       publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-      /** Operator ids who may sign in to the console and decide approvals (default: the Discord approvers). */
+      /** Operator ids who may sign in to the console and decide approvals (default: the operators the configured surfaces name). */
       approvers: z.array(z.string().min(1)).optional(),
     })
     .prefault({}),
@@ -105,7 +88,15 @@ export const configSchema = z.strictObject({
 
 export type OpenAssistantConfig = z.output<typeof configSchema>;
 
-/** The config with every default applied, as used when no file exists. */
-export function defaultConfig(): OpenAssistantConfig {
-  return configSchema.parse({});
+/** A config schema: core's, or core's with the sections the app adds (`withConfigSections`). */
+export type ConfigSchema<C extends OpenAssistantConfig = OpenAssistantConfig> = z.ZodType<C> & {
+  readonly shape: Readonly<Record<string, z.ZodType>>;
+};
+
+/**
+ * Core's config schema with the app's own sections (its surfaces, its model) added or replacing
+ * core's; still strict, so an unknown key anywhere is named with the keys allowed there.
+ */
+export function withConfigSections<S extends Record<string, z.ZodType>>(sections: S) {
+  return configSchema.extend(sections);
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { configSchema } from "./schema.ts";
+import { configSchema, type ConfigSchema } from "./schema.ts";
 
 /**
  * Config keys whose values are secrets whatever a schema says (`token`, `apiKey`, `clientSecret`,
@@ -67,12 +67,14 @@ export function secretValuesByKeyName(value: unknown): string[] {
   return [...new Set(out)];
 }
 
-let configJsonSchema: unknown;
+const configJsonSchemas = new WeakMap<ConfigSchema, unknown>();
 
-/** The gateway config's own secrets: the fields its schema marks `.meta({ secret: true })`. */
-export function configSecretValues(config: unknown): string[] {
-  configJsonSchema ??= z.toJSONSchema(configSchema, { unrepresentable: "any", io: "input" });
-  return secretValuesBySchema(configJsonSchema, config);
+/** The config's own secrets: the fields its schema (core's, or the gateway's) marks `.meta({ secret: true })`. */
+export function configSecretValues(config: unknown, schema: ConfigSchema = configSchema): string[] {
+  let json = configJsonSchemas.get(schema);
+  if (json === undefined)
+    configJsonSchemas.set(schema, (json = z.toJSONSchema(schema, { unrepresentable: "any", io: "input" })));
+  return secretValuesBySchema(json, config);
 }
 
 /** The JSON Schema of a zod schema (for `secretValuesBySchema`); undefined when zod cannot render it. */

@@ -63,9 +63,14 @@ async function loadAndRegister(
   opts: LoadToolsOptions,
   env: NonNullable<LoadToolsOptions["env"]>,
 ): Promise<LoadedConfig> {
-  const loaded = await loadConfig({ cwd: opts.cwd ?? process.cwd(), env, homeDir: opts.homeDir });
+  const loaded = await loadConfig({
+    cwd: opts.cwd ?? process.cwd(),
+    env,
+    homeDir: opts.homeDir,
+    ...(opts.configSchema ? { schema: opts.configSchema } : {}),
+  });
   opts.secrets?.add("config-var", loaded.secrets);
-  opts.secrets?.add("config-field", configSecretValues(loaded.config));
+  opts.secrets?.add("config-field", configSecretValues(loaded.config, loaded.schema));
   opts.secrets?.add("plugin-secret", secretValuesByKeyName(loaded.config.config));
   return loaded;
 }

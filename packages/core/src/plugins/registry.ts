@@ -78,7 +78,8 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
 
   const loadOnce = async (): Promise<LoadedSnapshot> => {
     try {
-      const base = { ...opts, onSourceChanged: sourceChanged };
+      const configSchema = opts.configSchema ?? opts.config?.schema;
+      const base = { ...opts, onSourceChanged: sourceChanged, ...(configSchema ? { configSchema } : {}) };
       const {
         result,
         state: next,

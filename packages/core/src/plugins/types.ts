@@ -3,6 +3,7 @@ import type { ToolTree } from "@openassistant/sdk";
 import type { LoadEntry, SourceEntry, SourceHost, SourceKind } from "../sources/kind.ts";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
+import type { ConfigSchema } from "../config/schema.ts";
 import type { DeclarationCache } from "../codemode/declarations-cache.ts";
 
 export type { Diagnostic };
@@ -29,6 +30,8 @@ export interface LoadToolsOptions {
   homeDir?: string;
   /** Already loaded config; otherwise loadConfig({ cwd, env, homeDir }) runs. */
   config?: LoadedConfig;
+  /** The schema a config read here is checked with (default: the loaded config's, else core's). */
+  configSchema?: ConfigSchema;
   /** Tool trees of the host's own, mounted as they are (the built-in layer: nothing can take their names). */
   bundled?: readonly BundledPlugin[];
   /** The gateway, when it offers its own tools (`tools.workspace.*`, sources/workspace-tools/); none by default. */

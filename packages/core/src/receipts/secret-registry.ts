@@ -9,7 +9,7 @@ import { createRedactor } from "./redact.ts";
 export const CREDENTIAL_SOURCES = [
   /** Every value substituted from `${VAR}` in a config file. */
   "config-var",
-  /** Config fields marked `.meta({ secret: true })` in the config schema (OpenAPI auth, MCP headers/env/client secret, Discord and HTTP tokens). */
+  /** Config fields marked `.meta({ secret: true })` in the config schema (OpenAPI auth, MCP headers/env/client secret, surface and HTTP tokens). */
   "config-field",
   /** Plugin config values marked secret by the plugin's schema, or under a secret-looking key. */
   "plugin-secret",
@@ -21,8 +21,8 @@ export const CREDENTIAL_SOURCES = [
   "console-key",
   /** `mcp-oauth.json`: MCP OAuth access and refresh tokens and client secrets, also those a refresh obtains. */
   "mcp-oauth",
-  /** The Discord bot token the surface connects with. */
-  "discord-token",
+  /** A chat surface's own credential (the bot token it connects with), from its config section. */
+  "surface-token",
   /** `<config>/receipts.key`, the HMAC key of the receipt chain. */
   "receipt-key",
 ] as const;

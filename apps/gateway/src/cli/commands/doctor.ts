@@ -2,13 +2,14 @@ import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
 import { openDatabase, probeWritable } from "@openassistant/core/db";
 import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
-import { ConfigError, defaultConfig } from "@openassistant/core/config";
+import { ConfigError } from "@openassistant/core/config";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
+import { DEFAULT_MODEL } from "../../model/config-schema.ts";
+import { SURFACES } from "../../surfaces/registry.ts";
 import { resolveConfigDir } from "../../auth/paths.ts";
 import {
   checkCredentialShapes,
-  checkDiscordAccess,
   checkEndpoint,
   checkReceipts,
   type CheckLevel,
@@ -23,9 +24,6 @@ const args = {
 } as const;
 
 export type { CheckLevel, DoctorCheck } from "../doctor-checks.ts";
-
-/** Discord bot tokens: base64(user id) . timestamp . hmac. */
-const DISCORD_TOKEN_SHAPE = /^[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}$/;
 
 /** Every config problem as lines: each error of the file, and each warning marked as one. */
 function configCheck(e: unknown): DoctorCheck {
@@ -49,7 +47,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
     checks.push(configCheck(e));
     // What does not need the config is still checked; the rest waits for a valid one.
     checks.push(...checkCredentialShapes(env));
-    checks.push(await checkEndpoint(env, { model: defaultConfig().model.name }));
+    checks.push(await checkEndpoint(env, { model: DEFAULT_MODEL }));
     checks.push({
       name: "the rest",
       level: "warn",
@@ -111,26 +109,8 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
 
   checks.push(typecheckDeclarations(await loadProgramChecker(), snapshot.declarations.text));
 
-  const token = settings.discord?.token;
-  if (settings.discord) {
-    if (!token)
-      checks.push({
-        name: "discord",
-        level: "fail",
-        detail: 'discord.token is empty: set it (e.g. "${DISCORD_TOKEN}") or remove the discord section',
-      });
-    else if (!DISCORD_TOKEN_SHAPE.test(token))
-      checks.push({
-        name: "discord",
-        level: "fail",
-        detail:
-          "discord.token does not look like a bot token (three dot-separated parts); copy it again from the Developer Portal → Bot → Reset Token",
-      });
-    else checks.push({ name: "discord", level: "ok", detail: "token has the shape of a bot token" });
-    checks.push(...checkDiscordAccess(loaded.config.config.discord));
-  } else {
-    checks.push({ name: "discord", level: "ok", detail: "not configured (the terminal is the surface)" });
-  }
+  // Each registered surface checks its own section (Discord: the token's shape, who can talk and approve).
+  for (const surface of SURFACES) checks.push(...(surface.doctor?.(settings.surfaces?.[surface.id]) ?? []));
   return checks;
 }
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { displayPath } from "../display-path.ts";
-import { loadConfig } from "@openassistant/core/config";
+import { loadGatewayConfig } from "../../config-schema.ts";
 import { homedir } from "node:os";
 import { configuredPluginDirs, writeEditorTsconfig } from "../editor-tsconfig.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
@@ -55,7 +55,7 @@ export const initCommand = defineCommand({
 /** The config's plugin folders, for the editor tsconfig; none while the config does not load. */
 async function pluginDirsOf(root: string): Promise<string[]> {
   try {
-    const { config, projectRoot } = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
+    const { config, projectRoot } = await loadGatewayConfig({ cwd: root, env: process.env, unsetVars: "report" });
     return configuredPluginDirs(config.plugins, projectRoot, process.env.HOME ?? homedir());
   } catch {
     return [];

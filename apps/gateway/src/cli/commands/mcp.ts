@@ -1,7 +1,8 @@
 import { platform } from "node:os";
 import { isatty } from "node:tty";
 import { defineCommand } from "citty";
-import { ConfigError, loadConfig } from "@openassistant/core/config";
+import { ConfigError } from "@openassistant/core/config";
+import { loadGatewayConfig } from "../../config-schema.ts";
 import { McpConnection, mcpLogin, mcpOAuthPath } from "@openassistant/core/sources";
 import { displayPath } from "../display-path.ts";
 import { CliError, guard, rejectUnknownFlags, commandTable } from "../flags.ts";
@@ -26,9 +27,9 @@ const loginCommand = defineCommand({
     guard(async () => {
       rejectUnknownFlags(rawArgs, loginArgs);
       const name = String(a.name);
-      let loaded: Awaited<ReturnType<typeof loadConfig>>;
+      let loaded: Awaited<ReturnType<typeof loadGatewayConfig>>;
       try {
-        loaded = await loadConfig({ cwd: resolveProject(a.project), env: process.env });
+        loaded = await loadGatewayConfig({ cwd: resolveProject(a.project), env: process.env });
       } catch (err) {
         if (err instanceof ConfigError) throw new CliError(`invalid config: ${err.message}`);
         throw err;

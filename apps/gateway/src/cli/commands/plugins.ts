@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { ConfigError } from "@openassistant/core/config";
-import { loadConfig } from "@openassistant/core/config";
+import { loadGatewayConfig } from "../../config-schema.ts";
 import { workspaceDir } from "@openassistant/core/config";
 import { ensureWorkspaceDependencies } from "@openassistant/core/plugins";
 import { loadTools } from "@openassistant/core/plugins";
@@ -84,7 +84,7 @@ const listCommand = defineCommand({
       let result: LoadResult;
       let rules: readonly PolicyRule[] = [];
       try {
-        const config = await loadConfig({ cwd: root, env: process.env, unsetVars: "report" });
+        const config = await loadGatewayConfig({ cwd: root, env: process.env, unsetVars: "report" });
         rules = config.config.policy.rules;
         // Listing is side-effect free: no install, no package.json, no node_modules, no data dirs.
         result = await loadTools({
@@ -122,9 +122,9 @@ const installCommand = defineCommand({
   run: ({ args: a, rawArgs }) =>
     guard(async () => {
       rejectUnknownFlags(rawArgs, installArgs);
-      let config: Awaited<ReturnType<typeof loadConfig>>;
+      let config: Awaited<ReturnType<typeof loadGatewayConfig>>;
       try {
-        config = await loadConfig({ cwd: resolveProject(a.project), env: process.env });
+        config = await loadGatewayConfig({ cwd: resolveProject(a.project), env: process.env });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
         throw err;

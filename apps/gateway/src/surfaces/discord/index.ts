@@ -68,13 +68,13 @@ export async function startDiscordSurface(
   const port = surfacePort(gateway);
   // The token joins the gateway's secrets (replies, cards and receipts are scrubbed of it too);
   // a port without a registry still keeps it out of the surface's own log lines.
-  port.secrets?.add("discord-token", [config.token]);
+  port.secrets?.add("surface-token", [config.token]);
   const tokenRedact = createRedactor([config.token]);
   const redact = (text: string) => tokenRedact(port.redact ? port.redact(text) : text);
   const sink = opts.log;
   const log = createSurfaceLog(redact, sink ? (line) => sink(line) : undefined);
   const client = createDiscordClient({ restApi: opts.restApi });
-  const store = createSurfaceStore(port.db);
+  const store = port.openStore({ sqlite: createSurfaceStore });
   const limiter = createRefusalLimiter(opts.refusalWindowMs);
 
   const life: { open: boolean } & SurfaceLife = { open: true };

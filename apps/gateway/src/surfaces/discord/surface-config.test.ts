@@ -1,7 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import { configSchema } from "@openassistant/core/testing";
+import { gatewayConfigSchema } from "../../config-schema.ts";
 import { decisionFor } from "./approvals/approval-actions.ts";
-import { alwaysTtlMsOf, DEFAULT_ALWAYS_TTL_MS, type DiscordSurfaceConfig } from "./surface-config.ts";
+import {
+  alwaysTtlMsOf,
+  DEFAULT_ALWAYS_TTL_MS,
+  type DiscordConfigSection,
+  type DiscordSurfaceConfig,
+} from "./surface-config.ts";
+
+/** The gateway's config schema, with this surface's section typed as the surface's schema says. */
+const configSchema = {
+  parse: (input: unknown) => gatewayConfigSchema().parse(input) as unknown as { discord: DiscordConfigSection },
+};
 
 describe("discord config → surface config", () => {
   test("alwaysScope defaults to session and alwaysTtlHours to 24; both reach the 'Approve always' decision", () => {

@@ -1,6 +1,32 @@
+import { secret } from "@openassistant/core/config";
+import { z } from "zod";
+
+/** The `discord` section of the config (its defaults, its checks): this surface's own schema (surfaces/registry.ts). */
+export const discordConfigSchema = z
+  .strictObject({
+    token: secret(z.string()).optional(),
+    allowedUsers: z.array(z.string()).default([]),
+    allowedRoles: z.array(z.string()).default([]),
+    allowedGuilds: z.array(z.string()).default([]),
+    allowedChannels: z.array(z.string()).default([]),
+    approvers: z.array(z.string()).optional(),
+    /** Guild where slash commands are registered (instant); global registration otherwise. */
+    guildId: z.string().optional(),
+    approvalDmToApprovers: z.boolean().default(false),
+    /** Channel id where every approval card is also posted; approvers can always find pending cards there. */
+    approvalsChannel: z.string().optional(),
+    /** Where an "Approve always" rule applies: the conversation it was made in, or everywhere. */
+    alwaysScope: z.enum(["session", "global"]).default("session"),
+    /** Hours until an "Approve always" rule expires. */
+    alwaysTtlHours: z.number().positive().default(24),
+  })
+  .prefault({});
+
+export type DiscordConfigSection = z.output<typeof discordConfigSchema>;
+
 /**
- * The slice of `config.discord` this surface reads. Structurally the same as the core config's
- * `discord` section, so the loaded config object can be passed straight in.
+ * The slice of `config.discord` this surface reads. Structurally the same as `discordConfigSchema`'s
+ * output with a token, so the loaded section can be passed straight in.
  */
 export interface DiscordSurfaceConfig {
   /** Bot token (config usually writes `${DISCORD_TOKEN}`); never logged. */

@@ -14,7 +14,7 @@ import {
   formatReceiptLinks,
   formatTypecheckFailure,
 } from "./format.ts";
-import { knownModels } from "@openassistant/core/config";
+import { knownModels } from "../../model/capabilities.ts";
 import { createSpinner } from "./spinner.ts";
 import { cutText } from "@openassistant/core/text";
 

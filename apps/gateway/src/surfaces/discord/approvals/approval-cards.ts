@@ -11,7 +11,7 @@ import { retryWhileUnreachable } from "../retry.ts";
 import { isLockedThread, unarchiveForEdit } from "../archived-threads.ts";
 import { fitMessage, fitText } from "../render/fit.ts";
 import type { DiscordSurfaceConfig } from "../surface-config.ts";
-import type { SurfaceStore } from "../sqlite/surface-store.ts";
+import type { SurfaceStore } from "../store.ts";
 
 const RESTART_REASON = "the gateway restarted before this was decided";
 
@@ -93,7 +93,7 @@ export function createApprovalCards(deps: {
       try {
         const ch = await channel(targetId);
         if (!ch) throw new Error("channel not found or not text-based");
-        store.addCard({
+        await store.addCard({
           callId: request.callId,
           channelId: targetId,
           messageId: "",
@@ -101,7 +101,7 @@ export function createApprovalCards(deps: {
         });
         // While Discord is unreachable the post is retried (until the request expires), so the card is not lost.
         const msg = await retryWhileUnreachable(() => ch.send(payload), request.expiresAt);
-        store.addCard({
+        await store.addCard({
           callId: request.callId,
           channelId: targetId,
           messageId: msg.id,
@@ -110,7 +110,7 @@ export function createApprovalCards(deps: {
         if (counts) reached.push(where);
         return true;
       } catch (e) {
-        store.dropCard(request.callId, targetId);
+        await store.dropCard(request.callId, targetId);
         failures.push(`${where}: ${describeDiscordError(e)}`);
         log(`posting approval card for ${request.toolPath} (${request.callId}) in ${where}`, e);
         return false;
@@ -168,7 +168,7 @@ export function createApprovalCards(deps: {
     const done = finalShown.get(callId);
     let failed = false;
     await Promise.all(
-      store.cards(callId).map((ref) => {
+      (await store.cards(callId)).map((ref) => {
         if (done?.has(ref.messageId)) return undefined;
         return safely(
           log,
@@ -186,7 +186,7 @@ export function createApprovalCards(deps: {
               );
               if (!found) return true; // never posted: nothing to edit
               messageId = found.id;
-              store.addCard({ ...ref, messageId });
+              await store.addCard({ ...ref, messageId });
             }
             if (done?.has(messageId)) return true;
             if (isLockedThread(ch)) throw new Error("the card is in a locked thread");
@@ -201,7 +201,7 @@ export function createApprovalCards(deps: {
     );
     finalShown.delete(callId);
     // A deleted card cannot be fixed by retrying; a transient failure is retried on the next start.
-    if (state.kind !== "pending" && !failed) store.markFinal(callId);
+    if (state.kind !== "pending" && !failed) await store.markFinal(callId);
   }
 
   return {
@@ -237,7 +237,7 @@ export function createApprovalCards(deps: {
     async reconcileOnStart(): Promise<string[]> {
       await gateway.broker.closeOrphans(RESTART_REASON);
       const settled: string[] = [];
-      for (const callId of store.unfinishedCallIds()) {
+      for (const callId of await store.unfinishedCallIds()) {
         const rec = await gateway.broker.get(callId);
         if (rec !== undefined && rec.status !== "pending") settled.push(callId);
       }

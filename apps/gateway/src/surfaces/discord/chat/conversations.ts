@@ -24,7 +24,7 @@ import { suppressLinkPreviews } from "../render/no-previews.ts";
 import { renderActivity } from "../render/render-summary.ts";
 import { splitMessage } from "../render/split-message.ts";
 import type { DiscordSurfaceConfig } from "../surface-config.ts";
-import type { SurfaceStore } from "../sqlite/surface-store.ts";
+import type { SurfaceStore } from "../store.ts";
 import { isApproveText, parseApproveText, stripBotMention, threadNameFrom } from "../commands/text-commands.ts";
 import { initialStatus, nextStatus, renderStatus, type TurnStatus } from "../render/turn-status.ts";
 import { createKeyedQueue } from "../../../sessions/keyed-queue.ts";
@@ -130,16 +130,16 @@ export function createConversations(deps: {
   }
 
   /** `/new`: bump the conversation of this DM or bot thread. Returns a user-facing text. */
-  function newConversationText(
+  async function newConversationText(
     channel: { id: string; type: ChannelType; isThread(): boolean },
     userId: string,
-  ): string {
+  ): Promise<string> {
     if (channel.type === ChannelType.DM) {
-      store.newConversation(`dm:${userId}`);
+      await store.newConversation(`dm:${userId}`);
       return "Started a fresh conversation. Earlier messages here are forgotten.";
     }
     if (channel.isThread()) {
-      store.newConversation(`thread:${channel.id}`);
+      await store.newConversation(`thread:${channel.id}`);
       return "Started a fresh conversation in this thread.";
     }
     return "Mention me in this channel to start a new conversation: each one gets its own thread.";
@@ -173,7 +173,7 @@ export function createConversations(deps: {
     const text = stripBotMention(message.content, botId);
     if (isApproveText(text)) return approveByText(message, text);
     if (/^\s*\/new\s*$/i.test(text) && !where.needsThread) {
-      const reply = newConversationText(message.channel as never, message.author.id);
+      const reply = await newConversationText(message.channel as never, message.author.id);
       await safely(log, "replying to /new", () => message.reply(fitMessage({ content: reply })));
       return;
     }
@@ -264,7 +264,7 @@ export function createConversations(deps: {
 
     try {
       const outcome = await gateway.handleMessage({
-        sessionKey: store.sessionKey(scope),
+        sessionKey: await store.sessionKey(scope),
         surface: SURFACE,
         userId: discordOperatorId(userId),
         text,

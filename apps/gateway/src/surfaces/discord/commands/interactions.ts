@@ -280,8 +280,8 @@ export function createInteractionHandler(deps: {
       case "new": {
         const ch = i.channel;
         const text = ch
-          ? conversations.newConversation(ch as never, i.user.id)
-          : conversations.newConversation({ id: i.channelId, type: 1, isThread: () => false }, i.user.id);
+          ? await conversations.newConversation(ch as never, i.user.id)
+          : await conversations.newConversation({ id: i.channelId, type: 1, isThread: () => false }, i.user.id);
         await answer(i, fitMessage({ content: text }));
         return;
       }

@@ -1,22 +1,15 @@
 import type { Database } from "bun:sqlite";
+import type { CardRef, SurfaceStore } from "../store.ts";
+
 
 /**
- * The Discord surface's own rows in the gateway database:
+ * The Discord surface's store (store.ts) in the gateway's SQLite database:
  * - `discord_approval_cards`: every message showing an approval card (the conversation copy and
- *   any DM copies), so cards can be edited after a decision, a timeout, or a restart.
+ *   any DM copies).
  * - `discord_conversations`: the current generation of each conversation scope (a DM user or a
  *   thread); `/new` bumps it, which yields a fresh gateway session key.
- * Approvals themselves live in the broker's table; this only maps call ids to Discord messages.
  */
-export interface CardRef {
-  readonly callId: string;
-  readonly channelId: string;
-  /** Empty while the card is being posted: a crash in that window leaves the message to be found by its button ids. */
-  readonly messageId: string;
-  readonly kind: "conversation" | "dm";
-}
-
-export function createSurfaceStore(db: Database) {
+export function createSurfaceStore(db: Database): SurfaceStore {
   db.exec(`CREATE TABLE IF NOT EXISTS discord_approval_cards (
     call_id TEXT NOT NULL,
     channel_id TEXT NOT NULL,
@@ -50,12 +43,16 @@ export function createSurfaceStore(db: Database) {
      RETURNING generation`,
   );
 
+  const sessionKey = (scope: string): string => {
+    const row = getGen.get(scope) as { generation: number } | null;
+    const gen = row?.generation ?? 0;
+    return gen === 0 ? `discord:${scope}` : `discord:${scope}:${gen}`;
+  };
   return {
-    /** Call before posting with `messageId: ""`, and again with the id once posted. */
-    addCard(ref: CardRef): void {
+    async addCard(ref) {
       insertCard.run(ref.callId, ref.channelId, ref.messageId, ref.kind, Date.now());
     },
-    cards(callId: string): CardRef[] {
+    async cards(callId) {
       return (
         cardsFor.all(callId) as Array<{
           call_id: string;
@@ -70,29 +67,21 @@ export function createSurfaceStore(db: Database) {
         kind: r.kind,
       }));
     },
-    /** Forgets a copy whose post failed (it never existed, so there is nothing to edit later). */
-    dropCard(callId: string, channelId: string): void {
+    async dropCard(callId, channelId) {
       dropUnposted.run(callId, channelId);
     },
-    /** All copies of this card show the final state. */
-    markFinal(callId: string): void {
+    async markFinal(callId) {
       markFinalStmt.run(callId);
     },
-    /** Call ids whose cards may still show buttons. */
-    unfinishedCallIds(): string[] {
+    async unfinishedCallIds() {
       return (unfinishedStmt.all() as Array<{ call_id: string }>).map((r) => r.call_id);
     },
-    /** The session key for a conversation scope (`dm:<user>`, `thread:<id>`), honouring `/new`. */
-    sessionKey(scope: string): string {
-      const row = getGen.get(scope) as { generation: number } | null;
-      const gen = row?.generation ?? 0;
-      return gen === 0 ? `discord:${scope}` : `discord:${scope}:${gen}`;
+    async sessionKey(scope) {
+      return sessionKey(scope);
     },
-    /** `/new`: the next message in this scope starts a fresh session. Returns the new key. */
-    newConversation(scope: string): string {
+    async newConversation(scope) {
       bumpGen.get(scope, Date.now());
-      return this.sessionKey(scope);
+      return sessionKey(scope);
     },
   };
 }
-export type SurfaceStore = ReturnType<typeof createSurfaceStore>;

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { configSchema } from "./schema.ts";
+import { gatewayConfigSchema } from "../config-schema.ts";
+
+const configSchema = gatewayConfigSchema();
 
 describe("model.thinking / model.effort are checked against the model's capabilities", () => {
   const parse = (model: Record<string, unknown>) => configSchema.safeParse({ model });
