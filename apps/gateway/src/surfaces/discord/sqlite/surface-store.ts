@@ -1,7 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { CardRef, SurfaceStore } from "../store.ts";
 
-
 /**
  * The Discord surface's store (store.ts) in the gateway's SQLite database:
  * - `discord_approval_cards`: every message showing an approval card (the conversation copy and
