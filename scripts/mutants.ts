@@ -3442,7 +3442,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "apps/gateway/src/services/assemble.ts",
-    ["apps/gateway/src/gateway.test.ts"],
+    ["apps/gateway/src/conversations/service.test.ts"],
     [
       [
         "shutdown-turns-not-awaited",
@@ -3466,7 +3466,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "apps/gateway/src/conversations/service.ts",
-    ["apps/gateway/src/security/secrets.e2e.test.ts"],
+    ["apps/gateway/src/conversations/service.test.ts", "apps/gateway/src/security/secrets.e2e.test.ts"],
     [
       [
         "conversation-events-unredacted",

@@ -97,6 +97,8 @@ export function startGatewayProcesses(): GatewayProcesses {
   // Failures surface again (and are logged) when createGateway awaits the same warm-ups.
   sandbox.warmUp({ ready: 1 }).catch(() => {});
   typechecker.warmUp().catch(() => {});
+  // The assembly (with `effect`) loads now, in the gaps while config and tools load, not after them.
+  void loadAssembly().catch(() => {}); // a failure shows when createGateway awaits it
   return {
     sandbox,
     typechecker,
@@ -115,7 +117,9 @@ export function startGatewayProcesses(): GatewayProcesses {
  * stops the conversations, then closes the same scope.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
-  // Loaded here, not at the top: `effect` stays off the import path (startup-imports.test.ts).
-  const { assembleGateway } = await import("./services/assemble.ts");
+  const { assembleGateway } = await loadAssembly();
   return assembleGateway(options);
 }
+
+/** Loaded on first use, not at the top: `effect` stays off the import path (startup-imports.test.ts). */
+const loadAssembly = () => import("./services/assemble.ts");
