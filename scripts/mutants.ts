@@ -3433,22 +3433,16 @@ export const MUTANTS: readonly Mutant[] = [
         "a start that fails half way closes nothing it had opened (the process stays alive)",
       ],
       [
+        "start-failure-error-lost",
+        `  throw Cause.squash(exit.cause);`,
+        `  throw new Error("the gateway could not start");`,
+        "a start that fails says neither where nor why (the port, the key file, the database)",
+      ],
+      [
         "start-failure-early-pool-kept",
         `    if (early && !options.sandbox) yield* onClose("early sandbox pool", () => early.sandbox.close(), log);\n`,
         ``,
         "the sandbox children started before the config loaded outlive a start that fails",
-      ],
-    ],
-  ),
-  ...m(
-    "apps/gateway/src/services/assemble.ts",
-    ["apps/gateway/src/conversations/service.test.ts"],
-    [
-      [
-        "shutdown-turns-not-awaited",
-        `await conversations.close(reason, SHUTDOWN_GRACE_MS);`,
-        `void conversations.close(reason, SHUTDOWN_GRACE_MS);`,
-        "shutdown closes the stores while cancelled turns are still recording their outcome",
       ],
     ],
   ),
