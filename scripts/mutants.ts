@@ -796,7 +796,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/services/assemble.ts",
+    "apps/gateway/src/services/http-console.ts",
     ["apps/gateway/src/http/listen.test.ts"],
     [
       [

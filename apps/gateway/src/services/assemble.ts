@@ -2,7 +2,7 @@ import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Scope from "effect/Scope";
-import { createApprovalBroker, type ApprovalBroker } from "@openassistant/core/approvals";
+import { createApprovalBroker } from "@openassistant/core/approvals";
 import {
   createCodeModeRunner,
   createTypechecker,
@@ -10,26 +10,24 @@ import {
   openDeclarationCache,
   type Typechecker,
 } from "@openassistant/core/codemode";
-import { createSecretRegistry, type ReceiptLog, type ReceiptReader } from "@openassistant/core/receipts";
+import { createSecretRegistry } from "@openassistant/core/receipts";
 import { createSandboxPool, defaultSandboxLimits, type SandboxPool } from "@openassistant/core/sandbox";
 import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import { resolveConfigDir } from "../auth/paths.ts";
 import { createAuthResolver, type AuthResolver } from "../auth/resolve.ts";
 import { openAuthStore } from "../auth/store.ts";
 import { declarationCacheFile, loadGatewaySettings } from "../config-adapter.ts";
-import { createConsole, type GatewayConsole } from "../console/index.ts";
-import { createRunCodeStore } from "../console/sqlite/run-code.ts";
 import { createConversations } from "../conversations/service.ts";
 import { recordTurnEvents } from "../conversations/turn-events.ts";
-import { createEventBus, type EventBus } from "../events/bus.ts";
-import type { Gateway, GatewayHttp, GatewayOptions } from "../gateway.ts";
-import { startHttpApi } from "../http/server.ts";
+import { createEventBus } from "../events/bus.ts";
+import type { Gateway, GatewayOptions } from "../gateway.ts";
 import { resolveHttpToken } from "../http/token.ts";
 import { loadAnthropicSdk } from "../model/sdk.ts";
 import { defaultSettings, type GatewaySettings } from "../settings.ts";
-import type { GatewayStores } from "../storage/index.ts";
 import { staticToolSource, type ToolSource } from "../tools-source.ts";
+import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
+import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
 
@@ -320,96 +318,11 @@ function sandboxPool(
   );
 }
 
-/** The operator console and the local HTTP API, when `http` is configured. */
-function httpAndConsole(o: {
-  readonly settings: GatewaySettings;
-  readonly stores: GatewayStores;
-  readonly approvals: ApprovalBroker;
-  readonly events: EventBus;
-  readonly toolSource: ToolSource;
-  readonly redact: (text: string) => string;
-  readonly secrets: ReturnType<typeof createSecretRegistry>;
-  readonly httpToken: ReturnType<typeof resolveHttpToken> | undefined;
-  readonly health: () => { tools: number; activeTurns: number; shuttingDown: boolean };
-  readonly log: (line: string) => void;
-}): Effect.Effect<{ http?: GatewayHttp; console?: GatewayConsole }, unknown, Scope.Scope> {
-  return Effect.gen(function* () {
-    const { settings, httpToken } = o;
-    if (!settings.http) return {};
-    let http: GatewayHttp | undefined;
-    const consoleUi = yield* resource(
-      "console",
-      () =>
-        createConsole({
-          settings,
-          receipts: o.stores.receipts,
-          runCode: createRunCodeStore(o.stores.db),
-          approvals: o.approvals,
-          events: o.events,
-          tools: () => o.toolSource.current(),
-          redact: o.redact,
-          secrets: o.secrets,
-          localUrl: () => http?.url ?? "",
-        }),
-      (c) => c.close(),
-      o.log,
-    );
-    if (!httpToken) return { console: consoleUi };
-    const api = yield* resource(
-      "HTTP API",
-      () =>
-        startHttpApi({
-          port: settings.http!.port,
-          hostname: settings.http!.host,
-          console: consoleUi,
-          token: httpToken.token,
-          receipts: o.stores.receipts,
-          events: o.events,
-          health: o.health,
-        }),
-      (server) => server.close(),
-      o.log,
-    );
-    http = { ...api, token: httpToken.token, tokenCreated: httpToken.created, tokenPath: httpToken.path };
-    return { http, console: consoleUi };
-  });
-}
-
 /** Events leave the process (SSE, surfaces): scrub the free-text fields that could carry a secret. */
 function credentialSecrets(auth: AuthResolver): string[] {
   try {
     return auth.candidates().map((c) => c.secret);
   } catch {
     return [];
-  }
-}
-
-/**
- * Approvals left pending by a previous process can never be answered (nobody awaits them):
- * deny them and append a `denied` receipt so the audit trail says how the call ended.
- */
-async function closeOrphanedApprovals(
-  approvals: ApprovalBroker,
-  receipts: ReceiptLog & ReceiptReader,
-  log: (line: string) => void,
-): Promise<void> {
-  const reason = "the gateway restarted before a decision";
-  for (const request of await approvals.closeOrphans(reason)) {
-    const last = (await receipts.query({ callId: request.callId })).at(-1);
-    if (last && last.phase === "requested") {
-      await receipts.append({
-        runId: last.runId,
-        callId: last.callId,
-        toolPath: last.toolPath,
-        phase: "denied",
-        approval: last.approval,
-        policy: last.policy,
-        decision: "denied",
-        decidedBy: "system",
-        reason,
-        sessionId: last.sessionId,
-      });
-    }
-    log(`closed orphaned approval for tools.${request.toolPath} (${request.callId})`);
   }
 }
