@@ -33,7 +33,7 @@ export interface GatewayOptions {
   readonly sandbox?: SandboxPool;
   /** Default: a checker pool owned (and closed) by the gateway. A shared one is the caller's to close. */
   readonly typechecker?: Typechecker;
-  /** Child processes started before the config loaded (startGatewayProcesses); the gateway owns them. */
+  /** Child processes started before the config loaded (startGatewayProcesses); the gateway owns them (closes them at shutdown, or when its start fails). */
   readonly processes?: GatewayProcesses;
   /** Reload tools when their files change (start/chat do; default false). */
   readonly watchTools?: boolean;
