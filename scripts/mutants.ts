@@ -3447,18 +3447,6 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/storage/sqlite/backend.ts",
-    ["apps/gateway/src/services/assemble.test.ts"],
-    [
-      [
-        "storage-open-failure-db-left-open",
-        `        // the open's own error is the one to report\n      }\n    db.close();\n`,
-        `        // the open's own error is the one to report\n      }\n`,
-        "stores that fail to open (a refused receipt key) leave the database open",
-      ],
-    ],
-  ),
-  ...m(
     "apps/gateway/src/conversations/service.ts",
     ["apps/gateway/src/model-output.test.ts"],
     [
