@@ -710,10 +710,10 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
-  ...m("apps/gateway/src/gateway.ts", REDACT, [
+  ...m("apps/gateway/src/services/assemble.ts", REDACT, [
     [
       "gateway-discord-token-not-secret",
-      `  secrets.add("surface-token", surfaceCredentials(settings.surfaces));\n`,
+      `    secrets.add("surface-token", surfaceCredentials(settings.surfaces));\n`,
       ``,
       "the Discord token is not a secret",
     ],
@@ -796,13 +796,13 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/gateway.ts",
+    "apps/gateway/src/services/http-console.ts",
     ["apps/gateway/src/http/listen.test.ts"],
     [
       [
         "gateway-http-host-fallback-all",
-        `hostname: settings.http.host,`,
-        `hostname: settings.http.host ?? "0.0.0.0",`,
+        `hostname: settings.http!.host,`,
+        `hostname: settings.http!.host ?? "0.0.0.0",`,
         "a gateway whose settings name no host listens on every interface",
       ],
     ],
@@ -1416,12 +1416,12 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/gateway.ts",
+    "apps/gateway/src/services/assemble.ts",
     ["apps/gateway/src/surfaces/discord/restart.e2e.test.ts", "packages/core/src/codemode/runner-crash.test.ts"],
     [
       [
         "gateway-orphans-left-pending",
-        `  await closeOrphanedApprovals(approvals, receipts, log);\n`,
+        `    yield* attempt(() => closeOrphanedApprovals(approvals, receipts, log));\n`,
         ``,
         "approvals left by a stopped gateway stay pending after a restart",
       ],
@@ -1728,13 +1728,13 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/gateway.ts",
+    "apps/gateway/src/services/assemble.ts",
     ["apps/gateway/src/security/credentials.e2e.test.ts", "apps/gateway/src/security/secrets.e2e.test.ts"],
     [
       [
         "cred-auth-resolver-no-registry",
-        `    env,\n    secrets,\n  });`,
-        `    env,\n  });`,
+        `      env,\n      secrets,\n    });`,
+        `      env,\n    });`,
         "the auth resolver is given no registry",
       ],
       [
@@ -1875,7 +1875,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/gateway.ts",
+    "apps/gateway/src/conversations/service.ts",
     ["apps/gateway/src/model-recovery.test.ts"],
     [
       [
@@ -2447,7 +2447,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/gateway.ts",
+    "apps/gateway/src/conversations/service.ts",
     ["apps/gateway/src/console/console-v2.e2e.test.ts"],
     [
       [
@@ -3585,6 +3585,73 @@ export const MUTANTS: readonly Mutant[] = [
         `    if (children.length === 0) out.push(node.getText(source));`,
         `    if (children.length === 0 && !ts.isStringLiteral(node)) out.push(node.getText(source));`,
         "a surface or model named in a string in core's code passes the boundaries check",
+      ],
+    ],
+  ),
+  // #28 conversations
+  ...m(
+    "apps/gateway/src/services/storage-layer.ts",
+    ["apps/gateway/src/services/assemble.test.ts"],
+    [
+      [
+        "start-failure-storage-left-open",
+        `(stores) => stores.close(),`,
+        `(stores) => void stores,`,
+        "a start that fails after the stores opened leaves the receipt journal and its fold worker open",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/services/assemble.ts",
+    ["apps/gateway/src/services/assemble.test.ts"],
+    [
+      [
+        "start-failure-nothing-closed",
+        `  await Effect.runPromise(Scope.close(scope, exit));\n`,
+        ``,
+        "a start that fails half way closes nothing it had opened (the process stays alive)",
+      ],
+      [
+        "start-failure-error-lost",
+        `  throw Cause.squash(exit.cause);`,
+        `  throw new Error("the gateway could not start");`,
+        "a start that fails says neither where nor why (the port, the key file, the database)",
+      ],
+      [
+        "start-failure-early-pool-kept",
+        `    if (early && !options.sandbox) yield* onClose("early sandbox pool", () => early.sandbox.close(), log);\n`,
+        ``,
+        "the sandbox children started before the config loaded outlive a start that fails",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/conversations/service.ts",
+    ["apps/gateway/src/model-output.test.ts"],
+    [
+      [
+        "conversation-turns-not-queued",
+        `const work = sessionQueue.run(session.id, () => converse(message, session, turnId, controller.signal));`,
+        `const work = converse(message, session, turnId, controller.signal);`,
+        "two messages of one session run their turns at once, and the history is stored out of order",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/conversations/service.ts",
+    ["apps/gateway/src/conversations/service.test.ts", "apps/gateway/src/security/secrets.e2e.test.ts"],
+    [
+      [
+        "conversation-events-unredacted",
+        `const safe = redactDeep(e, redact);`,
+        `const safe = e;`,
+        "a turn's events carry secrets to the event bus, SSE and surfaces",
+      ],
+      [
+        "conversation-outcome-unredacted",
+        `const outcome = redactDeep(raw, redact);`,
+        `const outcome = raw;`,
+        "a secret the model repeats is stored in the session and returned to the surface",
       ],
     ],
   ),

@@ -8,6 +8,7 @@ export { approvalInput } from "../src/approvals/input-preview.ts";
 export { marksSecret, SECRET_KEY } from "../src/config/secret-fields.ts";
 export { registerSdkModule } from "../src/plugins/sdk-module.ts";
 export type { ReceiptDraft } from "../src/receipts/types.ts";
+export { createSqliteReceiptStore } from "../src/receipts/sqlite/store.ts";
 export { CREDENTIAL_SOURCES, type CredentialSource } from "../src/receipts/secret-registry.ts";
 export { McpOAuthStore } from "../src/sources/mcp/oauth-store.ts";
 export { closeMcpConnections } from "../src/sources/mcp/index.ts";

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
-import { hasTable, openDatabase } from "@openassistant/core/db";
-import { createSqliteReceiptStore, receiptKeyPath } from "@openassistant/core/receipts";
+import { receiptKeyPath } from "@openassistant/core/receipts";
 import { resolveConfigDir } from "../auth/paths.ts";
 import { createAuthResolver } from "../auth/resolve.ts";
 import { openAuthStore } from "../auth/store.ts";
@@ -9,6 +8,7 @@ import { API_KEY_PREFIX, SETUP_TOKEN_MIN_LENGTH, SETUP_TOKEN_PREFIX } from "../a
 import { NO_CREDENTIALS_MESSAGE } from "./credentials.ts";
 import { anthropicEndpoint } from "../config-adapter.ts";
 import { buildSdkClient, DEFAULT_ANTHROPIC_BASE_URL } from "../model/sdk-client.ts";
+import { storageBackend } from "../storage/index.ts";
 import { loadAnthropicSdk } from "../model/sdk.ts";
 
 export type CheckLevel = "ok" | "warn" | "fail";
@@ -132,22 +132,26 @@ function reason(e: unknown): string {
  * The receipt key (in the config dir, like `receipts verify`) and the whole keyed chain: an edited,
  * inserted or removed row, a removed run or a cut tail is named by its first bad row.
  */
-export function checkReceipts(databasePath: string, configDir: string): DoctorCheck {
-  if (!existsSync(databasePath))
+export async function checkReceipts(databasePath: string, configDir: string): Promise<DoctorCheck> {
+  const backend = storageBackend();
+  if (!backend.exists(databasePath))
     return { name: "receipts", level: "ok", detail: "no database yet (created by the first `openassistant start`)" };
   const keyFile = receiptKeyPath(configDir);
-  const db = openDatabase(databasePath);
   try {
-    if (!hasTable(db, "receipts")) return { name: "receipts", level: "ok", detail: "no receipts yet" };
+    if (!backend.hasReceipts(databasePath)) return { name: "receipts", level: "ok", detail: "no receipts yet" };
     if (!existsSync(keyFile))
       return {
         name: "receipts",
         level: "fail",
         detail: `no receipt key at ${keyFile}: receipts cannot be verified. Run with the gateway's OPENASSISTANT_CONFIG_DIR, or restore the key file.`,
       };
-    const store = createSqliteReceiptStore(db, { keyDir: configDir });
-    const v = store.verify();
-    store.close();
+    const opened = await backend.openReceipts(databasePath, configDir);
+    let v: Awaited<ReturnType<typeof opened.receipts.verify>>;
+    try {
+      v = await opened.receipts.verify();
+    } finally {
+      await opened.close();
+    }
     return v.ok
       ? {
           name: "receipts",
@@ -165,7 +169,5 @@ export function checkReceipts(databasePath: string, configDir: string): DoctorCh
       level: "fail",
       detail: `cannot verify receipts in ${databasePath}: ${e instanceof Error ? e.message : String(e)}`,
     };
-  } finally {
-    db.close();
   }
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "@openassistant/core/db";
-import { createSqliteReceiptStore } from "@openassistant/core/receipts";
+import { createSqliteReceiptStore } from "@openassistant/core/testing";
 import { startFakeAnthropic, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { cli } from "../../test/cli.ts";

@@ -1,5 +1,5 @@
 export type { ApprovalDecision, ApprovalRequest } from "./types.ts";
 export { createApprovalBroker, type ApprovalBroker, type DecideResult } from "./broker.ts";
-export type { ApprovalRecord, ApprovalRule } from "./port.ts";
+export type { ApprovalRecord, ApprovalRule, ApprovalRuleStore, ApprovalStore } from "./port.ts";
 export { openSqliteApprovals } from "./sqlite/open.ts";
 export { previewInputJson, requestInputPreview, INPUT_TOO_LARGE } from "./input-preview.ts";

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
-import { openDatabase, probeWritable } from "@openassistant/core/db";
+import { storageBackend } from "../../storage/index.ts";
 import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import { ConfigError } from "@openassistant/core/config";
 import type { EnvLike } from "../../auth/types.ts";
@@ -71,14 +71,9 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
   checks.push(await checkEndpoint(env, { model: settings.turn.model, profileOrder: settings.anthropic.profileOrder }));
 
   try {
-    const db = openDatabase(settings.databasePath);
-    try {
-      probeWritable(db);
-    } finally {
-      db.close();
-    }
+    storageBackend().probeWritable(settings.databasePath);
     checks.push({ name: "database", level: "ok", detail: `writable: ${settings.databasePath}` });
-    checks.push(checkReceipts(settings.databasePath, resolveConfigDir(process.env)));
+    checks.push(await checkReceipts(settings.databasePath, resolveConfigDir(process.env)));
   } catch (e) {
     checks.push({
       name: "database",

@@ -1,20 +1,19 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "citty";
 import { cutText } from "@openassistant/core/text";
-import { openDatabase } from "@openassistant/core/db";
 import {
   callStatus,
   formatSummaryForModel,
-  openSqliteReceipts,
   receiptKeyPath,
   summarizeRun,
   type CallStatus,
 } from "@openassistant/core/receipts";
-import type { Receipt, ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
+import type { Receipt } from "@openassistant/core/receipts";
 import { previewInputJson } from "@openassistant/core/approvals";
 import { escapeInvisible, hasInvisible } from "@openassistant/core/text";
 import { resolveConfigDir } from "../../auth/paths.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
+import { storageBackend, type ReceiptsOnly } from "../../storage/index.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 
@@ -78,11 +77,9 @@ export const receiptsCommand = defineCommand({
       }
       const cwd = resolveProject(a.project);
       const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
-      if (!existsSync(settings.databasePath))
-        throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
-      const db = openDatabase(settings.databasePath);
+      const opened = await openStore(settings.databasePath, false);
       try {
-        const store = openStore(db, false);
+        const store = opened.receipts;
         let rows: Receipt[] = await store.query({
           ...(a.run ? { runId: a.run } : {}),
           ...(a.tool ? { tool: a.tool } : {}),
@@ -116,7 +113,7 @@ export const receiptsCommand = defineCommand({
           );
         }
       } finally {
-        db.close();
+        await opened.close();
       }
     }),
 });
@@ -125,25 +122,26 @@ export const receiptsCommand = defineCommand({
  * The store, keyed with the gateway's key from the config dir. Listing works without it (a run's
  * integrity line then says the key is missing); `verify` requires it.
  */
-function openStore(db: ReturnType<typeof openDatabase>, requireKey: boolean): ReceiptLog & ReceiptReader {
+async function openStore(databasePath: string, requireKey: boolean): Promise<ReceiptsOnly> {
+  const backend = storageBackend();
+  if (!backend.exists(databasePath))
+    throw new CliError(`No database at ${databasePath} yet: start the gateway (bun start) to create it.`);
   const configDir = resolveConfigDir(process.env);
   const keyFile = receiptKeyPath(configDir);
-  if (existsSync(keyFile)) return openSqliteReceipts(db, { keyDir: configDir });
+  if (existsSync(keyFile)) return backend.openReceipts(databasePath, configDir);
   if (requireKey)
     throw new CliError(
       `No receipt key at ${keyFile}. The gateway creates it on its first start and signs every receipt with it; run this with the same OPENASSISTANT_CONFIG_DIR as the gateway, or restore the key file.`,
     );
-  return openSqliteReceipts(db);
+  return backend.openReceipts(databasePath);
 }
 
 async function verify(project: string | undefined, json: boolean): Promise<void> {
   const cwd = resolveProject(project);
   const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
-  if (!existsSync(settings.databasePath))
-    throw new CliError(`No database at ${settings.databasePath} yet: start the gateway (bun start) to create it.`);
-  const db = openDatabase(settings.databasePath);
+  const opened = await openStore(settings.databasePath, true);
   try {
-    const store = openStore(db, true);
+    const store = opened.receipts;
     const result = await store.verify();
     const info = await store.info();
     if (json)
@@ -165,7 +163,7 @@ async function verify(project: string | undefined, json: boolean): Promise<void>
     } else console.log(`Receipts in ${settings.databasePath}: BROKEN at ${result.brokenAt}: ${result.reason}`);
     if (!result.ok) process.exitCode = 1;
   } finally {
-    db.close();
+    await opened.close();
   }
 }
 

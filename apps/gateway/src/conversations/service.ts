@@ -1,0 +1,180 @@
+import { redactDeep } from "@openassistant/core/receipts";
+import { newTurnId, runTurn, type TurnDeps, type TurnOutcome } from "../agent/run-turn.ts";
+import { mergeTurnSettings, type TurnSettings } from "../agent/settings.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { GatewayEvent } from "../events/types.ts";
+import { createKeyedQueue } from "../sessions/keyed-queue.ts";
+import type { SessionStore } from "../sessions/store.ts";
+import type { Session } from "../sessions/types.ts";
+
+export interface IncomingMessage {
+  /** Stable conversation key: `discord:dm:<user>`, `discord:thread:<id>`, `terminal`. */
+  readonly sessionKey: string;
+  readonly surface: string;
+  readonly userId?: string;
+  readonly text: string;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: GatewayEvent) => void;
+}
+
+export class GatewayClosedError extends Error {
+  override name = "GatewayClosedError";
+}
+
+export interface ConversationDeps {
+  readonly sessions: SessionStore;
+  readonly events: EventBus;
+  /** Scrubs every known secret: what is stored, emitted and returned passes it. */
+  readonly redact: (text: string) => string;
+  /** The configured turn settings; a session's own settings are merged over them per turn. */
+  readonly turnSettings: TurnSettings;
+  /** What a turn runs with (model for the session's pinned profile, runner, checker, tools). */
+  readonly turnDeps: (session: Session) => Omit<TurnDeps, "settings">;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * Conversations: one turn at a time per session (history stays ordered), each turn persisted
+ * (its request, messages and outcome, redacted) and announced (`turn.started`, every turn event,
+ * `turn.finished`, redacted) to the event bus and the message's own listener.
+ */
+export interface Conversations {
+  handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
+  /** Turns in progress (queued or running). */
+  readonly activeTurns: number;
+  /**
+   * Refuses new turns, cancels those in progress with `reason` (which denies their pending
+   * approvals) and waits up to `graceMs` for them to record their outcome.
+   */
+  close(reason: string, graceMs: number): Promise<void>;
+}
+
+const CLOSED_MESSAGE = "The gateway is shutting down; try again when it is back.";
+
+export function createConversations(deps: ConversationDeps): Conversations {
+  const { sessions, redact } = deps;
+  const inflight = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
+  const sessionQueue = createKeyedQueue();
+  let closing = false;
+
+  /** One turn, run in its session's queue: persisted before and after, announced as it goes. */
+  async function converse(
+    message: IncomingMessage,
+    session: Session,
+    turnId: string,
+    signal: AbortSignal,
+  ): Promise<TurnOutcome> {
+    if (closing) throw new GatewayClosedError(CLOSED_MESSAGE);
+    const onEvent = (e: GatewayEvent) => {
+      const safe = redactDeep(e, redact);
+      deps.events.emit(safe);
+      message.onEvent?.(safe);
+    };
+    const fresh = (await sessions.get(session.id)) ?? session;
+    const settings = mergeTurnSettings(deps.turnSettings, fresh.settings as Record<string, unknown>);
+    await beginTurn(message, session, turnId, settings.model, onEvent);
+    // Refused turns are left out (the docs' reset after a refusal); run ids let a compaction keep
+    // what the dropped messages' runs did, from their receipts.
+    const history = (await sessions.modelHistory(session.id)).map((m) => ({
+      role: m.role,
+      content: m.content,
+      runIds: m.runIds,
+    }));
+    const leftOutRuns = (await sessions.turns(session.id))
+      .filter((t) => t.stopReason === "refused")
+      .flatMap((t) => t.runIds);
+    const raw = await runTurn(
+      { id: session.id, history, leftOutRuns, requestedBy: message.userId },
+      message.text,
+      { ...deps.turnDeps(fresh), settings },
+      { turnId, signal, onEvent },
+    );
+    // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.
+    const outcome = redactDeep(raw, redact);
+    await endTurn(session, turnId, outcome, onEvent);
+    return outcome;
+  }
+
+  /** Where a turn starts: its record (the request redacted), then `turn.started`. */
+  async function beginTurn(
+    message: IncomingMessage,
+    session: Session,
+    turnId: string,
+    model: string,
+    onEvent: (e: GatewayEvent) => void,
+  ): Promise<void> {
+    await sessions.startTurn({
+      id: turnId,
+      sessionId: session.id,
+      userId: message.userId,
+      request: redact(message.text),
+      model,
+    });
+    onEvent({ type: "turn.started", turnId, sessionId: session.id, surface: message.surface, at: Date.now() });
+  }
+
+  /** Where a turn ends: its messages and outcome (already redacted) stored, then `turn.finished`. */
+  async function endTurn(
+    session: Session,
+    turnId: string,
+    outcome: TurnOutcome,
+    onEvent: (e: GatewayEvent) => void,
+  ): Promise<void> {
+    await sessions.appendMessages(session.id, turnId, outcome.messages);
+    await sessions.finishTurn(turnId, {
+      stopReason: outcome.stopReason,
+      unverified: outcome.unverified,
+      runIds: outcome.runIds,
+      usage: outcome.usage,
+      answer: outcome.text,
+      ...(outcome.answeredBy ? { model: outcome.answeredBy } : {}),
+    });
+    onEvent({
+      type: "turn.finished",
+      turnId,
+      sessionId: session.id,
+      unverified: outcome.unverified,
+      runIds: outcome.runIds,
+      stopReason: outcome.stopReason,
+    });
+  }
+
+  async function handleMessage(message: IncomingMessage): Promise<TurnOutcome> {
+    if (closing) throw new GatewayClosedError(CLOSED_MESSAGE);
+    const session = await sessions.getOrCreate(message.sessionKey, message.surface);
+    const turnId = newTurnId();
+    const controller = new AbortController();
+    const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
+    if (message.signal?.aborted) abortFromCaller();
+    message.signal?.addEventListener("abort", abortFromCaller, { once: true });
+    // One turn at a time per session, so history stays ordered.
+    const work = sessionQueue.run(session.id, () => converse(message, session, turnId, controller.signal));
+    const tracked = work.finally(() => {
+      inflight.delete(turnId);
+      message.signal?.removeEventListener("abort", abortFromCaller);
+    });
+    inflight.set(turnId, { controller, done: tracked });
+    return tracked;
+  }
+
+  async function close(reason: string, graceMs: number): Promise<void> {
+    if (closing) return;
+    closing = true;
+    if (inflight.size) deps.log(`shutting down: ${inflight.size} turn(s) in progress`);
+    // Cancelling a turn's signal denies its pending approvals (by "system", with this reason)
+    // and fails calls that had not started; the turn then records its outcome.
+    for (const { controller } of inflight.values()) controller.abort(reason);
+    const pending = [...inflight.values()].map((t) => t.done.catch(() => {}));
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(pending), new Promise((r) => (graceTimer = setTimeout(r, graceMs)))]);
+    clearTimeout(graceTimer);
+  }
+
+  return {
+    handleMessage,
+    get activeTurns() {
+      return inflight.size;
+    },
+    close,
+  };
+}

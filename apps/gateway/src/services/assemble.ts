@@ -1,0 +1,329 @@
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Scope from "effect/Scope";
+import { createApprovalBroker } from "@openassistant/core/approvals";
+import {
+  createCodeModeRunner,
+  createTypechecker,
+  GATEWAY_PRACTICE_CHECKS,
+  openDeclarationCache,
+  type Typechecker,
+} from "@openassistant/core/codemode";
+import { createSecretRegistry } from "@openassistant/core/receipts";
+import { createSandboxPool, defaultSandboxLimits, type SandboxPool } from "@openassistant/core/sandbox";
+import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
+import { resolveConfigDir } from "../auth/paths.ts";
+import { createAuthResolver, type AuthResolver } from "../auth/resolve.ts";
+import { openAuthStore } from "../auth/store.ts";
+import { declarationCacheFile, loadGatewaySettings } from "../config-adapter.ts";
+import { createConversations } from "../conversations/service.ts";
+import { recordTurnEvents } from "../conversations/turn-events.ts";
+import { createEventBus } from "../events/bus.ts";
+import type { Gateway, GatewayOptions } from "../gateway.ts";
+import { resolveHttpToken } from "../http/token.ts";
+import { loadAnthropicSdk } from "../model/sdk.ts";
+import { defaultSettings, type GatewaySettings } from "../settings.ts";
+import { surfaceCredentials } from "../surfaces/registry.ts";
+import { staticToolSource, type ToolSource } from "../tools-source.ts";
+import { httpAndConsole } from "./http-console.ts";
+import { modelsByProfile } from "./models.ts";
+import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
+import { attempt, onClose, resource } from "./resource.ts";
+import { openStores, storageLayer } from "./storage-layer.ts";
+
+/** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** What shutdown and the warm-ups share: whether the gateway is closing, and why. */
+interface Life {
+  closing: boolean;
+  reason: string;
+}
+
+/**
+ * Assembles the gateway in one `Scope`: each service is opened as a resource of that scope, so a
+ * start that fails half way (a port in use, a refused key file, a broken database) closes exactly
+ * what it had opened, in reverse, and reports its own error; shutdown stops the conversations and
+ * closes the same scope. The order below is the start's, and reversed, the shutdown's.
+ */
+export async function assembleGateway(options: GatewayOptions): Promise<Gateway> {
+  const scope = Scope.makeUnsafe();
+  const life: Life = { closing: false, reason: "gateway shutting down" };
+  const exit = await Effect.runPromiseExit(Scope.provide(openGateway(options, scope, life), scope));
+  if (Exit.isSuccess(exit)) return exit.value;
+  // Closing, not failing: the warm-ups it cuts short are not reported.
+  life.closing = true;
+  await Effect.runPromise(Scope.close(scope, exit));
+  throw Cause.squash(exit.cause);
+}
+
+function openGateway(
+  options: GatewayOptions,
+  scope: Scope.Closeable,
+  life: Life,
+): Effect.Effect<Gateway, unknown, Scope.Scope> {
+  return Effect.gen(function* () {
+    const env = options.env ?? {};
+    // One registry for every credential: config and plugin secrets and MCP logins are registered while
+    // loading; auth profiles on each read, the HTTP token, console and receipt keys when loaded (below).
+    // Every log line passes it.
+    const secrets = options.loaded?.secrets ?? createSecretRegistry();
+    const rawLog = options.log ?? (() => {});
+    const log = (line: string) => rawLog(secrets.redact(line));
+    // The child processes started before the config loaded are the gateway's from here on.
+    const early = options.processes;
+    // (A pool or checker the caller passes as well is the caller's, and the early one unused.)
+    if (early && !options.sandbox) yield* onClose("early sandbox pool", () => early.sandbox.close(), log);
+    if (early && !options.typechecker) yield* onClose("early typechecker", () => early.typechecker.close(), log);
+
+    const loaded = options.tools
+      ? undefined
+      : (options.loaded ??
+        (yield* attempt(() => loadGatewaySettings(options.cwd, env, { watch: options.watchTools, secrets, log }))));
+    const base = loaded?.settings ?? defaultSettings(options.cwd);
+    const settings: GatewaySettings = {
+      ...base,
+      ...options.settings,
+      turn: { ...base.turn, ...options.settings?.turn },
+    };
+    const toolSource: ToolSource = yield* resource(
+      "tool sources",
+      () =>
+        options.tools
+          ? staticToolSource(options.tools, openDeclarationCache(declarationCacheFile(settings.dataDir)))
+          : loaded!.tools,
+      async (source) => {
+        source.close();
+        // Tool source kinds: MCP servers' HTTP sessions end, stdio server processes are stopped.
+        await closeSourceKinds(SOURCE_KINDS);
+      },
+      log,
+    );
+
+    const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
+    const configDir = options.configDir ?? resolveConfigDir(env);
+    secrets.add("config-field", settings.secrets);
+    secrets.add("surface-token", surfaceCredentials(settings.surfaces));
+    const authStore = openAuthStore(configDir);
+    const auth = createAuthResolver({
+      store: authStore,
+      profileOrder: settings.anthropic.profileOrder,
+      pinnedProfile: settings.anthropic.pinned,
+      env,
+      secrets,
+    });
+    // What the store and the environment hold now; every later read registers again.
+    credentialSecrets(auth);
+    const httpToken = settings.http
+      ? yield* attempt(() => resolveHttpToken(settings.dataDir, settings.http!.token, secrets))
+      : undefined;
+    const redact = secrets.redact;
+
+    // The receipt chain's HMAC key and head live in the config dir, outside the database.
+    const stores = yield* openStores(
+      storageLayer({ location: settings.databasePath, keyDir: configDir, secrets }, log),
+    );
+    const { receipts, sessions } = stores;
+
+    // The pool is spawned while the typechecker warms up (both are off the first turn's path).
+    // An early pool prepared its instances for the default memory size; a configured one gets its own pool.
+    const pool = yield* sandboxPool(options, settings, log);
+    const poolWarm = pool
+      .warmUp({ ready: 1 })
+      .catch(
+        (e) =>
+          life.closing ||
+          log(`sandbox warm-up failed (runs will spawn on demand): ${e instanceof Error ? e.message : String(e)}`),
+      );
+    // The checker loads TypeScript in its own process, in parallel with the sandbox pool: nothing
+    // blocks this thread meanwhile, and "ready" still means the first check is fast.
+    const typechecker: Typechecker =
+      options.typechecker ??
+      early?.typechecker ??
+      (yield* resource(
+        "typechecker",
+        () => createTypechecker({ practiceChecks: GATEWAY_PRACTICE_CHECKS }),
+        (t) => t.close(),
+        log,
+      ));
+
+    // Model-side facts (rotations, model errors, compactions) are recorded until the stores close.
+    yield* resource(
+      "turn events",
+      () => recordTurnEvents({ events, sessions, redact, log }),
+      (stop) => stop(),
+      log,
+    );
+
+    const approvals = createApprovalBroker({ ...stores.approvals, defaultTimeoutMs: settings.approvalTimeoutMs });
+    yield* attempt(() => closeOrphanedApprovals(approvals, receipts, log));
+    approvals.subscribe((e) =>
+      events.emit(
+        e.type === "requested"
+          ? { type: "approval.requested", request: e.request }
+          : { type: "approval.decided", callId: e.request.callId, decision: e.decision },
+      ),
+    );
+    const runner = yield* resource(
+      "runner",
+      () =>
+        createCodeModeRunner({
+          tools: () => toolSource.current().tree,
+          requestApproval: approvals.requestApproval,
+          receipts,
+          policy: settings.policy,
+          standing: approvals.rules,
+          alwaysAsk: settings.alwaysAsk,
+          limits: settings.sandboxLimits,
+          sandbox: pool,
+          redact,
+          approvalTimeoutMs: settings.approvalTimeoutMs,
+          toolTimeoutMs: settings.toolTimeoutMs,
+        }),
+      // Abandons calls still running (each recorded as failed with the reason).
+      (r) => r.close({ reason: life.reason }),
+      log,
+    );
+    // Before the runner closes: what still waits for a person is denied by "system".
+    yield* onClose("approvals", () => approvals.close(), log);
+
+    // The tools' snapshot (declarations, and with discovery a second pass over them) is built here,
+    // while the sandbox child starts and this thread would only wait; its declarations warm the
+    // checker, so the first turn's check finds a checker built for them (the same after each reload).
+    let declarations: string | undefined;
+    try {
+      declarations = toolSource.current().declarations.text;
+    } catch {
+      // The first reader gets the same error, as before.
+    }
+    // A warm-up cut short by shutdown is not a failure worth reporting.
+    const checkerWarm = typechecker
+      .warmUp(declarations)
+      .catch(
+        (e) =>
+          life.closing ||
+          log(
+            `typecheck warm-up failed (checks fail closed until a checker starts): ${e instanceof Error ? e.message : String(e)}`,
+          ),
+      );
+    yield* resource(
+      "checker warm-ups",
+      () =>
+        toolSource.subscribe((snapshot) => {
+          typechecker.warmUp(snapshot.declarations.text).catch(() => {}); // a failure shows in the next check
+        }),
+      (unsubscribe) => unsubscribe(),
+      log,
+    );
+    // Ready once the pool is warm. The checker keeps warming in its own process: a check that
+    // comes first waits for it (nothing runs unchecked), and a real first turn spends longer than
+    // that waiting for the model.
+    yield* Effect.promise(() => poolWarm);
+
+    const modelFor = modelsByProfile({ settings, auth, authStore, env, given: options.model });
+    const conversations = createConversations({
+      sessions,
+      events,
+      redact,
+      turnSettings: settings.turn,
+      log,
+      turnDeps: (session) => ({
+        model: modelFor(session.settings.profile),
+        runner,
+        receipts,
+        typechecker,
+        tools: () => {
+          const snapshot = toolSource.current();
+          return {
+            tree: snapshot.tree,
+            declarations: snapshot.declarations.text,
+            ...(snapshot.declarationsFor ? { declarationsFor: snapshot.declarationsFor } : {}),
+          };
+        },
+      }),
+    });
+
+    const surfacesOut = yield* httpAndConsole({
+      settings,
+      stores,
+      approvals,
+      events,
+      toolSource,
+      redact,
+      secrets,
+      httpToken,
+      health: () => ({
+        tools: toolSource.current().count,
+        activeTurns: conversations.activeTurns,
+        shuttingDown: life.closing,
+      }),
+      log,
+    });
+
+    async function shutdown(reason = "gateway shutting down"): Promise<void> {
+      if (life.closing) return;
+      life.closing = true;
+      life.reason = reason;
+      await conversations.close(reason, SHUTDOWN_GRACE_MS);
+      // Everything above, in reverse: HTTP and console, approvals, runner, checker and pool,
+      // the stores (the database last of them), tool sources, the early processes.
+      await Effect.runPromise(Scope.close(scope, Exit.void));
+    }
+
+    // The model SDK loads after ready (off the path to it), so the first turn normally finds it loaded.
+    if (!options.model) setTimeout(() => void loadAnthropicSdk().catch(() => {}), 0);
+
+    const gateway: Gateway = {
+      settings,
+      events,
+      approvals,
+      receipts,
+      sessions,
+      db: stores.db,
+      auth,
+      redact,
+      secrets,
+      http: surfacesOut.http,
+      ...(surfacesOut.console ? { console: surfacesOut.console } : {}),
+      tools: () => toolSource.current(),
+      reloadTools: () => toolSource.reload(),
+      hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,
+      handleMessage: conversations.handleMessage,
+      get activeTurns() {
+        return conversations.activeTurns;
+      },
+      warm: checkerWarm.then(() => undefined),
+      shutdown,
+    };
+    return gateway;
+  });
+}
+
+/** The gateway's sandbox pool: the caller's, the early one, or its own for a configured memory size. */
+function sandboxPool(
+  options: GatewayOptions,
+  settings: GatewaySettings,
+  log: (line: string) => void,
+): Effect.Effect<SandboxPool, unknown, Scope.Scope> {
+  if (options.sandbox) return Effect.succeed(options.sandbox);
+  const early = options.processes?.sandbox;
+  const memoryBytes = settings.sandboxLimits?.memoryBytes ?? defaultSandboxLimits.memoryBytes;
+  if (early && memoryBytes === defaultSandboxLimits.memoryBytes) return Effect.succeed(early);
+  if (early) void early.close();
+  return resource(
+    "sandbox pool",
+    () => createSandboxPool({ minIdle: 2, limits: settings.sandboxLimits }),
+    (pool) => pool.close(),
+    log,
+  );
+}
+
+/** Events leave the process (SSE, surfaces): scrub the free-text fields that could carry a secret. */
+function credentialSecrets(auth: AuthResolver): string[] {
+  try {
+    return auth.candidates().map((c) => c.secret);
+  } catch {
+    return [];
+  }
+}

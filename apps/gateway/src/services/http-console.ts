@@ -1,0 +1,69 @@
+import type { ApprovalBroker } from "@openassistant/core/approvals";
+import type { SecretRegistry } from "@openassistant/core/receipts";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
+import { createConsole, type GatewayConsole } from "../console/index.ts";
+import { createRunCodeStore } from "../console/sqlite/run-code.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { GatewayHttp } from "../gateway.ts";
+import { startHttpApi } from "../http/server.ts";
+import type { resolveHttpToken } from "../http/token.ts";
+import type { GatewaySettings } from "../settings.ts";
+import type { GatewayStores } from "../storage/index.ts";
+import type { ToolSource } from "../tools-source.ts";
+import { resource } from "./resource.ts";
+
+/** The operator console and the local HTTP API, when `http` is configured. */
+export function httpAndConsole(o: {
+  readonly settings: GatewaySettings;
+  readonly stores: GatewayStores;
+  readonly approvals: ApprovalBroker;
+  readonly events: EventBus;
+  readonly toolSource: ToolSource;
+  readonly redact: (text: string) => string;
+  readonly secrets: SecretRegistry;
+  readonly httpToken: ReturnType<typeof resolveHttpToken> | undefined;
+  readonly health: () => { tools: number; activeTurns: number; shuttingDown: boolean };
+  readonly log: (line: string) => void;
+}): Effect.Effect<{ http?: GatewayHttp; console?: GatewayConsole }, unknown, Scope.Scope> {
+  return Effect.gen(function* () {
+    const { settings, httpToken } = o;
+    if (!settings.http) return {};
+    let http: GatewayHttp | undefined;
+    const consoleUi = yield* resource(
+      "console",
+      () =>
+        createConsole({
+          settings,
+          receipts: o.stores.receipts,
+          runCode: createRunCodeStore(o.stores.db),
+          approvals: o.approvals,
+          events: o.events,
+          tools: () => o.toolSource.current(),
+          redact: o.redact,
+          secrets: o.secrets,
+          localUrl: () => http?.url ?? "",
+        }),
+      (c) => c.close(),
+      o.log,
+    );
+    if (!httpToken) return { console: consoleUi };
+    const api = yield* resource(
+      "HTTP API",
+      () =>
+        startHttpApi({
+          port: settings.http!.port,
+          hostname: settings.http!.host,
+          console: consoleUi,
+          token: httpToken.token,
+          receipts: o.stores.receipts,
+          events: o.events,
+          health: o.health,
+        }),
+      (server) => server.close(),
+      o.log,
+    );
+    http = { ...api, token: httpToken.token, tokenCreated: httpToken.created, tokenPath: httpToken.path };
+    return { http, console: consoleUi };
+  });
+}
