@@ -5,6 +5,7 @@ import type { ToolContext } from "@openassistant/sdk";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
+import { listingsOffThread, pageTools } from "./listing-off-thread.ts";
 import { capMessages, MCP_MESSAGE_BYTES } from "./message-cap.ts";
 import { boundedOutputValidator } from "./output-validator.ts";
 import { toolResultValue } from "./results.ts";
@@ -110,9 +111,12 @@ export class McpConnection {
     try {
       do {
         const page = await client.listTools(cursor ? { cursor } : {});
-        tools.push(...page.tools);
+        // A large page was parsed on the source worker: its tools come from there (listing-off-thread.ts).
+        for (const tool of await pageTools(page)) tools.push(tool);
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);
+      // What the SDK's listTools keeps of each page (output validators, task support), for every tool listed.
+      (client as unknown as { cacheToolMetadata(tools: Tool[]): void }).cacheToolMetadata(tools);
     } catch (error) {
       throw this.oversized ?? (await this.withStderr(error));
     }
@@ -340,7 +344,11 @@ export class McpConnection {
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
         // One message is parsed whole on the gateway's thread: a server cannot send one past MCP_MESSAGE_BYTES.
-        fetch: capMessages(this.name, authProvider ? serverHeadersOnlyToServer(c, authProvider.fetch) : fetch),
+        // A large tools/list answer is parsed on the source worker, not here (listing-off-thread.ts).
+        fetch: listingsOffThread(
+          this.name,
+          capMessages(this.name, authProvider ? serverHeadersOnlyToServer(c, authProvider.fetch) : fetch),
+        ),
         ...(authProvider ? { authProvider } : {}),
       });
     }

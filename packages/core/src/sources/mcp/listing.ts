@@ -1,0 +1,89 @@
+import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { JobResult } from "../source-thread-protocol.ts";
+
+/**
+ * The source worker's part of an MCP `tools/list` answer (listing-off-thread.ts hands it over):
+ * the message is parsed and checked against the SDK's own `ListToolsResultSchema` here, and what
+ * goes back to the SDK on the gateway's thread is the same message with an empty tool list and
+ * `_meta[LISTING_META]` naming the job whose items are the tools. `McpConnection.listTools` then
+ * pulls them in bounded chunks. A message that is not a valid listing becomes a JSON-RPC error.
+ */
+export interface ListingInput {
+  /** One server-sent event as received, without the blank line that ends it (`events`), or the whole JSON body. */
+  readonly text: string;
+  readonly events: boolean;
+  /** The id of the `tools/list` request this answers. */
+  readonly requestId: string | number;
+  readonly server: string;
+}
+
+export interface ListingHead {
+  /** What the SDK reads instead of `text`. */
+  readonly text: string;
+}
+
+export const LISTING_META = "openassistant/off-thread-listing";
+
+export function reduceListing(input: ListingInput, job: number): JobResult {
+  let tools: unknown[] = [];
+  let answered = false;
+  const reduce = (message: unknown): unknown => {
+    const m = message as { id?: unknown; result?: unknown; error?: { message?: unknown } } | null;
+    if (m === null || typeof m !== "object" || m.id !== input.requestId) return undefined;
+    answered = true;
+    if (!("result" in m)) return refusal(m.id, `an error: ${String(m.error?.message ?? "(no message)")}`);
+    const parsed = ListToolsResultSchema.safeParse(m.result);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
+      return refusal(m.id, `something that is not a tool list: ${issue?.message ?? "invalid"}${where}`);
+    }
+    tools = parsed.data.tools;
+    return { ...m, result: { ...parsed.data, tools: [], _meta: { ...parsed.data._meta, [LISTING_META]: job } } };
+  };
+  const refusal = (id: unknown, what: string) => ({
+    jsonrpc: "2.0",
+    id,
+    error: { code: -32603, message: `MCP server "${input.server}" answered tools/list with ${what}`.slice(0, 1_000) },
+  });
+  let text = input.events ? reduceEvent(input.text, reduce) : reduceJson(input.text, reduce);
+  // A large message that is not the answer (a notification, a request to the client) is not the
+  // gateway's to parse on its thread: an event is left out, a JSON body answers the request.
+  if (!answered)
+    text = input.events
+      ? `: a message of ${input.text.length} characters that does not answer tools/list was left out`
+      : JSON.stringify(refusal(input.requestId, "a message that does not answer it"));
+  return { head: { text } satisfies ListingHead, items: tools };
+}
+
+function reduceJson(text: string, reduce: (m: unknown) => unknown): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return ""; // not JSON: left out (see reduceListing)
+  }
+  return JSON.stringify(Array.isArray(body) ? body.map(reduce).filter((m) => m !== undefined) : reduce(body));
+}
+
+/**
+ * One event of an event stream (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
+ * its `data` lines joined are the message; the other fields are kept as they were.
+ */
+function reduceEvent(text: string, reduce: (m: unknown) => unknown): string {
+  const lines = text.split(/\r\n|\r|\n/);
+  const data: string[] = [];
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+    else if (line.length > 0) kept.push(line);
+  }
+  let message: unknown;
+  try {
+    message = JSON.parse(data.join("\n"));
+  } catch {
+    return ""; // not JSON: left out (see reduceListing)
+  }
+  const reduced = reduce(message);
+  return reduced === undefined ? "" : [...kept, `data: ${JSON.stringify(reduced)}`].join("\n");
+}

@@ -1,0 +1,33 @@
+import type { ListingInput } from "./mcp/listing.ts";
+import type { SpecInput } from "./openapi/parse-spec.ts";
+
+/** What the source worker is asked to do (source-worker.ts). */
+export type SourceJob =
+  | { readonly kind: "openapi"; readonly input: SpecInput }
+  | { readonly kind: "mcp-listing"; readonly input: ListingInput };
+
+/** Gateway → worker. `more` asks for the next chunk of a job's items; `release` drops them. */
+export type ThreadRequest =
+  | { readonly t: "job"; readonly id: number; readonly job: SourceJob }
+  | { readonly t: "more"; readonly id: number }
+  | { readonly t: "release"; readonly id: number };
+
+/** Worker → gateway, one answer per request, under the request's id. */
+export type ThreadReply =
+  | { readonly t: "head"; readonly id: number; readonly head: unknown; readonly count: number }
+  | { readonly t: "items"; readonly id: number; readonly items: unknown[]; readonly done: boolean }
+  | { readonly t: "error"; readonly id: number; readonly message: string; readonly hint?: string };
+
+/** What a job gives back: a small head, and items sent to the gateway in chunks. */
+export interface JobResult {
+  readonly head: unknown;
+  readonly items: readonly unknown[];
+}
+
+/**
+ * Characters of JSON per chunk of items. Receiving a chunk (structured clone) is work on the
+ * gateway's thread proportional to its size: 64 K characters take well under a millisecond; one
+ * item larger than that (a tool at the schema limits has at most 64,000 characters of schema)
+ * goes alone.
+ */
+export const CHUNK_CHARS = 64 * 1024;
