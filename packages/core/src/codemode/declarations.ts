@@ -1,5 +1,5 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
-import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
+import { type JsonInput, jsonInputOf, jsonSchemaTool } from "../sources/json-schema-tool.ts";
 import { TimeSlicer } from "../sources/time-slice.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
 import { type DeclarationCache, fingerprintKey, type RenderedInput } from "./declarations-cache.ts";
@@ -105,9 +105,49 @@ export async function prerenderDeclarations(tree: ToolTree, options: Declaration
   const slicer = new TimeSlicer();
   for (const t of flattenToolTree(tree)) {
     if (perDefinition.has(t.definition)) continue;
-    renderCached(t.definition, options.cache);
+    const json = jsonInputOf(t.definition);
+    const offThread = json ? await renderedOffThread(json, options.cache) : undefined;
+    if (offThread) perDefinition.set(t.definition, toolOf(t.definition, offThread));
+    else renderCached(t.definition, options.cache);
     await slicer.pause();
   }
+}
+
+/**
+ * A JSON Schema tool's input type (a source's, whose schemas someone else wrote), from the cache or
+ * rendered on the source worker: building its validator and printing it take time that grows with
+ * the schema, none of it on this thread. Undefined when the worker could not do it (rendered here then).
+ */
+async function renderedOffThread(
+  json: JsonInput,
+  cache: DeclarationCache | undefined,
+): Promise<RenderedInput | undefined> {
+  try {
+    const key = `json:${json.key()}`;
+    const hit = cache?.get(key);
+    if (hit) return hit;
+    const { runOffThread } = await import("../sources/source-thread.ts");
+    const job = await runOffThread<RenderedInput>({
+      kind: "declaration",
+      input: { schema: json.schema, ...(json.output !== undefined ? { output: json.output } : {}) },
+    });
+    cache?.set(key, job.head);
+    return job.head;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Renders a JSON Schema tool's input (and output) type on this thread: the source worker's side of `prerenderDeclarations`. */
+export function renderJsonSchemaInput(schema: unknown, output: unknown): RenderedInput {
+  const definition = jsonSchemaTool({
+    description: "rendered on the source worker",
+    approval: "auto",
+    inputSchema: schema,
+    ...(output !== undefined ? { outputSchema: output } : {}),
+    run: async () => undefined,
+  });
+  return render(definition, jsonInputOf(definition));
 }
 
 function nameAux(text: string, toolPath: string): string {
@@ -142,7 +182,10 @@ function renderCached(definition: ToolDefinition, cache?: DeclarationCache): Ren
 }
 
 function renderTool(definition: ToolDefinition, cache?: DeclarationCache): RenderedTool {
-  const input = renderInput(definition, cache);
+  return toolOf(definition, renderInput(definition, cache));
+}
+
+function toolOf(definition: ToolDefinition, input: RenderedInput): RenderedTool {
   return {
     id: nextId++,
     doc: toolDoc(definition),

@@ -1,10 +1,12 @@
+import type { DeclarationInput } from "../codemode/declarations-job.ts";
 import type { ListingInput } from "./mcp/listing.ts";
 import type { SpecInput } from "./openapi/parse-spec.ts";
 
 /** What the source worker is asked to do (source-worker.ts). */
 export type SourceJob =
   | { readonly kind: "openapi"; readonly input: SpecInput }
-  | { readonly kind: "mcp-listing"; readonly input: ListingInput };
+  | { readonly kind: "mcp-listing"; readonly input: ListingInput }
+  | { readonly kind: "declaration"; readonly input: DeclarationInput };
 
 /** Gateway → worker. `more` asks for the next chunk of a job's items; `release` drops them. */
 export type ThreadRequest =

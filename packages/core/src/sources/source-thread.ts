@@ -19,13 +19,14 @@ export interface OffThreadResult<H> {
 let thread: SourceThread | undefined;
 
 /** Runs `job` on the source worker (started on first use); its items stay there until pulled. */
-export function runOffThread<H>(job: SourceJob): Promise<OffThreadResult<H>> {
+export function runOffThread<H>(job: SourceJob, transfer: ArrayBuffer[] = []): Promise<OffThreadResult<H>> {
   thread ??= new SourceThread();
-  return thread.run(job) as Promise<OffThreadResult<H>>;
+  return thread.run(job, transfer) as Promise<OffThreadResult<H>>;
 }
 
 /** The items of a job, chunk by chunk, the event loop let in between chunks. */
-export async function* pullItems<I>(id: number): AsyncGenerator<I[]> {
+export async function* pullItems<I>(id: number, count: number): AsyncGenerator<I[]> {
+  if (count === 0) return;
   const t = thread;
   if (!t) throw new Error("the source worker stopped before its items were read");
   for (;;) {
@@ -37,9 +38,9 @@ export async function* pullItems<I>(id: number): AsyncGenerator<I[]> {
 }
 
 /** Every item of a job, in order (chunked as `pullItems`). */
-export async function allItems<I>(id: number): Promise<I[]> {
+export async function allItems<I>(id: number, count: number): Promise<I[]> {
   const out: I[] = [];
-  for await (const chunk of pullItems<I>(id)) for (const item of chunk) out.push(item);
+  for await (const chunk of pullItems<I>(id, count)) for (const item of chunk) out.push(item);
   return out;
 }
 
@@ -77,9 +78,9 @@ class SourceThread {
     this.worker.on("exit", (code) => fail(new Error(`exit code ${code}`)));
   }
 
-  async run(job: SourceJob): Promise<OffThreadResult<unknown>> {
+  async run(job: SourceJob, transfer: ArrayBuffer[]): Promise<OffThreadResult<unknown>> {
     const id = ++this.next;
-    const reply = await this.ask({ t: "job", id, job }, id);
+    const reply = await this.ask({ t: "job", id, job }, id, transfer);
     if (reply.t !== "head") throw new Error("the source worker answered a job without its head");
     return { head: reply.head, id, count: reply.count };
   }
@@ -94,11 +95,11 @@ class SourceThread {
     this.worker.postMessage({ t: "release", id } satisfies ThreadRequest);
   }
 
-  private ask(request: ThreadRequest, id: number): Promise<ThreadReply> {
+  private ask(request: ThreadRequest, id: number, transfer: ArrayBuffer[] = []): Promise<ThreadReply> {
     return new Promise<ThreadReply>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.refIfBusy();
-      this.worker.postMessage(request);
+      this.worker.postMessage(request, transfer);
     });
   }
 

@@ -11,12 +11,16 @@ import {
   type ThreadRequest,
 } from "./source-thread-protocol.ts";
 
-/** Jobs whose items were not all pulled; the oldest are dropped past `HELD_LIMIT` (an MCP listing the SDK refused). */
+/**
+ * Jobs whose items were not all pulled. An MCP listing the SDK gave up on is never pulled: past
+ * `HELD_LIMIT` the oldest go (a job being pulled is far younger than 64 others).
+ */
 const held = new Map<number, { items: readonly unknown[]; at: number }>();
-const HELD_LIMIT = 16;
+const HELD_LIMIT = 64;
 
 async function run(job: SourceJob, id: number): Promise<JobResult> {
   if (job.kind === "openapi") return (await import("./openapi/parse-spec.ts")).parseSpecJob(job.input);
+  if (job.kind === "declaration") return (await import("../codemode/declarations-job.ts")).declarationJob(job.input);
   return (await import("./mcp/listing.ts")).reduceListing(job.input, id);
 }
 
@@ -42,7 +46,7 @@ port.on("message", async (m: ThreadRequest) => {
   if (m.t === "more") return port.postMessage(chunk(m.id));
   try {
     const result = await run(m.job, m.id);
-    held.set(m.id, { items: result.items, at: 0 });
+    if (result.items.length > 0) held.set(m.id, { items: result.items, at: 0 });
     for (const old of held.keys()) if (held.size > HELD_LIMIT) held.delete(old);
     port.postMessage({ t: "head", id: m.id, head: result.head, count: result.items.length } satisfies ThreadReply);
   } catch (error) {

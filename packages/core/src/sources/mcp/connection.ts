@@ -5,7 +5,7 @@ import type { ToolContext } from "@openassistant/sdk";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
-import { listingsOffThread, pageTools } from "./listing-off-thread.ts";
+import { OffThreadListings } from "./listing-off-thread.ts";
 import { capMessages, MCP_MESSAGE_BYTES } from "./message-cap.ts";
 import { boundedOutputValidator } from "./output-validator.ts";
 import { toolResultValue } from "./results.ts";
@@ -78,6 +78,8 @@ export class McpConnection {
   /** What the current (or last) stdio process wrote to stderr. */
   private stderr: StderrTail | undefined;
   private readonly listeners = new Set<() => void>();
+  /** Large `tools/list` answers over HTTP, parsed on the source worker. */
+  private readonly listings: OffThreadListings;
   private readonly secretSinks = new Set<SecretSink>();
   /** Hands what the connection's OAuth login reads or refreshes to every registry that uses it. */
   private readonly secrets: SecretSink = {
@@ -92,7 +94,9 @@ export class McpConnection {
     private readonly config: McpServerConfig,
     /** Where `mcp-oauth.json` lives (the config dir); needed by servers with `oauth`. */
     private readonly configDir?: string,
-  ) {}
+  ) {
+    this.listings = new OffThreadListings(name);
+  }
 
   /** A gateway's secret registry: OAuth tokens and client secrets are registered with it as they are read or obtained. */
   addSecretSink(sink: SecretSink): void {
@@ -112,7 +116,7 @@ export class McpConnection {
       do {
         const page = await client.listTools(cursor ? { cursor } : {});
         // A large page was parsed on the source worker: its tools come from there (listing-off-thread.ts).
-        for (const tool of await pageTools(page)) tools.push(tool);
+        for (const tool of await this.listings.tools(page)) tools.push(tool);
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);
       // What the SDK's listTools keeps of each page (output validators, task support), for every tool listed.
@@ -345,8 +349,7 @@ export class McpConnection {
         requestInit: { headers: { ...(c.headers ?? {}) } },
         // One message is parsed whole on the gateway's thread: a server cannot send one past MCP_MESSAGE_BYTES.
         // A large tools/list answer is parsed on the source worker, not here (listing-off-thread.ts).
-        fetch: listingsOffThread(
-          this.name,
+        fetch: this.listings.fetch(
           capMessages(this.name, authProvider ? serverHeadersOnlyToServer(c, authProvider.fetch) : fetch),
         ),
         ...(authProvider ? { authProvider } : {}),

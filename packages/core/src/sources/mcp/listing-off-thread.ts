@@ -1,8 +1,11 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { allItems, runOffThread } from "../source-thread.ts";
-import { LISTING_META, type ListingHead } from "./listing.ts";
+import type { ListingHead } from "./listing.ts";
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** The `_meta` key of a listing the source worker holds the tools of (listing.ts sets it). */
+export const LISTING_META = "openassistant/off-thread-listing";
 
 /**
  * Characters of one message the SDK may still parse on the gateway's thread (`JSON.parse`, then
@@ -12,53 +15,107 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 export const ON_THREAD_CHARS = 64 * 1024;
 
 /**
- * `inner`, with each answer to a `tools/list` request over HTTP larger than `ON_THREAD_CHARS`
- * handed to the source worker: a JSON body whole, an event stream event by event (the events
- * before and after it pass as they come, in order).
+ * One connection's `tools/list` answers over HTTP larger than `ON_THREAD_CHARS`, handed to the
+ * source worker: a JSON body whole, an event stream event by event (the events before and after
+ * it pass as they come, in order). The SDK gets the answer with no tools and the job's id in
+ * `_meta`; `tools(page)` reads them from the worker. Only jobs this object started are read, so a
+ * server cannot name another source's job in its own `_meta`.
  */
-export function listingsOffThread(server: string, inner: Fetch): Fetch {
-  return async (url, init) => {
-    const res = await inner(url, init);
-    const requestId = listingRequestId(init?.body);
-    if (requestId === undefined || !res.body || !res.ok) return res;
-    const type = res.headers.get("content-type") ?? "";
-    const reduce = async (text: string, events: boolean): Promise<string> => {
-      if (text.length <= ON_THREAD_CHARS) return text;
-      const job = await runOffThread<ListingHead>({ kind: "mcp-listing", input: { text, events, requestId, server } });
-      return job.head.text;
+export class OffThreadListings {
+  /** Job id → tools held for it. */
+  private readonly issued = new Map<number, number>();
+
+  constructor(private readonly server: string) {}
+
+  fetch(inner: Fetch): Fetch {
+    return async (url, init) => {
+      const res = await inner(url, init);
+      const requestId = listingRequestId(init?.body);
+      if (requestId === undefined || !res.body || !res.ok) return res;
+      const type = res.headers.get("content-type") ?? "";
+      // The bytes cross to the worker as they are (transferred, not copied or decoded here).
+      const reduce = async (bytes: Uint8Array<ArrayBuffer>, events: boolean): Promise<Uint8Array> => {
+        if (bytes.byteLength <= ON_THREAD_CHARS) return bytes;
+        const job = await runOffThread<ListingHead>(
+          { kind: "mcp-listing", input: { bytes, events, requestId, server: this.server } },
+          [bytes.buffer],
+        );
+        this.issued.set(job.id, job.count);
+        return new TextEncoder().encode(job.head.text);
+      };
+      const rebuilt = (body: Uint8Array | ReadableStream<Uint8Array>) =>
+        new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+      if (type.includes("application/json"))
+        return rebuilt(await reduce(new Uint8Array(await res.arrayBuffer()), false));
+      if (!type.includes("text/event-stream")) return res;
+      return rebuilt(res.body.pipeThrough(eventsReduced(reduce)));
     };
-    const rebuilt = (body: string | ReadableStream<Uint8Array>) =>
-      new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-    if (type.includes("application/json")) return rebuilt(await reduce(await res.text(), false));
-    if (!type.includes("text/event-stream")) return res;
-    return rebuilt(
-      res.body
-        .pipeThrough(new TextDecoderStream())
-        .pipeThrough(eventsReduced(reduce))
-        .pipeThrough(new TextEncoderStream()),
-    );
-  };
+  }
+
+  /** A page's tools: the page's own, or those the source worker holds for it. */
+  async tools(page: { tools: Tool[]; _meta?: Record<string, unknown> }): Promise<Tool[]> {
+    const job = (page._meta?.[LISTING_META] as { job?: unknown } | undefined)?.job;
+    const count = typeof job === "number" ? this.issued.get(job) : undefined;
+    if (typeof job !== "number" || count === undefined) return page.tools;
+    this.issued.delete(job);
+    return allItems<Tool>(job, count);
+  }
 }
 
-/** An event stream, each event passed through `reduce` (which sees it without its blank line). */
-function eventsReduced(reduce: (event: string, events: true) => Promise<string>): TransformStream<string, string> {
-  let pending = "";
-  return new TransformStream<string, string>({
+/**
+ * An event stream, each event (up to and with the blank line that ends it) passed through
+ * `reduce`. Ends are found as the message cap finds them (message-cap.ts: "\n\n", carriage
+ * returns ignored), by a native scan for line feeds; an event's bytes are joined once, at its end.
+ */
+function eventsReduced(
+  reduce: (event: Uint8Array<ArrayBuffer>, events: true) => Promise<Uint8Array>,
+): TransformStream<Uint8Array, Uint8Array> {
+  let parts: Uint8Array[] = [];
+  let previous = -1;
+  const flushEvent = async (controller: TransformStreamDefaultController<Uint8Array>) => {
+    const event = joinBytes(parts);
+    parts = [];
+    if (event.byteLength > 0) controller.enqueue(await reduce(event, true));
+  };
+  return new TransformStream<Uint8Array, Uint8Array>({
     async transform(chunk, controller) {
-      pending += chunk;
-      // The end of an event: a blank line, in any of the stream's three line endings.
-      const eventEnd = /\r\n\r\n|\n\n|\r\r/g;
       let from = 0;
-      for (let end = eventEnd.exec(pending); end; end = eventEnd.exec(pending)) {
-        controller.enqueue(`${await reduce(pending.slice(from, end.index), true)}\n\n`);
-        from = end.index + end[0].length;
+      let lineStart = 0;
+      for (let lf = chunk.indexOf(10); lf !== -1; lf = chunk.indexOf(10, lineStart)) {
+        const blank = previous === 10 && onlyCarriageReturns(chunk, lineStart, lf);
+        previous = 10;
+        lineStart = lf + 1;
+        if (!blank) continue;
+        parts.push(chunk.subarray(from, lineStart));
+        from = lineStart;
+        await flushEvent(controller);
       }
-      pending = pending.slice(from);
+      for (let i = chunk.length - 1; i >= lineStart; i--)
+        if (chunk[i] !== 13) {
+          previous = chunk[i]!;
+          break;
+        }
+      if (from < chunk.length) parts.push(chunk.subarray(from));
     },
     async flush(controller) {
-      if (pending) controller.enqueue(await reduce(pending, true));
+      await flushEvent(controller);
     },
   });
+}
+
+function onlyCarriageReturns(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (bytes[i] !== 13) return false;
+  return true;
+}
+
+function joinBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 /** The id of the POST body's request when it is one `tools/list` request. */
@@ -71,10 +128,4 @@ function listingRequestId(body: unknown): string | number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A page's tools: the page's own, or those the source worker holds for it. */
-export async function pageTools(page: { tools: Tool[]; _meta?: Record<string, unknown> }): Promise<Tool[]> {
-  const job = page._meta?.[LISTING_META];
-  return typeof job === "number" ? allItems<Tool>(job) : page.tools;
 }

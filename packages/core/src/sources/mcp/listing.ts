@@ -1,5 +1,9 @@
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { prepareJsonSchema } from "../schema-limits.ts";
+import { DESCRIPTION_LIMIT, type Refusal, REFUSED, SOURCE_LIMITS } from "../source-budget.ts";
 import type { JobResult } from "../source-thread-protocol.ts";
+import { LISTING_META } from "./listing-off-thread.ts";
 
 /**
  * The source worker's part of an MCP `tools/list` answer (listing-off-thread.ts hands it over):
@@ -9,8 +13,8 @@ import type { JobResult } from "../source-thread-protocol.ts";
  * pulls them in bounded chunks. A message that is not a valid listing becomes a JSON-RPC error.
  */
 export interface ListingInput {
-  /** One server-sent event as received, without the blank line that ends it (`events`), or the whole JSON body. */
-  readonly text: string;
+  /** One server-sent event as received, with the blank line that ends it (`events`), or the whole JSON body. */
+  readonly bytes: Uint8Array;
   readonly events: boolean;
   /** The id of the `tools/list` request this answers. */
   readonly requestId: string | number;
@@ -18,13 +22,12 @@ export interface ListingInput {
 }
 
 export interface ListingHead {
-  /** What the SDK reads instead of `text`. */
+  /** What the SDK reads instead of `bytes` (an event with its blank line). */
   readonly text: string;
 }
 
-export const LISTING_META = "openassistant/off-thread-listing";
-
 export function reduceListing(input: ListingInput, job: number): JobResult {
+  const received = new TextDecoder().decode(input.bytes);
   let tools: unknown[] = [];
   let answered = false;
   const reduce = (message: unknown): unknown => {
@@ -38,22 +41,52 @@ export function reduceListing(input: ListingInput, job: number): JobResult {
       const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
       return refusal(m.id, `something that is not a tool list: ${issue?.message ?? "invalid"}${where}`);
     }
-    tools = parsed.data.tools;
-    return { ...m, result: { ...parsed.data, tools: [], _meta: { ...parsed.data._meta, [LISTING_META]: job } } };
+    tools = parsed.data.tools.map(screenTool);
+    return { ...m, result: { ...parsed.data, tools: [], _meta: { ...parsed.data._meta, [LISTING_META]: { job } } } };
   };
   const refusal = (id: unknown, what: string) => ({
     jsonrpc: "2.0",
     id,
     error: { code: -32603, message: `MCP server "${input.server}" answered tools/list with ${what}`.slice(0, 1_000) },
   });
-  let text = input.events ? reduceEvent(input.text, reduce) : reduceJson(input.text, reduce);
+  let text = input.events ? reduceEvent(received, reduce) : reduceJson(received, reduce);
   // A large message that is not the answer (a notification, a request to the client) is not the
   // gateway's to parse on its thread: an event is left out, a JSON body answers the request.
   if (!answered)
     text = input.events
-      ? `: a message of ${input.text.length} characters that does not answer tools/list was left out`
+      ? `: a message of ${input.bytes.byteLength} bytes that does not answer tools/list was left out\n\n`
       : JSON.stringify(refusal(input.requestId, "a message that does not answer it"));
   return { head: { text } satisfies ListingHead, items: tools };
+}
+
+/** Characters of a title or description kept: the gateway cuts them to `DESCRIPTION_LIMIT` itself. */
+const TEXT_KEPT = DESCRIPTION_LIMIT + 256;
+/** Characters of a refused tool's name kept: enough for the diagnostic, which shows 200. */
+const NAME_KEPT = 256;
+
+/**
+ * A tool as it crosses to the gateway's thread: one past a per-tool limit (its name, its input
+ * schema) as a stub carrying the refusal (`SourceBudget.admit` reports it in order with the
+ * source's other limits), an output schema past the limits as a plain object schema, its title
+ * and description cut near the length the gateway keeps. What crosses is then bounded per tool.
+ */
+function screenTool(tool: Tool): Tool {
+  const limits = SOURCE_LIMITS;
+  const refused = (refusal: Refusal): Tool =>
+    ({ name: tool.name.slice(0, NAME_KEPT), inputSchema: { type: "object" }, [REFUSED]: refusal }) as Tool;
+  if (tool.name.length > limits.nameLength)
+    return refused({
+      stage: "name",
+      reason: `its name has ${tool.name.length} characters (limit ${limits.nameLength})`,
+    });
+  const input = prepareJsonSchema(tool.inputSchema, limits.schema);
+  if (!input.ok) return refused({ stage: "schema", reason: input.limit });
+  const out: Tool = { ...tool };
+  if (typeof out.title === "string") out.title = out.title.slice(0, TEXT_KEPT);
+  if (typeof out.description === "string") out.description = out.description.slice(0, TEXT_KEPT);
+  if (out.outputSchema !== undefined && !prepareJsonSchema(out.outputSchema, limits.schema).ok)
+    Object.assign(out, { outputSchema: { type: "object" }, [REFUSED]: { stage: "output", reason: "past the limits" } });
+  return out;
 }
 
 function reduceJson(text: string, reduce: (m: unknown) => unknown): string {
@@ -85,5 +118,5 @@ function reduceEvent(text: string, reduce: (m: unknown) => unknown): string {
     return ""; // not JSON: left out (see reduceListing)
   }
   const reduced = reduce(message);
-  return reduced === undefined ? "" : [...kept, `data: ${JSON.stringify(reduced)}`].join("\n");
+  return reduced === undefined ? "" : `${[...kept, `data: ${JSON.stringify(reduced)}`].join("\n")}\n\n`;
 }

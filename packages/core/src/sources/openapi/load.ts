@@ -61,7 +61,7 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   }
   const tree: Record<string, unknown> = {};
   const slicer = new TimeSlicer();
-  for await (const chunk of pullItems<KeyedOperation>(job.id))
+  for await (const chunk of pullItems<KeyedOperation>(job.id, job.count))
     for (const { op, key } of chunk) {
       setPath(tree, op.name.split("."), operationTool(op, baseUrl, o.auth, key));
       await slicer.pause();
