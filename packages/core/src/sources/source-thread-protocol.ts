@@ -33,3 +33,16 @@ export interface JobResult {
  * goes alone.
  */
 export const CHUNK_CHARS = 64 * 1024;
+
+/** The items from `at` that make the next chunk: as many as fit in `CHUNK_CHARS` of JSON, at least one. */
+export function nextChunk(items: readonly unknown[], at: number, limit = CHUNK_CHARS): unknown[] {
+  const chunk: unknown[] = [];
+  let chars = 0;
+  for (let i = at; i < items.length; i++) {
+    const size = JSON.stringify(items[i])?.length ?? 4;
+    if (chunk.length > 0 && chars + size > limit) break;
+    chunk.push(items[i]);
+    chars += size;
+  }
+  return chunk;
+}

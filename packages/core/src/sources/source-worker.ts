@@ -4,7 +4,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import {
-  CHUNK_CHARS,
+  nextChunk,
   type JobResult,
   type SourceJob,
   type ThreadReply,
@@ -27,14 +27,8 @@ async function run(job: SourceJob, id: number): Promise<JobResult> {
 function chunk(id: number): ThreadReply {
   const h = held.get(id);
   if (!h) return { t: "error", id, message: "the source worker no longer holds these items (read them sooner)" };
-  const items: unknown[] = [];
-  let chars = 0;
-  while (h.at < h.items.length) {
-    const size = JSON.stringify(h.items[h.at])?.length ?? 4;
-    if (items.length > 0 && chars + size > CHUNK_CHARS) break;
-    items.push(h.items[h.at++]);
-    chars += size;
-  }
+  const items = nextChunk(h.items, h.at);
+  h.at += items.length;
   const done = h.at >= h.items.length;
   if (done) held.delete(id);
   return { t: "items", id, items, done };
