@@ -3470,4 +3470,22 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/sources/mcp/listing-off-thread.ts",
+    ["packages/core/src/sources/off-thread.test.ts"],
+    [
+      [
+        "offthread-stdio-line-parsed-here",
+        "if (line.length <= ON_THREAD_CHARS || requestId === undefined) return this.parse(line);",
+        "return this.parse(line);",
+        "a stdio server's large tools/list line is parsed whole on the gateway's thread",
+      ],
+      [
+        "offthread-stdio-not-woken",
+        "        this.wake();",
+        "",
+        "the messages after a stdio listing read off the thread are never delivered (the load waits forever)",
+      ],
+    ],
+  ),
 ];

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
 import { startRawToolsMcpServer } from "@openassistant/testkit/mcp/raw-tools-server.ts";
 import { hostileSchemas } from "../../test/hostile-schemas.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
@@ -34,10 +35,11 @@ function allowed(i: number): Record<string, unknown> {
   };
 }
 
-const mcp = await startRawToolsMcpServer([
+const LISTED = [
   ...Array.from({ length: 60 }, (_, i) => ({ name: `ok${i}`, description: `ok ${i}`, inputSchema: allowed(i) })),
   ...HOSTILE.map((h) => ({ name: h.name, description: `hostile ${h.name}`, inputSchema: h.schema })),
-]);
+];
+const mcp = await startRawToolsMcpServer(LISTED);
 
 afterAll(async () => {
   await closeMcpConnections();
@@ -130,5 +132,36 @@ describe("a hostile source's content never reaches the gateway's thread whole", 
     expect(
       await ok.run(ok.args.parse({ p0_0: "a" }), { signal: new AbortController().signal, callId: "c1", log: console }),
     ).toEqual({ p0_0: "a" });
+  });
+});
+
+describe("the same over stdio", () => {
+  test("a 6 MB tools/list line is read on the source worker; the messages after it (a call's answer) still arrive, in order", async () => {
+    const p = tempProject({ "tools.json": JSON.stringify(LISTED) });
+    const script = Bun.resolveSync("@openassistant/testkit/mcp/raw-tools-stdio.ts", import.meta.dir);
+    p.write(
+      ".openassistant/config.json",
+      JSON.stringify({
+        mcp: {
+          servers: {
+            evilStdio: { command: process.execPath, args: [script, join(p.root, "tools.json")], allowProcess: true },
+          },
+        },
+      }),
+    );
+    const { result, texts } = await parsedOnThisThread(() => loadTools({ ...p.opts, autoInstall: false }));
+    const tools = indexToolTree(result.tree);
+    expect([...tools.keys()].filter((n) => n.startsWith("evilStdio.ok")).length).toBe(60);
+    const errors = result.diagnostics.filter((d) => d.level === "error");
+    for (const h of HOSTILE)
+      expect(errors.find((d) => d.id === "evilStdio" && d.message.startsWith(`tool "${h.name}" `))?.message).toMatch(
+        h.limit,
+      );
+    expect(texts.some((t) => t.includes('"tools":[]') && t.includes("openassistant/off-thread-listing"))).toBe(true);
+    expect(Math.max(...texts.map((t) => t.length))).toBeLessThanOrEqual(64 * 1024);
+    const ok = tools.get("evilStdio.ok1")!;
+    expect(
+      await ok.run(ok.args.parse({ p1_0: "b" }), { signal: new AbortController().signal, callId: "c2", log: console }),
+    ).toEqual({ p1_0: "b" });
   });
 });

@@ -5,7 +5,7 @@ import type { ToolContext } from "@openassistant/sdk";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
-import { OffThreadListings } from "./listing-off-thread.ts";
+import { OffThreadListings, type StdioTransportInternals } from "./listing-off-thread.ts";
 import { capMessages, MCP_MESSAGE_BYTES } from "./message-cap.ts";
 import { boundedOutputValidator } from "./output-validator.ts";
 import { toolResultValue } from "./results.ts";
@@ -45,13 +45,21 @@ async function importSdk() {
     { StdioClientTransport },
     { StreamableHTTPClientTransport },
     { ToolListChangedNotificationSchema },
+    { deserializeMessage },
   ] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/shared/stdio.js"),
   ]);
-  return { Client, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema };
+  return {
+    Client,
+    StdioClientTransport,
+    StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema,
+    deserializeMessage,
+  };
 }
 
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
@@ -328,7 +336,7 @@ export class McpConnection {
     return client;
   }
 
-  private transport({ StdioClientTransport, StreamableHTTPClientTransport }: McpClientSdk) {
+  private transport({ StdioClientTransport, StreamableHTTPClientTransport, deserializeMessage }: McpClientSdk) {
     const c = this.config;
     if ("url" in c) {
       let authProvider: McpOAuthProvider | undefined;
@@ -366,6 +374,8 @@ export class McpConnection {
       stderr: "pipe",
       maxBufferSize: MCP_MESSAGE_BYTES,
     });
+    // A large tools/list line is parsed on the source worker, not here (listing-off-thread.ts).
+    this.listings.stdio(transport as unknown as StdioTransportInternals, MCP_MESSAGE_BYTES, deserializeMessage);
     const tail = new StderrTail(Object.values(c.env ?? {}));
     this.stderr = tail;
     transport.stderr?.on("data", (chunk: Buffer | string) => tail.push(String(chunk)));

@@ -52,6 +52,36 @@ export class OffThreadListings {
     };
   }
 
+  /**
+   * The same for a stdio server, whose messages the SDK reads from the process itself: its
+   * `ReadBuffer` (one JSON-RPC message a line, at most `maxBytes` buffered) is replaced by one
+   * that hands a line past `ON_THREAD_CHARS`, while a `tools/list` request is open, to the source
+   * worker, and keeps the lines after it until it is back, so messages stay in order.
+   */
+  stdio(transport: StdioTransportInternals, maxBytes: number, deserialize: (line: string) => unknown): void {
+    const open = new Set<string | number>();
+    const send = transport.send.bind(transport);
+    transport.send = (message, ...rest) => {
+      const m = message as { method?: unknown; id?: unknown };
+      if (m.method === "tools/list" && (typeof m.id === "string" || typeof m.id === "number")) open.add(m.id);
+      return send(message, ...rest);
+    };
+    transport._readBuffer = new OffThreadReadBuffer(
+      maxBytes,
+      deserialize,
+      open,
+      async (bytes, requestId) => {
+        const job = await runOffThread<ListingHead>(
+          { kind: "mcp-listing", input: { bytes, events: false, requestId, server: this.server, others: "keep" } },
+          [bytes.buffer],
+        );
+        if (job.head.answered) this.issued.set(job.id, job.count);
+        return job.head.answered ? job.head.text : undefined;
+      },
+      () => transport.processReadBuffer(),
+    );
+  }
+
   /** A page's tools: the page's own, or those the source worker holds for it. */
   async tools(page: { tools: Tool[]; _meta?: Record<string, unknown> }): Promise<Tool[]> {
     const job = (page._meta?.[LISTING_META] as { job?: unknown } | undefined)?.job;
@@ -127,5 +157,92 @@ function listingRequestId(body: unknown): string | number | undefined {
     return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** What `OffThreadListings.stdio` reaches inside the SDK's `StdioClientTransport` (1.32: `_readBuffer`, `processReadBuffer`). */
+export interface StdioTransportInternals {
+  send(message: unknown, ...rest: never[]): Promise<void>;
+  _readBuffer: unknown;
+  processReadBuffer(): void;
+}
+
+/**
+ * The SDK's `ReadBuffer` contract (append, readMessage, clear), with its size limit and error
+ * text, and a line past `ON_THREAD_CHARS` read on the source worker while a `tools/list` is open.
+ */
+class OffThreadReadBuffer {
+  private buffer: Buffer | undefined;
+  /** Read off this thread, waiting to be handed out in order. */
+  private ready: Array<{ message: unknown } | { error: unknown }> = [];
+  private away = false;
+  private generation = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly deserialize: (line: string) => unknown,
+    private readonly openListings: Set<string | number>,
+    private readonly offThread: (
+      bytes: Uint8Array<ArrayBuffer>,
+      requestId: string | number,
+    ) => Promise<string | undefined>,
+    private readonly wake: () => void,
+  ) {}
+
+  append(chunk: Buffer): void {
+    const size = (this.buffer?.length ?? 0) + chunk.length;
+    if (size > this.maxBytes) {
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBytes} bytes`);
+    }
+    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+  }
+
+  readMessage(): unknown {
+    const done = this.ready.shift();
+    if (done) {
+      if ("error" in done) throw done.error;
+      return done.message;
+    }
+    if (this.away || !this.buffer) return null;
+    const end = this.buffer.indexOf(10);
+    if (end === -1) return null;
+    const line = this.buffer.subarray(0, end);
+    this.buffer = this.buffer.subarray(end + 1);
+    const requestId = [...this.openListings].at(-1);
+    if (line.length <= ON_THREAD_CHARS || requestId === undefined) return this.parse(line);
+    // A copy the worker owns; the original is read here if it is not the listing's answer.
+    const bytes = new Uint8Array(line);
+    this.away = true;
+    const generation = this.generation;
+    void this.offThread(bytes, requestId)
+      .then((text) => (text === undefined ? this.parse(line) : this.deserialize(text)))
+      .then(
+        (message) => ({ message }),
+        (error: unknown) => ({ error }),
+      )
+      .then((result) => {
+        if (generation !== this.generation) return;
+        this.openListings.delete(requestId);
+        this.ready.push(result);
+        this.away = false;
+        this.wake();
+      });
+    return null;
+  }
+
+  clear(): void {
+    this.buffer = undefined;
+    this.ready = [];
+    this.away = false;
+    this.generation++;
+  }
+
+  private parse(line: Buffer): unknown {
+    const message = this.deserialize(line.toString("utf8").replace(/\r$/, "")) as { id?: unknown; method?: unknown };
+    // An answer read here closes its listing (a request to this client has a method).
+    if (message.method === undefined && (typeof message.id === "string" || typeof message.id === "number"))
+      this.openListings.delete(message.id);
+    return message;
   }
 }

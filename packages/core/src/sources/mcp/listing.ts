@@ -19,11 +19,19 @@ export interface ListingInput {
   /** The id of the `tools/list` request this answers. */
   readonly requestId: string | number;
   readonly server: string;
+  /**
+   * What becomes of a message that does not answer the request: over HTTP it is on the listing's
+   * own stream and is left out ("refuse"); over stdio it may be anything the server sends, and is
+   * handed back to be read as before ("keep").
+   */
+  readonly others?: "refuse" | "keep";
 }
 
 export interface ListingHead {
   /** What the SDK reads instead of `bytes` (an event with its blank line). */
   readonly text: string;
+  /** False when the message was not the answer and `others` is "keep": read `bytes` as they were. */
+  readonly answered: boolean;
 }
 
 export function reduceListing(input: ListingInput, job: number): JobResult {
@@ -52,11 +60,12 @@ export function reduceListing(input: ListingInput, job: number): JobResult {
   let text = input.events ? reduceEvent(received, reduce) : reduceJson(received, reduce);
   // A large message that is not the answer (a notification, a request to the client) is not the
   // gateway's to parse on its thread: an event is left out, a JSON body answers the request.
+  if (!answered && input.others === "keep") return { head: { text: "", answered } satisfies ListingHead, items: [] };
   if (!answered)
     text = input.events
       ? `: a message of ${input.bytes.byteLength} bytes that does not answer tools/list was left out\n\n`
       : JSON.stringify(refusal(input.requestId, "a message that does not answer it"));
-  return { head: { text } satisfies ListingHead, items: tools };
+  return { head: { text, answered } satisfies ListingHead, items: tools };
 }
 
 /** Characters of a title or description kept: the gateway cuts them to `DESCRIPTION_LIMIT` itself. */
