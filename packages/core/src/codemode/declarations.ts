@@ -52,8 +52,34 @@ const PER_TREE_LIMIT = 8;
  * takes its input type from the cache on disk when its schema's fingerprint is there.
  */
 export function generateDeclarations(tree: ToolTree, options: DeclarationOptions = {}): GeneratedDeclarations {
+  const steps = declarationSteps(tree, options);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * `generateDeclarations`, with the event loop let in between stretches of 10 ms (sources/time-slice.ts):
+ * the text of thousands of tools (megabytes, hashed whole) is not one stretch on the gateway's thread.
+ */
+export async function generateDeclarationsSliced(
+  tree: ToolTree,
+  options: DeclarationOptions = {},
+): Promise<GeneratedDeclarations> {
+  const slicer = new TimeSlicer();
+  const steps = declarationSteps(tree, options);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await slicer.pause();
+  }
+}
+
+/** The work of `generateDeclarations`, yielding after each tool and every 256 lines hashed. */
+function* declarationSteps(tree: ToolTree, options: DeclarationOptions): Generator<void, GeneratedDeclarations> {
   const flat = flattenToolTree(tree);
-  const rendered = flat.map((t) => ({ path: t.path, tool: renderCached(t.definition, options.cache) }));
+  const rendered: Array<{ path: string; tool: RenderedTool }> = [];
+  for (const t of flat) {
+    rendered.push({ path: t.path, tool: renderCached(t.definition, options.cache) });
+    yield;
+  }
   options.cache?.flush();
 
   let key = "";
@@ -82,12 +108,23 @@ export function generateDeclarations(tree: ToolTree, options: DeclarationOptions
   }
 
   const lines: string[] = ["declare const tools: {"];
-  emitGroup(root, [], lines);
+  yield* emitGroup(root, [], lines);
   lines.push("};");
   for (const r of rendered) for (const alias of r.tool.aux) lines.push(nameAux(alias, r.path));
+  // The hash of `text` (every line and its "\n"), a piece at a time.
+  const hasher = new Bun.CryptoHasher("sha256");
+  for (let i = 0; i < lines.length; i++) {
+    hasher.update(lines[i]!);
+    hasher.update("\n");
+    if (i % 256 === 255) yield;
+  }
   const text = `${lines.join("\n")}\n`;
   const warnings = rendered.flatMap((r) => r.tool.warnings.map((w) => `tools.${r.path}: ${w}`));
-  const result: GeneratedDeclarations = Object.freeze({ text, hash: sha256(text), warnings: Object.freeze(warnings) });
+  const result: GeneratedDeclarations = Object.freeze({
+    text,
+    hash: hasher.digest("hex"),
+    warnings: Object.freeze(warnings),
+  });
 
   perTree.set(key, result);
   if (perTree.size > PER_TREE_LIMIT) perTree.delete(perTree.keys().next().value!);
@@ -156,15 +193,16 @@ function nameAux(text: string, toolPath: string): string {
 
 type Group = Map<string, Group | RenderedTool>;
 
-function emitGroup(group: Group, path: string[], out: string[]): void {
+function* emitGroup(group: Group, path: string[], out: string[]): Generator<void, void> {
   const indent = "  ".repeat(path.length + 1);
   for (const name of [...group.keys()].sort()) {
     const node = group.get(name)!;
     if (node instanceof Map) {
       out.push(`${indent}${name}: {`);
-      emitGroup(node, [...path, name], out);
+      yield* emitGroup(node, [...path, name], out);
       out.push(`${indent}};`);
     } else {
+      yield;
       for (const line of node.doc) out.push(indent + line);
       const signature = node.aux.length > 0 ? nameAux(node.signature, [...path, name].join(".")) : node.signature;
       out.push(indent + name + signature.replaceAll("\n", `\n${indent}`));
@@ -257,10 +295,6 @@ function toolDoc(definition: ToolDefinition): string[] {
     lines.push("@remarks Requires operator approval; may reject with ToolDeniedError.");
   if (lines.length === 1) return [`/** ${lines[0]} */`];
   return ["/**", ...lines.map((l) => (l === "" ? " *" : ` * ${l}`)), " */"];
-}
-
-function sha256(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
 
 /** One tool's declaration as `name(input: {...}): Promise<unknown>;` with its JSDoc (for `tools.$describe`). */
