@@ -172,7 +172,11 @@ export interface StdioTransportInternals {
  * text, and a line past `ON_THREAD_CHARS` read on the source worker while a `tools/list` is open.
  */
 class OffThreadReadBuffer {
-  private buffer: Buffer | undefined;
+  /** Bytes received and not yet read, as received: joined once per line, not once per chunk (the SDK's is quadratic). */
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** How many of `parts` are known to hold no line feed. */
+  private scanned = 0;
   /** Read off this thread, waiting to be handed out in order. */
   private ready: Array<{ message: unknown } | { error: unknown }> = [];
   private away = false;
@@ -190,12 +194,12 @@ class OffThreadReadBuffer {
   ) {}
 
   append(chunk: Buffer): void {
-    const size = (this.buffer?.length ?? 0) + chunk.length;
-    if (size > this.maxBytes) {
+    if (this.size + chunk.length > this.maxBytes) {
       this.clear();
       throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBytes} bytes`);
     }
-    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+    this.parts.push(chunk);
+    this.size += chunk.length;
   }
 
   readMessage(): unknown {
@@ -204,11 +208,9 @@ class OffThreadReadBuffer {
       if ("error" in done) throw done.error;
       return done.message;
     }
-    if (this.away || !this.buffer) return null;
-    const end = this.buffer.indexOf(10);
-    if (end === -1) return null;
-    const line = this.buffer.subarray(0, end);
-    this.buffer = this.buffer.subarray(end + 1);
+    if (this.away) return null;
+    const line = this.nextLine();
+    if (!line) return null;
     const requestId = [...this.openListings].at(-1);
     if (line.length <= ON_THREAD_CHARS || requestId === undefined) return this.parse(line);
     // A copy the worker owns; the original is read here if it is not the listing's answer.
@@ -232,10 +234,29 @@ class OffThreadReadBuffer {
   }
 
   clear(): void {
-    this.buffer = undefined;
+    this.parts = [];
+    this.size = 0;
+    this.scanned = 0;
     this.ready = [];
     this.away = false;
     this.generation++;
+  }
+
+  /** The bytes up to the next line feed (without it), taken out of the buffer; undefined before one has come. */
+  private nextLine(): Buffer | undefined {
+    for (let i = this.scanned; i < this.parts.length; i++) {
+      const part = this.parts[i]!;
+      const end = part.indexOf(10);
+      if (end === -1) continue;
+      const line = Buffer.concat([...this.parts.slice(0, i), part.subarray(0, end)]);
+      const rest = part.subarray(end + 1);
+      this.parts = [...(rest.length > 0 ? [rest] : []), ...this.parts.slice(i + 1)];
+      this.size -= line.length + 1;
+      this.scanned = 0;
+      return line;
+    }
+    this.scanned = this.parts.length;
+    return undefined;
   }
 
   private parse(line: Buffer): unknown {
