@@ -56,13 +56,26 @@ async function startMcpChild(tools: Listed[]): Promise<{ url: string; close(): P
   };
 }
 
-async function loadWhilePolling(tools: Listed[], spec: unknown) {
-  const mcp = await startMcpChild(tools);
+/** The same tools from a stdio server (`raw-tools-stdio.ts`, the gateway starts it): one line of JSON. */
+async function stdioServer(tools: Listed[]): Promise<{ config: unknown; close(): Promise<void> }> {
+  const file = join(makeTempDir("oa-bench-hostile-"), "tools.json");
+  await Bun.write(file, JSON.stringify(tools));
+  const script = join(import.meta.dir, "../packages/testkit/src/mcp/raw-tools-stdio.ts");
+  return { config: { command: process.execPath, args: [script, file], allowProcess: true }, close: async () => {} };
+}
+
+async function httpServer(tools: Listed[]): Promise<{ config: unknown; close(): Promise<void> }> {
+  const child = await startMcpChild(tools);
+  return { config: { url: child.url }, close: child.close };
+}
+
+async function loadWhilePolling(tools: Listed[], spec: unknown, over: "http" | "stdio" = "http") {
+  const mcp = await (over === "stdio" ? stdioServer(tools) : httpServer(tools));
   const health = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ ok: true }) });
   const p = tempProject({
     "specs/spec.json": JSON.stringify(spec),
     ".openassistant/config.json": JSON.stringify({
-      mcp: { servers: { evil: { url: mcp.url } } },
+      mcp: { servers: { evil: mcp.config } },
       openapi: { spec: { spec: "specs/spec.json", baseUrl: "http://127.0.0.1:9/v1" } },
     }),
   });
@@ -128,12 +141,18 @@ export async function benchHostileSources(): Promise<void> {
     inputSchema: { type: "object", properties: { t: { type: "string" } } },
   };
   const hostile = hostileSchemas("http://127.0.0.1:9");
-  const cases: Array<[string, Listed[], unknown]> = [
+  const cases: Array<[string, Listed[], unknown, ("http" | "stdio")?]> = [
     ["benign (1 MCP tool, 1 operation)", [echo], spec([])],
     [
       `hostile (${hostile.length} MCP tools + ${hostile.length - 3} operations from the corpus, 1 benign each)`,
       [echo, ...hostile.map((h) => ({ name: h.name, description: h.name, inputSchema: h.schema }))],
       spec(hostile.filter((h) => !h.name.startsWith("ref")).map((h) => [h.name, h.schema])),
+    ],
+    [
+      `hostile over stdio (the same ${hostile.length} MCP tools as one line, no spec)`,
+      [echo, ...hostile.map((h) => ({ name: h.name, description: h.name, inputSchema: h.schema }))],
+      spec([]),
+      "stdio",
     ],
     [
       "at the limits (300 MCP tools + 300 operations of ~400 nodes: each source's budget fills)",
@@ -147,8 +166,8 @@ export async function benchHostileSources(): Promise<void> {
   ];
   await loadWhilePolling([echo], spec([])); // warm-up: TypeScript, the MCP SDK, swagger-parser imported once
   const rows: Array<Record<string, string | number>> = [];
-  for (const [what, tools, s] of cases) {
-    const r = await loadWhilePolling(tools, s);
+  for (const [what, tools, s, over] of cases) {
+    const r = await loadWhilePolling(tools, s, over);
     rows.push({
       load: what,
       "load time": fmtMs(r.loadMs),

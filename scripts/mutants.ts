@@ -1440,12 +1440,12 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/sources/openapi/load.ts",
+    "packages/core/src/sources/openapi/parse-spec.ts",
     ["packages/core/src/sources/openapi/openapi.test.ts"],
     [
       [
         "openapi-auth-header-is-input",
-        `const hidden = new Set([authHeader, "authorization"]);`,
+        `const hidden = new Set([o.authHeader, "authorization"]);`,
         `const hidden = new Set(["authorization"]);`,
         "the header an OpenAPI auth sets is also a tool input the model can fill",
       ],
@@ -2289,7 +2289,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "mcp-hostile-tool-mounted",
-        "if (!budget.admit(String(tool.name), tool.inputSchema)) continue;",
+        "if (!budget.admit(String(tool.name), tool.inputSchema, refusal)) continue;",
         "",
         "an MCP tool whose schema is past a limit is mounted",
       ],
@@ -2892,7 +2892,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/sources/openapi/load.ts",
+    "packages/core/src/sources/openapi/parse-spec.ts",
     ["packages/core/src/sources/openapi/schema-conversion.test.ts"],
     [
       [
@@ -3280,7 +3280,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/sources/openapi/load.ts",
+    "packages/core/src/sources/openapi/parse-spec.ts",
     ["packages/core/src/sources/openapi/huge-spec.test.ts"],
     [
       [
@@ -3652,6 +3652,85 @@ export const MUTANTS: readonly Mutant[] = [
         `const outcome = redactDeep(raw, redact);`,
         `const outcome = raw;`,
         "a secret the model repeats is stored in the session and returned to the surface",
+      ],
+    ],
+  ),
+  // #25 responsiveness
+  ...m(
+    "packages/core/src/sources/mcp/listing-off-thread.ts",
+    ["packages/core/src/sources/off-thread.test.ts"],
+    [
+      [
+        "offthread-listing-parsed-here",
+        "if (bytes.byteLength <= ON_THREAD_CHARS) return bytes;",
+        "if (bytes.byteLength > 0) return bytes;",
+        "an MCP server's large tools/list answer is parsed whole on the gateway's thread",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/declarations.ts",
+    ["packages/core/src/sources/off-thread.test.ts"],
+    [
+      [
+        "offthread-declarations-rendered-here",
+        "const offThread = json ? await renderedOffThread(json, options.cache) : undefined;",
+        "const offThread = undefined;",
+        "a source's JSON Schema tools get their validators built and declarations rendered on the gateway's thread",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/listing.ts",
+    ["packages/core/src/sources/mcp/listing.test.ts"],
+    [
+      [
+        "offthread-tools-unscreened",
+        "tools = parsed.data.tools.map(screenTool);",
+        "tools = parsed.data.tools;",
+        "a hostile tool crosses to the gateway's thread whole (megabytes in one message) instead of as a stub",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/source-thread-protocol.ts",
+    ["packages/core/src/sources/mcp/listing.test.ts"],
+    [
+      [
+        "offthread-chunk-unbounded",
+        "if (chunk.length > 0 && chars + size > limit) break;",
+        "if (chunk.length > 0 && chars > 100 * limit) break;",
+        "the gateway's thread receives a source's items in one huge message",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/connection.ts",
+    ["packages/core/src/sources/hostile-sources.test.ts"],
+    [
+      [
+        "mcp-offthread-output-unchecked",
+        "(client as unknown as { cacheToolMetadata(tools: Tool[]): void }).cacheToolMetadata(tools);",
+        "",
+        "tools listed off the gateway's thread lose the SDK's check of their structured output",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/mcp/listing-off-thread.ts",
+    ["packages/core/src/sources/off-thread.test.ts"],
+    [
+      [
+        "offthread-stdio-line-parsed-here",
+        "if (line.length <= ON_THREAD_CHARS || requestId === undefined) return this.parse(line);",
+        "return this.parse(line);",
+        "a stdio server's large tools/list line is parsed whole on the gateway's thread",
+      ],
+      [
+        "offthread-stdio-not-woken",
+        "        this.wake();",
+        "",
+        "the messages after a stdio listing read off the thread are never delivered (the load waits forever)",
       ],
     ],
   ),

@@ -1,5 +1,5 @@
 import type { ToolDefinition, ToolTree } from "@openassistant/sdk";
-import { type JsonInput, jsonInputOf } from "../sources/json-schema-tool.ts";
+import { type JsonInput, jsonInputOf, jsonSchemaTool } from "../sources/json-schema-tool.ts";
 import { TimeSlicer } from "../sources/time-slice.ts";
 import { flattenToolTree } from "../tools/flatten.ts";
 import { type DeclarationCache, fingerprintKey, type RenderedInput } from "./declarations-cache.ts";
@@ -52,8 +52,34 @@ const PER_TREE_LIMIT = 8;
  * takes its input type from the cache on disk when its schema's fingerprint is there.
  */
 export function generateDeclarations(tree: ToolTree, options: DeclarationOptions = {}): GeneratedDeclarations {
+  const steps = declarationSteps(tree, options);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * `generateDeclarations`, with the event loop let in between stretches of 10 ms (sources/time-slice.ts):
+ * the text of thousands of tools (megabytes, hashed whole) is not one stretch on the gateway's thread.
+ */
+export async function generateDeclarationsSliced(
+  tree: ToolTree,
+  options: DeclarationOptions = {},
+): Promise<GeneratedDeclarations> {
+  const slicer = new TimeSlicer();
+  const steps = declarationSteps(tree, options);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await slicer.pause();
+  }
+}
+
+/** The work of `generateDeclarations`, yielding after each tool and every 256 lines hashed. */
+function* declarationSteps(tree: ToolTree, options: DeclarationOptions): Generator<void, GeneratedDeclarations> {
   const flat = flattenToolTree(tree);
-  const rendered = flat.map((t) => ({ path: t.path, tool: renderCached(t.definition, options.cache) }));
+  const rendered: Array<{ path: string; tool: RenderedTool }> = [];
+  for (const t of flat) {
+    rendered.push({ path: t.path, tool: renderCached(t.definition, options.cache) });
+    yield;
+  }
   options.cache?.flush();
 
   let key = "";
@@ -82,12 +108,23 @@ export function generateDeclarations(tree: ToolTree, options: DeclarationOptions
   }
 
   const lines: string[] = ["declare const tools: {"];
-  emitGroup(root, [], lines);
+  yield* emitGroup(root, [], lines);
   lines.push("};");
   for (const r of rendered) for (const alias of r.tool.aux) lines.push(nameAux(alias, r.path));
+  // The hash of `text` (every line and its "\n"), a piece at a time.
+  const hasher = new Bun.CryptoHasher("sha256");
+  for (let i = 0; i < lines.length; i++) {
+    hasher.update(lines[i]!);
+    hasher.update("\n");
+    if (i % 256 === 255) yield;
+  }
   const text = `${lines.join("\n")}\n`;
   const warnings = rendered.flatMap((r) => r.tool.warnings.map((w) => `tools.${r.path}: ${w}`));
-  const result: GeneratedDeclarations = Object.freeze({ text, hash: sha256(text), warnings: Object.freeze(warnings) });
+  const result: GeneratedDeclarations = Object.freeze({
+    text,
+    hash: hasher.digest("hex"),
+    warnings: Object.freeze(warnings),
+  });
 
   perTree.set(key, result);
   if (perTree.size > PER_TREE_LIMIT) perTree.delete(perTree.keys().next().value!);
@@ -105,9 +142,49 @@ export async function prerenderDeclarations(tree: ToolTree, options: Declaration
   const slicer = new TimeSlicer();
   for (const t of flattenToolTree(tree)) {
     if (perDefinition.has(t.definition)) continue;
-    renderCached(t.definition, options.cache);
+    const json = jsonInputOf(t.definition);
+    const offThread = json ? await renderedOffThread(json, options.cache) : undefined;
+    if (offThread) perDefinition.set(t.definition, toolOf(t.definition, offThread));
+    else renderCached(t.definition, options.cache);
     await slicer.pause();
   }
+}
+
+/**
+ * A JSON Schema tool's input type (a source's, whose schemas someone else wrote), from the cache or
+ * rendered on the source worker: building its validator and printing it take time that grows with
+ * the schema, none of it on this thread. Undefined when the worker could not do it (rendered here then).
+ */
+async function renderedOffThread(
+  json: JsonInput,
+  cache: DeclarationCache | undefined,
+): Promise<RenderedInput | undefined> {
+  try {
+    const key = `json:${json.key()}`;
+    const hit = cache?.get(key);
+    if (hit) return hit;
+    const { runOffThread } = await import("../sources/source-thread.ts");
+    const job = await runOffThread<RenderedInput>({
+      kind: "declaration",
+      input: { schema: json.schema, ...(json.output !== undefined ? { output: json.output } : {}) },
+    });
+    cache?.set(key, job.head);
+    return job.head;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Renders a JSON Schema tool's input (and output) type on this thread: the source worker's side of `prerenderDeclarations`. */
+export function renderJsonSchemaInput(schema: unknown, output: unknown): RenderedInput {
+  const definition = jsonSchemaTool({
+    description: "rendered on the source worker",
+    approval: "auto",
+    inputSchema: schema,
+    ...(output !== undefined ? { outputSchema: output } : {}),
+    run: async () => undefined,
+  });
+  return render(definition, jsonInputOf(definition));
 }
 
 function nameAux(text: string, toolPath: string): string {
@@ -116,15 +193,16 @@ function nameAux(text: string, toolPath: string): string {
 
 type Group = Map<string, Group | RenderedTool>;
 
-function emitGroup(group: Group, path: string[], out: string[]): void {
+function* emitGroup(group: Group, path: string[], out: string[]): Generator<void, void> {
   const indent = "  ".repeat(path.length + 1);
   for (const name of [...group.keys()].sort()) {
     const node = group.get(name)!;
     if (node instanceof Map) {
       out.push(`${indent}${name}: {`);
-      emitGroup(node, [...path, name], out);
+      yield* emitGroup(node, [...path, name], out);
       out.push(`${indent}};`);
     } else {
+      yield;
       for (const line of node.doc) out.push(indent + line);
       const signature = node.aux.length > 0 ? nameAux(node.signature, [...path, name].join(".")) : node.signature;
       out.push(indent + name + signature.replaceAll("\n", `\n${indent}`));
@@ -142,7 +220,10 @@ function renderCached(definition: ToolDefinition, cache?: DeclarationCache): Ren
 }
 
 function renderTool(definition: ToolDefinition, cache?: DeclarationCache): RenderedTool {
-  const input = renderInput(definition, cache);
+  return toolOf(definition, renderInput(definition, cache));
+}
+
+function toolOf(definition: ToolDefinition, input: RenderedInput): RenderedTool {
   return {
     id: nextId++,
     doc: toolDoc(definition),
@@ -214,10 +295,6 @@ function toolDoc(definition: ToolDefinition): string[] {
     lines.push("@remarks Requires operator approval; may reject with ToolDeniedError.");
   if (lines.length === 1) return [`/** ${lines[0]} */`];
   return ["/**", ...lines.map((l) => (l === "" ? " *" : ` * ${l}`)), " */"];
-}
-
-function sha256(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
 
 /** One tool's declaration as `name(input: {...}): Promise<unknown>;` with its JSDoc (for `tools.$describe`). */

@@ -176,10 +176,10 @@ export async function loadToolsIncremental(
   if (opts.declarations !== false && declaredWhole(tree as ToolTree)) {
     try {
       // Imported here: declarations pull in TypeScript, which `plugins list` does not need.
-      const { generateDeclarations, prerenderDeclarations } = await import("../codemode/declarations.ts");
+      const { generateDeclarationsSliced, prerenderDeclarations } = await import("../codemode/declarations.ts");
       // Tool by tool, yielding between them: a large or hostile source does not hold the event loop.
       await prerenderDeclarations(tree as ToolTree, { cache: opts.declarationCache });
-      const d = generateDeclarations(tree as ToolTree, { cache: opts.declarationCache });
+      const d = await generateDeclarationsSliced(tree as ToolTree, { cache: opts.declarationCache });
       declarations = { text: d.text, hash: d.hash };
       for (const w of d.warnings)
         diagnostics.push({

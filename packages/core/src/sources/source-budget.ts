@@ -45,6 +45,23 @@ export interface SkippedTool {
   readonly reason: string;
 }
 
+/**
+ * Set by the source worker (mcp/listing.ts) on a tool it checked: the per-tool limit it went past,
+ * found off the gateway's thread. The SDK's parse drops keys it does not know, so a server cannot set it.
+ */
+export const REFUSED = "openassistant/refused";
+
+export interface Refusal {
+  /** Which check refused it: the name, the input schema, or (the tool still loads, untyped) the output schema. */
+  readonly stage: "name" | "schema" | "output";
+  readonly reason: string;
+}
+
+/** The refusal the source worker attached to `tool`, if any. */
+export function refusalOf(tool: object): Refusal | undefined {
+  return Object.hasOwn(tool, REFUSED) ? ((tool as Record<string, unknown>)[REFUSED] as Refusal) : undefined;
+}
+
 export class SourceBudget {
   readonly skipped: SkippedTool[] = [];
   private nodes = 0;
@@ -52,14 +69,19 @@ export class SourceBudget {
 
   constructor(private readonly limits: SourceLimits = SOURCE_LIMITS) {}
 
-  /** Whether the tool may be mounted; when not, why is added to `skipped`. */
-  admit(tool: string, inputSchema: unknown): boolean {
+  /**
+   * Whether the tool may be mounted; when not, why is added to `skipped`. `refusal`: a per-tool
+   * limit the source worker found already (reported where this check would have found it).
+   */
+  admit(tool: string, inputSchema: unknown, refusal?: Refusal): boolean {
     const { limits } = this;
+    if (refusal?.stage === "name") return this.skip(tool, refusal.reason);
     if (tool.length > limits.nameLength)
       return this.skip(tool, `its name has ${tool.length} characters (limit ${limits.nameLength})`);
     if (this.tools >= limits.tools) return this.skip(tool, `the source lists more than ${limits.tools} tools`);
     if (this.nodes >= limits.nodes)
       return this.skip(tool, `the source's input schemas together have more than ${limits.nodes} nodes`);
+    if (refusal?.stage === "schema") return this.skip(tool, refusal.reason);
     const prepared = prepareJsonSchema(inputSchema, limits.schema);
     if (!prepared.ok) return this.skip(tool, prepared.limit);
     this.nodes += prepared.nodes;

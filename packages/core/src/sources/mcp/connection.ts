@@ -5,6 +5,7 @@ import type { ToolContext } from "@openassistant/sdk";
 import { McpLoginRequiredError, McpOAuthProvider, type McpOAuthConfig } from "./oauth.ts";
 import { McpOAuthStore } from "./oauth-store.ts";
 import type { SecretSink } from "../../receipts/secret-registry.ts";
+import { OffThreadListings, type StdioTransportInternals } from "./listing-off-thread.ts";
 import { capMessages, MCP_MESSAGE_BYTES } from "./message-cap.ts";
 import { boundedOutputValidator } from "./output-validator.ts";
 import { toolResultValue } from "./results.ts";
@@ -44,13 +45,21 @@ async function importSdk() {
     { StdioClientTransport },
     { StreamableHTTPClientTransport },
     { ToolListChangedNotificationSchema },
+    { deserializeMessage },
   ] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/shared/stdio.js"),
   ]);
-  return { Client, StdioClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema };
+  return {
+    Client,
+    StdioClientTransport,
+    StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema,
+    deserializeMessage,
+  };
 }
 
 const BACKOFF_MS = [1_000, 2_000, 5_000, 15_000, 60_000];
@@ -77,6 +86,8 @@ export class McpConnection {
   /** What the current (or last) stdio process wrote to stderr. */
   private stderr: StderrTail | undefined;
   private readonly listeners = new Set<() => void>();
+  /** Large `tools/list` answers over HTTP, parsed on the source worker. */
+  private readonly listings: OffThreadListings;
   private readonly secretSinks = new Set<SecretSink>();
   /** Hands what the connection's OAuth login reads or refreshes to every registry that uses it. */
   private readonly secrets: SecretSink = {
@@ -91,7 +102,9 @@ export class McpConnection {
     private readonly config: McpServerConfig,
     /** Where `mcp-oauth.json` lives (the config dir); needed by servers with `oauth`. */
     private readonly configDir?: string,
-  ) {}
+  ) {
+    this.listings = new OffThreadListings(name);
+  }
 
   /** A gateway's secret registry: OAuth tokens and client secrets are registered with it as they are read or obtained. */
   addSecretSink(sink: SecretSink): void {
@@ -110,9 +123,12 @@ export class McpConnection {
     try {
       do {
         const page = await client.listTools(cursor ? { cursor } : {});
-        tools.push(...page.tools);
+        // A large page was parsed on the source worker: its tools come from there (listing-off-thread.ts).
+        for (const tool of await this.listings.tools(page)) tools.push(tool);
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);
+      // What the SDK's listTools keeps of each page (output validators, task support), for every tool listed.
+      (client as unknown as { cacheToolMetadata(tools: Tool[]): void }).cacheToolMetadata(tools);
     } catch (error) {
       throw this.oversized ?? (await this.withStderr(error));
     }
@@ -320,7 +336,7 @@ export class McpConnection {
     return client;
   }
 
-  private transport({ StdioClientTransport, StreamableHTTPClientTransport }: McpClientSdk) {
+  private transport({ StdioClientTransport, StreamableHTTPClientTransport, deserializeMessage }: McpClientSdk) {
     const c = this.config;
     if ("url" in c) {
       let authProvider: McpOAuthProvider | undefined;
@@ -340,7 +356,10 @@ export class McpConnection {
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: { ...(c.headers ?? {}) } },
         // One message is parsed whole on the gateway's thread: a server cannot send one past MCP_MESSAGE_BYTES.
-        fetch: capMessages(this.name, authProvider ? serverHeadersOnlyToServer(c, authProvider.fetch) : fetch),
+        // A large tools/list answer is parsed on the source worker, not here (listing-off-thread.ts).
+        fetch: this.listings.fetch(
+          capMessages(this.name, authProvider ? serverHeadersOnlyToServer(c, authProvider.fetch) : fetch),
+        ),
         ...(authProvider ? { authProvider } : {}),
       });
     }
@@ -355,6 +374,8 @@ export class McpConnection {
       stderr: "pipe",
       maxBufferSize: MCP_MESSAGE_BYTES,
     });
+    // A large tools/list line is parsed on the source worker, not here (listing-off-thread.ts).
+    this.listings.stdio(transport as unknown as StdioTransportInternals, MCP_MESSAGE_BYTES, deserializeMessage);
     const tail = new StderrTail(Object.values(c.env ?? {}));
     this.stderr = tail;
     transport.stderr?.on("data", (chunk: Buffer | string) => tail.push(String(chunk)));

@@ -24,13 +24,23 @@ export function capMessages(server: string, inner: Fetch, limit = MCP_MESSAGE_BY
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           if (!events) run += chunk.byteLength;
-          else
-            for (const byte of chunk) {
-              // "\n\n" ends an event; "\r" is left out of the count, so "\r\n\r\n" ends one too.
-              if (byte === 10 && previous === 10) run = 0;
-              else if (byte !== 13) run++;
-              if (byte !== 13) previous = byte;
+          else {
+            // "\n\n" ends an event; "\r" is left out of the count, so "\r\n\r\n" ends one too.
+            // Line by line (indexOf), not byte by byte: a chunk of megabytes is a native scan.
+            let from = 0;
+            for (let lf = chunk.indexOf(10); lf !== -1; lf = chunk.indexOf(10, from)) {
+              const line = chunk.subarray(from, lf);
+              const crs = carriageReturns(line);
+              if (previous === 10 && crs === line.length) run = 0;
+              else run += line.length - crs + 1;
+              previous = 10;
+              from = lf + 1;
             }
+            const rest = chunk.subarray(from);
+            const crs = carriageReturns(rest);
+            run += rest.length - crs;
+            if (crs < rest.length) previous = lastNotCarriageReturn(rest);
+          }
           if (run <= limit) return controller.enqueue(chunk);
           const message = `MCP server "${server}" sent a message of more than ${limit} bytes; it is not read`;
           const ids = requestIds(init?.body);
@@ -48,6 +58,17 @@ export function capMessages(server: string, inner: Fetch, limit = MCP_MESSAGE_BY
     );
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
+}
+
+function carriageReturns(bytes: Uint8Array): number {
+  let n = 0;
+  for (let at = bytes.indexOf(13); at !== -1; at = bytes.indexOf(13, at + 1)) n++;
+  return n;
+}
+
+function lastNotCarriageReturn(bytes: Uint8Array): number {
+  for (let i = bytes.length - 1; i >= 0; i--) if (bytes[i] !== 13) return bytes[i]!;
+  return 13;
 }
 
 /** The ids of the JSON-RPC requests in a POST body (one message or a batch). */

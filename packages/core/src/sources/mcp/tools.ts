@@ -4,7 +4,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { cutText, ELLIPSIS } from "../../text/cut.ts";
 import { callableName } from "../../tools/names.ts";
 import { prepareJsonSchema } from "../schema-limits.ts";
-import { DESCRIPTION_LIMIT, SOURCE_LIMITS, SourceBudget } from "../source-budget.ts";
+import { DESCRIPTION_LIMIT, refusalOf, SOURCE_LIMITS, SourceBudget } from "../source-budget.ts";
 import { TimeSlicer } from "../time-slice.ts";
 import type { McpConnection } from "./connection.ts";
 import { promptTools, resourceTools } from "./resources.ts";
@@ -27,7 +27,8 @@ export async function mcpToolTree(
   for (const tool of tools) {
     await slicer.pause();
     // The server's tool list is someone else's: a schema past a limit costs that tool only.
-    if (!budget.admit(String(tool.name), tool.inputSchema)) continue;
+    const refusal = refusalOf(tool);
+    if (!budget.admit(String(tool.name), tool.inputSchema, refusal)) continue;
     let name = callableName(tool.name).replace(/\./g, "_") || "tool";
     for (let n = 2; used.has(name); n++) name = `${callableName(tool.name).replace(/\./g, "_")}${n}`;
     used.add(name);
@@ -45,7 +46,9 @@ export async function mcpToolTree(
         readOnly: tool.annotations?.readOnlyHint === true,
         inputSchema: tool.inputSchema,
         // Typed only when the schema fits the limits; the SDK checks structuredContent against it either way.
-        ...(tool.outputSchema && outputs.fits(tool.outputSchema) ? { outputSchema: tool.outputSchema } : {}),
+        ...(tool.outputSchema && refusal?.stage !== "output" && outputs.fits(tool.outputSchema)
+          ? { outputSchema: tool.outputSchema }
+          : {}),
         run: (input, call) => connection.callTool(tool.name, input, call),
       }),
     });
