@@ -3734,4 +3734,17 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #28 storage open
+  ...m(
+    "packages/core/src/db/open.ts",
+    ["packages/core/src/db/open.test.ts", "apps/gateway/src/services/assemble.test.ts"],
+    [
+      [
+        "db-open-broken-file-left-open",
+        `    db.close();\n    throw e;`,
+        `    throw e;`,
+        "a file that is not a database stays open until the handle is collected (a failed start leaks it)",
+      ],
+    ],
+  ),
 ];

@@ -1,5 +1,5 @@
-import { expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { openDatabase } from "./open.ts";
@@ -24,4 +24,22 @@ test("openDatabase creates the file (and missing folders) in WAL mode with the d
   const again = openDatabase(file);
   expect(again.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
   again.close();
+});
+
+describe("a file that is not a database", () => {
+  test("is refused, and the file is not left open until the handle is collected", () => {
+    const dir = makeTempDir("oa-db-open-");
+    const path = join(dir, "broken.sqlite");
+    writeFileSync(path, "this is not a SQLite database, it is a text file of some length ".repeat(20));
+    const openHere = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
+        } catch {
+          return false; // closed meanwhile
+        }
+      });
+    expect(() => openDatabase(path)).toThrow(/not a database/);
+    expect(openHere()).toEqual([]);
+  });
 });

@@ -10,6 +10,18 @@ import { dirname } from "node:path";
 export function openDatabase(path: string): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
+  try {
+    configure(db);
+  } catch (e) {
+    // A file that is not a database opens, then fails its first statement: closed here, not left
+    // open until the handle is collected.
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+function configure(db: Database): void {
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   // SQLite checkpoints inside the commit that takes the WAL past this many pages, and that commit
@@ -22,5 +34,4 @@ export function openDatabase(path: string): Database {
   db.exec("PRAGMA journal_size_limit = 16777216");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
-  return db;
 }
