@@ -1,0 +1,253 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { makeTempDir } from "./temp.ts";
+
+/**
+ * A throwaway real PostgreSQL for tests and benchmarks: Debian's `postgresql` package binaries,
+ * `initdb` in a temp dir, listening on 127.0.0.1 on a free port (its unix socket dir inside the
+ * temp dir too), stopped and removed by `stop()` (and killed at process exit if a test forgot).
+ *
+ * initdb and postgres refuse to run as root, and CI runs as root: then both run as the package's
+ * `postgres` user (or `nobody` when it is missing) through `setpriv`, in a temp dir handed to that
+ * user. One initdb per process: later servers copy that cluster (a copy is ~20x faster than initdb).
+ * Readiness is the server's own "ready to accept connections" log line, bounded by 30 s.
+ */
+export interface PostgresServer {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust auth on loopback). */
+  readonly url: string;
+  readonly port: number;
+  /** A new empty database on this server; its URL. */
+  freshDatabase(): Promise<string>;
+  /** Runs SQL as the superuser through `psql` (test setup: roles, grants). */
+  psql(sql: string, database?: string): string;
+  stop(): Promise<void>;
+}
+
+export interface StartPostgresOptions {
+  /** Extra `-c name=value` server settings; tests default to `fsync=off` (nothing here outlives the test). */
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
+/** The newest installed server's bin dir: /usr/lib/postgresql/<newest>/bin, else `pg_config --bindir`. */
+export function postgresBinDir(): string | undefined {
+  const root = "/usr/lib/postgresql";
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, "bin", "initdb")))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(root, versions[0], "bin");
+  }
+  const r = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
+  const dir = r.status === 0 ? r.stdout.trim() : "";
+  return dir && existsSync(join(dir, "initdb")) ? dir : undefined;
+}
+
+const MISSING =
+  "PostgreSQL server binaries not found (looked in /usr/lib/postgresql/*/bin and pg_config --bindir): install Debian's package with `apt-get install -y --no-install-recommends postgresql` (.ci/run does)";
+
+/** Who runs the server: ourselves, or (as root) an unprivileged user. */
+function serverUser(): { uid: number; gid: number; name: string } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const name of ["postgres", "nobody"]) {
+    const r = spawnSync("id", ["-u", name], { encoding: "utf8" });
+    const g = spawnSync("id", ["-g", name], { encoding: "utf8" });
+    if (r.status === 0 && g.status === 0) return { uid: Number(r.stdout), gid: Number(g.stdout), name };
+  }
+  throw new Error("running as root, and neither a `postgres` nor a `nobody` user exists to run PostgreSQL as");
+}
+
+function asServerUser(argv: readonly string[]): string[] {
+  const user = serverUser();
+  // setpriv execs the command itself (runuser forks), so the pid we hold is the server's.
+  return user ? ["setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--", ...argv] : [...argv];
+}
+
+/** A temp dir the server's user owns (0700, as initdb requires of its data dir). */
+function ownedDir(prefix: string): string {
+  const dir = makeTempDir(prefix);
+  const user = serverUser();
+  if (user) chownSync(dir, user.uid, user.gid);
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+function chownTree(path: string): void {
+  const user = serverUser();
+  if (!user) return;
+  const r = spawnSync("chown", ["-R", `${user.uid}:${user.gid}`, path]);
+  if (r.status !== 0) throw new Error(`chown -R ${path} failed: ${r.stderr}`);
+}
+
+let template: string | undefined;
+
+/** initdb once per process; each server starts from a copy. */
+function clusterTemplate(bin: string): string {
+  if (template) return template;
+  const dir = ownedDir("oa-pg-template-");
+  const data = join(dir, "data");
+  const [cmd, ...args] = asServerUser([
+    join(bin, "initdb"),
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "-E",
+    "UTF8",
+    "--locale=C",
+    "--no-sync",
+  ]);
+  const r = spawnSync(cmd!, args, { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`initdb failed (exit ${r.status}): ${r.stderr || r.stdout}`);
+  template = data;
+  return data;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const running = new Set<number>();
+let exitHooked = false;
+function killAtExit(pid: number): void {
+  running.add(pid);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on("exit", () => {
+    // Immediate shutdown: the postmaster stops its backends itself.
+    for (const p of running) {
+      try {
+        process.kill(p, "SIGQUIT");
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+const READY = /database system is ready to accept connections/;
+const START_BOUND_MS = 30_000;
+
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(MISSING);
+  const dir = ownedDir("oa-pg-");
+  const data = join(dir, "data");
+  cpSync(clusterTemplate(bin), data, { recursive: true });
+  chownTree(data);
+  chmodSync(data, 0o700);
+  const sockets = join(dir, "sock");
+  mkdirSync(sockets, { mode: 0o700 });
+  chownTree(sockets);
+  const settings = { fsync: "off", full_page_writes: "off", max_connections: "100", ...options.settings };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const argv = asServerUser([
+      join(bin, "postgres"),
+      "-D",
+      data,
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-k",
+      sockets,
+      ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+    ]);
+    const child = Bun.spawn(argv, { stdout: "ignore", stderr: "pipe" });
+    killAtExit(child.pid);
+    const outcome = await readiness(child);
+    if (outcome.ready) return server(bin, dir, port, child);
+    running.delete(child.pid);
+    // Another process took the port between our probe and the bind: try another.
+    if (attempt < 3 && /could not bind|Address already in use/.test(outcome.log)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start: ${outcome.log.slice(-2000)}`);
+  }
+}
+
+/** Reads the server's log until it says it is ready, it exits, or the bound passes. */
+async function readiness(child: Bun.Subprocess<"ignore", "ignore", "pipe">): Promise<{ ready: boolean; log: string }> {
+  let log = "";
+  const reader = child.stderr.getReader();
+  const decoder = new TextDecoder();
+  const bound = setTimeout(() => child.kill("SIGQUIT"), START_BOUND_MS);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return { ready: false, log };
+      log += decoder.decode(value, { stream: true });
+      if (READY.test(log)) {
+        // Keep draining the log so the server never blocks on a full pipe.
+        void (async () => {
+          for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) return;
+        })();
+        return { ready: true, log };
+      }
+    }
+  } finally {
+    clearTimeout(bound);
+  }
+}
+
+function server(
+  bin: string,
+  dir: string,
+  port: number,
+  child: Bun.Subprocess<"ignore", "ignore", "pipe">,
+): PostgresServer {
+  const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
+  let databases = 0;
+  const psql = (sql: string, database = "postgres"): string => {
+    const r = spawnSync(
+      join(bin, "psql"),
+      [
+        "-X",
+        "-q",
+        "-A",
+        "-t",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(port),
+        "-U",
+        "postgres",
+        "-d",
+        database,
+        "-c",
+        sql,
+      ],
+      { encoding: "utf8" },
+    );
+    if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  return {
+    url: url("postgres"),
+    port,
+    async freshDatabase() {
+      const name = `t_${++databases}`;
+      psql(`CREATE DATABASE ${name}`);
+      return url(name);
+    },
+    psql,
+    async stop() {
+      // Fast shutdown: open sessions are ended, then the server exits.
+      child.kill("SIGINT");
+      await child.exited;
+      running.delete(child.pid);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
