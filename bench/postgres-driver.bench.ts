@@ -26,7 +26,7 @@ const COLS = [
   "at",
   "prev_hash",
   "hash",
-];
+] as const;
 
 let seq = 0;
 const row = () => {

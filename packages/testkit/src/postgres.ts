@@ -1,3 +1,4 @@
+import { afterAll } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -250,4 +251,18 @@ function server(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * For a test file: one server, started on first use and stopped after the file's tests
+ * (`afterAll`); `freshDatabase()` gives each test an empty database of its own.
+ */
+export function usePostgres(): { freshDatabase(): Promise<string>; server(): Promise<PostgresServer> } {
+  let started: Promise<PostgresServer> | undefined;
+  const server = () => (started ??= startPostgres());
+  afterAll(async () => {
+    if (started) await (await started).stop();
+    started = undefined;
+  });
+  return { server, freshDatabase: async () => (await server()).freshDatabase() };
 }
