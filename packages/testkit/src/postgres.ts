@@ -1,6 +1,16 @@
 import { afterAll } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { makeTempDir } from "./temp.ts";
@@ -48,15 +58,26 @@ export function postgresBinDir(): string | undefined {
 const MISSING =
   "PostgreSQL server binaries not found (looked in /usr/lib/postgresql/*/bin and pg_config --bindir): install Debian's package with `apt-get install -y --no-install-recommends postgresql` (.ci/run does)";
 
-/** Who runs the server: ourselves, or (as root) an unprivileged user. */
-function serverUser(): { uid: number; gid: number; name: string } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  for (const name of ["postgres", "nobody"]) {
-    const r = spawnSync("id", ["-u", name], { encoding: "utf8" });
-    const g = spawnSync("id", ["-g", name], { encoding: "utf8" });
-    if (r.status === 0 && g.status === 0) return { uid: Number(r.stdout), gid: Number(g.stdout), name };
+/** Who runs the server: ourselves, or (as root) an unprivileged user read from /etc/passwd. */
+let runAs: { uid: number; gid: number } | null | undefined;
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (runAs !== undefined) return runAs ?? undefined;
+  if (process.getuid?.() !== 0) {
+    runAs = null;
+    return undefined;
   }
-  throw new Error("running as root, and neither a `postgres` nor a `nobody` user exists to run PostgreSQL as");
+  const entries = new Map(
+    readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .map((line) => line.split(":"))
+      .filter((f) => f.length >= 4)
+      .map((f) => [f[0]!, { uid: Number(f[2]), gid: Number(f[3]) }] as const),
+  );
+  const found = entries.get("postgres") ?? entries.get("nobody");
+  if (!found)
+    throw new Error("running as root, and neither a `postgres` nor a `nobody` user exists to run PostgreSQL as");
+  runAs = found;
+  return found;
 }
 
 function asServerUser(argv: readonly string[]): string[] {
@@ -68,17 +89,18 @@ function asServerUser(argv: readonly string[]): string[] {
 /** A temp dir the server's user owns (0700, as initdb requires of its data dir). */
 function ownedDir(prefix: string): string {
   const dir = makeTempDir(prefix);
-  const user = serverUser();
-  if (user) chownSync(dir, user.uid, user.gid);
+  const as = serverUser();
+  if (as) chownSync(dir, as.uid, as.gid);
   chmodSync(dir, 0o700);
   return dir;
 }
 
 function chownTree(path: string): void {
-  const user = serverUser();
-  if (!user) return;
-  const r = spawnSync("chown", ["-R", `${user.uid}:${user.gid}`, path]);
-  if (r.status !== 0) throw new Error(`chown -R ${path} failed: ${r.stderr}`);
+  const as = serverUser();
+  if (!as) return;
+  chownSync(path, as.uid, as.gid);
+  for (const entry of readdirSync(path, { recursive: true, encoding: "utf8" }))
+    lchownSync(join(path, entry), as.uid, as.gid);
 }
 
 let template: string | undefined;

@@ -3,3 +3,4 @@ export { createApprovalBroker, type ApprovalBroker, type DecideResult } from "./
 export type { ApprovalRecord, ApprovalRule } from "./port.ts";
 export { openSqliteApprovals } from "./sqlite/open.ts";
 export { previewInputJson, requestInputPreview, INPUT_TOO_LARGE } from "./input-preview.ts";
+export { openPostgresApprovals } from "./postgres/open.ts";
