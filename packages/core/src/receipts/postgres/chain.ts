@@ -48,6 +48,9 @@ export async function appendBatch(
 ): Promise<Receipt[]> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${CHAIN_LOCK})`;
+    // A statement of its own, after the lock: under READ COMMITTED each statement takes a new
+    // snapshot, so this one sees the rows of the gateway that held the lock before us (read in the
+    // same statement as the lock, the snapshot would predate the wait).
     const [last] = await tx`SELECT seq::float8 AS seq, hash FROM receipts ORDER BY seq DESC LIMIT 1`;
     let seq: number = last ? last.seq : 0;
     let prev: string = last ? last.hash : pgGenesis(key, dbId);
