@@ -2,8 +2,8 @@ import type { Postgres } from "./connect.ts";
 
 /**
  * Versioned schema migrations, one list per store ("receipts", "approvals", "sessions"): migration
- * i (1-based) is `migrations[i - 1]`, applied in its own transaction together with the version it
- * reaches, so a crash leaves either the old or the new version. Gateways starting at once on one
+ * i (1-based) is `migrations[i - 1]`; the missing ones are applied in one transaction together
+ * with the version they reach, so a crash leaves either the old or the new version. Gateways starting at once on one
  * database take turns on an advisory lock. A database already at a version newer than this code
  * knows is refused: an older gateway must not write into a schema it does not understand.
  */
@@ -20,7 +20,10 @@ export async function migrate(sql: Postgres, store: string, migrations: readonly
   const known = migrations.length;
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS schema_versions (store TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
+    // Checked first: a gateway role that may not create tables (the owner migrated) starts all the same.
+    const [present] = await tx`SELECT to_regclass('schema_versions') IS NOT NULL AS yes`;
+    if (!present.yes)
+      await tx`CREATE TABLE schema_versions (store TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`;
     const [row] = await tx`SELECT version FROM schema_versions WHERE store = ${store}`;
     const from = row ? Number(row.version) : 0;
     if (from > known)

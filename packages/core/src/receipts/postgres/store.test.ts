@@ -62,6 +62,32 @@ describe("postgres receipts keep their promises", () => {
     }
   });
 
+  test("a gateway role that does not own the tables appends and reads, and can neither edit receipts nor drop the trigger", async () => {
+    const owner = await opened();
+    await owner.ports.append(draft());
+    await owner.close();
+    const server = await pg.server();
+    server.psql(
+      `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'gateway') THEN CREATE ROLE gateway LOGIN; END IF; END $$;
+       GRANT SELECT, INSERT ON receipts, receipt_meta TO gateway; GRANT SELECT ON schema_versions TO gateway;`,
+      owner.name,
+    );
+    const asGateway = await opened(owner.url.replace("postgres://postgres@", "postgres://gateway@"), owner.keyDir);
+    try {
+      asGateway.ports.stage(draft({ phase: "started" }));
+      await asGateway.ports.durable();
+      expect(await asGateway.ports.verify()).toMatchObject({ ok: true, keyed: 2 });
+      await expect(asGateway.sql`UPDATE receipts SET error = 'x'`).rejects.toThrow(
+        /permission denied for table receipts/,
+      );
+      await expect(asGateway.sql`ALTER TABLE receipts DISABLE TRIGGER receipts_append_only`).rejects.toThrow(
+        /must be owner of table receipts/,
+      );
+    } finally {
+      await asGateway.close();
+    }
+  });
+
   test("an edit made around the trigger (a superuser drops it) is named by verify and verifyRun", async () => {
     const db = await opened();
     try {
