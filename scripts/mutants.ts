@@ -3533,6 +3533,18 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
+    "packages/core/src/receipts/postgres/verify.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-head-unchecked",
+        "return result ?? (await checkHead()) ?? { ok: true, legacy: 0, keyed: count, head: headState };",
+        "return result ?? { ok: true, legacy: 0, keyed: count, head: headState };",
+        "on PostgreSQL the newest receipts can be deleted without verify noticing (the head beside the key is not checked)",
+      ],
+    ],
+  ),
+  ...m(
     "packages/core/src/receipts/postgres/chain.ts",
     ["packages/core/src/receipts/postgres/store.test.ts"],
     [

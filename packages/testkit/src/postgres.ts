@@ -1,4 +1,4 @@
-import { afterAll } from "bun:test";
+import { afterAll, beforeAll } from "bun:test";
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
@@ -193,8 +193,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     running.delete(child.pid);
     // Another process took the port between our probe and the bind: try another.
     if (attempt < 3 && /could not bind|Address already in use/.test(outcome.log)) continue;
+    await child.exited;
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start: ${outcome.log.slice(-2000)}`);
+    throw new Error(
+      `PostgreSQL did not start (exit ${child.exitCode}, signal ${child.signalCode}, ${argv.join(" ")}): ${outcome.log.slice(-2000)}`,
+    );
   }
 }
 
@@ -276,12 +279,17 @@ function server(
 }
 
 /**
- * For a test file: one server, started on first use and stopped after the file's tests
- * (`afterAll`); `freshDatabase()` gives each test an empty database of its own.
+ * For a test file: one server, started before the file's tests (`beforeAll`, with its own 60 s
+ * bound: starting takes seconds on a busy host, longer than a test's default 5 s, and a test that
+ * times out gets its child processes killed) and stopped after them (`afterAll`);
+ * `freshDatabase()` gives each test an empty database of its own.
  */
 export function usePostgres(): { freshDatabase(): Promise<string>; server(): Promise<PostgresServer> } {
   let started: Promise<PostgresServer> | undefined;
   const server = () => (started ??= startPostgres());
+  beforeAll(async () => {
+    await server();
+  }, START_BOUND_MS * 2);
   afterAll(async () => {
     if (started) await (await started).stop();
     started = undefined;

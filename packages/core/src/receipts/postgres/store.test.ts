@@ -113,6 +113,30 @@ describe("postgres receipts keep their promises", () => {
     }
   });
 
+  test("the newest receipts deleted around the trigger are named against the head kept beside the key, also after a restart", async () => {
+    const db = await opened();
+    db.ports.stage(draft());
+    db.ports.stage(draft({ phase: "started" }));
+    db.ports.stage(draft({ phase: "succeeded" }));
+    await db.ports.durable();
+    expect(await db.ports.verify()).toEqual({ ok: true, legacy: 0, keyed: 3, head: "checked" });
+    await db.close();
+    (await pg.server()).psql(
+      "ALTER TABLE receipts DISABLE TRIGGER receipts_append_only; DELETE FROM receipts WHERE seq = 3",
+      db.name,
+    );
+    const again = await opened(db.url, db.keyDir);
+    try {
+      const result = await again.ports.verify();
+      expect(result).toMatchObject({ ok: false, brokenAt: "r_000003" });
+      expect(result.ok === false && result.reason).toContain("the chain ends at r_000002, but the head (");
+      expect(result.ok === false && result.reason).toContain("receipts at the end were removed");
+      expect(await again.ports.verifyRun("run_1")).toMatchObject({ ok: false, brokenAt: "r_000003" });
+    } finally {
+      await again.close();
+    }
+  });
+
   test("durable() resolves only after COMMIT: a commit the database refuses rejects it, and the receipts wait for the next one", async () => {
     const db = await opened();
     const server = await pg.server();

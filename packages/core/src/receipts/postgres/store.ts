@@ -7,6 +7,7 @@ import type { SecretSink } from "../secret-registry.ts";
 import { validateDraft } from "../sqlite/store.ts";
 import type { Receipt, ReceiptDraft } from "../types.ts";
 import { appendBatch, type StagedReceipt, storableDraft } from "./chain.ts";
+import { createPgHead } from "./head.ts";
 import { RECEIPT_MIGRATIONS } from "./schema.ts";
 import { createPgVerifier } from "./verify.ts";
 
@@ -53,7 +54,8 @@ export async function openPostgresReceiptLog(
       `the receipts in this PostgreSQL database are signed with key ${keyId}, but ${key.path ?? "this process"} holds key ${key.id}: copy the key file the other gateways use (receipts.key) to this machine`,
     );
   const budgets = createRunBudgets();
-  const verifier = createPgVerifier(sql, key, dbId);
+  const head = createPgHead(key, dbId);
+  const verifier = createPgVerifier(sql, key, dbId, head);
 
   type Waiter = { resolve: () => void; reject: (e: unknown) => void };
   let pending: StagedReceipt[] = [];
@@ -74,7 +76,9 @@ export async function openPostgresReceiptLog(
           pending = [];
           waiters = [];
           try {
-            await appendBatch(sql, key, dbId, batch);
+            const written = await appendBatch(sql, key, dbId, batch);
+            const last = written.at(-1)!;
+            head.committed({ seq: last.seq, mac: last.hash });
           } catch (e) {
             // Back to the front of the queue for the next commit; whoever waits now learns it failed.
             pending = batch.concat(pending);
@@ -126,6 +130,7 @@ export async function openPostgresReceiptLog(
     // Commit what was staged before it first, then this one alone, so its stored row comes back.
     await settled();
     const [written] = await appendBatch(sql, key, dbId, [staged]);
+    head.committed({ seq: written!.seq, mac: written!.hash });
     return written!;
   }
 
@@ -136,17 +141,29 @@ export async function openPostgresReceiptLog(
     append,
     async verifyRun(runId) {
       await settled();
+      head.flush();
       return verifier.verifyRun(runId);
     },
     async verify() {
       await settled();
+      head.flush();
       return verifier.verifyAll();
     },
-    info: async () => ({ dbId, keyId: key.id, keyPath: key.path, recordedKeyId: keyId }),
+    info: async () => ({
+      dbId,
+      keyId: key.id,
+      keyPath: key.path,
+      headPath: key.dir ? head.where : undefined,
+      recordedKeyId: keyId,
+    }),
     async close() {
       if (deferTimer) clearTimeout(deferTimer);
       deferTimer = undefined;
-      await settled();
+      try {
+        await settled();
+      } finally {
+        head.close();
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Postgres } from "../../db/postgres/connect.ts";
+import type { ChainHead } from "../head.ts";
 import type { ReceiptKey } from "../key.ts";
 import { receiptMac } from "../mac.ts";
 import { MAC_TEXT_COLUMNS, type MacTextColumn } from "../sqlite/schema.ts";
@@ -16,7 +17,31 @@ const fail = (seq: number, reason: string): VerifyResult => ({ ok: false, broken
  * read as text: PostgreSQL stores valid UTF-8, which round-trips through a JS string exactly.
  * Rows are read a page at a time in seq order.
  */
-export function createPgVerifier(sql: Postgres, key: ReceiptKey, dbId: string) {
+export function createPgVerifier(
+  sql: Postgres,
+  key: ReceiptKey,
+  dbId: string,
+  head: { current(): ChainHead | undefined; readonly where: string },
+) {
+  /** The newest receipts this machine committed are still there, unchanged (see head.ts). */
+  async function checkHead(): Promise<VerifyResult | undefined> {
+    const h = head.current();
+    if (!h) return undefined;
+    const [last] = await sql`SELECT MAX(seq)::float8 AS seq FROM receipts`;
+    if (last.seq === null || last.seq < h.seq)
+      return fail(
+        h.seq,
+        `the chain ends at ${last.seq === null ? "nothing" : id(last.seq)}, but the head (${head.where}) records ${id(h.seq)}: receipts at the end were removed`,
+      );
+    const [at] = await sql`SELECT hash FROM receipts WHERE seq = ${h.seq}`;
+    if (!at || at.hash !== h.mac)
+      return fail(
+        h.seq,
+        `${id(h.seq)} is not the receipt the head (${head.where}) records: it was removed or replaced`,
+      );
+    return undefined;
+  }
+
   async function checkFrom(
     fromSeq: number,
     expectedPrev: string,
@@ -68,11 +93,12 @@ export function createPgVerifier(sql: Postgres, key: ReceiptKey, dbId: string) {
 
   async function verifyAll(): Promise<VerifyResult> {
     const [first] = await sql`SELECT MIN(seq)::float8 AS seq FROM receipts`;
-    if (first.seq === null) return { ok: true, legacy: 0, keyed: 0, head: "none" };
+    const headState = head.current() ? "checked" : "none";
+    if (first.seq === null) return (await checkHead()) ?? { ok: true, legacy: 0, keyed: 0, head: headState };
     if (first.seq !== 1)
       return fail(first.seq, `${id(first.seq)} is the first receipt: the ones before it were removed`);
     const { result, count } = await checkFrom(1, pgGenesis(key, dbId), Number.MAX_SAFE_INTEGER);
-    return result ?? { ok: true, legacy: 0, keyed: count, head: "none" };
+    return result ?? (await checkHead()) ?? { ok: true, legacy: 0, keyed: count, head: headState };
   }
 
   /** One run: the chain from its first receipt through the one after its last. */
@@ -86,7 +112,8 @@ export function createPgVerifier(sql: Postgres, key: ReceiptKey, dbId: string) {
     if (!before && span.first !== 1)
       return fail(span.first, `${id(span.first)} is the first receipt: the ones before it were removed`);
     const { result } = await checkFrom(span.first, expected, next.seq ?? span.last);
-    return result && !result.ok ? result : { ok: true };
+    const problem = result ?? (await checkHead());
+    return problem && !problem.ok ? problem : { ok: true };
   }
 
   return { verifyAll, verifyRun };
