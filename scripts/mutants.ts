@@ -3545,6 +3545,24 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
+    "packages/core/src/db/postgres/lease.ts",
+    ["packages/core/src/db/postgres/lease.test.ts"],
+    [
+      [
+        "pg-lease-per-statement",
+        "SELECT pg_try_advisory_lock(${LEASE_SPACE}, hashtext(${name})) AS got",
+        "SELECT pg_try_advisory_xact_lock(${LEASE_SPACE}, hashtext(${name})) AS got",
+        "the lease is let go right after it is taken: two gateways hold the Discord connection at once",
+      ],
+      [
+        "pg-lease-lost-unreported",
+        "options.onLost?.(",
+        "void (",
+        "a gateway whose lease connection dropped keeps acting as the holder while another takes over",
+      ],
+    ],
+  ),
+  ...m(
     "packages/core/src/receipts/postgres/chain.ts",
     ["packages/core/src/receipts/postgres/store.test.ts"],
     [
