@@ -4,3 +4,4 @@ export type { ApprovalRecord, ApprovalRule } from "./port.ts";
 export { openSqliteApprovals } from "./sqlite/open.ts";
 export { previewInputJson, requestInputPreview, INPUT_TOO_LARGE } from "./input-preview.ts";
 export { openPostgresApprovals } from "./postgres/open.ts";
+export { APPROVAL_MIGRATIONS } from "./postgres/schema.ts";
