@@ -3563,6 +3563,18 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
+    "packages/core/src/db/postgres/events.ts",
+    ["packages/core/src/db/postgres/events.test.ts"],
+    [
+      [
+        "pg-events-own-echo",
+        "if (message.o === origin && opts.own !== true) return;",
+        "",
+        "a gateway's own events come back to it through the database, and its console shows each twice",
+      ],
+    ],
+  ),
+  ...m(
     "packages/core/src/receipts/postgres/chain.ts",
     ["packages/core/src/receipts/postgres/store.test.ts"],
     [
