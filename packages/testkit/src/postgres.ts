@@ -9,10 +9,12 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
 } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { tmpdir } from "node:os";
 import { makeTempDir } from "./temp.ts";
 
 /**
@@ -22,7 +24,7 @@ import { makeTempDir } from "./temp.ts";
  *
  * initdb and postgres refuse to run as root, and CI runs as root: then both run as the package's
  * `postgres` user (or `nobody` when it is missing) through `setpriv`, in a temp dir handed to that
- * user. One initdb per process: later servers copy that cluster (a copy is ~20x faster than initdb).
+ * user. One initdb per machine and server version (clusterTemplate): servers copy that cluster.
  * Readiness is the server's own "ready to accept connections" log line, bounded by 30 s.
  */
 export interface PostgresServer {
@@ -103,17 +105,21 @@ function chownTree(path: string): void {
     lchownSync(join(path, entry), as.uid, as.gid);
 }
 
-let template: string | undefined;
-
-/** initdb once per process; each server starts from a copy. */
+/**
+ * The initdb'd cluster every server starts from, made once per machine and server version
+ * (`<tmp>/oa-pg-template-<version>-<uid>`, ~40 MB, kept as a cache: a process's exit hooks do not
+ * always run under `bun test`, so a per-process template would leak one per run). Built in a
+ * temp dir and renamed into place, so two processes starting at once never see half of one.
+ */
 function clusterTemplate(bin: string): string {
-  if (template) return template;
-  const dir = ownedDir("oa-pg-template-");
-  const data = join(dir, "data");
+  const final = join(tmpdir(), `oa-pg-template-${basename(dirname(bin))}-${process.getuid?.() ?? 0}`);
+  const data = join(final, "data");
+  if (existsSync(join(data, "PG_VERSION"))) return data;
+  const building = ownedDir("oa-pg-initdb-");
   const [cmd, ...args] = asServerUser([
     join(bin, "initdb"),
     "-D",
-    data,
+    join(building, "data"),
     "-U",
     "postgres",
     "--auth=trust",
@@ -123,8 +129,17 @@ function clusterTemplate(bin: string): string {
     "--no-sync",
   ]);
   const r = spawnSync(cmd!, args, { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`initdb failed (exit ${r.status}): ${r.stderr || r.stdout}`);
-  template = data;
+  if (r.status !== 0) {
+    rmSync(building, { recursive: true, force: true });
+    throw new Error(`initdb failed (exit ${r.status}): ${r.stderr || r.stdout}`);
+  }
+  try {
+    renameSync(building, final);
+  } catch (e) {
+    // Another process put its template in place first: use that one.
+    rmSync(building, { recursive: true, force: true });
+    if (!existsSync(join(data, "PG_VERSION"))) throw e;
+  }
   return data;
 }
 
