@@ -115,6 +115,14 @@ describe("package boundaries", () => {
       { path: "packages/core/src/c.ts", text: 'run("INSERT INTO notes (x) VALUES (?)")' },
       { path: "apps/gateway/src/d.ts", text: "const q = `UPDATE sessions SET settings = ?`;" },
       { path: "apps/gateway/src/sessions/sqlite/store.ts", text: 'db.query("SELECT * FROM sessions")' },
+      { path: "apps/gateway/src/sessions/postgres/store.ts", text: "await sql.unsafe(`SELECT id FROM sessions`)" },
+      { path: "packages/core/src/receipts/postgres/chain.ts", text: 'import { SQL } from "bun";' },
+      { path: "apps/gateway/src/f.ts", text: 'import { SQL } from "bun";' },
+      { path: "apps/gateway/src/g.ts", text: 'import pg from "pg";' },
+      {
+        path: "apps/gateway/src/h.ts",
+        text: "const rows = await sql.unsafe(`SELECT * FROM approvals WHERE id = $1`);",
+      },
       { path: "packages/core/src/db/probe.ts", text: 'db.exec("BEGIN IMMEDIATE")' },
       { path: "apps/gateway/src/x.test.ts", text: 'raw.query("SELECT * FROM receipts")' },
       { path: "apps/gateway/test/contracts/session-store.ts", text: 'import { Database } from "bun:sqlite";' },
@@ -127,6 +135,9 @@ describe("package boundaries", () => {
       "apps/gateway/src/b.ts",
       "packages/core/src/c.ts",
       "apps/gateway/src/d.ts",
+      "apps/gateway/src/f.ts",
+      "apps/gateway/src/g.ts",
+      "apps/gateway/src/h.ts",
     ]);
   });
 

@@ -195,17 +195,19 @@ export function folderArrowViolations(files: readonly SourceFile[]): string[] {
 
 /** Where SQL may be written: a backend's own folder, and the database basics. */
 function isStoreFolder(path: string): boolean {
-  return /(^|\/)sqlite\//.test(path) || path.startsWith("packages/core/src/db/");
+  return /(^|\/)(sqlite|postgres)\//.test(path) || path.startsWith("packages/core/src/db/");
 }
 
 /**
- * SQL in code: an import of `bun:sqlite`, a statement run on a database handle, or a statement in
+ * SQL in code: an import of `bun:sqlite`, of Bun's PostgreSQL client (`SQL` from "bun") or of `pg`, a statement run on a database handle, or a statement in
  * a string (SQL keywords in capitals, as this code base writes them; HogQL sent to PostHog is a
  * query language of another service, not our storage, and is not written `SELECT … FROM` inside
  * a call on a handle).
  */
 const SQL_IN_CODE = [
   /from\s+["']bun:sqlite["']/,
+  /import\s*(type\s*)?\{[^}]*\bSQL\b[^}]*\}\s*from\s+["']bun["']/,
+  /from\s+["']pg["']/,
   /\b(db|database|raw)\.(prepare|query|exec|run|transaction)\(/,
   /["'`]\s*(SELECT\s[^"'`]*\sFROM\s+(receipts|approvals|approval_rules|sessions|messages|turns|turn_events|console_run_code|discord_\w+|sqlite_master)\b|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|INDEX|TRIGGER)\s)/,
 ];

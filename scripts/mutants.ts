@@ -3747,4 +3747,119 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 postgres
+  ...m(
+    "packages/core/src/receipts/postgres/schema.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-receipts-update-allowed",
+        "CREATE TRIGGER receipts_append_only BEFORE UPDATE OR DELETE ON receipts",
+        "CREATE TRIGGER receipts_append_only BEFORE DELETE ON receipts",
+        "on PostgreSQL a receipt can be rewritten in place (UPDATE), history changed without a trace in the database",
+      ],
+      [
+        "pg-receipts-delete-allowed",
+        "CREATE TRIGGER receipts_append_only BEFORE UPDATE OR DELETE ON receipts",
+        "CREATE TRIGGER receipts_append_only BEFORE UPDATE ON receipts",
+        "on PostgreSQL receipts can be deleted",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/db/postgres/migrate.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts", "apps/gateway/src/postgres/open-stores.test.ts"],
+    [
+      [
+        "pg-newer-schema-accepted",
+        "if (from > known)",
+        "if (from > known + 1)",
+        "an older gateway starts on a database a newer one migrated and writes into a schema it does not know",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/store.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts", "packages/core/src/receipts/postgres/contract.test.ts"],
+    [
+      [
+        "pg-durable-before-commit",
+        "await appendBatch(sql, key, dbId, batch);",
+        "void appendBatch(sql, key, dbId, batch).catch(() => {});",
+        "durable() resolves before the COMMIT: a tool runs although its receipts were never stored",
+      ],
+      [
+        "pg-failed-batch-dropped",
+        "pending = batch.concat(pending);",
+        "",
+        "receipts of a commit the database refused are dropped instead of going to the next commit",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/verify.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-head-unchecked",
+        "return result ?? (await checkHead()) ?? { ok: true, legacy: 0, keyed: count, head: headState };",
+        "return result ?? { ok: true, legacy: 0, keyed: count, head: headState };",
+        "on PostgreSQL the newest receipts can be deleted without verify noticing (the head beside the key is not checked)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/db/postgres/lease.ts",
+    ["packages/core/src/db/postgres/lease.test.ts"],
+    [
+      [
+        "pg-lease-per-statement",
+        "SELECT pg_try_advisory_lock(${LEASE_SPACE}, hashtext(${name})) AS got",
+        "SELECT pg_try_advisory_xact_lock(${LEASE_SPACE}, hashtext(${name})) AS got",
+        "the lease is let go right after it is taken: two gateways hold the Discord connection at once",
+      ],
+      [
+        "pg-lease-lost-unreported",
+        "options.onLost?.(",
+        "void (",
+        "a gateway whose lease connection dropped keeps acting as the holder while another takes over",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/db/postgres/events.ts",
+    ["packages/core/src/db/postgres/events.test.ts"],
+    [
+      [
+        "pg-events-own-echo",
+        "if (message.o === origin && opts.own !== true) return;",
+        "",
+        "a gateway's own events come back to it through the database, and its console shows each twice",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/chain.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-chain-unlocked",
+        "await tx`SELECT pg_advisory_xact_lock(${CHAIN_LOCK})`;",
+        "",
+        "two gateways read the same chain end and append over each other (a commit fails, or the chain forks)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/approvals/postgres/store.ts",
+    ["packages/core/src/approvals/postgres/store.test.ts", "packages/core/src/approvals/postgres/contract.test.ts"],
+    [
+      [
+        "pg-approval-last-decision-wins",
+        "WHERE call_id = ${callId} AND status = 'pending' RETURNING call_id",
+        "WHERE call_id = ${callId} RETURNING call_id",
+        "on PostgreSQL a later decision overwrites the first (another replica's denial turns an approval around)",
+      ],
+    ],
+  ),
 ];

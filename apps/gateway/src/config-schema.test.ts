@@ -207,6 +207,7 @@ describe("the config's credentials are marked in its schema", () => {
       "mcp.servers.*.oauth.clientSecret",
       "openapi.*.auth.token",
       "openapi.*.auth.value",
+      "storage.url",
     ]);
   });
 

@@ -31,6 +31,9 @@ export const main = defineCommand({
     receipts: lazyCommand("List tool-call receipts (filter by run, tool, status, time)", () =>
       import("./commands/receipts.ts").then((m) => m.receiptsCommand),
     ),
+    db: lazyCommand("The PostgreSQL database of storage.url: schema `status`, `migrate`", () =>
+      import("./commands/db.ts").then((m) => m.dbCommand),
+    ),
     doctor: lazyCommand("Check config, credentials, Discord access, database, receipts and tools", () =>
       import("./commands/doctor.ts").then((m) => m.doctorCommand),
     ),

@@ -214,3 +214,20 @@ describe("unusual config files", () => {
     expect(e.hint).toContain("directory");
   });
 });
+
+describe("storage", () => {
+  test('storage.url takes "${DATABASE_URL}"; absent, the stores stay on SQLite; anything but a PostgreSQL URL is refused naming the key', async () => {
+    const url = "postgres://gateway:pw@db.internal:5432/openassistant";
+    const shared = layout({
+      "proj/.openassistant/config.json": JSON.stringify({ storage: { url: "${DATABASE_URL}" } }),
+    });
+    const loaded = await loadConfig({ cwd: shared.project, env: { DATABASE_URL: url }, homeDir: shared.home });
+    expect(loaded.config.storage.url).toBe(url);
+    const plain = layout({ "proj/package.json": "{}" });
+    expect((await loadConfig({ cwd: plain.project, env: {}, homeDir: plain.home })).config.storage).toEqual({});
+    const bad = layout({ "proj/.openassistant/config.json": JSON.stringify({ storage: { url: "mysql://db/x" } }) });
+    const err = await configError(loadConfig({ cwd: bad.project, env: {}, homeDir: bad.home }));
+    expect(err.keyPath).toBe("storage.url");
+    expect(err.message).toContain("storage.url must be a PostgreSQL URL");
+  });
+});

@@ -71,6 +71,21 @@ export const configSchema = z.strictObject({
    */
   ...sourceKindsShape(SOURCE_KINDS),
   database: z.strictObject({ path: z.string().optional() }).prefault({}),
+  /**
+   * Where the stores live when several gateways share them: a PostgreSQL URL, usually
+   * `"${DATABASE_URL}"` (docs/scaling.md). Absent: the SQLite file (`database.path`). A credential:
+   * the URL may carry the password.
+   */
+  storage: z
+    .strictObject({
+      url: secret(
+        z.string().regex(/^postgres(ql)?:\/\/./, {
+          message:
+            'storage.url must be a PostgreSQL URL (postgres://user:password@host:5432/database), e.g. "${DATABASE_URL}"',
+        }),
+      ).optional(),
+    })
+    .prefault({}),
   http: z
     .strictObject({
       /** 0 = HTTP API disabled. */

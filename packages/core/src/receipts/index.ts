@@ -7,3 +7,5 @@ export { callStatus, phaseStatus, RUN_STATUSES, type CallStatus } from "./status
 export { createRedactor, redactDeep } from "./redact.ts";
 export { createSecretRegistry, type SecretRegistry, type SecretSink } from "./secret-registry.ts";
 export { formatSummaryForModel, summarizeRun, type ActivityItem, type ActivitySummary } from "./summary.ts";
+export { openPostgresReceipts } from "./postgres/ports.ts";
+export { RECEIPT_MIGRATIONS } from "./postgres/schema.ts";

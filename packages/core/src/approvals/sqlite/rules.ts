@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { matchToolPattern } from "../../tools/pattern.ts";
-import type { ApprovalRule, ApprovalRuleStore } from "../port.ts";
+import type { ApprovalRule, ApprovalRuleStore, NewApprovalRule } from "../port.ts";
 
 interface RuleRow {
   seq: number;
@@ -44,16 +44,7 @@ export function createApprovalRuleStore(db: Database, options: { now?: () => num
 
   return {
     async add(rule) {
-      const where = `approve-always rule for "${rule.toolPath}"`;
-      if (typeof rule.toolPath !== "string" || rule.toolPath.trim() === "")
-        throw new TypeError(`approve-always rule: toolPath must be a non-empty tool path or pattern`);
-      if (rule.scope !== "session" && rule.scope !== "global")
-        throw new TypeError(`${where}: scope must be "session" or "global"`);
-      if (rule.scope === "session" && !rule.sessionId)
-        throw new TypeError(`${where}: a session-scoped rule needs the sessionId it applies to`);
-      if (!rule.createdBy) throw new TypeError(`${where}: createdBy (the operator) is required`);
-      if (rule.expiresAt !== undefined && !Number.isFinite(rule.expiresAt))
-        throw new TypeError(`${where}: expiresAt must be epoch milliseconds`);
+      checkNewRule(rule);
       const row = insertStmt.get(
         rule.toolPath,
         rule.scope,
@@ -88,12 +79,26 @@ export function createApprovalRuleStore(db: Database, options: { now?: () => num
   };
 }
 
-function parseRuleId(id: string): number | undefined {
+/** Refuses a bad rule with a message naming the field (every backend's `add` asks first). */
+export function checkNewRule(rule: NewApprovalRule): void {
+  const where = `approve-always rule for "${rule.toolPath}"`;
+  if (typeof rule.toolPath !== "string" || rule.toolPath.trim() === "")
+    throw new TypeError(`approve-always rule: toolPath must be a non-empty tool path or pattern`);
+  if (rule.scope !== "session" && rule.scope !== "global")
+    throw new TypeError(`${where}: scope must be "session" or "global"`);
+  if (rule.scope === "session" && !rule.sessionId)
+    throw new TypeError(`${where}: a session-scoped rule needs the sessionId it applies to`);
+  if (!rule.createdBy) throw new TypeError(`${where}: createdBy (the operator) is required`);
+  if (rule.expiresAt !== undefined && !Number.isFinite(rule.expiresAt))
+    throw new TypeError(`${where}: expiresAt must be epoch milliseconds`);
+}
+
+export function parseRuleId(id: string): number | undefined {
   const m = /^ar_(\d+)$/.exec(id);
   return m ? Number(m[1]) : undefined;
 }
 
-function rowToRule(row: RuleRow): ApprovalRule {
+export function rowToRule(row: RuleRow): ApprovalRule {
   const rule: Record<string, unknown> = {
     id: `ar_${row.seq}`,
     toolPath: row.tool_path,

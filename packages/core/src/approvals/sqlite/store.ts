@@ -105,7 +105,7 @@ export function createApprovalStore(db: Database): ApprovalStore {
   };
 }
 
-function rowToRecord(row: ApprovalRow): ApprovalRecord {
+export function rowToRecord(row: ApprovalRow): ApprovalRecord {
   const request: Record<string, unknown> = {
     callId: row.call_id,
     runId: row.run_id,

@@ -181,7 +181,7 @@ export const DRAFT_TEXT_FIELDS = [
 ] as const;
 
 /** The draft's fields plus id/seq/at; absent (undefined/null) fields are left out. */
-function draftContent(d: ReceiptDraft, seq: number, at: number): Omit<Receipt, "hash" | "prevHash"> {
+export function draftContent(d: ReceiptDraft, seq: number, at: number): Omit<Receipt, "hash" | "prevHash"> {
   const c: Record<string, unknown> = {
     runId: d.runId,
     callId: d.callId,
@@ -199,7 +199,7 @@ function draftContent(d: ReceiptDraft, seq: number, at: number): Omit<Receipt, "
   return c as unknown as Omit<Receipt, "hash" | "prevHash">;
 }
 
-function macFields(c: Omit<Receipt, "hash" | "prevHash">) {
+export function macFields(c: Omit<Receipt, "hash" | "prevHash">) {
   return {
     seq: c.seq,
     at: c.at,

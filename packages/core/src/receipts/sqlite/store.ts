@@ -518,7 +518,7 @@ function rowToReceipt(row: ReceiptRow): Receipt {
   return { ...r, prevHash: row.prev_hash, ...(row.scheme === SCHEME_LEGACY ? { legacy: true } : {}) } as Receipt;
 }
 
-function validateDraft(d: ReceiptDraft): void {
+export function validateDraft(d: ReceiptDraft): void {
   // Cheap checks first; messages are only built on failure (this runs on every append).
   const problem = findDraftProblem(d);
   if (problem) throw new TypeError(`receipt for ${d?.toolPath ?? "?"} (call ${d?.callId ?? "?"}): ${problem}`);

@@ -1,0 +1,37 @@
+import { APPROVAL_MIGRATIONS } from "@openassistant/core/approvals";
+import { migrate, type Postgres, schemaVersions } from "@openassistant/core/db";
+import { RECEIPT_MIGRATIONS } from "@openassistant/core/receipts";
+import { SESSION_MIGRATIONS } from "../sessions/postgres/schema.ts";
+
+/** Every store's migrations on PostgreSQL, by the name `schema_versions` records. */
+export const POSTGRES_MIGRATIONS: ReadonlyArray<{ readonly store: string; readonly migrations: readonly string[] }> = [
+  { store: "receipts", migrations: RECEIPT_MIGRATIONS },
+  { store: "approvals", migrations: APPROVAL_MIGRATIONS },
+  { store: "sessions", migrations: SESSION_MIGRATIONS },
+];
+
+export interface StoreSchema {
+  readonly store: string;
+  /** The version the database records (0: never migrated). */
+  readonly database: number;
+  /** The newest version this openassistant knows. */
+  readonly known: number;
+  readonly state: "current" | "behind" | "ahead";
+}
+
+/** Each store's schema in the database against what this code knows. */
+export async function schemaStatus(sql: Postgres): Promise<StoreSchema[]> {
+  const recorded = await schemaVersions(sql);
+  return POSTGRES_MIGRATIONS.map(({ store, migrations }) => {
+    const database = recorded.get(store) ?? 0;
+    const known = migrations.length;
+    return { store, database, known, state: database === known ? "current" : database < known ? "behind" : "ahead" };
+  });
+}
+
+/** Applies every store's missing migrations (refusing a store newer than this code). */
+export async function migrateAll(sql: Postgres): Promise<Array<{ store: string; from: number; to: number }>> {
+  const out = [];
+  for (const { store, migrations } of POSTGRES_MIGRATIONS) out.push(await migrate(sql, store, migrations));
+  return out;
+}

@@ -1,0 +1,66 @@
+import { openPostgresApprovals } from "@openassistant/core/approvals";
+import { checkPostgres, connectPostgres, schemaVersions } from "@openassistant/core/db";
+import {
+  openPostgresReceipts,
+  type ReceiptLog,
+  type ReceiptReader,
+  type SecretSink,
+} from "@openassistant/core/receipts";
+import type { SessionStore } from "../sessions/store.ts";
+import { createPgSessionStore } from "../sessions/postgres/store.ts";
+
+/** Every store the gateway keeps, on one PostgreSQL database (`storage.url`). */
+export interface PostgresStores {
+  readonly receipts: ReceiptLog & ReceiptReader;
+  readonly approvals: Awaited<ReturnType<typeof openPostgresApprovals>>;
+  readonly sessions: SessionStore;
+  /** Each store's schema version after migrating (`receipts`, `approvals`, `sessions`). */
+  readonly versions: ReadonlyMap<string, number>;
+  /** Commits staged receipts, then closes the connections. */
+  close(): Promise<void>;
+}
+
+export interface OpenPostgresStoresOptions {
+  /** The config dir holding `receipts.key` (the same key file on every gateway of the database). */
+  readonly keyDir?: string;
+  readonly secrets?: SecretSink;
+  /** Connections in the pool (default 10). */
+  readonly maxConnections?: number;
+}
+
+/**
+ * Connects to `url`, checks the connection (an error names host, port and database, never the
+ * password), applies each store's migrations (refusing a schema newer than this code) and opens
+ * the receipt log and reader, the approval stores and the session store on it. What a storage
+ * factory calls when `storage.url` is set; SQLite stays the default when it is not.
+ */
+export async function openPostgresStores(
+  url: string,
+  options: OpenPostgresStoresOptions = {},
+): Promise<PostgresStores> {
+  const sql = connectPostgres(url, { max: options.maxConnections });
+  try {
+    await checkPostgres(sql, url);
+    const sessions = await createPgSessionStore(sql);
+    const receipts = await openPostgresReceipts(sql, { keyDir: options.keyDir, secrets: options.secrets });
+    const approvals = await openPostgresApprovals(sql);
+    const versions = await schemaVersions(sql);
+    return {
+      receipts,
+      approvals,
+      sessions,
+      versions,
+      async close() {
+        try {
+          await receipts.close();
+          await approvals.close();
+        } finally {
+          await sql.close();
+        }
+      },
+    };
+  } catch (e) {
+    await sql.close();
+    throw e;
+  }
+}

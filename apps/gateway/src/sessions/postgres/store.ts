@@ -1,0 +1,174 @@
+import { migrate, newId, type Postgres } from "@openassistant/core/db";
+import { cutText } from "@openassistant/core/text";
+import { TURN_TEXT_CAPS, type SessionStore } from "../store.ts";
+import type { Session, SessionSettings, StoredMessage } from "../types.ts";
+import { SESSION_MIGRATIONS } from "./schema.ts";
+
+const capped = (text: string | undefined, cap: number) => (text === undefined ? null : cutText(text, cap));
+const SESSION_COLUMNS = "id, surface, external_key, created_at::float8 AS created_at, settings";
+const MESSAGE_COLUMNS = "seq, role, content, turn_id, run_ids, at::float8 AS at";
+
+const toSession = (r: Record<string, any>): Session => ({
+  id: r.id,
+  surface: r.surface,
+  key: r.external_key,
+  createdAt: r.created_at,
+  settings: JSON.parse(r.settings) as SessionSettings,
+});
+
+/**
+ * Sessions, their messages, turns and turn events on PostgreSQL (migrated first; the caller closes
+ * `sql`). Several gateways may share it: a key's session is created once (`ON CONFLICT DO NOTHING`),
+ * and an append locks its session's row so two appends never take the same message seq.
+ */
+export async function createPgSessionStore(sql: Postgres): Promise<SessionStore> {
+  await migrate(sql, "sessions", SESSION_MIGRATIONS);
+  const byKey = async (key: string) =>
+    (await sql.unsafe(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE external_key = $1`, [key]))[0];
+  const byId = async (id: string) =>
+    (await sql.unsafe(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id]))[0];
+  const writeSettings = (id: string, settings: SessionSettings) =>
+    sql`UPDATE sessions SET settings = ${JSON.stringify(settings)}, updated_at = ${Date.now()} WHERE id = ${id}`;
+
+  return {
+    async getOrCreate(key, surface) {
+      const found = await byKey(key);
+      if (found) return toSession(found);
+      const now = Date.now();
+      await sql`INSERT INTO sessions (id, surface, external_key, created_at, updated_at, settings)
+        VALUES (${newId("ses")}, ${surface}, ${key}, ${now}, ${now}, '{}') ON CONFLICT (external_key) DO NOTHING`;
+      return toSession(await byKey(key));
+    },
+    async get(id) {
+      const row = await byId(id);
+      return row ? toSession(row) : undefined;
+    },
+    async updateSettings(id, settings) {
+      await writeSettings(id, settings);
+    },
+    async setSettings(id, patch) {
+      const current = await byId(id);
+      if (!current)
+        throw new Error(
+          `Unknown session "${id}": settings can only be set on an existing session (sessions.getOrCreate first).`,
+        );
+      const merged: Record<string, unknown> = { ...(JSON.parse(current.settings) as SessionSettings) };
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === undefined || value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      await writeSettings(id, merged as SessionSettings);
+      return merged as SessionSettings;
+    },
+    async history(sessionId) {
+      return toStoredMessages(
+        await sql.unsafe(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1 ORDER BY seq`, [sessionId]),
+      );
+    },
+    async modelHistory(sessionId) {
+      return toStoredMessages(
+        await sql.unsafe(
+          `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1
+           AND (turn_id IS NULL OR turn_id NOT IN (SELECT id FROM turns WHERE stop_reason = 'refused')) ORDER BY seq`,
+          [sessionId],
+        ),
+      );
+    },
+    async appendMessages(sessionId, turnId, messages) {
+      if (messages.length === 0) return;
+      await sql.begin(async (tx) => {
+        await tx`SELECT id FROM sessions WHERE id = ${sessionId} FOR UPDATE`;
+        const [last] = await tx`SELECT MAX(seq) AS seq FROM messages WHERE session_id = ${sessionId}`;
+        let seq = (last?.seq ?? 0) + 1;
+        const now = Date.now();
+        const rows = messages.map((m) => ({
+          session_id: sessionId,
+          seq: seq++,
+          role: m.role,
+          content: JSON.stringify(m.content),
+          turn_id: turnId,
+          run_ids: JSON.stringify(m.runIds ?? []),
+          at: now,
+        }));
+        await tx`INSERT INTO messages ${tx(rows, "session_id", "seq", "role", "content", "turn_id", "run_ids", "at")}`;
+        await tx`UPDATE sessions SET updated_at = ${now} WHERE id = ${sessionId}`;
+      });
+    },
+    async startTurn(turn) {
+      await sql`INSERT INTO turns (id, session_id, user_id, started_at, request, model)
+        VALUES (${turn.id}, ${turn.sessionId}, ${turn.userId ?? null}, ${Date.now()},
+          ${capped(turn.request, TURN_TEXT_CAPS.request)}, ${capped(turn.model, TURN_TEXT_CAPS.model)})`;
+    },
+    async finishTurn(id, result) {
+      await sql`UPDATE turns SET finished_at = ${Date.now()}, stop_reason = ${result.stopReason},
+          unverified = ${result.unverified ? 1 : 0}, run_ids = ${JSON.stringify(result.runIds)},
+          usage = ${result.usage === undefined ? null : JSON.stringify(result.usage)},
+          answer = ${capped(result.answer, TURN_TEXT_CAPS.answer)},
+          model = COALESCE(${capped(result.model, TURN_TEXT_CAPS.model)}, model)
+        WHERE id = ${id}`;
+    },
+    async recordTurnEvent(turnId, type, data) {
+      await sql`INSERT INTO turn_events (turn_id, type, data, at) VALUES (${turnId ?? null}, ${type}, ${JSON.stringify(data)}, ${Date.now()})`;
+    },
+    async turnEvents(filter = {}) {
+      const rows = await sql.unsafe(
+        `SELECT turn_id, type, data, at::float8 AS at FROM turn_events
+         WHERE ($1::text IS NULL OR turn_id = $1) AND ($2::text IS NULL OR type = $2) ORDER BY seq`,
+        [filter.turnId ?? null, filter.type ?? null],
+      );
+      return rows.map((r: Record<string, any>) => ({
+        turnId: r.turn_id,
+        type: r.type,
+        data: JSON.parse(r.data),
+        at: r.at,
+      }));
+    },
+    async turns(sessionId) {
+      const rows = await sql.unsafe(
+        `SELECT id, session_id, user_id, started_at::float8 AS started_at, finished_at::float8 AS finished_at, stop_reason,
+           unverified, run_ids, request, model, answer FROM turns WHERE session_id = $1 ORDER BY started_at`,
+        [sessionId],
+      );
+      return rows.map((r: Record<string, any>) => ({
+        id: r.id,
+        sessionId: r.session_id,
+        userId: r.user_id,
+        startedAt: r.started_at,
+        finishedAt: r.finished_at,
+        stopReason: r.stop_reason,
+        unverified: r.unverified === null ? null : r.unverified === 1,
+        runIds: JSON.parse(r.run_ids),
+        request: r.request,
+        model: r.model,
+        answer: r.answer,
+      }));
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A row that does not parse is skipped (as on SQLite, sessions/sqlite/store.ts). */
+function toStoredMessages(rows: ReadonlyArray<Record<string, any>>): StoredMessage[] {
+  return rows.flatMap((r) => {
+    const content = parseJson(r.content);
+    if (content === undefined) return [];
+    const runIds = parseJson(r.run_ids);
+    return [
+      {
+        seq: r.seq,
+        role: r.role,
+        content: content as StoredMessage["content"],
+        turnId: r.turn_id,
+        runIds: Array.isArray(runIds) ? runIds : [],
+        at: r.at,
+      },
+    ];
+  });
+}
