@@ -133,6 +133,7 @@ export class SandboxChild implements Watched {
         code: options.code,
         ...(same ? {} : { toolPaths: options.toolPaths }),
         limits,
+        ...(options.seed ? { seed: options.seed } : {}),
       });
       run.clock.markBusy();
     });

@@ -18,6 +18,8 @@ export type ParentMessage =
       /** Absent: the same tool paths as this child's previous run (they rarely change). */
       readonly toolPaths?: readonly string[];
       readonly limits: SandboxLimits;
+      /** Four 32-bit words seeding `Math.random`; absent: the child draws them. */
+      readonly seed?: readonly number[];
     }
   | { readonly t: "res"; readonly seq: number; readonly r: WireResult[] };
 

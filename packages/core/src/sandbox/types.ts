@@ -52,6 +52,11 @@ export interface SandboxRunOptions {
   readonly limits?: Partial<SandboxLimits>;
   /** Aborting kills the run (its child is replaced). */
   readonly signal?: AbortSignal;
+  /**
+   * Four 32-bit words seeding the run's `Math.random`: the same seed gives the same sequence (a
+   * resumed run replays its recorded one). Absent: drawn at random for the run.
+   */
+  readonly seed?: readonly number[];
 }
 
 export interface LogLine {

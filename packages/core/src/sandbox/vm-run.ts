@@ -22,6 +22,8 @@ export interface VmRunInput {
   readonly code: string;
   readonly toolPaths: readonly string[];
   readonly limits: SandboxLimits;
+  /** Four 32-bit words seeding `Math.random` (a resumed run passes its recorded ones); absent: drawn now. */
+  readonly seed?: readonly number[];
 }
 
 interface Helpers {
@@ -287,7 +289,7 @@ export class VmRun {
         if (!this.ok(ctx.callFunction(this.vm.helpers.buildTools, ctx.undefined, paths))) return;
       }
       // The wrapper takes line 1; the prelude's `describe` shifts "snippet.js:N" back by one.
-      const seed = crypto.getRandomValues(new Uint32Array(4));
+      const seed = this.input.seed ?? crypto.getRandomValues(new Uint32Array(4));
       const configure = [this.limits.maxInputChars, this.limits.maxLogBytes, ...seed].map((n) => ctx.newNumber(n));
       if (!this.ok(ctx.callFunction(this.vm.helpers.configure, ctx.undefined, ...configure))) return;
       const result = ctx.evalCode(`(async () => {\n${this.input.code}\n})()`, "snippet.js");
