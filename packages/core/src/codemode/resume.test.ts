@@ -5,7 +5,7 @@ import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import type { ApprovalRequest, RequestApproval } from "../approvals/types.ts";
 import { openDatabase } from "../db/open.ts";
 import { readReplayLog } from "../receipts/replay/replay-log.ts";
-import { openSqliteRunJournal } from "../receipts/replay/sqlite.ts";
+import { openSqliteRunJournal } from "../receipts/sqlite/run-journal.ts";
 import { openSqliteReceipts } from "../receipts/sqlite/ports.ts";
 import { summarizeRun, formatSummaryForModel } from "../receipts/summary.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
@@ -198,5 +198,32 @@ describe("nondeterminism is recorded and replayed", () => {
     const [r, s] = JSON.parse(result.valueJson!);
     expect(executions.get("ledger.add")).toEqual([r]); // replayed: the first run's value, executed once
     expect(executions.get("mail.send")).toEqual([s]);
+  }, 30_000);
+
+  test("the clock (Date.now, new Date(), Date()) gives the values of the first run again, in order, then runs on", async () => {
+    const file = join(makeTempDir(), "oa.sqlite");
+    const executions: Executions = new Map();
+    const code = `const t = Date.now(); const d = new Date().getTime(); const text = Date();
+      await tools.ledger.add({ n: t + d + text.length }); await tools.mail.send({ n: Date.now() });
+      return { t, d, later: Date.now(), past: new Date(0).getTime(), isDate: new Date() instanceof Date };`;
+    const before = waitingForApproval(file, toolsCounting(executions));
+    void before.runner.runPromise(code);
+    const card = await before.card;
+    const first = executions.get("ledger.add")![0] as number;
+    const recordedSend = (await before.journal.read(card.runId))!.clock.at(-1)!;
+    // The real clock has moved on since: only a replayed clock makes the calls match their record.
+    while (Date.now() <= recordedSend) await Bun.sleep(1);
+    const after = gateway(file, toolsCounting(executions), approve);
+    const log = (await readReplayLog(after.receipts, after.journal, card.runId))!;
+    expect(log.clock.length).toBe(4); // three reads before the first call, one before the second
+    const result = await after.runner.runPromise(code, { resume: log });
+    expect(result.error).toBeUndefined();
+    const value = JSON.parse(result.valueJson!);
+    expect(executions.get("ledger.add")).toEqual([first]); // replayed, not executed again
+    expect(executions.get("mail.send")).toEqual([recordedSend]);
+    expect(value.t).toBe(log.clock[0]);
+    expect(value.later).toBeGreaterThan(recordedSend); // past the record: the real clock
+    expect(value.past).toBe(0);
+    expect(value.isDate).toBe(true);
   }, 30_000);
 });

@@ -26,6 +26,7 @@ export type Admission =
  */
 export class RunReplay {
   private position = 0;
+  private clockReads = 0;
   private stopped: string | undefined;
 
   constructor(
@@ -35,6 +36,12 @@ export class RunReplay {
     private readonly stop: (message: string) => void,
     private readonly redact: (text: string) => string,
   ) {}
+
+  /** Clock values the snippet read since its previous call, journaled before that call is admitted. */
+  readonly clockRead = (values: readonly number[]): void => {
+    this.journal.clock(this.runId, this.clockReads, values);
+    this.clockReads += values.length;
+  };
 
   /** Why the run stopped, once a call diverged from the record. */
   stoppedBecause(): string | undefined {

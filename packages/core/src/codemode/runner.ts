@@ -40,7 +40,7 @@ export interface CodeModeRunnerOptions {
   readonly toolTimeoutMs?: number;
   readonly previewChars?: number;
   /**
-   * Where each run's call order, answers and nondeterminism are journaled, so a run cut off by a
+   * Where each run's call order, answers and nondeterminism (`Math.random` seed, clock reads) are journaled, so a run cut off by a
    * restart can be resumed (`RunOptions.resume`). Without it nothing is journaled.
    */
   readonly journal?: RunJournal;
@@ -213,6 +213,8 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
         limits: options.limits,
         signal: controller.signal,
         seed: nondeterminism.seed,
+        ...(opts.resume ? { clock: opts.resume.clock } : {}),
+        ...(replay ? { onClockReads: replay.clockRead } : {}),
       });
       // The sandbox may end (limit, error) while host calls are still pending; stop them from asking.
       controller.abort("run ended");
@@ -265,9 +267,8 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
 }
 
 /** The sandbox's nondeterminism inputs for a run: recorded ones when it resumes, fresh ones otherwise. */
-function startNondeterminism(resume: ReplayLog | undefined): { seed: readonly number[]; clock: number } {
-  if (resume) return { seed: resume.seed, clock: resume.clock };
-  return { seed: [...crypto.getRandomValues(new Uint32Array(4))], clock: Date.now() };
+function startNondeterminism(resume: ReplayLog | undefined): { seed: readonly number[] } {
+  return { seed: resume ? resume.seed : [...crypto.getRandomValues(new Uint32Array(4))] };
 }
 
 /** The run's journal: its nondeterminism written when it starts (or its resume counted), and its calls as they cross. */
@@ -275,7 +276,7 @@ function journalRun(
   journal: RunJournal,
   runId: string,
   resume: ReplayLog | undefined,
-  start: { seed: readonly number[]; clock: number },
+  start: { seed: readonly number[] },
   controller: AbortController,
   redact: (text: string) => string,
 ): RunReplay {

@@ -134,6 +134,7 @@ export class SandboxChild implements Watched {
         ...(same ? {} : { toolPaths: options.toolPaths }),
         limits,
         ...(options.seed ? { seed: options.seed } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       });
       run.clock.markBusy();
     });
@@ -207,7 +208,7 @@ export class SandboxChild implements Watched {
     if (m.t !== "wait") return;
     if (m.ack === this.seq) run.clock.markIdle();
     if (!m.c) return;
-    for (const [id, path, inputJson] of m.c) {
+    for (const [id, path, inputJson, clock] of m.c) {
       // Defense in depth: the child already enforces both, a compromised child must not get further.
       if (!run.toolPaths.has(path) || typeof inputJson !== "string") {
         return this.kill({
@@ -224,6 +225,8 @@ export class SandboxChild implements Watched {
       if (++run.toolCalls > run.limits.maxToolCalls) {
         return this.kill({ name: "ToolCallLimitError", message: msg.toolCalls(run.limits.maxToolCalls) });
       }
+      // The clock values read before this call are handed over before it: recorded ahead of its effect.
+      if (typeof clock === "string") run.options.onClockReads?.(clockValues(clock));
       let answer: Promise<HostCallResult>;
       try {
         answer = run.options.onToolCall(path, inputJson);
@@ -306,4 +309,14 @@ function toWire(id: number, result: HostCallResult): WireResult {
 
 function appendLogs(into: LogLine[], lines: LogLine[]): void {
   for (const line of lines) into.push(line);
+}
+
+/** The clock values a call carried ("t,t,…"); anything that is not a finite number is left out. */
+function clockValues(text: string): number[] {
+  const out: number[] = [];
+  for (const part of text.split(",")) {
+    const t = Number(part);
+    if (Number.isFinite(t)) out.push(t);
+  }
+  return out;
 }

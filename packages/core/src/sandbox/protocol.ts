@@ -4,8 +4,8 @@
  */
 import type { CrossingError, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
 
-/** One tool call the VM made: [callId, dotted path, input JSON]. */
-export type WireCall = [id: number, path: string, inputJson: string];
+/** One tool call the VM made: [callId, dotted path, input JSON, clock values read since the previous call ("t,t,…")]. */
+export type WireCall = [id: number, path: string, inputJson: string, clock?: string];
 
 /** One answer: [callId, json] on success, [callId, null, error] on failure (json undefined → no 2nd slot). */
 export type WireResult = [id: number, json?: string | null, error?: CrossingError];
@@ -20,6 +20,8 @@ export type ParentMessage =
       readonly limits: SandboxLimits;
       /** Four 32-bit words seeding `Math.random`; absent: the child draws them. */
       readonly seed?: readonly number[];
+      /** Clock values to give the snippet again, in order (a resumed run). */
+      readonly clock?: readonly number[];
     }
   | { readonly t: "res"; readonly seq: number; readonly r: WireResult[] };
 

@@ -57,6 +57,10 @@ export interface SandboxRunOptions {
    * resumed run replays its recorded one). Absent: drawn at random for the run.
    */
   readonly seed?: readonly number[];
+  /** Clock values (`Date.now`, `new Date()`) to give the snippet again, in order; then the real clock. */
+  readonly clock?: readonly number[];
+  /** The clock values the snippet read since its previous call, handed over before the next call is. */
+  readonly onClockReads?: (values: readonly number[]) => void;
 }
 
 export interface LogLine {

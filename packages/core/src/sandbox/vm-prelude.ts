@@ -7,7 +7,8 @@
  * `String.prototype` only breaks itself: only strings ever reach the host.
  *
  * Wire formats (kept cheap: one string per crossing, no JSON re-encoding of payloads):
- * - hostCall("<id>\n<path>\n<inputJson>")
+ * - hostCall("<id>\n<path>\n<inputJson>"[, "<t>,<t>,..."]): the clock values the snippet read
+ *   since its previous call ride along (none: no second argument)
  * - settleAll("<id>:<kind>:<length>:<payload>" repeated), kind v = JSON value, u = undefined,
  *   e = JSON {name, message, code}
  * - settleValue(id, json): one answer that is a JSON value (the usual crossing, no batch to parse)
@@ -86,7 +87,34 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
   }
   defineProperty(Math, "random", { value: random, writable: true, configurable: true, enumerable: false });
 
-  function configure(limit, logBytes, s0, s1, s2, s3) {
+  // The clock (Date.now, new Date(), Date()): every value read is reported to the host with the
+  // next tool call, so a resumed run can be given the same values in the same order (clockReplay)
+  // and take the same path. Past the replayed values it is the real clock again.
+  const NativeDate = Date;
+  const nativeNow = Date.now;
+  const construct = Reflect.construct;
+  let clockReplay = [], clockNext = 0, clockReads = "";
+  function now() {
+    const t = clockNext < clockReplay.length ? clockReplay[clockNext] : nativeNow();
+    clockNext++;
+    clockReads = clockReads === "" ? StringOf(t) : clockReads + "," + t;
+    return t;
+  }
+  function ClockDate(...args) {
+    if (new.target === undefined) return StringOf(new NativeDate(now()));
+    return construct(NativeDate, args.length === 0 ? [now()] : args, new.target);
+  }
+  defineProperty(ClockDate, "prototype", { value: NativeDate.prototype, writable: false, configurable: false, enumerable: false });
+  defineProperty(ClockDate, "now", hidden(now));
+  defineProperty(ClockDate, "parse", hidden(NativeDate.parse));
+  defineProperty(ClockDate, "UTC", hidden(NativeDate.UTC));
+  defineProperty(NativeDate.prototype, "constructor", hidden(ClockDate));
+  defineProperty(globalThis, "Date", hidden(ClockDate));
+
+  function configure(limit, logBytes, s0, s1, s2, s3, clock) {
+    clockReplay = clock === undefined ? [] : parse(clock);
+    clockNext = 0;
+    clockReads = "";
     r0 = s0 >>> 0 || 1; r1 = s1 >>> 0; r2 = s2 >>> 0; r3 = s3 >>> 0;
     for (let i = 0; i < 8; i++) next32();
     maxInputChars = limit;
@@ -111,7 +139,12 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
     const id = ++nextId;
     return new PromiseClass((resolve, reject) => {
       pending[id] = { resolve, reject, path };
-      hostCall(id + "\n" + path + "\n" + json);
+      if (clockReads === "") hostCall(id + "\n" + path + "\n" + json);
+      else {
+        const reads = clockReads;
+        clockReads = "";
+        hostCall(id + "\n" + path + "\n" + json, reads);
+      }
     });
   }
 

@@ -5,7 +5,7 @@ import type { HostCallResult } from "../../sandbox/types.ts";
  * hash of its exact input, the whole answer it got (receipts keep a cut preview), and the values
  * the sandbox's nondeterminism took (the `Math.random` seed, the clock). The receipts stay the
  * authority on what happened to a call (`readReplayLog` joins the two); this journal only lets the
- * answer be given again. A backend is one file (`sqlite.ts` today); writes are synchronous so a
+ * answer be given again. A backend is one file (`receipts/sqlite/run-journal.ts` today); writes are synchronous so a
  * call's entry is on disk before the commit point that precedes its tool's effect.
  */
 export interface RunJournal {
@@ -15,6 +15,8 @@ export interface RunJournal {
   call(entry: JournalCall): void;
   /** The answer a call got (already redacted), and when, as the sandbox saw it. */
   answer(runId: string, position: number, result: HostCallResult, at: number): void;
+  /** Clock values the snippet read (`Date.now`, `new Date()`), the first at index `from` (an index already kept is not rewritten). */
+  clock(runId: string, from: number, values: readonly number[]): void;
   /** A resumed run is recorded as such (its count of resumes grows). */
   resumed(runId: string): void;
   read(runId: string): Promise<JournalRun | undefined>;
@@ -24,8 +26,6 @@ export interface RunStart {
   readonly runId: string;
   /** The four 32-bit words `Math.random` in the sandbox is seeded with. */
   readonly seed: readonly number[];
-  /** The sandbox clock's value at the run's start (epoch ms). */
-  readonly clock: number;
 }
 
 export interface JournalCall {
@@ -46,6 +46,8 @@ export interface JournalEntry extends JournalCall {
 
 export interface JournalRun extends RunStart {
   readonly resumes: number;
+  /** Every clock value the snippet read before its last call, in order. */
+  readonly clock: readonly number[];
   /** By position. */
   readonly calls: readonly JournalEntry[];
 }

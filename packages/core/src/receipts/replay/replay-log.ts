@@ -29,6 +29,8 @@ export interface RecordedCall {
 /** A run as it can be resumed: its nondeterminism inputs and its calls in order. */
 export interface ReplayLog extends RunStart {
   readonly resumes: number;
+  /** The clock values the snippet read, in order, to be given again. */
+  readonly clock: readonly number[];
   readonly calls: readonly RecordedCall[];
 }
 

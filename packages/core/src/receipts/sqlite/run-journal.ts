@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { HostCallResult } from "../../sandbox/types.ts";
-import type { JournalEntry, JournalRun, RunJournal } from "./port.ts";
+import type { JournalEntry, JournalRun, RunJournal } from "../replay/port.ts";
 
 /**
  * The run journal in the gateway's SQLite database: `run_journal` (one row per run) and
@@ -12,8 +12,13 @@ export function openSqliteRunJournal(db: Database): RunJournal {
     CREATE TABLE IF NOT EXISTS run_journal (
       run_id TEXT PRIMARY KEY,
       seed TEXT NOT NULL,
-      clock INTEGER NOT NULL,
       resumes INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE IF NOT EXISTS run_journal_clock (
+      run_id TEXT NOT NULL,
+      idx INTEGER NOT NULL,
+      value REAL NOT NULL,
+      PRIMARY KEY (run_id, idx)
     );
     CREATE TABLE IF NOT EXISTS run_journal_calls (
       run_id TEXT NOT NULL,
@@ -26,7 +31,13 @@ export function openSqliteRunJournal(db: Database): RunJournal {
       PRIMARY KEY (run_id, position)
     );
   `);
-  const begin = db.prepare("INSERT OR IGNORE INTO run_journal (run_id, seed, clock) VALUES (?, ?, ?)");
+  const begin = db.prepare("INSERT OR IGNORE INTO run_journal (run_id, seed) VALUES (?, ?)");
+  const clockRead = db.prepare("INSERT OR IGNORE INTO run_journal_clock (run_id, idx, value) VALUES (?, ?, ?)");
+  const clockReads = db.prepare("SELECT value FROM run_journal_clock WHERE run_id = ? ORDER BY idx");
+  // A resumed run reports its replayed values again: they are at indexes already kept.
+  const clock = db.transaction((runId: string, from: number, values: readonly number[]) => {
+    for (let i = 0; i < values.length; i++) clockRead.run(runId, from + i, values[i]!);
+  });
   // A call re-executed on resume takes over its position's entry, which has no answer yet.
   const call = db.prepare(
     `INSERT INTO run_journal_calls (run_id, position, call_id, tool_path, input_hash) VALUES (?, ?, ?, ?, ?)
@@ -37,23 +48,24 @@ export function openSqliteRunJournal(db: Database): RunJournal {
     "UPDATE run_journal_calls SET result = ?, answered_at = ? WHERE run_id = ? AND position = ? AND result IS NULL",
   );
   const resumed = db.prepare("UPDATE run_journal SET resumes = resumes + 1 WHERE run_id = ?");
-  const run = db.prepare("SELECT seed, clock, resumes FROM run_journal WHERE run_id = ?");
+  const run = db.prepare("SELECT seed, resumes FROM run_journal WHERE run_id = ?");
   const calls = db.prepare(
     "SELECT position, call_id, tool_path, input_hash, result, answered_at FROM run_journal_calls WHERE run_id = ? ORDER BY position",
   );
   return {
-    begin: (r) => void begin.run(r.runId, JSON.stringify(r.seed), r.clock),
+    begin: (r) => void begin.run(r.runId, JSON.stringify(r.seed)),
+    clock: (runId, from, values) => clock(runId, from, values),
     call: (c) => void call.run(c.runId, c.position, c.callId, c.toolPath, c.inputHash),
     answer: (runId, position, result, at) => void answer.run(JSON.stringify(result), at, runId, position),
     resumed: (runId) => void resumed.run(runId),
     read: async (runId) => {
-      const row = run.get(runId) as { seed: string; clock: number; resumes: number } | null;
+      const row = run.get(runId) as { seed: string; resumes: number } | null;
       if (!row) return undefined;
       const rows = calls.all(runId) as CallRow[];
       return {
         runId,
         seed: JSON.parse(row.seed) as number[],
-        clock: row.clock,
+        clock: (clockReads.all(runId) as Array<{ value: number }>).map((r) => r.value),
         resumes: row.resumes,
         calls: rows.map(entry(runId)),
       } satisfies JournalRun;
