@@ -9,6 +9,7 @@ import { openSqliteRunJournal } from "../receipts/sqlite/run-journal.ts";
 import { openSqliteReceipts } from "../receipts/sqlite/ports.ts";
 import { summarizeRun, formatSummaryForModel } from "../receipts/summary.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
+import { createRedactor } from "../receipts/redact.ts";
 import { createCodeModeRunner } from "./runner.ts";
 
 /**
@@ -38,7 +39,7 @@ function toolsCounting(executions: Executions, hang: { path?: string; started?: 
           hang.started?.();
           return new Promise(() => {});
         }
-        return { path, n: input.n, at: executions.get(path)!.length };
+        return { path, n: input.n, at: executions.get(path)!.length, ...(input.n === 42 ? { token: SECRET } : {}) };
       },
     });
   return {
@@ -52,9 +53,12 @@ function gateway(file: string, tools: ToolTree, requestApproval: RequestApproval
   const db = openDatabase(file);
   const receipts = openSqliteReceipts(db);
   const journal = openSqliteRunJournal(db);
-  const runner = createCodeModeRunner({ tools, receipts, journal, requestApproval, sandbox });
+  const redact = createRedactor([SECRET]);
+  const runner = createCodeModeRunner({ tools, receipts, journal, requestApproval, sandbox, redact });
   return { db, receipts, journal, runner };
 }
+
+const SECRET = "vault-token-4f9a2c7e1b";
 
 const approve: RequestApproval = async () => ({ decision: "approved", by: "operator" });
 
@@ -225,5 +229,15 @@ describe("nondeterminism is recorded and replayed", () => {
     expect(value.later).toBeGreaterThan(recordedSend); // past the record: the real clock
     expect(value.past).toBe(0);
     expect(value.isDate).toBe(true);
+  }, 30_000);
+
+  test("secrets in an answer never reach the journal: it keeps the answer redacted", async () => {
+    const file = join(makeTempDir(), "oa.sqlite");
+    const g = gateway(file, toolsCounting(new Map()), approve);
+    const result = await g.runner.runPromise(`return (await tools.ledger.add({ n: 42 })).at;`);
+    expect(result.valueJson).toBe("1");
+    const kept = (await g.journal.read(result.runId))!.calls[0]!.result!;
+    expect(JSON.stringify(kept)).not.toContain(SECRET);
+    expect(kept).toEqual({ ok: true, json: JSON.stringify({ path: "ledger.add", n: 42, at: 1, token: "[redacted]" }) });
   }, 30_000);
 });

@@ -28,6 +28,9 @@ export class RunReplay {
   private position = 0;
   private clockReads = 0;
   private stopped: string | undefined;
+  /** Journal writes not yet flushed, in order; `flush` commits them together. */
+  private pending: Array<() => void> = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly journal: RunJournal,
@@ -39,9 +42,32 @@ export class RunReplay {
 
   /** Clock values the snippet read since its previous call, journaled before that call is admitted. */
   readonly clockRead = (values: readonly number[]): void => {
-    this.journal.clock(this.runId, this.clockReads, values);
+    const from = this.clockReads;
     this.clockReads += values.length;
+    this.write(() => this.journal.clock(this.runId, from, values));
   };
+
+  /**
+   * Commits the journal writes made so far, as one transaction. The runner calls it right before
+   * every receipts commit point (`durable()`), so the journal is never behind a durable receipt
+   * that announces an effect. A timer flushes too, so an answer does not wait for the next call.
+   */
+  readonly flush = (): void => {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length === 0) return;
+    const writes = this.pending;
+    this.pending = [];
+    this.journal.batch(() => {
+      for (const w of writes) w();
+    });
+  };
+
+  /** Queues a journal write for the next `flush`. */
+  write(work: () => void): void {
+    this.pending.push(work);
+    this.timer ??= setTimeout(this.flush, 1);
+  }
 
   /** Why the run stopped, once a call diverged from the record. */
   stoppedBecause(): string | undefined {
@@ -66,14 +92,16 @@ export class RunReplay {
 
   /** A call that executes takes its place in the journal (a re-executed one replaces the cut-off entry). */
   entered(position: number, callId: string, path: string, inputJson: string): void {
-    this.journal.call({ runId: this.runId, position, callId, toolPath: path, inputHash: inputHash(inputJson) });
+    const hash = inputHash(inputJson);
+    this.write(() => this.journal.call({ runId: this.runId, position, callId, toolPath: path, inputHash: hash }));
   }
 
   /** Secrets are scrubbed from the answer kept (an error's message already is). */
   answered(position: number, result: HostCallResult): void {
     const kept =
       result.ok && result.json !== undefined ? { ok: true as const, json: this.redact(result.json) } : result;
-    this.journal.answer(this.runId, position, kept, Date.now());
+    const at = Date.now();
+    this.write(() => this.journal.answer(this.runId, position, kept, at));
   }
 
   private diverged(recorded: RecordedCall, path: string, hash: string): Admission {

@@ -189,7 +189,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       requestedBy: opts.requestedBy,
       code,
       tools,
-      receipts: options.receipts,
+      receipts: replay ? journalFirst(options.receipts, replay) : options.receipts,
       requestApproval: options.requestApproval,
       policy: currentPolicy(),
       standing: options.standing,
@@ -222,7 +222,9 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       await invoker.approvalsAnswered();
       // The result leaves the gateway (to the model, a surface): the calls' outcomes are committed
       // first. A failed commit keeps them queued for the next one, as it did for each call before.
-      await options.receipts.durable().catch(() => undefined);
+      await journalFirst(options.receipts, replay)
+        .durable()
+        .catch(() => undefined);
       const stopped = replay?.stoppedBecause();
       const base = {
         runId,
@@ -280,7 +282,27 @@ function journalRun(
   controller: AbortController,
   redact: (text: string) => string,
 ): RunReplay {
-  if (resume) journal.resumed(runId);
-  else journal.begin({ runId, ...start });
-  return new RunReplay(journal, runId, resume, (message) => controller.abort(message), redact);
+  const replay = new RunReplay(journal, runId, resume, (message) => controller.abort(message), redact);
+  replay.write(resume ? () => journal.resumed(runId) : () => journal.begin({ runId, ...start }));
+  return replay;
+}
+
+/**
+ * The receipts as the run's calls see them: each commit point first commits the run's journal
+ * writes, so a durable receipt is never ahead of the journal entry a resume needs. A journal that
+ * cannot be written fails the commit point like the receipts would (the tool does not run).
+ */
+function journalFirst(receipts: ReceiptStaging, replay: RunReplay | undefined): ReceiptStaging {
+  if (!replay) return receipts;
+  return {
+    stage: receipts.stage,
+    durable: () => {
+      try {
+        replay.flush();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return receipts.durable();
+    },
+  };
 }

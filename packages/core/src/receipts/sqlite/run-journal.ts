@@ -52,7 +52,9 @@ export function openSqliteRunJournal(db: Database): RunJournal {
   const calls = db.prepare(
     "SELECT position, call_id, tool_path, input_hash, result, answered_at FROM run_journal_calls WHERE run_id = ? ORDER BY position",
   );
+  const batch = db.transaction((work: () => void) => work());
   return {
+    batch: (work) => batch(work),
     begin: (r) => void begin.run(r.runId, JSON.stringify(r.seed)),
     clock: (runId, from, values) => clock(runId, from, values),
     call: (c) => void call.run(c.runId, c.position, c.callId, c.toolPath, c.inputHash),
