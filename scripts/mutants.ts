@@ -3457,6 +3457,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a resumed run's Math.random takes new values, so its calls no longer match their record",
       ],
       [
+        "replay-journal-behind-receipts",
+        `        replay.flush();`,
+        ``,
+        "a commit point does not first write the run journal: a tool can act before the entry a resume needs is stored",
+      ],
+      [
         "replay-clock-not-given",
         `...(opts.resume ? { clock: opts.resume.clock } : {}),`,
         ``,

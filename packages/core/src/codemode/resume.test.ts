@@ -240,4 +240,25 @@ describe("nondeterminism is recorded and replayed", () => {
     expect(JSON.stringify(kept)).not.toContain(SECRET);
     expect(kept).toEqual({ ok: true, json: JSON.stringify({ path: "ledger.add", n: 42, at: 1, token: "[redacted]" }) });
   }, 30_000);
+
+  test("a journal that cannot be written stops the call before its tool runs, as unwritable receipts do", async () => {
+    const dir = makeTempDir();
+    const executions: Executions = new Map();
+    const db = openDatabase(join(dir, "oa.sqlite"));
+    const journalDb = openDatabase(join(dir, "journal.sqlite"));
+    const journal = openSqliteRunJournal(journalDb);
+    journalDb.close(); // every write fails from now on
+    const runner = createCodeModeRunner({
+      tools: toolsCounting(executions),
+      receipts: openSqliteReceipts(db),
+      journal,
+      requestApproval: approve,
+      sandbox,
+    });
+    const result = await runner.runPromise(
+      `try { await tools.ledger.add({ n: 1 }); return "ran"; } catch (e) { return e.code; }`,
+    );
+    expect(result.valueJson).toBe(JSON.stringify("RECEIPTS_UNAVAILABLE"));
+    expect(executions.get("ledger.add")).toBeUndefined();
+  }, 30_000);
 });

@@ -58,16 +58,31 @@ export class RunReplay {
     if (this.pending.length === 0) return;
     const writes = this.pending;
     this.pending = [];
-    this.journal.batch(() => {
-      for (const w of writes) w();
-    });
+    try {
+      this.journal.batch(() => {
+        for (const w of writes) w();
+      });
+    } catch (e) {
+      // Kept for the next commit point, which fails (and its tool does not run) while they cannot be written.
+      this.pending = [...writes, ...this.pending];
+      throw e;
+    }
   };
 
   /** Queues a journal write for the next `flush`. */
   write(work: () => void): void {
     this.pending.push(work);
-    this.timer ??= setTimeout(this.flush, 1);
+    this.timer ??= setTimeout(this.flushSoon, 1);
   }
+
+  /** The timer's flush: a failure waits for the next commit point, which reports it. */
+  private readonly flushSoon = (): void => {
+    try {
+      this.flush();
+    } catch {
+      // the writes stay queued; `durable()` retries them and fails the call if they still cannot be written
+    }
+  };
 
   /** Why the run stopped, once a call diverged from the record. */
   stoppedBecause(): string | undefined {
