@@ -3,7 +3,7 @@ import type { RunJournal } from "../receipts/replay/port.ts";
 import type { RecordedCall, ReplayLog } from "../receipts/replay/replay-log.ts";
 import type { ReceiptStaging } from "../receipts/port.ts";
 import { OUTCOME_UNKNOWN } from "../receipts/replay/port.ts";
-import type { HostCallResult } from "../sandbox/types.ts";
+import type { ClockRun, HostCallResult } from "../sandbox/types.ts";
 
 /**
  * What the run's journal decides for the call the sandbox just made, by its position in the run:
@@ -41,9 +41,9 @@ export class RunReplay {
   ) {}
 
   /** Clock values the snippet read since its previous call, journaled before that call is admitted. */
-  readonly clockRead = (values: readonly number[]): void => {
+  readonly clockRead = (values: readonly ClockRun[]): void => {
     const from = this.clockReads;
-    this.clockReads += values.length;
+    for (const [, count] of values) this.clockReads += count;
     this.write(() => this.journal.clock(this.runId, from, values));
   };
 

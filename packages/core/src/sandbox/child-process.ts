@@ -6,6 +6,7 @@
 import type { Subprocess } from "bun";
 import type { ChildMessage, ParentMessage, WireResult } from "./protocol.ts";
 import type {
+  ClockRun,
   CrossingError,
   HostCallResult,
   LogLine,
@@ -311,12 +312,14 @@ function appendLogs(into: LogLine[], lines: LogLine[]): void {
   for (const line of lines) into.push(line);
 }
 
-/** The clock values a call carried ("t,t,…"); anything that is not a finite number is left out. */
-function clockValues(text: string): number[] {
-  const out: number[] = [];
+/** The clock values a call carried ("t,t*n,…"); a part that is not a finite value (and a positive count) is left out. */
+function clockValues(text: string): ClockRun[] {
+  const out: ClockRun[] = [];
   for (const part of text.split(",")) {
-    const t = Number(part);
-    if (Number.isFinite(t)) out.push(t);
+    const star = part.indexOf("*");
+    const t = Number(star < 0 ? part : part.slice(0, star));
+    const n = star < 0 ? 1 : Number(part.slice(star + 1));
+    if (Number.isFinite(t) && Number.isSafeInteger(n) && n > 0) out.push([t, n]);
   }
   return out;
 }

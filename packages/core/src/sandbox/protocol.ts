@@ -2,9 +2,9 @@
  * Messages between the pool (parent) and a sandbox child over Bun IPC (JSON serialization).
  * Only strings and numbers cross; tool inputs and outputs stay JSON text end to end.
  */
-import type { CrossingError, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
+import type { ClockRun, CrossingError, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
 
-/** One tool call the VM made: [callId, dotted path, input JSON, clock values read since the previous call ("t,t,…")]. */
+/** One tool call the VM made: [callId, dotted path, input JSON, clock values read since the previous call ("t,t*n,…")]. */
 export type WireCall = [id: number, path: string, inputJson: string, clock?: string];
 
 /** One answer: [callId, json] on success, [callId, null, error] on failure (json undefined → no 2nd slot). */
@@ -21,7 +21,7 @@ export type ParentMessage =
       /** Four 32-bit words seeding `Math.random`; absent: the child draws them. */
       readonly seed?: readonly number[];
       /** Clock values to give the snippet again, in order (a resumed run). */
-      readonly clock?: readonly number[];
+      readonly clock?: readonly ClockRun[];
     }
   | { readonly t: "res"; readonly seq: number; readonly r: WireResult[] };
 

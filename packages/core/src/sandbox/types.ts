@@ -58,10 +58,13 @@ export interface SandboxRunOptions {
    */
   readonly seed?: readonly number[];
   /** Clock values (`Date.now`, `new Date()`) to give the snippet again, in order; then the real clock. */
-  readonly clock?: readonly number[];
+  readonly clock?: readonly ClockRun[];
   /** The clock values the snippet read since its previous call, handed over before the next call is. */
-  readonly onClockReads?: (values: readonly number[]) => void;
+  readonly onClockReads?: (values: readonly ClockRun[]) => void;
 }
+
+/** A clock value the snippet read `count` times in a row. */
+export type ClockRun = readonly [value: number, count: number];
 
 export interface LogLine {
   readonly level: "log" | "info" | "warn" | "error" | "debug";

@@ -8,7 +8,7 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from
 import type { ChildOutcome, WireCall, WireResult } from "./protocol.ts";
 import { PRELUDE_SOURCE } from "./vm-prelude.ts";
 import { newQuickJSInstance, type QuickJSInstance } from "./quickjs.ts";
-import type { LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
+import type { ClockRun, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 
 export interface VmRunHost {
@@ -25,7 +25,7 @@ export interface VmRunInput {
   /** Four 32-bit words seeding `Math.random` (a resumed run passes its recorded ones); absent: drawn now. */
   readonly seed?: readonly number[];
   /** The clock values a resumed run's snippet read before, given again in order (then the real clock). */
-  readonly clock?: readonly number[];
+  readonly clock?: readonly ClockRun[];
 }
 
 interface Helpers {

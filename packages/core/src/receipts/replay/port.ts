@@ -1,4 +1,4 @@
-import type { HostCallResult } from "../../sandbox/types.ts";
+import type { ClockRun, HostCallResult } from "../../sandbox/types.ts";
 
 /**
  * What a resumed run needs that the receipts do not hold: each call's position in its run and the
@@ -19,7 +19,7 @@ export interface RunJournal {
   /** The answer a call got (already redacted), and when, as the sandbox saw it. */
   answer(runId: string, position: number, result: HostCallResult, at: number): void;
   /** Clock values the snippet read (`Date.now`, `new Date()`), the first at index `from` (an index already kept is not rewritten). */
-  clock(runId: string, from: number, values: readonly number[]): void;
+  clock(runId: string, from: number, values: readonly ClockRun[]): void;
   /** A resumed run is recorded as such (its count of resumes grows). */
   resumed(runId: string): void;
   read(runId: string): Promise<JournalRun | undefined>;
@@ -43,14 +43,14 @@ export interface JournalCall {
 
 export interface JournalEntry extends JournalCall {
   readonly result?: HostCallResult;
-  /** The clock value the sandbox was given with the answer. */
+  /** When the answer was recorded (epoch ms). */
   readonly answeredAt?: number;
 }
 
 export interface JournalRun extends RunStart {
   readonly resumes: number;
   /** Every clock value the snippet read before its last call, in order. */
-  readonly clock: readonly number[];
+  readonly clock: readonly ClockRun[];
   /** By position. */
   readonly calls: readonly JournalEntry[];
 }

@@ -1,4 +1,4 @@
-import type { HostCallResult } from "../../sandbox/types.ts";
+import type { ClockRun, HostCallResult } from "../../sandbox/types.ts";
 import type { ReceiptReader } from "../port.ts";
 import type { PolicyMode, Receipt } from "../types.ts";
 import type { ApprovalMode } from "@openassistant/sdk";
@@ -30,7 +30,7 @@ export interface RecordedCall {
 export interface ReplayLog extends RunStart {
   readonly resumes: number;
   /** The clock values the snippet read, in order, to be given again. */
-  readonly clock: readonly number[];
+  readonly clock: readonly ClockRun[];
   readonly calls: readonly RecordedCall[];
 }
 

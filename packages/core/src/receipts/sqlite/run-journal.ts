@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { HostCallResult } from "../../sandbox/types.ts";
+import type { ClockRun, HostCallResult } from "../../sandbox/types.ts";
 import type { JournalEntry, JournalRun, RunJournal } from "../replay/port.ts";
 
 /**
@@ -18,6 +18,7 @@ export function openSqliteRunJournal(db: Database): RunJournal {
       run_id TEXT NOT NULL,
       idx INTEGER NOT NULL,
       value REAL NOT NULL,
+      count INTEGER NOT NULL,
       PRIMARY KEY (run_id, idx)
     );
     CREATE TABLE IF NOT EXISTS run_journal_calls (
@@ -32,12 +33,19 @@ export function openSqliteRunJournal(db: Database): RunJournal {
     );
   `);
   const begin = db.prepare("INSERT OR IGNORE INTO run_journal (run_id, seed) VALUES (?, ?)");
-  const clockRead = db.prepare("INSERT OR IGNORE INTO run_journal_clock (run_id, idx, value) VALUES (?, ?, ?)");
-  const clockReads = db.prepare("SELECT value FROM run_journal_clock WHERE run_id = ? ORDER BY idx");
+  // `idx`: the index of the run's first read among all the snippet's reads.
+  const clockRead = db.prepare(
+    "INSERT OR IGNORE INTO run_journal_clock (run_id, idx, value, count) VALUES (?, ?, ?, ?)",
+  );
+  const clockReads = db.prepare("SELECT value, count FROM run_journal_clock WHERE run_id = ? ORDER BY idx");
   // A resumed run reports its replayed values again: they are at indexes already kept.
-  const clock = db.transaction((runId: string, from: number, values: readonly number[]) => {
-    for (let i = 0; i < values.length; i++) clockRead.run(runId, from + i, values[i]!);
-  });
+  const clock = (runId: string, from: number, runs: readonly ClockRun[]) => {
+    let idx = from;
+    for (const [value, count] of runs) {
+      clockRead.run(runId, idx, value, count);
+      idx += count;
+    }
+  };
   // A call re-executed on resume takes over its position's entry, which has no answer yet.
   const call = db.prepare(
     `INSERT INTO run_journal_calls (run_id, position, call_id, tool_path, input_hash) VALUES (?, ?, ?, ?, ?)
@@ -67,7 +75,9 @@ export function openSqliteRunJournal(db: Database): RunJournal {
       return {
         runId,
         seed: JSON.parse(row.seed) as number[],
-        clock: (clockReads.all(runId) as Array<{ value: number }>).map((r) => r.value),
+        clock: (clockReads.all(runId) as Array<{ value: number; count: number }>).map(
+          (r) => [r.value, r.count] as const,
+        ),
         resumes: row.resumes,
         calls: rows.map(entry(runId)),
       } satisfies JournalRun;
