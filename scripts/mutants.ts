@@ -3506,4 +3506,16 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/receipts/replay/file-journal.ts",
+    ["packages/core/src/receipts/replay/file-journal.test.ts", "packages/core/src/codemode/resume.test.ts"],
+    [
+      [
+        "file-journal-answer-rewritten",
+        `if (entry && entry.result === undefined) calls.set(position, { ...entry, result, answeredAt: at });`,
+        `if (entry) calls.set(position, { ...entry, result, answeredAt: at });`,
+        "a later answer replaces the recorded one of a call, so a resume replays what the first run never saw",
+      ],
+    ],
+  ),
 ];

@@ -11,6 +11,8 @@ import { join } from "node:path";
 const other = process.argv[2];
 if (!other) throw new Error("usage: bun bench/ab/runner.ts <other checkout> [rounds]");
 const trees: Record<string, string> = { base: other, new: join(import.meta.dir, "..", "..") };
+// This tree again, with the run journal (#30) in SQLite instead of a file per run.
+trees["new sqlite"] = trees.new!;
 const SNIP = {
   six: `const a = await tools.calendar.list({ day: "mon" }); const b = await tools.calendar.get({ id: 1 }); const c = await tools.mail.search({ q: "x" });
 const [d, e, f] = await Promise.all([tools.mail.get({ id: 1 }), tools.mail.get({ id: 2 }), tools.calendar.get({ id: 3 })]); return [a, b, c, d, e, f].length;`,
@@ -39,8 +41,10 @@ for (const [name, R] of Object.entries(trees)) {
   await pool.warmUp();
   const db = openDatabase(`${dir}/oa.sqlite`);
   // The run journal (#30) where the checkout has one: the cost of recording calls and nondeterminism.
-  const replay = await import(`${R}/packages/core/src/receipts/sqlite/run-journal.ts`).catch(() => undefined);
-  const journal = replay?.openSqliteRunJournal(db);
+  const sqliteJournal = await import(`${R}/packages/core/src/receipts/sqlite/run-journal.ts`).catch(() => undefined);
+  const fileJournal = await import(`${R}/packages/core/src/receipts/replay/file-journal.ts`).catch(() => undefined);
+  const journal =
+    name === "new sqlite" ? sqliteJournal?.openSqliteRunJournal(db) : fileJournal?.openFileRunJournal(`${dir}/runs`);
   const store = createSqliteReceiptStore(db, { keyDir: `${dir}/config`, journal: true });
   const runner = createCodeModeRunner({
     tools: tree,
