@@ -130,6 +130,26 @@ for (const backend of BACKENDS)
         expect((await after.journal.read(card.runId))!.resumes).toBe(1);
       }, 30_000);
 
+      test("calls made together (Promise.all) replay from their record by the order they crossed", async () => {
+        const file = join(makeTempDir(), "oa.sqlite");
+        const executions: Executions = new Map();
+        const code = `const [a, b] = await Promise.all([tools.ledger.add({ n: 1 }), tools.ledger.put({ n: 2 })]);
+          return (await tools.mail.send({ n: a.at + b.at })).n;`;
+        const before = waitingForApproval(file, toolsCounting(executions), backend);
+        void before.runner.runPromise(code);
+        const card = await before.card;
+        const after = gw(file, toolsCounting(executions), approve);
+        const log = (await readReplayLog(after.receipts, after.journal, card.runId))!;
+        expect(log.calls.map((c) => c.toolPath)).toEqual(["ledger.add", "ledger.put", "mail.send"]);
+        const result = await after.runner.runPromise(code, { resume: log });
+        expect(result.valueJson).toBe("2");
+        expect([executions.get("ledger.add"), executions.get("ledger.put"), executions.get("mail.send")]).toEqual([
+          [1],
+          [2],
+          [2],
+        ]);
+      }, 30_000);
+
       test("a call differing from the record stops the run, naming it; nothing further executes", async () => {
         const file = join(makeTempDir(), "oa.sqlite");
         const executions: Executions = new Map();
