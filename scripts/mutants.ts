@@ -3422,8 +3422,8 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "replay-cut-off-rerun-always",
-        `return definition?.idempotent === true`,
-        `return definition?.readOnly === false`,
+        `return definition?.idempotent === true || definition?.readOnly === true;`,
+        `return definition?.readOnly === false || definition?.readOnly === true;`,
         "a call cut off mid-flight is executed a second time though its tool is not idempotent (the wrong flag decides)",
       ],
       [

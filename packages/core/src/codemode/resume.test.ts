@@ -220,7 +220,7 @@ for (const backend of BACKENDS)
         expect(executions.get("ledger.add")).toEqual([1]);
         const rows = await after.receipts.byRun(log.runId);
         const old = rows.filter((r) => r.callId === log.calls[1]!.callId);
-        expect(old.at(-1)!.error).toContain("idempotent, so the resumed run ran it again");
+        expect(old.at(-1)!.error).toContain("idempotent or read-only), so the resumed run ran it again");
         expect((await after.receipts.verify()).ok).toBe(true);
       }, 30_000);
     });

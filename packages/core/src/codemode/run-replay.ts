@@ -30,7 +30,6 @@ export class RunReplay {
   private stopped: string | undefined;
   /** Journal writes not yet flushed, in order; `flush` commits them together. */
   private pending: Array<() => void> = [];
-  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly journal: RunJournal,
@@ -48,13 +47,13 @@ export class RunReplay {
   };
 
   /**
-   * Commits the journal writes made so far, as one transaction. The runner calls it right before
-   * every receipts commit point (`durable()`), so the journal is never behind a durable receipt
-   * that announces an effect. A timer flushes too, so an answer does not wait for the next call.
+   * Commits the journal writes made so far, as one batch. The runner calls it right before every
+   * receipts commit point (`durable()`) and at the run's end, so the journal is never behind a
+   * durable receipt that announces an effect. (No timer: re-arming one cost ~9 µs a call. An
+   * outcome receipt the store's own timer commits before the next flush may lack its answer; the
+   * call then counts as cut off on resume, see `admit`.)
    */
   readonly flush = (): void => {
-    // The timer is left to fire (it finds nothing to do): re-arming it once per millisecond, not
-    // clearing and setting it on every call, is what keeps the journal cheap on a run of fast calls.
     if (this.pending.length === 0) return;
     const writes = this.pending;
     this.pending = [];
@@ -72,18 +71,7 @@ export class RunReplay {
   /** Queues a journal write for the next `flush`. */
   write(work: () => void): void {
     this.pending.push(work);
-    this.timer ??= setTimeout(this.flushSoon, 1);
   }
-
-  /** The timer's flush: a failure waits for the next commit point, which reports it. */
-  private readonly flushSoon = (): void => {
-    this.timer = undefined;
-    try {
-      this.flush();
-    } catch {
-      // the writes stay queued; `durable()` retries them and fails the call if they still cannot be written
-    }
-  };
 
   /** Why the run stopped, once a call diverged from the record. */
   stoppedBecause(): string | undefined {
@@ -98,11 +86,10 @@ export class RunReplay {
     const hash = inputHash(inputJson);
     if (recorded.toolPath !== path || recorded.inputHash !== hash) return this.diverged(recorded, path, hash);
     if (recorded.state === "not-started") return { kind: "run", position, supersedes: recorded };
-    if (recorded.state === "cut-off")
-      return definition?.idempotent === true
-        ? { kind: "run", position, supersedes: recorded }
-        : { kind: "unknown", recorded };
-    if (!recorded.result) return { kind: "unknown", recorded };
+    // Cut off, or answered but its answer was not journaled before the crash: only a tool that may
+    // run twice runs again.
+    if (recorded.state === "cut-off" || !recorded.result)
+      return mayRunAgain(definition) ? { kind: "run", position, supersedes: recorded } : { kind: "unknown", recorded };
     return { kind: "answer", result: recorded.result };
   }
 
@@ -131,6 +118,11 @@ export class RunReplay {
   }
 }
 
+/** Running it a second time has no further effect: it is idempotent, or it changes nothing at all. */
+function mayRunAgain(definition: ToolDefinition | undefined): boolean {
+  return definition?.idempotent === true || definition?.readOnly === true;
+}
+
 /** sha-256 hex of a call's input JSON, exactly as it crossed from the sandbox. */
 export function inputHash(inputJson: string): string {
   return new Bun.CryptoHasher("sha256").update(inputJson).digest("hex");
@@ -140,9 +132,12 @@ export function inputHash(inputJson: string): string {
 export function closingError(recorded: RecordedCall, rerunAs: string | undefined): string {
   if (recorded.state === "not-started")
     return `the run stopped before ${recorded.toolPath} started; the resumed run asked again as ${rerunAs}`;
-  const cutOff = `${OUTCOME_UNKNOWN}: the gateway stopped while ${recorded.toolPath} ran and its result was not recorded`;
-  if (rerunAs) return `${cutOff}; the tool is idempotent, so the resumed run ran it again as ${rerunAs}`;
-  if (!recorded.result && recorded.state === "answered") return `${OUTCOME_UNKNOWN}: the recorded answer is missing`;
+  const cutOff =
+    recorded.state === "answered"
+      ? `${OUTCOME_UNKNOWN}: ${recorded.toolPath} has an outcome receipt but its answer was not recorded`
+      : `${OUTCOME_UNKNOWN}: the gateway stopped while ${recorded.toolPath} ran and its result was not recorded`;
+  if (rerunAs)
+    return `${cutOff}; the tool may run twice (idempotent or read-only), so the resumed run ran it again as ${rerunAs}`;
   return `${cutOff}; it was not run again (the tool is not idempotent): check whether it took effect`;
 }
 
