@@ -3463,6 +3463,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a commit point does not first write the run journal: a tool can act before the entry a resume needs is stored",
       ],
       [
+        "replay-resume-without-journal",
+        `if (opts.resume && !options.journal)`,
+        `if (false && opts.resume && !options.journal)`,
+        "a resume asked of a runner without a journal executes every recorded call a second time",
+      ],
+      [
         "replay-clock-not-given",
         `...(opts.resume ? { clock: opts.resume.clock } : {}),`,
         ``,

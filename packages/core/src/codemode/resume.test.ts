@@ -306,6 +306,23 @@ for (const backend of BACKENDS)
   });
 
 describe("run journal: SQLite", () => {
+  test("a resume asked of a runner without a journal runs nothing (every recorded call would run again)", async () => {
+    const file = join(makeTempDir(), "oa.sqlite");
+    const executions: Executions = new Map();
+    const first = gateway(file, toolsCounting(executions), approve, BACKENDS[0]!);
+    const done = await first.runner.runPromise(`return (await tools.ledger.add({ n: 1 })).at;`);
+    const log = (await readReplayLog(first.receipts, first.journal, done.runId))!;
+    const bare = createCodeModeRunner({
+      tools: toolsCounting(executions),
+      receipts: openSqliteReceipts(openDatabase(file)),
+      requestApproval: approve,
+      sandbox,
+    });
+    const result = await bare.runPromise(`return (await tools.ledger.add({ n: 1 })).at;`, { resume: log });
+    expect(result.error?.message).toBe("a run can only be resumed by a runner that has a journal");
+    expect(executions.get("ledger.add")).toEqual([1]);
+  }, 30_000);
+
   test("a journal that cannot be written stops the call before its tool runs, as unwritable receipts do", async () => {
     const dir = makeTempDir();
     const executions: Executions = new Map();

@@ -158,6 +158,17 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     const runId = opts.resume?.runId ?? opts.runId ?? newRunId();
     const { tools, paths } = indexOf(opts.tools ?? currentTree());
     const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
+    // Without a journal nothing would answer the recorded calls: every one would run a second time.
+    if (opts.resume && !options.journal)
+      return {
+        runId,
+        ok: false,
+        valueJson: undefined,
+        logs: [],
+        calls: [],
+        stats: empty,
+        error: { name: "AbortedError", message: "a run can only be resumed by a runner that has a journal" },
+      };
     let js: string;
     try {
       js = transpiled(code);

@@ -524,7 +524,7 @@ function record(call: Call, settled: Settled): HostCallResult {
   if (call.settled) return call.settled.result;
   call.settled = settled;
   // The answer is queued for the journal before its outcome receipt is staged; the journal is written
-  // ahead of every commit point (and by its 1 ms timer), so a durable outcome almost always has its answer.
+  // ahead of every commit point, so an outcome receipt committed there has its answer (see `RunReplay.flush`).
   if (call.position !== undefined) call.invoker.ctx.replay!.answered(call.position, settled.result);
   stage(call, settled.status, settled);
   const { ctx, outcomes } = call.invoker;
