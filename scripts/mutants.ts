@@ -3862,4 +3862,119 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #30 replay
+  ...m(
+    "packages/core/src/codemode/run-replay.ts",
+    ["packages/core/src/codemode/resume.test.ts"],
+    [
+      [
+        "replay-divergence-input-ignored",
+        `if (recorded.toolPath !== path || recorded.inputHash !== hash) return this.diverged(recorded, path, hash);`,
+        `if (recorded.toolPath !== path) return this.diverged(recorded, path, hash);`,
+        "a resumed call with another input than its record is answered from the record instead of stopping the run",
+      ],
+      [
+        "replay-cut-off-rerun-always",
+        `return definition?.idempotent === true || definition?.readOnly === true;`,
+        `return definition?.readOnly === false || definition?.readOnly === true;`,
+        "a call cut off mid-flight is executed a second time though its tool is not idempotent (the wrong flag decides)",
+      ],
+      [
+        "replay-answer-unredacted",
+        `result.ok && result.json !== undefined ? { ok: true as const, json: this.redact(result.json) } : result;`,
+        `result;`,
+        "a secret in a tool's answer is stored in the run journal",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/tool-invoker.ts",
+    ["packages/core/src/codemode/resume.test.ts"],
+    [
+      [
+        "replay-recorded-call-executed",
+        `if (admission && admission.kind !== "run") return journaled(invoker, path, admission);`,
+        `if (admission && admission.kind === "stop") return journaled(invoker, path, admission);`,
+        "a call already answered before the restart is executed again instead of answered from its record",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/runner.ts",
+    ["packages/core/src/codemode/resume.test.ts"],
+    [
+      [
+        "replay-seed-fresh",
+        `return { seed: resume ? resume.seed : [...crypto.getRandomValues(new Uint32Array(4))] };`,
+        `return { seed: [...crypto.getRandomValues(new Uint32Array(4))] };`,
+        "a resumed run's Math.random takes new values, so its calls no longer match their record",
+      ],
+      [
+        "replay-journal-behind-receipts",
+        `        replay.flush();`,
+        ``,
+        "a commit point does not first write the run journal: a tool can act before the entry a resume needs is stored",
+      ],
+      [
+        "replay-resume-without-journal",
+        `if (opts.resume && !options.journal)`,
+        `if (false && opts.resume && !options.journal)`,
+        "a resume asked of a runner without a journal executes every recorded call a second time",
+      ],
+      [
+        "replay-clock-not-given",
+        `...(opts.resume ? { clock: opts.resume.clock } : {}),`,
+        ``,
+        "a resumed run reads the real clock where the first run read other values",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/summary.ts",
+    ["packages/core/src/codemode/resume.test.ts"],
+    [
+      [
+        "summary-outcome-unknown-as-failed",
+        `if (i.error?.startsWith(OUTCOME_UNKNOWN))`,
+        `if (i.error === OUTCOME_UNKNOWN)`,
+        "a call whose outcome is unknown is summarized as an ordinary failure, not as unverified",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/sdk/src/define-tool.ts",
+    ["packages/sdk/src/define-tool.test.ts"],
+    [
+      [
+        "sdk-idempotent-default-true",
+        `idempotent: options.idempotent === true,`,
+        `idempotent: options.idempotent !== false,`,
+        "a tool that does not declare idempotent is re-executed after a restart cut its call off",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/sources/openapi/load.ts",
+    ["packages/core/src/sources/openapi/openapi.test.ts"],
+    [
+      [
+        "openapi-post-idempotent",
+        `const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);`,
+        `const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "POST"]);`,
+        "a POST operation is treated as idempotent and re-executed after a restart",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/replay/file-journal.ts",
+    ["packages/core/src/receipts/replay/file-journal.test.ts", "packages/core/src/codemode/resume.test.ts"],
+    [
+      [
+        "file-journal-answer-rewritten",
+        `if (entry && entry.result === undefined) calls.set(position, { ...entry, result, answeredAt: at });`,
+        `if (entry) calls.set(position, { ...entry, result, answeredAt: at });`,
+        "a later answer replaces the recorded one of a call, so a resume replays what the first run never saw",
+      ],
+    ],
+  ),
 ];

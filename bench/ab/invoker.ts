@@ -6,6 +6,9 @@
  *   do nothing: the pipeline's own work (policy, validation, previews, the run, the outcome).
  * - "standing rule": a required tool approved by a standing rule (the approval step's fast path).
  * - "runner, 1000 crossings": the code-mode runner on the sandbox pool, as `tool-calls.bench.ts`.
+ * - "+ file journal" / "+ SQLite journal": the same runner journaling its runs (#30), each call's
+ *   input reading `Date.now()` and `Math.random()`; a tree without the journal runs the plain runner
+ *   with the same snippet (so new / base is what recording calls and nondeterminism costs).
  * Usage: bun bench/ab/invoker.ts <other checkout> [rounds = 12]
  */
 import { join } from "node:path";
@@ -83,6 +86,30 @@ for (const [name, R] of Object.entries(trees)) {
     () => runner.close(),
     () => pool.close(),
   );
+  const { mkdtempSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), `oa-ab-journal-${name}-`));
+  const fileJournal = await import(`${R}/packages/core/src/receipts/replay/file-journal.ts`).catch(() => undefined);
+  const sqliteJournal = await import(`${R}/packages/core/src/receipts/sqlite/run-journal.ts`).catch(() => undefined);
+  const { openDatabase } = await import(`${R}/packages/core/src/db/open.ts`);
+  const journaled = (journal: unknown) =>
+    journal
+      ? createCodeModeRunner({
+          tools: { calendar: { get } },
+          receipts: noReceipts,
+          journal,
+          requestApproval: async () => ({ decision: "denied", by: "bench" }),
+          sandbox: pool,
+          limits,
+        })
+      : runner;
+  const withFile = journaled(fileJournal?.openFileRunJournal(join(dir, "runs")));
+  const withSqlite = journaled(sqliteJournal?.openSqliteRunJournal(openDatabase(join(dir, "oa.sqlite"))));
+  const clocked = `let n = 0; for (let i = 0; i < ${CALLS}; i++) n += (await tools.calendar.get({ id: i, t: Date.now(), r: Math.random() })).id; return n;`;
+  const crossings = (r: typeof runner) => async () => {
+    const result = await r.runPromise(clocked);
+    if (!result.ok) throw new Error(result.error?.message);
+  };
   systems[name] = {
     "invoker alone": loop("calendar.get"),
     "standing rule": loop("calendar.add"),
@@ -90,6 +117,8 @@ for (const [name, R] of Object.entries(trees)) {
       const r = await runner.runPromise(code);
       if (!r.ok) throw new Error(r.error?.message);
     },
+    "runner + file journal": crossings(withFile),
+    "runner + SQLite journal": crossings(withSqlite),
   };
 }
 

@@ -23,10 +23,16 @@ describe("defineTool", () => {
     expect(defineTool({ ...valid(), readOnly: true }).readOnly).toBe(true);
   });
 
+  test("idempotent is false unless the tool says a repeated call has no further effect", () => {
+    expect(defineTool(valid()).idempotent).toBe(false);
+    expect(defineTool({ ...valid(), idempotent: true }).idempotent).toBe(true);
+  });
+
   test.each([
     ["description", { description: "" }, /"description" must be a non-empty string/],
     ["approval", { approval: "maybe" }, /"approval" must be "auto" or "required" \(got "maybe"\)/],
     ["readOnly", { readOnly: "yes" }, /"readOnly" must be true or false when given \(got "yes"\)/],
+    ["idempotent", { idempotent: 1 }, /"idempotent" must be true or false when given \(got 1\)/],
     ["args", { args: { city: "string" } }, /"args" must be a zod object schema/],
     ["run", { run: "nope" }, /"run" must be a function \(input\) => result \(async or returning a value\)/],
     ["previewInput", { previewInput: 3 }, /"previewInput" must be a function when given/],

@@ -48,6 +48,8 @@ export interface ToolDefinition<TInput = any> {
   readonly approval: ApprovalMode;
   /** True when the tool changes nothing outside the gateway (see ToolOptions.readOnly). */
   readonly readOnly: boolean;
+  /** True when running the call twice has the effect of running it once (see ToolOptions.idempotent). */
+  readonly idempotent: boolean;
   readonly args: z.ZodObject<any>;
   /** The host always passes `ctx`; it is optional here so a tool can be called directly in tests. */
   readonly run: (input: TInput, ctx?: ToolContext) => Promise<unknown>;
@@ -73,6 +75,12 @@ export interface ToolOptions<TShape extends z.ZodRawShape> {
    * after them happened. Default false: every call's receipts are committed before it runs.
    */
   readOnly?: boolean;
+  /**
+   * Calling the tool twice with the same input has the same effect as calling it once (a PUT, a
+   * "set", a delete by id). A run resumed after a restart re-executes a call cut off mid-flight only
+   * when its tool is idempotent; otherwise the call's outcome is recorded as unknown. Default false.
+   */
+  idempotent?: boolean;
   /** Input schema; the model's input is validated against it before `run`. */
   args: z.ZodObject<TShape>;
   /**
@@ -107,6 +115,8 @@ export function defineTool<TShape extends z.ZodRawShape>(
     fail("approval", `must be "auto" or "required" (got ${JSON.stringify(options.approval)})`);
   if (options.readOnly !== undefined && typeof options.readOnly !== "boolean")
     fail("readOnly", `must be true or false when given (got ${JSON.stringify(options.readOnly)})`);
+  if (options.idempotent !== undefined && typeof options.idempotent !== "boolean")
+    fail("idempotent", `must be true or false when given (got ${JSON.stringify(options.idempotent)})`);
   if (!(options.args instanceof z.ZodObject))
     fail("args", "must be a zod object schema, e.g. z.object({ city: z.string() })");
   if (typeof options.run !== "function")
@@ -119,6 +129,7 @@ export function defineTool<TShape extends z.ZodRawShape>(
     description: options.description,
     approval: options.approval,
     readOnly: options.readOnly === true,
+    idempotent: options.idempotent === true,
     args: options.args,
     run: options.run as (input: z.output<z.ZodObject<TShape>>, ctx?: ToolContext) => Promise<unknown>,
     previewInput: options.previewInput,

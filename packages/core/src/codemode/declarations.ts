@@ -293,6 +293,8 @@ function toolDoc(definition: ToolDefinition): string[] {
     .map((l) => escapeComment(l.trimEnd()));
   if (definition.approval === "required")
     lines.push("@remarks Requires operator approval; may reject with ToolDeniedError.");
+  if (definition.idempotent === true && !definition.readOnly)
+    lines.push("@remarks Idempotent: calling it again with the same input has no further effect.");
   if (lines.length === 1) return [`/** ${lines[0]} */`];
   return ["/**", ...lines.map((l) => (l === "" ? " *" : ` * ${l}`)), " */"];
 }

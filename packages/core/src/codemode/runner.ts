@@ -10,6 +10,9 @@ import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { describeThrown } from "./thrown.ts";
 import { createToolInvoker, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
+import type { RunJournal } from "../receipts/replay/port.ts";
+import type { ReplayLog } from "../receipts/replay/replay-log.ts";
+import { RunReplay } from "./run-replay.ts";
 import type { CallOutcome, CallProgress, RunResult } from "./run-types.ts";
 import { transpileSnippet } from "./transpile.ts";
 import { newId } from "../db/new-id.ts";
@@ -36,6 +39,11 @@ export interface CodeModeRunnerOptions {
   readonly approvalTimeoutMs?: number;
   readonly toolTimeoutMs?: number;
   readonly previewChars?: number;
+  /**
+   * Where each run's call order, answers and nondeterminism (`Math.random` seed, clock reads) are journaled, so a run cut off by a
+   * restart can be resumed (`RunOptions.resume`). Without it nothing is journaled.
+   */
+  readonly journal?: RunJournal;
 }
 
 export interface RunOptions {
@@ -51,6 +59,11 @@ export interface RunOptions {
   readonly onProgress?: (progress: CallProgress) => void;
   /** Called with true right before a call awaits an operator's approval and false once it settles. */
   readonly onApprovalWait?: (waiting: boolean) => void;
+  /**
+   * Resume the run this record is of (`readReplayLog`; `runId` is taken from it): the code runs
+   * again and each call that matches the record is answered from it (needs the runner's `journal`).
+   */
+  readonly resume?: ReplayLog;
 }
 
 export interface CodeModeRunner {
@@ -142,9 +155,20 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
 
   /** `interrupted` is the Effect's own signal: interrupting the fiber aborts the run. */
   const execute = async (code: string, opts: RunOptions, interrupted?: AbortSignal): Promise<RunResult> => {
-    const runId = opts.runId ?? newRunId();
+    const runId = opts.resume?.runId ?? opts.runId ?? newRunId();
     const { tools, paths } = indexOf(opts.tools ?? currentTree());
     const empty = { cpuMs: 0, wallMs: 0, toolCalls: 0 };
+    // Without a journal nothing would answer the recorded calls: every one would run a second time.
+    if (opts.resume && !options.journal)
+      return {
+        runId,
+        ok: false,
+        valueJson: undefined,
+        logs: [],
+        calls: [],
+        stats: empty,
+        error: { name: "AbortedError", message: "a run can only be resumed by a runner that has a journal" },
+      };
     let js: string;
     try {
       js = transpiled(code);
@@ -166,13 +190,17 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     if (interrupted?.aborted) interrupt();
     opts.signal?.addEventListener("abort", abort, { once: true });
     interrupted?.addEventListener("abort", interrupt, { once: true });
+    const nondeterminism = startNondeterminism(opts.resume);
+    const replay = options.journal
+      ? journalRun(options.journal, runId, opts.resume, nondeterminism, controller, redact)
+      : undefined;
     const invoker = createToolInvoker({
       runId,
       sessionId: opts.sessionId,
       requestedBy: opts.requestedBy,
       code,
       tools,
-      receipts: options.receipts,
+      receipts: replay ? journalFirst(options.receipts, replay) : options.receipts,
       requestApproval: options.requestApproval,
       policy: currentPolicy(),
       standing: options.standing,
@@ -186,6 +214,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       onProgress: opts.onProgress,
       onApprovalWait: opts.onApprovalWait,
       running,
+      ...(replay ? { replay } : {}),
     });
     try {
       const result = await sandbox.run({
@@ -194,6 +223,9 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
         onToolCall: invoker.invoke,
         limits: options.limits,
         signal: controller.signal,
+        seed: nondeterminism.seed,
+        ...(opts.resume ? { clock: opts.resume.clock } : {}),
+        ...(replay ? { onClockReads: replay.clockRead } : {}),
       });
       // The sandbox may end (limit, error) while host calls are still pending; stop them from asking.
       controller.abort("run ended");
@@ -201,13 +233,18 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       await invoker.approvalsAnswered();
       // The result leaves the gateway (to the model, a surface): the calls' outcomes are committed
       // first. A failed commit keeps them queued for the next one, as it did for each call before.
-      await options.receipts.durable().catch(() => undefined);
+      await journalFirst(options.receipts, replay)
+        .durable()
+        .catch(() => undefined);
+      const stopped = replay?.stoppedBecause();
       const base = {
         runId,
         logs: result.logs.map((l) => ({ level: l.level, text: redact(l.text) })),
         calls: [...invoker.outcomes],
         stats: result.stats,
       };
+      if (stopped)
+        return { ...base, ok: false, valueJson: undefined, error: { name: "AbortedError", message: redact(stopped) } };
       return result.ok
         ? { ...base, ok: true, valueJson: result.valueJson === undefined ? undefined : redact(result.valueJson) }
         : {
@@ -238,6 +275,45 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
         abandon(reason);
       }
       if (ownsSandbox) await sandbox.close();
+    },
+  };
+}
+
+/** The sandbox's nondeterminism inputs for a run: recorded ones when it resumes, fresh ones otherwise. */
+function startNondeterminism(resume: ReplayLog | undefined): { seed: readonly number[] } {
+  return { seed: resume ? resume.seed : [...crypto.getRandomValues(new Uint32Array(4))] };
+}
+
+/** The run's journal: its nondeterminism written when it starts (or its resume counted), and its calls as they cross. */
+function journalRun(
+  journal: RunJournal,
+  runId: string,
+  resume: ReplayLog | undefined,
+  start: { seed: readonly number[] },
+  controller: AbortController,
+  redact: (text: string) => string,
+): RunReplay {
+  const replay = new RunReplay(journal, runId, resume, (message) => controller.abort(message), redact);
+  replay.write(resume ? () => journal.resumed(runId) : () => journal.begin({ runId, ...start }));
+  return replay;
+}
+
+/**
+ * The receipts as the run's calls see them: each commit point first commits the run's journal
+ * writes, so a durable receipt is never ahead of the journal entry a resume needs. A journal that
+ * cannot be written fails the commit point like the receipts would (the tool does not run).
+ */
+function journalFirst(receipts: ReceiptStaging, replay: RunReplay | undefined): ReceiptStaging {
+  if (!replay) return receipts;
+  return {
+    stage: receipts.stage,
+    durable: () => {
+      try {
+        replay.flush();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return receipts.durable();
     },
   };
 }

@@ -10,6 +10,7 @@ import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
 import { cutText } from "../text/cut.ts";
 import { toolFiles, toolSummary } from "./approval-card.ts";
 import { progressReporter } from "./call-progress.ts";
+import { type Admission, closeRecorded, closingError, type RunReplay } from "./run-replay.ts";
 import type { CallOutcome, CallProgress } from "./run-types.ts";
 import { describeThrown } from "./thrown.ts";
 import { parseInput, type ParsedInput } from "./tool-input.ts";
@@ -50,6 +51,8 @@ export interface InvokerContext {
   readonly onApprovalWait?: (waiting: boolean) => void;
   /** Calls whose `run()` is in progress, across runs; the runner closes them on shutdown. */
   readonly running: RunningCalls;
+  /** The run's journal (call order, answers) and, for a resumed run, the record it replays (`journaled`). */
+  readonly replay?: RunReplay;
 }
 
 /**
@@ -159,6 +162,8 @@ interface Call {
   startedAt: number;
   /** How the call ended, once `record` wrote it. */
   settled: Settled | undefined;
+  /** Its place in the run's journal, when the run keeps one. */
+  position: number | undefined;
 }
 
 /** A plain object literal, one shape for every call (class fields would be defined one by one). */
@@ -189,6 +194,7 @@ function openCall(invoker: Invoker, path: string, inputJson: string): Call {
     abort: undefined,
     startedAt: 0,
     settled: undefined,
+    position: undefined,
   };
   stage(call, "requested", { inputPreview: requestedPreview });
   return call;
@@ -222,7 +228,10 @@ type Step = (call: Call) => Next | Wait<any>;
 const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run];
 
 async function invoke(invoker: Invoker, path: string, inputJson: string): Promise<HostCallResult> {
+  const admission = invoker.ctx.replay?.admit(path, inputJson, invoker.ctx.tools.get(path));
+  if (admission && admission.kind !== "run") return journaled(invoker, path, admission);
   const call = openCall(invoker, path, inputJson);
+  if (admission) enter(call, admission);
   let next: Next = call;
   for (let i = 0; next === call; i++) {
     const step = STEPS[i]!(call);
@@ -236,6 +245,41 @@ async function invoke(invoker: Invoker, path: string, inputJson: string): Promis
       }
   }
   return record(call, next as Settled);
+}
+
+/**
+ * A call of a resumed run that does not execute: its recorded answer, the run's stop (it diverged
+ * from its record), or "outcome unknown" for a call a restart cut off whose tool is not idempotent
+ * (its receipts are closed saying so, and the model is told).
+ */
+function journaled(invoker: Invoker, path: string, admission: Exclude<Admission, { kind: "run" }>): HostCallResult {
+  if (admission.kind === "answer") return admission.result;
+  const { ctx } = invoker;
+  if (admission.kind === "stop")
+    return { ok: false, error: { name: "ToolError", message: admission.message, code: "REPLAY_DIVERGED" } };
+  const { recorded } = admission;
+  const error = closingError(recorded, undefined);
+  closeRecorded(ctx.receipts, ctx.runId, ctx.sessionId, recorded, error);
+  const outcome: CallOutcome = {
+    callId: recorded.callId,
+    toolPath: path,
+    status: "failed",
+    policy: recorded.policy,
+    durationMs: 0,
+    error,
+  };
+  invoker.outcomes.push(outcome);
+  ctx.onCall?.(outcome);
+  return { ok: false, error: { name: "ToolError", message: `${path}: ${error}`, code: "OUTCOME_UNKNOWN" } };
+}
+
+/** A call that executes takes its place in the run's journal; a recorded call it replaces is closed. */
+function enter(call: Call, admission: Extract<Admission, { kind: "run" }>): void {
+  const { ctx } = call.invoker;
+  call.position = admission.position;
+  ctx.replay!.entered(admission.position, call.id, call.path, call.inputJson);
+  const old = admission.supersedes;
+  if (old) closeRecorded(ctx.receipts, ctx.runId, ctx.sessionId, old, closingError(old, call.id));
 }
 
 /** The tool exists and the input passes its schema (which may check asynchronously). */
@@ -479,6 +523,9 @@ function release(call: Call): void {
 function record(call: Call, settled: Settled): HostCallResult {
   if (call.settled) return call.settled.result;
   call.settled = settled;
+  // The answer is queued for the journal before its outcome receipt is staged; the journal is written
+  // ahead of every commit point, so an outcome receipt committed there has its answer (see `RunReplay.flush`).
+  if (call.position !== undefined) call.invoker.ctx.replay!.answered(call.position, settled.result);
   stage(call, settled.status, settled);
   const { ctx, outcomes } = call.invoker;
   const outcome: CallOutcome = {

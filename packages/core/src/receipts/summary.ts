@@ -1,4 +1,5 @@
 import { clipText } from "./redact.ts";
+import { OUTCOME_UNKNOWN } from "./replay/port.ts";
 import { phaseStatus, type CallStatus } from "./status.ts";
 import type { Decision, PolicyMode, Receipt, ReceiptPhase } from "./types.ts";
 
@@ -127,6 +128,9 @@ function formatItem(i: ActivityItem, text: (s: string) => string): string {
     case "succeeded":
       return `✅ ${i.toolId} succeeded${approved}${ref}`;
     case "failed":
+      // A call a restart cut off: it may or may not have acted; nothing backs a claim that it did.
+      if (i.error?.startsWith(OUTCOME_UNKNOWN))
+        return `❓ ${i.toolId} outcome unknown (unverified)${approved}: ${text(i.error)}${ref}`;
       return `❌ ${i.toolId} failed${approved}: ${text(i.error ?? i.reason ?? "no error recorded")}${ref}`;
     case "denied":
       return `⛔ ${i.toolId} denied by ${i.approval.by ?? "operator"}${i.reason ? `: "${text(i.reason)}"` : ""}${ref}`;

@@ -6,6 +6,7 @@
 import type { Subprocess } from "bun";
 import type { ChildMessage, ParentMessage, WireResult } from "./protocol.ts";
 import type {
+  ClockRun,
   CrossingError,
   HostCallResult,
   LogLine,
@@ -133,6 +134,8 @@ export class SandboxChild implements Watched {
         code: options.code,
         ...(same ? {} : { toolPaths: options.toolPaths }),
         limits,
+        ...(options.seed ? { seed: options.seed } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       });
       run.clock.markBusy();
     });
@@ -206,7 +209,7 @@ export class SandboxChild implements Watched {
     if (m.t !== "wait") return;
     if (m.ack === this.seq) run.clock.markIdle();
     if (!m.c) return;
-    for (const [id, path, inputJson] of m.c) {
+    for (const [id, path, inputJson, clock] of m.c) {
       // Defense in depth: the child already enforces both, a compromised child must not get further.
       if (!run.toolPaths.has(path) || typeof inputJson !== "string") {
         return this.kill({
@@ -223,6 +226,8 @@ export class SandboxChild implements Watched {
       if (++run.toolCalls > run.limits.maxToolCalls) {
         return this.kill({ name: "ToolCallLimitError", message: msg.toolCalls(run.limits.maxToolCalls) });
       }
+      // The clock values read before this call are handed over before it: recorded ahead of its effect.
+      if (typeof clock === "string") run.options.onClockReads?.(clockValues(clock));
       let answer: Promise<HostCallResult>;
       try {
         answer = run.options.onToolCall(path, inputJson);
@@ -305,4 +310,16 @@ function toWire(id: number, result: HostCallResult): WireResult {
 
 function appendLogs(into: LogLine[], lines: LogLine[]): void {
   for (const line of lines) into.push(line);
+}
+
+/** The clock values a call carried ("t,t*n,…"); a part that is not a finite value (and a positive count) is left out. */
+function clockValues(text: string): ClockRun[] {
+  const out: ClockRun[] = [];
+  for (const part of text.split(",")) {
+    const star = part.indexOf("*");
+    const t = Number(star < 0 ? part : part.slice(0, star));
+    const n = star < 0 ? 1 : Number(part.slice(star + 1));
+    if (Number.isFinite(t) && Number.isSafeInteger(n) && n > 0) out.push([t, n]);
+  }
+  return out;
 }

@@ -164,7 +164,13 @@ async function startRun(m: Extract<ParentMessage, { t: "run" }>): Promise<void> 
   }
   const run = new VmRun(
     vm,
-    { code: m.code, toolPaths, limits: m.limits },
+    {
+      code: m.code,
+      toolPaths,
+      limits: m.limits,
+      ...(m.seed ? { seed: m.seed } : {}),
+      ...(m.clock ? { clock: m.clock } : {}),
+    },
     {
       wait(calls, logs) {
         const out: { t: "wait"; ack: number; c?: typeof calls; l?: typeof logs } = { t: "wait", ack: lastSeq };

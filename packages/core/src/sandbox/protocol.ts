@@ -2,10 +2,10 @@
  * Messages between the pool (parent) and a sandbox child over Bun IPC (JSON serialization).
  * Only strings and numbers cross; tool inputs and outputs stay JSON text end to end.
  */
-import type { CrossingError, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
+import type { ClockRun, CrossingError, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
 
-/** One tool call the VM made: [callId, dotted path, input JSON]. */
-export type WireCall = [id: number, path: string, inputJson: string];
+/** One tool call the VM made: [callId, dotted path, input JSON, clock values read since the previous call ("t,t*n,…")]. */
+export type WireCall = [id: number, path: string, inputJson: string, clock?: string];
 
 /** One answer: [callId, json] on success, [callId, null, error] on failure (json undefined → no 2nd slot). */
 export type WireResult = [id: number, json?: string | null, error?: CrossingError];
@@ -18,6 +18,10 @@ export type ParentMessage =
       /** Absent: the same tool paths as this child's previous run (they rarely change). */
       readonly toolPaths?: readonly string[];
       readonly limits: SandboxLimits;
+      /** Four 32-bit words seeding `Math.random`; absent: the child draws them. */
+      readonly seed?: readonly number[];
+      /** Clock values to give the snippet again, in order (a resumed run). */
+      readonly clock?: readonly ClockRun[];
     }
   | { readonly t: "res"; readonly seq: number; readonly r: WireResult[] };
 

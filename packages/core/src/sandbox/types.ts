@@ -52,7 +52,19 @@ export interface SandboxRunOptions {
   readonly limits?: Partial<SandboxLimits>;
   /** Aborting kills the run (its child is replaced). */
   readonly signal?: AbortSignal;
+  /**
+   * Four 32-bit words seeding the run's `Math.random`: the same seed gives the same sequence (a
+   * resumed run replays its recorded one). Absent: drawn at random for the run.
+   */
+  readonly seed?: readonly number[];
+  /** Clock values (`Date.now`, `new Date()`) to give the snippet again, in order; then the real clock. */
+  readonly clock?: readonly ClockRun[];
+  /** The clock values the snippet read since its previous call, handed over before the next call is. */
+  readonly onClockReads?: (values: readonly ClockRun[]) => void;
 }
+
+/** A clock value the snippet read `count` times in a row. */
+export type ClockRun = readonly [value: number, count: number];
 
 export interface LogLine {
   readonly level: "log" | "info" | "warn" | "error" | "debug";

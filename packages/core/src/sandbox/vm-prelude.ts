@@ -7,7 +7,8 @@
  * `String.prototype` only breaks itself: only strings ever reach the host.
  *
  * Wire formats (kept cheap: one string per crossing, no JSON re-encoding of payloads):
- * - hostCall("<id>\n<path>\n<inputJson>")
+ * - hostCall("<id>\n<path>\n<inputJson>"[, "<t>[*<n>],..."]): the clock values the snippet read
+ *   since its previous call ride along, a value read n times in a row as t*n (none: no second argument)
  * - settleAll("<id>:<kind>:<length>:<payload>" repeated), kind v = JSON value, u = undefined,
  *   e = JSON {name, message, code}
  * - settleValue(id, json): one answer that is a JSON value (the usual crossing, no batch to parse)
@@ -86,7 +87,55 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
   }
   defineProperty(Math, "random", { value: random, writable: true, configurable: true, enumerable: false });
 
-  function configure(limit, logBytes, s0, s1, s2, s3) {
+  // The clock (Date.now, new Date(), Date()): every value read is reported to the host with the
+  // next tool call, so a resumed run can be given the same values in the same order (clockReplay)
+  // and take the same path. Past the replayed values it is the real clock again. Values are kept
+  // as runs (value, times read in a row): a busy-wait on Date.now reads one value thousands of times.
+  const NativeDate = Date;
+  const nativeNow = Date.now;
+  const construct = Reflect.construct;
+  let replayRuns = [], replayAt = 0, replayLeft = 0;
+  let lastRead = 0, lastCount = 0, clockReads = "";
+  function now() {
+    let t;
+    if (replayAt < replayRuns.length) {
+      t = replayRuns[replayAt][0];
+      if (--replayLeft <= 0) {
+        replayAt++;
+        replayLeft = replayAt < replayRuns.length ? replayRuns[replayAt][1] : 0;
+      }
+    } else t = nativeNow();
+    if (lastCount > 0 && t === lastRead) lastCount++;
+    else {
+      endClockRun();
+      lastRead = t;
+      lastCount = 1;
+    }
+    return t;
+  }
+  function endClockRun() {
+    if (lastCount === 0) return;
+    const run = lastCount > 1 ? lastRead + "*" + lastCount : StringOf(lastRead);
+    clockReads = clockReads === "" ? run : clockReads + "," + run;
+    lastCount = 0;
+  }
+  function ClockDate(...args) {
+    if (new.target === undefined) return StringOf(new NativeDate(now()));
+    return construct(NativeDate, args.length === 0 ? [now()] : args, new.target);
+  }
+  defineProperty(ClockDate, "prototype", { value: NativeDate.prototype, writable: false, configurable: false, enumerable: false });
+  defineProperty(ClockDate, "now", hidden(now));
+  defineProperty(ClockDate, "parse", hidden(NativeDate.parse));
+  defineProperty(ClockDate, "UTC", hidden(NativeDate.UTC));
+  defineProperty(NativeDate.prototype, "constructor", hidden(ClockDate));
+  defineProperty(globalThis, "Date", hidden(ClockDate));
+
+  function configure(limit, logBytes, s0, s1, s2, s3, clock) {
+    replayRuns = clock === undefined ? [] : parse(clock);
+    replayAt = 0;
+    replayLeft = replayRuns.length > 0 ? replayRuns[0][1] : 0;
+    lastCount = 0;
+    clockReads = "";
     r0 = s0 >>> 0 || 1; r1 = s1 >>> 0; r2 = s2 >>> 0; r3 = s3 >>> 0;
     for (let i = 0; i < 8; i++) next32();
     maxInputChars = limit;
@@ -111,7 +160,13 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone)
     const id = ++nextId;
     return new PromiseClass((resolve, reject) => {
       pending[id] = { resolve, reject, path };
-      hostCall(id + "\n" + path + "\n" + json);
+      endClockRun();
+      if (clockReads === "") hostCall(id + "\n" + path + "\n" + json);
+      else {
+        const reads = clockReads;
+        clockReads = "";
+        hostCall(id + "\n" + path + "\n" + json, reads);
+      }
     });
   }
 

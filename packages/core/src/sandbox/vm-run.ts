@@ -8,7 +8,7 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from
 import type { ChildOutcome, WireCall, WireResult } from "./protocol.ts";
 import { PRELUDE_SOURCE } from "./vm-prelude.ts";
 import { newQuickJSInstance, type QuickJSInstance } from "./quickjs.ts";
-import type { LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
+import type { ClockRun, LogLine, SandboxErrorName, SandboxLimits } from "./types.ts";
 import { sandboxErrorMessages as msg } from "./messages.ts";
 
 export interface VmRunHost {
@@ -22,6 +22,10 @@ export interface VmRunInput {
   readonly code: string;
   readonly toolPaths: readonly string[];
   readonly limits: SandboxLimits;
+  /** Four 32-bit words seeding `Math.random` (a resumed run passes its recorded ones); absent: drawn now. */
+  readonly seed?: readonly number[];
+  /** The clock values a resumed run's snippet read before, given again in order (then the real clock). */
+  readonly clock?: readonly ClockRun[];
 }
 
 interface Helpers {
@@ -171,10 +175,10 @@ export async function prepareVm(memoryBytes: number, whenIdle?: () => Promise<vo
   let vm: PreparedVm | undefined;
   // Host functions: only strings come in, only booleans go out. They never throw host errors
   // into the VM (those could carry host paths).
-  const hostCall = context.newFunction("hostCall", (packed) => {
+  const hostCall = context.newFunction("hostCall", (packed, clock) => {
     const run = vm?.active;
     if (!run) return { error: context.newError({ name: "ToolError", message: "no active run" }) };
-    return run.onHostCall(context.getString(packed));
+    return run.onHostCall(context.getString(packed), clock === undefined ? undefined : context.getString(clock));
   });
   const hostLog = context.newFunction("hostLog", (level, text) => {
     const accepted = vm?.active?.onLog(context.getString(level), context.getString(text)) ?? false;
@@ -287,8 +291,9 @@ export class VmRun {
         if (!this.ok(ctx.callFunction(this.vm.helpers.buildTools, ctx.undefined, paths))) return;
       }
       // The wrapper takes line 1; the prelude's `describe` shifts "snippet.js:N" back by one.
-      const seed = crypto.getRandomValues(new Uint32Array(4));
+      const seed = this.input.seed ?? crypto.getRandomValues(new Uint32Array(4));
       const configure = [this.limits.maxInputChars, this.limits.maxLogBytes, ...seed].map((n) => ctx.newNumber(n));
+      if (this.input.clock) configure.push(ctx.newString(JSON.stringify(this.input.clock)));
       if (!this.ok(ctx.callFunction(this.vm.helpers.configure, ctx.undefined, ...configure))) return;
       const result = ctx.evalCode(`(async () => {\n${this.input.code}\n})()`, "snippet.js");
       if (result.error) return this.failFromVm(result.error);
@@ -336,7 +341,7 @@ export class VmRun {
 
   // ---- called by the VM's host functions ----------------------------------------------------
 
-  onHostCall(packed: string): VmCallResult<QuickJSHandle> | undefined {
+  onHostCall(packed: string, clock?: string): VmCallResult<QuickJSHandle> | undefined {
     if (++this.toolCalls > this.limits.maxToolCalls) {
       this.failure ??= { name: "ToolCallLimitError", message: msg.toolCalls(this.limits.maxToolCalls) };
       return { error: this.ctx.newError({ name: "ToolCallLimitError", message: "too many tool calls" }) };
@@ -351,7 +356,7 @@ export class VmRun {
     }
     this.inFlight++;
     this.pendingPaths.set(id, path);
-    this.outbox.push([id, path, packed.slice(b + 1)]);
+    this.outbox.push(clock === undefined ? [id, path, packed.slice(b + 1)] : [id, path, packed.slice(b + 1), clock]);
     return undefined;
   }
 

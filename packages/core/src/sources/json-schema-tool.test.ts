@@ -80,6 +80,19 @@ describe("a tool from a JSON Schema builds its validator on first need", () => {
     });
     expect(read.readOnly).toBe(true);
   });
+
+  test("idempotent only when the source says so (an MCP idempotentHint, an HTTP GET/PUT/DELETE)", () => {
+    expect(tool(NOTE).idempotent).toBe(false);
+    const put = jsonSchemaTool({
+      description: "Put",
+      approval: "required",
+      idempotent: true,
+      inputSchema: NOTE,
+      run: async () => 1,
+    });
+    expect(put.idempotent).toBe(true);
+    expect(put.readOnly).toBe(false);
+  });
 });
 
 describe("a JSON Schema that cannot be a validator is reported, also from a warm cache", () => {

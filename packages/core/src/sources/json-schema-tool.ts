@@ -14,6 +14,8 @@ export interface JsonSchemaToolOptions {
   readonly approval: ApprovalMode;
   /** It changes nothing outside the gateway (see `defineTool`'s `readOnly`). Default false. */
   readonly readOnly?: boolean;
+  /** Running it twice has the effect of running it once (see `defineTool`'s `idempotent`). Default false. */
+  readonly idempotent?: boolean;
   /** The input's JSON Schema (plain JSON, not changed afterwards). */
   readonly inputSchema: unknown;
   /** `jsonSchemaKey(inputSchema)` when the source has it already (OpenAPI keeps it in its parse cache). */
@@ -55,6 +57,7 @@ export function jsonSchemaTool(o: JsonSchemaToolOptions): ToolDefinition {
     description: o.description,
     approval: o.approval,
     readOnly: o.readOnly === true,
+    idempotent: o.idempotent === true,
     get args() {
       return convert().schema;
     },

@@ -83,7 +83,7 @@ describe("an MCP server over streamable HTTP", () => {
           {
             description: "Find a user",
             inputSchema: { email: z.string().describe("Email address") },
-            annotations: { readOnlyHint: true },
+            annotations: { readOnlyHint: true, idempotentHint: true },
           },
           async ({ email }) => ({
             content: [{ type: "text", text: email }],
@@ -107,6 +107,7 @@ describe("an MCP server over streamable HTTP", () => {
       const lookup = indexToolTree(first.tree).get("users.lookupUser")!;
       expect(lookup.approval).toBe("auto");
       expect(lookup.readOnly).toBe(true);
+      expect(lookup.idempotent).toBe(true); // idempotentHint
       expect(await lookup.run(lookup.args.parse({ email: "a@b.c" }), ctx())).toEqual({ id: 7, email: "a@b.c" });
 
       const changed = new Promise<void>((resolve) =>
@@ -120,6 +121,7 @@ describe("an MCP server over streamable HTTP", () => {
       await changed;
       expect(indexToolTree(registry.current().tree).get("users.deleteUser")!.approval).toBe("required"); // no readOnlyHint
       expect(indexToolTree(registry.current().tree).get("users.deleteUser")!.readOnly).toBe(false);
+      expect(indexToolTree(registry.current().tree).get("users.deleteUser")!.idempotent).toBe(false); // no idempotentHint
     } finally {
       await server.close();
     }

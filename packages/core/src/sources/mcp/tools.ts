@@ -12,7 +12,8 @@ import { promptTools, resourceTools } from "./resources.ts";
 /**
  * An MCP server's tools as a tool tree: typed from each `inputSchema`, validated before the call,
  * `readOnlyHint: true` → approval "auto" and read-only (no commit point), anything else "required"
- * (operator rules still apply). Validators are built on a tool's first call (json-schema-tool.ts).
+ * (operator rules still apply); `idempotentHint: true` → idempotent (a call cut off by a restart may
+ * run again). Validators are built on a tool's first call (json-schema-tool.ts).
  */
 export async function mcpToolTree(
   connection: McpConnection,
@@ -44,6 +45,7 @@ export async function mcpToolTree(
         description,
         approval: tool.annotations?.readOnlyHint === true ? "auto" : "required",
         readOnly: tool.annotations?.readOnlyHint === true,
+        idempotent: tool.annotations?.idempotentHint === true,
         inputSchema: tool.inputSchema,
         // Typed only when the schema fits the limits; the SDK checks structuredContent against it either way.
         ...(tool.outputSchema && refusal?.stage !== "output" && outputs.fits(tool.outputSchema)

@@ -76,6 +76,9 @@ export async function loadOpenApiSource(o: OpenApiSourceOptions): Promise<OpenAp
   };
 }
 
+/** RFC 9110 §9.2.2: the safe methods, PUT and DELETE are idempotent; POST and PATCH are not. */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
+
 /** One operation as a tool; its validator is built from `op.inputSchema` on first need (json-schema-tool.ts). */
 function operationTool(
   op: OperationDescriptor,
@@ -88,6 +91,7 @@ function operationTool(
     approval: op.method === "GET" || op.method === "HEAD" ? "auto" : "required",
     // GET and HEAD are safe methods (RFC 9110 §9.2.1): the call changes nothing on the server.
     readOnly: op.method === "GET" || op.method === "HEAD",
+    idempotent: IDEMPOTENT_METHODS.has(op.method),
     inputSchema: op.inputSchema,
     inputSchemaKey,
     run: async (input, call) => {

@@ -49,12 +49,20 @@ describe("OpenAPI operations become typed tools", () => {
       ["pets.pets.get", "auto"],
       ["pets.pets.list", "auto"],
     ]);
+    // RFC 9110 §9.2.2: GET and DELETE are idempotent, POST is not.
+    expect(tools.map((t) => [t.path, t.definition.idempotent])).toEqual([
+      ["pets.pets.create", false],
+      ["pets.pets.delete", true],
+      ["pets.pets.get", true],
+      ["pets.pets.list", true],
+    ]);
     const d = generateDeclarations({ pets: s.tree }).text;
     expect(d).toContain("/** The pet's id */");
     expect(d).toMatch(/petId: string/);
     expect(d).toMatch(/limit\?: number/);
     expect(d).toMatch(/tag\?: string\[\]/);
     expect(d).toContain("List pets — GET /pets");
+    expect(d).toContain("@remarks Idempotent"); // DELETE: not read-only, but safe to repeat
   });
 
   test("a call builds path, query and body, and the credential is added on the host only", async () => {
@@ -176,6 +184,8 @@ describe("GitHub's spec: validators are built on first need, declarations are un
       node[segments.at(-1)!] = defineTool({
         description: definition.description,
         approval: definition.approval,
+        readOnly: definition.readOnly,
+        idempotent: definition.idempotent,
         args: convertInputSchema(jsonInputOf(definition)!.schema).schema,
         run: definition.run,
       });
