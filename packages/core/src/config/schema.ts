@@ -11,7 +11,8 @@ export const policyRuleSchema = z.strictObject({
   reason: z.string().optional(),
 });
 
-const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional() });
+/** `critical: true`: the plugin must load (and register its hooks) or the gateway refuses to start. */
+const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional(), critical: z.boolean().optional() });
 
 export const configSchema = z.strictObject({
   /** Editor hint, ignored. */

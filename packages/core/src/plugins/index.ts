@@ -4,6 +4,7 @@ export { createToolRegistry, type LoadedSnapshot, type ToolRegistry, type ToolRe
 export { ensureWorkspaceDependencies, type AutoInstallOptions, type AutoInstallResult } from "./auto-install.ts";
 export { applyInstallGuard, GUARDED_SCOPE, KNOWN_GUARDED } from "./install-guard.ts";
 export { registerSdkModule } from "./sdk-module.ts";
+export { isCriticalDiagnostic } from "./plugin-hooks.ts";
 export { readPluginPackage, validatePluginConfig, PluginManifestError, type PluginPackage } from "./manifest.ts";
 export { installNpmPlugins, type NpmPluginInstallResult } from "./npm-plugins.ts";
 export { parseSpecifier, type ParsedSpecifier } from "./specifier.ts";

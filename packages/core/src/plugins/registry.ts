@@ -5,6 +5,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import { locateConfigKey } from "../config/locate.ts";
 import { keysNeedingRestart } from "../config/restart-keys.ts";
 import { loadToolsIncremental, type LoadState } from "./load-tools.ts";
+import type { PluginHookEntry } from "../hooks/set.ts";
 import type { Diagnostic, LoadEntry, LoadResult, LoadToolsOptions } from "./types.ts";
 
 /** An immutable view of the loaded tools. A run keeps the snapshot it started with. */
@@ -14,6 +15,8 @@ export interface LoadedSnapshot {
   readonly tree: ToolTree;
   readonly declarations?: { readonly text: string; readonly hash: string };
   readonly entries: readonly LoadEntry[];
+  /** The loaded plugins' hooks in load order: a run keeps the hooks of its snapshot, like its tools. */
+  readonly hooks: readonly PluginHookEntry[];
   readonly diagnostics: readonly Diagnostic[];
   readonly loadedAt: number;
 }
@@ -72,6 +75,7 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
       tree: r.tree,
       declarations: r.declarations,
       entries: Object.freeze([...r.entries]),
+      hooks: Object.freeze([...r.hooks]),
       diagnostics: Object.freeze([...r.diagnostics, ...extra]),
       loadedAt: Date.now(),
     });

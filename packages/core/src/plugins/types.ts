@@ -4,6 +4,7 @@ import type { PluginFactory, SourceEntry, SourceKind } from "../sources/kind.ts"
 import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { DeclarationCache } from "../codemode/declarations-cache.ts";
+import type { PluginHookEntry } from "../hooks/set.ts";
 
 export type { Diagnostic };
 
@@ -38,12 +39,18 @@ export interface LoadEntry {
   readonly configPath?: readonly string[];
   /** True when the current version failed on reload and the previous version is still served. */
   readonly stale?: boolean;
+  /** The hooks the plugin registered (`definePlugin({ hooks })`): their priority and events. */
+  readonly hooks?: { readonly priority: number; readonly events: readonly string[] };
+  /** `config.<id>.critical` is true: the gateway does not start without this plugin. */
+  readonly critical?: boolean;
 }
 
 export interface LoadResult {
   /** Merged tree of every loaded, enabled tool. */
   readonly tree: ToolTree;
   readonly entries: readonly LoadEntry[];
+  /** The loaded plugins' hooks, in load order (`createHookSet` orders them by priority). */
+  readonly hooks: readonly PluginHookEntry[];
   readonly diagnostics: readonly Diagnostic[];
   readonly declarations?: { readonly text: string; readonly hash: string };
   /** Directories whose changes should trigger a reload (tool dirs, plugin dirs outside node_modules). */
