@@ -38,6 +38,14 @@ import { defaultSettings, type GatewaySettings } from "./settings.ts";
 import { declarationCacheFile, loadGatewaySettings, type LoadedGatewayConfig } from "./config-adapter.ts";
 import { staticToolSource, type ToolSnapshot, type ToolSource } from "./tools-source.ts";
 import { createKeyedQueue } from "./sessions/keyed-queue.ts";
+import {
+  gatewayHook,
+  observeApprovals,
+  refuseWithoutCriticalPlugins,
+  rolesFrom,
+  turnHookText,
+  withSystemText,
+} from "./hooks/gateway-hooks.ts";
 
 export interface IncomingMessage {
   /** Stable conversation key: `discord:dm:<user>`, `discord:thread:<id>`, `terminal`. */
@@ -194,6 +202,10 @@ async function openGateway(
     () => toolSource.close(),
     () => closeSourceKinds(SOURCE_KINDS),
   );
+  // #29: a critical plugin that did not load stops the start (gateway-hooks.ts).
+  refuseWithoutCriticalPlugins(toolSource.current().diagnostics);
+  const hooks = () => toolSource.current().hooks;
+  const rolesOf = rolesFrom(settings);
 
   let closed = false;
   const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
@@ -225,6 +237,7 @@ async function openGateway(
   const approvals = createApprovalBroker({ ...approvalStores, defaultTimeoutMs: settings.approvalTimeoutMs });
   undo.push(() => approvals.close());
   await closeOrphanedApprovals(approvals, receipts, log);
+  undo.push(observeApprovals(approvals, hooks));
   approvals.subscribe((e) =>
     events.emit(
       e.type === "requested"
@@ -263,6 +276,8 @@ async function openGateway(
     redact,
     approvalTimeoutMs: settings.approvalTimeoutMs,
     toolTimeoutMs: settings.toolTimeoutMs,
+    hooks,
+    rolesOf,
   });
 
   // The checker loads TypeScript in its own process, in parallel with the sandbox pool: nothing
@@ -442,7 +457,11 @@ async function openGateway(
               ...(snapshot.declarationsFor ? { declarationsFor: snapshot.declarationsFor } : {}),
             };
           },
-          settings: turnSettings,
+          // #29: chat.message context and prompt.system text (gateway-hooks.ts).
+          settings: withSystemText(
+            turnSettings,
+            await turnHookText(hooks(), { text: message.text, userId: message.userId, sessionId: session.id }, rolesOf),
+          ),
         },
         { turnId, signal: controller.signal, onEvent },
       );
@@ -478,6 +497,7 @@ async function openGateway(
   async function shutdown(reason = "gateway shutting down"): Promise<void> {
     if (life.closing) return;
     life.closing = true;
+    await gatewayHook(hooks(), "gateway.stop");
     if (inflight.size) log(`shutting down: ${inflight.size} turn(s) in progress`);
     // Cancelling a turn's signal denies its pending approvals (by "system", with this reason)
     // and fails calls that had not started; the turn then records its outcome.
@@ -502,6 +522,7 @@ async function openGateway(
     db.close();
   }
 
+  await gatewayHook(hooks(), "gateway.start");
   // The model SDK loads after ready (off the path to it), so the first turn normally finds it loaded.
   if (!options.model) setTimeout(() => void loadAnthropicSdk().catch(() => {}), 0);
 

@@ -57,7 +57,8 @@ export type ToolAfterAnswer = undefined | void | { readonly result: unknown };
 /** A message a person sent, as `chat.message` sees it. */
 export interface HookChatMessage {
   readonly text: string;
-  readonly userId: string;
+  /** The surface's user id, when the surface knows who sent it. */
+  readonly userId?: string;
   readonly sessionId: string;
 }
 
