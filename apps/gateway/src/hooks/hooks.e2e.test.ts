@@ -86,7 +86,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     port: 0,
     fetch: async (req) => {
-      posts.push(await req.json());
+      posts.push((await req.json()) as (typeof posts)[number]);
       posted();
       return new Response("ok");
     },
