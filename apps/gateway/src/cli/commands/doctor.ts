@@ -2,6 +2,7 @@ import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
 import { openDatabase, probeWritable } from "@openassistant/core/db";
 import { closeMcpConnections } from "@openassistant/core/sources";
+import { isCriticalDiagnostic } from "@openassistant/core/plugins";
 import { ConfigError, defaultConfig } from "@openassistant/core/config";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
@@ -108,6 +109,14 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
             : "none loaded: add one with `openassistant tools create <name>`",
         },
   );
+
+  const critical = snapshot.diagnostics.filter(isCriticalDiagnostic);
+  if (critical.length)
+    checks.push({
+      name: "critical plugins",
+      level: "fail",
+      detail: `\`start\` refuses to start:\n${critical.map((d) => `  - ${formatDiagnostic(d)}`).join("\n")}`,
+    });
 
   checks.push(typecheckDeclarations(await loadProgramChecker(), snapshot.declarations.text));
 
