@@ -212,6 +212,12 @@ describe("every call path passes the hooks", () => {
     expect(posts.find((p) => p.hook === "after" && p.path === "mcpecho.echo")?.status).toBe("denied");
   });
 
+  test("the model's code cannot find a hook: $search knows only tools", async () => {
+    const { result } = await runCode(`return await tools.$search({ query: "watch hook before after audit" });`);
+    expect(result.is_error).not.toBe(true);
+    expect(result.content).not.toContain("watch");
+  });
+
   test("chat.message adds context and prompt.system appends to the system prompt the model gets", async () => {
     await runCode("return 1;");
     const system = JSON.stringify(api.messageRequests().at(-1)!.body.system);

@@ -236,6 +236,16 @@ describe("tool.before", () => {
     expect(s.trail()).toEqual(["requested:-", "denied:plugin:cap"]);
   });
 
+  test("the model's code cannot call a hook: a hook's name is an unknown tool, and no hook runs for it", async () => {
+    let ran = 0;
+    const s = setup([{ pluginId: "guard", hooks: { tool: { before: () => void ran++ } } }]);
+    for (const path of ["guard", "guard.tool.before", "tool.before", "hooks.guard"]) {
+      const r = await s.invoker.invoke(path, "{}");
+      expect(errorOf(r)?.message).toBe(`unknown tool "${path}"`);
+    }
+    expect(ran).toBe(0);
+  });
+
   test("with no hooks registered the call goes on unchanged", async () => {
     const s = setup([]);
     expect((await s.call({ amount: 5, to: "bob" })).ok).toBe(true);
