@@ -44,6 +44,17 @@ export default definePlugin({
       },
       chat: { message: (m) => ({ context: "The user's favourite colour is teal (" + m.text.length + " chars)." }) },
       prompt: { system: () => "Always sign answers with WATCHED." },
+      run: {
+        start: async (run) => void (await post({ hook: "run.start", path: run.runId })),
+        end: async (run) => void (await post({ hook: "run.end", path: run.runId, status: run.ok + ":" + run.calls })),
+      },
+      approval: {
+        decided: async (e) => void (await post({ hook: "approval.decided", path: e.toolPath, status: e.decision + ":" + e.by })),
+      },
+      gateway: {
+        start: async () => void (await post({ hook: "gateway.start", path: "" })),
+        stop: async () => void (await post({ hook: "gateway.stop", path: "" })),
+      },
     };
   },
 });
@@ -78,7 +89,8 @@ let mcp: TestMcpHttpServer;
 let petsServer: ReturnType<typeof Bun.serve>;
 let webhook: ReturnType<typeof Bun.serve>;
 let gateway: Gateway;
-const posts: Array<{ hook: string; path: string; status?: string }> = [];
+type Post = { hook: string; path: string; status?: string };
+const posts: Post[] = [];
 let posted: () => void = () => {};
 
 beforeAll(async () => {
@@ -86,7 +98,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     port: 0,
     fetch: async (req) => {
-      posts.push((await req.json()) as (typeof posts)[number]);
+      posts.push((await req.json()) as Post);
       posted();
       return new Response("ok");
     },
@@ -142,20 +154,37 @@ async function runCode(code: string) {
   posts.length = 0;
   turn++;
   api.script([toolUseTurn({ id: `toolu_${turn}`, name: "execute", input: { code } }), textTurn("done")]);
-  await gateway.handleMessage({ sessionKey: `hooks-${turn}`, surface: "terminal", text: "go", userId: "ann" });
+  const out = await gateway.handleMessage({
+    sessionKey: `hooks-${turn}`,
+    surface: "terminal",
+    text: "go",
+    userId: "ann",
+  });
   const body = api.messageRequests().at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
-  return { result: lastToolResult(body), posts: [...posts] };
+  const toolHooks = posts.filter((p) => p.hook === "before" || p.hook === "after");
+  return { result: lastToolResult(body), posts: toolHooks, runIds: out.runIds };
 }
 
 describe("every call path passes the hooks", () => {
-  test("the project loaded every source, with the hook plugin registered", () => {
+  test("the project loaded every source, with the hook plugin registered; gateway.start ran once it was ready", () => {
+    expect(posts).toEqual([{ hook: "gateway.start", path: "" }]);
     const paths = flattenToolTree(gateway.tools().tree).map((t) => t.path);
     for (const p of ["notes.add", "folderplug.ping", "mcpecho.echo", "workspace.listTools", "$search", "$describe"])
       expect(paths).toContain(p);
     expect(paths.some((p) => p.startsWith("pets."))).toBe(true);
     expect(gateway.tools().entries?.find((e) => e.id === "watch")?.hooks).toEqual({
       priority: 0,
-      events: ["tool.before", "tool.after", "chat.message", "prompt.system"],
+      events: [
+        "tool.before",
+        "tool.after",
+        "chat.message",
+        "prompt.system",
+        "run.start",
+        "run.end",
+        "approval.decided",
+        "gateway.start",
+        "gateway.stop",
+      ],
     });
   });
 
@@ -190,7 +219,8 @@ describe("every call path passes the hooks", () => {
   });
 
   test("calls inside Promise.all each pass the hooks; a denied one is denied by the plugin", async () => {
-    const { result, posts } = await runCode(
+    // `posts` here is the webhook's live list: the denied call's tool.after may post after the turn.
+    const { result } = await runCode(
       [
         "const [a, b, c] = await Promise.allSettled([",
         '  tools.notes.add({ text: "one" }),',
@@ -218,12 +248,34 @@ describe("every call path passes the hooks", () => {
     expect(result.content).not.toContain("watch");
   });
 
+  test("run.start and run.end observe each run, approval.decided each decision", async () => {
+    const { runIds } = await runCode(`return await tools.mcpecho.echo({ text: "approve me" });`);
+    const [runId] = runIds;
+    const ended = () => posts.some((p) => p.hook === "run.end" && p.path === runId);
+    while (!ended()) await new Promise<void>((resolve) => (posted = resolve));
+    // An earlier run's run.end (not awaited by its turn) may land here too: only this run's count.
+    const ofThisRun = posts.filter((p) => p.path === runId || p.hook === "approval.decided");
+    expect(ofThisRun).toEqual([
+      { hook: "run.start", path: runId! },
+      { hook: "approval.decided", path: "mcpecho.echo", status: "approved:op" },
+      { hook: "run.end", path: runId!, status: "true:1" },
+    ]);
+  });
+
   test("chat.message adds context and prompt.system appends to the system prompt the model gets", async () => {
     await runCode("return 1;");
     const system = JSON.stringify(api.messageRequests().at(-1)!.body.system);
     expect(system).toContain("Context from plugin watch:");
     expect(system).toContain("favourite colour is teal (2 chars)");
     expect(system).toContain("Always sign answers with WATCHED.");
+  });
+});
+
+describe("gateway.stop", () => {
+  test("runs when the gateway begins to stop", async () => {
+    posts.length = 0;
+    await gateway.shutdown();
+    expect(posts).toEqual([{ hook: "gateway.stop", path: "" }]);
   });
 });
 
