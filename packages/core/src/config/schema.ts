@@ -11,8 +11,15 @@ export const policyRuleSchema = z.strictObject({
   reason: z.string().optional(),
 });
 
-/** `critical: true`: the plugin must load (and register its hooks) or the gateway refuses to start. */
-const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional(), critical: z.boolean().optional() });
+/**
+ * `critical: true`: the plugin must load (and register its hooks) or the gateway refuses to start.
+ * `hookTimeoutMs`: each of its hooks' time limit, over the plugin's own `timeoutMs` (default 5 000).
+ */
+const pluginConfigSchema = z.looseObject({
+  enabled: z.boolean().optional(),
+  critical: z.boolean().optional(),
+  hookTimeoutMs: z.number().int().positive().max(600_000).optional(),
+});
 
 export const configSchema = z.strictObject({
   /** Editor hint, ignored. */

@@ -421,6 +421,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       ctxConfig = { ...(pluginConfig ?? {}) };
       delete ctxConfig.enabled;
       delete ctxConfig.critical;
+      delete ctxConfig.hookTimeoutMs;
     } else if (c.kind === "tool") {
       file = c.file;
       const installFailure = lc.installFailures.get(c.file);
@@ -437,6 +438,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       ctxConfig = { ...(pluginConfig ?? {}) };
       delete ctxConfig.enabled;
       delete ctxConfig.critical;
+      delete ctxConfig.hookTimeoutMs;
     } else {
       file = c.pkg.entry;
       const validated = validatePluginConfig(c.pkg, pluginConfig);
@@ -542,7 +544,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       const factory = shape.factory;
       const limit = (c.kind === "bundled" ? c.bundled.timeoutMs : undefined) ?? lc.timeoutMs;
       subtree = await withTimeLimit(() => factory(ctx), limit);
-      const built = await buildPluginHooks(shape.hooks, ctx, limit, file);
+      const built = await buildPluginHooks(shape.hooks, ctx, limit, file, pluginConfig?.hookTimeoutMs);
       if ("problem" in built) return fail(built.problem);
       hooks = built.hooks;
       if (c.kind === "bundled") diagnostics.push(...skippedToolDiagnostics(c.id, c.bundled, lc));

@@ -100,4 +100,17 @@ export default definePlugin({ config: z.strictObject({ limit: z.number() }), hoo
     );
     expect(next.diagnostics.filter(isCriticalDiagnostic)).toEqual([]);
   });
+
+  test("config.<id>.hookTimeoutMs sets the plugin's hook time limit over its own; the plugin's config never sees it", async () => {
+    const p = tempProject({
+      ".openassistant/tools/guard.ts": `
+import { definePlugin, z } from "@openassistant/sdk";
+export default definePlugin({ config: z.strictObject({}), hooks: { timeoutMs: 5000, tool: { before: () => undefined } } });
+`,
+      ".openassistant/config.jsonc": JSON.stringify({ config: { guard: { hookTimeoutMs: 250 } } }),
+    });
+    const r = await loadTools({ ...p.opts, ...noInstall });
+    expect(r.diagnostics.filter((d) => d.level === "error")).toEqual([]);
+    expect(r.hooks.find((h) => h.pluginId === "guard")!.hooks.timeoutMs).toBe(250);
+  });
 });

@@ -24,6 +24,8 @@ export async function buildPluginHooks(
   ctx: PluginContext,
   limitMs: number,
   file: string,
+  /** `config.<id>.hookTimeoutMs`: the operator's time limit for each hook, over the plugin's own. */
+  operatorTimeoutMs?: unknown,
 ): Promise<{ hooks?: PluginHooks } | { problem: Problem }> {
   if (!build) return {};
   let hooks: unknown;
@@ -47,7 +49,10 @@ export async function buildPluginHooks(
         hint: `Fix definePlugin({ hooks }) in ${file} (hooks: ${HOOK_EVENTS.join(", ")}); the other plugins still load.`,
       },
     };
-  return { hooks: hooks as PluginHooks };
+  const checked = hooks as PluginHooks;
+  return typeof operatorTimeoutMs === "number"
+    ? { hooks: { ...checked, timeoutMs: operatorTimeoutMs } }
+    : { hooks: checked };
 }
 
 /** What `plugins list` shows of a plugin's hooks. */
