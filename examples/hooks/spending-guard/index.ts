@@ -49,9 +49,7 @@ export function spendingGuardHooks(c: GuardConfig, now: () => Date = () => new D
     priority: 100,
     tool: {
       before(call) {
-        const input = call.input;
-        const amount =
-          typeof input === "object" && input !== null ? (input as Record<string, unknown>)[c.field] : undefined;
+        const amount = call.input[c.field];
         if (typeof amount !== "number") return undefined;
         const local = localTime(now(), hours.timeZone);
         if (!hours.days.includes(local.day) || local.hour < hours.from || local.hour >= hours.to)

@@ -61,7 +61,7 @@ describe("definePlugin", () => {
         tool: {
           // ctx.config.limit is a number, the call's input is unknown until checked: no casts needed.
           before: (call) => {
-            const amount = (call.input as { amount?: unknown }).amount;
+            const amount = call.input.amount;
             if (typeof amount === "number" && amount > ctx.config.limit)
               return { requireApproval: { title: "Large amount", summary: `${amount} > ${ctx.config.limit}` } };
             return undefined;

@@ -27,8 +27,11 @@ export interface HookToolCall {
   /** The dotted path the model called, e.g. `github.issues.create`. */
   readonly path: string;
   readonly callId: string;
-  /** The input after validation against the tool's schema (after earlier hooks' replacements). */
-  readonly input: unknown;
+  /**
+   * The input after validation against the tool's schema (after earlier hooks' replacements):
+   * always an object (every tool's args are a zod object), its fields unknown until checked.
+   */
+  readonly input: Readonly<Record<string, unknown>>;
   /** The tool author's approval mode. */
   readonly approval: ApprovalMode;
 }
@@ -43,7 +46,7 @@ export type ToolBeforeAnswer =
   | void
   | { readonly deny: string }
   | { readonly requireApproval: { readonly title: string; readonly summary: string } }
-  | { readonly input: unknown };
+  | { readonly input: Readonly<Record<string, unknown>> };
 
 /** How a call ended, as `tool.after` sees it. */
 export type HookToolOutcome =

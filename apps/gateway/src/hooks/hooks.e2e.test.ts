@@ -35,7 +35,7 @@ export default definePlugin({
       tool: {
         before: async (call) => {
           await post({ hook: "before", path: call.path });
-          const text = (call.input as { text?: unknown }).text;
+          const text = call.input.text;
           return text === "forbidden" ? { deny: "forbidden text" } : undefined;
         },
         after: async (call, outcome) => {

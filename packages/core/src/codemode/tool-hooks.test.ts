@@ -207,7 +207,7 @@ describe("tool.before", () => {
 
   test("a replaced input is validated again: a valid one is what the tool gets, recorded as plugin:<id>", async () => {
     const s = setup([
-      { pluginId: "cap", hooks: { tool: { before: (call) => ({ input: { ...(call.input as object), amount: 1 } }) } } },
+      { pluginId: "cap", hooks: { tool: { before: (call) => ({ input: { ...call.input, amount: 1 } }) } } },
       { pluginId: "spy", hooks: { priority: -1, tool: { before: (call) => void s.ran.push(["seen", call.input]) } } },
     ]);
     const r = await s.call({ amount: 500, to: "bob" });

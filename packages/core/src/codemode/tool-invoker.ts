@@ -1,4 +1,4 @@
-import type { ToolContext, ToolDefinition } from "@openassistant/sdk";
+import type { HookToolCall, ToolContext, ToolDefinition } from "@openassistant/sdk";
 import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { newId } from "../db/new-id.ts";
@@ -333,9 +333,9 @@ function hooked(call: Call, verdict: BeforeVerdict): Next {
   return call;
 }
 
-/** The call as hooks see it. */
-function hookCall(call: Call) {
-  return { path: call.path, callId: call.id, input: call.input, approval: call.approval };
+/** The call as hooks see it: its input passed the tool's args, a zod object, so it is an object. */
+function hookCall(call: Call): HookToolCall {
+  return { path: call.path, callId: call.id, input: call.input as HookToolCall["input"], approval: call.approval };
 }
 
 function scopeOf(invoker: Invoker): HookScope {

@@ -40,9 +40,10 @@ export async function runToolBefore(
   revalidate: Revalidate,
 ): Promise<BeforeVerdict> {
   const changes: HookChange[] = [];
-  let input = call.input;
+  let input: unknown = call.input;
   for (const hook of set.byEvent["tool.before"]) {
-    const seen: HookToolCall = { ...call, input };
+    // Every tool's args are a zod object: what passed them (and each revalidated replacement) is an object.
+    const seen: HookToolCall = { ...call, input: input as HookToolCall["input"] };
     const answer = await callHook(hook, scope, signal, (fn, ctx) => fn(seen, ctx));
     const deny = (reason: string): BeforeVerdict => ({ denied: { pluginId: hook.pluginId, reason }, input, changes });
     if (!answer.ok)
