@@ -43,6 +43,7 @@ export interface HookToolCall {
  */
 export type ToolBeforeAnswer =
   | undefined
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook without a return statement returns void; authors need not write `return undefined`
   | void
   | { readonly deny: string }
   | { readonly requireApproval: { readonly title: string; readonly summary: string } }
@@ -55,6 +56,7 @@ export type HookToolOutcome =
   | { readonly status: "denied"; readonly reason: string; readonly by: string };
 
 /** What `tool.after` answers: nothing, or the result the model sees instead (succeeded calls only; the receipt keeps the original). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook without a return statement returns void; authors need not write `return undefined`
 export type ToolAfterAnswer = undefined | void | { readonly result: unknown };
 
 /** A message a person sent, as `chat.message` sees it. */
@@ -66,6 +68,7 @@ export interface HookChatMessage {
 }
 
 /** What `chat.message` answers: nothing, or context added for the model on this turn. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook without a return statement returns void; authors need not write `return undefined`
 export type ChatMessageAnswer = undefined | void | { readonly context: string };
 
 export interface HookRunStart {
@@ -108,6 +111,7 @@ export interface PluginHooks {
   };
   readonly prompt?: {
     /** Text appended to the system prompt of every turn (nothing: append nothing). */
+    // biome-ignore lint/suspicious/noConfusingVoidType: a hook without a return statement returns void; authors need not write `return undefined`
     readonly system?: (ctx: HookContext) => Awaitable<string | undefined | void>;
   };
   readonly run?: {

@@ -313,4 +313,15 @@ describe("tool.after", () => {
     expect(r.ok).toBe(false);
     expect(await seen.promise).toEqual({ status: "denied", reason: "closed", by: "plugin:guard" });
   });
+
+  test("a failed call is observed by tool.after with its error", async () => {
+    const seen = Promise.withResolvers<unknown>();
+    const s = setup([{ pluginId: "obs", hooks: { tool: { after: (_call, outcome) => void seen.resolve(outcome) } } }]);
+    const r = await s.call({ amount: 5000, to: "bob" });
+    expect(errorOf(r)?.name).toBe("ToolInputError");
+    expect(await seen.promise).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("invalid input for pay.send"),
+    });
+  });
 });
