@@ -41,6 +41,7 @@ import { createKeyedQueue } from "./sessions/keyed-queue.ts";
 import {
   gatewayHook,
   observeApprovals,
+  observerHooks,
   refuseWithoutCriticalPlugins,
   rolesFrom,
   turnHookText,
@@ -203,7 +204,8 @@ async function openGateway(
     () => closeSourceKinds(SOURCE_KINDS),
   );
   // #29: a critical plugin that did not load stops the start (gateway-hooks.ts).
-  refuseWithoutCriticalPlugins(toolSource.current().diagnostics);
+  refuseWithoutCriticalPlugins(toolSource);
+  // Runs read the hooks like their tools (a snapshot that cannot be built fails the run, never skips a hook).
   const hooks = () => toolSource.current().hooks;
   const rolesOf = rolesFrom(settings);
 
@@ -237,7 +239,7 @@ async function openGateway(
   const approvals = createApprovalBroker({ ...approvalStores, defaultTimeoutMs: settings.approvalTimeoutMs });
   undo.push(() => approvals.close());
   await closeOrphanedApprovals(approvals, receipts, log);
-  undo.push(observeApprovals(approvals, hooks));
+  undo.push(observeApprovals(approvals, observerHooks(toolSource)));
   approvals.subscribe((e) =>
     events.emit(
       e.type === "requested"
@@ -497,7 +499,7 @@ async function openGateway(
   async function shutdown(reason = "gateway shutting down"): Promise<void> {
     if (life.closing) return;
     life.closing = true;
-    await gatewayHook(hooks(), "gateway.stop");
+    await gatewayHook(observerHooks(toolSource)(), "gateway.stop");
     if (inflight.size) log(`shutting down: ${inflight.size} turn(s) in progress`);
     // Cancelling a turn's signal denies its pending approvals (by "system", with this reason)
     // and fails calls that had not started; the turn then records its outcome.
@@ -522,7 +524,7 @@ async function openGateway(
     db.close();
   }
 
-  await gatewayHook(hooks(), "gateway.start");
+  await gatewayHook(observerHooks(toolSource)(), "gateway.start");
   // The model SDK loads after ready (off the path to it), so the first turn normally finds it loaded.
   if (!options.model) setTimeout(() => void loadAnthropicSdk().catch(() => {}), 0);
 

@@ -3,6 +3,7 @@ import type { Diagnostic } from "@openassistant/core/config";
 import { type HookSet, runObservers, systemPromptAdditions } from "@openassistant/core/hooks";
 import { isCriticalDiagnostic } from "@openassistant/core/plugins";
 import type { GatewaySettings } from "../settings.ts";
+import type { ToolSource } from "../tools-source.ts";
 
 /** Thrown by `createGateway` when a critical plugin (`config.<id>.critical`) did not load. */
 export class CriticalPluginError extends Error {
@@ -10,12 +11,32 @@ export class CriticalPluginError extends Error {
 }
 
 /** A critical plugin that is missing or broken stops the start: a firewall never disappears silently. */
-export function refuseWithoutCriticalPlugins(diagnostics: readonly Diagnostic[]): void {
+export function refuseWithoutCriticalPlugins(tools: Pick<ToolSource, "current">): void {
+  let diagnostics: readonly Diagnostic[];
+  try {
+    diagnostics = tools.current().diagnostics;
+  } catch {
+    return; // no snapshot yet: its first reader gets the error, as before (and no run starts without one)
+  }
   const critical = diagnostics.filter(isCriticalDiagnostic);
   if (critical.length === 0) return;
   throw new CriticalPluginError(
     `the gateway does not start: ${critical.map((d) => `${d.message} (${d.source}${d.line ? `:${d.line}` : ""}); ${d.hint}`).join("; ")}`,
   );
+}
+
+/**
+ * The hooks for observer events (gateway.start/stop, approval.decided): a snapshot that cannot be
+ * built means no observer runs (they fail open); runs read the hooks with their tools instead.
+ */
+export function observerHooks(tools: Pick<ToolSource, "current">): () => HookSet | undefined {
+  return () => {
+    try {
+      return tools.current().hooks;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /** What hooks see of who asked: `approver` when the user may decide approvals. */
