@@ -324,4 +324,17 @@ describe("tool.after", () => {
       error: expect.stringContaining("invalid input for pay.send"),
     });
   });
+
+  test("a plugin's long reason is bounded and its secrets redacted, on the receipt and for the model", async () => {
+    const secret = "sk-ant-api03-hook-reason-secret-0000000000";
+    const s = setup([
+      { pluginId: "guard", hooks: { tool: { before: () => ({ deny: `${secret} ${"x".repeat(20_000)}` }) } } },
+    ]);
+    const r = await s.call({ amount: 5, to: "bob" });
+    expect(errorOf(r)!.message.length).toBeLessThan(4_200);
+    expect(errorOf(r)!.message).not.toContain(secret);
+    const denial = (await s.receipts.byRun("run_hooks")).at(-1)!;
+    expect(denial.reason!.length).toBeLessThanOrEqual(4_000);
+    expect(denial.reason).not.toContain(secret);
+  });
 });

@@ -326,7 +326,8 @@ function hooked(call: Call, verdict: BeforeVerdict): Next {
   }
   if (verdict.denied) {
     const { pluginId, reason } = verdict.denied;
-    const shown = ctx.redact(reason);
+    // A plugin's reason is bounded like a tool's error (the model and the receipt get the same text).
+    const shown = redactBounded(reason, MAX_MESSAGE_CHARS, ctx.redact);
     return denied(call, `plugin:${pluginId}`, shown, `${call.path} was denied by plugin ${pluginId}: ${shown}`);
   }
   call.input = verdict.input;
@@ -574,7 +575,7 @@ function afterHooked(call: Call, changes: readonly HookChange[]): Settled {
 function cardSummary(call: Call, tool: { summary?: string }): { summary?: string } {
   if (!call.requiredBy) return tool;
   const { ctx } = call.invoker;
-  const required = ctx.redact(call.requiredBy);
+  const required = redactBounded(call.requiredBy, MAX_MESSAGE_CHARS, ctx.redact);
   return { summary: tool.summary ? `${required}\n\n${tool.summary}` : required };
 }
 
