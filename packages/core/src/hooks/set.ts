@@ -102,5 +102,3 @@ export function createHookSet(entries: readonly PluginHookEntry[], options: Hook
   for (const event of HOOK_EVENTS) byEvent[event].sort((a, b) => b.priority - a.priority);
   return Object.freeze({ byEvent, plugins, log: options.log ?? ((line: string) => console.warn(line)) });
 }
-
-export const NO_HOOKS: HookSet = createHookSet([]);
