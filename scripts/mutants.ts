@@ -3504,6 +3504,12 @@ export const MUTANTS: readonly Mutant[] = [
         `if (entry) continue;`,
         "a critical plugin that is present but broken does not stop the gateway",
       ],
+      [
+        "hooks-critical-gone-on-reload",
+        "    hooks.push(kept);\n",
+        "",
+        "a reload after which a critical plugin is gone drops its hooks (the firewall disappears)",
+      ],
     ],
   ),
   ...m(

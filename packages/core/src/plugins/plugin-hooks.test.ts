@@ -1,5 +1,7 @@
 /** Hooks come from the loaded plugin modules (issue #29): found, checked, kept on reload, and critical plugins. */
 import { describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { createToolRegistry, isCriticalDiagnostic, loadTools } from "./index.ts";
 import { tempProject } from "../../test/plugin-fixtures.ts";
 
@@ -112,5 +114,20 @@ export default definePlugin({ config: z.strictObject({}), hooks: { timeoutMs: 50
     const r = await loadTools({ ...p.opts, ...noInstall });
     expect(r.diagnostics.filter((d) => d.level === "error")).toEqual([]);
     expect(r.hooks.find((h) => h.pluginId === "guard")!.hooks.timeoutMs).toBe(250);
+  });
+
+  test("a reload after which a critical plugin is gone keeps the hooks it had, and says so", async () => {
+    const p = tempProject({
+      ".openassistant/tools/guard.ts": GUARD(),
+      ".openassistant/config.jsonc": JSON.stringify({ config: { guard: { critical: true } } }),
+    });
+    const registry = createToolRegistry({ ...p.opts, ...noInstall });
+    const before = (await registry.ready).hooks.find((h) => h.pluginId === "guard")!.hooks;
+    rmSync(join(p.ws, "tools", "guard.ts"));
+    const next = await registry.reload();
+    expect(next.hooks.find((h) => h.pluginId === "guard")?.hooks).toBe(before);
+    expect(next.diagnostics.filter(isCriticalDiagnostic).map((d) => d.message)).toEqual([
+      'critical plugin "guard" was not found: the gateway does not start without it (config.guard.critical is true); its hooks from before this reload stay active until it loads again',
+    ]);
   });
 });

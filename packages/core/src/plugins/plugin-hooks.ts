@@ -6,7 +6,8 @@ import { checkPluginHooks } from "../hooks/check.ts";
 import { HOOK_EVENTS } from "../hooks/set.ts";
 import { describeThrown } from "../codemode/thrown.ts";
 import { formatSeconds, LoadTimeoutError, withTimeLimit } from "./time-limit.ts";
-import type { LoadEntry } from "./types.ts";
+import type { PluginHookEntry } from "../hooks/set.ts";
+import type { LoadEntry, LoadResult } from "./types.ts";
 
 /** What a loaded entry keeps besides its tools: the hooks its plugin registered, if any. */
 export interface Hooked {
@@ -99,4 +100,23 @@ const CRITICAL_ID_PREFIX = "critical:";
 /** A diagnostic that stops the gateway from starting: a critical plugin that is not loaded. */
 export function isCriticalDiagnostic(d: Diagnostic): boolean {
   return d.level === "error" && d.id.startsWith(CRITICAL_ID_PREFIX);
+}
+
+/**
+ * A reload after which a critical plugin is gone (its folder removed, disabled, renamed) keeps the
+ * hooks it had registered, and its error says so: a firewall never disappears on a reload. (A plugin
+ * that is still found but broken keeps its previous version in the loader, hooks included.)
+ */
+export function keepCriticalHooks(previous: readonly PluginHookEntry[] | undefined, result: LoadResult): LoadResult {
+  if (!previous?.length) return result;
+  const hooks = [...result.hooks];
+  const diagnostics = result.diagnostics.map((d) => {
+    if (!isCriticalDiagnostic(d)) return d;
+    const id = d.id.slice(CRITICAL_ID_PREFIX.length);
+    const kept = previous.find((h) => h.pluginId === id);
+    if (!kept || hooks.some((h) => h.pluginId === id)) return d;
+    hooks.push(kept);
+    return { ...d, message: `${d.message}; its hooks from before this reload stay active until it loads again` };
+  });
+  return { ...result, hooks, diagnostics };
 }

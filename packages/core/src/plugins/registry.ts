@@ -5,6 +5,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import { locateConfigKey } from "../config/locate.ts";
 import { keysNeedingRestart } from "../config/restart-keys.ts";
 import { loadToolsIncremental, type LoadState } from "./load-tools.ts";
+import { keepCriticalHooks } from "./plugin-hooks.ts";
 import type { PluginHookEntry } from "../hooks/set.ts";
 import type { Diagnostic, LoadEntry, LoadResult, LoadToolsOptions } from "./types.ts";
 
@@ -95,7 +96,7 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
       watchDirs = [...result.watchDirs];
       configFiles = [...config.sources];
       started ??= config;
-      return publish(freeze(result, restartWarnings(started, config)));
+      return publish(freeze(keepCriticalHooks(snapshot?.hooks, result), restartWarnings(started, config)));
     } catch (err) {
       if (!(err instanceof ConfigError) || !snapshot) throw err;
       const d: Diagnostic = {
