@@ -85,18 +85,20 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
     try {
       const base = { ...opts, onSourceChanged: sourceChanged };
       const {
-        result,
+        result: loaded,
         state: next,
         config,
       } = await loadToolsIncremental(
         reloadConfig && (started || !opts.config) ? { ...base, config: undefined } : base,
         state,
       );
+      // #29: a critical plugin gone after a reload keeps the hooks it had.
+      const result = keepCriticalHooks(snapshot?.hooks, loaded);
       state = next;
       watchDirs = [...result.watchDirs];
       configFiles = [...config.sources];
       started ??= config;
-      return publish(freeze(keepCriticalHooks(snapshot?.hooks, result), restartWarnings(started, config)));
+      return publish(freeze(result, restartWarnings(started, config)));
     } catch (err) {
       if (!(err instanceof ConfigError) || !snapshot) throw err;
       const d: Diagnostic = {
