@@ -3977,4 +3977,131 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #29 hooks
+  ...m(
+    "packages/core/src/hooks/tool-hooks.ts",
+    ["packages/core/src/codemode/tool-hooks.test.ts"],
+    [
+      [
+        "hooks-before-fails-open",
+        "    if (!answer.ok)\n      return deny(",
+        "    if (!answer.ok) continue;\n    if (false as boolean)\n      return deny(",
+        "a tool.before hook that throws or times out lets the call through (a broken firewall is no firewall)",
+      ],
+      [
+        "hooks-before-junk-passes",
+        "    if (!decision)\n      return deny(",
+        "    if (!decision) continue;\n    if (false as boolean)\n      return deny(",
+        "a tool.before hook answering something unknown (a typo: { deni }) lets the call through",
+      ],
+      [
+        "hooks-replaced-input-unchecked",
+        "const parsed = await revalidate(decision.input);",
+        "const parsed = { ok: true as const, value: decision.input };",
+        "a hook's replaced input reaches the tool without passing the tool's schema",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/hooks/call.ts",
+    ["packages/core/src/codemode/tool-hooks.test.ts"],
+    [
+      [
+        "hooks-timeout-answers-undefined",
+        "resolve({ ok: false, why: `did not answer within ${hook.timeoutMs} ms` });",
+        "resolve({ ok: true, value: undefined as T });",
+        "a tool.before hook that never answers counts as 'continue' once its time is up",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/hooks/set.ts",
+    ["packages/core/src/codemode/tool-hooks.test.ts"],
+    [
+      [
+        "hooks-priority-reversed",
+        "byEvent[event].sort((a, b) => b.priority - a.priority);",
+        "byEvent[event].sort((a, b) => a.priority - b.priority);",
+        "hooks run lowest priority first: a guard declared to run first runs after the others",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/tool-invoker.ts",
+    ["packages/core/src/codemode/tool-hooks.test.ts"],
+    [
+      [
+        "hooks-step-skipped",
+        "const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run, after];",
+        "const STEPS: readonly Step[] = [validate, policy, approval, commit, run, after];",
+        "no call passes the tool.before hooks",
+      ],
+      [
+        "hooks-denial-recorded-as-policy",
+        "return denied(call, `plugin:${pluginId}`, shown,",
+        'return denied(call, "policy", shown,',
+        "a hook's denial is recorded as the operator's policy, not as decided by the plugin",
+      ],
+      [
+        "hooks-replaced-input-unrecorded",
+        "        reason: `input replaced by plugin ${change.pluginId}`,\n",
+        "",
+        "a replaced input leaves no receipt saying which plugin replaced it",
+      ],
+      [
+        "hooks-required-approval-by-standing-rule",
+        "      call.alwaysAsk = true;\n",
+        "",
+        "an 'approve always' rule answers for a person when a plugin requires one",
+      ],
+      [
+        "hooks-result-receipt-shows-replacement",
+        "const settled = succeeded(call, own.text, outputPreview(definition, call.value, own.text, ctx), durationMs);",
+        "const settled = succeeded(call, shown.text, outputPreview(definition, call.value, shown.text, ctx), durationMs);",
+        "the outcome receipt records the result a hook replaced instead of the tool's own",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/plugin-hooks.ts",
+    ["packages/core/src/plugins/plugin-hooks.test.ts"],
+    [
+      [
+        "hooks-critical-broken-ignored",
+        `if (entry?.status === "loaded") continue;`,
+        `if (entry) continue;`,
+        "a critical plugin that is present but broken does not stop the gateway",
+      ],
+      [
+        "hooks-critical-gone-on-reload",
+        "    hooks.push(kept);\n",
+        "",
+        "a reload after which a critical plugin is gone drops its hooks (the firewall disappears)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/plugins/load-tools.ts",
+    ["packages/core/src/plugins/plugin-hooks.test.ts"],
+    [
+      [
+        "hooks-reload-drops-previous",
+        "        subtree: prev.subtree,\n        hooks: prev.hooks,\n",
+        "        subtree: prev.subtree,\n",
+        "a reload that breaks a plugin drops its hooks (the firewall disappears while its tools stay)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/hooks/gateway-hooks.ts",
+    ["apps/gateway/src/hooks/hooks.e2e.test.ts"],
+    [
+      [
+        "hooks-critical-start-anyway",
+        "  if (critical.length === 0) return;",
+        "  if (critical.length >= 0) return;",
+        "the gateway starts without a critical plugin that did not load",
+      ],
+    ],
+  ),
 ];

@@ -8,6 +8,7 @@ import {
 } from "@openassistant/core/config";
 import { createSecretRegistry, type SecretRegistry } from "@openassistant/core/receipts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
+import { createHookSet } from "@openassistant/core/hooks";
 import { flattenToolTree } from "@openassistant/core/tools";
 import { WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
@@ -138,7 +139,9 @@ export async function loadGatewaySettings(
   });
   await registry.ready;
   const stopWatching = opts.watch ? registry.watch() : () => {};
+  const hookLog = log ? (line: string) => log(`warn: ${line}`) : undefined;
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
+    const hooks = createHookSet(s.hooks, hookLog ? { log: hookLog } : {});
     // Too many tools to declare whole: the loader left them undeclared, each snippet gets its own.
     const perSnippet = s.declarations ? undefined : declaredPerSnippet(s.tree, declarationCache);
     if (perSnippet)
@@ -148,6 +151,7 @@ export async function loadGatewaySettings(
         errors: s.diagnostics.filter((d) => d.level === "error").length,
         count: flattenToolTree(perSnippet.tree).length,
         entries: s.entries,
+        hooks,
       };
     let tree = s.tree;
     let declarations = s.declarations
@@ -168,6 +172,7 @@ export async function loadGatewaySettings(
       // The tools themselves, as `plugins list` counts them (not the $search/$describe discovery adds).
       count: flattenToolTree(s.tree).length,
       entries: s.entries,
+      hooks,
     };
   });
   const tools: ToolSource = {

@@ -10,6 +10,7 @@ import {
   withDiscovery,
 } from "@openassistant/core/codemode";
 import type { Diagnostic } from "@openassistant/core/config";
+import type { HookSet } from "@openassistant/core/hooks";
 import type { LoadEntry } from "@openassistant/core/plugins";
 import { flattenToolTree } from "@openassistant/core/tools";
 import { declarationWarning } from "./diagnostics.ts";
@@ -31,6 +32,8 @@ export interface ToolSnapshot {
   readonly count: number;
   /** The tool files and plugins the registry found (absent for a fixed tree): what `plugins list` shows. */
   readonly entries?: readonly LoadEntry[];
+  /** The loaded plugins' hooks (absent for a fixed tree): every run's calls pass them. */
+  readonly hooks?: HookSet;
 }
 
 /** Where the gateway's tools come from: the workspace/plugin registry, or a fixed tree. */

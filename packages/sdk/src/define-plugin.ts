@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolTree } from "./define-tool.ts";
 import { ToolDefinitionError } from "./define-tool.ts";
+import type { Awaitable, PluginHooks } from "./hooks.ts";
 import type { PluginContext } from "./plugin-context.ts";
 
 /** What `definePlugin()` returns; a plugin entry exports it as its default. */
@@ -9,14 +10,35 @@ export interface PluginDefinition<TConfig = unknown> {
   /** Schema of `config.<id>`; the host validates the user's config against it before `tools` runs. */
   readonly config?: z.ZodType<TConfig>;
   readonly tools: (ctx: PluginContext<TConfig>) => ToolTree | Promise<ToolTree>;
+  /** The plugin's hooks, built once per load from its context (after `tools`). */
+  readonly hooks?: (ctx: PluginContext<TConfig>) => Awaitable<PluginHooks>;
 }
 
-export interface PluginOptions<TSchema extends z.ZodObject<z.ZodRawShape>> {
+interface PluginOptionsBase<TSchema extends z.ZodObject<z.ZodRawShape>> {
   /** Schema of this plugin's config; `ctx.config` is typed from it (defaults applied). */
   config?: TSchema;
-  /** Builds the plugin's tools from its context. */
-  tools: (ctx: PluginContext<z.output<TSchema>>) => ToolTree | Promise<ToolTree>;
 }
+
+/** A plugin gives tools, hooks or both; hooks are an object or built from the plugin's context. */
+type HooksOption<TSchema extends z.ZodObject<z.ZodRawShape>> =
+  | PluginHooks
+  | ((ctx: PluginContext<z.output<TSchema>>) => Awaitable<PluginHooks>);
+
+export type PluginOptions<TSchema extends z.ZodObject<z.ZodRawShape>> = PluginOptionsBase<TSchema> &
+  (
+    | {
+        /** Builds the plugin's tools from its context. */
+        tools: (ctx: PluginContext<z.output<TSchema>>) => ToolTree | Promise<ToolTree>;
+        hooks?: HooksOption<TSchema>;
+      }
+    | {
+        tools?: (ctx: PluginContext<z.output<TSchema>>) => ToolTree | Promise<ToolTree>;
+        /** The plugin's hooks (see `PluginHooks`): `{ tool: { before(call, ctx) { ... } } }`. */
+        hooks: HooksOption<TSchema>;
+      }
+  );
+
+const noTools = (): ToolTree => ({});
 
 /**
  * A plugin with a typed config:
@@ -31,12 +53,20 @@ export function definePlugin<TSchema extends z.ZodObject<z.ZodRawShape> = z.ZodO
     throw new ToolDefinitionError(
       'definePlugin: "config" must be a zod object schema, e.g. z.object({ token: z.string() })',
     );
-  if (typeof options.tools !== "function")
+  const { hooks } = options;
+  if (hooks !== undefined && typeof hooks !== "function" && (typeof hooks !== "object" || hooks === null))
+    throw new ToolDefinitionError(
+      'definePlugin: "hooks" must be an object of hooks or a function (ctx) => ({ tool: { before } })',
+    );
+  if (options.tools === undefined && hooks === undefined)
+    throw new ToolDefinitionError('definePlugin: "tools" must be a function (ctx) => ({ ...tools })');
+  if (options.tools !== undefined && typeof options.tools !== "function")
     throw new ToolDefinitionError('definePlugin: "tools" must be a function (ctx) => ({ ...tools })');
   return Object.freeze({
     _tag: "PluginDefinition" as const,
     ...(options.config ? { config: options.config as unknown as z.ZodType<z.output<TSchema>> } : {}),
-    tools: options.tools,
+    tools: options.tools ?? noTools,
+    ...(hooks === undefined ? {} : { hooks: typeof hooks === "function" ? hooks : () => hooks }),
   });
 }
 

@@ -12,4 +12,19 @@ export type {
 export { definePlugin, isPluginDefinition } from "./define-plugin.ts";
 export type { PluginDefinition, PluginOptions } from "./define-plugin.ts";
 export type { PluginContext, PluginLogger } from "./plugin-context.ts";
+export type {
+  Awaitable,
+  ChatMessageAnswer,
+  HookApprovalDecided,
+  HookChatMessage,
+  HookContext,
+  HookRequester,
+  HookRunEnd,
+  HookRunStart,
+  HookToolCall,
+  HookToolOutcome,
+  PluginHooks,
+  ToolAfterAnswer,
+  ToolBeforeAnswer,
+} from "./hooks.ts";
 export { z } from "zod";

@@ -1,3 +1,4 @@
+import { withSystemText } from "../hooks/gateway-hooks.ts";
 import { redactDeep } from "@openassistant/core/receipts";
 import { newTurnId, runTurn, type TurnDeps, type TurnOutcome } from "../agent/run-turn.ts";
 import { mergeTurnSettings, type TurnSettings } from "../agent/settings.ts";
@@ -30,6 +31,12 @@ export interface ConversationDeps {
   readonly turnSettings: TurnSettings;
   /** What a turn runs with (model for the session's pinned profile, runner, checker, tools). */
   readonly turnDeps: (session: Session) => Omit<TurnDeps, "settings">;
+  /** What plugin hooks add to this turn's system prompt (`chat.message`, `prompt.system`), if any. */
+  readonly hookText?: (message: {
+    readonly text: string;
+    readonly userId?: string;
+    readonly sessionId: string;
+  }) => Promise<string | undefined>;
   readonly log: (line: string) => void;
 }
 
@@ -71,8 +78,12 @@ export function createConversations(deps: ConversationDeps): Conversations {
       message.onEvent?.(safe);
     };
     const fresh = (await sessions.get(session.id)) ?? session;
-    const settings = mergeTurnSettings(deps.turnSettings, fresh.settings as Record<string, unknown>);
-    await beginTurn(message, session, turnId, settings.model, onEvent);
+    const merged = mergeTurnSettings(deps.turnSettings, fresh.settings as Record<string, unknown>);
+    await beginTurn(message, session, turnId, merged.model, onEvent);
+    const settings = withSystemText(
+      merged,
+      await deps.hookText?.({ text: message.text, userId: message.userId, sessionId: session.id }),
+    );
     // Refused turns are left out (the docs' reset after a refusal); run ids let a compaction keep
     // what the dropped messages' runs did, from their receipts.
     const history = (await sessions.modelHistory(session.id)).map((m) => ({

@@ -26,6 +26,14 @@ import { loadAnthropicSdk } from "../model/sdk.ts";
 import { defaultSettings, type GatewaySettings } from "../settings.ts";
 import { surfaceCredentials } from "../surfaces/registry.ts";
 import { staticToolSource, type ToolSource } from "../tools-source.ts";
+import {
+  gatewayHook,
+  observeApprovals,
+  observerHooks,
+  refuseWithoutCriticalPlugins,
+  rolesFrom,
+  turnHookText,
+} from "../hooks/gateway-hooks.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
@@ -101,6 +109,12 @@ function openGateway(
       log,
     );
 
+    // #29: a critical plugin that did not load stops the start (hooks/gateway-hooks.ts).
+    yield* attempt(() => refuseWithoutCriticalPlugins(toolSource));
+    // Runs read the hooks like their tools (a snapshot that cannot be built fails the run, never skips a hook).
+    const hooks = () => toolSource.current().hooks;
+    const rolesOf = rolesFrom(settings);
+
     const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
     const configDir = options.configDir ?? resolveConfigDir(env);
     secrets.add("config-field", settings.secrets);
@@ -158,6 +172,12 @@ function openGateway(
 
     const approvals = createApprovalBroker({ ...stores.approvals, defaultTimeoutMs: settings.approvalTimeoutMs });
     yield* attempt(() => closeOrphanedApprovals(approvals, receipts, log));
+    yield* resource(
+      "approval.decided hooks",
+      () => observeApprovals(approvals, observerHooks(toolSource)),
+      (unsubscribe) => unsubscribe(),
+      log,
+    );
     approvals.subscribe((e) =>
       events.emit(
         e.type === "requested"
@@ -180,6 +200,8 @@ function openGateway(
           redact,
           approvalTimeoutMs: settings.approvalTimeoutMs,
           toolTimeoutMs: settings.toolTimeoutMs,
+          hooks,
+          rolesOf,
         }),
       // Abandons calls still running (each recorded as failed with the reason).
       (r) => r.close({ reason: life.reason }),
@@ -227,6 +249,8 @@ function openGateway(
       events,
       redact,
       turnSettings: settings.turn,
+      // #29: chat.message context and prompt.system text (hooks/gateway-hooks.ts).
+      hookText: (message) => turnHookText(hooks(), message, rolesOf),
       log,
       turnDeps: (session) => ({
         model: modelFor(session.settings.profile),
@@ -265,12 +289,14 @@ function openGateway(
       if (life.closing) return;
       life.closing = true;
       life.reason = reason;
+      await gatewayHook(observerHooks(toolSource)(), "gateway.stop");
       await conversations.close(reason, SHUTDOWN_GRACE_MS);
       // Everything above, in reverse: HTTP and console, approvals, runner, checker and pool,
       // the stores (the database last of them), tool sources, the early processes.
       await Effect.runPromise(Scope.close(scope, Exit.void));
     }
 
+    yield* Effect.promise(() => gatewayHook(observerHooks(toolSource)(), "gateway.start"));
     // The model SDK loads after ready (off the path to it), so the first turn normally finds it loaded.
     if (!options.model) setTimeout(() => void loadAnthropicSdk().catch(() => {}), 0);
 

@@ -16,6 +16,9 @@ import { RunReplay } from "./run-replay.ts";
 import type { CallOutcome, CallProgress, RunResult } from "./run-types.ts";
 import { transpileSnippet } from "./transpile.ts";
 import { newId } from "../db/new-id.ts";
+import type { HookScope } from "../hooks/call.ts";
+import { runObservers } from "../hooks/observe.ts";
+import type { HookSet } from "../hooks/set.ts";
 
 export interface CodeModeRunnerOptions {
   /** The tools, or a getter so a reload is picked up by the next run (a run keeps the tree it started with). */
@@ -44,6 +47,13 @@ export interface CodeModeRunnerOptions {
    * restart can be resumed (`RunOptions.resume`). Without it nothing is journaled.
    */
   readonly journal?: RunJournal;
+  /**
+   * The plugins' hooks, or a getter (a run keeps the set it started with): every call of every run
+   * passes their `tool.before` / `tool.after`; `run.start` / `run.end` observe each run.
+   */
+  readonly hooks?: HookSet | (() => HookSet | undefined);
+  /** The roles the surface knows for a user who asks (what hooks see in `ctx.requestedBy.roles`). */
+  readonly rolesOf?: (userId: string) => readonly string[];
 }
 
 export interface RunOptions {
@@ -127,6 +137,7 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
   const sandbox = options.sandbox ?? createSandboxPool({ limits: options.limits });
   const redact = options.redact ?? createRedactor([]);
   const currentTree = typeof options.tools === "function" ? options.tools : () => options.tools as ToolTree;
+  const currentHooks = typeof options.hooks === "function" ? options.hooks : () => options.hooks as HookSet | undefined;
   const running: RunningCalls = new Map();
   const alwaysAsk = alwaysAskMatcher(options.alwaysAsk ?? []);
   const currentPolicy =
@@ -194,6 +205,15 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     const replay = options.journal
       ? journalRun(options.journal, runId, opts.resume, nondeterminism, controller, redact)
       : undefined;
+    const hooks = currentHooks();
+    const roles = opts.requestedBy ? options.rolesOf?.(opts.requestedBy) : undefined;
+    const scope: HookScope = {
+      runId,
+      ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
+      ...(opts.requestedBy ? { requestedBy: { userId: opts.requestedBy, roles: roles ?? [] } } : {}),
+    };
+    if (hooks && hooks.byEvent["run.start"].length > 0)
+      await runObservers(hooks, "run.start", scope, (fn, ctx) => fn({ runId, sessionId: opts.sessionId }, ctx));
     const invoker = createToolInvoker({
       runId,
       sessionId: opts.sessionId,
@@ -215,6 +235,8 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       onApprovalWait: opts.onApprovalWait,
       running,
       ...(replay ? { replay } : {}),
+      ...(hooks ? { hooks } : {}),
+      ...(roles ? { roles } : {}),
     });
     try {
       const result = await sandbox.run({
@@ -231,6 +253,11 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       controller.abort("run ended");
       // A call still waiting for its approval is denied by that abort: its outcome is recorded first.
       await invoker.approvalsAnswered();
+      if (hooks && hooks.byEvent["run.end"].length > 0) {
+        const end = { runId, sessionId: opts.sessionId, ok: result.ok, calls: invoker.outcomes.length };
+        // Not awaited: an observer never holds the run's result back (it fails open, logged).
+        void runObservers(hooks, "run.end", scope, (fn, ctx) => fn(end, ctx));
+      }
       // The result leaves the gateway (to the model, a surface): the calls' outcomes are committed
       // first. A failed commit keeps them queued for the next one, as it did for each call before.
       await journalFirst(options.receipts, replay)

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolDefinition } from "@openassistant/sdk";
+import type { HookToolCall, ToolContext, ToolDefinition } from "@openassistant/sdk";
 import { approvalInput } from "../approvals/input-preview.ts";
 import type { ApprovalDecision, RequestApproval } from "../approvals/types.ts";
 import { newId } from "../db/new-id.ts";
@@ -7,6 +7,9 @@ import type { PolicyRule } from "../policy/types.ts";
 import type { ReceiptStaging } from "../receipts/port.ts";
 import type { Decision, PolicyMode, ReceiptDraft, ReceiptPhase } from "../receipts/types.ts";
 import type { CrossingError, HostCallResult } from "../sandbox/types.ts";
+import type { HookScope } from "../hooks/call.ts";
+import type { HookSet } from "../hooks/set.ts";
+import { type BeforeVerdict, type HookChange, runToolAfter, runToolBefore } from "../hooks/tool-hooks.ts";
 import { cutText } from "../text/cut.ts";
 import { toolFiles, toolSummary } from "./approval-card.ts";
 import { progressReporter } from "./call-progress.ts";
@@ -53,6 +56,10 @@ export interface InvokerContext {
   readonly running: RunningCalls;
   /** The run's journal (call order, answers) and, for a resumed run, the record it replays (`journaled`). */
   readonly replay?: RunReplay;
+  /** The plugins' hooks (`tool.before`, `tool.after`); none when absent. The model's code never sees them. */
+  readonly hooks?: HookSet;
+  /** The roles the surface knows for `requestedBy` (what hooks see of who asked). */
+  readonly roles?: readonly string[];
 }
 
 /**
@@ -92,6 +99,7 @@ export function createToolInvoker(ctx: InvokerContext) {
     inFlight: new Map(),
     asking: new Set(),
     log: loggersFor(ctx.redact),
+    scope: undefined,
   };
   // Receipts are staged and committed together; `receipts.durable()` runs right before each step with an
   // effect outside the gateway (approval card, a tool run that is not read-only), so those steps
@@ -130,6 +138,8 @@ interface Invoker {
   /** The answers the calls are waiting for (a rule store's, then a person's). */
   readonly asking: Set<Promise<ApprovalDecision>>;
   readonly log: (path: string) => ToolContext["log"];
+  /** What the hooks of this run's calls see of it (made once per run, when a hook first needs it). */
+  scope: HookScope | undefined;
 }
 
 /**
@@ -160,6 +170,11 @@ interface Call {
   /** The tool's own signal (`commit`): aborted when the run is cancelled, the call times out or the gateway stops. */
   abort: CallAbort | undefined;
   startedAt: number;
+  /** Why a plugin's `tool.before` requires approval, for the card: `required by plugin X: title — summary`. */
+  requiredBy: string | undefined;
+  /** A succeeded run's own value, while the `tool.after` hooks look at it (`after`). */
+  value: unknown;
+  durationMs: number;
   /** How the call ended, once `record` wrote it. */
   settled: Settled | undefined;
   /** Its place in the run's journal, when the run keeps one. */
@@ -193,6 +208,9 @@ function openCall(invoker: Invoker, path: string, inputJson: string): Call {
     decidedBy: undefined,
     abort: undefined,
     startedAt: 0,
+    requiredBy: undefined,
+    value: undefined,
+    durationMs: 0,
     settled: undefined,
     position: undefined,
   };
@@ -224,8 +242,8 @@ class Wait<T> {
 
 type Step = (call: Call) => Next | Wait<any>;
 
-/** The steps of every call, in order; the last one (`run`) always settles. */
-const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run];
+/** The steps of every call, in order; `run` settles unless `tool.after` hooks are registered, then `after` does. */
+const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run, after];
 
 async function invoke(invoker: Invoker, path: string, inputJson: string): Promise<HostCallResult> {
   const admission = invoker.ctx.replay?.admit(path, inputJson, invoker.ctx.tools.get(path));
@@ -309,16 +327,71 @@ function admit(call: Call, parsed: ParsedInput): Next {
 }
 
 /**
- * The slot for plugin hooks (`tool.before`, issue #29): after validation, before policy. Empty
- * today: every call continues unchanged. A hook's answer fits the step as it is: a denial settles
- * the call (`denied(call, "hook:<id>", reason, message)`), a requirement of approval raises
- * `call.policy` from "auto" to "required" (a "deny" stays; `call.alwaysAsk` too if no standing
- * rule may answer for a person), a replaced input replaces `call.input` (the `started` preview and
- * the card then show it); a hook that must wait returns a `Wait`. `tool.after` has its slot in
- * `run`: `resultHooks`.
+ * The plugins' `tool.before` hooks (issue #29): after validation, before policy. A denial (or a
+ * hook that fails: they fail closed) settles the call as denied by `plugin:<id>`; a requirement
+ * of approval raises the policy from "auto" to "required" and a person must decide (no standing
+ * rule answers for a plugin's requirement); a replaced input, validated again, is what the call
+ * goes on with. Each change is a receipt decided by `plugin:<id>`.
  */
-function hooks(call: Call): Next {
+function hooks(call: Call): Next | Wait<BeforeVerdict> {
+  const set = call.invoker.ctx.hooks;
+  if (set === undefined || set.byEvent["tool.before"].length === 0) return call;
+  const definition = call.definition!;
+  const revalidate = (input: unknown) => {
+    const json = safeJson(input);
+    return json.ok && json.text !== undefined
+      ? parseInput(definition, json.text)
+      : { ok: false as const, message: json.ok ? "the input is undefined" : json.message };
+  };
+  const verdict = runToolBefore(set, hookCall(call), scopeOf(call.invoker), call.invoker.ctx.signal, revalidate);
+  return new Wait(verdict, hooked);
+}
+
+function hooked(call: Call, verdict: BeforeVerdict): Next {
+  const { ctx } = call.invoker;
+  for (const change of verdict.changes) {
+    if (change.kind === "input") {
+      call.input = change.input;
+      stage(call, "requested", {
+        decidedBy: `plugin:${change.pluginId}`,
+        reason: `input replaced by plugin ${change.pluginId}`,
+        inputPreview: preview(call.definition!, change.input, call.inputJson, call.requestedPreview, ctx),
+      });
+    } else if (change.kind === "requireApproval") {
+      if (call.policy === "auto") call.policy = "required";
+      call.alwaysAsk = true;
+      const why = `required by plugin ${change.pluginId}: ${change.title} — ${change.summary}`;
+      call.requiredBy = call.requiredBy ? `${call.requiredBy}\n${why}` : why;
+      stage(call, "requested", {
+        decidedBy: `plugin:${change.pluginId}`,
+        reason: ctx.redact(cutText(`approval ${why}`, MAX_MESSAGE_CHARS)),
+      });
+    }
+  }
+  if (verdict.denied) {
+    const { pluginId, reason } = verdict.denied;
+    // A plugin's reason is bounded like a tool's error (the model and the receipt get the same text).
+    const shown = redactBounded(reason, MAX_MESSAGE_CHARS, ctx.redact);
+    return denied(call, `plugin:${pluginId}`, shown, `${call.path} was denied by plugin ${pluginId}: ${shown}`);
+  }
+  call.input = verdict.input;
   return call;
+}
+
+/** The call as hooks see it: its input passed the tool's args, a zod object, so it is an object. */
+function hookCall(call: Call): HookToolCall {
+  return { path: call.path, callId: call.id, input: call.input as HookToolCall["input"], approval: call.approval };
+}
+
+function scopeOf(invoker: Invoker): HookScope {
+  if (invoker.scope) return invoker.scope;
+  const { ctx } = invoker;
+  invoker.scope = {
+    runId: ctx.runId,
+    ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
+    ...(ctx.requestedBy ? { requestedBy: { userId: ctx.requestedBy, roles: ctx.roles ?? [] } } : {}),
+  };
+  return invoker.scope;
 }
 
 /** The operator's policy: a deny rule settles the call; otherwise it goes on, automatic unless approval is required. */
@@ -386,7 +459,7 @@ async function decide(call: Call): Promise<ApprovalDecision> {
         toolPath: path,
         description: definition!.description,
         ...approvalInput(input, ctx.redact, ctx.previewChars),
-        ...toolSummary(definition!, input, ctx.redact),
+        ...cardSummary(call, toolSummary(definition!, input, ctx.redact)),
         ...toolFiles(definition!, input, ctx.redact),
         code: ctx.redact(ctx.code),
         requestedBy: ctx.requestedBy,
@@ -471,7 +544,7 @@ function run(call: Call): Wait<RunExit> {
   return new Wait(runTool(definition, call.input, toolCtx, path, ctx.toolTimeoutMs, callAbort), ran);
 }
 
-function ran(call: Call, exit: RunExit): Settled {
+function ran(call: Call, exit: RunExit): Next {
   const { ctx } = call.invoker;
   const { path } = call;
   const definition = call.definition!;
@@ -480,7 +553,12 @@ function ran(call: Call, exit: RunExit): Settled {
   if (call.settled) return call.settled;
   const durationMs = Math.round(performance.now() - call.startedAt);
   if (exit.ok) {
-    const value = resultHooks(call, exit.value);
+    const value = exit.value;
+    if (ctx.hooks !== undefined && ctx.hooks.byEvent["tool.after"].length > 0) {
+      call.value = value;
+      call.durationMs = durationMs;
+      return call;
+    }
     const json = safeJson(value);
     if (!json.ok) {
       const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${json.message}`);
@@ -494,11 +572,66 @@ function ran(call: Call, exit: RunExit): Settled {
 }
 
 /**
- * The slot for `tool.after` hooks (issue #29): the value the model sees (and its receipt previews)
- * of a run that succeeded. Empty today: the tool's own value.
+ * The plugins' `tool.after` hooks on a succeeded run (issue #29): they may replace the result the
+ * model sees. The `succeeded` receipt keeps the tool's own result; each replacement is a receipt
+ * decided by `plugin:<id>` (in phase `started`, before the outcome: the outcome stays the call's
+ * last receipt) with the replaced result as its output preview.
  */
-function resultHooks(_call: Call, value: unknown): unknown {
-  return value;
+function after(call: Call): Wait<readonly HookChange[]> {
+  const { ctx } = call.invoker;
+  const outcome = { status: "succeeded" as const, result: call.value };
+  return new Wait(runToolAfter(ctx.hooks!, hookCall(call), outcome, scopeOf(call.invoker), ctx.signal), afterHooked);
+}
+
+function afterHooked(call: Call, changes: readonly HookChange[]): Settled {
+  const { ctx } = call.invoker;
+  const { path, durationMs } = call;
+  const definition = call.definition!;
+  if (call.settled) return call.settled;
+  const own = safeJson(call.value);
+  if (!own.ok) {
+    const error = ctx.redact(`${path} returned a value that is not JSON-serializable: ${own.message}`);
+    return failed(call, error, "ToolError", error, "BAD_OUTPUT", durationMs);
+  }
+  let shown = own;
+  for (const change of changes) {
+    if (change.kind !== "result") continue;
+    const json = safeJson(change.result);
+    if (!json.ok) {
+      ctx.hooks!.log(
+        `[${change.pluginId}] tool.after replaced the result of ${path} with a value that is not JSON-serializable (ignored)`,
+      );
+      continue;
+    }
+    shown = json;
+    stage(call, "started", {
+      decision: call.decision,
+      decidedBy: `plugin:${change.pluginId}`,
+      reason: `result replaced by plugin ${change.pluginId}`,
+      outputPreview: clip(ctx.redact(json.text ?? "undefined"), ctx.previewChars),
+    });
+  }
+  const settled = succeeded(call, own.text, outputPreview(definition, call.value, own.text, ctx), durationMs);
+  return shown === own ? settled : { ...settled, result: { ok: true, json: shown.text } };
+}
+
+/** What the approval card shows above the fields: a plugin's requirement, then the tool's own summary. */
+function cardSummary(call: Call, tool: { summary?: string }): { summary?: string } {
+  if (!call.requiredBy) return tool;
+  const { ctx } = call.invoker;
+  const required = redactBounded(call.requiredBy, MAX_MESSAGE_CHARS, ctx.redact);
+  return { summary: tool.summary ? `${required}\n\n${tool.summary}` : required };
+}
+
+/** `tool.after` hooks observe the calls that did not succeed (a succeeded one went through `after`). */
+function observeOutcome(call: Call, settled: Settled): void {
+  const set = call.invoker.ctx.hooks;
+  if (set === undefined || set.byEvent["tool.after"].length === 0 || settled.status === "succeeded") return;
+  const outcome =
+    settled.status === "denied"
+      ? { status: "denied" as const, reason: settled.reason ?? "denied", by: settled.decidedBy ?? "system" }
+      : { status: "failed" as const, error: settled.error ?? "failed" };
+  void runToolAfter(set, hookCall(call), outcome, scopeOf(call.invoker), undefined);
 }
 
 /** The gateway stops while the call runs: it fails now, saying why; its tool is told to stop. */
@@ -541,6 +674,7 @@ function record(call: Call, settled: Settled): HostCallResult {
   };
   outcomes.push(outcome);
   ctx.onCall?.(outcome);
+  observeOutcome(call, settled);
   return settled.result;
 }
 

@@ -43,7 +43,15 @@ export const modelSettingsShape = {
   thinkingDisplay: z.enum(["summarized", "omitted"]).optional(),
 };
 
-const pluginConfigSchema = z.looseObject({ enabled: z.boolean().optional() });
+/**
+ * `critical: true`: the plugin must load (and register its hooks) or the gateway refuses to start.
+ * `hookTimeoutMs`: each of its hooks' time limit, over the plugin's own `timeoutMs` (default 5 000).
+ */
+const pluginConfigSchema = z.looseObject({
+  enabled: z.boolean().optional(),
+  critical: z.boolean().optional(),
+  hookTimeoutMs: z.number().int().positive().max(600_000).optional(),
+});
 
 export const configSchema = z.strictObject({
   /** Editor hint, ignored. */

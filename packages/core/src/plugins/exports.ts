@@ -10,6 +10,8 @@ export type ModuleShape =
       readonly warnings: string[];
       /** From `definePlugin({ config })`: the plugin's config is validated against it first. */
       readonly configSchema?: PluginDefinition["config"];
+      /** From `definePlugin({ hooks })`: built from the same context as the tools, after them. */
+      readonly hooks?: PluginDefinition["hooks"];
     }
   | { readonly kind: "empty"; readonly exportNames: string[] };
 
@@ -83,5 +85,6 @@ function fromPluginDefinition(def: PluginDefinition, warnings: string[]): Module
     factory: def.tools as PluginFactory,
     warnings,
     ...(def.config ? { configSchema: def.config } : {}),
+    ...(def.hooks ? { hooks: def.hooks } : {}),
   };
 }

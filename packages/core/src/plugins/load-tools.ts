@@ -1,7 +1,13 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { isToolDefinition, type PluginContext, type ToolDefinition, type ToolTree } from "@openassistant/sdk";
+import {
+  isToolDefinition,
+  type PluginContext,
+  type PluginHooks,
+  type ToolDefinition,
+  type ToolTree,
+} from "@openassistant/sdk";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { workspaceDir } from "../config/paths.ts";
@@ -37,16 +43,17 @@ import { DEFAULT_LOAD_TIMEOUT_MS, formatSeconds, LoadTimeoutError, withTimeLimit
 import { checkTreeShape } from "../tools/tree-shape.ts";
 import { ownValue } from "../tools/own-keys.ts";
 import type { BundledPlugin, LoadEntry, LoadResult, LoadToolsOptions, ToolInfo } from "./types.ts";
+import { buildPluginHooks, criticalDiagnostics, type Hooked, hookSummary } from "./plugin-hooks.ts";
 
 /** What a load pass remembers for the next one (reload): per entry its unfiltered subtree and fingerprint. */
 export interface LoadState {
   readonly entries: ReadonlyMap<
     string,
-    { readonly entry: LoadEntry; readonly subtree?: ToolTree; readonly fingerprint: string }
+    { readonly entry: LoadEntry; readonly subtree?: ToolTree; readonly fingerprint: string } & Hooked
   >;
 }
 
-interface Loaded {
+interface Loaded extends Hooked {
   entry: LoadEntry;
   subtree?: ToolTree;
   fingerprint: string;
@@ -147,7 +154,8 @@ export async function loadToolsIncremental(
 
   const tree: Record<string, ToolTree | ToolDefinition> = {};
   const entries: LoadEntry[] = [];
-  const state = new Map<string, { entry: LoadEntry; subtree?: ToolTree; fingerprint: string }>();
+  const state = new Map<string, { entry: LoadEntry; subtree?: ToolTree; fingerprint: string } & Hooked>();
+  const hooks: LoadResult["hooks"][number][] = [];
   const watchDirs = new Set<string>(kindWatchDirs(kinds, config, kindCtx));
   kept.forEach((c, i) => {
     const r = results[i]!;
@@ -157,10 +165,12 @@ export async function loadToolsIncremental(
     if (r.subtree && entry.status === "loaded") {
       const { filtered, tools } = applyEnablement(entry.id, r.subtree, config.tools);
       if (filtered !== undefined) tree[entry.id] = filtered;
-      entry = { ...entry, tools, status: tools.some((t) => t.enabled) ? "loaded" : "disabled" };
+      entry = { ...entry, tools, status: tools.some((t) => t.enabled) || r.hooks ? "loaded" : "disabled" };
     }
+    if (ownValue(config.config, entry.id)?.critical === true) entry = { ...entry, critical: true };
+    if (r.hooks && entry.status === "loaded") hooks.push({ pluginId: entry.id, hooks: r.hooks });
     entries.push(entry);
-    state.set(candidateKey(c), { entry: r.entry, subtree: r.subtree, fingerprint: r.fingerprint });
+    state.set(candidateKey(c), { entry: r.entry, subtree: r.subtree, fingerprint: r.fingerprint, hooks: r.hooks });
   });
 
   diagnostics.push(
@@ -170,6 +180,7 @@ export async function loadToolsIncremental(
       entries,
     ),
   );
+  diagnostics.push(...criticalDiagnostics(loadedConfig, entries));
 
   let declarations: LoadResult["declarations"];
   // Past the bound, each snippet is checked against the declarations it reaches (the gateway's snapshot).
@@ -212,6 +223,7 @@ export async function loadToolsIncremental(
   const result: LoadResult = {
     tree: tree as ToolTree,
     entries,
+    hooks,
     diagnostics: clean,
     declarations,
     watchDirs: [...watchDirs],
@@ -254,7 +266,7 @@ interface LoadContext {
   gen: number;
   log: NonNullable<LoadToolsOptions["log"]>;
   secrets: LoadToolsOptions["secrets"];
-  previous?: { entry: LoadEntry; subtree?: ToolTree; fingerprint: string };
+  previous?: { entry: LoadEntry; subtree?: ToolTree; fingerprint: string } & Hooked;
   /** Per load pass: stamp of the helper files (non-tool files) of each tools dir. */
   helperStamps: Map<string, string>;
   /** List mode: write nothing (no install, no node_modules, no data dirs). */
@@ -311,6 +323,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       return {
         entry: { ...prevLoaded.entry, stale: true },
         subtree: prevLoaded.subtree,
+        hooks: prevLoaded.hooks,
         fingerprint,
         diagnostics: [
           {
@@ -356,7 +369,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     };
   const prev = lc.previous;
   if (prev && prev.fingerprint === fingerprint && prev.subtree && prev.entry.status === "loaded" && !prev.entry.stale)
-    return { entry: prev.entry, subtree: prev.subtree, fingerprint, diagnostics: [] };
+    return { entry: prev.entry, subtree: prev.subtree, hooks: prev.hooks, fingerprint, diagnostics: [] };
 
   const diagnostics: Diagnostic[] = [];
   const fail = (d: Omit<Diagnostic, "id" | "level"> & { level?: Diagnostic["level"] }): Loaded => {
@@ -365,6 +378,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       return {
         entry: { ...prev.entry, stale: true },
         subtree: prev.subtree,
+        hooks: prev.hooks,
         fingerprint: prev.fingerprint,
         diagnostics: [
           ...diagnostics,
@@ -387,6 +401,8 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
           : { kind: "tree", tree: t, warnings: [] };
       ctxConfig = { ...(pluginConfig ?? {}) };
       delete ctxConfig.enabled;
+      delete ctxConfig.critical;
+      delete ctxConfig.hookTimeoutMs;
     } else if (c.kind === "tool") {
       file = c.file;
       const installFailure = lc.installFailures.get(c.file);
@@ -402,6 +418,8 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       shape = interpretToolModule(mod);
       ctxConfig = { ...(pluginConfig ?? {}) };
       delete ctxConfig.enabled;
+      delete ctxConfig.critical;
+      delete ctxConfig.hookTimeoutMs;
     } else {
       file = c.pkg.entry;
       const validated = validatePluginConfig(c.pkg, pluginConfig);
@@ -474,6 +492,7 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
     });
 
   let subtree: ToolTree;
+  let hooks: PluginHooks | undefined;
   if (shape.kind === "factory") {
     const dataDir = join(lc.projectWorkspace, "data", c.id);
     try {
@@ -506,6 +525,9 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
       const factory = shape.factory;
       const limit = (c.kind === "bundled" ? c.bundled.timeoutMs : undefined) ?? lc.timeoutMs;
       subtree = await withTimeLimit(() => factory(ctx), limit);
+      const built = await buildPluginHooks(shape.hooks, ctx, limit, file, pluginConfig?.hookTimeoutMs);
+      if ("problem" in built) return fail(built.problem);
+      hooks = built.hooks;
       if (c.kind === "bundled") diagnostics.push(...skippedToolDiagnostics(c.id, c.bundled, lc));
     } catch (err) {
       if (err instanceof LoadTimeoutError)
@@ -573,13 +595,19 @@ async function loadCandidate(c: Candidate, lc: LoadContext): Promise<Loaded> {
   } catch (err) {
     return fail({ source: file, message: (err as Error).message, hint: `Rename the export/key in ${file}.` });
   }
-  if (tools.length === 0)
+  if (tools.length === 0 && !hooks)
     return fail({
       source: file,
       message: "provides no tools",
       hint: `Return at least one defineTool(...) from ${file}.`,
     });
-  return { entry: { ...base, status: "loaded", tools }, subtree, fingerprint, diagnostics };
+  return {
+    entry: { ...base, status: "loaded", tools, ...(hooks ? { hooks: hookSummary(hooks) } : {}) },
+    subtree,
+    hooks,
+    fingerprint,
+    diagnostics,
+  };
 }
 
 /** One error per tool a source left out (at most 20, then a count), at the source's config key. */

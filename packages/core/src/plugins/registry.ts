@@ -5,6 +5,8 @@ import type { LoadedConfig } from "../config/load.ts";
 import { locateConfigKey } from "../config/locate.ts";
 import { keysNeedingRestart } from "../config/restart-keys.ts";
 import { loadToolsIncremental, type LoadState } from "./load-tools.ts";
+import { keepCriticalHooks } from "./plugin-hooks.ts";
+import type { PluginHookEntry } from "../hooks/set.ts";
 import type { Diagnostic, LoadEntry, LoadResult, LoadToolsOptions } from "./types.ts";
 
 /** An immutable view of the loaded tools. A run keeps the snapshot it started with. */
@@ -14,6 +16,8 @@ export interface LoadedSnapshot {
   readonly tree: ToolTree;
   readonly declarations?: { readonly text: string; readonly hash: string };
   readonly entries: readonly LoadEntry[];
+  /** The loaded plugins' hooks in load order: a run keeps the hooks of its snapshot, like its tools. */
+  readonly hooks: readonly PluginHookEntry[];
   readonly diagnostics: readonly Diagnostic[];
   readonly loadedAt: number;
 }
@@ -72,6 +76,7 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
       tree: r.tree,
       declarations: r.declarations,
       entries: Object.freeze([...r.entries]),
+      hooks: Object.freeze([...r.hooks]),
       diagnostics: Object.freeze([...r.diagnostics, ...extra]),
       loadedAt: Date.now(),
     });
@@ -81,13 +86,15 @@ export function createToolRegistry(opts: ToolRegistryOptions = {}): ToolRegistry
       const configSchema = opts.configSchema ?? opts.config?.schema;
       const base = { ...opts, onSourceChanged: sourceChanged, ...(configSchema ? { configSchema } : {}) };
       const {
-        result,
+        result: loaded,
         state: next,
         config,
       } = await loadToolsIncremental(
         reloadConfig && (started || !opts.config) ? { ...base, config: undefined } : base,
         state,
       );
+      // #29: a critical plugin gone after a reload keeps the hooks it had.
+      const result = keepCriticalHooks(snapshot?.hooks, loaded);
       state = next;
       watchDirs = [...result.watchDirs];
       configFiles = [...config.sources];

@@ -5,6 +5,7 @@ import type { Diagnostic } from "../config/diagnostic.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { ConfigSchema } from "../config/schema.ts";
 import type { DeclarationCache } from "../codemode/declarations-cache.ts";
+import type { PluginHookEntry } from "../hooks/set.ts";
 
 export type { Diagnostic };
 
@@ -14,6 +15,8 @@ export interface LoadResult {
   /** Merged tree of every loaded, enabled tool. */
   readonly tree: ToolTree;
   readonly entries: readonly LoadEntry[];
+  /** The loaded plugins' hooks, in load order (`createHookSet` orders them by priority). */
+  readonly hooks: readonly PluginHookEntry[];
   readonly diagnostics: readonly Diagnostic[];
   readonly declarations?: { readonly text: string; readonly hash: string };
   /** Directories whose changes should trigger a reload (tool dirs, plugin dirs outside node_modules). */

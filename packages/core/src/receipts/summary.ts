@@ -20,6 +20,8 @@ export interface ActivityItem {
   readonly error?: string;
   readonly inputPreview?: string;
   readonly outputPreview?: string;
+  /** What plugins' hooks changed on the call (approval required, input or result replaced), in order. */
+  readonly hooks?: readonly string[];
 }
 
 export interface ActivitySummary {
@@ -43,7 +45,11 @@ interface CallAcc {
   error?: string;
   inputPreview?: string;
   outputPreview?: string;
+  hooks?: string[];
 }
+
+/** A receipt of a plugin hook's change (a denial by a hook is the call's outcome, not a note). */
+const isHookNote = (r: Receipt) => r.phase !== "denied" && r.decidedBy?.startsWith("plugin:") === true;
 
 /**
  * Relevant activity of a turn, derived only from receipts (pass every receipt of the turn, across
@@ -65,6 +71,10 @@ export function summarizeRun(receipts: readonly Receipt[], opts: SummaryOptions 
       calls.set(r.callId, acc);
     }
     acc.last = r;
+    if (isHookNote(r)) {
+      if (r.reason !== undefined) (acc.hooks ??= []).push(r.reason);
+      continue;
+    }
     if (r.decision !== undefined) acc.decision = r.decision;
     if (r.decidedBy !== undefined) acc.by = r.decidedBy;
     if (r.reason !== undefined) acc.reason = r.reason;
@@ -77,7 +87,7 @@ export function summarizeRun(receipts: readonly Receipt[], opts: SummaryOptions 
   const reads: Array<{ firstSeq: number; lastSeq: number; item: ActivityItem }> = [];
   for (const acc of calls.values()) {
     const item = toItem(acc);
-    if (item.status === "succeeded" && item.approval.mode === "auto")
+    if (item.status === "succeeded" && item.approval.mode === "auto" && !item.hooks)
       reads.push({ firstSeq: acc.firstSeq, lastSeq: acc.last.seq, item });
     else kept.push({ firstSeq: acc.firstSeq, item });
   }
@@ -103,6 +113,7 @@ function toItem(acc: CallAcc): ActivityItem {
   if (acc.error !== undefined) item.error = acc.error;
   if (acc.inputPreview !== undefined) item.inputPreview = acc.inputPreview;
   if (acc.outputPreview !== undefined) item.outputPreview = acc.outputPreview;
+  if (acc.hooks !== undefined) item.hooks = acc.hooks;
   return item as unknown as ActivityItem;
 }
 
@@ -115,7 +126,7 @@ export interface FormatOptions {
 export function formatSummaryForModel(summary: ActivitySummary, opts: FormatOptions = {}): string {
   const max = opts.maxTextChars ?? 300;
   const text = (s: string) => clipText(s.replace(/\s+/g, " ").trim(), max);
-  const lines = summary.items.map((i) => formatItem(i, text));
+  const lines = summary.items.map((i) => formatItem(i, text) + (i.hooks ? ` · ${i.hooks.map(text).join("; ")}` : ""));
   if (summary.omittedReads > 0)
     lines.push(`(+${summary.omittedReads} successful read${summary.omittedReads === 1 ? "" : "s"} not shown)`);
   return lines.length ? lines.join("\n") : "No tool calls were made.";

@@ -42,6 +42,10 @@ export interface LoadEntry {
   readonly configPath?: readonly string[];
   /** True when the current version failed on reload and the previous version is still served. */
   readonly stale?: boolean;
+  /** The hooks the plugin registered (`definePlugin({ hooks })`): their priority and events. */
+  readonly hooks?: { readonly priority: number; readonly events: readonly string[] };
+  /** `config.<id>.critical` is true: the gateway does not start without this plugin. */
+  readonly critical?: boolean;
 }
 
 /**

@@ -3,6 +3,7 @@ import { loadProgramChecker } from "@openassistant/core/codemode";
 import { storageBackend } from "../../storage/index.ts";
 import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import { ConfigError } from "@openassistant/core/config";
+import { isCriticalDiagnostic } from "@openassistant/core/plugins";
 import type { EnvLike } from "../../auth/types.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
 import { DEFAULT_MODEL } from "../../model/config-schema.ts";
@@ -101,6 +102,14 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
             : "none loaded: add one with `openassistant tools create <name>`",
         },
   );
+
+  const critical = snapshot.diagnostics.filter(isCriticalDiagnostic);
+  if (critical.length)
+    checks.push({
+      name: "critical plugins",
+      level: "fail",
+      detail: `\`start\` refuses to start:\n${critical.map((d) => `  - ${formatDiagnostic(d)}`).join("\n")}`,
+    });
 
   checks.push(typecheckDeclarations(await loadProgramChecker(), snapshot.declarations.text));
 

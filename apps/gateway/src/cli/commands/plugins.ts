@@ -27,6 +27,12 @@ export function effectiveApproval(path: string, approval: "auto" | "required", r
   return mode === approval ? approval : `${approval} → ${mode} by policy`;
 }
 
+/** A plugin's hooks in running order's terms (#29): `hooks (priority 7): tool.before, run.end · critical`. */
+function hooksLine(e: LoadResult["entries"][number]): string {
+  const hooks = e.hooks ? `hooks (priority ${e.hooks.priority}): ${e.hooks.events.join(", ") || "none"}` : "no hooks";
+  return e.critical ? `${hooks} · critical (the gateway does not start without it)` : hooks;
+}
+
 /** Human-readable table of every discovered tool file and plugin, their tools and diagnostics. */
 function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule[] = [], projectRoot = cwd): string {
   const rel = (p: string) => displayPath(p, cwd);
@@ -52,6 +58,7 @@ function formatPluginList(r: LoadResult, cwd: string, rules: readonly PolicyRule
   else out.push(line(head));
   for (const e of r.entries) {
     out.push(line([e.id, e.kind, e.stale ? "loaded (stale)" : e.status, e.origin, rel(e.source)]));
+    if (e.hooks || e.critical) out.push(`    ${hooksLine(e)}`);
     for (const t of e.tools)
       out.push(
         `    tools.${t.path}  [${effectiveApproval(t.path, t.approval, rules)}]${t.enabled ? "" : " (disabled in config.tools)"}  ${t.description.split("\n")[0]!.slice(0, 70)}`,

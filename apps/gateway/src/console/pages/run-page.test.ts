@@ -91,4 +91,36 @@ describe("run page", () => {
       "denied by policy",
     ]);
   });
+
+  test("a plugin hook's changes are steps of the call's timeline, its denial the outcome (#29)", () => {
+    const r = (seq: number, phase: Receipt["phase"], extra: Partial<Receipt> = {}): Receipt => ({
+      id: `r_${seq}`,
+      seq,
+      at: 1_700_000_000_000 + seq,
+      runId: "run_1",
+      callId: "c1",
+      toolPath: "pay.send",
+      phase,
+      approval: "auto",
+      policy: "auto",
+      prevHash: null,
+      hash: "h",
+      ...extra,
+    });
+    const labels = callTimeline([
+      r(1, "requested"),
+      r(2, "requested", { decidedBy: "plugin:cap", reason: "input replaced by plugin cap" }),
+      r(3, "started"),
+      r(4, "started", { decidedBy: "plugin:mask", reason: "result replaced by plugin mask" }),
+      r(5, "succeeded"),
+    ]).map((s) => s.label);
+    expect(labels).toContain("plugin cap: input replaced by plugin cap");
+    expect(labels).toContain("plugin mask: result replaced by plugin mask");
+    expect(labels.at(-1)).toMatch(/^succeeded/);
+    const denied = callTimeline([
+      r(1, "requested"),
+      r(2, "denied", { decision: "denied", decidedBy: "plugin:guard", reason: "closed" }),
+    ]);
+    expect(denied.at(-1)).toMatchObject({ label: "denied by plugin:guard", detail: "closed" });
+  });
 });

@@ -29,6 +29,11 @@ export function callTimeline(unordered: readonly Receipt[], approval?: ApprovalR
   for (let i = 0; i < receipts.length; i++) {
     const r = receipts[i]!;
     const next = receipts[i + 1];
+    // A plugin hook's change (#29: approval required, input or result replaced); its denial is the call's outcome below.
+    if (r.phase !== "denied" && r.decidedBy?.startsWith("plugin:")) {
+      steps.push({ label: `plugin ${r.decidedBy.slice(7)}: ${r.reason ?? "changed the call"}`, at: r.at, receipt: r });
+      continue;
+    }
     switch (r.phase) {
       case "requested": {
         steps.push({ label: "requested", at: r.at, receipt: r });

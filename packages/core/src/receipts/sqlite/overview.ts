@@ -93,16 +93,18 @@ export function overview(db: Database, period: Period, now: number): Overview {
 
 /**
  * Time from a call's `requested` receipt to the decision on it, per decider, for calls decided in
- * the period by someone asked (not the policy, not a standing rule, which decide at once).
+ * the period by someone asked (not the policy, not a standing rule, which decide at once). A
+ * plugin hook's receipts (`plugin:<id>`: its second `requested`, its denial) are not a person's wait.
  */
 function approvalWaits(db: Database, from: number, to: number): ApproverWait[] {
   const rows = db
     .query(
       `SELECT d.decided_by AS approver, d.at - q.at AS wait
        FROM receipts d JOIN receipts q ON q.run_id = d.run_id AND q.call_id = d.call_id AND q.phase = 'requested'
+         AND q.decided_by IS NULL
        WHERE d.at >= ? AND d.at < ? AND d.phase IN ('approved', 'denied') AND d.policy = 'required'
          AND d.decided_by IS NOT NULL AND d.decided_by NOT IN ('policy', 'timeout', 'system')
-         AND d.decided_by NOT LIKE 'rule:%'
+         AND d.decided_by NOT LIKE 'rule:%' AND d.decided_by NOT LIKE 'plugin:%'
        ORDER BY d.seq DESC LIMIT ?`,
     )
     .all(from, to, OVERVIEW_LIMITS.decisions) as Array<{ approver: string; wait: number }>;

@@ -201,7 +201,7 @@ export function validatePluginConfig(
   plugin: PluginPackage,
   raw: Record<string, unknown> | undefined,
 ): { ok: true; config: Record<string, unknown> } | { ok: false; message: string; path?: Array<string | number> } {
-  const { enabled: _enabled, ...rest } = raw ?? {};
+  const { enabled: _enabled, critical: _critical, hookTimeoutMs: _hookTimeoutMs, ...rest } = raw ?? {};
   const config = structuredClone(rest);
   if (!plugin.validateConfig) return { ok: true, config };
   if (plugin.validateConfig(config)) return { ok: true, config };
