@@ -31,6 +31,8 @@ const NOT_CREDENTIALS: Record<string, string> = {
   "packages/core/src/receipts/head.ts": "the receipt chain's head: a sequence number and a MAC, public by design",
   "packages/core/src/receipts/sqlite/journal.ts":
     "receipts not yet folded into SQLite, already redacted like the database",
+  "packages/core/src/receipts/replay/file-journal.ts":
+    "a run's replay record (call order, input hashes, answers redacted like receipts, clock reads, a random seed)",
 };
 
 const PRIVATE_FILE = /writePrivateFile\(|loadOrCreateSecretFile\(|0o600/;

@@ -289,8 +289,11 @@ function openGateway(
       if (life.closing) return;
       life.closing = true;
       life.reason = reason;
+      // New messages are refused from the first moment; the gateway.stop hooks run while the turns
+      // in progress are cancelled and record their outcome.
+      const turnsClosed = conversations.close(reason, SHUTDOWN_GRACE_MS);
       await gatewayHook(observerHooks(toolSource)(), "gateway.stop");
-      await conversations.close(reason, SHUTDOWN_GRACE_MS);
+      await turnsClosed;
       // Everything above, in reverse: HTTP and console, approvals, runner, checker and pool,
       // the stores (the database last of them), tool sources, the early processes.
       await Effect.runPromise(Scope.close(scope, Exit.void));
