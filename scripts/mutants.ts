@@ -4104,4 +4104,17 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #29 overview on every backend
+  ...m(
+    "packages/core/src/receipts/postgres/overview.ts",
+    ["packages/core/src/receipts/postgres/contract.test.ts"],
+    [
+      [
+        "pg-overview-plugin-is-approver",
+        `       AND d.decided_by NOT LIKE 'rule:%' AND d.decided_by NOT LIKE 'plugin:%'`,
+        `       AND d.decided_by NOT LIKE 'rule:%'`,
+        "on PostgreSQL a plugin hook's denial counts as an approver's wait (the backends' queries drifted apart once)",
+      ],
+    ],
+  ),
 ];

@@ -311,5 +311,32 @@ export function describeReceiptReaderContract(name: string, make: MakeReceiptBac
         expect((await b.reader.overview("6h", t0 - 1)).totals).toEqual({ succeeded: 0, failed: 0, denied: 0 });
       });
     });
+
+    test("overview: a call a plugin hook put before a person is one wait of that person; a plugin's denial is nobody's wait", async () => {
+      await withBackend(make, async (b, clock) => {
+        const call = (callId: string, phase: ReceiptPhase, extra: Partial<ReceiptDraft> = {}) =>
+          b.log.stage(draft({ runId: "run_h", callId, toolPath: "pay.send", phase, ...extra }));
+        call("c1", "requested");
+        clock.t += 10;
+        // The hook's own `requested` (#29): it raised the policy; the person's wait starts at the first.
+        call("c1", "requested", {
+          policy: "required",
+          decidedBy: "plugin:guard",
+          reason: "approval required by plugin guard",
+        });
+        clock.t += 90;
+        call("c1", "approved", { policy: "required", decision: "approved", decidedBy: "console:ann" });
+        call("c2", "requested", { approval: "required", policy: "required" });
+        clock.t += 5;
+        call("c2", "denied", {
+          approval: "required",
+          policy: "required",
+          decision: "denied",
+          decidedBy: "plugin:guard",
+        });
+        const o = await b.reader.overview("6h", clock.t + 1);
+        expect(o.waits).toEqual([{ approver: "console:ann", decisions: 1, medianMs: 100, p95Ms: 100 }]);
+      });
+    });
   });
 }
