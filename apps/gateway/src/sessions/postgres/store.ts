@@ -1,20 +1,13 @@
 import { migrate, newId, type Postgres } from "@openassistant/core/db";
 import { cutText } from "@openassistant/core/text";
 import { TURN_TEXT_CAPS, type SessionStore } from "../store.ts";
-import type { Session, SessionSettings, StoredMessage } from "../types.ts";
+import type { SessionSettings } from "../types.ts";
 import { SESSION_MIGRATIONS } from "./schema.ts";
+import { sessionFromRow, storedMessagesFromRows, turnFromRow } from "../rows.ts";
 
 const capped = (text: string | undefined, cap: number) => (text === undefined ? null : cutText(text, cap));
 const SESSION_COLUMNS = "id, surface, external_key, created_at::float8 AS created_at, settings";
 const MESSAGE_COLUMNS = "seq, role, content, turn_id, run_ids, at::float8 AS at";
-
-const toSession = (r: Record<string, any>): Session => ({
-  id: r.id,
-  surface: r.surface,
-  key: r.external_key,
-  createdAt: r.created_at,
-  settings: JSON.parse(r.settings) as SessionSettings,
-});
 
 /**
  * Sessions, their messages, turns and turn events on PostgreSQL (migrated first; the caller closes
@@ -33,15 +26,15 @@ export async function createPgSessionStore(sql: Postgres): Promise<SessionStore>
   return {
     async getOrCreate(key, surface) {
       const found = await byKey(key);
-      if (found) return toSession(found);
+      if (found) return sessionFromRow(found);
       const now = Date.now();
       await sql`INSERT INTO sessions (id, surface, external_key, created_at, updated_at, settings)
         VALUES (${newId("ses")}, ${surface}, ${key}, ${now}, ${now}, '{}') ON CONFLICT (external_key) DO NOTHING`;
-      return toSession(await byKey(key));
+      return sessionFromRow(await byKey(key));
     },
     async get(id) {
       const row = await byId(id);
-      return row ? toSession(row) : undefined;
+      return row ? sessionFromRow(row) : undefined;
     },
     async updateSettings(id, settings) {
       await writeSettings(id, settings);
@@ -61,12 +54,12 @@ export async function createPgSessionStore(sql: Postgres): Promise<SessionStore>
       return merged as SessionSettings;
     },
     async history(sessionId) {
-      return toStoredMessages(
+      return storedMessagesFromRows(
         await sql.unsafe(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1 ORDER BY seq`, [sessionId]),
       );
     },
     async modelHistory(sessionId) {
-      return toStoredMessages(
+      return storedMessagesFromRows(
         await sql.unsafe(
           `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = $1
            AND (turn_id IS NULL OR turn_id NOT IN (SELECT id FROM turns WHERE stop_reason = 'refused')) ORDER BY seq`,
@@ -129,46 +122,7 @@ export async function createPgSessionStore(sql: Postgres): Promise<SessionStore>
            unverified, run_ids, request, model, answer FROM turns WHERE session_id = $1 ORDER BY started_at`,
         [sessionId],
       );
-      return rows.map((r: Record<string, any>) => ({
-        id: r.id,
-        sessionId: r.session_id,
-        userId: r.user_id,
-        startedAt: r.started_at,
-        finishedAt: r.finished_at,
-        stopReason: r.stop_reason,
-        unverified: r.unverified === null ? null : r.unverified === 1,
-        runIds: JSON.parse(r.run_ids),
-        request: r.request,
-        model: r.model,
-        answer: r.answer,
-      }));
+      return rows.map(turnFromRow);
     },
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A row that does not parse is skipped (as on SQLite, sessions/sqlite/store.ts). */
-function toStoredMessages(rows: ReadonlyArray<Record<string, any>>): StoredMessage[] {
-  return rows.flatMap((r) => {
-    const content = parseJson(r.content);
-    if (content === undefined) return [];
-    const runIds = parseJson(r.run_ids);
-    return [
-      {
-        seq: r.seq,
-        role: r.role,
-        content: content as StoredMessage["content"],
-        turnId: r.turn_id,
-        runIds: Array.isArray(runIds) ? runIds : [],
-        at: r.at,
-      },
-    ];
-  });
 }

@@ -1,48 +1,19 @@
 import type { Database } from "bun:sqlite";
 import { ensureSessionSchema } from "./schema.ts";
+import {
+  type MessageRow,
+  type SessionRow,
+  sessionFromRow,
+  storedMessagesFromRows,
+  turnFromRow,
+  type TurnRow,
+} from "../rows.ts";
 import { TURN_TEXT_CAPS, type SessionStore } from "../store.ts";
-import type { NewMessage, Session, SessionSettings, StoredMessage } from "../types.ts";
+import type { NewMessage, SessionSettings } from "../types.ts";
 import { newId } from "@openassistant/core/db";
 import { cutText } from "@openassistant/core/text";
 
 const capped = (text: string | undefined, cap: number) => (text === undefined ? null : cutText(text, cap));
-
-interface SessionRow {
-  id: string;
-  surface: string;
-  external_key: string;
-  created_at: number;
-  settings: string;
-}
-interface MessageRow {
-  seq: number;
-  role: "user" | "assistant";
-  content: string;
-  turn_id: string | null;
-  run_ids: string;
-  at: number;
-}
-interface TurnRow {
-  id: string;
-  session_id: string;
-  user_id: string | null;
-  started_at: number;
-  finished_at: number | null;
-  stop_reason: string | null;
-  unverified: number | null;
-  run_ids: string;
-  request: string | null;
-  model: string | null;
-  answer: string | null;
-}
-
-const toSession = (r: SessionRow): Session => ({
-  id: r.id,
-  surface: r.surface,
-  key: r.external_key,
-  createdAt: r.created_at,
-  settings: JSON.parse(r.settings) as SessionSettings,
-});
 
 /** Sessions, their messages, turns and turn events in `db` (the caller closes `db`). */
 export function createSessionStore(db: Database): SessionStore {
@@ -90,15 +61,15 @@ export function createSessionStore(db: Database): SessionStore {
   return {
     async getOrCreate(key, surface) {
       const found = byKey.get(key);
-      if (found) return toSession(found);
+      if (found) return sessionFromRow(found);
       const now = Date.now();
       const id = newId("ses");
       insertSession.run(id, surface, key, now, now);
-      return toSession(byKey.get(key)!);
+      return sessionFromRow(byKey.get(key)!);
     },
     async get(id) {
       const row = byId.get(id);
-      return row ? toSession(row) : undefined;
+      return row ? sessionFromRow(row) : undefined;
     },
     async updateSettings(id, settings) {
       db.query("UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ?").run(
@@ -126,10 +97,10 @@ export function createSessionStore(db: Database): SessionStore {
       return merged as SessionSettings;
     },
     async history(sessionId) {
-      return toStoredMessages(selectHistory.all(sessionId));
+      return storedMessagesFromRows(selectHistory.all(sessionId));
     },
     async modelHistory(sessionId) {
-      return toStoredMessages(selectModelHistory.all(sessionId));
+      return storedMessagesFromRows(selectModelHistory.all(sessionId));
     },
     async appendMessages(sessionId, turnId, messages) {
       if (messages.length) append(sessionId, turnId, messages);
@@ -180,47 +151,7 @@ export function createSessionStore(db: Database): SessionStore {
           "SELECT id, session_id, user_id, started_at, finished_at, stop_reason, unverified, run_ids, request, model, answer FROM turns WHERE session_id = ? ORDER BY started_at",
         )
         .all(sessionId)
-        .map((r) => ({
-          id: r.id,
-          sessionId: r.session_id,
-          userId: r.user_id,
-          startedAt: r.started_at,
-          finishedAt: r.finished_at,
-          stopReason: r.stop_reason,
-          unverified: r.unverified === null ? null : r.unverified === 1,
-          runIds: JSON.parse(r.run_ids),
-          request: r.request,
-          model: r.model,
-          answer: r.answer,
-        }));
+        .map(turnFromRow);
     },
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A row that does not parse (a damaged file, a hand edit) is skipped rather than making the session
- * unusable; the agent loop repairs what is left (sessions/repair.ts). */
-function toStoredMessages(rows: readonly MessageRow[]): StoredMessage[] {
-  return rows.flatMap((r) => {
-    const content = parseJson(r.content);
-    if (content === undefined) return [];
-    const runIds = parseJson(r.run_ids);
-    return [
-      {
-        seq: r.seq,
-        role: r.role,
-        content: content as StoredMessage["content"],
-        turnId: r.turn_id,
-        runIds: Array.isArray(runIds) ? runIds : [],
-        at: r.at,
-      },
-    ];
-  });
 }

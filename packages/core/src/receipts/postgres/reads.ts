@@ -1,4 +1,5 @@
 import type { Postgres } from "../../db/postgres/connect.ts";
+import { compact, receiptFromRow, type ReceiptRowFields } from "../rows.ts";
 import { toolPatternToRegExp } from "../../tools/pattern.ts";
 import type { Conversation, RunFilter, RunRow, RunTurn } from "../port.ts";
 import { type CallStatus, phaseStatus, runStatus } from "../status.ts";
@@ -33,35 +34,7 @@ function globToLike(glob: string): string {
 const hasTable = async (sql: Postgres, name: string) =>
   (await sql`SELECT to_regclass(${name}) IS NOT NULL AS present`)[0].present === true;
 
-function compact<T extends object>(o: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== null) out[k] = v;
-  return out as T;
-}
-
-export function rowToReceipt(row: Record<string, any>): Receipt {
-  const r = compact({
-    id: row.id,
-    seq: row.seq,
-    runId: row.run_id,
-    callId: row.call_id,
-    sessionId: row.session_id,
-    toolPath: row.tool_path,
-    phase: row.phase,
-    approval: row.approval,
-    policy: row.policy,
-    decision: row.decision,
-    decidedBy: row.decided_by,
-    reason: row.reason,
-    inputPreview: row.input_preview,
-    outputPreview: row.output_preview,
-    error: row.error,
-    durationMs: row.duration_ms,
-    at: row.at,
-    hash: row.hash,
-  });
-  return { ...r, prevHash: row.prev_hash } as Receipt;
-}
+const rowToReceipt = (row: Record<string, any>): Receipt => receiptFromRow(row as ReceiptRowFields);
 
 export async function byRuns(sql: Postgres, runIds: readonly string[]): Promise<Receipt[]> {
   if (runIds.length === 0) return [];

@@ -7,6 +7,7 @@ import { type FoldThread, startFoldThread } from "./fold-thread.ts";
 import { headPath, readHead } from "../head.ts";
 import { type JournalRecord, journalLines, openReceiptJournal, type ReceiptJournal } from "./journal.ts";
 import { loadReceiptKey, processReceiptKey, type ReceiptKey } from "../key.ts";
+import { receiptFromRow } from "../rows.ts";
 import { ensureReceiptSchema, metaValue, RECEIPT_COLUMNS, readMeta, type ReceiptRow, SCHEME_LEGACY } from "./schema.ts";
 import type { Receipt, ReceiptDraft, ReceiptQuery, VerifyResult } from "../types.ts";
 import { createVerifier } from "./verify.ts";
@@ -487,35 +488,8 @@ function toSqlGlob(pattern: string): string {
   return out;
 }
 
-/** Drops absent (undefined/null) fields so stored and read-back receipts compare equal. */
-function compact<T extends object>(o: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== null) out[k] = v;
-  return out as T;
-}
-
 function rowToReceipt(row: ReceiptRow): Receipt {
-  const r = compact({
-    id: row.id,
-    seq: row.seq,
-    runId: row.run_id,
-    callId: row.call_id,
-    sessionId: row.session_id,
-    toolPath: row.tool_path,
-    phase: row.phase,
-    approval: row.approval,
-    policy: row.policy,
-    decision: row.decision,
-    decidedBy: row.decided_by,
-    reason: row.reason,
-    inputPreview: row.input_preview,
-    outputPreview: row.output_preview,
-    error: row.error,
-    durationMs: row.duration_ms,
-    at: row.at,
-    hash: row.hash,
-  });
-  return { ...r, prevHash: row.prev_hash, ...(row.scheme === SCHEME_LEGACY ? { legacy: true } : {}) } as Receipt;
+  return receiptFromRow(row, row.scheme === SCHEME_LEGACY);
 }
 
 export function validateDraft(d: ReceiptDraft): void {
