@@ -49,7 +49,8 @@ export interface Gateway {
   readonly approvals: ApprovalBroker;
   readonly receipts: ReceiptLog & ReceiptReader;
   readonly sessions: SessionStore;
-  readonly db: Database;
+  /** The SQLite file's handle; absent when `storage.url` puts the stores on PostgreSQL. */
+  readonly db?: Database;
   readonly auth: AuthResolver;
   /** Scrubs every known secret (config, credentials, tokens) from a text before it is logged or shown. */
   readonly redact: (text: string) => string;

@@ -30,6 +30,7 @@ import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
+import { gatewayStorageFor } from "../storage/index.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
 
 /** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
@@ -121,8 +122,10 @@ function openGateway(
     const redact = secrets.redact;
 
     // The receipt chain's HMAC key and head live in the config dir, outside the database.
+    // `storage.url` set → PostgreSQL, never the SQLite file (storage/index.ts).
+    const storage = yield* attempt(() => gatewayStorageFor(settings));
     const stores = yield* openStores(
-      storageLayer({ location: settings.databasePath, keyDir: configDir, secrets }, log),
+      storageLayer({ location: storage.location, keyDir: configDir, secrets, log }, log, storage.backend),
     );
     const { receipts, sessions } = stores;
 
@@ -280,7 +283,7 @@ function openGateway(
       approvals,
       receipts,
       sessions,
-      db: stores.db,
+      ...(stores.db ? { db: stores.db } : {}),
       auth,
       redact,
       secrets,
