@@ -3977,4 +3977,71 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 wiring
+  ...m(
+    "apps/gateway/src/storage/index.ts",
+    ["apps/gateway/src/storage/choose.test.ts", "apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "storage-url-ignored",
+        `const name = settings.storageUrl ? "postgres" : DEFAULT_STORAGE_BACKEND;`,
+        `const name = DEFAULT_STORAGE_BACKEND;`,
+        "storage.url is set but the stores open in SQLite: the gateways share nothing",
+      ],
+      [
+        "storage-sqlite-only-surface-allowed",
+        `if (chosen.name !== DEFAULT_STORAGE_BACKEND && surfaces.length > 0)`,
+        `if (chosen.name !== DEFAULT_STORAGE_BACKEND && surfaces.length > 99)`,
+        "the Discord surface starts on PostgreSQL with nowhere to keep its tables",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/services/assemble.ts",
+    ["apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "gateway-storage-backend-default",
+        `storageLayer({ location: storage.location, keyDir: configDir, secrets, log }, log, storage.backend),`,
+        `storageLayer({ location: settings.databasePath, keyDir: configDir, secrets, log }, log),`,
+        "the gateway opens the SQLite file although storage.url is set",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/storage/postgres/health.ts",
+    ["apps/gateway/src/cli/doctor-postgres.test.ts"],
+    [
+      [
+        "doctor-pg-prints-url",
+        'return [{ name: "database", level: "fail", detail: `${withoutCredentials(errorText(e), url)}.` }];',
+        'return [{ name: "database", level: "fail", detail: `${errorText(e)} (${url}).` }];',
+        "doctor prints storage.url with its password when the server cannot be reached",
+      ],
+      [
+        "doctor-pg-disabled-trigger-ok",
+        `const enabled = new Set(rows.filter((r) => r.enabled !== "D").map((r) => r.name));`,
+        `const enabled = new Set(rows.map((r) => r.name));`,
+        "a disabled append-only trigger passes doctor: receipts can be edited unnoticed",
+      ],
+      [
+        "doctor-pg-newer-schema-ok",
+        `if (ahead.length)`,
+        `if (ahead.length > 99)`,
+        "a schema migrated by a newer openassistant is not reported",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/postgres/run-code.ts",
+    ["apps/gateway/src/console/postgres/run-code.test.ts"],
+    [
+      [
+        "pg-run-code-overwritten",
+        `VALUES (\${runId}, \${turnId}, \${text}, \${Date.now()}) ON CONFLICT (run_id) DO NOTHING\`.then(`,
+        `VALUES (\${runId}, \${turnId}, \${text}, \${Date.now()}) ON CONFLICT (run_id) DO UPDATE SET code = excluded.code\`.then(`,
+        "a later record replaces the code a run was recorded with",
+      ],
+    ],
+  ),
 ];

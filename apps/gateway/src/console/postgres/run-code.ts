@@ -15,8 +15,8 @@ export const CONSOLE_MIGRATIONS: readonly string[] = [
 
 /**
  * The console's run code (run-code.ts) on PostgreSQL, migrated first. `record` is called from an
- * event listener and cannot wait: the insert runs in the background, `codeOf` waits for the
- * inserts still under way (a run page opened right after its run shows the code), and an insert
+ * event listener and cannot wait: the inserts run in the background one after another, `codeOf`
+ * waits for those still under way (a run page opened right after its run shows the code), and an insert
  * the database refused is reported through `onError`.
  */
 export async function createPgRunCodeStore(
@@ -24,21 +24,21 @@ export async function createPgRunCodeStore(
   onError: (line: string) => void = () => {},
 ): Promise<RunCodeStore & { flush(): Promise<void> }> {
   await migrate(sql, "console", CONSOLE_MIGRATIONS);
-  const pending = new Set<Promise<void>>();
-  const flush = async () => {
-    await Promise.all([...pending]);
-  };
+  // One insert at a time, in the order recorded: on a pool, two inserts of one run could commit in
+  // either order, and the first recorded must stay.
+  let tail: Promise<void> = Promise.resolve();
+  const flush = () => tail;
   return {
     record(runId, turnId, code) {
       // PostgreSQL text cannot hold U+0000 (as receipts do: stored as U+2400).
       const text = code.replaceAll("\u0000", "\u2400");
-      const write = sql`INSERT INTO console_run_code (run_id, turn_id, code, at)
+      tail = tail.then(() =>
+        sql`INSERT INTO console_run_code (run_id, turn_id, code, at)
         VALUES (${runId}, ${turnId}, ${text}, ${Date.now()}) ON CONFLICT (run_id) DO NOTHING`.then(
-        () => {},
-        (e: unknown) => onError(`the console could not keep the code of run ${runId}: ${(e as Error).message}`),
+          () => {},
+          (e: unknown) => onError(`the console could not keep the code of run ${runId}: ${(e as Error).message}`),
+        ),
       );
-      pending.add(write);
-      void write.finally(() => pending.delete(write));
     },
     async codeOf(runId) {
       await flush();
