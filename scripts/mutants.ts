@@ -3980,19 +3980,13 @@ export const MUTANTS: readonly Mutant[] = [
   // #31 wiring
   ...m(
     "apps/gateway/src/storage/index.ts",
-    ["apps/gateway/src/storage/choose.test.ts", "apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    ["apps/gateway/src/storage/choose.test.ts"],
     [
       [
         "storage-url-ignored",
         `const name = settings.storageUrl ? "postgres" : DEFAULT_STORAGE_BACKEND;`,
         `const name = DEFAULT_STORAGE_BACKEND;`,
         "storage.url is set but the stores open in SQLite: the gateways share nothing",
-      ],
-      [
-        "storage-sqlite-only-surface-allowed",
-        `if (chosen.name !== DEFAULT_STORAGE_BACKEND && surfaces.length > 0)`,
-        `if (chosen.name !== DEFAULT_STORAGE_BACKEND && surfaces.length > 99)`,
-        "the Discord surface starts on PostgreSQL with nowhere to keep its tables",
       ],
     ],
   ),

@@ -77,11 +77,3 @@ test("storage.url: a turn with an approved call lands in PostgreSQL, not SQLite;
   if (password) expect(verified.stdout).not.toContain(password);
   expect(existsSync(join(project, ".openassistant", "data", "openassistant.sqlite"))).toBe(false);
 }, 30_000);
-
-test("storage.url with a surface whose tables are SQLite-only: the gateway refuses at start, naming both", async () => {
-  const url = await pg.freshDatabase();
-  const started = startHarness({ settings: { storageUrl: url, surfaces: { discord: { token: "x" } } } });
-  await expect(started).rejects.toThrow(
-    /storage\.url is set, but the discord surface's own tables .* have no PostgreSQL store yet: remove the "discord" section/,
-  );
-});

@@ -1,5 +1,5 @@
 import { openPostgresApprovals } from "@openassistant/core/approvals";
-import { checkPostgres, connectPostgres, schemaVersions } from "@openassistant/core/db";
+import { checkPostgres, connectPostgres, type Postgres, schemaVersions } from "@openassistant/core/db";
 import {
   openPostgresReceipts,
   type ReceiptLog,
@@ -18,6 +18,8 @@ export interface PostgresStores {
   readonly sessions: SessionStore;
   /** The console's code of each run. */
   readonly runCode: RunCodeStore;
+  /** The connection pool the stores share (surfaces open their own stores on it). */
+  readonly sql: Postgres;
   /** Each store's schema version after migrating (`receipts`, `approvals`, `sessions`, `console`). */
   readonly versions: ReadonlyMap<string, number>;
   /** Commits staged receipts, then closes the connections. */
@@ -57,6 +59,7 @@ export async function openPostgresStores(
       approvals,
       sessions,
       runCode,
+      sql,
       versions,
       async close() {
         try {

@@ -30,7 +30,7 @@ import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
-import { gatewayStorageFor } from "../storage/index.ts";
+import { storageFor } from "../storage/index.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
 
 /** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
@@ -123,7 +123,7 @@ function openGateway(
 
     // The receipt chain's HMAC key and head live in the config dir, outside the database.
     // `storage.url` set → PostgreSQL, never the SQLite file (storage/index.ts).
-    const storage = yield* attempt(() => gatewayStorageFor(settings));
+    const storage = storageFor(settings);
     const stores = yield* openStores(
       storageLayer({ location: storage.location, keyDir: configDir, secrets, log }, log, storage.backend),
     );
@@ -284,6 +284,7 @@ function openGateway(
       receipts,
       sessions,
       ...(stores.db ? { db: stores.db } : {}),
+      openSurfaceStore: stores.openSurfaceStore,
       auth,
       redact,
       secrets,

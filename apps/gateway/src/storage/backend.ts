@@ -3,6 +3,7 @@ import type { Database } from "@openassistant/core/db";
 import type { ReceiptLog, ReceiptReader, SecretRegistry } from "@openassistant/core/receipts";
 import type { RunCodeStore } from "../console/run-code.ts";
 import type { SessionStore } from "../sessions/store.ts";
+import type { SurfaceStoreBackends } from "../surfaces/port.ts";
 
 /** Where the gateway keeps what it records. */
 export interface StorageOptions {
@@ -18,11 +19,13 @@ export interface StorageOptions {
 
 /** Every store the gateway opens, on one backend. `close()` closes the stores, then the database. */
 export interface GatewayStores {
-  /**
-   * The SQLite handle surfaces keep their own tables in (`surfaces/discord/sqlite/`); absent on
-   * PostgreSQL, where a surface with a store is refused at start (`storageFor`, index.ts).
-   */
+  /** The SQLite file's handle (tests and tools read it); absent on PostgreSQL. */
   readonly db?: Database;
+  /**
+   * A surface's own store on this backend (`surfaces/<name>/sqlite/`, `…/postgres/`); throws, naming
+   * the backend, when the surface has no store for it.
+   */
+  openSurfaceStore<S>(backends: SurfaceStoreBackends<S>): S;
   /** The code the model wrote for each run, for the console's run page. */
   readonly runCode: RunCodeStore;
   readonly receipts: ReceiptLog & ReceiptReader;

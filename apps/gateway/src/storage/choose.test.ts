@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { gatewayStorageFor, STORAGE_BACKENDS, storageFor } from "./index.ts";
+import { STORAGE_BACKENDS, storageFor } from "./index.ts";
 
 test("storage.url chooses PostgreSQL and shows it without the password; without it, the SQLite file", () => {
   const pg = storageFor({ databasePath: "/p/db.sqlite", storageUrl: "postgres://gw:s3cret@db.internal:5433/oa" });
@@ -9,14 +9,4 @@ test("storage.url chooses PostgreSQL and shows it without the password; without 
   const file = storageFor({ databasePath: "/p/db.sqlite" });
   expect(file.backend).toBe(STORAGE_BACKENDS.get("sqlite")!);
   expect(file.location).toBe("/p/db.sqlite");
-});
-
-test("a configured surface on PostgreSQL is refused (its store is SQLite-only); on SQLite it is fine", () => {
-  expect(() =>
-    gatewayStorageFor({ databasePath: "/p/db.sqlite", storageUrl: "postgres://h/oa", surfaces: { discord: {} } }),
-  ).toThrow(/the discord surface's own tables/);
-  expect(gatewayStorageFor({ databasePath: "/p/db.sqlite", surfaces: { discord: {} } }).location).toBe("/p/db.sqlite");
-  expect(
-    gatewayStorageFor({ databasePath: "/p/db.sqlite", storageUrl: "postgres://h/oa", surfaces: {} }).location,
-  ).toBe("postgres://h/oa");
 });

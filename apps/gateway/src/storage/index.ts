@@ -42,19 +42,3 @@ export function storageFor(settings: Pick<GatewaySettings, "databasePath" | "sto
   const backend = storageBackend(name);
   return { name, backend, location, described: backend.describe(location) };
 }
-
-/**
- * The gateway's storage, refusing what the chosen backend cannot hold yet: surfaces keep their own
- * tables through `SurfacePort.openStore`, which has only a SQLite backend (`SurfaceStoreBackends`).
- */
-export function gatewayStorageFor(
-  settings: Pick<GatewaySettings, "databasePath" | "storageUrl" | "surfaces">,
-): ChosenStorage {
-  const chosen = storageFor(settings);
-  const surfaces = Object.keys(settings.surfaces ?? {});
-  if (chosen.name !== DEFAULT_STORAGE_BACKEND && surfaces.length > 0)
-    throw new Error(
-      `storage.url is set, but the ${surfaces.join(", ")} surface's own tables (approval cards, conversation generations) have no PostgreSQL store yet: remove the ${surfaces.map((s) => `"${s}"`).join(", ")} section from the config, or remove storage.url to keep every store in the SQLite file (docs/scaling.md).`,
-    );
-  return chosen;
-}

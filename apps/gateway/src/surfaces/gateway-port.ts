@@ -75,13 +75,7 @@ export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
     handleMessage: (input) => g.handleMessage(input),
     broker: g.approvals,
     receipts: g.receipts,
-    openStore: (backends) => {
-      if (!g.db)
-        throw new Error(
-          "this surface keeps its own tables in SQLite only, and storage.url puts the gateway's stores on PostgreSQL: remove storage.url or the surface's config section",
-        );
-      return backends.sqlite(g.db);
-    },
+    openStore: (backends) => g.openSurfaceStore(backends),
     redact: g.redact,
     secrets: g.secrets,
     ...(g.console ? { receiptLink: g.console.callLink } : {}),

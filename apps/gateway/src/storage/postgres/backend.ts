@@ -21,6 +21,13 @@ export const postgresStorage: StorageBackend = {
       approvals: { store: stores.approvals.store, rules: stores.approvals.rules },
       sessions: stores.sessions,
       runCode: stores.runCode,
+      openSurfaceStore(backends) {
+        if (!backends.postgres)
+          throw new Error(
+            "this surface keeps its own tables in SQLite only, and storage.url puts the gateway's stores on PostgreSQL: remove the surface's config section, or remove storage.url",
+          );
+        return backends.postgres(stores.sql);
+      },
       close: once(() => stores.close()),
     };
   },

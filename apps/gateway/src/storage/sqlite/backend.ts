@@ -54,6 +54,7 @@ async function openSqliteStorage(options: StorageOptions): Promise<GatewayStores
       approvals,
       sessions,
       runCode: createRunCodeStore(db),
+      openSurfaceStore: (backends) => backends.sqlite(db),
       close: closing(db, async () => {
         await receipts.close();
         await approvals.close();
