@@ -4038,4 +4038,34 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/postgres/surface-store.ts",
+    ["apps/gateway/src/surfaces/discord/postgres/surface-store.test.ts"],
+    [
+      [
+        "pg-discord-card-id-cleared",
+        "        WHERE excluded.message_id <> ''`;",
+        "        `;",
+        "a retried card post clears the id of the posted card: it can no longer be edited after a decision",
+      ],
+      [
+        "pg-discord-final-ignored",
+        "await sql`UPDATE discord_approval_cards SET final = 1 WHERE call_id = ${callId}`;",
+        "await sql`UPDATE discord_approval_cards SET final = 0 WHERE call_id = ${callId}`;",
+        "decided cards stay unfinished: every restart edits them again",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/storage/postgres/backend.ts",
+    ["apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "pg-surface-without-postgres-store",
+        "        if (!backends.postgres)",
+        "        if (false)",
+        "a surface without a PostgreSQL store is started anyway on storage.url",
+      ],
+    ],
+  ),
 ];

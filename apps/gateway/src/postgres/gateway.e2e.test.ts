@@ -35,6 +35,10 @@ test("storage.url: a turn with an approved call lands in PostgreSQL, not SQLite;
   // Never the SQLite file when storage.url is set.
   expect(gateway.db).toBeUndefined();
   expect(existsSync(gateway.settings.databasePath)).toBe(false);
+  // A surface whose store has no PostgreSQL backend is refused, never given the SQLite file.
+  expect(() => gateway.openSurfaceStore({ sqlite: () => "sqlite store" })).toThrow(
+    /keeps its own tables in SQLite only, and storage\.url puts the gateway's stores on PostgreSQL/,
+  );
 
   const [run] = await gateway.receipts.runs();
   expect(run).toMatchObject({ conversation: "pg-e2e", status: "succeeded" });
