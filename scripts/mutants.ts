@@ -4019,6 +4019,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a disabled append-only trigger passes doctor: receipts can be edited unnoticed",
       ],
       [
+        "doctor-pg-owner-role-ok",
+        `const why = me.superuser ? "is a superuser"`,
+        `const why = false ? "is a superuser"`,
+        "doctor passes a gateway connected as a superuser, which can disable the append-only triggers",
+      ],
+      [
         "doctor-pg-newer-schema-ok",
         `if (ahead.length)`,
         `if (ahead.length > 99)`,

@@ -53,9 +53,17 @@ test("doctor with storage.url checks the connection, the schema, the append-only
   expect(ok.stdout).toContain("✓ append-only: receipts and receipt_meta refuse UPDATE, DELETE and TRUNCATE");
   expect(ok.stdout).toContain("✓ receipts: 1 receipt(s) verify");
   expect(ok.stdout).not.toContain("openassistant.sqlite");
+  // The test kit connects as the superuser, which could disable the triggers.
+  expect(ok.stdout).toContain("⚠ grants: the role postgres is a superuser: it can disable the append-only triggers");
 
   const server = await pg.server();
   const db = new URL(url).pathname.slice(1);
+  // A role that may only read and append (docs/scaling.md): no grants warning, the receipts verify.
+  server.psql(`CREATE ROLE doctor_gw LOGIN; GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO doctor_gw;`, db);
+  const limitedUrl = url.replace("postgres://postgres@", "postgres://doctor_gw@");
+  const limited = await doctor(cwd, limitedUrl);
+  expect(limited.stdout).toContain("✓ grants: the role doctor_gw neither owns the receipts table nor is a superuser");
+  expect(limited.stdout).toContain("✓ receipts: 1 receipt(s) verify");
   server.psql("ALTER TABLE receipts DISABLE TRIGGER receipts_append_only", db);
   server.psql("UPDATE schema_versions SET version = 9 WHERE store = 'sessions'", db);
   const bad = await doctor(cwd, url);

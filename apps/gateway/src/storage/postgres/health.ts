@@ -29,6 +29,7 @@ export async function postgresHealth(url: string): Promise<StorageCheck[]> {
     ];
     checks.push(await schemaCheck(sql, where));
     checks.push(await triggerCheck(sql, where));
+    checks.push(await roleCheck(sql));
     return checks;
   } catch (e) {
     return [
@@ -81,6 +82,26 @@ async function triggerCheck(sql: Postgres, where: string): Promise<StorageCheck>
         level: "ok",
         detail: "receipts and receipt_meta refuse UPDATE, DELETE and TRUNCATE (triggers)",
       };
+}
+
+/**
+ * The triggers hold against every role, but a table's owner (or a superuser) can disable them:
+ * the gateway should connect as a role that can only SELECT and INSERT receipts (docs/scaling.md).
+ */
+async function roleCheck(sql: Postgres): Promise<StorageCheck> {
+  const [me]: Array<{ role: string; superuser: boolean; owner: string | null }> = await sql`
+    SELECT current_user AS role, r.rolsuper AS superuser,
+      (SELECT tableowner FROM pg_tables WHERE tablename = 'receipts' AND schemaname = current_schema()) AS owner
+    FROM pg_roles r WHERE r.rolname = current_user`;
+  if (!me) return { name: "grants", level: "warn", detail: "cannot read this connection's role" };
+  const why = me.superuser ? "is a superuser" : me.owner === me.role ? "owns the receipts table" : undefined;
+  return why
+    ? {
+        name: "grants",
+        level: "warn",
+        detail: `the role ${me.role} ${why}: it can disable the append-only triggers. Run the gateways as a role that does not own the tables (GRANT SELECT, INSERT ON receipts, receipt_meta TO gateway; docs/scaling.md "Receipts keep their promises")`,
+      }
+    : { name: "grants", level: "ok", detail: `the role ${me.role} neither owns the receipts table nor is a superuser` };
 }
 
 function errorText(e: unknown): string {
