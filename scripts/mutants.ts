@@ -4074,4 +4074,34 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/approvals/broker.ts",
+    ["packages/core/src/approvals/broker.test.ts"],
+    [
+      [
+        "broker-system-denial-overrides-stored",
+        `waiters.get(callId)?.settle(result?.outcome === "already-decided" ? result.decision : decision);`,
+        `waiters.get(callId)?.settle(decision);`,
+        "a call approved on another gateway is denied here when its wait ends before the announcement arrives",
+      ],
+      [
+        "broker-settle-from-store-ignored",
+        `      waiter.settle(record.decision);`,
+        `      void record;`,
+        "a decision announced by another gateway never reaches the call waiting here",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/storage/postgres/backend.ts",
+    ["apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "pg-decision-not-announced",
+        `    if (changed)`,
+        `    if (!changed)`,
+        "a gateway deciding an approval does not tell the gateway whose call waits for it",
+      ],
+    ],
+  ),
 ];

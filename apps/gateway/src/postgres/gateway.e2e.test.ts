@@ -81,3 +81,36 @@ test("storage.url: a turn with an approved call lands in PostgreSQL, not SQLite;
   if (password) expect(verified.stdout).not.toContain(password);
   expect(existsSync(join(project, ".openassistant", "data", "openassistant.sqlite"))).toBe(false);
 }, 30_000);
+
+test("storage.url: an approval decided on another gateway lets the call waiting on the first go on, once", async () => {
+  const url = await pg.freshDatabase();
+  const settings = { storageUrl: url };
+  const first = await startHarness({ settings });
+  harnesses.push(first);
+  const secondDir = makeTempDir("oa-gw-pg2-");
+  mkdirSync(join(secondDir, "config"), { recursive: true });
+  copyFileSync(receiptKeyPath(first.configDir), receiptKeyPath(join(secondDir, "config")));
+  const second = await startHarness({ settings, dir: secondDir });
+  harnesses.push(second);
+
+  first.api.script([
+    exec("toolu_x", 'return await tools.reminders.create({ text: "from afar", at: "8:00" });'),
+    textTurn("Set."),
+  ]);
+  const decided: Array<Promise<unknown>> = [];
+  first.gateway.events.subscribe((e) => {
+    if (e.type === "approval.requested")
+      decided.push(second.gateway.approvals.decide(e.request.callId, { decision: "approved", by: "bob" }));
+  });
+  const outcome = await first.gateway.handleMessage({ sessionKey: "pg-far", surface: "terminal", text: "remind me" });
+  expect(outcome.stopReason).toBe("answered");
+  expect(await Promise.all(decided)).toMatchObject([{ outcome: "decided" }]);
+  expect(first.calls).toEqual(["reminders.create:from afar"]);
+  expect(second.calls).toEqual([]);
+  const [run] = await second.gateway.receipts.runs();
+  const trail = await second.gateway.receipts.byRun(run!.runId);
+  expect(trail.map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
+  expect(await first.gateway.approvals.get(trail[0]!.callId)).toMatchObject({
+    decision: { decision: "approved", by: "bob" },
+  });
+}, 30_000);

@@ -161,6 +161,15 @@ function openGateway(
 
     const approvals = createApprovalBroker({ ...stores.approvals, defaultTimeoutMs: settings.approvalTimeoutMs });
     yield* attempt(() => closeOrphanedApprovals(approvals, receipts, log));
+    // On a shared database: a decision made on another gateway lets the call waiting here go on.
+    const decisions = stores.approvalDecisions;
+    if (decisions)
+      yield* resource(
+        "approval decisions",
+        () => decisions.subscribe((id) => void approvals.settleFromStore(id)),
+        (stop) => stop(),
+        log,
+      );
     approvals.subscribe((e) =>
       events.emit(
         e.type === "requested"

@@ -26,6 +26,13 @@ export interface GatewayStores {
    * the backend, when the surface has no store for it.
    */
   openSurfaceStore<S>(backends: SurfaceStoreBackends<S>): S;
+  /**
+   * Decisions recorded by another gateway on the same database (PostgreSQL): `onDecided` gets the
+   * call id, so a call waiting here goes on (`ApprovalBroker.settleFromStore`). Absent on SQLite.
+   */
+  readonly approvalDecisions?: {
+    subscribe(onDecided: (callId: string) => void): Promise<() => Promise<void>>;
+  };
   /** The code the model wrote for each run, for the console's run page. */
   readonly runCode: RunCodeStore;
   readonly receipts: ReceiptLog & ReceiptReader;

@@ -35,6 +35,11 @@ export interface ApprovalBroker {
   get(callId: string): Promise<ApprovalRecord | undefined>;
   subscribe(listener: (event: ApprovalEvent) => void): () => void;
   /**
+   * A decision recorded elsewhere (another gateway on the same database): read from the store;
+   * a call waiting here for it goes on, and "decided" is emitted. False when nothing waited here.
+   */
+  settleFromStore(callId: string): Promise<boolean>;
+  /**
    * Denies (by "system", with `reason`) pending requests nobody in this process waits for — left
    * by a previous process — and returns them so surfaces can edit their cards. Emits no events.
    */
@@ -109,14 +114,16 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
 
   /** Used by timeout/abort/close: must settle even if the database is gone (fail closed). */
   async function denyBySystem(callId: string, decision: ApprovalDecision): Promise<void> {
+    let result: DecideResult | undefined;
     try {
-      await decide(callId, decision);
+      result = await decide(callId, decision);
     } catch (error) {
       console.error(
         `approval ${callId}: could not record "${decision.reason}": ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    waiters.get(callId)?.settle(decision);
+    // Decided first elsewhere (another gateway on the same database): the recorded decision holds.
+    waiters.get(callId)?.settle(result?.outcome === "already-decided" ? result.decision : decision);
   }
 
   const requestApproval: RequestApproval = (request, signal) => {
@@ -181,6 +188,15 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     decide,
     pending: async () => (await store.listPending()).map((r) => r.request),
     get: (callId) => store.get(callId),
+    async settleFromStore(callId) {
+      const waiter = waiters.get(callId);
+      if (!waiter) return false;
+      const record = await store.get(callId);
+      if (!record?.decision || waiters.get(callId) !== waiter) return false;
+      waiter.settle(record.decision);
+      emit({ type: "decided", request: record.request, decision: record.decision });
+      return true;
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

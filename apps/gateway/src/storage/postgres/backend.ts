@@ -1,4 +1,5 @@
-import { checkPostgres, connectPostgres, describeUrl, schemaVersions } from "@openassistant/core/db";
+import type { ApprovalStore } from "@openassistant/core/approvals";
+import { checkPostgres, connectPostgres, describeUrl, openEventBus, schemaVersions } from "@openassistant/core/db";
 import { openPostgresReceipts } from "@openassistant/core/receipts";
 import { openPostgresStores } from "../../postgres/open-stores.ts";
 import { postgresHealth } from "./health.ts";
@@ -16,9 +17,19 @@ export const postgresStorage: StorageBackend = {
       secrets: options.secrets,
       log: options.log,
     });
+    const decisions = openEventBus<{ callId: string }>(stores.sql, DECISIONS_CHANNEL);
     return {
       receipts: stores.receipts,
-      approvals: { store: stores.approvals.store, rules: stores.approvals.rules },
+      approvals: {
+        store: announcingDecisions(stores.approvals.store, decisions, options.log),
+        rules: stores.approvals.rules,
+      },
+      approvalDecisions: {
+        async subscribe(onDecided) {
+          const subscription = await decisions.subscribe((event) => onDecided(event.callId));
+          return () => subscription.close();
+        },
+      },
       sessions: stores.sessions,
       runCode: stores.runCode,
       openSurfaceStore(backends) {
@@ -65,6 +76,33 @@ export const postgresStorage: StorageBackend = {
     }
   },
 };
+
+/** Where a gateway tells the others that it recorded an approval decision (LISTEN/NOTIFY). */
+const DECISIONS_CHANNEL = "openassistant_approval_decided";
+
+/**
+ * The approval store, announcing each decision it recorded first (compare-and-set won) to the
+ * other gateways once it is committed. An announcement that fails is logged: the decision is
+ * stored, and the waiting gateway finds it when its wait ends (the broker keeps a stored decision).
+ */
+function announcingDecisions(
+  store: ApprovalStore,
+  bus: ReturnType<typeof openEventBus<{ callId: string }>>,
+  log: ((line: string) => void) | undefined,
+): ApprovalStore {
+  const announcing: ApprovalStore = Object.create(store);
+  announcing.decide = async (callId, decision, at) => {
+    const changed = await store.decide(callId, decision, at);
+    if (changed)
+      await bus
+        .publish({ callId })
+        .catch((e: unknown) =>
+          log?.(`could not tell the other gateways about the decision on ${callId}: ${(e as Error).message}`),
+        );
+    return changed;
+  };
+  return announcing;
+}
 
 async function withConnection<T>(url: string, work: (sql: ReturnType<typeof connectPostgres>) => Promise<T>) {
   const sql = connectPostgres(url, { max: 1 });
