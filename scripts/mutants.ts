@@ -4076,13 +4076,19 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "packages/core/src/approvals/broker.ts",
-    ["packages/core/src/approvals/broker.test.ts"],
+    ["packages/core/src/approvals/broker.test.ts", "apps/gateway/src/postgres/gateway.e2e.test.ts"],
     [
       [
         "broker-system-denial-overrides-stored",
         `waiters.get(callId)?.settle(result?.outcome === "already-decided" ? result.decision : decision);`,
         `waiters.get(callId)?.settle(decision);`,
         "a call approved on another gateway is denied here when its wait ends before the announcement arrives",
+      ],
+      [
+        "broker-shared-orphans-all-closed",
+        `        if (options.shared && record.request.expiresAt > at) continue;`,
+        `        if (options.shared && record.request.expiresAt < 0) continue;`,
+        "a gateway starting on a shared database denies the approvals another gateway is waiting for",
       ],
       [
         "broker-settle-from-store-ignored",

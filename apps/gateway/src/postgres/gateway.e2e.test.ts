@@ -82,35 +82,37 @@ test("storage.url: a turn with an approved call lands in PostgreSQL, not SQLite;
   expect(existsSync(join(project, ".openassistant", "data", "openassistant.sqlite"))).toBe(false);
 }, 30_000);
 
-test("storage.url: an approval decided on another gateway lets the call waiting on the first go on, once", async () => {
+test("storage.url: a gateway starting while another waits for an approval leaves it pending; its decision lets the call go on, once", async () => {
   const url = await pg.freshDatabase();
   const settings = { storageUrl: url };
   const first = await startHarness({ settings });
   harnesses.push(first);
+  first.api.script([
+    exec("toolu_x", 'return await tools.reminders.create({ text: "from afar", at: "8:00" });'),
+    textTurn("Set."),
+  ]);
+  const requested = new Promise<string>((ok) =>
+    first.gateway.events.subscribe((e) => e.type === "approval.requested" && ok(e.request.callId)),
+  );
+  const turn = first.gateway.handleMessage({ sessionKey: "pg-far", surface: "terminal", text: "remind me" });
+  const callId = await requested;
+
+  // The second gateway starts now: the first's request is not an orphan of a dead process.
   const secondDir = makeTempDir("oa-gw-pg2-");
   mkdirSync(join(secondDir, "config"), { recursive: true });
   copyFileSync(receiptKeyPath(first.configDir), receiptKeyPath(join(secondDir, "config")));
   const second = await startHarness({ settings, dir: secondDir });
   harnesses.push(second);
+  expect((await second.gateway.approvals.get(callId))!.status).toBe("pending");
 
-  first.api.script([
-    exec("toolu_x", 'return await tools.reminders.create({ text: "from afar", at: "8:00" });'),
-    textTurn("Set."),
-  ]);
-  const decided: Array<Promise<unknown>> = [];
-  first.gateway.events.subscribe((e) => {
-    if (e.type === "approval.requested")
-      decided.push(second.gateway.approvals.decide(e.request.callId, { decision: "approved", by: "bob" }));
+  expect(await second.gateway.approvals.decide(callId, { decision: "approved", by: "bob" })).toMatchObject({
+    outcome: "decided",
   });
-  const outcome = await first.gateway.handleMessage({ sessionKey: "pg-far", surface: "terminal", text: "remind me" });
+  const outcome = await turn;
   expect(outcome.stopReason).toBe("answered");
-  expect(await Promise.all(decided)).toMatchObject([{ outcome: "decided" }]);
   expect(first.calls).toEqual(["reminders.create:from afar"]);
   expect(second.calls).toEqual([]);
-  const [run] = await second.gateway.receipts.runs();
-  const trail = await second.gateway.receipts.byRun(run!.runId);
+  const trail = await second.gateway.receipts.query({ callId });
   expect(trail.map((r) => r.phase)).toEqual(["requested", "approved", "started", "succeeded"]);
-  expect(await first.gateway.approvals.get(trail[0]!.callId)).toMatchObject({
-    decision: { decision: "approved", by: "bob" },
-  });
+  expect(await first.gateway.approvals.get(callId)).toMatchObject({ decision: { decision: "approved", by: "bob" } });
 }, 30_000);

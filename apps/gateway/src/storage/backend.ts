@@ -36,7 +36,8 @@ export interface GatewayStores {
   /** The code the model wrote for each run, for the console's run page. */
   readonly runCode: RunCodeStore;
   readonly receipts: ReceiptLog & ReceiptReader;
-  readonly approvals: { readonly store: ApprovalStore; readonly rules: ApprovalRuleStore };
+  /** `shared`: other gateways may use the same store (the broker's `shared` option). */
+  readonly approvals: { readonly store: ApprovalStore; readonly rules: ApprovalRuleStore; readonly shared?: boolean };
   readonly sessions: SessionStore;
   close(): Promise<void>;
 }

@@ -311,4 +311,22 @@ describe("approval broker", () => {
     dbA.close();
     dbB.close();
   });
+
+  test("a shared store: closeOrphans leaves a request another gateway may wait for, and closes an expired one", async () => {
+    const path = dbFile();
+    const [dbA, dbB] = [openDatabase(path), openDatabase(path)];
+    const a = createApprovalBroker({ ...openSqliteApprovals(dbA), defaultTimeoutMs: 60_000 });
+    const b = createApprovalBroker({ ...openSqliteApprovals(dbB), defaultTimeoutMs: 60_000, shared: true });
+    const requested = new Promise<void>((ok) => a.subscribe((e) => e.type === "requested" && ok()));
+    void a.requestApproval(request("call_live_there"), never());
+    await requested;
+    // Left by a gateway that died, long expired.
+    await openSqliteApprovals(dbB).store.insert(request("call_dead", { requestedAt: 1, expiresAt: 2 }));
+    expect((await b.closeOrphans("the gateway restarted")).map((r) => r.callId)).toEqual(["call_dead"]);
+    expect((await b.get("call_live_there"))!.status).toBe("pending");
+    await a.close();
+    await b.close();
+    dbA.close();
+    dbB.close();
+  });
 });

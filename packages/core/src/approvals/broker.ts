@@ -23,6 +23,11 @@ export interface ApprovalBrokerOptions {
   /** Used when a request carries no expiry after its request time. */
   readonly defaultTimeoutMs: number;
   readonly now?: () => number;
+  /**
+   * Other gateways share the store (PostgreSQL): a pending request nobody here waits for may be
+   * waited for there, so `closeOrphans` closes only expired ones (a live waiter denies its own at expiry).
+   */
+  readonly shared?: boolean;
   /** A throwing subscriber never breaks the broker; it is reported here (default: console.error). */
   readonly onListenerError?: (error: unknown, event: ApprovalEvent) => void;
 }
@@ -42,6 +47,7 @@ export interface ApprovalBroker {
   /**
    * Denies (by "system", with `reason`) pending requests nobody in this process waits for — left
    * by a previous process — and returns them so surfaces can edit their cards. Emits no events.
+   * On a shared store, only the expired ones (another gateway may wait for the others).
    */
   closeOrphans(reason: string): Promise<ApprovalRequest[]>;
   /** Denies what is still waiting ("system", recorded before it resolves) and stops timers. Does not close the stores. */
@@ -206,6 +212,7 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
       const at = now();
       for (const record of await store.listPending()) {
         if (waiters.has(record.request.callId)) continue;
+        if (options.shared && record.request.expiresAt > at) continue;
         if (await store.decide(record.request.callId, { decision: "denied", by: "system", reason }, at))
           closedOnes.push(record.request);
       }

@@ -23,6 +23,7 @@ export const postgresStorage: StorageBackend = {
       approvals: {
         store: announcingDecisions(stores.approvals.store, decisions, options.log),
         rules: stores.approvals.rules,
+        shared: true,
       },
       approvalDecisions: {
         async subscribe(onDecided) {
