@@ -29,6 +29,11 @@ const doctor = (cwd: string, url: string) =>
 test("doctor with storage.url checks the connection, the schema, the append-only triggers and the receipts", async () => {
   const url = await pg.freshDatabase();
   const cwd = project();
+  // Before any gateway started: nothing to verify, and the reader creates no table.
+  const empty = await cli(["receipts", "verify"], { cwd, env: { DATABASE_URL: url } });
+  expect(empty.code).toBe(1);
+  expect(empty.stderr).toContain("yet: start the gateway");
+  expect((await doctor(cwd, url)).stdout).toContain("✓ receipts: no database yet");
   // A gateway's stores opened once (key in the config dir the CLI uses), with one receipt.
   const stores = await openPostgresStores(url, { keyDir: join(cwd, "config") });
   stores.receipts.stage({

@@ -52,7 +52,8 @@ export const postgresStorage: StorageBackend = {
       });
     });
   },
-  exists: (location) => withConnection(location, async () => true),
+  // Created: a gateway (or `db migrate`) migrated it; an empty database is not written by a reader.
+  exists: (location) => withConnection(location, async (sql) => (await schemaVersions(sql)).size > 0),
   hasReceipts: (location) => withConnection(location, async (sql) => (await schemaVersions(sql)).has("receipts")),
   health: postgresHealth,
   describe: (location) => `the PostgreSQL database ${describeUrl(location)} (storage.url)`,
