@@ -1,5 +1,12 @@
 import type { ApprovalStore } from "@openassistant/core/approvals";
-import { checkPostgres, connectPostgres, describeUrl, openEventBus, schemaVersions } from "@openassistant/core/db";
+import {
+  checkPostgres,
+  connectPostgres,
+  describeUrl,
+  type EventBus,
+  openEventBus,
+  schemaVersions,
+} from "@openassistant/core/db";
 import { openPostgresReceipts } from "@openassistant/core/receipts";
 import { openPostgresStores } from "../../postgres/open-stores.ts";
 import { postgresHealth } from "./health.ts";
@@ -89,7 +96,7 @@ const DECISIONS_CHANNEL = "openassistant_approval_decided";
  */
 function announcingDecisions(
   store: ApprovalStore,
-  bus: ReturnType<typeof openEventBus<{ callId: string }>>,
+  bus: EventBus<{ callId: string }>,
   log: ((line: string) => void) | undefined,
 ): ApprovalStore {
   const announcing: ApprovalStore = Object.create(store);
