@@ -4117,4 +4117,137 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 wiring
+  ...m(
+    "apps/gateway/src/storage/index.ts",
+    ["apps/gateway/src/storage/choose.test.ts"],
+    [
+      [
+        "storage-url-ignored",
+        `const name = settings.storageUrl ? "postgres" : DEFAULT_STORAGE_BACKEND;`,
+        `const name = DEFAULT_STORAGE_BACKEND;`,
+        "storage.url is set but the stores open in SQLite: the gateways share nothing",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/services/assemble.ts",
+    ["apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "gateway-storage-backend-default",
+        `storageLayer({ location: storage.location, keyDir: configDir, secrets, log }, log, storage.backend),`,
+        `storageLayer({ location: settings.databasePath, keyDir: configDir, secrets, log }, log),`,
+        "the gateway opens the SQLite file although storage.url is set",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/storage/postgres/health.ts",
+    ["apps/gateway/src/cli/doctor-postgres.test.ts"],
+    [
+      [
+        "doctor-pg-prints-url",
+        'return [{ name: "database", level: "fail", detail: `${withoutCredentials(errorText(e), url)}.` }];',
+        'return [{ name: "database", level: "fail", detail: `${errorText(e)} (${url}).` }];',
+        "doctor prints storage.url with its password when the server cannot be reached",
+      ],
+      [
+        "doctor-pg-disabled-trigger-ok",
+        `const enabled = new Set(rows.filter((r) => r.enabled !== "D").map((r) => r.name));`,
+        `const enabled = new Set(rows.map((r) => r.name));`,
+        "a disabled append-only trigger passes doctor: receipts can be edited unnoticed",
+      ],
+      [
+        "doctor-pg-owner-role-ok",
+        `const why = me.superuser ? "is a superuser"`,
+        `const why = false ? "is a superuser"`,
+        "doctor passes a gateway connected as a superuser, which can disable the append-only triggers",
+      ],
+      [
+        "doctor-pg-newer-schema-ok",
+        `if (ahead.length)`,
+        `if (ahead.length > 99)`,
+        "a schema migrated by a newer openassistant is not reported",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/postgres/run-code.ts",
+    ["apps/gateway/src/console/postgres/run-code.test.ts"],
+    [
+      [
+        "pg-run-code-overwritten",
+        `VALUES (\${runId}, \${turnId}, \${text}, \${Date.now()}) ON CONFLICT (run_id) DO NOTHING\`.then(`,
+        `VALUES (\${runId}, \${turnId}, \${text}, \${Date.now()}) ON CONFLICT (run_id) DO UPDATE SET code = excluded.code\`.then(`,
+        "a later record replaces the code a run was recorded with",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/postgres/surface-store.ts",
+    ["apps/gateway/src/surfaces/discord/postgres/surface-store.test.ts"],
+    [
+      [
+        "pg-discord-card-id-cleared",
+        "        WHERE excluded.message_id <> ''`;",
+        "        `;",
+        "a retried card post clears the id of the posted card: it can no longer be edited after a decision",
+      ],
+      [
+        "pg-discord-final-ignored",
+        "await sql`UPDATE discord_approval_cards SET final = 1 WHERE call_id = ${callId}`;",
+        "await sql`UPDATE discord_approval_cards SET final = 0 WHERE call_id = ${callId}`;",
+        "decided cards stay unfinished: every restart edits them again",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/storage/postgres/backend.ts",
+    ["apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "pg-surface-without-postgres-store",
+        "        if (!backends.postgres)",
+        "        if (false)",
+        "a surface without a PostgreSQL store is started anyway on storage.url",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/approvals/broker.ts",
+    ["packages/core/src/approvals/broker.test.ts", "apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "broker-system-denial-overrides-stored",
+        `waiters.get(callId)?.settle(result?.outcome === "already-decided" ? result.decision : decision);`,
+        `waiters.get(callId)?.settle(decision);`,
+        "a call approved on another gateway is denied here when its wait ends before the announcement arrives",
+      ],
+      [
+        "broker-shared-orphans-all-closed",
+        `        if (options.shared && record.request.expiresAt > at) continue;`,
+        `        if (options.shared && record.request.expiresAt < 0) continue;`,
+        "a gateway starting on a shared database denies the approvals another gateway is waiting for",
+      ],
+      [
+        "broker-settle-from-store-ignored",
+        `      waiter.settle(record.decision);`,
+        `      void record;`,
+        "a decision announced by another gateway never reaches the call waiting here",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/storage/postgres/backend.ts",
+    ["apps/gateway/src/postgres/gateway.e2e.test.ts"],
+    [
+      [
+        "pg-decision-not-announced",
+        `    if (changed)`,
+        `    if (!changed)`,
+        "a gateway deciding an approval does not tell the gateway whose call waits for it",
+      ],
+    ],
+  ),
 ];

@@ -95,6 +95,7 @@ export async function loadGatewaySettings(
     projectRoot,
     dataDir,
     databasePath: dbPath,
+    ...(c.storage.url ? { storageUrl: c.storage.url } : {}),
     turn: turnSettingsFromConfig(c.model),
     anthropic: { baseURL, profileOrder: c.auth.anthropic?.profileOrder, pinned: c.auth.anthropic?.pinned },
     policy: c.policy.rules,

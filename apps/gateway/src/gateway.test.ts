@@ -365,7 +365,7 @@ describe("graceful shutdown", () => {
     expect(outcome.stopReason).toBe("aborted");
     expect(outcome.summaryText).toMatch(/⛔ reminders\.create denied by system: "gateway shutting down"/);
     expect(h.calls).toEqual([]);
-    expect(() => gateway.db.query("SELECT 1").get()).toThrow();
+    expect(() => gateway.db!.query("SELECT 1").get()).toThrow();
     await expect(gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "again" })).rejects.toThrow(
       /shutting down/,
     );

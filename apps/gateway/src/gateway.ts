@@ -2,6 +2,7 @@ import type { ToolTree } from "@openassistant/sdk";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import { createTypechecker, GATEWAY_PRACTICE_CHECKS, type Typechecker } from "@openassistant/core/codemode";
 import type { Database } from "@openassistant/core/db";
+import type { GatewayStores } from "./storage/index.ts";
 import type { ReceiptLog, ReceiptReader, SecretRegistry } from "@openassistant/core/receipts";
 import { createSandboxPool, type SandboxPool } from "@openassistant/core/sandbox";
 import type { ModelStreamer, TurnOutcome } from "./agent/run-turn.ts";
@@ -49,7 +50,10 @@ export interface Gateway {
   readonly approvals: ApprovalBroker;
   readonly receipts: ReceiptLog & ReceiptReader;
   readonly sessions: SessionStore;
-  readonly db: Database;
+  /** The SQLite file's handle; absent when `storage.url` puts the stores on PostgreSQL. */
+  readonly db?: Database;
+  /** A surface's own store on the gateway's storage backend (`SurfacePort.openStore`). */
+  readonly openSurfaceStore: GatewayStores["openSurfaceStore"];
   readonly auth: AuthResolver;
   /** Scrubs every known secret (config, credentials, tokens) from a text before it is logged or shown. */
   readonly redact: (text: string) => string;

@@ -156,7 +156,7 @@ describe("a corrupt stored history", () => {
     h.api.script([textTurn("first")]);
     await h.gateway.handleMessage({ sessionKey: "corrupt", surface: "terminal", text: "hi" });
     const session = await h.gateway.sessions.getOrCreate("corrupt", "terminal");
-    const insert = h.gateway.db.query(
+    const insert = h.gateway.db!.query(
       "INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at) VALUES (?, ?, ?, ?, NULL, '[]', 0)",
     );
     const rows: Array<[string, string]> = [

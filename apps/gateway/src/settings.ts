@@ -9,6 +9,8 @@ export interface GatewaySettings {
   /** `<project>/.openassistant/data`: database, HTTP token, plugin data. */
   readonly dataDir: string;
   readonly databasePath: string;
+  /** Config `storage.url`: every store on this PostgreSQL database instead of the SQLite file (docs/scaling.md). */
+  readonly storageUrl?: string;
   readonly turn: TurnSettings;
   readonly anthropic: {
     readonly baseURL?: string;

@@ -8,7 +8,7 @@ import { API_KEY_PREFIX, SETUP_TOKEN_MIN_LENGTH, SETUP_TOKEN_PREFIX } from "../a
 import { NO_CREDENTIALS_MESSAGE } from "./credentials.ts";
 import { anthropicEndpoint } from "../config-adapter.ts";
 import { buildSdkClient, DEFAULT_ANTHROPIC_BASE_URL } from "../model/sdk-client.ts";
-import { storageBackend } from "../storage/index.ts";
+import type { ChosenStorage } from "../storage/index.ts";
 import { loadAnthropicSdk } from "../model/sdk.ts";
 
 export type CheckLevel = "ok" | "warn" | "fail";
@@ -132,20 +132,20 @@ function reason(e: unknown): string {
  * The receipt key (in the config dir, like `receipts verify`) and the whole keyed chain: an edited,
  * inserted or removed row, a removed run or a cut tail is named by its first bad row.
  */
-export async function checkReceipts(databasePath: string, configDir: string): Promise<DoctorCheck> {
-  const backend = storageBackend();
-  if (!backend.exists(databasePath))
+export async function checkReceipts(storage: ChosenStorage, configDir: string): Promise<DoctorCheck> {
+  const { backend, location } = storage;
+  if (!(await backend.exists(location)))
     return { name: "receipts", level: "ok", detail: "no database yet (created by the first `openassistant start`)" };
   const keyFile = receiptKeyPath(configDir);
   try {
-    if (!backend.hasReceipts(databasePath)) return { name: "receipts", level: "ok", detail: "no receipts yet" };
+    if (!(await backend.hasReceipts(location))) return { name: "receipts", level: "ok", detail: "no receipts yet" };
     if (!existsSync(keyFile))
       return {
         name: "receipts",
         level: "fail",
         detail: `no receipt key at ${keyFile}: receipts cannot be verified. Run with the gateway's OPENASSISTANT_CONFIG_DIR, or restore the key file.`,
       };
-    const opened = await backend.openReceipts(databasePath, configDir);
+    const opened = await backend.openReceipts(location, configDir);
     let v: Awaited<ReturnType<typeof opened.receipts.verify>>;
     try {
       v = await opened.receipts.verify();
@@ -167,7 +167,7 @@ export async function checkReceipts(databasePath: string, configDir: string): Pr
     return {
       name: "receipts",
       level: "fail",
-      detail: `cannot verify receipts in ${databasePath}: ${e instanceof Error ? e.message : String(e)}`,
+      detail: `cannot verify receipts in ${storage.described}: ${e instanceof Error ? e.message : String(e)}`,
     };
   }
 }

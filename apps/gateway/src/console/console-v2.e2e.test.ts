@@ -189,7 +189,7 @@ describe("console v2 in a real browser (Chromium via playwright-core)", () => {
     h.api.script([textTurn("Hello.")]);
     await h.gateway.handleMessage({ sessionKey: "discord:dm:42", surface: "discord", text: "hi" });
     const sessionId = (
-      h.gateway.db.query("SELECT id FROM sessions WHERE external_key = 'discord:dm:42'").get() as {
+      h.gateway.db!.query("SELECT id FROM sessions WHERE external_key = 'discord:dm:42'").get() as {
         id: string;
       }
     ).id;

@@ -5,7 +5,7 @@ import type { GatewaySettings } from "../settings.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 import { consoleApproverCheck } from "./approvers.ts";
 import { createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
-import type { RunCodeStore } from "./sqlite/run-code.ts";
+import type { RunCodeStore } from "./run-code.ts";
 import { createSigner, loadConsoleKey } from "./signing.ts";
 import type { SecretSink } from "@openassistant/core/receipts";
 

@@ -17,7 +17,7 @@ import { runPage } from "./pages/run.ts";
 import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
 import { toolsPage, type ToolRow } from "./pages/tools.ts";
 import { DEFAULT_PERIOD, isPeriod } from "@openassistant/core/receipts";
-import type { RunCodeStore } from "./sqlite/run-code.ts";
+import type { RunCodeStore } from "./run-code.ts";
 import type { Signer } from "./signing.ts";
 import { eventStreamResponse } from "../http/event-stream.ts";
 
@@ -198,7 +198,7 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         runId,
         receipts,
         integrity: await d.receipts.verifyRun(runId),
-        code: d.runCode.codeOf(runId),
+        code: await d.runCode.codeOf(runId),
         conversation: await d.receipts.conversationOf(receipts[0]!.sessionId),
         turn: await d.receipts.turnOfRun(runId, receipts[0]!.sessionId, receipts[0]!.at),
         approvals: (callId) => records.get(callId),

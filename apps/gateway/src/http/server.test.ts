@@ -134,7 +134,7 @@ describe("local HTTP API", () => {
     expect((await fetch(`${http.url}/health`, { method: "POST", headers: auth })).status).toBe(405);
 
     // A failing store is a 500 with a JSON error, not a reset connection.
-    h.gateway.db.close();
+    h.gateway.db!.close();
     const broken = await get("/receipts");
     expect(broken.status).toBe(500);
     expect(broken.body.error).toStartWith("internal error:");

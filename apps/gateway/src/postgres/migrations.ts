@@ -1,6 +1,8 @@
 import { APPROVAL_MIGRATIONS } from "@openassistant/core/approvals";
 import { migrate, type Postgres, schemaVersions } from "@openassistant/core/db";
 import { RECEIPT_MIGRATIONS } from "@openassistant/core/receipts";
+import { CONSOLE_MIGRATIONS } from "../console/postgres/run-code.ts";
+import { DISCORD_MIGRATIONS } from "../surfaces/discord/postgres/surface-store.ts";
 import { SESSION_MIGRATIONS } from "../sessions/postgres/schema.ts";
 
 /** Every store's migrations on PostgreSQL, by the name `schema_versions` records. */
@@ -8,6 +10,9 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ readonly store: string; readon
   { store: "receipts", migrations: RECEIPT_MIGRATIONS },
   { store: "approvals", migrations: APPROVAL_MIGRATIONS },
   { store: "sessions", migrations: SESSION_MIGRATIONS },
+  { store: "console", migrations: CONSOLE_MIGRATIONS },
+  // Migrated by the Discord surface when it first starts, or by `db migrate`.
+  { store: "discord", migrations: DISCORD_MIGRATIONS },
 ];
 
 export interface StoreSchema {

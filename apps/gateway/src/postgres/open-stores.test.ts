@@ -13,6 +13,7 @@ test("every store opens on one database, migrated to a recorded version; the rea
   try {
     expect([...stores.versions].sort()).toEqual([
       ["approvals", 1],
+      ["console", 1],
       ["receipts", 1],
       ["sessions", 1],
     ]);

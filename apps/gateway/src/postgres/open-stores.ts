@@ -1,11 +1,13 @@
 import { openPostgresApprovals } from "@openassistant/core/approvals";
-import { checkPostgres, connectPostgres, schemaVersions } from "@openassistant/core/db";
+import { checkPostgres, connectPostgres, type Postgres, schemaVersions } from "@openassistant/core/db";
 import {
   openPostgresReceipts,
   type ReceiptLog,
   type ReceiptReader,
   type SecretSink,
 } from "@openassistant/core/receipts";
+import { createPgRunCodeStore } from "../console/postgres/run-code.ts";
+import type { RunCodeStore } from "../console/run-code.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { createPgSessionStore } from "../sessions/postgres/store.ts";
 
@@ -14,7 +16,11 @@ export interface PostgresStores {
   readonly receipts: ReceiptLog & ReceiptReader;
   readonly approvals: Awaited<ReturnType<typeof openPostgresApprovals>>;
   readonly sessions: SessionStore;
-  /** Each store's schema version after migrating (`receipts`, `approvals`, `sessions`). */
+  /** The console's code of each run. */
+  readonly runCode: RunCodeStore;
+  /** The connection pool the stores share (surfaces open their own stores on it). */
+  readonly sql: Postgres;
+  /** Each store's schema version after migrating (`receipts`, `approvals`, `sessions`, `console`). */
   readonly versions: ReadonlyMap<string, number>;
   /** Commits staged receipts, then closes the connections. */
   close(): Promise<void>;
@@ -26,6 +32,8 @@ export interface OpenPostgresStoresOptions {
   readonly secrets?: SecretSink;
   /** Connections in the pool (default 10). */
   readonly maxConnections?: number;
+  /** Where a write made in the background and refused is reported (the console's run code). */
+  readonly log?: (line: string) => void;
 }
 
 /**
@@ -44,14 +52,18 @@ export async function openPostgresStores(
     const sessions = await createPgSessionStore(sql);
     const receipts = await openPostgresReceipts(sql, { keyDir: options.keyDir, secrets: options.secrets });
     const approvals = await openPostgresApprovals(sql);
+    const runCode = await createPgRunCodeStore(sql, options.log);
     const versions = await schemaVersions(sql);
     return {
       receipts,
       approvals,
       sessions,
+      runCode,
+      sql,
       versions,
       async close() {
         try {
+          await runCode.flush();
           await receipts.close();
           await approvals.close();
         } finally {

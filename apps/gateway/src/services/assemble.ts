@@ -38,6 +38,7 @@ import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
+import { storageFor } from "../storage/index.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
 
 /** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
@@ -135,8 +136,10 @@ function openGateway(
     const redact = secrets.redact;
 
     // The receipt chain's HMAC key and head live in the config dir, outside the database.
+    // `storage.url` set → PostgreSQL, never the SQLite file (storage/index.ts).
+    const storage = storageFor(settings);
     const stores = yield* openStores(
-      storageLayer({ location: settings.databasePath, keyDir: configDir, secrets }, log),
+      storageLayer({ location: storage.location, keyDir: configDir, secrets, log }, log, storage.backend),
     );
     const { receipts, sessions } = stores;
 
@@ -178,6 +181,15 @@ function openGateway(
       (unsubscribe) => unsubscribe(),
       log,
     );
+    // On a shared database: a decision made on another gateway lets the call waiting here go on.
+    const decisions = stores.approvalDecisions;
+    if (decisions)
+      yield* resource(
+        "approval decisions",
+        () => decisions.subscribe((id) => void approvals.settleFromStore(id)),
+        (stop) => stop(),
+        log,
+      );
     approvals.subscribe((e) =>
       events.emit(
         e.type === "requested"
@@ -309,7 +321,8 @@ function openGateway(
       approvals,
       receipts,
       sessions,
-      db: stores.db,
+      ...(stores.db ? { db: stores.db } : {}),
+      openSurfaceStore: stores.openSurfaceStore,
       auth,
       redact,
       secrets,

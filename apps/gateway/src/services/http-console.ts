@@ -3,7 +3,6 @@ import type { SecretRegistry } from "@openassistant/core/receipts";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import { createConsole, type GatewayConsole } from "../console/index.ts";
-import { createRunCodeStore } from "../console/sqlite/run-code.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayHttp } from "../gateway.ts";
 import { startHttpApi } from "../http/server.ts";
@@ -36,7 +35,7 @@ export function httpAndConsole(o: {
         createConsole({
           settings,
           receipts: o.stores.receipts,
-          runCode: createRunCodeStore(o.stores.db),
+          runCode: o.stores.runCode,
           approvals: o.approvals,
           events: o.events,
           tools: () => o.toolSource.current(),

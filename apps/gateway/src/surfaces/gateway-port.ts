@@ -75,7 +75,7 @@ export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
     handleMessage: (input) => g.handleMessage(input),
     broker: g.approvals,
     receipts: g.receipts,
-    openStore: (backends) => backends.sqlite(g.db),
+    openStore: (backends) => g.openSurfaceStore(backends),
     redact: g.redact,
     secrets: g.secrets,
     ...(g.console ? { receiptLink: g.console.callLink } : {}),

@@ -1,7 +1,7 @@
 import type { SecretSink } from "@openassistant/core/receipts";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { Diagnostic } from "@openassistant/core/config";
-import type { Database } from "@openassistant/core/db";
+import type { Database, Postgres } from "@openassistant/core/db";
 import type { ActivitySummary, ReceiptReader } from "@openassistant/core/receipts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayEvent } from "../events/types.ts";
@@ -13,6 +13,8 @@ import type { SessionStore } from "../sessions/store.ts";
  */
 export interface SurfaceStoreBackends<S> {
   readonly sqlite: (db: Database) => S;
+  /** On the shared PostgreSQL database (`storage.url`); a surface without it cannot start there. */
+  readonly postgres?: (sql: Postgres) => S;
 }
 
 /** One loaded tool as `/tools` shows it. */

@@ -108,7 +108,7 @@ describe("a surface is one folder plus one line in the registry", () => {
     await io.waitFor(/#2 second answer/);
     io.input.end();
     await running.done;
-    const row = h.gateway.db.query("SELECT n FROM echo_counts WHERE user = 'ann'").get() as { n: number };
+    const row = h.gateway.db!.query("SELECT n FROM echo_counts WHERE user = 'ann'").get() as { n: number };
     expect(row.n).toBe(2);
   });
 });

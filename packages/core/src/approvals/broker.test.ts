@@ -278,4 +278,55 @@ describe("approval broker", () => {
     );
     await broker.close();
   });
+
+  test("two brokers on one database: a decision made by the other is taken from the store, also when the wait ends first", async () => {
+    const path = dbFile();
+    const [dbA, dbB] = [openDatabase(path), openDatabase(path)];
+    const a = createApprovalBroker({ ...openSqliteApprovals(dbA), defaultTimeoutMs: 60_000 });
+    const b = createApprovalBroker({ ...openSqliteApprovals(dbB), defaultTimeoutMs: 60_000 });
+    const events: ApprovalEvent[] = [];
+    a.subscribe((e) => events.push(e));
+    const requested = new Promise<void>((ok) => a.subscribe((e) => e.type === "requested" && ok()));
+    const waiting = a.requestApproval(request("call_far"), never());
+    await requested;
+    expect(await b.decide("call_far", { decision: "approved", by: "bob" })).toMatchObject({ outcome: "decided" });
+    expect(await a.settleFromStore("call_far")).toBe(true);
+    expect(await waiting).toEqual({ decision: "approved", by: "bob" });
+    expect(events.map((e) => e.type)).toEqual(["requested", "decided"]);
+    expect(await a.settleFromStore("call_far")).toBe(false); // nothing waits any more
+
+    // The other gateway decided, but the announcement never came: the wait ends (aborted here)
+    // and the stored decision holds, not the system's denial.
+    const controller = new AbortController();
+    const requested2 = new Promise<void>((ok) =>
+      a.subscribe((e) => e.type === "requested" && e.request.callId === "call_quiet" && ok()),
+    );
+    const quiet = a.requestApproval(request("call_quiet"), controller.signal);
+    await requested2;
+    await b.decide("call_quiet", { decision: "approved", by: "bob" });
+    controller.abort(new Error("turn cancelled"));
+    expect(await quiet).toEqual({ decision: "approved", by: "bob" });
+    await a.close();
+    await b.close();
+    dbA.close();
+    dbB.close();
+  });
+
+  test("a shared store: closeOrphans leaves a request another gateway may wait for, and closes an expired one", async () => {
+    const path = dbFile();
+    const [dbA, dbB] = [openDatabase(path), openDatabase(path)];
+    const a = createApprovalBroker({ ...openSqliteApprovals(dbA), defaultTimeoutMs: 60_000 });
+    const b = createApprovalBroker({ ...openSqliteApprovals(dbB), defaultTimeoutMs: 60_000, shared: true });
+    const requested = new Promise<void>((ok) => a.subscribe((e) => e.type === "requested" && ok()));
+    void a.requestApproval(request("call_live_there"), never());
+    await requested;
+    // Left by a gateway that died, long expired.
+    await openSqliteApprovals(dbB).store.insert(request("call_dead", { requestedAt: 1, expiresAt: 2 }));
+    expect((await b.closeOrphans("the gateway restarted")).map((r) => r.callId)).toEqual(["call_dead"]);
+    expect((await b.get("call_live_there"))!.status).toBe("pending");
+    await a.close();
+    await b.close();
+    dbA.close();
+    dbB.close();
+  });
 });

@@ -23,6 +23,11 @@ export interface ApprovalBrokerOptions {
   /** Used when a request carries no expiry after its request time. */
   readonly defaultTimeoutMs: number;
   readonly now?: () => number;
+  /**
+   * Other gateways share the store (PostgreSQL): a pending request nobody here waits for may be
+   * waited for there, so `closeOrphans` closes only expired ones (a live waiter denies its own at expiry).
+   */
+  readonly shared?: boolean;
   /** A throwing subscriber never breaks the broker; it is reported here (default: console.error). */
   readonly onListenerError?: (error: unknown, event: ApprovalEvent) => void;
 }
@@ -35,8 +40,14 @@ export interface ApprovalBroker {
   get(callId: string): Promise<ApprovalRecord | undefined>;
   subscribe(listener: (event: ApprovalEvent) => void): () => void;
   /**
+   * A decision recorded elsewhere (another gateway on the same database): read from the store;
+   * a call waiting here for it goes on, and "decided" is emitted. False when nothing waited here.
+   */
+  settleFromStore(callId: string): Promise<boolean>;
+  /**
    * Denies (by "system", with `reason`) pending requests nobody in this process waits for — left
    * by a previous process — and returns them so surfaces can edit their cards. Emits no events.
+   * On a shared store, only the expired ones (another gateway may wait for the others).
    */
   closeOrphans(reason: string): Promise<ApprovalRequest[]>;
   /** Denies what is still waiting ("system", recorded before it resolves) and stops timers. Does not close the stores. */
@@ -109,14 +120,16 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
 
   /** Used by timeout/abort/close: must settle even if the database is gone (fail closed). */
   async function denyBySystem(callId: string, decision: ApprovalDecision): Promise<void> {
+    let result: DecideResult | undefined;
     try {
-      await decide(callId, decision);
+      result = await decide(callId, decision);
     } catch (error) {
       console.error(
         `approval ${callId}: could not record "${decision.reason}": ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    waiters.get(callId)?.settle(decision);
+    // Decided first elsewhere (another gateway on the same database): the recorded decision holds.
+    waiters.get(callId)?.settle(result?.outcome === "already-decided" ? result.decision : decision);
   }
 
   const requestApproval: RequestApproval = (request, signal) => {
@@ -181,6 +194,15 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     decide,
     pending: async () => (await store.listPending()).map((r) => r.request),
     get: (callId) => store.get(callId),
+    async settleFromStore(callId) {
+      const waiter = waiters.get(callId);
+      if (!waiter) return false;
+      const record = await store.get(callId);
+      if (!record?.decision || waiters.get(callId) !== waiter) return false;
+      waiter.settle(record.decision);
+      emit({ type: "decided", request: record.request, decision: record.decision });
+      return true;
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -190,6 +212,7 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
       const at = now();
       for (const record of await store.listPending()) {
         if (waiters.has(record.request.callId)) continue;
+        if (options.shared && record.request.expiresAt > at) continue;
         if (await store.decide(record.request.callId, { decision: "denied", by: "system", reason }, at))
           closedOnes.push(record.request);
       }

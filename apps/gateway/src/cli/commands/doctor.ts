@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { loadProgramChecker } from "@openassistant/core/codemode";
-import { storageBackend } from "../../storage/index.ts";
+import { storageFor } from "../../storage/index.ts";
 import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import { ConfigError } from "@openassistant/core/config";
 import { isCriticalDiagnostic } from "@openassistant/core/plugins";
@@ -71,17 +71,24 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
   checks.push(...checkCredentialShapes(env, settings.anthropic.profileOrder));
   checks.push(await checkEndpoint(env, { model: settings.turn.model, profileOrder: settings.anthropic.profileOrder }));
 
-  try {
-    storageBackend().probeWritable(settings.databasePath);
-    checks.push({ name: "database", level: "ok", detail: `writable: ${settings.databasePath}` });
-    checks.push(await checkReceipts(settings.databasePath, resolveConfigDir(process.env)));
-  } catch (e) {
-    checks.push({
-      name: "database",
-      level: "fail",
-      detail: `${settings.databasePath} is not writable (${e instanceof Error ? e.message : String(e)}); fix its permissions or set database.path in the config.`,
-    });
-  }
+  const storage = storageFor(settings);
+  if (storage.backend.health) {
+    // A server (storage.url): its connection, schema and triggers; the receipts once it answers.
+    const health = await storage.backend.health(storage.location);
+    checks.push(...health);
+    if (health[0]?.level !== "fail") checks.push(await checkReceipts(storage, resolveConfigDir(process.env)));
+  } else
+    try {
+      await storage.backend.probeWritable(storage.location);
+      checks.push({ name: "database", level: "ok", detail: `writable: ${storage.described}` });
+      checks.push(await checkReceipts(storage, resolveConfigDir(process.env)));
+    } catch (e) {
+      checks.push({
+        name: "database",
+        level: "fail",
+        detail: `${settings.databasePath} is not writable (${e instanceof Error ? e.message : String(e)}); fix its permissions or set database.path in the config.`,
+      });
+    }
 
   const snapshot = tools.current();
   tools.close();

@@ -13,7 +13,7 @@ import { previewInputJson } from "@openassistant/core/approvals";
 import { escapeInvisible, hasInvisible } from "@openassistant/core/text";
 import { resolveConfigDir } from "../../auth/paths.ts";
 import { loadGatewaySettings } from "../../config-adapter.ts";
-import { storageBackend, type ReceiptsOnly } from "../../storage/index.ts";
+import { type ChosenStorage, type ReceiptsOnly, storageFor } from "../../storage/index.ts";
 import { CliError, guard, rejectUnknownFlags } from "../flags.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 
@@ -77,7 +77,7 @@ export const receiptsCommand = defineCommand({
       }
       const cwd = resolveProject(a.project);
       const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
-      const opened = await openStore(settings.databasePath, false);
+      const opened = await openStore(storageFor(settings), false);
       try {
         const store = opened.receipts;
         let rows: Receipt[] = await store.query({
@@ -122,34 +122,35 @@ export const receiptsCommand = defineCommand({
  * The store, keyed with the gateway's key from the config dir. Listing works without it (a run's
  * integrity line then says the key is missing); `verify` requires it.
  */
-async function openStore(databasePath: string, requireKey: boolean): Promise<ReceiptsOnly> {
-  const backend = storageBackend();
-  if (!backend.exists(databasePath))
-    throw new CliError(`No database at ${databasePath} yet: start the gateway (bun start) to create it.`);
+async function openStore(storage: ChosenStorage, requireKey: boolean): Promise<ReceiptsOnly> {
+  const { backend, location } = storage;
+  if (!(await backend.exists(location)))
+    throw new CliError(`No database at ${storage.described} yet: start the gateway (bun start) to create it.`);
   const configDir = resolveConfigDir(process.env);
   const keyFile = receiptKeyPath(configDir);
-  if (existsSync(keyFile)) return backend.openReceipts(databasePath, configDir);
+  if (existsSync(keyFile)) return backend.openReceipts(location, configDir);
   if (requireKey)
     throw new CliError(
       `No receipt key at ${keyFile}. The gateway creates it on its first start and signs every receipt with it; run this with the same OPENASSISTANT_CONFIG_DIR as the gateway, or restore the key file.`,
     );
-  return backend.openReceipts(databasePath);
+  return backend.openReceipts(location);
 }
 
 async function verify(project: string | undefined, json: boolean): Promise<void> {
   const cwd = resolveProject(project);
   const { settings } = await loadGatewaySettings(cwd, process.env, { tools: false });
-  const opened = await openStore(settings.databasePath, true);
+  const storage = storageFor(settings);
+  const opened = await openStore(storage, true);
   try {
     const store = opened.receipts;
     const result = await store.verify();
     const info = await store.info();
     if (json)
       console.log(
-        JSON.stringify({ database: settings.databasePath, key: info.keyPath, head: info.headPath, ...result }, null, 2),
+        JSON.stringify({ database: storage.described, key: info.keyPath, head: info.headPath, ...result }, null, 2),
       );
     else if (result.ok) {
-      console.log(`Receipts in ${settings.databasePath}: intact.`);
+      console.log(`Receipts in ${storage.described}: intact.`);
       console.log(`  ${result.keyed} keyed (HMAC-SHA256, one chain, key ${info.keyPath})`);
       if (result.legacy > 0)
         console.log(
@@ -160,7 +161,7 @@ async function verify(project: string | undefined, json: boolean): Promise<void>
           ? `  tail checked against the head ${info.headPath}`
           : `  no head record for this database: a removed tail cannot be detected`,
       );
-    } else console.log(`Receipts in ${settings.databasePath}: BROKEN at ${result.brokenAt}: ${result.reason}`);
+    } else console.log(`Receipts in ${storage.described}: BROKEN at ${result.brokenAt}: ${result.reason}`);
     if (!result.ok) process.exitCode = 1;
   } finally {
     await opened.close();

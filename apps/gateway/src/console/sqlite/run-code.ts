@@ -1,10 +1,8 @@
 import type { Database } from "bun:sqlite";
+import type { RunCodeStore } from "../run-code.ts";
 
-/**
- * The code the model wrote for each run, kept for the console's run page (from the gateway's
- * redacted `run.started` event). A separate table: receipts stay append-only and unchanged.
- */
-export function createRunCodeStore(db: Database) {
+/** The console's run code (run-code.ts) in the gateway's SQLite file. */
+export function createRunCodeStore(db: Database): RunCodeStore {
   db.exec(`CREATE TABLE IF NOT EXISTS console_run_code (
     run_id TEXT PRIMARY KEY,
     turn_id TEXT,
@@ -14,12 +12,11 @@ export function createRunCodeStore(db: Database) {
   const insert = db.prepare("INSERT OR IGNORE INTO console_run_code (run_id, turn_id, code, at) VALUES (?, ?, ?, ?)");
   const select = db.prepare("SELECT code FROM console_run_code WHERE run_id = ?");
   return {
-    record(runId: string, turnId: string, code: string): void {
+    record(runId, turnId, code) {
       insert.run(runId, turnId, code, Date.now());
     },
-    codeOf(runId: string): string | undefined {
+    async codeOf(runId) {
       return (select.get(runId) as { code: string } | null)?.code;
     },
   };
 }
-export type RunCodeStore = ReturnType<typeof createRunCodeStore>;

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { openSqliteApprovals } from "@openassistant/core/approvals";
 import { hasTable, openDatabase, probeWritable } from "@openassistant/core/db";
 import { openSqliteReceipts } from "@openassistant/core/receipts";
+import { createRunCodeStore } from "../../console/sqlite/run-code.ts";
 import { createSessionStore } from "../../sessions/sqlite/store.ts";
 import type { GatewayStores, ReceiptsOnly, StorageBackend, StorageOptions } from "../backend.ts";
 
@@ -17,6 +18,7 @@ export const sqliteStorage: StorageBackend = {
     }
   },
   exists: (location) => existsSync(location),
+  describe: (location) => location,
   hasReceipts(location) {
     const db = openDatabase(location);
     try {
@@ -51,6 +53,8 @@ async function openSqliteStorage(options: StorageOptions): Promise<GatewayStores
       receipts,
       approvals,
       sessions,
+      runCode: createRunCodeStore(db),
+      openSurfaceStore: (backends) => backends.sqlite(db),
       close: closing(db, async () => {
         await receipts.close();
         await approvals.close();

@@ -13,6 +13,7 @@ import type { SurfacePort } from "../port.ts";
 import { registerSlashCommands } from "./commands/slash-commands.ts";
 import type { DiscordSurfaceConfig } from "./surface-config.ts";
 import { createSurfaceStore } from "./sqlite/surface-store.ts";
+import { createPgSurfaceStore } from "./postgres/surface-store.ts";
 
 export type {
   SurfacePort,
@@ -74,7 +75,7 @@ export async function startDiscordSurface(
   const sink = opts.log;
   const log = createSurfaceLog(redact, sink ? (line) => sink(line) : undefined);
   const client = createDiscordClient({ restApi: opts.restApi });
-  const store = port.openStore({ sqlite: createSurfaceStore });
+  const store = port.openStore({ sqlite: createSurfaceStore, postgres: createPgSurfaceStore });
   const limiter = createRefusalLimiter(opts.refusalWindowMs);
 
   const life: { open: boolean } & SurfaceLife = { open: true };
