@@ -34,6 +34,7 @@ import {
   rolesFrom,
   turnHookText,
 } from "../hooks/gateway-hooks.ts";
+import { openGatewayRunJournal } from "../runs/journal.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
@@ -202,6 +203,8 @@ function openGateway(
           toolTimeoutMs: settings.toolTimeoutMs,
           hooks,
           rolesOf,
+          // #30: each run's call order, answers and nondeterminism, so a run cut off by a restart can resume.
+          journal: openGatewayRunJournal(settings.dataDir),
         }),
       // Abandons calls still running (each recorded as failed with the reason).
       (r) => r.close({ reason: life.reason }),
