@@ -5,7 +5,8 @@ import { RESUMED } from "@openassistant/core/codemode";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import type { GatewayEvent } from "../events/types.ts";
-import { startHarness, type Harness } from "../../test/harness.ts";
+import { startHarness, terminalStreams, type Harness } from "../../test/harness.ts";
+import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { ledgerTools } from "./fixtures/ledger-tools.ts";
 
 let h: Harness | undefined;
@@ -111,6 +112,36 @@ describe("#30: a run survives kill -9 (real processes, real SQLite, fake Anthrop
     expect(turns.map((t) => t.stopReason)).toEqual(["aborted", "answered"]);
     expect(turns[1]!.runIds).toContain(card.runId);
     expect(turns[1]!.answer).toBe("Posted 5 to the ledger.");
+  }, 60_000);
+
+  test("approved in the terminal after the restart: the terminal shows the old call's approval, then the resumed answer", async () => {
+    const dir = makeTempDir("oa-resume-term-");
+    const ledger = join(dir, "ledger.txt");
+    const card = await gatewayKilledWhileACardWaits(dir, ledger);
+    h = await startHarness({ dir, tools: ledgerTools(ledger) });
+    h.api.script([textTurn("Posted 5 to the ledger.")]);
+    const io = terminalStreams();
+    const surface = startTerminalSurface({
+      gateway: h.gateway,
+      input: io.input,
+      output: io.output,
+      tty: false,
+      userId: "ann",
+    });
+    const resuming = h.gateway.resumeInterrupted();
+    const prompt = await io.waitFor(/Approval needed[\s\S]*deny with a reason.*\n/);
+    expect(prompt).toContain("tools.ledger.post");
+    io.send("a");
+    const note = await io.waitFor(/\(run \S+, interrupted by a restart, was resumed\)\n/);
+    expect(note).toContain(`run ${card.runId}, interrupted by a restart, was resumed`);
+    const answer = await io.waitFor(/assistant › [\s\S]*\[r_\d+\]\n/);
+    expect(answer).toContain("Posted 5 to the ledger.");
+    expect(answer).toMatch(/✅ ledger\.post succeeded \(approved by terminal:ann\)/);
+    expect(await resuming).toEqual([{ runId: card.runId, ok: true }]);
+    expect(readFileSync(ledger, "utf8")).toBe("5\n");
+    expect((await h.gateway.receipts.verify()).ok).toBe(true);
+    io.input.end();
+    await surface.done;
   }, 60_000);
 });
 
