@@ -4201,4 +4201,16 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "apps/gateway/src/console/pages/run.ts",
+    ["apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "resume-console-unmarked",
+        "d.receipts.some((r) => r.reason === RESUMED)",
+        "false",
+        "a resumed run's console page does not say it was resumed",
+      ],
+    ],
+  ),
 ];

@@ -58,7 +58,7 @@ describe("#30: a run survives kill -9 (real processes, real SQLite, fake Anthrop
     const card = await gatewayKilledWhileACardWaits(dir, ledger);
     expect(existsSync(ledger)).toBe(false);
 
-    h = await startHarness({ dir, tools: ledgerTools(ledger) });
+    h = await startHarness({ dir, tools: ledgerTools(ledger), settings: { http: { port: 0 } } as never });
     // The continuation: the model is given the resumed run's result and answers from it.
     h.api.script([
       (req) => {
@@ -112,6 +112,9 @@ describe("#30: a run survives kill -9 (real processes, real SQLite, fake Anthrop
     expect(turns.map((t) => t.stopReason)).toEqual(["aborted", "answered"]);
     expect(turns[1]!.runIds).toContain(card.runId);
     expect(turns[1]!.answer).toBe("Posted 5 to the ledger.");
+    // The run's console page says it was resumed.
+    const page = await (await fetch(h.gateway.console!.callLink(card.runId, card.callId))).text();
+    expect(page).toContain('<dd id="resumed">after a restart');
   }, 60_000);
 
   test("approved in the terminal after the restart: the terminal shows the old call's approval, then the resumed answer", async () => {
