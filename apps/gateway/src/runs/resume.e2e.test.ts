@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RESUMED } from "@openassistant/core/codemode";
+import { OUTCOME_UNKNOWN } from "@openassistant/core/receipts";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import type { GatewayEvent } from "../events/types.ts";
@@ -21,10 +22,10 @@ afterEach(async () => {
 const CODE =
   "const before = await tools.ledger.read({}); const r = await tools.ledger.post({ amount: 5 }); return { before, r };";
 
-/** A gateway process whose run waits on an approval card; resolves with the card's ids once it is out. */
-async function gatewayKilledWhileACardWaits(dir: string, ledger: string) {
+/** A gateway process running `code`, killed (SIGKILL) once its output matches `at`; resolves with the match. */
+async function gatewayKilledAt(dir: string, ledger: string, code: string, at: RegExp): Promise<RegExpExecArray> {
   const api = await startFakeAnthropic();
-  api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: CODE } })]);
+  api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code } })]);
   child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", "waiting-child.ts")], {
     env: {
       ...process.env,
@@ -38,16 +39,21 @@ async function gatewayKilledWhileACardWaits(dir: string, ledger: string) {
   });
   const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
   let out = "";
-  while (!/card \S+ \S+\n/.test(out)) {
+  while (!at.test(out)) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the gateway process ended before its card was out: ${out}`);
+    if (done) throw new Error(`the gateway process ended before printing ${at}: ${out}`);
     out += new TextDecoder().decode(value);
   }
-  const [, callId, runId] = /card (\S+) (\S+)\n/.exec(out)!;
   child.kill("SIGKILL");
   await child.exited;
   child = undefined;
   await api.close();
+  return at.exec(out)!;
+}
+
+/** A gateway process whose run waits on an approval card, killed; the card's ids. */
+async function gatewayKilledWhileACardWaits(dir: string, ledger: string) {
+  const [, callId, runId] = await gatewayKilledAt(dir, ledger, CODE, /card (\S+) (\S+)\n/);
   return { callId: callId!, runId: runId! };
 }
 
@@ -145,6 +151,36 @@ describe("#30: a run survives kill -9 (real processes, real SQLite, fake Anthrop
     expect((await h.gateway.receipts.verify()).ok).toBe(true);
     io.input.end();
     await surface.done;
+  }, 60_000);
+
+  test("killed while a non-idempotent tool ran: the resumed run does not run it again; the call is closed as outcome unknown and the model is told", async () => {
+    const dir = makeTempDir("oa-resume-cut-");
+    const ledger = join(dir, "ledger.txt");
+    const code = "await tools.ledger.transfer({ amount: 7 }); return 'moved';";
+    const [, runId] = await gatewayKilledAt(dir, ledger, code, /transfer (\S+)\n/);
+    expect(readFileSync(ledger, "utf8")).toBe("transfer 7\n");
+
+    h = await startHarness({ dir, tools: ledgerTools(ledger) });
+    h.api.script([
+      (req) =>
+        textTurn(
+          lastUserText(req.body).includes("outcome unknown")
+            ? "The gateway restarted while the transfer ran; I cannot tell whether it went through."
+            : `unexpected: ${lastUserText(req.body)}`,
+        ),
+    ]);
+    const events: GatewayEvent[] = [];
+    h.gateway.events.subscribe((e) => events.push(e));
+    const [report] = await h.gateway.resumeInterrupted();
+    expect(report).toMatchObject({ runId, ok: false });
+    expect(readFileSync(ledger, "utf8")).toBe("transfer 7\n"); // not executed a second time
+    const rows = await h.gateway.receipts.byRun(runId!);
+    expect(rows.map((r) => r.phase)).toEqual(["requested", "started", "failed"]);
+    expect(rows[2]!.error).toStartWith(OUTCOME_UNKNOWN);
+    expect((await h.gateway.receipts.verify()).ok).toBe(true);
+    const resumed = events.find((e) => e.type === "turn.resumed");
+    expect(resumed).toMatchObject({ runId, text: expect.stringContaining("cannot tell whether it went through") });
+    expect(resumed && "summaryText" in resumed ? resumed.summaryText : "").toContain("outcome unknown");
   }, 60_000);
 });
 
