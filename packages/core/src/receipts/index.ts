@@ -11,4 +11,4 @@ export { openPostgresReceipts } from "./postgres/ports.ts";
 export { RECEIPT_MIGRATIONS } from "./postgres/schema.ts";
 export { openFileRunJournal } from "./replay/file-journal.ts";
 export { readReplayLog, type ReplayLog } from "./replay/replay-log.ts";
-export { OUTCOME_UNKNOWN, type JournalRun, type RunContext, type RunJournal } from "./replay/port.ts";
+export { OUTCOME_UNKNOWN, type RunContext, type RunJournal } from "./replay/port.ts";
