@@ -23,7 +23,13 @@ const CODE =
   "const before = await tools.ledger.read({}); const r = await tools.ledger.post({ amount: 5 }); return { before, r };";
 
 /** A gateway process running `code`, killed (SIGKILL) once its output matches `at`; resolves with the match. */
-async function gatewayKilledAt(dir: string, ledger: string, code: string, at: RegExp): Promise<RegExpExecArray> {
+async function gatewayKilledAt(
+  dir: string,
+  ledger: string,
+  code: string,
+  at: RegExp,
+  approvalMs = 60_000,
+): Promise<RegExpExecArray> {
   const api = await startFakeAnthropic();
   api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code } })]);
   child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", "waiting-child.ts")], {
@@ -33,6 +39,7 @@ async function gatewayKilledAt(dir: string, ledger: string, code: string, at: Re
       OA_CONFIG_DIR: join(dir, "config"),
       OA_ANTHROPIC_URL: api.url,
       OA_LEDGER: ledger,
+      OA_APPROVAL_MS: String(approvalMs),
     },
     stdout: "pipe",
     stderr: "inherit",
@@ -52,8 +59,8 @@ async function gatewayKilledAt(dir: string, ledger: string, code: string, at: Re
 }
 
 /** A gateway process whose run waits on an approval card, killed; the card's ids. */
-async function gatewayKilledWhileACardWaits(dir: string, ledger: string) {
-  const [, callId, runId] = await gatewayKilledAt(dir, ledger, CODE, /card (\S+) (\S+)\n/);
+async function gatewayKilledWhileACardWaits(dir: string, ledger: string, approvalMs?: number) {
+  const [, callId, runId] = await gatewayKilledAt(dir, ledger, CODE, /card (\S+) (\S+)\n/, approvalMs);
   return { callId: callId!, runId: runId! };
 }
 
@@ -181,6 +188,21 @@ describe("#30: a run survives kill -9 (real processes, real SQLite, fake Anthrop
     const resumed = events.find((e) => e.type === "turn.resumed");
     expect(resumed).toMatchObject({ runId, text: expect.stringContaining("cannot tell whether it went through") });
     expect(resumed && "summaryText" in resumed ? resumed.summaryText : "").toContain("outcome unknown");
+  }, 60_000);
+
+  test("the expiry counts across the restart: the card asked with a 2 s window expires by its first deadline, not a fresh one", async () => {
+    const dir = makeTempDir("oa-resume-exp-");
+    const ledger = join(dir, "ledger.txt");
+    const card = await gatewayKilledWhileACardWaits(dir, ledger, 2_000);
+    // The new gateway would give a fresh request a minute.
+    h = await startHarness({ dir, tools: ledgerTools(ledger), settings: { approvalTimeoutMs: 60_000 } });
+    h.api.script([textTurn("The approval expired; nothing was posted.")]);
+    const [report] = await h.gateway.resumeInterrupted();
+    expect(report).toMatchObject({ runId: card.runId });
+    const decided = await h.gateway.approvals.get(card.callId);
+    expect(decided!.decision).toMatchObject({ decision: "denied", by: "timeout", reason: "no decision within 2s" });
+    expect(existsSync(ledger)).toBe(false);
+    expect((await h.gateway.receipts.verify()).ok).toBe(true);
   }, 60_000);
 });
 
