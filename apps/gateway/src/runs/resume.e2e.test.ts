@@ -190,6 +190,27 @@ describe("#30: a run survives kill -9 (real processes, real SQLite, fake Anthrop
     expect(resumed && "summaryText" in resumed ? resumed.summaryText : "").toContain("outcome unknown");
   }, 60_000);
 
+  test("killed while an idempotent tool ran: the resumed run runs it again under a new call id; the cut-off call says so", async () => {
+    const dir = makeTempDir("oa-resume-idem-");
+    const ledger = join(dir, "ledger.txt");
+    const [, runId] = await gatewayKilledAt(
+      dir,
+      ledger,
+      "return await tools.ledger.setLimit({ limit: 9 });",
+      /transfer (\S+)\n/,
+    );
+    h = await startHarness({ dir, tools: ledgerTools(ledger) });
+    h.api.script([textTurn("The limit is 9.")]);
+    expect(await h.gateway.resumeInterrupted()).toEqual([{ runId: runId!, ok: true }]);
+    expect(readFileSync(ledger, "utf8")).toBe("limit 9\nlimit 9\n"); // it may run twice: it did
+    const rows = await h.gateway.receipts.byRun(runId!);
+    const [cut, again] = [...new Set(rows.map((r) => r.callId))];
+    expect(rows.filter((r) => r.callId === cut).map((r) => r.phase)).toEqual(["requested", "started", "failed"]);
+    expect(rows.find((r) => r.callId === cut && r.phase === "failed")!.error).toContain(`ran it again as ${again}`);
+    expect(rows.filter((r) => r.callId === again).map((r) => r.phase)).toEqual(["requested", "started", "succeeded"]);
+    expect((await h.gateway.receipts.verify()).ok).toBe(true);
+  }, 60_000);
+
   test("the expiry counts across the restart: the card asked with a 2 s window expires by its first deadline, not a fresh one", async () => {
     const dir = makeTempDir("oa-resume-exp-");
     const ledger = join(dir, "ledger.txt");
