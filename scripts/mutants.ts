@@ -3631,8 +3631,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "conversation-turns-not-queued",
-        `const work = sessionQueue.run(session.id, () => converse(message, session, turnId, controller.signal));`,
-        `const work = converse(message, session, turnId, controller.signal);`,
+        `const work = sessionQueue.run(session.id, () => converse(message, session, turnId, controller.signal, resumedRuns));`,
+        `const work = converse(message, session, turnId, controller.signal, resumedRuns);`,
         "two messages of one session run their turns at once, and the history is stored out of order",
       ],
     ],
@@ -4247,6 +4247,115 @@ export const MUTANTS: readonly Mutant[] = [
         `    if (changed)`,
         `    if (!changed)`,
         "a gateway deciding an approval does not tell the gateway whose call waits for it",
+      ],
+    ],
+  ),
+  // #30 resume
+  ...m(
+    "apps/gateway/src/services/assemble.ts",
+    ["apps/gateway/src/runs/journal.test.ts", "apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "resume-gateway-no-journal",
+        "          journal,\n",
+        "",
+        "the gateway's runner journals nothing: a run cut off by a restart cannot be resumed",
+      ],
+      [
+        "resume-cards-closed-at-start",
+        "approvals.hold(approvalsToKeep(resumable))",
+        "approvals.hold([])",
+        "the approvals of resumable runs are closed at start: the old card no longer decides the resumed call",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/tool-invoker.ts",
+    ["packages/core/src/codemode/resume.test.ts", "apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "resume-new-call-id",
+        'old?.state === "not-started" ? old.callId : undefined',
+        "undefined",
+        "a resumed run asks again under a new call id: the card posted before the restart decides nothing",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/approvals/broker.ts",
+    ["packages/core/src/approvals/broker.test.ts"],
+    [
+      [
+        "resume-expiry-restarts",
+        "Math.max(0, stored.expiresAt - now()),",
+        "Math.max(0, expiresAt - now()),",
+        "an approval asked again after a restart gets a fresh window: the expiry does not count across restarts",
+      ],
+      [
+        "resume-hold-ignored",
+        "if (waiters.has(record.request.callId) || held.has(record.request.callId)) continue;",
+        "if (waiters.has(record.request.callId)) continue;",
+        "closeOrphans closes an approval a resumed run will ask again",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/approvals/approval-cards.ts",
+    ["apps/gateway/src/surfaces/discord/restart.e2e.test.ts"],
+    [
+      [
+        "resume-card-posted-twice",
+        "    if ((await store.cards(request.callId)).length > 0) return;\n",
+        "",
+        "a resumed call's approval posts a second card beside the live one",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/agent/run-turn.ts",
+    ["apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "resume-turn-ungrounded",
+        "runIds: [...(session.resumedRuns ?? [])],",
+        "runIds: [],",
+        "the turn continuing a resumed run does not count its receipts (its answer is not grounded in them)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/replay/file-journal.ts",
+    ["packages/core/src/codemode/resume.test.ts", "apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "resume-snippet-not-kept",
+        "      if (!seed) context = line[2];\n",
+        "",
+        "the journal forgets the run's snippet: nothing can be resumed at start",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/runs/pending.ts",
+    ["apps/gateway/src/cli/runs.test.ts"],
+    [
+      [
+        "runs-cancel-cut-off-denied",
+        'if (call.phase === "started")',
+        "if (false)",
+        "runs cancel records a call cut off while running as denied (its outcome is unknown: the tool may have acted)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/pages/run.ts",
+    ["apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "resume-console-unmarked",
+        "d.receipts.some((r) => r.reason === RESUMED)",
+        "false",
+        "a resumed run's console page does not say it was resumed",
       ],
     ],
   ),

@@ -68,6 +68,11 @@ export interface Gateway {
   /** True when some Anthropic credential (profile or env) is configured. */
   hasCredentials(): boolean;
   handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
+  /**
+   * #30: resumes, by replay, the runs a previous process left pending (a card waiting, a call cut
+   * off) and continues their conversations; the start calls it once the surfaces are up. Runs once.
+   */
+  resumeInterrupted(): Promise<import("./runs/resume.ts").ResumeReport[]>;
   /** Turns in progress. */
   readonly activeTurns: number;
   /** Resolves once the typechecker's process is warm as well (a first check before that waits for it). */

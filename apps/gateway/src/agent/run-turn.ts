@@ -72,6 +72,8 @@ export interface TurnSession {
   readonly leftOutRuns?: readonly string[];
   /** Who asked (user id on the surface); recorded on approvals. */
   readonly requestedBy?: string;
+  /** Runs resumed after a restart whose result this turn answers from (#30): the turn's grounding counts their receipts. */
+  readonly resumedRuns?: readonly string[];
 }
 
 export interface TurnOptions {
@@ -272,7 +274,7 @@ export async function startTurn(
     added: [{ role: "user", content: userContent }],
     tailFrom: 1,
     compactions: 0,
-    runIds: [],
+    runIds: [...(session.resumedRuns ?? [])],
     usage: { inputTokens: 0, outputTokens: 0, rounds: 0 },
     typecheckFailures: 0,
   };

@@ -31,6 +31,9 @@ export const main = defineCommand({
     receipts: lazyCommand("List tool-call receipts (filter by run, tool, status, time)", () =>
       import("./commands/receipts.ts").then((m) => m.receiptsCommand),
     ),
+    runs: lazyCommand("Runs left pending by a stopped gateway: `runs list --pending`, `runs cancel <run id>`", () =>
+      import("./commands/runs.ts").then((m) => m.runsCommand),
+    ),
     db: lazyCommand("The PostgreSQL database of storage.url: schema `status`, `migrate`", () =>
       import("./commands/db.ts").then((m) => m.dbCommand),
     ),

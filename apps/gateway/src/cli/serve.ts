@@ -197,5 +197,7 @@ async function startSurface(
     },
   });
   onStop(() => running.stop());
+  // #30: the surface is up (it shows the resumed runs' cards and answers): runs a previous process left pending resume now.
+  void gateway.resumeInterrupted();
   await running.done;
 }

@@ -18,6 +18,15 @@ export interface IncomingMessage {
   readonly onEvent?: (event: GatewayEvent) => void;
 }
 
+/** A run resumed after a restart (#30), whose result its conversation is given back. */
+export interface ResumedRun {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly requestedBy?: string;
+  /** The run's result as the model is given it (`formatRunResultForModel`). */
+  readonly resultText: string;
+}
+
 export class GatewayClosedError extends Error {
   override name = "GatewayClosedError";
 }
@@ -47,6 +56,13 @@ export interface ConversationDeps {
  */
 export interface Conversations {
   handleMessage(message: IncomingMessage): Promise<TurnOutcome>;
+  /**
+   * #30: continues the conversation of a run resumed after a restart: the turn the restart cut off
+   * is closed (stop reason `aborted`, naming the run) and a new turn in the same session gives the
+   * model the run's result; its answer is stored and announced (`turn.resumed`) for the surface
+   * to deliver. Undefined when the session is unknown.
+   */
+  continueResumed(run: ResumedRun): Promise<TurnOutcome | undefined>;
   /** Turns in progress (queued or running). */
   readonly activeTurns: number;
   /**
@@ -70,6 +86,7 @@ export function createConversations(deps: ConversationDeps): Conversations {
     session: Session,
     turnId: string,
     signal: AbortSignal,
+    resumedRuns?: readonly string[],
   ): Promise<TurnOutcome> {
     if (closing) throw new GatewayClosedError(CLOSED_MESSAGE);
     const onEvent = (e: GatewayEvent) => {
@@ -95,7 +112,7 @@ export function createConversations(deps: ConversationDeps): Conversations {
       .filter((t) => t.stopReason === "refused")
       .flatMap((t) => t.runIds);
     const raw = await runTurn(
-      { id: session.id, history, leftOutRuns, requestedBy: message.userId },
+      { id: session.id, history, leftOutRuns, requestedBy: message.userId, ...(resumedRuns ? { resumedRuns } : {}) },
       message.text,
       { ...deps.turnDeps(fresh), settings },
       { turnId, signal, onEvent },
@@ -153,13 +170,51 @@ export function createConversations(deps: ConversationDeps): Conversations {
   async function handleMessage(message: IncomingMessage): Promise<TurnOutcome> {
     if (closing) throw new GatewayClosedError(CLOSED_MESSAGE);
     const session = await sessions.getOrCreate(message.sessionKey, message.surface);
+    return track(message, session);
+  }
+
+  async function continueResumed(run: ResumedRun): Promise<TurnOutcome | undefined> {
+    if (closing) throw new GatewayClosedError(CLOSED_MESSAGE);
+    const session = await sessions.get(run.sessionId);
+    if (!session) return undefined;
+    const cut = (await sessions.turns(session.id)).filter((t) => t.finishedAt === null).at(-1);
+    if (cut)
+      await sessions.finishTurn(cut.id, {
+        stopReason: "aborted",
+        unverified: false,
+        runIds: [run.runId],
+        answer: `(The gateway restarted during this turn; run ${run.runId} was resumed and answered in the next turn.)`,
+      });
+    const text = resumedRunText(cut?.request ?? undefined, run);
+    const outcome = await track(
+      { sessionKey: session.key, surface: session.surface, userId: run.requestedBy, text },
+      session,
+      [run.runId],
+    );
+    deps.events.emit({
+      type: "turn.resumed",
+      turnId: outcome.turnId,
+      sessionId: session.id,
+      sessionKey: session.key,
+      surface: session.surface,
+      runId: run.runId,
+      text: outcome.text,
+      summary: outcome.summary,
+      summaryText: outcome.summaryText,
+      unverified: outcome.unverified,
+    });
+    return outcome;
+  }
+
+  /** Runs a turn in its session's queue, tracked so `close` can cancel it and wait for it. */
+  function track(message: IncomingMessage, session: Session, resumedRuns?: readonly string[]): Promise<TurnOutcome> {
     const turnId = newTurnId();
     const controller = new AbortController();
     const abortFromCaller = () => controller.abort(message.signal?.reason ?? "cancelled by the surface");
     if (message.signal?.aborted) abortFromCaller();
     message.signal?.addEventListener("abort", abortFromCaller, { once: true });
     // One turn at a time per session, so history stays ordered.
-    const work = sessionQueue.run(session.id, () => converse(message, session, turnId, controller.signal));
+    const work = sessionQueue.run(session.id, () => converse(message, session, turnId, controller.signal, resumedRuns));
     const tracked = work.finally(() => {
       inflight.delete(turnId);
       message.signal?.removeEventListener("abort", abortFromCaller);
@@ -183,9 +238,22 @@ export function createConversations(deps: ConversationDeps): Conversations {
 
   return {
     handleMessage,
+    continueResumed,
     get activeTurns() {
       return inflight.size;
     },
     close,
   };
+}
+
+/**
+ * What the model is told in the turn that continues a resumed run: the gateway's words, not the
+ * user's; the request it served (as stored, redacted) and the run's result.
+ */
+export function resumedRunText(request: string | undefined, run: ResumedRun): string {
+  return [
+    `[Gateway: the gateway restarted while it worked on ${request ? `the request «${request}»` : "the previous request"}. The code it had run (run ${run.runId}) was resumed from its receipts: calls already made were answered from the record, not made again. Its result follows. Answer that request from it; do not run that code again.]`,
+    "",
+    run.resultText,
+  ].join("\n");
 }

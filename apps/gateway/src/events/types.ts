@@ -1,5 +1,6 @@
 import type { ApprovalDecision, ApprovalRequest } from "@openassistant/core/approvals";
 import type { CallOutcome, CallProgress } from "@openassistant/core/codemode";
+import type { ActivitySummary } from "@openassistant/core/receipts";
 
 /** Everything a surface or the HTTP API can observe about the gateway, as it happens. */
 export type GatewayEvent =
@@ -69,6 +70,19 @@ export type GatewayEvent =
       readonly unverified: boolean;
       readonly runIds: readonly string[];
       readonly stopReason: TurnStopReason;
+    }
+  | {
+      /** #30: a turn continued a run resumed after a restart; its answer, for the surface of the session to deliver. */
+      readonly type: "turn.resumed";
+      readonly turnId: string;
+      readonly sessionId: string;
+      readonly sessionKey: string;
+      readonly surface: string;
+      readonly runId: string;
+      readonly text: string;
+      readonly summary: ActivitySummary;
+      readonly summaryText: string;
+      readonly unverified: boolean;
     }
   | { readonly type: "error"; readonly turnId?: string; readonly code: string; readonly message: string };
 

@@ -34,6 +34,9 @@ import {
   rolesFrom,
   turnHookText,
 } from "../hooks/gateway-hooks.ts";
+import { formatRunResultForModel } from "@openassistant/core/codemode";
+import { openGatewayRunJournal } from "../runs/journal.ts";
+import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
@@ -174,6 +177,11 @@ function openGateway(
     );
 
     const approvals = createApprovalBroker({ ...stores.approvals, defaultTimeoutMs: settings.approvalTimeoutMs });
+    // #30: runs a previous process left pending are resumed (`resumeInterrupted`); the approvals they
+    // will ask again stay open (their cards live), every other orphan is closed as before.
+    const journal = openGatewayRunJournal(settings.dataDir);
+    const resumable = yield* attempt(() => findResumable(receipts, journal));
+    const releaseKept = approvals.hold(approvalsToKeep(resumable));
     yield* attempt(() => closeOrphanedApprovals(approvals, receipts, log));
     yield* resource(
       "approval.decided hooks",
@@ -214,6 +222,8 @@ function openGateway(
           toolTimeoutMs: settings.toolTimeoutMs,
           hooks,
           rolesOf,
+          // #30: each run's call order, answers and nondeterminism, so a run cut off by a restart can resume.
+          journal,
         }),
       // Abandons calls still running (each recorded as failed with the reason).
       (r) => r.close({ reason: life.reason }),
@@ -297,10 +307,33 @@ function openGateway(
       log,
     });
 
+    const resuming = new AbortController();
+    let resumed: Promise<ResumeReport[]> | undefined;
+    /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
+    function resumeInterrupted(): Promise<ResumeReport[]> {
+      resumed ??= resumeRuns(resumable, {
+        runner,
+        tools: () => toolSource.current().tree,
+        signal: resuming.signal,
+        log,
+        continueTurn: async (r, result) => {
+          if (!r.context.sessionId) return;
+          await conversations.continueResumed({
+            runId: r.run.runId,
+            sessionId: r.context.sessionId,
+            ...(r.context.requestedBy ? { requestedBy: r.context.requestedBy } : {}),
+            resultText: formatRunResultForModel(result),
+          });
+        },
+      }).finally(releaseKept);
+      return resumed;
+    }
+
     async function shutdown(reason = "gateway shutting down"): Promise<void> {
       if (life.closing) return;
       life.closing = true;
       life.reason = reason;
+      resuming.abort(reason);
       // New messages are refused from the first moment; the gateway.stop hooks run while the turns
       // in progress are cancelled and record their outcome.
       const turnsClosed = conversations.close(reason, SHUTDOWN_GRACE_MS);
@@ -332,6 +365,7 @@ function openGateway(
       reloadTools: () => toolSource.reload(),
       hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,
       handleMessage: conversations.handleMessage,
+      resumeInterrupted,
       get activeTurns() {
         return conversations.activeTurns;
       },

@@ -219,6 +219,45 @@ describe("approval broker", () => {
     db2.close();
   });
 
+  test("#30: a held request outlives closeOrphans; asked again under its id after a restart, it keeps its first expiry", async () => {
+    const path = dbFile();
+    const db1 = openDatabase(path);
+    const first = createApprovalBroker({ ...openSqliteApprovals(db1), defaultTimeoutMs: 60_000 });
+    const t0 = Date.now();
+    // Asked before the restart, expiring 300 ms after it was asked.
+    void first.requestApproval(request("call_h", { requestedAt: t0, expiresAt: t0 + 300 }), never());
+    await first.pending();
+    db1.close();
+
+    const db2 = openDatabase(path);
+    const second = createApprovalBroker({ ...openSqliteApprovals(db2), defaultTimeoutMs: 60_000 });
+    const release = second.hold(["call_h"]);
+    expect(await second.closeOrphans("the gateway restarted")).toEqual([]);
+    expect((await second.get("call_h"))!.status).toBe("pending");
+    // The resumed run asks again with a fresh window of a minute: the first window still decides.
+    const again = second.requestApproval(request("call_h", { expiresAt: Date.now() + 60_000 }), never());
+    const decision = await again;
+    expect(decision).toMatchObject({ decision: "denied", by: "timeout", reason: "no decision within 0.3s" });
+    release();
+    await second.close();
+    db2.close();
+  });
+
+  test("#30: a released hold lets closeOrphans close the request", async () => {
+    const path = dbFile();
+    const db1 = openDatabase(path);
+    const first = createApprovalBroker({ ...openSqliteApprovals(db1), defaultTimeoutMs: 60_000 });
+    void first.requestApproval(request("call_r"), never());
+    await first.pending();
+    db1.close();
+    const db2 = openDatabase(path);
+    const second = createApprovalBroker({ ...openSqliteApprovals(db2), defaultTimeoutMs: 60_000 });
+    second.hold(["call_r"])();
+    expect((await second.closeOrphans("the gateway restarted")).map((r) => r.callId)).toEqual(["call_r"]);
+    await second.close();
+    db2.close();
+  });
+
   test("approve always creates a rule with scope and ttl", async () => {
     const db = openDatabase(dbFile());
     const now = 1_000_000;

@@ -50,6 +50,11 @@ export interface ApprovalBroker {
    * On a shared store, only the expired ones (another gateway may wait for the others).
    */
   closeOrphans(reason: string): Promise<ApprovalRequest[]>;
+  /**
+   * Keeps these pending requests from `closeOrphans` until the returned function is called: a run
+   * resumed after a restart will ask for them again under the same call id (its cards stay live).
+   */
+  hold(callIds: Iterable<string>): () => void;
   /** Denies what is still waiting ("system", recorded before it resolves) and stops timers. Does not close the stores. */
   close(): Promise<void>;
   readonly rules: ApprovalRuleStore;
@@ -68,6 +73,7 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
   const { store, rules } = options;
   const listeners = new Set<(event: ApprovalEvent) => void>();
   const waiters = new Map<string, Waiter>();
+  const held = new Map<string, number>();
   let closed = false;
 
   const emit = (event: ApprovalEvent) => {
@@ -170,7 +176,8 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
     function waitFor(stored: ApprovalRequest): void {
       if (waiters.get(request.callId) !== waiter) return;
 
-      const windowMs = expiresAt - requestedAt;
+      // A row kept from before a restart keeps its expiry: the wait counts across restarts.
+      const windowMs = stored.expiresAt - stored.requestedAt;
       timer = setTimeout(
         () =>
           void denyBySystem(request.callId, {
@@ -178,7 +185,7 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
             by: "timeout",
             reason: `no decision within ${formatSeconds(windowMs)}s`,
           }),
-        Math.max(0, expiresAt - now()),
+        Math.max(0, stored.expiresAt - now()),
       );
       onAbort = () =>
         void denyBySystem(request.callId, { decision: "denied", by: "system", reason: abortReason(signal) });
@@ -211,12 +218,23 @@ export function createApprovalBroker(options: ApprovalBrokerOptions): ApprovalBr
       const closedOnes: ApprovalRequest[] = [];
       const at = now();
       for (const record of await store.listPending()) {
-        if (waiters.has(record.request.callId)) continue;
+        if (waiters.has(record.request.callId) || held.has(record.request.callId)) continue;
         if (options.shared && record.request.expiresAt > at) continue;
         if (await store.decide(record.request.callId, { decision: "denied", by: "system", reason }, at))
           closedOnes.push(record.request);
       }
       return closedOnes;
+    },
+    hold(callIds) {
+      const ids = [...callIds];
+      for (const id of ids) held.set(id, (held.get(id) ?? 0) + 1);
+      return () => {
+        for (const id of ids) {
+          const n = (held.get(id) ?? 1) - 1;
+          if (n > 0) held.set(id, n);
+          else held.delete(id);
+        }
+      };
     },
     async close() {
       if (closed) return;

@@ -7,6 +7,7 @@ export {
 export { PRELUDE } from "./ambient-declarations.ts";
 export { createTypechecker, GATEWAY_PRACTICE_CHECKS, type Typechecker } from "./typecheck.ts";
 export { createCodeModeRunner, newRunId, type CodeModeRunner } from "./runner.ts";
+export { RESUMED } from "./tool-invoker.ts";
 export type { CallOutcome, CallProgress } from "./run-types.ts";
 export { formatRunResultForModel } from "./format-result.ts";
 export { approxTokens, namespaceListing, promptToolListing, withDiscovery } from "./tool-discovery.ts";

@@ -14,6 +14,7 @@ import { summarizeRun, formatSummaryForModel } from "../receipts/summary.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { createRedactor } from "../receipts/redact.ts";
 import { createCodeModeRunner } from "./runner.ts";
+import { RESUMED } from "./tool-invoker.ts";
 
 /**
  * Runs resumed from their receipts and journal, against the real sandbox and real SQLite files. A
@@ -123,11 +124,17 @@ for (const backend of BACKENDS)
         expect(result.runId).toBe(card.runId);
         expect(await after.receipts.verifyRun(card.runId)).toEqual({ ok: true });
         expect((await after.receipts.verify()).ok).toBe(true);
-        // The card the crash left is closed, saying the resumed run asked again.
+        // The card the crash left stays the call's: the resumed run asks again under the same call id
+        // (its `requested` receipt says it resumed), so the approval (and its card) decides it.
         const rows = await after.receipts.byRun(card.runId);
-        const old = rows.filter((r) => r.callId === card.callId).map((r) => r.phase);
-        expect(old).toEqual(["requested", "failed"]);
+        const old = rows.filter((r) => r.callId === card.callId);
+        expect(old.map((r) => r.phase)).toEqual(["requested", "requested", "approved", "started", "succeeded"]);
+        expect(old[1]!.reason).toBe(RESUMED);
+        expect(result.calls.map((c) => c.callId)).toEqual([card.callId]);
         expect((await after.journal.read(card.runId))!.resumes).toBe(1);
+        // The snippet a resume at start runs again: kept by the file backend (the gateway's), not by SQLite's.
+        const kept = (await after.journal.read(card.runId))!.context?.code;
+        expect(kept).toBe(backend.name === "SQLite" ? undefined : code);
       }, 30_000);
 
       test("calls made together (Promise.all) replay from their record by the order they crossed", async () => {

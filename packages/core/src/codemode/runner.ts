@@ -10,7 +10,7 @@ import type { SandboxLimits, SandboxPool } from "../sandbox/types.ts";
 import { indexToolTree } from "../tools/flatten.ts";
 import { describeThrown } from "./thrown.ts";
 import { createToolInvoker, type RunningCalls, type StandingApprovals } from "./tool-invoker.ts";
-import type { RunJournal } from "../receipts/replay/port.ts";
+import type { RunContext, RunJournal } from "../receipts/replay/port.ts";
 import type { ReplayLog } from "../receipts/replay/replay-log.ts";
 import { RunReplay } from "./run-replay.ts";
 import type { CallOutcome, CallProgress, RunResult } from "./run-types.ts";
@@ -203,7 +203,14 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
     interrupted?.addEventListener("abort", interrupt, { once: true });
     const nondeterminism = startNondeterminism(opts.resume);
     const replay = options.journal
-      ? journalRun(options.journal, runId, opts.resume, nondeterminism, controller, redact)
+      ? journalRun(
+          options.journal,
+          runId,
+          opts.resume,
+          { ...nondeterminism, context: runContext(code, opts, redact) },
+          controller,
+          redact,
+        )
       : undefined;
     const hooks = currentHooks();
     const roles = opts.requestedBy ? options.rolesOf?.(opts.requestedBy) : undefined;
@@ -311,12 +318,21 @@ function startNondeterminism(resume: ReplayLog | undefined): { seed: readonly nu
   return { seed: resume ? resume.seed : [...crypto.getRandomValues(new Uint32Array(4))] };
 }
 
+/** What a resume at start needs to run it again, kept in the journal's first line (the snippet redacted like every stored text). */
+function runContext(code: string, opts: RunOptions, redact: (text: string) => string): RunContext {
+  return {
+    code: redact(code),
+    ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
+    ...(opts.requestedBy ? { requestedBy: opts.requestedBy } : {}),
+  };
+}
+
 /** The run's journal: its nondeterminism written when it starts (or its resume counted), and its calls as they cross. */
 function journalRun(
   journal: RunJournal,
   runId: string,
   resume: ReplayLog | undefined,
-  start: { seed: readonly number[] },
+  start: { seed: readonly number[]; context: RunContext },
   controller: AbortController,
   redact: (text: string) => string,
 ): RunReplay {

@@ -182,9 +182,9 @@ interface Call {
 }
 
 /** A plain object literal, one shape for every call (class fields would be defined one by one). */
-function openCall(invoker: Invoker, path: string, inputJson: string): Call {
+function openCall(invoker: Invoker, path: string, inputJson: string, asksAgain?: string): Call {
   const { ctx } = invoker;
-  const id = newCallId();
+  const id = asksAgain ?? newCallId();
   const t0 = performance.now();
   const definition = ctx.tools.get(path);
   const approval = definition?.approval ?? "auto";
@@ -214,9 +214,19 @@ function openCall(invoker: Invoker, path: string, inputJson: string): Call {
     settled: undefined,
     position: undefined,
   };
-  stage(call, "requested", { inputPreview: requestedPreview });
+  stage(
+    call,
+    "requested",
+    asksAgain ? { inputPreview: requestedPreview, reason: RESUMED } : { inputPreview: requestedPreview },
+  );
   return call;
 }
+
+/**
+ * The `reason` of the `requested` receipt a resumed run writes for a recorded call that never
+ * started: the call goes on under its own id, so its approval (and the card showing it) still decides it.
+ */
+export const RESUMED = "resumed: the run was resumed after a restart and asks again under the same call id";
 
 /** How a call ended: its outcome receipt's own fields, and what crosses back to the sandbox. */
 interface Settled extends PhaseFields {
@@ -248,7 +258,9 @@ const STEPS: readonly Step[] = [validate, hooks, policy, approval, commit, run, 
 async function invoke(invoker: Invoker, path: string, inputJson: string): Promise<HostCallResult> {
   const admission = invoker.ctx.replay?.admit(path, inputJson, invoker.ctx.tools.get(path));
   if (admission && admission.kind !== "run") return journaled(invoker, path, admission);
-  const call = openCall(invoker, path, inputJson);
+  // A call that never started goes on under its id: its pending approval (and card) still decide it.
+  const old = admission?.supersedes;
+  const call = openCall(invoker, path, inputJson, old?.state === "not-started" ? old.callId : undefined);
   if (admission) enter(call, admission);
   let next: Next = call;
   for (let i = 0; next === call; i++) {
@@ -297,7 +309,8 @@ function enter(call: Call, admission: Extract<Admission, { kind: "run" }>): void
   call.position = admission.position;
   ctx.replay!.entered(admission.position, call.id, call.path, call.inputJson);
   const old = admission.supersedes;
-  if (old) closeRecorded(ctx.receipts, ctx.runId, ctx.sessionId, old, closingError(old, call.id));
+  if (old && old.callId !== call.id)
+    closeRecorded(ctx.receipts, ctx.runId, ctx.sessionId, old, closingError(old, call.id));
 }
 
 /** The tool exists and the input passes its schema (which may check asynchronously). */

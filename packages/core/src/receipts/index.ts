@@ -9,3 +9,6 @@ export { createSecretRegistry, type SecretRegistry, type SecretSink } from "./se
 export { formatSummaryForModel, summarizeRun, type ActivityItem, type ActivitySummary } from "./summary.ts";
 export { openPostgresReceipts } from "./postgres/ports.ts";
 export { RECEIPT_MIGRATIONS } from "./postgres/schema.ts";
+export { openFileRunJournal } from "./replay/file-journal.ts";
+export { readReplayLog, type ReplayLog } from "./replay/replay-log.ts";
+export { OUTCOME_UNKNOWN, type RunContext, type RunJournal } from "./replay/port.ts";

@@ -6,6 +6,7 @@ import { html, raw, type SafeHtml } from "../html.ts";
 import { firstWords, formatDuration, formatTime, layout, statusBadge, type Viewer } from "./layout.ts";
 import type { RunTurn } from "@openassistant/core/receipts";
 import { callTimeline } from "./run-timeline.ts";
+import { RESUMED } from "@openassistant/core/codemode";
 
 export interface RunPageData {
   readonly runId: string;
@@ -149,6 +150,11 @@ export function runPage(d: RunPageData): SafeHtml {
       <dt>Duration</dt><dd>${first && last ? formatDuration(last.at - first.at) : ""}</dd>
       <dt>Calls</dt><dd>${byCall.size}</dd>
       <dt>Integrity</dt><dd id="integrity">${integrity}</dd>
+      ${
+        d.receipts.some((r) => r.reason === RESUMED)
+          ? html`<dt>Resumed</dt><dd id="resumed">after a restart: the calls made before it were answered from the record, the approvals it waited for were asked again under the same call ids</dd>`
+          : ""
+      }
     </dl>
     <h2>The turn</h2>
     ${turnSection(d.turn, d.redact)}

@@ -5,6 +5,7 @@ import { createDiscordClient } from "./client.ts";
 import { classifyStartError } from "./discord-errors.ts";
 import { createDmRoleResolver } from "./dm-roles.ts";
 import { createConversations } from "./chat/conversations.ts";
+import { deliverResumedAnswers } from "./chat/resumed-answers.ts";
 import { createInteractionHandler } from "./commands/interactions.ts";
 import type { SurfaceLife } from "./life.ts";
 import { createRedactor } from "@openassistant/core/receipts";
@@ -151,6 +152,7 @@ export async function startDiscordSurface(
   const readyClient = client as Client<true>;
 
   const unsubscribe = cards.start();
+  const unsubscribeResumed = deliverResumedAnswers(readyClient, port, log);
   await cards.reconcileOnStart();
   if (!opts.skipCommandRegistration) {
     try {
@@ -172,6 +174,7 @@ export async function startDiscordSurface(
         await conversations.stop(opts.shutdownGraceMs);
         await Promise.allSettled([...handlers]);
         unsubscribe();
+        unsubscribeResumed();
         // Even a connection discord.js might bring back would find nothing listening.
         client.off(Events.MessageCreate, onMessageCreate);
         client.off(Events.InteractionCreate, onInteractionCreate);

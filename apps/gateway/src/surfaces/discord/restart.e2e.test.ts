@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import {
   cardCallId,
   decisionField,
@@ -63,7 +64,7 @@ describe("restart", () => {
     expect(e.ran.map((r) => r.what)).not.toContain("notes.write:G1");
   }, 60_000);
 
-  test("after a crash (SIGKILL) the next start closes the orphaned approval, records it, and edits its card", async () => {
+  test("#30: after a crash (SIGKILL) the old card still decides the resumed run: the tool runs once, the answer reaches the DM, receipts verify", async () => {
     await e.surface.stop();
     await e.h.gateway.shutdown();
     child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", "crash-child.ts")], {
@@ -87,10 +88,34 @@ describe("restart", () => {
     await child.exited;
 
     await e.restart();
-    const edited = await closed(card.id);
-    expect(decisionField(edited)).toContain("Closed: the gateway restarted");
-    const phases = (await trailOf(e, callId)).map((r) => r.phase);
-    expect(phases).toEqual(["requested", "denied"]);
-    expect(e.ran.map((r) => r.what)).not.toContain("notes.write:K1");
+    // The card is not closed: the run it belongs to resumes (serve.ts starts it once the surface is up).
+    expect((await e.h.gateway.approvals.get(callId))!.status).toBe("pending");
+    e.h.api.script([textTurn("Saved K1.")]);
+    const before = new Set(e.fake.messages(dm).map((m) => m.id));
+    const resumed = e.h.gateway.resumeInterrupted();
+    await eventually(async () => (await trailOf(e, callId)).length === 2, "the resumed run to ask again");
+    const click = e.fake.clickButton({ messageId: card.id, customId: `oa:approve:${callId}`, userId: e.ids.alice });
+    await click.callback();
+    await eventually(() => decisionField(e.fake.message(card.id))?.includes("Approved by"), "the old card edited");
+    expect(await resumed).toEqual([{ runId: expect.any(String), ok: true }]);
+    expect(e.ran.filter((r) => r.what === "notes.write:K1")).toHaveLength(1);
+    expect((await trailOf(e, callId)).map((r) => r.phase)).toEqual([
+      "requested",
+      "requested",
+      "approved",
+      "started",
+      "succeeded",
+    ]);
+    expect((await e.h.gateway.receipts.verify()).ok).toBe(true);
+    const answer = await eventually(
+      () => e.fake.messages(dm).find((m) => !before.has(m.id) && m.content?.includes("Saved K1.")),
+      "the resumed turn's answer in the DM",
+    );
+    expect(answer.content).toContain("Saved K1.");
+    // Asked again under the same call id: the old card is its card, no second one was posted.
+    const cardsSince = e.fake
+      .messages(dm)
+      .filter((m) => !before.has(m.id) && m.embeds?.[0]?.title?.startsWith("Approval needed"));
+    expect(cardsSince).toEqual([]);
   }, 60_000);
 });

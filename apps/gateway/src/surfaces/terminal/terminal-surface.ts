@@ -126,6 +126,13 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
       case "profile.rotated":
         write(`(switched Anthropic credential ${event.from} → ${event.to}: ${event.reason})`);
         break;
+      case "turn.resumed":
+        // #30: the answer of a run the previous process left pending, resumed after this start.
+        if (event.surface !== "terminal") break;
+        write(`(run ${event.runId}, interrupted by a restart, was resumed)`);
+        write(formatAnswer({ ...event, runIds: [event.runId] }));
+        showPrompt();
+        break;
     }
   };
   const unsubscribe = gateway.events.subscribe(onEvent);

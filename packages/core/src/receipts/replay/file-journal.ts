@@ -2,14 +2,14 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync } f
 import { join } from "node:path";
 import { appendWhole } from "../../files/whole-writes.ts";
 import type { ClockRun, HostCallResult } from "../../sandbox/types.ts";
-import type { JournalEntry, JournalRun, RunJournal } from "./port.ts";
+import type { JournalEntry, JournalRun, RunContext, RunJournal } from "./port.ts";
 
 /** Files kept open at once; the least recently used is closed beyond it (a run reopens its own). */
 const OPEN_FILES = 32;
 
 /** One line of a run's journal file. */
 type Line =
-  | readonly ["begin", seed: readonly number[]]
+  | readonly ["begin", seed: readonly number[], context?: RunContext]
   | readonly ["call", position: number, callId: string, toolPath: string, inputHash: string]
   | readonly ["answer", position: number, result: HostCallResult, at: number]
   | readonly ["clock", from: number, runs: readonly ClockRun[]]
@@ -64,7 +64,7 @@ export function openFileRunJournal(dir: string): RunJournal {
         if (!outer) batch = undefined;
       }
     },
-    begin: (r) => write(r.runId, ["begin", r.seed]),
+    begin: (r) => write(r.runId, r.context ? ["begin", r.seed, r.context] : ["begin", r.seed]),
     call: (c) => write(c.runId, ["call", c.position, c.callId, c.toolPath, c.inputHash]),
     answer: (runId, position, result, at) => write(runId, ["answer", position, result, at]),
     clock: (runId, from, runs) => write(runId, ["clock", from, runs]),
@@ -78,14 +78,17 @@ export function openFileRunJournal(dir: string): RunJournal {
 
 function fold(runId: string, text: string): JournalRun | undefined {
   let seed: readonly number[] | undefined;
+  let context: RunContext | undefined;
   let resumes = 0;
   const calls = new Map<number, JournalEntry>();
   const clock = new Map<number, ClockRun>();
   for (const raw of text.split("\n")) {
     const line = parseLine(raw);
     if (!line) continue;
-    if (line[0] === "begin") seed ??= line[1];
-    else if (line[0] === "resumed") resumes++;
+    if (line[0] === "begin") {
+      if (!seed) context = line[2];
+      seed ??= line[1];
+    } else if (line[0] === "resumed") resumes++;
     else if (line[0] === "call") {
       const [, position, callId, toolPath, inputHash] = line;
       if (calls.get(position)?.result === undefined)
@@ -106,6 +109,7 @@ function fold(runId: string, text: string): JournalRun | undefined {
   return {
     runId,
     seed,
+    ...(context ? { context } : {}),
     resumes,
     clock: [...clock.entries()].sort((a, b) => a[0] - b[0]).map(([, run]) => run),
     calls: [...calls.values()].sort((a, b) => a.position - b.position),

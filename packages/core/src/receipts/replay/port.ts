@@ -29,6 +29,15 @@ export interface RunStart {
   readonly runId: string;
   /** The four 32-bit words `Math.random` in the sandbox is seeded with. */
   readonly seed: readonly number[];
+  /** What a resume at start needs to run it again (kept by the file backend; the SQLite one keeps the seed only). */
+  readonly context?: RunContext;
+}
+
+/** The run as it was asked for: its snippet (redacted), the session it served and who asked. */
+export interface RunContext {
+  readonly code: string;
+  readonly sessionId?: string;
+  readonly requestedBy?: string;
 }
 
 export interface JournalCall {

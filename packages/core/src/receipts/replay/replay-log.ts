@@ -53,6 +53,7 @@ export async function readReplayLog(
   return {
     runId,
     seed: run.seed,
+    ...(run.context ? { context: run.context } : {}),
     clock: run.clock,
     resumes: run.resumes,
     calls: run.calls.map((c) => {

@@ -77,6 +77,9 @@ export function createApprovalCards(deps: {
    * is denied at once with the reason, so neither the model nor the user waits for a timeout.
    */
   async function post(request: ApprovalRequest): Promise<void> {
+    // #30: a run resumed after a restart asks again under the same call id: the cards posted before
+    // the restart are still its cards (a click on one decides it); none is posted twice.
+    if ((await store.cards(request.callId)).length > 0) return;
     const channelId = deps.channelFor(request);
     // The whole input goes along as input.json; later edits leave the file in place.
     const payload = { ...fitMessage(renderCard(request, { kind: "pending" })), files: cardFiles(request) };

@@ -1,0 +1,48 @@
+import type { Client } from "discord.js";
+import { safely, type SurfaceLog } from "../logger.ts";
+import { fitMessage } from "../render/fit.ts";
+import { renderActivity } from "../render/render-summary.ts";
+import type { SurfacePort } from "../../port.ts";
+import { answerMessages } from "./conversations.ts";
+
+/** Where a conversation's session key (`chat/conversations.ts` scopes) is on Discord. */
+export type ConversationPlace = { readonly dmUser: string } | { readonly channelId: string };
+
+/**
+ * The place of `discord:dm:<user>`, `discord:thread:<id>`, `discord:channel:<channel>:<user>`
+ * (each maybe followed by `:<generation>` after `/new`); undefined for any other key.
+ */
+export function placeOfSessionKey(key: string): ConversationPlace | undefined {
+  const [surface, kind, id] = key.split(":");
+  if (surface !== "discord" || !id || !/^\d+$/.test(id)) return undefined;
+  if (kind === "dm") return { dmUser: id };
+  if (kind === "thread" || kind === "channel") return { channelId: id };
+  return undefined;
+}
+
+/**
+ * #30: the answer of a turn that continued a run resumed after a restart (`turn.resumed`) is posted
+ * in the conversation the run served, like any answer (its activity block, its unverified mark).
+ * Returns the unsubscribe function.
+ */
+export function deliverResumedAnswers(client: Client, gateway: SurfacePort, log: SurfaceLog): () => void {
+  return gateway.events.subscribe((e) => {
+    if (e.type !== "turn.resumed" || e.surface !== "discord") return;
+    void safely(log, `sending the answer of resumed run ${e.runId} (${e.sessionKey})`, async () => {
+      const place = placeOfSessionKey(e.sessionKey);
+      if (!place) throw new Error(`the session key ${e.sessionKey} names no Discord conversation`);
+      const channel =
+        "dmUser" in place
+          ? await (await client.users.fetch(place.dmUser)).createDM()
+          : await client.channels.fetch(place.channelId);
+      if (!channel || !("send" in channel) || typeof channel.send !== "function")
+        throw new Error(`the conversation of ${e.sessionKey} cannot be written to`);
+      for (const part of answerMessages(
+        e.text,
+        renderActivity(e.summary, e.unverified, gateway.receiptLink),
+        e.unverified,
+      ))
+        await channel.send(fitMessage(part));
+    });
+  });
+}
