@@ -4,6 +4,7 @@ import { createRedactor } from "@openassistant/core/receipts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, startGatewayProcesses, type Gateway, type GatewayProcesses } from "../gateway.ts";
+import { startLeasedSurface } from "../surfaces/leased.ts";
 import { surfaceToRun } from "../surfaces/registry.ts";
 import { installCrashGuard } from "./crash-guard.ts";
 import { homedir } from "node:os";
@@ -184,18 +185,25 @@ async function startSurface(
 ): Promise<void> {
   const sections = gateway.settings.surfaces ?? {};
   const surface = surfaceToRun(sections, options.surface);
-  const running = await surface.start({
-    gateway,
-    section: sections[surface.id],
-    env: options.env,
-    out: options.out,
-    input: options.input ?? process.stdin,
-    output: options.output ?? process.stdout,
-    reload: async () => {
-      const before = gateway.tools();
-      return summarizeReload(before, await gateway.reloadTools());
-    },
-  });
+  const start = () =>
+    surface.start({
+      gateway,
+      section: sections[surface.id],
+      env: options.env,
+      out: options.out,
+      input: options.input ?? process.stdin,
+      output: options.output ?? process.stdout,
+      reload: async () => {
+        const before = gateway.tools();
+        return summarizeReload(before, await gateway.reloadTools());
+      },
+    });
+  // #31: on a shared database, only the lease holder runs a one-connection surface (Discord).
+  const url = gateway.settings.storageUrl;
+  const running =
+    url && surface.oneAcrossGateways
+      ? startLeasedSurface({ url, name: surface.id, start, out: options.out })
+      : await start();
   onStop(() => running.stop());
   // #30: the surface is up (it shows the resumed runs' cards and answers): runs a previous process left pending resume now.
   void gateway.resumeInterrupted();

@@ -54,6 +54,11 @@ export interface SurfaceDefinition<Section = unknown> {
   };
   /** `openassistant doctor`'s checks of its section (undefined when the section does not ask for it to run). */
   doctor?(section: Section | undefined): SurfaceCheck[];
+  /**
+   * One connection for all the gateways of a shared database (`storage.url`): a bot's gateway
+   * connection. `start` then runs only in the holder of the lease named by `id` (surfaces/leased.ts).
+   */
+  readonly oneAcrossGateways?: boolean;
   start(context: SurfaceStartContext<Section>): Promise<RunningSurface>;
 }
 

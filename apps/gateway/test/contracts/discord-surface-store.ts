@@ -53,4 +53,18 @@ export function describeSurfaceStoreContract(name: string, open: () => Promise<S
       await b.close();
     }
   });
+
+  test(`${name}: a message is claimed once, also across reopening the database`, async () => {
+    let b = await open();
+    try {
+      expect(await b.store.claimMessage("m100")).toBe(true);
+      expect(await b.store.claimMessage("m100")).toBe(false);
+      expect(await b.store.claimMessage("m101")).toBe(true);
+      b = await b.reopen();
+      expect(await b.store.claimMessage("m100")).toBe(false);
+      expect(await b.store.claimMessage("m102")).toBe(true);
+    } finally {
+      await b.close();
+    }
+  });
 }

@@ -27,4 +27,15 @@ export interface SurfaceStore {
   sessionKey(scope: string): Promise<string>;
   /** `/new`: the next message in this scope starts a fresh session. Returns the new key. */
   newConversation(scope: string): Promise<string>;
+  /**
+   * Claims a Discord message for answering: true for the first claim of its id, false ever after,
+   * from any connection or gateway on the database (an insert only one wins). Discord delivers a
+   * message to every session of the bot, so while a lease holder that lost its database connection
+   * is still disconnecting, the gateway taking over must not answer the same message (issue 31).
+   * Claims older than a day are forgotten.
+   */
+  claimMessage(messageId: string): Promise<boolean>;
 }
+
+/** How long a claimed message id is remembered: far longer than a takeover (15 s). */
+export const MESSAGE_CLAIM_TTL_MS = 24 * 60 * 60 * 1000;

@@ -17,6 +17,8 @@ export const discordSurface = defineSurface<DiscordConfigSection>({
     configKey: "discord.approvers",
   },
   doctor: checkDiscordSection,
+  // Discord delivers each event to every session of a bot: two gateways connected would answer twice.
+  oneAcrossGateways: true,
   async start({ gateway, section, env, out }) {
     const { startDiscordSurface } = await import("./index.ts");
     // OPENASSISTANT_DISCORD_API: REST base URL override (an offline fake Discord in tests); unset = Discord's.

@@ -164,6 +164,8 @@ export function createConversations(deps: {
     if (!botId || message.author.id === botId) return;
     const where = route(message, botId);
     if (!where) return;
+    // #31: a message delivered to two gateways' connections during a takeover is answered by one.
+    if (!(await store.claimMessage(message.id))) return;
 
     const actor = await withDmRoles(actorOfMessage(message), (a) => authorizeChat(config, a).ok);
     if (!life.open) return; // a stop began during the lookup

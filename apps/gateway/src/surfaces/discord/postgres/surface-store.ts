@@ -1,5 +1,5 @@
 import { migrate, type Postgres } from "@openassistant/core/db";
-import type { CardRef, SurfaceStore } from "../store.ts";
+import { type CardRef, MESSAGE_CLAIM_TTL_MS, type SurfaceStore } from "../store.ts";
 
 /** The Discord surface's tables on PostgreSQL (the columns of sqlite/surface-store.ts), as versioned migrations. */
 export const DISCORD_MIGRATIONS: readonly string[] = [
@@ -18,6 +18,13 @@ export const DISCORD_MIGRATIONS: readonly string[] = [
     generation INTEGER NOT NULL,
     updated_at BIGINT NOT NULL
   );
+  `,
+  `
+  CREATE TABLE discord_claimed_messages (
+    message_id TEXT PRIMARY KEY,
+    claimed_at BIGINT NOT NULL
+  );
+  CREATE INDEX discord_claimed_messages_at ON discord_claimed_messages (claimed_at);
   `,
 ];
 
@@ -75,6 +82,15 @@ export function createPgSurfaceStore(sql: Postgres): SurfaceStore {
         ON CONFLICT (scope) DO UPDATE SET generation = discord_conversations.generation + 1,
         updated_at = excluded.updated_at`;
       return sessionKey(scope);
+    },
+    async claimMessage(messageId) {
+      await ready();
+      const now = Date.now();
+      await sql`DELETE FROM discord_claimed_messages WHERE claimed_at < ${now - MESSAGE_CLAIM_TTL_MS}`;
+      // The primary key decides: of gateways claiming at once, one insert wins, the others insert nothing.
+      const won: unknown[] = await sql`INSERT INTO discord_claimed_messages (message_id, claimed_at)
+        VALUES (${messageId}, ${now}) ON CONFLICT (message_id) DO NOTHING RETURNING message_id`;
+      return won.length === 1;
     },
   };
 }

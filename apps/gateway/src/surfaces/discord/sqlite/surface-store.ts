@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { CardRef, SurfaceStore } from "../store.ts";
+import { type CardRef, MESSAGE_CLAIM_TTL_MS, type SurfaceStore } from "../store.ts";
 
 /**
  * The Discord surface's store (store.ts) in the gateway's SQLite database:
@@ -7,6 +7,7 @@ import type { CardRef, SurfaceStore } from "../store.ts";
  *   any DM copies).
  * - `discord_conversations`: the current generation of each conversation scope (a DM user or a
  *   thread); `/new` bumps it, which yields a fresh gateway session key.
+ * - `discord_claimed_messages`: the message ids already claimed for answering (`claimMessage`).
  */
 export function createSurfaceStore(db: Database): SurfaceStore {
   db.exec(`CREATE TABLE IF NOT EXISTS discord_approval_cards (
@@ -35,6 +36,14 @@ export function createSurfaceStore(db: Database): SurfaceStore {
   );
   const markFinalStmt = db.prepare("UPDATE discord_approval_cards SET final = 1 WHERE call_id = ?");
   const unfinishedStmt = db.prepare("SELECT DISTINCT call_id FROM discord_approval_cards WHERE final = 0");
+  db.exec(`CREATE TABLE IF NOT EXISTS discord_claimed_messages (
+    message_id TEXT PRIMARY KEY,
+    claimed_at INTEGER NOT NULL
+  )`);
+  const claim = db.prepare(
+    "INSERT INTO discord_claimed_messages (message_id, claimed_at) VALUES (?, ?) ON CONFLICT(message_id) DO NOTHING",
+  );
+  const forgetClaims = db.prepare("DELETE FROM discord_claimed_messages WHERE claimed_at < ?");
   const getGen = db.prepare("SELECT generation FROM discord_conversations WHERE scope = ?");
   const bumpGen = db.prepare(
     `INSERT INTO discord_conversations (scope, generation, updated_at) VALUES (?, 1, ?)
@@ -81,6 +90,11 @@ export function createSurfaceStore(db: Database): SurfaceStore {
     async newConversation(scope) {
       bumpGen.get(scope, Date.now());
       return sessionKey(scope);
+    },
+    async claimMessage(messageId) {
+      const now = Date.now();
+      forgetClaims.run(now - MESSAGE_CLAIM_TTL_MS);
+      return claim.run(messageId, now).changes === 1;
     },
   };
 }
