@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connectPostgres } from "@openassistant/core/db";
+import { textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { usePostgres } from "@openassistant/testkit/postgres.ts";
+import { startDiscordSurface } from "../index.ts";
 import {
   botTexts,
   cardCallId,
@@ -63,3 +65,29 @@ test("storage.url: the Discord surface keeps its cards in PostgreSQL; a click ap
     await sql.close();
   }
 }, 60_000);
+
+test("#31: a DM delivered to two connections of the bot (a takeover's overlap) is answered once: the shared database's claim decides", async () => {
+  // A second connection on the same database, as a new lease holder while the old one disconnects.
+  const other = await startDiscordSurface(e.h.gateway, e.config, { restApi: e.fake.apiUrl, shutdownGraceMs: 500 });
+  try {
+    await eventually(() => e.fake.connectedSessions === 2, "both connections to be open");
+    const requests = e.h.api.messageRequests().length;
+    const before = botTexts(e.fake, dm).length;
+    e.h.api.script([textTurn("answered first"), textTurn("answered second")]);
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "who answers?" });
+    await eventually(() => botTexts(e.fake, dm).some((t) => t.startsWith("answered first")), "the answer");
+    // Both connections got the message (Discord sends each event to every session of the bot): a
+    // second turn would have taken the next scripted answer. The next message gets it instead.
+    e.fake.sendUserMessage({ dmFrom: e.ids.alice, content: "and now?" });
+    await eventually(() => botTexts(e.fake, dm).some((t) => t.startsWith("answered second")), "the next answer");
+    const answers = botTexts(e.fake, dm)
+      .slice(before)
+      .filter((t) => t.startsWith("answered"));
+    expect(answers).toEqual(["answered first", "answered second"]);
+    const asked = e.h.api.messageRequests().slice(requests);
+    expect(asked).toHaveLength(2);
+    expect(JSON.stringify(asked[1]!.body.messages)).toContain("and now?");
+  } finally {
+    await other.stop();
+  }
+}, 30_000);
