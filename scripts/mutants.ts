@@ -4359,4 +4359,59 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 lease
+  ...m(
+    "apps/gateway/src/cli/serve.ts",
+    ["apps/gateway/src/postgres/discord-lease.e2e.test.ts"],
+    [
+      [
+        "lease-surface-unleased",
+        "url && surface.oneAcrossGateways",
+        "false",
+        "every gateway on the shared database starts the Discord surface without the lease: two connections",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/leased.ts",
+    ["apps/gateway/src/surfaces/leased.test.ts"],
+    [
+      [
+        "lease-lost-ignored",
+        "      void stopCurrent();\n",
+        "",
+        "a gateway that lost the lease keeps its Discord connection (two holders once another takes it)",
+      ],
+      [
+        "lease-released-before-stop",
+        "      await stopCurrent();\n      await lease.release();",
+        "      await lease.release();\n      await stopCurrent();",
+        "a stopping gateway lets the lease go before its surface has stopped (the next holder overlaps it)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/chat/conversations.ts",
+    ["apps/gateway/src/surfaces/discord/postgres/discord.e2e.test.ts"],
+    [
+      [
+        "lease-message-unclaimed",
+        "    if (!(await store.claimMessage(message.id))) return;\n",
+        "",
+        "a message delivered to two connections during a takeover is answered by both",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/postgres/surface-store.ts",
+    ["apps/gateway/src/surfaces/discord/postgres/surface-store.test.ts"],
+    [
+      [
+        "lease-claim-always-wins",
+        "return won.length === 1;",
+        "return true;",
+        "every claim of a message wins: two gateways both answer it",
+      ],
+    ],
+  ),
 ];

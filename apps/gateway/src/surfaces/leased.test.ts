@@ -6,13 +6,28 @@ import type { RunningSurface } from "./surface.ts";
 
 const pg = usePostgres();
 
-/** A surface that counts its starts and how many copies run (what the lease guards). */
+/** Copies running across every gateway of a test, and the most ever running at once. */
+const everywhere = { running: 0, most: 0 };
+
+/**
+ * A surface that counts its starts and how many copies run (what the lease guards). Its stop takes
+ * a while, as a Discord client's does: a lease let go before the stop ends would show as two copies.
+ */
 function countingSurface() {
   const seen = { starts: 0, stops: 0, running: 0 };
   const start = async (): Promise<RunningSurface> => {
     seen.starts++;
     seen.running++;
-    return { done: new Promise<void>(() => {}), stop: () => void (seen.stops++, seen.running--) };
+    everywhere.most = Math.max(everywhere.most, ++everywhere.running);
+    return {
+      done: new Promise<void>(() => {}),
+      stop: async () => {
+        await Bun.sleep(300);
+        seen.stops++;
+        seen.running--;
+        everywhere.running--;
+      },
+    };
   };
   return { seen, start };
 }
@@ -46,6 +61,7 @@ test("of two gateways one runs the surface; when it stops, the other takes the l
     await second.stop();
   }
   expect(b.seen).toEqual({ starts: 1, stops: 1, running: 0 });
+  expect(everywhere.most).toBe(1);
 });
 
 test("a lost lease (its connection ended) stops the surface at once; it starts again when the lease is back", async () => {
