@@ -50,11 +50,11 @@ test("doctor with storage.url checks the connection, the schema, the append-only
   const ok = await doctor(cwd, url);
   expect(ok.stdout).toContain(`✓ database: PostgreSQL ${where} answers (storage.url)`);
   // The Discord surface's tables come with its first start (or `db migrate`).
-  expect(ok.stdout).toContain("⚠ schema: discord at version 0 of 1: run `openassistant db migrate`");
+  expect(ok.stdout).toContain("⚠ schema: discord at version 0 of 2: run `openassistant db migrate`");
   const migrated = await cli(["db", "migrate"], { cwd, env: { DATABASE_URL: url } });
   expect(migrated.code).toBe(0);
   const current = await doctor(cwd, url);
-  expect(current.stdout).toContain("✓ schema: receipts 1, approvals 1, sessions 1, console 1, discord 1");
+  expect(current.stdout).toContain("✓ schema: receipts 1, approvals 1, sessions 1, console 1, discord 2");
   expect(ok.stdout).toContain("✓ append-only: receipts and receipt_meta refuse UPDATE, DELETE and TRUNCATE");
   expect(ok.stdout).toContain("✓ receipts: 1 receipt(s) verify");
   expect(ok.stdout).not.toContain("openassistant.sqlite");
