@@ -6,6 +6,6 @@ export { hasTable, probeWritable } from "./probe.ts";
 export { checkPostgres, connectPostgres, describeUrl, type Postgres } from "./postgres/connect.ts";
 export { migrate, schemaVersions } from "./postgres/migrate.ts";
 export { type EventBus, openEventBus } from "./postgres/events.ts";
-export { type Lease, type LeaseOptions, takeLease } from "./postgres/lease.ts";
+export { takeLease } from "./postgres/lease.ts";
 /** The database handle stores are opened on; only store folders (`…/sqlite/`) use it. */
 export type { Database } from "bun:sqlite";
