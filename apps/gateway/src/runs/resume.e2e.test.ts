@@ -11,7 +11,7 @@ import {
 } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import type { GatewayEvent } from "../events/types.ts";
-import { startHarness, terminalStreams, type Harness } from "../../test/harness.ts";
+import { startHarness, TEST_API_KEY, terminalStreams, type Harness } from "../../test/harness.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { ledgerTools } from "./fixtures/ledger-tools.ts";
 
@@ -251,7 +251,7 @@ describe("#30 (c): kill -9 while the model streams its answer (no run to resume)
       /streaming (\S+)\n/,
       undefined,
       [heldTextTurn("The capital of France is Paris, as every atlas says.")],
-      "what is the capital of France?",
+      `what is the capital of France? (my key is ${TEST_API_KEY})`,
     );
 
     h = await startHarness({ dir, tools: ledgerTools(ledger) });
@@ -259,7 +259,9 @@ describe("#30 (c): kill -9 while the model streams its answer (no run to resume)
       (req) => {
         const text = lastUserText(req.body);
         return textTurn(
-          text.includes("restarted while you answered") && text.includes("what is the capital of France?")
+          text.includes("restarted while you answered") &&
+            text.includes("what is the capital of France? (my key is [redacted])") &&
+            !text.includes(TEST_API_KEY)
             ? "Paris."
             : `unexpected: ${text}`,
         );
