@@ -4414,4 +4414,65 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #30 mid-stream
+  ...m(
+    "apps/gateway/src/runs/cut-off-turns.ts",
+    ["apps/gateway/src/runs/cut-off-turns.test.ts", "apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "midstream-answered-twice",
+        "const left = unfinished.filter((t) => !resumedSessions.has(t.sessionId));",
+        "const left = unfinished;",
+        "a turn whose run is resumed is also answered again as cut off: the user gets two answers",
+      ],
+      [
+        "midstream-old-turns-answered",
+        "now - t.startedAt <= CUT_OFF_TURN_MAX_AGE_MS",
+        "true",
+        "a turn cut off weeks ago is answered again at the next start",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/services/assemble.ts",
+    ["apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "midstream-not-answered",
+        "        answerCutOffTurns(),\n",
+        "",
+        "a turn cut off while the model streamed is never answered: the user's message is lost",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/conversations/service.ts",
+    ["apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "midstream-request-bare",
+        "text: cutOffTurnText(turn.request, finishedRuns),",
+        "text: turn.request,",
+        "the model is not told the gateway restarted, nor of the runs the cut turn already finished",
+      ],
+      [
+        "midstream-runs-uncounted",
+        "      session,\n      finishedRuns,\n    );",
+        "      session,\n      [],\n    );",
+        "the answer again does not count the receipts of the runs the cut turn finished (ungrounded)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/sessions/sqlite/store.ts",
+    ["apps/gateway/src/sessions/sqlite/contract.test.ts", "apps/gateway/src/runs/resume.e2e.test.ts"],
+    [
+      [
+        "midstream-finished-turns-listed",
+        "FROM turns WHERE finished_at IS NULL ORDER BY started_at",
+        "FROM turns ORDER BY started_at",
+        "finished turns (a graceful stop's aborted ones too) count as cut off and are answered again",
+      ],
+    ],
+  ),
 ];

@@ -5,8 +5,8 @@ import { mergeTurnSettings, type TurnSettings } from "../agent/settings.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayEvent } from "../events/types.ts";
 import { createKeyedQueue } from "../sessions/keyed-queue.ts";
-import type { SessionStore } from "../sessions/store.ts";
-import type { Session } from "../sessions/types.ts";
+import { TURN_TEXT_CAPS, type SessionStore } from "../sessions/store.ts";
+import type { Session, TurnRecord } from "../sessions/types.ts";
 
 export interface IncomingMessage {
   /** Stable conversation key: `discord:dm:<user>`, `discord:thread:<id>`, `terminal`. */
@@ -63,6 +63,14 @@ export interface Conversations {
    * to deliver. Undefined when the session is unknown.
    */
   continueResumed(run: ResumedRun): Promise<TurnOutcome | undefined>;
+  /**
+   * #30: answers again a turn a kill cut off with no run to resume (the model was streaming): the
+   * cut turn is closed (`aborted`, saying why) and a new turn in the same session answers its
+   * stored request (redacted, cut to TURN_TEXT_CAPS); `finishedRuns` are the runs the cut turn had
+   * already finished (the model is told, the answer is grounded in them). The answer is stored and
+   * announced (`turn.resumed`, no run id). Undefined when the session or the request is unknown.
+   */
+  answerCutOff(turn: TurnRecord, finishedRuns: readonly string[]): Promise<TurnOutcome | undefined>;
   /** Turns in progress (queued or running). */
   readonly activeTurns: number;
   /**
@@ -72,6 +80,8 @@ export interface Conversations {
   close(reason: string, graceMs: number): Promise<void>;
 }
 
+const CUT_OFF_ANSWER =
+  "(The gateway was killed while the model answered this turn; it was answered again in the next turn.)";
 const CLOSED_MESSAGE = "The gateway is shutting down; try again when it is back.";
 
 export function createConversations(deps: ConversationDeps): Conversations {
@@ -206,6 +216,43 @@ export function createConversations(deps: ConversationDeps): Conversations {
     return outcome;
   }
 
+  async function answerCutOff(turn: TurnRecord, finishedRuns: readonly string[]): Promise<TurnOutcome | undefined> {
+    if (closing) throw new GatewayClosedError(CLOSED_MESSAGE);
+    const session = await sessions.get(turn.sessionId);
+    await sessions.finishTurn(turn.id, {
+      stopReason: "aborted",
+      unverified: false,
+      runIds: finishedRuns,
+      answer:
+        session && turn.request !== null
+          ? CUT_OFF_ANSWER
+          : "(The gateway was killed during this turn; its request was not kept, so it was not answered again.)",
+    });
+    if (!session || turn.request === null) return undefined;
+    const outcome = await track(
+      {
+        sessionKey: session.key,
+        surface: session.surface,
+        ...(turn.userId ? { userId: turn.userId } : {}),
+        text: cutOffTurnText(turn.request, finishedRuns),
+      },
+      session,
+      finishedRuns,
+    );
+    deps.events.emit({
+      type: "turn.resumed",
+      turnId: outcome.turnId,
+      sessionId: session.id,
+      sessionKey: session.key,
+      surface: session.surface,
+      text: outcome.text,
+      summary: outcome.summary,
+      summaryText: outcome.summaryText,
+      unverified: outcome.unverified,
+    });
+    return outcome;
+  }
+
   /** Runs a turn in its session's queue, tracked so `close` can cancel it and wait for it. */
   function track(message: IncomingMessage, session: Session, resumedRuns?: readonly string[]): Promise<TurnOutcome> {
     const turnId = newTurnId();
@@ -239,6 +286,7 @@ export function createConversations(deps: ConversationDeps): Conversations {
   return {
     handleMessage,
     continueResumed,
+    answerCutOff,
     get activeTurns() {
       return inflight.size;
     },
@@ -255,5 +303,20 @@ export function resumedRunText(request: string | undefined, run: ResumedRun): st
     `[Gateway: the gateway restarted while it worked on ${request ? `the request «${request}»` : "the previous request"}. The code it had run (run ${run.runId}) was resumed from its receipts: calls already made were answered from the record, not made again. Its result follows. Answer that request from it; do not run that code again.]`,
     "",
     run.resultText,
+  ].join("\n");
+}
+
+/**
+ * What the model is told in the turn that answers again a request a kill cut off (#30): the
+ * gateway's words, then the request as stored (redacted, cut to TURN_TEXT_CAPS.request).
+ */
+export function cutOffTurnText(request: string, finishedRuns: readonly string[]): string {
+  const runs = finishedRuns.length
+    ? ` Code you ran for it finished before the restart (run ${finishedRuns.join(", ")}); its calls are in the record and were not made again: do not repeat their effects, answer from them.`
+    : "";
+  return [
+    `[Gateway: the gateway restarted while you answered the message below, so the user got no answer. Answer it now.${runs} The message follows as stored (secrets redacted, cut at ${TURN_TEXT_CAPS.request} characters).]`,
+    "",
+    request,
   ].join("\n");
 }

@@ -72,13 +72,14 @@ export type GatewayEvent =
       readonly stopReason: TurnStopReason;
     }
   | {
-      /** #30: a turn continued a run resumed after a restart; its answer, for the surface of the session to deliver. */
+      /** #30: a turn continued a run resumed after a restart, or answered again a turn a kill cut off; its answer, for the surface of the session to deliver. */
       readonly type: "turn.resumed";
       readonly turnId: string;
       readonly sessionId: string;
       readonly sessionKey: string;
       readonly surface: string;
-      readonly runId: string;
+      /** The resumed run; absent when the turn was cut off with no run to resume (the model was streaming) and answered again. */
+      readonly runId?: string;
       readonly text: string;
       readonly summary: ActivitySummary;
       readonly summaryText: string;

@@ -3,10 +3,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RESUMED } from "@openassistant/core/codemode";
 import { OUTCOME_UNKNOWN } from "@openassistant/core/receipts";
-import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
+import {
+  type ScriptedTurn,
+  startFakeAnthropic,
+  textTurn,
+  toolUseTurn,
+} from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import type { GatewayEvent } from "../events/types.ts";
-import { startHarness, terminalStreams, type Harness } from "../../test/harness.ts";
+import { startHarness, TEST_API_KEY, terminalStreams, type Harness } from "../../test/harness.ts";
 import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
 import { ledgerTools } from "./fixtures/ledger-tools.ts";
 
@@ -29,9 +34,11 @@ async function gatewayKilledAt(
   code: string,
   at: RegExp,
   approvalMs = 60_000,
+  turns: ScriptedTurn[] = [toolUseTurn({ id: "toolu_1", name: "execute", input: { code } })],
+  message?: string,
 ): Promise<RegExpExecArray> {
   const api = await startFakeAnthropic();
-  api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code } })]);
+  api.script(turns);
   child = Bun.spawn(["bun", join(import.meta.dir, "fixtures", "waiting-child.ts")], {
     env: {
       ...process.env,
@@ -40,6 +47,7 @@ async function gatewayKilledAt(
       OA_ANTHROPIC_URL: api.url,
       OA_LEDGER: ledger,
       OA_APPROVAL_MS: String(approvalMs),
+      ...(message ? { OA_MESSAGE: message } : {}),
     },
     stdout: "pipe",
     stderr: "inherit",
@@ -224,6 +232,131 @@ describe("#30: a run survives kill -9 (real processes, real SQLite, fake Anthrop
     expect(decided!.decision).toMatchObject({ decision: "denied", by: "timeout", reason: "no decision within 2s" });
     expect(existsSync(ledger)).toBe(false);
     expect((await h.gateway.receipts.verify()).ok).toBe(true);
+  }, 60_000);
+});
+
+/** A text answer whose stream stops after a few deltas and stays open (until the test ends). */
+function heldTextTurn(text: string): ScriptedTurn {
+  return textTurn(text, { chunkSize: 4, holdStream: { afterTextDeltas: 2, until: new Promise(() => {}) } });
+}
+
+describe("#30 (c): kill -9 while the model streams its answer (no run to resume)", () => {
+  test("the cut-off turn is closed as aborted and its request answered again, once, in the same session; delivered as turn.resumed", async () => {
+    const dir = makeTempDir("oa-resume-stream-");
+    const ledger = join(dir, "ledger.txt");
+    const [, cutTurnId] = await gatewayKilledAt(
+      dir,
+      ledger,
+      "",
+      /streaming (\S+)\n/,
+      undefined,
+      [heldTextTurn("The capital of France is Paris, as every atlas says.")],
+      `what is the capital of France? (my key is ${TEST_API_KEY})`,
+    );
+
+    h = await startHarness({ dir, tools: ledgerTools(ledger) });
+    h.api.script([
+      (req) => {
+        const text = lastUserText(req.body);
+        return textTurn(
+          text.includes("restarted while you answered") &&
+            text.includes("what is the capital of France? (my key is [redacted])") &&
+            !text.includes(TEST_API_KEY)
+            ? "Paris."
+            : `unexpected: ${text}`,
+        );
+      },
+    ]);
+    const resumed = new Promise<GatewayEvent>((resolve) =>
+      h!.gateway.events.subscribe((e) => e.type === "turn.resumed" && resolve(e)),
+    );
+    expect(await h.gateway.resumeInterrupted()).toEqual([]); // no run was pending
+    expect(await resumed).toMatchObject({
+      type: "turn.resumed",
+      sessionKey: "terminal",
+      surface: "terminal",
+      text: "Paris.",
+    });
+    expect(await resumed).not.toHaveProperty("runId");
+
+    const session = await h.gateway.sessions.getOrCreate("terminal", "terminal");
+    const turns = await h.gateway.sessions.turns(session.id);
+    expect(turns.map((t) => [t.id === cutTurnId, t.stopReason])).toEqual([
+      [true, "aborted"],
+      [false, "answered"],
+    ]);
+    expect(turns[0]!.answer).toContain("killed while the model answered");
+    expect(turns[1]!.answer).toBe("Paris.");
+    // Once: a second call does not answer again, and nothing is left unfinished for the next start.
+    await h.gateway.resumeInterrupted();
+    expect(h.api.messageRequests()).toHaveLength(1);
+    expect(await h.gateway.sessions.unfinishedTurns()).toEqual([]);
+    expect((await h.gateway.receipts.verify()).ok).toBe(true);
+  }, 60_000);
+
+  test("killed mid-stream after a run finished: the run is not made again; the model is told of it and the answer counts its receipts", async () => {
+    const dir = makeTempDir("oa-resume-stream-run-");
+    const ledger = join(dir, "ledger.txt");
+    await gatewayKilledAt(
+      dir,
+      ledger,
+      "",
+      /streaming (\S+)\n/,
+      undefined,
+      [
+        toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return await tools.ledger.read({});" } }),
+        heldTextTurn("The ledger holds nothing yet, so there is nothing to report."),
+      ],
+      "what is on the ledger?",
+    );
+
+    h = await startHarness({ dir, tools: ledgerTools(ledger) });
+    const [run] = await h.gateway.receipts.runs({});
+    expect(run).toMatchObject({ status: "succeeded" });
+    h.api.script([
+      (req) => {
+        const text = lastUserText(req.body);
+        return textTurn(text.includes(`run ${run!.runId}`) ? "The ledger is empty." : `unexpected: ${text}`);
+      },
+    ]);
+    const resumed = new Promise<GatewayEvent>((resolve) =>
+      h!.gateway.events.subscribe((e) => e.type === "turn.resumed" && resolve(e)),
+    );
+    await h.gateway.resumeInterrupted();
+    expect(await resumed).toMatchObject({ text: "The ledger is empty." });
+    const session = await h.gateway.sessions.getOrCreate("terminal", "terminal");
+    const turns = await h.gateway.sessions.turns(session.id);
+    expect(turns.map((t) => t.stopReason)).toEqual(["aborted", "answered"]);
+    expect(turns[1]!.runIds).toContain(run!.runId);
+    expect(await h.gateway.receipts.runs({})).toHaveLength(1); // no new run: nothing was made again
+    expect((await h.gateway.receipts.verify()).ok).toBe(true);
+  }, 60_000);
+
+  test("a turn a graceful stop cancelled is recorded aborted and not answered again at the next start", async () => {
+    const dir = makeTempDir("oa-resume-stream-stop-");
+    const ledger = join(dir, "ledger.txt");
+    const first = await startHarness({ dir, tools: ledgerTools(ledger) });
+    let held!: () => void;
+    const streaming = new Promise<void>((resolve) => (held = resolve));
+    first.api.script([
+      textTurn("A long answer that never ends.", {
+        chunkSize: 4,
+        holdStream: { afterTextDeltas: 2, until: new Promise(() => {}), onHeld: held },
+      }),
+    ]);
+    const turn = first.gateway
+      .handleMessage({ sessionKey: "terminal", surface: "terminal", userId: "ann", text: "tell me a story" })
+      .catch(() => undefined);
+    await streaming;
+    await first.close(); // the graceful stop cancels the turn, which records its outcome
+    await turn;
+
+    h = await startHarness({ dir, tools: ledgerTools(ledger) });
+    expect(await h.gateway.sessions.unfinishedTurns()).toEqual([]);
+    await h.gateway.resumeInterrupted();
+    expect(h.api.messageRequests()).toHaveLength(0);
+    const session = await h.gateway.sessions.getOrCreate("terminal", "terminal");
+    expect((await h.gateway.sessions.turns(session.id)).map((t) => t.stopReason)).toEqual(["aborted"]);
   }, 60_000);
 });
 

@@ -36,6 +36,7 @@ import {
 } from "../hooks/gateway-hooks.ts";
 import { formatRunResultForModel } from "@openassistant/core/codemode";
 import { openGatewayRunJournal } from "../runs/journal.ts";
+import { cutOffTurns, runsOfCutOffTurn } from "../runs/cut-off-turns.ts";
 import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
@@ -182,6 +183,8 @@ function openGateway(
     const journal = openGatewayRunJournal(settings.dataDir);
     const resumable = yield* attempt(() => findResumable(receipts, journal));
     const releaseKept = approvals.hold(approvalsToKeep(resumable));
+    // #30: turns a kill cut off with no run to resume, found before any surface takes a message.
+    const cutOff = cutOffTurns(yield* attempt(() => sessions.unfinishedTurns()), resumable, Date.now());
     yield* attempt(() => closeOrphanedApprovals(approvals, receipts, log));
     yield* resource(
       "approval.decided hooks",
@@ -311,22 +314,43 @@ function openGateway(
     let resumed: Promise<ResumeReport[]> | undefined;
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
     function resumeInterrupted(): Promise<ResumeReport[]> {
-      resumed ??= resumeRuns(resumable, {
-        runner,
-        tools: () => toolSource.current().tree,
-        signal: resuming.signal,
-        log,
-        continueTurn: async (r, result) => {
-          if (!r.context.sessionId) return;
-          await conversations.continueResumed({
-            runId: r.run.runId,
-            sessionId: r.context.sessionId,
-            ...(r.context.requestedBy ? { requestedBy: r.context.requestedBy } : {}),
-            resultText: formatRunResultForModel(result),
-          });
-        },
-      }).finally(releaseKept);
+      resumed ??= Promise.all([
+        resumeRuns(resumable, {
+          runner,
+          tools: () => toolSource.current().tree,
+          signal: resuming.signal,
+          log,
+          continueTurn: async (r, result) => {
+            if (!r.context.sessionId) return;
+            await conversations.continueResumed({
+              runId: r.run.runId,
+              sessionId: r.context.sessionId,
+              ...(r.context.requestedBy ? { requestedBy: r.context.requestedBy } : {}),
+              resultText: formatRunResultForModel(result),
+            });
+          },
+        }).finally(releaseKept),
+        answerCutOffTurns(),
+      ]).then(([reports]) => reports);
       return resumed;
+    }
+
+    /** #30: answers again the turns a kill cut off while the model answered (each in its session's queue). */
+    async function answerCutOffTurns(): Promise<void> {
+      const why =
+        "(The gateway was killed during this turn more than a day before it started again; it was not answered again.)";
+      for (const t of cutOff.tooOld)
+        await sessions.finishTurn(t.id, { stopReason: "aborted", unverified: false, runIds: [], answer: why });
+      await Promise.all(
+        cutOff.answer.map(async (t) => {
+          try {
+            log(`answering again turn ${t.id}, cut off by a restart while the model answered`);
+            await conversations.answerCutOff(t, await runsOfCutOffTurn(receipts, t));
+          } catch (e) {
+            log(`answering again turn ${t.id} failed: ${e instanceof Error ? e.message : String(e)}`);
+          }
+        }),
+      );
     }
 
     async function shutdown(reason = "gateway shutting down"): Promise<void> {

@@ -45,6 +45,8 @@ export interface SessionStore {
     },
   ): Promise<void>;
   turns(sessionId: string): Promise<TurnRecord[]>;
+  /** #30: the turns of every session that started and never finished (a kill cut them off), oldest first. */
+  unfinishedTurns(): Promise<TurnRecord[]>;
   /** Records a model-side event of a turn (e.g. `profile.rotated`); append-only. */
   recordTurnEvent(turnId: string | undefined, type: string, data: unknown): Promise<void>;
   turnEvents(filter?: {

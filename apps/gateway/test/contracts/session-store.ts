@@ -96,6 +96,13 @@ export function describeSessionStoreContract(name: string, make: MakeSessionBack
           ["turn_2", null, null, [], null],
         ]);
         expect(typeof turns[0]!.finishedAt).toBe("number");
+        // #30: the turns a kill left unfinished, across sessions.
+        const other = await sessions.getOrCreate("discord:dm:1", "discord");
+        await sessions.startTurn({ id: "turn_3", sessionId: other.id, request: "hi" });
+        expect((await sessions.unfinishedTurns()).map((t) => [t.id, t.sessionId])).toEqual([
+          ["turn_2", s.id],
+          ["turn_3", other.id],
+        ]);
       });
     });
 

@@ -89,6 +89,11 @@ export interface ScriptedMessage {
   /** Wait this long before answering (for abort / timeout tests). */
   delayMs?: number;
   /**
+   * When streaming: send the events up to the `afterTextDeltas`-th `text_delta`, call `onHeld`, and
+   * hold the stream open until `until` settles (a process killed while the model streams).
+   */
+  holdStream?: { afterTextDeltas: number; until: Promise<unknown>; onHeld?: () => void };
+  /**
    * The thinking the model "did" when the request has thinking on and the script gives no thinking
    * block: its text is returned when the display mode returns text. `false`: no thinking block.
    */
@@ -332,7 +337,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       if (turn.delayMs) await Bun.sleep(turn.delayMs);
       const message = buildMessage(turn, recorded, ++messageCount, issued, cache);
       served.push({ model: message.model, usage: message.usage });
-      if (wantsStream) return sseResponse(streamEvents(message, turn.chunkSize ?? 8), requestId);
+      if (wantsStream) return sseResponse(streamEvents(message, turn.chunkSize ?? 8), requestId, {}, turn.holdStream);
       return Response.json(message, { headers: { "request-id": requestId } });
     },
   });
@@ -682,14 +687,43 @@ function midStreamErrorEvents(turn: ScriptedError, req: RecordedRequest, n: numb
   ];
 }
 
-function sseResponse(events: SseEvent[], requestId: string, headers: Record<string, string> = {}): Response {
+/** The index after the `n`-th `text_delta` event (the whole stream when it has fewer). */
+function holdPoint(events: readonly SseEvent[], n: number): number {
+  let seen = 0;
+  const at = events.findIndex(
+    (e) => (e.data as { delta?: { type?: string } }).delta?.type === "text_delta" && ++seen === n,
+  );
+  return at < 0 ? events.length : at + 1;
+}
+
+function sseResponse(
+  events: SseEvent[],
+  requestId: string,
+  headers: Record<string, string> = {},
+  hold?: ScriptedMessage["holdStream"],
+): Response {
   const encoder = new TextEncoder();
+  let next = 0;
+  const split = hold ? holdPoint(events, hold.afterTextDeltas) : events.length;
+  const send = (controller: ReadableStreamDefaultController<Uint8Array>, e: SseEvent) =>
+    controller.enqueue(encoder.encode(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`));
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      if (hold) return;
       // One enqueue per event so the client's SSE parser sees realistic chunk boundaries.
-      for (const e of events)
-        controller.enqueue(encoder.encode(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`));
+      for (const e of events) send(controller, e);
       controller.close();
+    },
+    // Held: one event a pull, so what was sent reaches the client; at the hold point it waits.
+    async pull(controller) {
+      if (!hold) return;
+      if (next === split) {
+        hold.onHeld?.();
+        await hold.until.catch(() => {});
+      }
+      const e = events[next++];
+      if (e) send(controller, e);
+      else controller.close();
     },
   });
   return new Response(body, {

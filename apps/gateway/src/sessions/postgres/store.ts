@@ -124,5 +124,12 @@ export async function createPgSessionStore(sql: Postgres): Promise<SessionStore>
       );
       return rows.map(turnFromRow);
     },
+    async unfinishedTurns() {
+      const rows = await sql.unsafe(
+        `SELECT id, session_id, user_id, started_at::float8 AS started_at, finished_at::float8 AS finished_at, stop_reason,
+           unverified, run_ids, request, model, answer FROM turns WHERE finished_at IS NULL ORDER BY started_at`,
+      );
+      return rows.map(turnFromRow);
+    },
   };
 }

@@ -153,5 +153,13 @@ export function createSessionStore(db: Database): SessionStore {
         .all(sessionId)
         .map(turnFromRow);
     },
+    async unfinishedTurns() {
+      return db
+        .query<TurnRow, []>(
+          "SELECT id, session_id, user_id, started_at, finished_at, stop_reason, unverified, run_ids, request, model, answer FROM turns WHERE finished_at IS NULL ORDER BY started_at",
+        )
+        .all()
+        .map(turnFromRow);
+    },
   };
 }

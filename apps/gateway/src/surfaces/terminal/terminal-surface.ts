@@ -129,8 +129,12 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
       case "turn.resumed":
         // #30: the answer of a run the previous process left pending, resumed after this start.
         if (event.surface !== "terminal") break;
-        write(`(run ${event.runId}, interrupted by a restart, was resumed)`);
-        write(formatAnswer({ ...event, runIds: [event.runId] }));
+        write(
+          event.runId
+            ? `(run ${event.runId}, interrupted by a restart, was resumed)`
+            : "(your last message, cut off by a restart, was answered again)",
+        );
+        write(formatAnswer({ ...event, runIds: event.runId ? [event.runId] : [] }));
         showPrompt();
         break;
     }

@@ -21,14 +21,16 @@ export function placeOfSessionKey(key: string): ConversationPlace | undefined {
 }
 
 /**
- * #30: the answer of a turn that continued a run resumed after a restart (`turn.resumed`) is posted
- * in the conversation the run served, like any answer (its activity block, its unverified mark).
+ * #30: the answer of a turn that continued a run resumed after a restart, or answered again a turn a
+ * kill cut off (`turn.resumed`), is posted in the conversation the run served, like any answer (its
+ * activity block, its unverified mark).
  * Returns the unsubscribe function.
  */
 export function deliverResumedAnswers(client: Client, gateway: SurfacePort, log: SurfaceLog): () => void {
   return gateway.events.subscribe((e) => {
     if (e.type !== "turn.resumed" || e.surface !== "discord") return;
-    void safely(log, `sending the answer of resumed run ${e.runId} (${e.sessionKey})`, async () => {
+    const what = e.runId ? `resumed run ${e.runId}` : "a turn cut off by a restart";
+    void safely(log, `sending the answer of ${what} (${e.sessionKey})`, async () => {
       const place = placeOfSessionKey(e.sessionKey);
       if (!place) throw new Error(`the session key ${e.sessionKey} names no Discord conversation`);
       const channel =
