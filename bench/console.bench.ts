@@ -22,6 +22,8 @@ import { createRunCodeStore } from "../apps/gateway/src/console/sqlite/run-code.
 import { CALLS_PER_PAGE } from "../apps/gateway/src/console/pages/run.ts";
 import { createEventBus } from "../apps/gateway/src/events/bus.ts";
 import { startHttpApi } from "../apps/gateway/src/http/server.ts";
+import { openGatewayRunJournal } from "../apps/gateway/src/runs/journal.ts";
+import { createRunControl } from "../apps/gateway/src/runs/operator-control.ts";
 import { launchChromium } from "../apps/gateway/test/browser.ts";
 import { staticToolSource } from "../apps/gateway/src/tools-source.ts";
 import { bench, type BenchResult, fmtMs, printTable } from "./lib.ts";
@@ -77,6 +79,7 @@ const consoleUi = createConsole({
   settings: { dataDir: join(dir, "data"), http: { port: 0 }, policy: [] },
   receipts,
   runCode: createRunCodeStore(db),
+  runs: createRunControl({ receipts, journal: openGatewayRunJournal(join(dir, "data")), leftAtStart: [], resumed: [] }),
   approvals,
   events,
   tools: () => staticToolSource({}).current(),
@@ -190,6 +193,12 @@ const oconsole = createConsole({
   settings: { dataDir: join(dir, "data"), http: { port: 0, approvers: ["bench"] }, policy: [] },
   receipts: oreceipts,
   runCode: createRunCodeStore(odb),
+  runs: createRunControl({
+    receipts: oreceipts,
+    journal: openGatewayRunJournal(join(dir, "data")),
+    leftAtStart: [],
+    resumed: [],
+  }),
   approvals: oapprovals,
   events,
   tools: () => staticToolSource({}).current(),

@@ -6,6 +6,7 @@ import type { ToolSnapshot } from "../tools-source.ts";
 import { consoleApproverCheck } from "./approvers.ts";
 import { createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
 import type { RunCodeStore } from "./run-code.ts";
+import type { RunControl } from "../runs/operator-control.ts";
 import { createSigner, loadConsoleKey } from "./signing.ts";
 import type { SecretSink } from "@openassistant/core/receipts";
 
@@ -20,6 +21,8 @@ export interface ConsoleOptions {
     Pick<ReceiptLog, "verifyRun">;
   /** Where the code of each run is kept for its page (`createRunCodeStore` on the gateway's database). */
   readonly runCode: RunCodeStore;
+  /** Pending runs and cancelling the ones this gateway does not run (`createRunControl`). */
+  readonly runs: RunControl;
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
@@ -57,6 +60,7 @@ export function createConsole(o: ConsoleOptions): GatewayConsole {
     isApprover: consoleApproverCheck(o.settings),
     baseUrl,
     runCode,
+    runs: o.runs,
   });
   return {
     ...routes,

@@ -11,6 +11,8 @@ import { createEventBus } from "../events/bus.ts";
 import { startHttpApi } from "../http/server.ts";
 import { staticToolSource } from "../tools-source.ts";
 import { createConsole } from "./index.ts";
+import { openGatewayRunJournal } from "../runs/journal.ts";
+import { createRunControl } from "../runs/operator-control.ts";
 import { createRunCodeStore } from "./sqlite/run-code.ts";
 
 const HOUR = 3_600_000;
@@ -109,6 +111,12 @@ describe("console overview in a real browser", () => {
       settings: { dataDir: join(dir, "data"), http: { port: 0, approvers: ["ann"] }, policy: [] },
       receipts,
       runCode: createRunCodeStore(db),
+      runs: createRunControl({
+        receipts,
+        journal: openGatewayRunJournal(join(dir, "data")),
+        leftAtStart: [],
+        resumed: [],
+      }),
       approvals,
       events,
       tools: () => staticToolSource({}).current(),

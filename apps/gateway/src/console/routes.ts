@@ -12,6 +12,7 @@ import type { SafeHtml } from "./html.ts";
 import { approvalsList, approvalsPage, NOTICES, type Notice } from "./pages/approvals.ts";
 import { messagePage, signedInPage, type Viewer } from "./pages/layout.ts";
 import { overviewPage } from "./pages/overview.ts";
+import { PENDING_NOTICES, pendingRunsPage, type PendingNotice } from "./pages/pending-runs.ts";
 import { RULE_NOTICES, rulesPage, type RuleNotice } from "./pages/rules.ts";
 import { runPage } from "./pages/run.ts";
 import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
@@ -20,6 +21,7 @@ import { DEFAULT_PERIOD, isPeriod } from "@openassistant/core/receipts";
 import type { RunCodeStore } from "./run-code.ts";
 import type { Signer } from "./signing.ts";
 import { eventStreamResponse } from "../http/event-stream.ts";
+import type { RunControl } from "../runs/operator-control.ts";
 
 /** How long links stay valid. A receipt link is read-only; a login link only starts a session. */
 export const RECEIPT_LINK_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -47,6 +49,8 @@ export interface ConsoleDeps {
   /** Where links point: `http.publicUrl`, else the local address. */
   readonly baseUrl: () => string;
   readonly runCode: RunCodeStore;
+  /** Pending runs and cancelling those no process of this gateway runs (#30). */
+  readonly runs: RunControl;
   readonly now?: () => number;
   readonly keepAliveMs?: number;
 }
@@ -279,6 +283,24 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     return redirect(`/console/rules?notice=${revoked ? "revoked" : "gone"}`);
   }
 
+  async function cancel(req: Request, operator: string, runId: string): Promise<Response> {
+    const refused = await refuseWrite(req, operator, "cancel runs");
+    if (refused) return refused;
+    const result = await d.runs.cancel(runId, `console:${normalizeOperator(operator)}`);
+    return redirect(`/console/pending?notice=${result.outcome}`);
+  }
+
+  async function pendingRoute(url: URL, operator: string): Promise<Response> {
+    const n = url.searchParams.get("notice");
+    const notice = n && Object.hasOwn(PENDING_NOTICES, n) ? (n as PendingNotice) : undefined;
+    return page(
+      pendingRunsPage(await viewer(operator), await d.runs.pending(), {
+        canCancel: d.isApprover(operator),
+        ...(notice ? { notice } : {}),
+      }),
+    );
+  }
+
   async function rulesRoute(url: URL, operator: string): Promise<Response> {
     const n = url.searchParams.get("notice");
     const notice = n && Object.hasOwn(RULE_NOTICES, n) ? (n as RuleNotice) : undefined;
@@ -346,6 +368,19 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     if (!operator) return page(messagePage("Sign in required", LOGIN_HELP), 401);
     const revokeRule = /^\/console\/rules\/(ar_\d+)\/revoke$/.exec(path);
     if (revokeRule && req.method === "POST") return revoke(req, operator, revokeRule[1]!);
+    const cancelRun = /^\/console\/pending\/([^/]+)\/cancel$/.exec(path);
+    if (cancelRun && req.method === "POST") {
+      let runId: string;
+      try {
+        runId = decodeURIComponent(cancelRun[1]!);
+      } catch {
+        return page(
+          messagePage("Bad run id", `The run id in ${path} is not valid percent-encoding.`, await viewer(operator)),
+          400,
+        );
+      }
+      return cancel(req, operator, runId);
+    }
     const decision = /^\/console\/approvals\/([^/]+)\/(approve|deny)$/.exec(path);
     if (decision && req.method === "POST") {
       let callId: string;
@@ -372,6 +407,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       }
       case "/console/rules":
         return rulesRoute(url, operator);
+      case "/console/pending":
+        return pendingRoute(url, operator);
       case "/console/runs": {
         const q = runsQuery(url);
         const [rows, conversations] = await Promise.all([runRows(q), d.receipts.conversations()]);

@@ -68,9 +68,15 @@ export function openCalls(receipts: readonly Receipt[]): OpenCall[] {
  * Closes a pending run's open calls with receipts (only appends): a call that waited for a
  * decision is `denied` by the operator; a call cut off while running is `failed` with an
  * `outcome unknown` error (the tool may have acted; the summary shows it as unverified). Returns the
- * calls it closed; none when the run has no open call (already finished, or unknown).
+ * calls it closed; none when the run has no open call (already finished, or unknown). `by` is who
+ * decided it (the CLI's words by default; the console's `console:<operator>`).
  */
-export async function cancelRun(log: ReceiptLog & ReceiptReader, runId: string): Promise<OpenCall[]> {
+export async function cancelRun(
+  log: ReceiptLog & ReceiptReader,
+  runId: string,
+  by: string = CANCELLED_BY,
+): Promise<OpenCall[]> {
+  const reason = by === CANCELLED_BY ? CANCEL_REASON : `the run was cancelled by ${by}`;
   const receipts = await log.byRun(runId);
   const open = openCalls(receipts);
   for (const call of open) {
@@ -84,14 +90,14 @@ export async function cancelRun(log: ReceiptLog & ReceiptReader, runId: string):
       ...(last.sessionId ? { sessionId: last.sessionId } : {}),
     };
     if (call.phase === "started")
-      log.stage({ ...common, phase: "failed", error: `${OUTCOME_UNKNOWN}: ${CANCEL_REASON} while it ran` });
+      log.stage({ ...common, phase: "failed", error: `${OUTCOME_UNKNOWN}: ${reason} while it ran` });
     else
       log.stage({
         ...common,
         phase: "denied",
         decision: "denied",
-        decidedBy: CANCELLED_BY,
-        reason: CANCEL_REASON,
+        decidedBy: by,
+        reason,
       });
   }
   await log.durable();

@@ -22,9 +22,13 @@ export interface Resumable {
  * The pending runs a start resumes: journaled, with their snippet. A pending run without them (it ran
  * before journals) is left to `closeOrphanedApprovals` and `openassistant runs cancel`.
  */
-export async function findResumable(reader: ReceiptReader, journal: RunJournal): Promise<Resumable[]> {
+export async function findResumable(
+  reader: ReceiptReader,
+  journal: RunJournal,
+  pending?: readonly PendingRun[],
+): Promise<Resumable[]> {
   const out: Resumable[] = [];
-  for (const run of await pendingRuns(reader, journal)) {
+  for (const run of pending ?? (await pendingRuns(reader, journal))) {
     if (!run.journaled) continue;
     const log = await readReplayLog(reader, journal, run.runId);
     if (log?.context) out.push({ run, log, context: log.context });

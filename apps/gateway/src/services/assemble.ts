@@ -37,6 +37,8 @@ import {
 import { formatRunResultForModel } from "@openassistant/core/codemode";
 import { openGatewayRunJournal } from "../runs/journal.ts";
 import { cutOffTurns, runsOfCutOffTurn } from "../runs/cut-off-turns.ts";
+import { createRunControl } from "../runs/operator-control.ts";
+import { pendingRuns } from "../runs/pending.ts";
 import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
@@ -181,7 +183,8 @@ function openGateway(
     // #30: runs a previous process left pending are resumed (`resumeInterrupted`); the approvals they
     // will ask again stay open (their cards live), every other orphan is closed as before.
     const journal = openGatewayRunJournal(settings.dataDir);
-    const resumable = yield* attempt(() => findResumable(receipts, journal));
+    const leftPending = yield* attempt(() => pendingRuns(receipts, journal));
+    const resumable = yield* attempt(() => findResumable(receipts, journal, leftPending));
     const releaseKept = approvals.hold(approvalsToKeep(resumable));
     // #30: turns a kill cut off with no run to resume, found before any surface takes a message.
     const cutOff = cutOffTurns(yield* attempt(() => sessions.unfinishedTurns()), resumable, Date.now());
@@ -297,6 +300,13 @@ function openGateway(
       settings,
       stores,
       approvals,
+      // The console cancels only what no process of this gateway runs: runs left pending at start, not resumed.
+      runs: createRunControl({
+        receipts,
+        journal,
+        leftAtStart: leftPending.map((r) => r.runId),
+        resumed: resumable.map((r) => r.run.runId),
+      }),
       events,
       toolSource,
       redact,

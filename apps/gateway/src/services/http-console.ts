@@ -7,6 +7,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { GatewayHttp } from "../gateway.ts";
 import { startHttpApi } from "../http/server.ts";
 import type { resolveHttpToken } from "../http/token.ts";
+import type { RunControl } from "../runs/operator-control.ts";
 import type { GatewaySettings } from "../settings.ts";
 import type { GatewayStores } from "../storage/index.ts";
 import type { ToolSource } from "../tools-source.ts";
@@ -17,6 +18,7 @@ export function httpAndConsole(o: {
   readonly settings: GatewaySettings;
   readonly stores: GatewayStores;
   readonly approvals: ApprovalBroker;
+  readonly runs: RunControl;
   readonly events: EventBus;
   readonly toolSource: ToolSource;
   readonly redact: (text: string) => string;
@@ -36,6 +38,7 @@ export function httpAndConsole(o: {
           settings,
           receipts: o.stores.receipts,
           runCode: o.stores.runCode,
+          runs: o.runs,
           approvals: o.approvals,
           events: o.events,
           tools: () => o.toolSource.current(),

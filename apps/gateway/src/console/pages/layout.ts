@@ -12,7 +12,7 @@ export interface LayoutOptions {
   readonly title: string;
   /** The signed-in operator; absent for a read-only receipt link (no navigation, no live updates). */
   readonly operator?: string;
-  readonly active?: "overview" | "runs" | "approvals" | "rules" | "tools";
+  readonly active?: "overview" | "runs" | "pending" | "approvals" | "rules" | "tools";
   /** Approvals waiting for a decision, shown in the header of every signed-in page. */
   readonly pending?: number;
 }
@@ -27,6 +27,7 @@ export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
         <strong>OpenAssistant console</strong>
         <a href="/console/overview" class="${o.active === "overview" ? "on" : ""}">Overview</a>
         <a href="/console/runs" class="${o.active === "runs" ? "on" : ""}">Runs</a>
+        <a href="/console/pending" class="${o.active === "pending" ? "on" : ""}">Pending runs</a>
         <a href="/console/approvals" class="${o.active === "approvals" ? "on" : ""}">Approvals${pendingBadge(o.pending)}</a>
         <a href="/console/rules" class="${o.active === "rules" ? "on" : ""}">Rules</a>
         <a href="/console/tools" class="${o.active === "tools" ? "on" : ""}">Tools</a>
