@@ -4475,4 +4475,65 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #30 console cancel: the console cancels a pending run only on a same-origin POST by an
+  // approver, records who, and never cancels a run this gateway runs.
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/console/pending-runs.e2e.test.ts"],
+    [
+      [
+        "console-cancel-unguarded",
+        `const refused = await refuseWrite(req, operator, "cancel runs");`,
+        `const refused = undefined as Response | undefined;`,
+        "a cancel skips both the origin check and the approver check",
+      ],
+      [
+        "console-cancel-cross-site",
+        `const refused = await refuseWrite(req, operator, "cancel runs");`,
+        `const refused = d.isApprover(operator) ? undefined : await refuseWrite(req, operator, "cancel runs");`,
+        "a cross-site form post cancels a run (no CSRF check)",
+      ],
+      [
+        "console-cancel-on-get",
+        `if (cancelRun && req.method === "POST")`,
+        `if (cancelRun)`,
+        "a GET (a link, an image) cancels a run",
+      ],
+      [
+        "console-cancel-unrecorded",
+        "d.runs.cancel(runId, `console:${normalizeOperator(operator)}`)",
+        `d.runs.cancel(runId, "console")`,
+        "the cancel's receipts do not say which operator cancelled the run",
+      ],
+    ],
+  ),
+  {
+    ...eq(
+      "apps/gateway/src/console/routes.ts",
+      ["apps/gateway/src/console/pending-runs.e2e.test.ts"],
+      "console-cancel-no-approver-check",
+      `const refused = await refuseWrite(req, operator, "cancel runs");`,
+      `const refused = sameOrigin(req) ? undefined : await refuseWrite(req, operator, "cancel runs");`,
+    ),
+    description:
+      "a cancel skips the write guard's approver check. Equivalent: the per-request check before every route (the same isApprover, in the same request) already refuses a session whose operator is not an approver; pending-runs.e2e.test.ts sees that 403",
+  },
+  ...m(
+    "apps/gateway/src/runs/operator-control.ts",
+    ["apps/gateway/src/runs/operator-control.test.ts", "apps/gateway/src/console/pending-runs.e2e.test.ts"],
+    [
+      [
+        "console-cancel-live-run",
+        'resumed.has(runId) ? "resumed here" : left.has(runId) ? undefined : "running here"',
+        'resumed.has(runId) ? "resumed here" : undefined',
+        "the console cancels a run this gateway is running (closing receipts while its call still waits)",
+      ],
+      [
+        "console-cancel-resumed-run",
+        "const resumed = new Set(o.resumed);",
+        "const resumed = new Set<string>();",
+        "the console cancels a run this gateway resumes at start",
+      ],
+    ],
+  ),
 ];
