@@ -100,7 +100,10 @@ describe("console: pending runs and cancelling one", () => {
     expect(list.text).not.toContain(`action="/console/pending/${request.runId}/cancel"`);
     expect((await get("/console/overview")).text).toContain('href="/console/pending"');
 
-    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }]) {
+    for (const headers of <Record<string, string>[]>[
+      { origin: "https://evil.example" },
+      { "sec-fetch-site": "cross-site" },
+    ]) {
       const refused = await post(KILLED, headers);
       expect(refused.status).toBe(403);
       expect(refused.text).toContain("Cross-site form posts are refused");
