@@ -22,6 +22,7 @@ export function createThread(services: Services, input: ThreadInput): Json {
   if (![ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildForum].includes(parent.type)) {
     throw new DiscordHttpError(400, 50024, "Cannot execute action on this channel type");
   }
+  // name: 1–100 characters (https://docs.discord.com/developers/resources/channel#start-thread-from-message).
   if (typeof input.name !== "string" || input.name.length < 1 || input.name.length > 100) {
     throw invalidFormBody("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.");
   }
