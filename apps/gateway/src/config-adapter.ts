@@ -15,6 +15,7 @@ import type { EnvLike } from "./auth/types.ts";
 import { loadGatewayConfig, type GatewayConfig } from "./config-schema.ts";
 import { configuredSections } from "./surfaces/registry.ts";
 import { turnSettingsFromConfig } from "./agent/settings.ts";
+import { claudeBaseUrl, modelsFromConfig } from "./model/targets.ts";
 import type { GatewaySettings } from "./settings.ts";
 import { declarationWarning } from "./diagnostics.ts";
 import type { ToolSnapshot, ToolSource } from "./tools-source.ts";
@@ -97,7 +98,9 @@ export async function loadGatewaySettings(
     databasePath: dbPath,
     ...(c.storage.url ? { storageUrl: c.storage.url } : {}),
     turn: turnSettingsFromConfig(c.model),
-    anthropic: { baseURL, profileOrder: c.auth.anthropic?.profileOrder, pinned: c.auth.anthropic?.pinned },
+    // #35: `model.baseUrl` of a Claude model is its endpoint unless the environment overrides it.
+    anthropic: { baseURL: baseURL ?? claudeBaseUrl(c.model), profileOrder: c.auth.anthropic?.profileOrder, pinned: c.auth.anthropic?.pinned },
+    ...modelsFromConfig(c.model),
     policy: c.policy.rules,
     approvalTimeoutMs: c.approvals.timeoutSeconds * 1000,
     surfaces: configuredSections(c),

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { PolicyRule } from "@openassistant/core/policy";
 import type { SandboxLimits } from "@openassistant/core/sandbox";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "./agent/settings.ts";
+import type { ModelTarget } from "./model/provider.ts";
 
 /** Everything the gateway process needs, resolved from config + env + defaults. */
 export interface GatewaySettings {
@@ -18,6 +19,15 @@ export interface GatewaySettings {
     /** Config `auth.anthropic.pinned`: always start with this profile. */
     readonly pinned?: string;
     readonly timeoutMs?: number;
+  };
+  /**
+   * #35: the provider of `turn.model` and the models that take a turn when it is down or rate
+   * limited (config `model.provider`, `model.baseUrl`, `model.apiKey`, `model.toolCalls`,
+   * `model.fallbacks`); absent: Claude alone, as before.
+   */
+  readonly models?: {
+    readonly primary: Omit<ModelTarget, "name">;
+    readonly fallbacks: readonly ModelTarget[];
   };
   readonly policy: readonly PolicyRule[];
   readonly approvalTimeoutMs: number;

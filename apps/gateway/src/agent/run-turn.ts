@@ -41,6 +41,8 @@ export interface ModelStreamer {
       onRetry?: (info: { seconds: number; reason: string }) => void;
       /** The text streamed so far is withdrawn: the call failed mid-stream and is made again. */
       onDiscard?: (info: { reason: string }) => void;
+      /** #35: the model failed with an outage or a rate limit and the next configured model takes the call (model/chain.ts). */
+      onFallback?: (info: { from: string; to: string; reason: string; message: string }) => void;
     },
   ): Promise<Message>;
 }
@@ -180,6 +182,8 @@ interface TurnState {
   lastPrompt?: { readonly tokens: number; readonly estimate: number };
   /** The model named by the last response (what answered, as the API reports it). */
   answeredBy?: string;
+  /** #35: the configured models that gave way to the next one this turn (model/chain.ts). */
+  readonly fallbacks: Array<{ readonly from: string; readonly to: string; readonly reason: string }>;
 }
 
 /** What the turn does next. */
@@ -277,6 +281,7 @@ export async function startTurn(
     runIds: [...(session.resumedRuns ?? [])],
     usage: { inputTokens: 0, outputTokens: 0, rounds: 0 },
     typecheckFailures: 0,
+    fallbacks: [],
   };
 }
 
@@ -339,6 +344,10 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
       onRetry: (r) => emit({ type: "model.retrying", turnId, seconds: r.seconds, reason: r.reason }),
       // The partial text goes; the retried call streams the whole answer again (no duplicate).
       onDiscard: (r) => emit({ type: "model.text.discarded", turnId, reason: r.reason }),
+      onFallback: (f) => {
+        state.fallbacks.push({ from: f.from, to: f.to, reason: f.reason });
+        emit({ type: "model.fallback", turnId, ...f });
+      },
     });
   } catch (e) {
     return modelFailed(state, asModelError(e));
@@ -642,7 +651,7 @@ export async function finishTurn(
     text: compacted ? `${text ?? ""}\n\n${compactionNote(compacted.omitted)}` : (text ?? ""),
     ...(compacted ? { compacted } : {}),
     summary: grounding.summary,
-    summaryText: grounding.summaryText,
+    summaryText: withFallbackNote(grounding.summaryText, state),
     unverified: grounding.unverified,
     runIds: state.runIds,
     events,
@@ -658,6 +667,14 @@ export async function finishTurn(
 function refusalText(message: Message): string {
   const explanation = message.stop_details?.explanation?.trim();
   return explanation ? `${STOP_NOTES.refused}\nReason given: ${cutText(explanation, 300)}` : STOP_NOTES.refused;
+}
+
+/** #35: the summary says which model answered when a configured model gave way to another. */
+function withFallbackNote(summaryText: string, state: TurnState): string {
+  if (!state.fallbacks.length) return summaryText;
+  const why = state.fallbacks.map((f) => `${f.from} ${f.reason.replace("_", " ")}`).join(", ");
+  const note = `↪ answered by ${state.answeredBy ?? state.fallbacks.at(-1)!.to} (fallback: ${why})`;
+  return summaryText ? `${summaryText}\n${note}` : note;
 }
 
 function compactionNote(omitted: number): string {

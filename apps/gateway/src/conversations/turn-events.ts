@@ -27,6 +27,8 @@ export function recordTurnEvents(deps: {
         reason: e.reason,
         message: e.message ? redact(e.message) : undefined,
       });
+    else if (e.type === "model.fallback")
+      record(e.turnId, e.type, { from: e.from, to: e.to, reason: e.reason, message: redact(e.message) });
     else if (e.type === "error") record(e.turnId, e.type, { code: e.code, message: redact(e.message) });
     else if (e.type === "history.compacted") record(e.turnId, e.type, { omitted: e.omitted, reason: e.reason });
   });

@@ -55,6 +55,15 @@ export type GatewayEvent =
     }
   | { readonly type: "approval.requested"; readonly request: ApprovalRequest }
   | { readonly type: "approval.decided"; readonly callId: string; readonly decision: ApprovalDecision }
+  /** #35: a configured model failed with an outage or a rate limit; the next one takes the call (model/chain.ts). */
+  | {
+      readonly type: "model.fallback";
+      readonly turnId?: string;
+      readonly from: string;
+      readonly to: string;
+      readonly reason: string;
+      readonly message: string;
+    }
   | {
       readonly type: "profile.rotated";
       readonly turnId?: string;

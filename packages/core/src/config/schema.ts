@@ -41,7 +41,28 @@ export const modelSettingsShape = {
   thinking: z.enum(["adaptive", "between_tools", "enabled", "disabled"]).optional(),
   /** `summarized` returns readable thinking (shown as progress); the current models default to `omitted`. */
   thinkingDisplay: z.enum(["summarized", "omitted"]).optional(),
+  ...modelEndpointShape(),
+  /** #35: the models that take a turn, in order, when this one is down or rate limited. */
+  fallbacks: z
+    .array(z.strictObject({ name: z.string().min(1), ...modelEndpointShape() }))
+    .optional(),
 };
+
+/**
+ * #35: which API a model is asked through (docs/models.md): Claude's (the default) or an
+ * OpenAI-compatible Chat Completions endpoint (Ollama, vLLM, LM Studio, llama.cpp, OpenRouter).
+ */
+function modelEndpointShape() {
+  return {
+    provider: z.enum(["anthropic", "openai-compatible"]).optional(),
+    /** The endpoint; for OpenAI-compatible servers with its `/v1` (http://127.0.0.1:11434/v1 for Ollama). */
+    baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
+    /** The endpoint's API key, usually `"${OPENROUTER_API_KEY}"`; a credential (redacted everywhere). */
+    apiKey: secret(z.string().min(1)).optional(),
+    /** OpenAI-compatible models: `native` tool calls, or `code-block` (the code in a fenced block of the reply). */
+    toolCalls: z.enum(["native", "code-block"]).optional(),
+  };
+}
 
 /**
  * `critical: true`: the plugin must load (and register its hooks) or the gateway refuses to start.
