@@ -99,7 +99,11 @@ export async function loadGatewaySettings(
     ...(c.storage.url ? { storageUrl: c.storage.url } : {}),
     turn: turnSettingsFromConfig(c.model),
     // #35: `model.baseUrl` of a Claude model is its endpoint unless the environment overrides it.
-    anthropic: { baseURL: baseURL ?? claudeBaseUrl(c.model), profileOrder: c.auth.anthropic?.profileOrder, pinned: c.auth.anthropic?.pinned },
+    anthropic: {
+      baseURL: baseURL ?? claudeBaseUrl(c.model),
+      profileOrder: c.auth.anthropic?.profileOrder,
+      pinned: c.auth.anthropic?.pinned,
+    },
     ...modelsFromConfig(c.model),
     policy: c.policy.rules,
     approvalTimeoutMs: c.approvals.timeoutSeconds * 1000,

@@ -53,7 +53,9 @@ export function createModelCatalog(targets: readonly ModelTarget[], listModels: 
       for (const t of endpoints.values()) {
         if (t.provider === "anthropic" && knownModels().includes(name)) return { ...t, name };
         if (t.provider !== "openai-compatible") continue;
-        const models = listed.get(endpointOf(t))?.includes(name) ? listed.get(endpointOf(t))! : (await offerOf(t, signal)).models;
+        const models = listed.get(endpointOf(t))?.includes(name)
+          ? listed.get(endpointOf(t))!
+          : (await offerOf(t, signal)).models;
         if (models.includes(name)) return { ...t, name };
       }
       return undefined;

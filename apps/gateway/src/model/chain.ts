@@ -76,11 +76,17 @@ export function createModelChain(o: ModelChainOptions): ChainStreamer {
           const kind = err instanceof ModelError ? err.kind : undefined;
           const next = order[i + 1];
           if (!kind || !OUTAGE_KINDS.has(kind) || !next || opts.signal?.aborted) throw err;
-          const retryAfterMs = err instanceof ModelError && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : 0;
+          const retryAfterMs =
+            err instanceof ModelError && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : 0;
           coolingUntil.set(targetLabel(target), now() + Math.max(DEFAULT_COOLDOWN_MS, retryAfterMs));
           // The next model answers anew: text the failed one streamed is withdrawn first.
           if (streamed) opts.onDiscard?.({ reason: (err as Error).message });
-          opts.onFallback?.({ from: targetLabel(target), to: targetLabel(next), reason: kind, message: (err as Error).message });
+          opts.onFallback?.({
+            from: targetLabel(target),
+            to: targetLabel(next),
+            reason: kind,
+            message: (err as Error).message,
+          });
         }
       }
       throw new Error("unreachable: the model chain is never empty");

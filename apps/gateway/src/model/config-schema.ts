@@ -34,7 +34,9 @@ function checkEndpoints(model: EndpointSettings & { readonly fallbacks?: readonl
         `${where}.baseUrl is required with provider "openai-compatible" (e.g. "http://127.0.0.1:11434/v1" for Ollama, "https://openrouter.ai/api/v1" for OpenRouter)`,
       );
     if ((m.provider ?? "anthropic") === "anthropic" && m.toolCalls !== undefined)
-      problems.push(`${where}.toolCalls applies only to provider "openai-compatible"; remove it or set ${where}.provider`);
+      problems.push(
+        `${where}.toolCalls applies only to provider "openai-compatible"; remove it or set ${where}.provider`,
+      );
   };
   check(model, "model");
   for (const [i, f] of (model.fallbacks ?? []).entries()) check(f, `model.fallbacks[${i}]`);

@@ -43,9 +43,7 @@ export const modelSettingsShape = {
   thinkingDisplay: z.enum(["summarized", "omitted"]).optional(),
   ...modelEndpointShape(),
   /** #35: the models that take a turn, in order, when this one is down or rate limited. */
-  fallbacks: z
-    .array(z.strictObject({ name: z.string().min(1), ...modelEndpointShape() }))
-    .optional(),
+  fallbacks: z.array(z.strictObject({ name: z.string().min(1), ...modelEndpointShape() })).optional(),
 };
 
 /**
@@ -56,7 +54,9 @@ function modelEndpointShape() {
   return {
     provider: z.enum(["anthropic", "openai-compatible"]).optional(),
     /** The endpoint; for OpenAI-compatible servers with its `/v1` (http://127.0.0.1:11434/v1 for Ollama). */
-    baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" })
+      .optional(),
     /** The endpoint's API key, usually `"${OPENROUTER_API_KEY}"`; a credential (redacted everywhere). */
     apiKey: secret(z.string().min(1)).optional(),
     /** OpenAI-compatible models: `native` tool calls, or `code-block` (the code in a fenced block of the reply). */

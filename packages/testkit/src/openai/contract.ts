@@ -82,16 +82,19 @@ const invalid = (message: string, param: string | null, code: string | null = nu
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const typeName = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`);
+const typeName = (v: unknown) =>
+  v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `a ${typeof v}`;
 
 /** The first rule a request body breaks for this fake's models, or undefined when it is valid. */
-export function checkChatRequest(body: unknown, models: ReadonlyMap<string, FakeChatModel>): ChatContractError | undefined {
+export function checkChatRequest(
+  body: unknown,
+  models: ReadonlyMap<string, FakeChatModel>,
+): ChatContractError | undefined {
   if (!isObject(body)) return invalid("We could not parse the JSON body of your request.", null);
   for (const key of Object.keys(body))
     if (!ACCEPTED_FIELDS.has(key)) return invalid(`Unrecognized request argument supplied: ${key}`, key);
   // OPENAI_DOCS.create: `model` and `messages` are required.
-  if (typeof body.model !== "string" || !body.model)
-    return invalid("you must provide a model parameter", "model");
+  if (typeof body.model !== "string" || !body.model) return invalid("you must provide a model parameter", "model");
   const model = models.get(body.model);
   // OPENAI_DOCS.errors: an unknown model is a 404 model_not_found.
   if (!model)
@@ -112,7 +115,10 @@ export function checkChatRequest(body: unknown, models: ReadonlyMap<string, Fake
 
 function checkStreamFields(body: Json): ChatContractError | undefined {
   if (body.stream !== undefined && typeof body.stream !== "boolean")
-    return invalid(`Invalid type for 'stream': expected a boolean, but got ${typeName(body.stream)} instead.`, "stream");
+    return invalid(
+      `Invalid type for 'stream': expected a boolean, but got ${typeName(body.stream)} instead.`,
+      "stream",
+    );
   // OPENAI_DOCS.create (stream_options): "Only set this when you set stream: true".
   if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true)
     return invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
@@ -160,7 +166,10 @@ function checkTools(body: Json, model: FakeChatModel): ChatContractError | undef
   }
   const choice = body.tool_choice;
   if (choice !== undefined && !["none", "auto", "required"].includes(choice as string) && !isObject(choice))
-    return invalid(`Invalid value: '${String(choice)}'. Supported values are: 'none', 'auto', and 'required'.`, "tool_choice");
+    return invalid(
+      `Invalid value: '${String(choice)}'. Supported values are: 'none', 'auto', and 'required'.`,
+      "tool_choice",
+    );
   return undefined;
 }
 
@@ -171,10 +180,20 @@ function textContent(content: unknown, param: string, allowNull: boolean): ChatC
     return invalid(`Invalid value for '${param}': expected a string, got null.`, param);
   }
   if (!Array.isArray(content))
-    return invalid(`Invalid type for '${param}': expected one of a string or array of objects, but got ${typeName(content)} instead.`, param);
+    return invalid(
+      `Invalid type for '${param}': expected one of a string or array of objects, but got ${typeName(content)} instead.`,
+      param,
+    );
   for (const [i, part] of content.entries())
-    if (!isObject(part) || (part.type === "text" && typeof part.text !== "string") || !["text", "image_url"].includes(part.type as string))
-      return invalid(`Invalid value: '${isObject(part) ? String(part.type) : typeName(part)}'. Supported values are: 'text' and 'image_url'.`, `${param}[${i}].type`);
+    if (
+      !isObject(part) ||
+      (part.type === "text" && typeof part.text !== "string") ||
+      !["text", "image_url"].includes(part.type as string)
+    )
+      return invalid(
+        `Invalid value: '${isObject(part) ? String(part.type) : typeName(part)}'. Supported values are: 'text' and 'image_url'.`,
+        `${param}[${i}].type`,
+      );
   return undefined;
 }
 
@@ -189,7 +208,8 @@ export function checkMessages(messages: readonly unknown[]): ChatContractError |
   let answered: Set<string> = new Set();
   for (const [i, m] of messages.entries()) {
     const at = `messages[${i}]`;
-    if (!isObject(m)) return invalid(`Invalid type for '${at}': expected an object, but got ${typeName(m)} instead.`, at);
+    if (!isObject(m))
+      return invalid(`Invalid type for '${at}': expected an object, but got ${typeName(m)} instead.`, at);
     if (typeof m.role !== "string" || !ROLES.has(m.role))
       return invalid(
         `Invalid value: '${String(m.role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`,
@@ -209,7 +229,11 @@ export function checkMessages(messages: readonly unknown[]): ChatContractError |
     }
     if (m.role === "tool") {
       if (typeof m.tool_call_id !== "string")
-        return invalid(`Missing required parameter: '${at}.tool_call_id'.`, `${at}.tool_call_id`, "missing_required_parameter");
+        return invalid(
+          `Missing required parameter: '${at}.tool_call_id'.`,
+          `${at}.tool_call_id`,
+          "missing_required_parameter",
+        );
       if (!pending || !pending.has(m.tool_call_id))
         return invalid(
           "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
@@ -268,7 +292,11 @@ function checkMaxTokens(body: Json, model: FakeChatModel): ChatContractError | u
   const max = body.max_tokens;
   if (max === undefined || max === null) return undefined;
   if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
-    return invalid(`Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got ${String(max)} instead.`, "max_tokens", "integer_below_min_value");
+    return invalid(
+      `Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got ${String(max)} instead.`,
+      "max_tokens",
+      "integer_below_min_value",
+    );
   // OPENAI_DOCS.errors: more output tokens than the model supports is a 400 naming the limit.
   if (max > model.maxOutput)
     return invalid(

@@ -39,7 +39,11 @@ export interface ScriptedCompletion {
   /** Characters per content / arguments delta (default 8). */
   readonly chunkSize?: number;
   /** When streaming: send `afterChunks` chunks, call `onHeld`, hold the stream until `until` settles. */
-  readonly holdStream?: { readonly afterChunks: number; readonly until: Promise<unknown>; readonly onHeld?: () => void };
+  readonly holdStream?: {
+    readonly afterChunks: number;
+    readonly until: Promise<unknown>;
+    readonly onHeld?: () => void;
+  };
 }
 
 export interface ScriptedChatError {
@@ -122,13 +126,28 @@ export const fakeChatErrors = {
     },
   }),
   serverError: (): ScriptedChatError => ({
-    error: { status: 500, type: "server_error", code: null, message: "The server had an error while processing your request. Sorry about that!" },
+    error: {
+      status: 500,
+      type: "server_error",
+      code: null,
+      message: "The server had an error while processing your request. Sorry about that!",
+    },
   }),
   overloaded: (): ScriptedChatError => ({
-    error: { status: 503, type: "server_error", code: null, message: "The engine is currently overloaded, please try again later." },
+    error: {
+      status: 503,
+      type: "server_error",
+      code: null,
+      message: "The engine is currently overloaded, please try again later.",
+    },
   }),
   invalidKey: (): ScriptedChatError => ({
-    error: { status: 401, type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided." },
+    error: {
+      status: 401,
+      type: "invalid_request_error",
+      code: "invalid_api_key",
+      message: "Incorrect API key provided.",
+    },
   }),
 };
 
@@ -158,7 +177,8 @@ export async function startFakeChatCompletions(options: FakeChatCompletionsOptio
           type: "invalid_request_error",
           code: "invalid_api_key",
           param: null,
-          message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+          message:
+            "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
         });
       if (req.method === "GET" && recorded.path === "/v1/models")
         // OPENAI_DOCS.models: `{ object: "list", data: [{ id, object: "model", created, owned_by }] }`.
@@ -195,7 +215,10 @@ export async function startFakeChatCompletions(options: FakeChatCompletionsOptio
       if ("error" in turn) return errorResponse({ param: null, code: null, ...turn.error });
       const completion = buildCompletion(turn, recorded.body, ++served);
       if (recorded.body.stream === true)
-        return sseResponse(chunksOf(completion, turn, recorded.body.stream_options?.include_usage === true), turn.holdStream);
+        return sseResponse(
+          chunksOf(completion, turn, recorded.body.stream_options?.include_usage === true),
+          turn.holdStream,
+        );
       return Response.json(completion);
     },
   });
@@ -278,7 +301,13 @@ function buildCompletion(turn: ScriptedCompletion, body: Record<string, unknown>
           content: turn.text ?? null,
           refusal: null,
           ...(calls.length
-            ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+            ? {
+                tool_calls: calls.map((c) => ({
+                  id: c.id,
+                  type: "function" as const,
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
             : {}),
         },
         logprobs: null,
@@ -299,7 +328,13 @@ const pieces = (text: string, size: number): string[] => {
 function chunksOf(c: Completion, turn: ScriptedCompletion, includeUsage: boolean): unknown[] {
   const size = turn.chunkSize ?? 8;
   const message = c.choices[0]!.message;
-  const base = { id: c.id, object: "chat.completion.chunk", created: c.created, model: c.model, system_fingerprint: c.system_fingerprint };
+  const base = {
+    id: c.id,
+    object: "chat.completion.chunk",
+    created: c.created,
+    model: c.model,
+    system_fingerprint: c.system_fingerprint,
+  };
   // With include_usage, every chunk carries `usage: null` but the last (OPENAI_DOCS.create, stream_options).
   const chunk = (delta: unknown, finish: string | null = null) => ({
     ...base,
@@ -309,8 +344,13 @@ function chunksOf(c: Completion, turn: ScriptedCompletion, includeUsage: boolean
   const out: unknown[] = [chunk({ role: "assistant", content: "", refusal: null })];
   for (const piece of pieces(message.content ?? "", size)) out.push(chunk({ content: piece }));
   for (const [index, call] of (message.tool_calls ?? []).entries()) {
-    out.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }));
-    for (const piece of pieces(call.function.arguments, size)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    out.push(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }],
+      }),
+    );
+    for (const piece of pieces(call.function.arguments, size))
+      out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   }
   out.push(chunk({}, c.choices[0]!.finish_reason));
   if (includeUsage) out.push({ ...base, choices: [], usage: c.usage });

@@ -69,7 +69,8 @@ const textOfBlocks = (blocks: readonly ContentBlockParam[]): string =>
 
 function resultText(block: ToolResultBlockParam): string {
   const c = block.content;
-  const text = typeof c === "string" ? c : (c ?? []).map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+  const text =
+    typeof c === "string" ? c : (c ?? []).map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
   return text || (block.is_error ? "(error)" : "(no output)");
 }
 
@@ -79,7 +80,8 @@ function toChatMessages(m: MessageParam, mode: ToolCallMode): ChatCompletionMess
     const uses = m.content.filter((b) => b.type === "tool_use");
     let text = textOfBlocks(m.content);
     if (mode === "code-block") {
-      for (const u of uses) text += `${text ? "\n\n" : ""}${codeAsFence(String((u.input as { code?: unknown })?.code ?? ""))}`;
+      for (const u of uses)
+        text += `${text ? "\n\n" : ""}${codeAsFence(String((u.input as { code?: unknown })?.code ?? ""))}`;
       return text ? [{ role: "assistant", content: text }] : [];
     }
     const calls: ChatCompletionMessageFunctionToolCall[] = uses.map((u) => ({

@@ -67,8 +67,7 @@ export function collectChatStream(mode: ToolCallMode, onText?: (delta: string) =
       }
     },
     message() {
-      if (!finish)
-        throw new Error("the stream ended before the model finished its reply (no finish_reason was sent)");
+      if (!finish) throw new Error("the stream ended before the model finished its reply (no finish_reason was sent)");
       const content: ContentBlock[] = [];
       let stop: StopReason = STOP_REASONS[finish] ?? "end_turn";
       const block = mode === "code-block" ? findCodeBlock(text) : undefined;

@@ -27,7 +27,11 @@ export function classifyChatError(err: unknown, who: string, sdk: OpenAiSdk): Cl
   const text = (err.error as { message?: string } | undefined)?.message ?? err.message;
   const base = { status, apiMessage: text, requestId: err.requestID ?? undefined };
   if (status === 401 || status === 403 || code === "invalid_api_key")
-    return { ...base, kind: "auth", message: `${who} rejected the API key (${text}); check model.apiKey in the config.` };
+    return {
+      ...base,
+      kind: "auth",
+      message: `${who} rejected the API key (${text}); check model.apiKey in the config.`,
+    };
   if (status === 402)
     return { ...base, kind: "billing", message: `${who} refused the request for a billing reason (${text}).` };
   if (status === 429) {
@@ -39,13 +43,34 @@ export function classifyChatError(err: unknown, who: string, sdk: OpenAiSdk): Cl
       message: `${who} is rate limiting requests (${text}); try again ${Number.isFinite(seconds) ? `in ${seconds} s` : "in a minute"}.`,
     };
   }
-  if (code === "context_length_exceeded" || /maximum context length|context (window|length)|too many tokens/i.test(text))
-    return { ...base, kind: "context_too_long", message: "The conversation is too long for the model's context window." };
+  if (
+    code === "context_length_exceeded" ||
+    /maximum context length|context (window|length)|too many tokens/i.test(text)
+  )
+    return {
+      ...base,
+      kind: "context_too_long",
+      message: "The conversation is too long for the model's context window.",
+    };
   if (status === 503 || status === 529)
-    return { ...base, kind: "overloaded", transient: true, message: `${who} is overloaded (${text}); try again shortly.` };
+    return {
+      ...base,
+      kind: "overloaded",
+      transient: true,
+      message: `${who} is overloaded (${text}); try again shortly.`,
+    };
   if (status !== undefined && status >= 500)
-    return { ...base, kind: "api", transient: true, message: `${who} had an internal error (${status}: ${text}); try again shortly.` };
+    return {
+      ...base,
+      kind: "api",
+      transient: true,
+      message: `${who} had an internal error (${status}: ${text}); try again shortly.`,
+    };
   if (status === 404 || code === "model_not_found")
-    return { ...base, kind: "invalid_request", message: `${who} does not know this model or path (${text}); check model.name and model.baseUrl, or /model.` };
+    return {
+      ...base,
+      kind: "invalid_request",
+      message: `${who} does not know this model or path (${text}); check model.name and model.baseUrl, or /model.`,
+    };
   return { ...base, kind: "invalid_request", message: `${who} rejected the request (${status ?? "error"}: ${text}).` };
 }

@@ -30,7 +30,10 @@ export interface ChatProviderOptions {
  */
 export function createChatCompletionsProvider(target: ModelTarget, options: ChatProviderOptions = {}): ModelProvider {
   const endpoint = (target.baseURL ?? "").replace(/\/+$/, "");
-  if (!endpoint) throw new Error(`model ${targetLabel(target)} has no baseUrl; set model.baseUrl (e.g. http://127.0.0.1:11434/v1 for Ollama)`);
+  if (!endpoint)
+    throw new Error(
+      `model ${targetLabel(target)} has no baseUrl; set model.baseUrl (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
+    );
   const mode = target.toolCalls ?? "native";
   const who = `the OpenAI-compatible endpoint ${endpoint} (model ${target.name})`;
   let client: Promise<OpenAI> | undefined;
