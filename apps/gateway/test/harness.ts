@@ -5,7 +5,14 @@ import {
   type FakeAnthropic,
   type FakeAnthropicOptions,
 } from "@openassistant/testkit/anthropic/fake-server.ts";
+import {
+  DEFAULT_FAKE_CHAT_MODEL,
+  startFakeChatCompletions,
+  type FakeChatCompletions,
+  type FakeChatCompletionsOptions,
+} from "@openassistant/testkit/openai/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import type { ToolCallMode } from "../src/model/provider.ts";
 import { openAuthStore } from "../src/auth/store.ts";
 import type { AuthProfileType } from "../src/auth/types.ts";
 import { createTypechecker, type Typechecker } from "@openassistant/core/codemode";
@@ -53,6 +60,8 @@ export function fixtureTools(calls: string[] = []): ToolTree {
 
 export interface Harness {
   readonly api: FakeAnthropic;
+  /** #35: the fake Chat Completions API, when the harness was started with `chat`. */
+  readonly chat?: FakeChatCompletions;
   readonly dir: string;
   readonly configDir: string;
   readonly gateway: Gateway;
@@ -73,6 +82,14 @@ export interface HarnessOptions {
   readonly allowContractViolations?: boolean;
   /** Options of the fake Anthropic API (e.g. a small context window). */
   readonly api?: FakeAnthropicOptions;
+  /**
+   * #35: also start a fake Chat Completions API; `primary` makes its first model the configured
+   * model (provider openai-compatible, with `toolCalls`), `fallback` puts it after the Claude model.
+   */
+  readonly chat?: FakeChatCompletionsOptions & {
+    readonly as: "primary" | "fallback";
+    readonly toolCalls?: ToolCallMode;
+  };
 }
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
@@ -108,6 +125,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       });
   }
   const env = options.profiles?.length ? {} : { ANTHROPIC_API_KEY: TEST_API_KEY };
+  const chat = options.chat ? await startFakeChatCompletions(options.chat) : undefined;
+  const chatModel = chat ? (options.chat?.models?.[0]?.id ?? DEFAULT_FAKE_CHAT_MODEL.id) : undefined;
+  const chatTarget = chat
+    ? {
+        provider: "openai-compatible" as const,
+        baseURL: chat.url,
+        ...(options.chat?.apiKey ? { apiKey: options.chat.apiKey } : {}),
+        ...(options.chat?.toolCalls ? { toolCalls: options.chat.toolCalls } : {}),
+      }
+    : undefined;
+  const models: Partial<GatewaySettings> =
+    chatTarget && options.chat?.as === "primary"
+      ? { models: { primary: chatTarget, fallbacks: [] } }
+      : chatTarget
+        ? { models: { primary: { provider: "anthropic" }, fallbacks: [{ ...chatTarget, name: chatModel! }] } }
+        : {};
   const make = () =>
     createGateway({
       cwd: dir,
@@ -118,13 +151,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       settings: {
         anthropic: { baseURL: api.url, profileOrder: options.profiles?.map((p) => `anthropic:${p.name}`) },
         approvalTimeoutMs: 30_000,
+        ...models,
         ...options.settings,
-        turn: { ...defaultTurn, ...options.settings?.turn },
+        turn: {
+          ...defaultTurn,
+          ...(options.chat?.as === "primary" ? { model: chatModel } : {}),
+          ...options.settings?.turn,
+        },
       } as Partial<GatewaySettings>,
     });
   let gateway = await make();
   const harness: Harness = {
     api,
+    ...(chat ? { chat } : {}),
     dir,
     configDir,
     calls,
@@ -139,6 +178,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await gateway.shutdown();
       await api.close();
+      await chat?.close();
+      if (chat?.violations.length && !options.allowContractViolations)
+        throw new Error(
+          `The fake Chat Completions API rejected ${chat.violations.length} request(s) the real services would reject:\n${chat.violations.map((v) => `${v.status} ${v.code ?? v.type}: ${v.message}`).join("\n")}`,
+        );
       // A request the real API would reject fails the test that sent it, whatever else it asserted.
       if (api.violations.length && !options.allowContractViolations)
         throw new Error(
