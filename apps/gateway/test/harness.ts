@@ -12,7 +12,7 @@ import {
   type FakeChatCompletionsOptions,
 } from "@openassistant/testkit/openai/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
-import type { ToolCallMode } from "../src/model/provider.ts";
+import type { ModelTarget, ToolCallMode } from "../src/model/provider.ts";
 import { openAuthStore } from "../src/auth/store.ts";
 import type { AuthProfileType } from "../src/auth/types.ts";
 import { createTypechecker, type Typechecker } from "@openassistant/core/codemode";
@@ -89,6 +89,8 @@ export interface HarnessOptions {
   readonly chat?: FakeChatCompletionsOptions & {
     readonly as: "primary" | "fallback";
     readonly toolCalls?: ToolCallMode;
+    /** With `primary`: the configured fallbacks after it. */
+    readonly fallbacks?: readonly ModelTarget[];
   };
 }
 
@@ -137,7 +139,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     : undefined;
   const models: Partial<GatewaySettings> =
     chatTarget && options.chat?.as === "primary"
-      ? { models: { primary: chatTarget, fallbacks: [] } }
+      ? { models: { primary: chatTarget, fallbacks: options.chat.fallbacks ?? [] } }
       : chatTarget
         ? { models: { primary: { provider: "anthropic" }, fallbacks: [{ ...chatTarget, name: chatModel! }] } }
         : {};

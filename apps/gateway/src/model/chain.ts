@@ -49,7 +49,10 @@ export function createModelChain(o: ModelChainOptions): ChainStreamer {
   const now = o.now ?? Date.now;
   const coolingUntil = new Map<string, number>();
 
-  const orderFor = async (model: string, signal?: AbortSignal): Promise<ModelTarget[]> => {
+  const orderFor = async (
+    model: string,
+    signal?: AbortSignal,
+  ): Promise<{ asked: ModelTarget; order: ModelTarget[] }> => {
     // A name no endpoint offers goes to the first configured provider, which says it does not know it.
     const first = o.targets.find((t) => t.name === model) ??
       (await o.resolve?.(model, signal)) ?? { ...o.targets[0]!, name: model };
@@ -57,12 +60,12 @@ export function createModelChain(o: ModelChainOptions): ChainStreamer {
     const all = [first, ...rest];
     const up = all.filter((t) => (coolingUntil.get(targetLabel(t)) ?? 0) <= now());
     // Every one cooling down: try them all anyway, in order (the outage may be over).
-    return up.length ? up : all;
+    return { asked: first, order: up.length ? up : all };
   };
 
   return {
     async streamMessage(params, opts) {
-      const order = await orderFor(params.model, opts.signal);
+      const { asked, order } = await orderFor(params.model, opts.signal);
       for (const [i, target] of order.entries()) {
         let streamed = false;
         const onText = (text: string) => {
@@ -70,7 +73,7 @@ export function createModelChain(o: ModelChainOptions): ChainStreamer {
           opts.onText?.(text);
         };
         try {
-          const request = i === 0 && target.name === params.model ? params : retarget(params, target);
+          const request = target === asked ? params : retarget(params, target, asked);
           return await o.providerOf(target).streamMessage(request, { ...opts, onText });
         } catch (err) {
           const kind = err instanceof ModelError ? err.kind : undefined;
@@ -95,17 +98,20 @@ export function createModelChain(o: ModelChainOptions): ChainStreamer {
 }
 
 /**
- * The request for another model than it was built for: its name, max_tokens within the model's
- * limit, and nothing tied to the first model (thinking blocks are signed for the model that wrote
- * them; thinking and effort settings are per model), so the model's defaults apply.
+ * The request for another model than it was built for (`asked`): its name, max_tokens within the
+ * model's limit, and, between two Claude models, nothing tied to the first (thinking blocks are
+ * signed for the model that wrote them; thinking and effort settings are per model), so the
+ * model's defaults apply. Thinking blocks in a request built for a non-Claude model can only be the
+ * Claude fallback's own (earlier rounds of this tool loop), which it needs back as they were.
  */
-function retarget(params: ModelRequest, target: ModelTarget): ModelRequest {
-  const { thinking: _t, output_config: _o, ...rest } = params;
+function retarget(params: ModelRequest, target: ModelTarget, asked: ModelTarget): ModelRequest {
   const caps = target.provider === "anthropic" ? modelCapabilities(target.name) : undefined;
-  return {
-    ...rest,
+  const renamed = {
+    ...params,
     model: target.name,
     max_tokens: caps ? Math.min(params.max_tokens, caps.maxOutput) : params.max_tokens,
-    messages: withoutThinking(params.messages),
   };
+  if (asked.provider !== "anthropic" || target.provider !== "anthropic") return renamed;
+  const { thinking: _t, output_config: _o, ...rest } = renamed;
+  return { ...rest, messages: withoutThinking(params.messages) };
 }

@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { fakeAnthropicErrors, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { chatText, chatToolCall, fakeChatErrors } from "@openassistant/testkit/openai/fake-server.ts";
+import type { GatewayEvent } from "./events/types.ts";
+import { startHarness, TEST_MODEL, type Harness } from "../test/harness.ts";
+
+// #35: the fallback chain end to end: Claude (fake Anthropic, real SDK) and an OpenAI-compatible
+// endpoint (fake Chat Completions, real openai client), one configured after the other.
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const CHAT_MODEL = "llama3.1:8b";
+/** A retry-after longer than the client waits: the rate limit is not waited out, the call fails at once. */
+const LONG_LIMIT = 600;
+
+describe("model fallbacks", () => {
+  test("Claude rate limited: the configured fallback takes the turn; the turn, its events and the summary say which model answered", async () => {
+    h = await startHarness({ chat: { as: "fallback" } });
+    h.api.script([fakeAnthropicErrors.rateLimited(LONG_LIMIT)]);
+    h.chat!.script([
+      chatToolCall({ id: "call_1", name: "execute", input: { code: "return await tools.reminders.list({});" } }),
+      chatText("One reminder: water plants."),
+    ]);
+    const events: GatewayEvent[] = [];
+    const outcome = await h.gateway.handleMessage({
+      sessionKey: "fb",
+      surface: "terminal",
+      text: "what reminders?",
+      onEvent: (e) => events.push(e),
+    });
+    expect(outcome.text).toBe("One reminder: water plants.");
+    expect(outcome.answeredBy).toBe(CHAT_MODEL);
+    // The tool loop's second request stayed with the fallback (Claude is cooling down).
+    expect(h.api.messageRequests()).toHaveLength(1);
+    expect(h.chat!.completionRequests()).toHaveLength(2);
+    const fallback = events.find((e) => e.type === "model.fallback");
+    expect(fallback).toMatchObject({
+      from: `anthropic:${TEST_MODEL}`,
+      to: `openai-compatible:${CHAT_MODEL}`,
+      reason: "rate_limited",
+    });
+    expect(outcome.summaryText).toContain(
+      `↪ answered by ${CHAT_MODEL} (fallback: anthropic:${TEST_MODEL} rate limited)`,
+    );
+    expect(outcome.summaryText).toContain("✅ reminders.list succeeded");
+    const recorded = await h.gateway.sessions.turnEvents({ turnId: outcome.turnId, type: "model.fallback" });
+    expect(recorded).toHaveLength(1);
+    const session = await h.gateway.sessions.getOrCreate("fb", "terminal");
+    const [turn] = await h.gateway.sessions.turns(session.id);
+    expect(turn!.model).toBe(CHAT_MODEL);
+  });
+
+  test("a failure that is not an outage (billing) ends the call: no fallback", async () => {
+    h = await startHarness({ chat: { as: "fallback" } });
+    h.api.script([fakeAnthropicErrors.billing()]);
+    const outcome = await h.gateway.handleMessage({ sessionKey: "nofb", surface: "terminal", text: "hi" });
+    expect(outcome.stopReason).toBe("model_error");
+    expect(outcome.text).toContain("billing");
+    expect(h.chat!.completionRequests()).toHaveLength(0);
+  });
+
+  test("an OpenAI-compatible primary down: Claude takes the turn with a request valid for Claude", async () => {
+    h = await startHarness({ chat: { as: "primary", fallbacks: [{ provider: "anthropic", name: TEST_MODEL }] } });
+    h.chat!.script([fakeChatErrors.overloaded()]);
+    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return 1;" } }), textTurn("It is 1.")]);
+    const outcome = await h.gateway.handleMessage({ sessionKey: "down", surface: "terminal", text: "one?" });
+    expect(outcome.text).toBe("It is 1.");
+    expect(outcome.answeredBy).toBe(TEST_MODEL);
+    expect(outcome.summaryText).toContain(`fallback: openai-compatible:${CHAT_MODEL} overloaded`);
+    expect(h.api.messageRequests().map((r) => r.body.model)).toEqual([TEST_MODEL, TEST_MODEL]);
+    expect(h.chat!.completionRequests()).toHaveLength(1);
+  });
+
+  test("every configured model down: the last one's error is the turn's", async () => {
+    h = await startHarness({ chat: { as: "fallback" } });
+    h.api.script([fakeAnthropicErrors.rateLimited(LONG_LIMIT)]);
+    h.chat!.script([fakeChatErrors.overloaded()]);
+    const outcome = await h.gateway.handleMessage({ sessionKey: "alldown", surface: "terminal", text: "hi" });
+    expect(outcome.stopReason).toBe("model_error");
+    expect(outcome.text).toContain("overloaded");
+  });
+});
