@@ -205,6 +205,8 @@ describe("the config's credentials are marked in its schema", () => {
       "mcp.servers.*.env.*",
       "mcp.servers.*.headers.*",
       "mcp.servers.*.oauth.clientSecret",
+      "model.apiKey",
+      "model.fallbacks.[].apiKey",
       "openapi.*.auth.token",
       "openapi.*.auth.value",
       "storage.url",

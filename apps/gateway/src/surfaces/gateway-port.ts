@@ -1,3 +1,6 @@
+import { createModelCatalog } from "../model/catalog.ts";
+import { configuredTargets } from "../model/targets.ts";
+import { chatProvidersOf } from "../services/models.ts";
 import { join } from "node:path";
 import { workspaceDir, type Diagnostic } from "@openassistant/core/config";
 import { toolHistory } from "@openassistant/core/workspace";
@@ -71,6 +74,7 @@ function isPort(g: unknown): g is SurfacePort {
 export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
   if (isPort(gateway)) return gateway;
   const g = gateway;
+  const chatProviders = chatProvidersOf(g.settings);
   return {
     handleMessage: (input) => g.handleMessage(input),
     broker: g.approvals,
@@ -84,5 +88,6 @@ export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
     events: g.events,
     sessions: g.sessions,
     defaultModel: g.settings.turn.model,
+    models: createModelCatalog(configuredTargets(g.settings), (t, signal) => chatProviders(t).listModels(signal)),
   };
 }

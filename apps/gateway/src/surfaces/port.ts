@@ -1,3 +1,4 @@
+import type { ModelCatalog } from "../model/catalog.ts";
 import type { SecretSink } from "@openassistant/core/receipts";
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { Diagnostic } from "@openassistant/core/config";
@@ -89,4 +90,6 @@ export interface SurfacePort {
   readonly sessions: Pick<SessionStore, "getOrCreate" | "setSettings">;
   /** The configured default model, shown by `/model`. */
   readonly defaultModel: string;
+  /** #35: what the configured model providers offer; `/model` lists it and refuses a name none offers. */
+  readonly models?: ModelCatalog;
 }

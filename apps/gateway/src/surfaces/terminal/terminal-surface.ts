@@ -15,6 +15,7 @@ import {
   formatTypecheckFailure,
 } from "./format.ts";
 import { knownModels } from "../../model/capabilities.ts";
+import { offerLines } from "../../model/offers.ts";
 import { createSpinner } from "./spinner.ts";
 import { cutText } from "@openassistant/core/text";
 
@@ -192,8 +193,11 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     const session = await gateway.sessions.getOrCreate(sessionKey, "terminal");
     const configured = gateway.defaultModel;
     const defaultText = configured ? `the configured default (${configured})` : "the configured default";
-    if (!arg)
-      return write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
+    if (!arg) {
+      write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
+      if (gateway.models) for (const line of offerLines(await gateway.models.offers())) write(line);
+      return;
+    }
     if (arg === "default") {
       await gateway.sessions.setSettings(session.id, { model: null });
       return write(`model: back to ${defaultText} from the next message`);
@@ -202,10 +206,13 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
       return write(
         `"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`,
       );
-    if (!knownModels().includes(arg) && arg !== configured)
+    const known = gateway.models ? (await gateway.models.resolve(arg)) !== undefined : knownModels().includes(arg);
+    if (!known && arg !== configured) {
+      const offered = gateway.models ? (await gateway.models.offers()).flatMap((o) => o.models) : knownModels();
       return write(
-        `"${arg}" is not a model the gateway knows; nothing changed. Known models: ${knownModels().join(", ")} (or /model default).`,
+        `"${arg}" is not a model the gateway knows; nothing changed. Known models: ${offered.join(", ")} (or /model default).`,
       );
+    }
     await gateway.sessions.setSettings(session.id, { model: arg });
     write(`model: ${arg} for this session from the next message (/model default to go back)`);
   };
