@@ -17,6 +17,8 @@ import {
   type DoctorCheck,
 } from "../doctor-checks.ts";
 import { guard, rejectUnknownFlags } from "../flags.ts";
+import { checkModelEndpoints } from "../doctor-models.ts";
+import { configuredTargets } from "../../model/targets.ts";
 import { formatDiagnostic } from "../../diagnostics.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
 
@@ -68,8 +70,14 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
       : { name: "config", level: "ok", detail: `valid (project ${settings.projectRoot})` },
   );
 
-  checks.push(...checkCredentialShapes(env, settings.anthropic.profileOrder));
-  checks.push(await checkEndpoint(env, { model: settings.turn.model, profileOrder: settings.anthropic.profileOrder }));
+  // #35: Claude's credentials and endpoint when a configured model is Claude's; every other endpoint too.
+  const targets = configuredTargets(settings);
+  const claude = targets.find((t) => t.provider === "anthropic");
+  if (claude) {
+    checks.push(...checkCredentialShapes(env, settings.anthropic.profileOrder));
+    checks.push(await checkEndpoint(env, { model: claude.name, profileOrder: settings.anthropic.profileOrder }));
+  }
+  checks.push(...(await checkModelEndpoints(targets)));
 
   const storage = storageFor(settings);
   if (storage.backend.health) {
