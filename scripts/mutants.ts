@@ -4536,4 +4536,113 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #35 models: providers, the fallback chain, the strict fake Chat Completions API, /model, doctor
+  ...m(
+    "apps/gateway/src/model/chain.ts",
+    ["apps/gateway/src/model-fallback.test.ts"],
+    [
+      [
+        "models-fallback-any-failure",
+        "if (!kind || !OUTAGE_KINDS.has(kind) || !next || opts.signal?.aborted) throw err;",
+        "if (!kind || !next || opts.signal?.aborted) throw err;",
+        "a failure that is not an outage (billing, a bad request) moves the turn to another model",
+      ],
+      [
+        "models-fallback-no-cooldown",
+        "coolingUntil.set(targetLabel(target), now() + Math.max(DEFAULT_COOLDOWN_MS, retryAfterMs));",
+        "coolingUntil.delete(targetLabel(target));",
+        "the failed model is asked again on the next round of the same turn (the turn goes back and forth)",
+      ],
+      [
+        "models-fallback-drops-own-thinking",
+        'if (asked.provider !== "anthropic" || target.provider !== "anthropic") return renamed;',
+        'if (target.provider !== "anthropic") return renamed;',
+        "a Claude fallback loses its own thinking blocks in the tool loop (a 400 from Claude)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/openai/provider.ts",
+    ["apps/gateway/src/model/openai/provider.test.ts"],
+    [
+      [
+        "models-chat-key-not-sent",
+        "apiKey: target.apiKey ?? NO_KEY,",
+        "apiKey: NO_KEY,",
+        "the configured API key of an OpenAI-compatible endpoint is not sent",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/openai/chat-request.ts",
+    ["apps/gateway/src/model/openai/provider.test.ts"],
+    [
+      [
+        "models-chat-no-usage",
+        "stream_options: { include_usage: true },",
+        "",
+        "streamed replies carry no usage (the turn's token budget counts nothing)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/openai/code-block.ts",
+    ["apps/gateway/src/model/openai/provider.test.ts"],
+    [
+      [
+        "models-code-block-shown",
+        "if (fence >= 0) return text.slice(0, fence);",
+        "if (fence < 0) return text.slice(0, fence);",
+        "in code-block mode the code to run is streamed to the user as if it were the answer",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/testkit/src/openai/contract.ts",
+    ["packages/testkit/src/openai/fake-server.test.ts"],
+    [
+      [
+        "models-fake-tool-id-unchecked",
+        "if (!pending || !pending.has(m.tool_call_id))",
+        "if (!pending)",
+        "the fake accepts a tool message answering an id the assistant never called (the real API rejects it)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/config/schema.ts",
+    ["apps/gateway/src/model/targets.test.ts"],
+    [
+      [
+        "models-api-key-not-secret",
+        "apiKey: secret(z.string().min(1)).optional(),",
+        "apiKey: z.string().min(1).optional(),",
+        "a model endpoint's API key is not registered with the redactor",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/catalog.ts",
+    ["apps/gateway/src/surfaces/terminal/model-command.test.ts"],
+    [
+      [
+        "models-switch-unknown-accepted",
+        "if (models.includes(name)) return { ...t, name };",
+        "return { ...t, name };",
+        "/model accepts a name no configured endpoint offers (the next turn fails instead)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/cli/doctor-models.ts",
+    ["apps/gateway/src/cli/doctor-models.test.ts"],
+    [
+      [
+        "models-doctor-model-not-checked",
+        "if (models.includes(target.name))",
+        "if (models.length)",
+        "doctor passes an endpoint that does not offer the configured model",
+      ],
+    ],
+  ),
 ];

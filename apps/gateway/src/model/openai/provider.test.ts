@@ -215,6 +215,12 @@ describe("OpenAI-compatible provider: failures as ModelError kinds", () => {
     expect(err.message).toContain(url);
   });
 
+  test("a prompt past the context window is context_too_long (the turn compacts, as for Claude)", async () => {
+    const p = await providerFor("native", { models: [{ id: MODEL, contextWindow: 200 }] });
+    const err = await p.streamMessage({ ...request(ask), max_tokens: 100 }, {}).catch((e) => e);
+    expect(err.kind).toBe("context_too_long");
+  });
+
   test("lists the endpoint's models", async () => {
     const p = await providerFor("native", { models: [{ id: "qwen2.5-coder:7b" }, { id: MODEL }] });
     expect(await p.listModels()).toEqual(["qwen2.5-coder:7b", MODEL]);
