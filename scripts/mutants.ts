@@ -3045,8 +3045,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "setup-terminal-model-unchecked",
-        `    if (!knownModels().includes(arg) && arg !== configured)`,
-        `    if (!arg)`,
+        `    if (!known && arg !== configured) {`,
+        `    if (!arg) {`,
         "/model accepts any name",
       ],
       [
