@@ -10,6 +10,8 @@ import { installCrashGuard } from "./crash-guard.ts";
 import { homedir } from "node:os";
 import { configuredPluginDirs, writeEditorTsconfig } from "./editor-tsconfig.ts";
 import { checkCredentials } from "./credentials.ts";
+import { modelLine } from "./model-line.ts";
+import { configuredTargets } from "../model/targets.ts";
 import { CliError } from "./flags.ts";
 import { describeReload, summarizeReload } from "./reload-report.ts";
 import { formatDiagnostic } from "../diagnostics.ts";
@@ -116,19 +118,22 @@ async function serveWith(
     if (lines.length) err(`Tools reloaded:\n${lines.map((l) => `  ${l}`).join("\n")}`);
   });
 
-  const creds = checkCredentials(options.env, loaded.settings.anthropic.profileOrder);
-  if (!creds.ok) {
+  // #35: Claude's credentials are needed when the configured model is Claude's; for a Claude fallback, their lack is told.
+  const targets = configuredTargets(loaded.settings);
+  const creds = targets.some((t) => t.provider === "anthropic")
+    ? checkCredentials(options.env, loaded.settings.anthropic.profileOrder)
+    : { ok: true as const, ids: [] };
+  if (!creds.ok && targets[0]!.provider === "anthropic") {
     loaded.tools.close();
     throw new CliError(creds.message);
   }
+  if (!creds.ok) err(`The Claude fallback cannot answer until it has a credential:\n${creds.message}`);
 
   const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, processes, log: (l) => err(l) });
   handedOver.done = true;
   guard.setRedact(gateway.redact);
   out(`Database: ${gateway.settings.databasePath}`);
-  out(
-    `Model: ${gateway.settings.turn.model} (credentials: ${creds.ids.join(", ")}; endpoint ${gateway.settings.anthropic.baseURL ?? "https://api.anthropic.com"})`,
-  );
+  out(modelLine(gateway.settings, targets, creds.ok ? creds.ids : []));
   if (gateway.http) {
     out(`HTTP API: ${gateway.http.url} (bearer token in ${gateway.http.tokenPath ?? "config http.token"})`);
     if (gateway.http.tokenCreated) out(`HTTP API token (shown once): ${gateway.http.token}`);

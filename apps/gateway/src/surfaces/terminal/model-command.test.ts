@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
+import { fakeAnthropicErrors, textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { chatText } from "@openassistant/testkit/openai/fake-server.ts";
 import { startHarness, terminalStreams, TEST_MODEL, type Harness } from "../../../test/harness.ts";
 import { startTerminalSurface } from "./terminal-surface.ts";
@@ -56,6 +56,27 @@ test("/model says when an endpoint cannot be reached, and still lists the others
   io.send("/model");
   await io.waitFor(/openai-compatible at http:\/\/127\.0\.0\.1:\d+\/v1: could not list its models \(Could not reach/);
   expect(io.text).toMatch(/anthropic at .*claude-sonnet-5-5/);
+  io.input.end();
+  await surface.done;
+});
+
+test("the terminal says when a fallback takes the turn", async () => {
+  h = await startHarness({ chat: { as: "fallback" } });
+  h.api.script([fakeAnthropicErrors.rateLimited(600)]);
+  h.chat!.script([chatText("from the fallback")]);
+  const io = terminalStreams();
+  const surface = startTerminalSurface({
+    gateway: h.gateway,
+    input: io.input,
+    output: io.output,
+    tty: false,
+    userId: "ann",
+  });
+  io.send("hi");
+  await io.waitFor(/assistant › from the fallback/);
+  expect(io.text).toContain(
+    `(anthropic:${TEST_MODEL} is unavailable (rate limited); openai-compatible:llama3.1:8b takes the turn)`,
+  );
   io.input.end();
   await surface.done;
 });

@@ -127,6 +127,10 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
       case "profile.rotated":
         write(`(switched Anthropic credential ${event.from} → ${event.to}: ${event.reason})`);
         break;
+      case "model.fallback":
+        // #35: the configured model is down or rate limited; the next one answers.
+        write(`(${event.from} is unavailable (${event.reason.replace("_", " ")}); ${event.to} takes the turn)`);
+        break;
       case "turn.resumed":
         // #30: the answer of a run the previous process left pending, resumed after this start.
         if (event.surface !== "terminal") break;
