@@ -53,6 +53,26 @@ describe("model fallbacks", () => {
     expect(turn!.model).toBe(CHAT_MODEL);
   });
 
+  test("the next turn, while the failed model cools down, goes to the fallback at once and says why", async () => {
+    h = await startHarness({ chat: { as: "fallback" } });
+    h.api.script([fakeAnthropicErrors.rateLimited(LONG_LIMIT)]);
+    h.chat!.script([chatText("first"), chatText("second")]);
+    await h.gateway.handleMessage({ sessionKey: "cool", surface: "terminal", text: "hi" });
+    const events: GatewayEvent[] = [];
+    const outcome = await h.gateway.handleMessage({
+      sessionKey: "cool",
+      surface: "terminal",
+      text: "again",
+      onEvent: (e) => events.push(e),
+    });
+    expect(outcome.text).toBe("second");
+    expect(h.api.messageRequests()).toHaveLength(1);
+    expect(events.filter((e) => e.type === "model.fallback")).toMatchObject([{ reason: "cooling_down" }]);
+    expect(outcome.summaryText).toContain(
+      `↪ answered by ${CHAT_MODEL} (fallback: anthropic:${TEST_MODEL} cooling down)`,
+    );
+  });
+
   test("a failure that is not an outage (billing) ends the call: no fallback", async () => {
     h = await startHarness({ chat: { as: "fallback" } });
     h.api.script([fakeAnthropicErrors.billing()]);

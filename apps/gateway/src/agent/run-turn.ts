@@ -345,6 +345,8 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
       // The partial text goes; the retried call streams the whole answer again (no duplicate).
       onDiscard: (r) => emit({ type: "model.text.discarded", turnId, reason: r.reason }),
       onFallback: (f) => {
+        // Told once per turn and pair: later rounds skip the failed model while it cools down.
+        if (state.fallbacks.some((k) => k.from === f.from && k.to === f.to)) return;
         state.fallbacks.push({ from: f.from, to: f.to, reason: f.reason });
         emit({ type: "model.fallback", turnId, ...f });
       },
@@ -672,7 +674,7 @@ function refusalText(message: Message): string {
 /** #35: the summary says which model answered when a configured model gave way to another. */
 function withFallbackNote(summaryText: string, state: TurnState): string {
   if (!state.fallbacks.length) return summaryText;
-  const why = state.fallbacks.map((f) => `${f.from} ${f.reason.replace("_", " ")}`).join(", ");
+  const why = state.fallbacks.map((f) => `${f.from} ${f.reason.replaceAll("_", " ")}`).join(", ");
   const note = `↪ answered by ${state.answeredBy ?? state.fallbacks.at(-1)!.to} (fallback: ${why})`;
   return summaryText ? `${summaryText}\n${note}` : note;
 }

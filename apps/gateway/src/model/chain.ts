@@ -66,6 +66,14 @@ export function createModelChain(o: ModelChainOptions): ChainStreamer {
   return {
     async streamMessage(params, opts) {
       const { asked, order } = await orderFor(params.model, opts.signal);
+      // The asked model failed moments ago: the turn is told that another answers, and why.
+      if (order[0] !== asked)
+        opts.onFallback?.({
+          from: targetLabel(asked),
+          to: targetLabel(order[0]!),
+          reason: "cooling_down",
+          message: `${targetLabel(asked)} failed with an outage or a rate limit recently and is skipped until ${new Date(coolingUntil.get(targetLabel(asked)) ?? now()).toISOString()}`,
+        });
       for (const [i, target] of order.entries()) {
         let streamed = false;
         const onText = (text: string) => {

@@ -129,7 +129,7 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         break;
       case "model.fallback":
         // #35: the configured model is down or rate limited; the next one answers.
-        write(`(${event.from} is unavailable (${event.reason.replace("_", " ")}); ${event.to} takes the turn)`);
+        write(`(${event.from} is unavailable (${event.reason.replaceAll("_", " ")}); ${event.to} takes the turn)`);
         break;
       case "turn.resumed":
         // #30: the answer of a run the previous process left pending, resumed after this start.
