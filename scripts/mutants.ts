@@ -4571,6 +4571,12 @@ export const MUTANTS: readonly Mutant[] = [
         "apiKey: NO_KEY,",
         "the configured API key of an OpenAI-compatible endpoint is not sent",
       ],
+      [
+        "models-chat-partial-kept",
+        "if (streamed) opts.onDiscard?.({ reason: c.message });",
+        "",
+        "a reply that broke off mid-stream is made again without withdrawing its partial text (the user sees it twice)",
+      ],
     ],
   ),
   ...m(

@@ -84,20 +84,21 @@ describe("model fallbacks", () => {
 
   test("an OpenAI-compatible primary down: Claude takes the turn with a request valid for Claude", async () => {
     h = await startHarness({ chat: { as: "primary", fallbacks: [{ provider: "anthropic", name: TEST_MODEL }] } });
-    h.chat!.script([fakeChatErrors.overloaded()]);
+    // Overloaded, and again on the client's one retry.
+    h.chat!.script([fakeChatErrors.overloaded(), fakeChatErrors.overloaded()]);
     h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return 1;" } }), textTurn("It is 1.")]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "down", surface: "terminal", text: "one?" });
     expect(outcome.text).toBe("It is 1.");
     expect(outcome.answeredBy).toBe(TEST_MODEL);
     expect(outcome.summaryText).toContain(`fallback: openai-compatible:${CHAT_MODEL} overloaded`);
     expect(h.api.messageRequests().map((r) => r.body.model)).toEqual([TEST_MODEL, TEST_MODEL]);
-    expect(h.chat!.completionRequests()).toHaveLength(1);
+    expect(h.chat!.completionRequests()).toHaveLength(2);
   });
 
   test("every configured model down: the last one's error is the turn's", async () => {
     h = await startHarness({ chat: { as: "fallback" } });
     h.api.script([fakeAnthropicErrors.rateLimited(LONG_LIMIT)]);
-    h.chat!.script([fakeChatErrors.overloaded()]);
+    h.chat!.script([fakeChatErrors.overloaded(), fakeChatErrors.overloaded()]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "alldown", surface: "terminal", text: "hi" });
     expect(outcome.stopReason).toBe("model_error");
     expect(outcome.text).toContain("overloaded");

@@ -54,6 +54,13 @@ export interface ScriptedChatError {
     readonly message: string;
     /** Sets `retry-after` (seconds). */
     readonly retryAfterSeconds?: number;
+    /**
+     * For a streaming request: answer 200, stream `partialText` (if any), then the error as a
+     * `data: {"error": …}` chunk and end the stream without `[DONE]` — how OpenAI-compatible
+     * gateways report a failure after the reply began (https://openrouter.ai/docs/api-reference/errors,
+     * "Error during streaming").
+     */
+    readonly midStream?: { readonly partialText?: string };
   };
 }
 
@@ -212,7 +219,11 @@ export async function startFakeChatCompletions(options: FakeChatCompletionsOptio
           message: `fake-chat-completions: no scripted turn left for request #${requests.length}; call script() with more turns`,
         });
       const turn = typeof next === "function" ? next(recorded) : next;
-      if ("error" in turn) return errorResponse({ param: null, code: null, ...turn.error });
+      if ("error" in turn) {
+        if (turn.error.midStream && recorded.body.stream === true)
+          return midStreamError(turn, recorded.body.model, ++served);
+        return errorResponse({ param: null, code: null, ...turn.error });
+      }
       const completion = buildCompletion(turn, recorded.body, ++served);
       if (recorded.body.stream === true)
         return sseResponse(
@@ -383,4 +394,25 @@ function sseResponse(chunks: unknown[], hold?: ScriptedCompletion["holdStream"])
   return new Response(stream, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" },
   });
+}
+
+/** A reply that began, then broke off with an error chunk (ScriptedChatError `midStream`). */
+function midStreamError(turn: ScriptedChatError, model: string, n: number): Response {
+  const base = {
+    id: `chatcmpl-fake${String(n).padStart(6, "0")}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model,
+  };
+  const chunk = (delta: unknown) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] });
+  const lines = [
+    chunk({ role: "assistant", content: "" }),
+    ...pieces(turn.error.midStream?.partialText ?? "", 8).map((p) => chunk({ content: p })),
+  ];
+  const { message, type, code } = turn.error;
+  const body = [
+    ...lines.map((l) => `data: ${JSON.stringify(l)}\n\n`),
+    `data: ${JSON.stringify({ error: { message, type, code: code ?? null, param: null } })}\n\n`,
+  ].join("");
+  return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
 }

@@ -52,6 +52,14 @@ export function classifyChatError(err: unknown, who: string, sdk: OpenAiSdk): Cl
       kind: "context_too_long",
       message: "The conversation is too long for the model's context window.",
     };
+  // An error chunk after the reply began carries no HTTP status: the reply broke off, try it again.
+  if (status === undefined)
+    return {
+      ...base,
+      kind: "api",
+      transient: true,
+      message: `${who} broke off its reply (${text}); try again shortly.`,
+    };
   if (status === 503 || status === 529)
     return {
       ...base,

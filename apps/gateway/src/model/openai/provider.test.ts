@@ -26,15 +26,18 @@ afterEach(async () => {
 
 const MODEL = "llama3.1:8b";
 
-async function providerFor(mode: ToolCallMode = "native", options: FakeChatCompletionsOptions = {}, apiKey?: string) {
+/** Without transient retries unless asked (`retries`), so each scripted error is what the call ends with. */
+async function providerFor(
+  mode: ToolCallMode = "native",
+  options: FakeChatCompletionsOptions = {},
+  apiKey?: string,
+  retries = 0,
+) {
   api = await startFakeChatCompletions(options);
-  return createChatCompletionsProvider({
-    provider: "openai-compatible",
-    name: MODEL,
-    baseURL: api.url,
-    toolCalls: mode,
-    ...(apiKey ? { apiKey } : {}),
-  });
+  return createChatCompletionsProvider(
+    { provider: "openai-compatible", name: MODEL, baseURL: api.url, toolCalls: mode, ...(apiKey ? { apiKey } : {}) },
+    { transientRetries: retries, transientDelayMs: 0 },
+  );
 }
 
 const request = (messages: MessageParam[], extra: Partial<ModelRequest> = {}): ModelRequest => ({
@@ -213,6 +216,29 @@ describe("OpenAI-compatible provider: failures as ModelError kinds", () => {
     const err = await gone.streamMessage(request(ask), {}).catch((e) => e);
     expect(err.kind).toBe("network");
     expect(err.message).toContain(url);
+  });
+
+  test("a 500 is tried once more; a reply that broke off mid-stream is withdrawn and made again whole", async () => {
+    const p = await providerFor("native", {}, undefined, 1);
+    api!.script([fakeChatErrors.serverError(), chatText("fine")]);
+    expect((await p.streamMessage(request(ask), {})).content[0]).toMatchObject({ text: "fine" });
+    api!.script([
+      { error: { ...fakeChatErrors.overloaded().error, midStream: { partialText: "The answer is" } } },
+      chatText("The answer is 42."),
+    ]);
+    const shown: string[] = [];
+    const discarded: string[] = [];
+    const message = await p.streamMessage(request(ask), {
+      onText: (t) => shown.push(t),
+      onDiscard: (d) => discarded.push(d.reason),
+    });
+    expect(message.content[0]).toMatchObject({ text: "The answer is 42." });
+    expect(discarded).toHaveLength(1);
+    expect(discarded[0]).toContain("broke off its reply");
+    expect(shown.join("")).toBe("The answer isThe answer is 42.");
+    // Retries are bounded: two failures in a row end the call.
+    api!.script([fakeChatErrors.serverError(), fakeChatErrors.serverError()]);
+    expect((await p.streamMessage(request(ask), {}).catch((e) => e)).kind).toBe("api");
   });
 
   test("a prompt past the context window is context_too_long (the turn compacts, as for Claude)", async () => {

@@ -20,6 +20,10 @@ const NO_KEY = "no-key";
 export interface ChatProviderOptions {
   readonly fetch?: typeof globalThis.fetch;
   readonly timeoutMs?: number;
+  /** Tries again after a 5xx, a connection error or a reply that broke off (default 1), as the Claude client does. */
+  readonly transientRetries?: number;
+  /** Pause before such a retry (default 1000 ms). */
+  readonly transientDelayMs?: number;
 }
 
 /**
@@ -69,15 +73,27 @@ export function createChatCompletionsProvider(target: ModelTarget, options: Chat
     kind: "openai-compatible",
     endpoint,
     async streamMessage(params: ModelRequest, opts): Promise<Message> {
-      const collector = collectChatStream(mode, opts.onText);
-      try {
-        const stream = await (await clientOf()).chat.completions.create(toChatRequest(params, mode), {
-          ...(opts.signal ? { signal: opts.signal } : {}),
+      const request = toChatRequest(params, mode);
+      for (let retriesLeft = options.transientRetries ?? 1; ; retriesLeft--) {
+        let streamed = false;
+        const collector = collectChatStream(mode, (text) => {
+          streamed = true;
+          opts.onText?.(text);
         });
-        for await (const chunk of stream) collector.push(chunk);
-        return collector.message();
-      } catch (err) {
-        return fail(err, opts.signal);
+        try {
+          const stream = await (await clientOf()).chat.completions.create(request, {
+            ...(opts.signal ? { signal: opts.signal } : {}),
+          });
+          for await (const chunk of stream) collector.push(chunk);
+          return collector.message();
+        } catch (err) {
+          const c = opts.signal?.aborted ? undefined : classifyChatError(err, who, await loadOpenAiSdk());
+          if (!c?.transient || retriesLeft <= 0) return fail(err, opts.signal);
+          // Made again whole: nothing ran from a reply that never completed; its text is withdrawn first.
+          if (streamed) opts.onDiscard?.({ reason: c.message });
+          await sleep(options.transientDelayMs ?? 1000, opts.signal);
+          if (opts.signal?.aborted) return fail(err, opts.signal);
+        }
       }
     },
     async listModels(signal) {
@@ -89,4 +105,18 @@ export function createChatCompletionsProvider(target: ModelTarget, options: Chat
       }
     },
   };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 }
