@@ -17,7 +17,11 @@ export interface ConnectOptions {
 
 export type ApprovalUpdate =
   | { readonly state: "requested"; readonly call: string; readonly tool: string; readonly input: string }
-  | { readonly state: "decided"; readonly call: string; readonly decision: { decision: string; by: string; reason?: string } };
+  | {
+      readonly state: "decided";
+      readonly call: string;
+      readonly decision: { decision: string; by: string; reason?: string };
+    };
 
 export interface Registered {
   readonly tools: ReadonlyArray<{ readonly name: string; readonly path: string; readonly approval: string }>;
@@ -90,7 +94,10 @@ export async function connect(options: ConnectOptions): Promise<OpenAssistantCli
     let reply: Frame;
     try {
       if (!tool) throw new Error(`no tool "${String(frame.tool)}" in this client`);
-      const value = await tool.run((frame.input ?? {}) as Record<string, unknown>, { callId: id, signal: controller.signal });
+      const value = await tool.run((frame.input ?? {}) as Record<string, unknown>, {
+        callId: id,
+        signal: controller.signal,
+      });
       reply = { type: "result", call: id, ok: true, value: value === undefined ? null : value };
     } catch (e) {
       reply = { type: "result", call: id, ok: false, error: e instanceof Error ? e.message : String(e) };
@@ -159,7 +166,11 @@ export async function connect(options: ConnectOptions): Promise<OpenAssistantCli
       ws.on("error", (e) => opened || reject(e));
       ws.on("open", () => {
         socket = ws;
-        ws.send(JSON.stringify(resume && session ? { type: "open", resume: { session: session.id, key: session.key } } : { type: "open" }));
+        ws.send(
+          JSON.stringify(
+            resume && session ? { type: "open", resume: { session: session.id, key: session.key } } : { type: "open" },
+          ),
+        );
       });
       ws.on("message", (data) => {
         let frame: Frame;
@@ -188,7 +199,8 @@ export async function connect(options: ConnectOptions): Promise<OpenAssistantCli
         socket = undefined;
         if (!opened || closing) return;
         log(`connection closed (${code} ${reason.toString()})`);
-        if (code === 4401 || code === 1000 || code === 1001 || options.reconnect === false) return failAll(`the connection closed (${code} ${reason.toString()})`);
+        if (code === 4401 || code === 1000 || code === 1001 || options.reconnect === false)
+          return failAll(`the connection closed (${code} ${reason.toString()})`);
         void comeBack();
       });
     });
@@ -233,7 +245,11 @@ export async function connect(options: ConnectOptions): Promise<OpenAssistantCli
           registering = { resolve, reject };
           sendFrame({
             type: "register",
-            tools: [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+            tools: [...tools.values()].map((t) => ({
+              name: t.name,
+              description: t.description,
+              inputSchema: t.inputSchema,
+            })),
           });
         }),
     );

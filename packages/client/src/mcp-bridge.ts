@@ -57,7 +57,10 @@ export function bridgedName(prefix: string, name: string): string {
   return `${prefix}_${name}`.replace(/[^A-Za-z0-9_$]/g, "_").replace(/^(\d)/, "_$1");
 }
 
-function resultValue(tool: string, result: { content?: unknown; structuredContent?: unknown; isError?: boolean }): unknown {
+function resultValue(
+  tool: string,
+  result: { content?: unknown; structuredContent?: unknown; isError?: boolean },
+): unknown {
   const content = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
   if (result.isError) throw new Error(content.map((c) => c.text ?? `[${c.type}]`).join("\n") || `${tool} failed`);
   if (result.structuredContent !== undefined) return result.structuredContent;

@@ -122,7 +122,12 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
   }
 
   /** Runs one call of a client tool on its client (the invoker has validated the input and settled the approval). */
-  function callClient(session: Session, name: string, input: Record<string, unknown>, ctx?: ToolContext): Promise<unknown> {
+  function callClient(
+    session: Session,
+    name: string,
+    input: Record<string, unknown>,
+    ctx?: ToolContext,
+  ): Promise<unknown> {
     const tool = `tools.${CLIENT_NAMESPACE}.${name}`;
     if (sessions.get(session.id) !== session)
       return Promise.reject(new Error(`${tool}: the client of this session has left; the call was not made`));
@@ -162,13 +167,19 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
     });
   }
 
-  function open(socket: ClientSocket, token: string, record: ClientTokenRecord, m: Extract<ClientMessage, { type: "open" }>) {
+  function open(
+    socket: ClientSocket,
+    token: string,
+    record: ClientTokenRecord,
+    m: Extract<ClientMessage, { type: "open" }>,
+  ) {
     if (m.resume) {
       const session = sessions.get(m.resume.session);
       if (!session || session.record.id !== record.id || !sameText(session.resumeKey, m.resume.key)) {
         send(undefined, socket, {
           type: "error",
-          message: "no session to resume with that id and key for this token (it ended: its grace period passed, or it left); open a new one",
+          message:
+            "no session to resume with that id and key for this token (it ended: its grace period passed, or it left); open a new one",
         });
         return undefined;
       }
@@ -177,14 +188,23 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
       clearTimeout(session.graceTimer);
       session.graceTimer = undefined;
       if (old && old !== socket) old.close(4409, "resumed on another connection");
-      send(session, undefined, { type: "opened", session: session.id, key: session.resumeKey, resumed: true, pending: session.pending.size });
+      send(session, undefined, {
+        type: "opened",
+        session: session.id,
+        key: session.resumeKey,
+        resumed: true,
+        pending: session.pending.size,
+      });
       // Calls made before the connection dropped are asked again; the client answers each call id once.
       for (const call of session.pending.values()) socket.send(call.frame);
       return session;
     }
     const held = [...sessions.values()].filter((s) => s.record.id === record.id).length;
     if (held >= MAX_SESSIONS_PER_TOKEN) {
-      send(undefined, socket, { type: "error", message: `this token holds ${held} sessions already (at most ${MAX_SESSIONS_PER_TOKEN}); close one first` });
+      send(undefined, socket, {
+        type: "error",
+        message: `this token holds ${held} sessions already (at most ${MAX_SESSIONS_PER_TOKEN}); close one first`,
+      });
       return undefined;
     }
     const id = `cs_${randomText(12)}`;
@@ -215,7 +235,12 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
       send(session, undefined, {
         type: "registered",
         tools: [],
-        refused: [{ name: "(all)", reason: `the gateway's own tools use tools.${CLIENT_NAMESPACE}; client tools cannot be mounted (rename that plugin or source)` }],
+        refused: [
+          {
+            name: "(all)",
+            reason: `the gateway's own tools use tools.${CLIENT_NAMESPACE}; client tools cannot be mounted (rename that plugin or source)`,
+          },
+        ],
       });
       return;
     }
@@ -228,7 +253,12 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
   function message(session: Session, m: Extract<ClientMessage, { type: "message" }>): void {
     const onEvent = (e: GatewayEvent) => {
       if (e.type === "turn.started") session.storedIds.add(e.sessionId);
-      if (e.type === "model.text" || e.type === "model.text.discarded" || e.type === "turn.started" || e.type === "turn.finished")
+      if (
+        e.type === "model.text" ||
+        e.type === "model.text.discarded" ||
+        e.type === "turn.started" ||
+        e.type === "turn.finished"
+      )
         send(session, undefined, { type: "event", id: m.id, event: e });
     };
     o.handleMessage({
@@ -273,10 +303,17 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
       const session = sid ? [...sessions.values()].find((s) => s.storedIds.has(sid)) : undefined;
       if (!session) return;
       session.approvalCalls.add(e.request.callId);
-      send(session, undefined, { type: "approval", state: "requested", call: e.request.callId, tool: e.request.toolPath, input: e.request.inputPreview });
+      send(session, undefined, {
+        type: "approval",
+        state: "requested",
+        call: e.request.callId,
+        tool: e.request.toolPath,
+        input: e.request.inputPreview,
+      });
     } else if (e.type === "approval.decided") {
       const session = [...sessions.values()].find((s) => s.approvalCalls.delete(e.callId));
-      if (session) send(session, undefined, { type: "approval", state: "decided", call: e.callId, decision: e.decision });
+      if (session)
+        send(session, undefined, { type: "approval", state: "decided", call: e.callId, decision: e.decision });
     }
   });
 
@@ -295,7 +332,8 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
             return;
           }
           if (m.type === "open") {
-            if (session) return send(session, socket, { type: "error", message: "this connection has a session already" });
+            if (session)
+              return send(session, socket, { type: "error", message: "this connection has a session already" });
             session = open(socket, token, record, m);
             return;
           }

@@ -6,7 +6,13 @@ export type ClientMessage =
   | { readonly type: "open"; readonly resume?: { readonly session: string; readonly key: string } }
   | { readonly type: "register"; readonly tools: unknown }
   | { readonly type: "message"; readonly id: string; readonly text: string }
-  | { readonly type: "result"; readonly call: string; readonly ok: boolean; readonly value?: unknown; readonly error?: string }
+  | {
+      readonly type: "result";
+      readonly call: string;
+      readonly ok: boolean;
+      readonly value?: unknown;
+      readonly error?: string;
+    }
   | { readonly type: "leave" };
 
 /** Longest chat message a client may send (characters), as a Discord message's 4,000 and then some. */
@@ -53,6 +59,8 @@ export function parseClientMessage(frame: string): ClientMessage | { readonly pr
     case "leave":
       return { type: "leave" };
     default:
-      return { problem: `unknown message type ${JSON.stringify(String(o.type)).slice(0, 40)}; expected open, register, message, result or leave` };
+      return {
+        problem: `unknown message type ${JSON.stringify(String(o.type)).slice(0, 40)}; expected open, register, message, result or leave`,
+      };
   }
 }

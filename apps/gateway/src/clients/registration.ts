@@ -43,16 +43,16 @@ export type ClientCall = (name: string, input: Record<string, unknown>, ctx?: To
  * reaches the client. The tool's own approval mode is always "required": only the gateway's
  * policy rules (`policy.rules`, e.g. `client.read_file: auto`) can make one automatic.
  */
-export function registerClientTools(
-  specs: unknown,
-  call: ClientCall,
-  policy: readonly PolicyRule[],
-): Registration {
+export function registerClientTools(specs: unknown, call: ClientCall, policy: readonly PolicyRule[]): Registration {
   const tree: Record<string, unknown> = {};
   const tools: RegisteredClientTool[] = [];
   const refused: Array<{ name: string; reason: string }> = [];
   if (!Array.isArray(specs))
-    return { tree: {}, tools, refused: [{ name: "(tools)", reason: "tools must be a list of { name, description, inputSchema }" }] };
+    return {
+      tree: {},
+      tools,
+      refused: [{ name: "(tools)", reason: "tools must be a list of { name, description, inputSchema }" }],
+    };
   for (const spec of specs as ClientToolSpec[]) {
     const shown = shownName(spec?.name);
     const problem = specProblem(spec, tree);

@@ -32,15 +32,22 @@ export function clientEndpoint(hub: ClientHub): ClientEndpoint {
       if (!token || !record)
         return new Response(
           JSON.stringify({
-            error: "missing, wrong or revoked client token: send Authorization: Bearer <client token> (make one with `openassistant clients create <name>`)",
+            error:
+              "missing, wrong or revoked client token: send Authorization: Bearer <client token> (make one with `openassistant clients create <name>`)",
           }),
-          { status: 401, headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="openassistant-client"' } },
+          {
+            status: 401,
+            headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="openassistant-client"' },
+          },
         );
       if (req.headers.get("upgrade")?.toLowerCase() !== "websocket")
-        return new Response(JSON.stringify({ error: `${CLIENT_PATH} is a WebSocket: connect with a WebSocket client` }), {
-          status: 426,
-          headers: { "content-type": "application/json", upgrade: "websocket" },
-        });
+        return new Response(
+          JSON.stringify({ error: `${CLIENT_PATH} is a WebSocket: connect with a WebSocket client` }),
+          {
+            status: 426,
+            headers: { "content-type": "application/json", upgrade: "websocket" },
+          },
+        );
       return server.upgrade(req, { data: { token, record } })
         ? undefined
         : new Response(JSON.stringify({ error: "the WebSocket upgrade failed" }), { status: 400 });
