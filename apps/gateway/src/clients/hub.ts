@@ -79,6 +79,9 @@ interface Session {
   readonly turns: AbortController;
 }
 
+/** A duration as people read it: "500 ms", "30 s". */
+const duration = (ms: number) => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
+
 const randomText = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
 
 export function createClientHub(o: ClientHubOptions): ClientHub {
@@ -138,7 +141,7 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
     if (!session.socket)
       return Promise.reject(
         new Error(
-          `${tool}: the client is disconnected (it has ${Math.round(graceMs / 1000)} s to come back); the call was not made. Try again once the user's client is connected.`,
+          `${tool}: the client is disconnected (it has ${duration(graceMs)} to come back); the call was not made. Try again once the user's client is connected.`,
         ),
       );
     const id = ctx?.callId ?? `ccall_${randomText(12)}`;
@@ -349,7 +352,7 @@ export function createClientHub(o: ClientHubOptions): ClientHub {
           const s = session;
           s.socket = undefined;
           s.graceTimer = setTimeout(
-            () => end(s, `the client disconnected and did not come back within ${Math.round(graceMs / 1000)} s`),
+            () => end(s, `the client disconnected and did not come back within ${duration(graceMs)}`),
             graceMs,
           );
         },
