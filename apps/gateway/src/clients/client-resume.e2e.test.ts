@@ -45,7 +45,7 @@ function startRelay(port: number) {
           port,
           socket: {
             data: (_b, chunk) => void a.write(chunk),
-            close: () => a.end(),
+            close: () => void a.end(),
           },
         });
         for (const chunk of pair.queue) pair.b.write(chunk);
