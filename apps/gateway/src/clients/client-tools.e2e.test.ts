@@ -169,7 +169,7 @@ return { saved, file, sum };`,
     expect(client.lines.some((l) => l.ran === "notes_write:X")).toBe(false);
   });
 
-  test("hostile names are refused and shown escaped; a hostile description is escaped in the declarations", async () => {
+  test("hostile names are refused and shown escaped; a hostile description is escaped in the declarations and on the card", async () => {
     client.command({ hostile: true });
     const reg = (await client.next("the hostile registration", (l) => "registered" in l && !("ready" in l))).registered;
     const refused = reg.refused as Array<{ name: string; reason: string }>;
@@ -179,9 +179,19 @@ return { saved, file, sum };`,
     expect(paths).toContain("client.odd_tool");
     expect(paths.filter((p: string) => !/^client\.[A-Za-z0-9_]+$/.test(p))).toEqual([]);
 
-    e.h.api.script([textTurn("ok")]);
+    e.h.api.script([
+      toolUseTurn({ id: "toolu_odd", name: "execute", input: { code: "return await tools.client.odd_tool({})" } }),
+      textTurn("ok"),
+    ]);
     const before = e.h.api.requests.length;
     client.command({ ask: "what can you do" });
+    // The approval card shows the description escaped: the operator sees the override character.
+    const card = await eventually(() => findCard(e.fake, approverDm, "client.odd_tool"), "the odd_tool card");
+    expect(card.embeds[0].description).toContain("Reads \\u{202E}txt.exe");
+    expect(JSON.stringify(card)).not.toContain("\u202E");
+    await e.fake
+      .clickButton({ messageId: card.id, customId: `oa:approve:${cardCallId(card)}`, userId: e.ids.alice })
+      .callback();
     await client.next("the answer", (l) => l.answer?.text === "ok");
     const system = systemText(e.h.api.requests[before]!);
     expect(system).toContain("odd_tool");
