@@ -275,6 +275,8 @@ export async function connect(options: ConnectOptions): Promise<OpenAssistantCli
     ask(text, askOptions = {}) {
       const id = `a${++askSeq}`;
       return new Promise<Answer>((resolve, reject) => {
+        if (socket?.readyState !== WebSocket.OPEN)
+          return reject(new Error("not connected to the gateway (reconnecting, or closed); ask again once connected"));
         asks.set(id, { resolve, reject, ...(askOptions.onText ? { onText: askOptions.onText } : {}) });
         sendFrame({ type: "message", id, text });
       });
