@@ -167,8 +167,9 @@ describe("client sessions", () => {
 
   test("approvals are streamed to the session whose turn asked, and to no other", async () => {
     const s = setup();
-    const a = s.open(s.tokens.create("laptop").token);
+    // The other session opened first: a rule that picks any session would pick it.
     const b = s.open(s.tokens.create("phone").token);
+    const a = s.open(s.tokens.create("laptop").token);
     a.frame({ type: "message", id: "m1", text: "hi" });
     const stored = `stored-${s.messages[0]!.sessionKey}`;
     s.events.emit({
