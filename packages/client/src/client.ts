@@ -57,6 +57,8 @@ export interface OpenAssistantClient {
 
 /** Results kept for calls the gateway may ask again after a reconnect. */
 const KEPT_RESULTS = 256;
+/** Largest result frame sent: the gateway's frame limit (4 MiB) less room for the envelope. */
+const MAX_RESULT_BYTES = 4 * 1024 * 1024 - 1024;
 /** How long to keep trying to come back after a drop. */
 const RECONNECT_FOR_MS = 60_000;
 
@@ -104,7 +106,15 @@ export async function connect(options: ConnectOptions): Promise<OpenAssistantCli
     } finally {
       running.delete(id);
     }
-    const text = JSON.stringify(reply);
+    let text = JSON.stringify(reply);
+    // The gateway closes a connection on a frame over its limit: say so instead of sending it.
+    if (Buffer.byteLength(text) > MAX_RESULT_BYTES)
+      text = JSON.stringify({
+        type: "result",
+        call: id,
+        ok: false,
+        error: `the result of ${String(frame.tool)} is ${Buffer.byteLength(text)} bytes; a gateway takes at most ${MAX_RESULT_BYTES} bytes in one result: return less (a summary, a page, a path)`,
+      });
     results.set(id, text);
     if (results.size > KEPT_RESULTS) results.delete(results.keys().next().value!);
     sendFrame(text);

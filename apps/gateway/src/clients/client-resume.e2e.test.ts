@@ -166,3 +166,22 @@ test("tokens are scoped: the HTTP API's token does not open /client, a client to
   expect(notWebSocket.status).toBe(426);
   await expect(connect({ url, token: "oac_00000000_" + "x".repeat(43) })).rejects.toThrow("HTTP 401");
 });
+
+test("a result over the frame limit fails the call with the size instead of breaking the connection", async () => {
+  const client = await connect({ url: h.gateway.http!.url, token });
+  await client.addTools({ huge: { description: "Returns too much", run: () => "x".repeat(5 * 1024 * 1024) } });
+  h.api.script([
+    toolUseTurn({ id: "toolu_huge", name: "execute", input: { code: "return await tools.client.huge({})" } }),
+    (req) => textTurn(`huge: ${JSON.stringify(req.body.messages.at(-1).content[0].content).slice(0, 300)}`),
+  ]);
+  const answer = await client.ask("get it all");
+  expect(answer.text).toMatch(
+    /tools\.client\.huge failed on the client: the result of huge is 52429\d\d bytes; a gateway takes at most 4193280 bytes/,
+  );
+  const trail = await h.gateway.receipts.query({ tool: "client.huge" });
+  expect(trail.map((r) => r.phase)).toEqual(["requested", "started", "failed"]);
+  // The same connection still works.
+  h.api.script([textTurn("still here")]);
+  expect((await client.ask("ping")).text).toBe("still here");
+  await client.close();
+});
