@@ -29,13 +29,15 @@ export interface ImportUse {
 export async function packageEntries(pkg: string): Promise<Entry[]> {
   const json = (await Bun.file(join(root, pkg, "package.json")).json()) as {
     name: string;
-    exports?: Record<string, string>;
+    exports?: Record<string, string | Record<string, string>>;
   };
   const out: Entry[] = [];
   for (const [key, target] of Object.entries(json.exports ?? {})) {
     if (key.includes("*")) continue;
     const specifier = key === "." ? json.name : `${json.name}/${key.slice(2)}`;
-    out.push({ pkg, specifier, file: join(pkg, target) });
+    // A conditional export (`@openassistant/client`: Bun reads the source, Node the build) is its source file.
+    const file = typeof target === "string" ? target : (target.bun ?? target.types ?? target.default ?? "");
+    out.push({ pkg, specifier, file: join(pkg, file) });
   }
   return out;
 }
@@ -207,6 +209,7 @@ export interface EntryPolicy {
  */
 export const ENTRY_PACKAGES: Readonly<Record<string, EntryPolicy>> = {
   "packages/sdk": { documentedIn: "docs/plugins.md" },
+  "packages/client": { documentedIn: "packages/client/README.md" },
   "packages/testkit": { testSupport: true },
   "packages/discord-fake": { testSupport: true },
 };

@@ -4651,4 +4651,111 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #34 client tools
+  ...m(
+    "apps/gateway/src/clients/registration.ts",
+    ["apps/gateway/src/clients/registration.test.ts", "apps/gateway/src/clients/client-tools.e2e.test.ts"],
+    [
+      [
+        "client-tool-own-mode-auto",
+        'approval: "required",',
+        'approval: "auto",',
+        "a client tool runs without a card when no policy rule speaks of it",
+      ],
+      [
+        "client-tool-name-unchecked",
+        'if (name.includes(".") || toolPathProblem(name))',
+        'if (name.includes("."))',
+        "a client may name a tool `then` or `__proto__`, or with characters the declarations cannot hold",
+      ],
+      [
+        "client-tool-description-unescaped",
+        "cutText(escapeInvisible((spec.description as string).trim())",
+        "cutText((spec.description as string).trim()",
+        "a client tool's description reaches the declarations and the card with bidi overrides unescaped",
+      ],
+      [
+        "client-tool-schema-unlimited",
+        "if (!prepared.ok) return `inputSchema is past a limit",
+        "if (false) return `inputSchema is past a limit",
+        "a client's input schema past the sources' limits is taken in",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/clients/hub.ts",
+    [
+      "apps/gateway/src/clients/hub.test.ts",
+      "apps/gateway/src/clients/client-tools.e2e.test.ts",
+      "apps/gateway/src/clients/client-resume.e2e.test.ts",
+    ],
+    [
+      [
+        "client-tools-any-session",
+        "const session = byKey.get(sessionKey);",
+        "const session = byKey.get(sessionKey) ?? [...byKey.values()][0];",
+        "another session's turns see (and call) a client's tools",
+      ],
+      [
+        "client-resume-any-token",
+        "if (!session || session.record.id !== record.id || !sameText(session.resumeKey, m.resume.key)) {",
+        "if (!session || !sameText(session.resumeKey, m.resume.key)) {",
+        "a client with another token takes over a session it holds the key of",
+      ],
+      [
+        "client-resume-key-unchecked",
+        "if (!session || session.record.id !== record.id || !sameText(session.resumeKey, m.resume.key)) {",
+        "if (!session || session.record.id !== record.id) {",
+        "any connection of the same token resumes (takes over) another session by its id",
+      ],
+      [
+        "client-revocation-ignored",
+        "          if (!o.tokens.verify(token)) {",
+        "          if (false) {",
+        "a revoked token's connection keeps its session",
+      ],
+      [
+        "client-disconnect-never-fails",
+        "() => end(s, `the client disconnected and did not come back within ${duration(graceMs)}`),",
+        "() => {},",
+        "a call to a client that went away waits for ever (until the tool timeout) and its tools stay",
+      ],
+      [
+        "client-pending-not-asked-again",
+        "for (const call of session.pending.values()) socket.send(call.frame);",
+        "",
+        "a resumed session's pending calls are never answered",
+      ],
+      [
+        "client-approvals-to-any-session",
+        "const session = sid ? [...sessions.values()].find((s) => s.storedIds.has(sid)) : undefined;",
+        "const session = [...sessions.values()][0];",
+        "a client is told of another session's approvals",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/clients/tokens.ts",
+    ["apps/gateway/src/clients/tokens.test.ts"],
+    [
+      [
+        "client-token-id-only",
+        "return given.length === stored.length && crypto.timingSafeEqual(given, stored) ? record : undefined;",
+        "return record;",
+        "a client token with a known id and any secret opens a session",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/clients/websocket.ts",
+    ["apps/gateway/src/clients/client-resume.e2e.test.ts"],
+    [
+      [
+        "client-http-token-opens-client",
+        "if (!token || !record)",
+        "if (!token)",
+        "the HTTP API's token (or any bearer) opens the client connection",
+      ],
+    ],
+  ),
 ];

@@ -119,6 +119,7 @@ export async function loadGatewaySettings(
             ...(c.http.approvers ? { approvers: c.http.approvers } : {}),
           }
         : undefined,
+    clients: { graceMs: c.clients.graceSeconds * 1000 },
     secrets: [],
     alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };

@@ -48,6 +48,8 @@ export interface GatewaySettings {
   };
   /** Values to scrub from receipts, logs and prompts besides credentials (config secrets). */
   readonly secrets: readonly string[];
+  /** #34: client sessions (docs/client-tools.md): how long a dropped client may take to come back. */
+  readonly clients?: { readonly graceMs?: number };
   /** Tool path patterns that always need a person's approval (`workspace.*` writes unless allowAutoWrite). */
   readonly alwaysAsk?: readonly string[];
 }

@@ -53,6 +53,12 @@ export const main = defineCommand({
     console: lazyCommand("Sign in to the operator console: `console login <operator-id>` prints a login link", () =>
       import("./commands/console.ts").then((m) => m.consoleCommand),
     ),
+    clients: lazyCommand("Client tokens: `clients create <name>`, `clients list`, `clients revoke <name>`", () =>
+      import("./commands/clients.ts").then((m) => m.clientsCommand),
+    ),
+    connect: lazyCommand("Bridge this folder's tools and MCP servers to a remote gateway and chat there", () =>
+      import("./commands/connect.ts").then((m) => m.connectCommand),
+    ),
     plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
       import("./commands/plugins.ts").then((m) => m.pluginsCommand),
     ),

@@ -3,6 +3,7 @@ import type { Receipt, ReceiptLog, ReceiptQuery, ReceiptReader } from "@openassi
 import type { EventBus } from "../events/bus.ts";
 import { bearerMatches } from "./token.ts";
 import { eventStreamResponse } from "./event-stream.ts";
+import { CLIENT_PATH, type ClientEndpoint } from "../clients/websocket.ts";
 
 export interface HttpApiOptions {
   readonly port: number;
@@ -17,6 +18,8 @@ export interface HttpApiOptions {
   readonly console?: { handle(req: Request): Response | Promise<Response> };
   /** SSE keep-alive comment interval; default 15 s. */
   readonly keepAliveMs?: number;
+  /** #34: client connections on `/client` (a WebSocket opened with a client token, not `token`). */
+  readonly clients?: ClientEndpoint;
 }
 
 export interface HttpApi {
@@ -43,8 +46,12 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port,
     idleTimeout: 0,
-    fetch(req) {
+    // Only `/client` upgrades (#34); without client sessions nothing does and this handler is idle.
+    websocket: options.clients?.websocket ?? NO_WEBSOCKETS,
+    fetch(req, server) {
       try {
+        if (options.clients && new URL(req.url).pathname === CLIENT_PATH)
+          return options.clients.upgrade(req, server as never);
         if (options.console && isConsolePath(new URL(req.url).pathname))
           return Promise.resolve(options.console.handle(req)).catch((e) =>
             problem(500, `internal error: ${e instanceof Error ? e.message : String(e)}`),
@@ -147,6 +154,8 @@ export function startHttpApi(options: HttpApiOptions): HttpApi {
     },
   };
 }
+
+const NO_WEBSOCKETS = { message() {} } as unknown as ClientEndpoint["websocket"];
 
 const isConsolePath = (path: string) => path === "/console" || path.startsWith("/console/");
 

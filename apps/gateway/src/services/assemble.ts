@@ -41,6 +41,8 @@ import { createRunControl } from "../runs/operator-control.ts";
 import { pendingRuns } from "../runs/pending.ts";
 import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
 import { httpAndConsole } from "./http-console.ts";
+import { openClientSessions } from "../clients/assemble.ts";
+import { toolsForSession } from "../clients/session-tools.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
@@ -272,6 +274,15 @@ function openGateway(
     yield* Effect.promise(() => poolWarm);
 
     const modelFor = modelsByProfile({ settings, auth, authStore, env, given: options.model });
+    // #34: client sessions (tools.client.* per session), on the HTTP API when it is on.
+    const clients = yield* openClientSessions({
+      settings,
+      events,
+      secrets,
+      toolSource,
+      handleMessage: (m) => conversations.handleMessage(m),
+      log,
+    });
     const conversations = createConversations({
       sessions,
       events,
@@ -285,14 +296,7 @@ function openGateway(
         runner,
         receipts,
         typechecker,
-        tools: () => {
-          const snapshot = toolSource.current();
-          return {
-            tree: snapshot.tree,
-            declarations: snapshot.declarations.text,
-            ...(snapshot.declarationsFor ? { declarationsFor: snapshot.declarationsFor } : {}),
-          };
-        },
+        tools: () => toolsForSession(toolSource.current(), session.key, clients?.hub.toolsFor(session.key)),
       }),
     });
 
@@ -312,6 +316,7 @@ function openGateway(
       redact,
       secrets,
       httpToken,
+      ...(clients ? { clients: clients.endpoint } : {}),
       health: () => ({
         tools: toolSource.current().count,
         activeTurns: conversations.activeTurns,

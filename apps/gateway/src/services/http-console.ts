@@ -12,6 +12,7 @@ import type { GatewaySettings } from "../settings.ts";
 import type { GatewayStores } from "../storage/index.ts";
 import type { ToolSource } from "../tools-source.ts";
 import { resource } from "./resource.ts";
+import type { ClientEndpoint } from "../clients/websocket.ts";
 
 /** The operator console and the local HTTP API, when `http` is configured. */
 export function httpAndConsole(o: {
@@ -26,6 +27,8 @@ export function httpAndConsole(o: {
   readonly httpToken: ReturnType<typeof resolveHttpToken> | undefined;
   readonly health: () => { tools: number; activeTurns: number; shuttingDown: boolean };
   readonly log: (line: string) => void;
+  /** #34: client connections on the HTTP API. */
+  readonly clients?: ClientEndpoint;
 }): Effect.Effect<{ http?: GatewayHttp; console?: GatewayConsole }, unknown, Scope.Scope> {
   return Effect.gen(function* () {
     const { settings, httpToken } = o;
@@ -61,6 +64,7 @@ export function httpAndConsole(o: {
           receipts: o.stores.receipts,
           events: o.events,
           health: o.health,
+          ...(o.clients ? { clients: o.clients } : {}),
         }),
       (server) => server.close(),
       o.log,
