@@ -53,6 +53,9 @@ export const main = defineCommand({
     console: lazyCommand("Sign in to the operator console: `console login <operator-id>` prints a login link", () =>
       import("./commands/console.ts").then((m) => m.consoleCommand),
     ),
+    "mcp-server": lazyCommand("The gateway as an MCP server (mcpServer): `mcp-server token create|list|revoke`", () =>
+      import("./commands/mcp-server.ts").then((m) => m.mcpServerCommand),
+    ),
     plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
       import("./commands/plugins.ts").then((m) => m.pluginsCommand),
     ),
