@@ -82,8 +82,9 @@ afterAll(async () => {
   delete process.env.NOTES_KEY;
 });
 
-const text = (result: { content?: unknown }) =>
-  (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("");
+/** The text of a tool result's content. */
+const text = (result: unknown) =>
+  (result as { content: Array<{ type: string; text: string }> }).content.map((c) => c.text).join("");
 
 describe("the MCP server on a project", () => {
   test("config mcpServer.enabled serves the tools mcpServer.tools names, on 127.0.0.1", async () => {

@@ -42,8 +42,9 @@ async function connect(url: string, token: string | undefined): Promise<Client> 
   return client;
 }
 
-const text = (result: { content?: unknown }) =>
-  (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("");
+/** The text of a tool result's content. */
+const text = (result: unknown) =>
+  (result as { content: Array<{ type: string; text: string }> }).content.map((c) => c.text).join("");
 
 describe("the gateway's tools over MCP", () => {
   test("an MCP client lists the tools with input schemas from their zod schemas and calls one: receipts name the client", async () => {
@@ -106,6 +107,29 @@ describe("the gateway's tools over MCP", () => {
     expect(text(failed)).toContain("mail.send failed:");
     expect(text(failed)).toContain("SMTP server refused the connection");
     expect(h.calls).toEqual(["mail.send"]);
+  });
+
+  test("a client that cancels a call waiting for approval leaves it denied, and nothing runs", async () => {
+    const { h, tokens, url } = await start();
+    const client = await connect(url, tokens.create("editor"));
+    const asked = new Promise<{ callId: string }>((resolve) =>
+      h.gateway.events.subscribe((e) => e.type === "approval.requested" && resolve(e.request)),
+    );
+    const settled = new Promise<{ status: string; decidedBy?: string }>((resolve) =>
+      h.gateway.events.subscribe((e) => e.type === "call.settled" && resolve(e.outcome)),
+    );
+    const cancel = new AbortController();
+    const call = client.callTool({ name: "reminders.create", arguments: { text: "x", at: "1" } }, undefined, {
+      signal: cancel.signal,
+    });
+    const { callId } = await asked;
+    cancel.abort("the editor gave up");
+    await expect(call).rejects.toThrow();
+    // The call's outcome is announced once its receipt is staged (SSE and the console see MCP calls too).
+    expect(await settled).toMatchObject({ status: "denied" });
+    const receipts = await h.gateway.receipts.query({ callId });
+    expect(receipts.map((r) => r.phase)).toEqual(["requested", "denied"]);
+    expect(h.calls).toEqual([]);
   });
 
   test("input is validated against the tool's schema before anything runs", async () => {

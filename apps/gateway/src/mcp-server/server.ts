@@ -1,5 +1,5 @@
 import type { ToolTree } from "@openassistant/sdk";
-import type { CodeModeRunner } from "@openassistant/core/codemode";
+import type { CallOutcome, CodeModeRunner } from "@openassistant/core/codemode";
 import type { McpServerSettings } from "../settings.ts";
 import { jsonRpcError, unauthorized } from "./responses.ts";
 import { createSessions } from "./sessions.ts";
@@ -12,6 +12,8 @@ export interface McpServerOptions {
   readonly tools: () => ToolTree;
   /** Runs each call's one-line snippet: the model's invocation path (validation, hooks, policy, approval, receipts). */
   readonly runner: Pick<CodeModeRunner, "runPromise">;
+  /** Each call's outcome as it settles (the gateway announces it as `call.settled`). */
+  readonly onCall?: (runId: string, outcome: CallOutcome) => void;
   readonly log: (line: string) => void;
 }
 

@@ -9,7 +9,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { cutText } from "@openassistant/core/text";
-import type { CodeModeRunner } from "@openassistant/core/codemode";
+import { type CallOutcome, type CodeModeRunner, newRunId } from "@openassistant/core/codemode";
 import type { ToolTree } from "@openassistant/sdk";
 import type { McpServerSettings } from "../settings.ts";
 import { jsonRpcError } from "./responses.ts";
@@ -36,6 +36,8 @@ export interface SessionDeps {
   readonly tokens: McpTokens;
   readonly tools: () => ToolTree;
   readonly runner: Pick<CodeModeRunner, "runPromise">;
+  /** Each call's outcome as it settles (the gateway announces it as `call.settled`). */
+  readonly onCall?: (runId: string, outcome: CallOutcome) => void;
   readonly log: (line: string) => void;
 }
 
@@ -192,6 +194,8 @@ function registerHandlers(session: Session, deps: SessionDeps, stopping: AbortSi
           },
         })
         .catch(() => undefined);
+    const runId = newRunId();
+    const onCall = deps.onCall;
     session.calls++;
     try {
       const run = await deps.runner.runPromise(
@@ -200,6 +204,8 @@ function registerHandlers(session: Session, deps: SessionDeps, stopping: AbortSi
           // Receipts and approval cards name the client: the session is `mcp:<client>:<session id>`.
           sessionId: `mcp:${client}:${session.id}`,
           requestedBy: `mcp:${client}`,
+          runId,
+          ...(onCall ? { onCall: (outcome: CallOutcome) => onCall(runId, outcome) } : {}),
           signal: AbortSignal.any([extra.signal, session.ended.signal, stopping]),
           ...(progressToken === undefined
             ? {}

@@ -330,6 +330,7 @@ function openGateway(
       settings,
       runnerOptions,
       toolSource,
+      events,
       closing: () => life.reason,
       log,
     });

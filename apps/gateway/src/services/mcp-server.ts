@@ -2,6 +2,7 @@ import { createCodeModeRunner } from "@openassistant/core/codemode";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type { McpServer } from "../mcp-server/server.ts";
+import type { EventBus } from "../events/bus.ts";
 import type { GatewaySettings } from "../settings.ts";
 import type { ToolSource } from "../tools-source.ts";
 import { resource } from "./resource.ts";
@@ -16,6 +17,7 @@ export function mcpServerService(o: {
   readonly settings: GatewaySettings;
   readonly runnerOptions: Parameters<typeof createCodeModeRunner>[0];
   readonly toolSource: ToolSource;
+  readonly events: Pick<EventBus, "emit">;
   readonly closing: () => string;
   readonly log: (line: string) => void;
 }): Effect.Effect<McpServer | undefined, unknown, Scope.Scope> {
@@ -39,6 +41,7 @@ export function mcpServerService(o: {
           tokens: openMcpTokens(o.settings.dataDir),
           tools: () => o.toolSource.current().tree,
           runner,
+          onCall: (runId, outcome) => o.events.emit({ type: "call.settled", runId, outcome }),
           log: o.log,
         }),
       (s) => s.close(),
