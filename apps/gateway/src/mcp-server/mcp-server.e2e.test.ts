@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { startHarness, type Harness } from "../../test/harness.ts";
+import { loadGatewaySettings } from "../config-adapter.ts";
 import type { McpServerSettings } from "../settings.ts";
 import { openMcpTokens } from "./tokens.ts";
 
@@ -208,9 +211,62 @@ describe("who may reach the MCP server", () => {
     expect(page.status).toBe(403);
   });
 
-  test("off by default: a gateway without mcpServer serves no MCP endpoint", async () => {
+  test("off by default: a config without mcpServer.enabled, or with it false, starts no MCP server", async () => {
+    for (const config of [{}, { mcpServer: { port: 7777, enabled: false } }]) {
+      const dir = makeTempDir("oa-mcp-off-");
+      mkdirSync(join(dir, ".openassistant"), { recursive: true });
+      writeFileSync(join(dir, ".openassistant", "config.json"), JSON.stringify(config));
+      const { settings } = await loadGatewaySettings(dir, {}, { tools: false });
+      expect(settings.mcpServer).toBeUndefined();
+    }
     h = await startHarness();
     expect(h.gateway.mcpServer).toBeUndefined();
-    expect(h.gateway.settings.mcpServer).toBeUndefined();
+  });
+
+  test("a session ended by its client (DELETE) is gone: its id gets 404", async () => {
+    const { tokens, url } = await start();
+    const token = tokens.create("editor");
+    const client = await connect(url, token);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": sessionId,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(404);
+  });
+
+  test("at mcpServer.maxSessions a new session takes the place of the least recently used idle one", async () => {
+    const { tokens, url } = await start({ maxSessions: 2 });
+    const token = tokens.create("editor");
+    const first = await connect(url, token);
+    const second = await connect(url, token);
+    await second.listTools(); // the first is now the least recently used
+    const third = await connect(url, token);
+    expect((await third.listTools()).tools.length).toBe(3);
+    expect((await second.listTools()).tools.length).toBe(3);
+    await expect(first.listTools()).rejects.toThrow(/session not found/);
+  });
+
+  test("when every session has a call running, a new one is refused (503) and the running call is untouched", async () => {
+    const { h, tokens, url } = await start({ maxSessions: 1 });
+    const token = tokens.create("editor");
+    const busy = await connect(url, token);
+    const asked = new Promise<{ callId: string }>((resolve) =>
+      h.gateway.events.subscribe((e) => e.type === "approval.requested" && resolve(e.request)),
+    );
+    const call = busy.callTool({ name: "reminders.create", arguments: { text: "busy", at: "1" } });
+    const { callId } = await asked;
+    await expect(connect(url, token)).rejects.toThrow(/has a call running; try again when one ends/);
+    await h.gateway.approvals.decide(callId, { decision: "approved", by: "operator-1" });
+    expect((await call).isError).toBeFalsy();
+    expect(h.calls).toEqual(["reminders.create:busy"]);
   });
 });
