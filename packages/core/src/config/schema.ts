@@ -116,8 +116,8 @@ export const configSchema = z.strictObject({
       enabled: z.boolean().default(false),
       /** 0 = a free port chosen at start (logged); set one for a client's config to keep working. */
       port: z.number().int().min(0).max(65535).default(0),
-      /** Address to listen on; only change it behind a reverse proxy or tunnel you trust. */
-      host: z.string().min(1).default("127.0.0.1"),
+      /** Address to listen on (loopback by default); only change it behind a reverse proxy or tunnel you trust. */
+      host: z.string().min(1).default(`127.0.0.1`),
       /** Tool path patterns MCP clients may list and call (a token may narrow them further). */
       tools: z.array(z.string().min(1)).default(["**"]),
       /** Largest request body accepted, in bytes (larger: 413, nothing parsed). */
