@@ -4583,18 +4583,30 @@ export const MUTANTS: readonly Mutant[] = [
         "if (false) return",
         "a page on another origin reaches the MCP server (DNS rebinding)",
       ],
-      [
-        "mcp-server-no-size-check",
-        "if (length > settings.maxRequestBytes)",
-        "if (length > settings.maxRequestBytes * 1000)",
-        "a body over mcpServer.maxRequestBytes is read",
-      ],
     ],
   ),
   ...m(
     "apps/gateway/src/mcp-server/sessions.ts",
     ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts"],
     [
+      [
+        "mcp-server-no-size-check",
+        "const read = await readRequestBody(req, settings.maxRequestBytes);",
+        "const read = await readRequestBody(req, settings.maxRequestBytes * 1000);",
+        "a body over mcpServer.maxRequestBytes is read before a session exists",
+      ],
+      [
+        "mcp-session-no-size-check",
+        "maxRequestBodySize: settings.maxRequestBytes,",
+        "maxRequestBodySize: settings.maxRequestBytes * 1000,",
+        "a body over mcpServer.maxRequestBytes is read inside a session",
+      ],
+      [
+        "mcp-session-revoked-lives",
+        'for (const s of [...byId.values()]) if (!live.has(s.client.sha256)) end(s, "the client\'s token was revoked");',
+        "for (const s of [...byId.values()]) if (!live.has(s.client.sha256)) void s;",
+        "a revoked client's sessions live on: its call waiting for approval goes on (and runs if approved)",
+      ],
       [
         "mcp-session-any-client",
         "if (!session || session.client.name !== client.name || session.client.sha256 !== client.sha256) return undefined;",
@@ -4629,7 +4641,10 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "apps/gateway/src/mcp-server/tools.ts",
-    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts"],
+    [
+      "apps/gateway/src/mcp-server/mcp-server.e2e.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server-project.e2e.test.ts",
+    ],
     [
       [
         "mcp-denied-reads-as-success",

@@ -45,6 +45,14 @@ export const add = defineTool({
 });
 `;
 
+/** A tool outside mcpServer.tools: MCP clients neither see nor call it. */
+const ADMIN = `
+import { defineTool, z } from "@openassistant/sdk";
+export const wipe = defineTool({
+  description: "Wipe everything", approval: "auto", args: z.object({}), run: async () => "wiped",
+});
+`;
+
 let api: FakeAnthropic;
 let gateway: Gateway;
 let client: Client;
@@ -56,6 +64,7 @@ beforeAll(async () => {
   mkdirSync(join(ws, "tools"), { recursive: true });
   writeFileSync(join(ws, "tools", "guard.ts"), GUARD);
   writeFileSync(join(ws, "tools", "notes.ts"), NOTES);
+  writeFileSync(join(ws, "tools", "admin.ts"), ADMIN);
   writeFileSync(
     join(ws, "config.json"),
     JSON.stringify({
@@ -90,7 +99,9 @@ describe("the MCP server on a project", () => {
   test("config mcpServer.enabled serves the tools mcpServer.tools names, on 127.0.0.1", async () => {
     expect(gateway.settings.mcpServer).toMatchObject({ host: "127.0.0.1", tools: ["notes.*"] });
     expect(gateway.mcpServer!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(gateway.tools().tree).toHaveProperty("admin.wipe");
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["notes.add"]);
+    await expect(client.callTool({ name: "admin.wipe", arguments: {} })).rejects.toThrow(/unknown tool "admin.wipe"/);
   });
 
   test("tool.after sees the MCP client as who asked; the config's secret in the result is redacted", async () => {

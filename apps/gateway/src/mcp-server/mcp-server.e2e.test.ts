@@ -176,6 +176,26 @@ describe("who may reach the MCP server", () => {
     await expect(client.listTools()).rejects.toThrow(/wrong or revoked bearer token/);
   });
 
+  test("revoking a token while its call waits for approval stops the call: denied, and nothing runs", async () => {
+    const { h, tokens, url } = await start();
+    const client = await connect(url, tokens.create("editor"));
+    const asked = new Promise<{ callId: string }>((resolve) =>
+      h.gateway.events.subscribe((e) => e.type === "approval.requested" && resolve(e.request)),
+    );
+    const settled = new Promise<{ status: string }>((resolve) =>
+      h.gateway.events.subscribe((e) => e.type === "call.settled" && resolve(e.outcome)),
+    );
+    const call = client.callTool({ name: "reminders.create", arguments: { text: "late", at: "1" } });
+    call.catch(() => undefined); // its stream ends with the session
+    const { callId } = await asked;
+    tokens.revoke("editor");
+    // Any request the server gets (here: someone without a token) ends the revoked client's sessions.
+    expect((await fetch(url, { method: "POST", body: "{}" })).status).toBe(401);
+    expect(await settled).toMatchObject({ status: "denied" });
+    expect((await h.gateway.receipts.query({ callId })).map((r) => r.phase)).toEqual(["requested", "denied"]);
+    expect(h.calls).toEqual([]);
+  });
+
   test("a session belongs to the client that opened it: another client's token gets 404 for it", async () => {
     const { tokens, url } = await start();
     const client = await connect(url, tokens.create("editor"));
@@ -203,6 +223,20 @@ describe("who may reach the MCP server", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(70_000) } }),
     });
     expect(big.status).toBe(413);
+    expect(await big.text()).toContain("mcpServer.maxRequestBytes (65536 bytes)");
+    // Inside a session the transport reads with the same bound.
+    const client = await connect(url, token);
+    const inSession = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": (client.transport as StreamableHTTPClientTransport).sessionId!,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { pad: "x".repeat(70_000) } }),
+    });
+    expect(inSession.status).toBe(413);
     const page = await fetch(url, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, origin: "https://evil.example", "content-type": "application/json" },

@@ -42,9 +42,9 @@ export function startMcpServer(options: McpServerOptions): McpServer {
     hostname: settings.host,
     port: settings.port,
     // A call waiting for an operator's approval keeps its response stream open (the SDK sends keep-alives).
+    // Bodies are bounded where they are read: `sessions.open` and the session's transport stop at
+    // mcpServer.maxRequestBytes (413), by the declared length or while streaming.
     idleTimeout: 0,
-    // Bun refuses a larger body itself (413); the transport checks the same bound on what it reads.
-    maxRequestBodySize: settings.maxRequestBytes,
     async fetch(req) {
       try {
         return await handle(req);
@@ -61,15 +61,10 @@ export function startMcpServer(options: McpServerOptions): McpServer {
       return jsonRpcError(404, -32601, `no route ${url.pathname}; the MCP endpoint is ${MCP_PATH}`);
     // MCP transports: servers must validate Origin against DNS rebinding; a page elsewhere never gets in.
     if (!originAllowed(req.headers.get("origin"))) return jsonRpcError(403, -32600, "forbidden origin");
+    // A revoked client's sessions end (and their calls stop) before anything else is answered.
+    sessions.endRevoked();
     const client = options.tokens.clientFor(req.headers.get("authorization"));
     if (!client) return unauthorized();
-    const length = Number(req.headers.get("content-length") ?? "0");
-    if (length > settings.maxRequestBytes)
-      return jsonRpcError(
-        413,
-        -32600,
-        `request body over mcpServer.maxRequestBytes (${settings.maxRequestBytes} bytes)`,
-      );
     const id = req.headers.get("mcp-session-id");
     if (id) {
       const session = sessions.find(id, client);

@@ -18,6 +18,8 @@ import { callResult, callSnippet, listedTool, visibleTools } from "./tools.ts";
 
 /** While a call waits for an operator, a progress notification this often (when the client sent a progress token). */
 const APPROVAL_PROGRESS_MS = 15_000;
+/** How often sessions are checked against the token file when no request comes. */
+const REVOKED_SWEEP_MS = 5_000;
 
 interface Session {
   readonly id: string;
@@ -111,7 +113,18 @@ export function createSessions(deps: SessionDeps) {
     return session;
   }
 
+  // A token revoked while its client is idle ends the client's sessions within this interval too.
+  const sweep = setInterval(() => {
+    try {
+      endRevoked();
+    } catch (e) {
+      deps.log(`mcp server: reading the client tokens failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }, REVOKED_SWEEP_MS);
+  sweep.unref();
+
   return {
+    endRevoked,
     /** The session `id` of `client`; undefined when it does not exist or another client opened it. */
     find(id: string, client: McpClientToken): { handle(req: Request): Promise<Response> } | undefined {
       const session = byId.get(id);
@@ -141,7 +154,6 @@ export function createSessions(deps: SessionDeps) {
       }
       if (!isInitializeRequest(body))
         return jsonRpcError(400, -32000, "no mcp-session-id header; send initialize first to open a session");
-      endRevoked();
       if (!makeRoom())
         return jsonRpcError(
           503,
@@ -159,6 +171,7 @@ export function createSessions(deps: SessionDeps) {
       return byId.size;
     },
     async close(): Promise<void> {
+      clearInterval(sweep);
       stopping.abort("the gateway is shutting down");
       for (const s of [...byId.values()]) end(s, "the gateway is shutting down");
     },
