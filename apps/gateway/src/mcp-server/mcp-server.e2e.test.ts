@@ -257,6 +257,18 @@ describe("who may reach the MCP server", () => {
     expect(h.gateway.mcpServer).toBeUndefined();
   });
 
+  test("a port in use stops the start with an error naming mcpServer.port; the port's owner keeps it", async () => {
+    const owner = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("mine") });
+    try {
+      await expect(startHarness({ settings: { mcpServer: { ...MCP, port: owner.port! } } })).rejects.toThrow(
+        `mcpServer: cannot listen on 127.0.0.1:${owner.port}`,
+      );
+      expect(await (await fetch(`http://127.0.0.1:${owner.port}/`)).text()).toBe("mine");
+    } finally {
+      await owner.stop(true);
+    }
+  });
+
   test("a session ended by its client (DELETE) is gone: its id gets 404", async () => {
     const { tokens, url } = await start();
     const token = tokens.create("editor");

@@ -38,22 +38,12 @@ export const MCP_PATH = "/mcp";
 export function startMcpServer(options: McpServerOptions): McpServer {
   const sessions = createSessions(options);
   const { settings } = options;
-  const server = Bun.serve({
-    hostname: settings.host,
-    port: settings.port,
-    // A call waiting for an operator's approval keeps its response stream open (the SDK sends keep-alives).
-    // Bodies are bounded where they are read: `sessions.open` and the session's transport stop at
-    // mcpServer.maxRequestBytes (413), by the declared length or while streaming.
-    idleTimeout: 0,
-    async fetch(req) {
-      try {
-        return await handle(req);
-      } catch (e) {
-        options.log(`mcp server: ${req.method} failed: ${e instanceof Error ? e.message : String(e)}`);
-        return jsonRpcError(500, -32603, "internal error (see the gateway's log)");
-      }
-    },
-  });
+  const server = listen(
+    settings,
+    (req) => handle(req),
+    options.log,
+    () => void sessions.close(),
+  );
 
   async function handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
@@ -87,6 +77,38 @@ export function startMcpServer(options: McpServerOptions): McpServer {
       await server.stop(true);
     },
   };
+}
+
+/** The MCP server's listener; a port in use is an error naming the config key to change. */
+function listen(
+  settings: McpServerSettings,
+  handle: (req: Request) => Promise<Response>,
+  log: (line: string) => void,
+  undo: () => void,
+): ReturnType<typeof Bun.serve> {
+  try {
+    return Bun.serve({
+      hostname: settings.host,
+      port: settings.port,
+      // A call waiting for an operator's approval keeps its response stream open (the SDK sends keep-alives).
+      // Bodies are bounded where they are read: `sessions.open` and the session's transport stop at
+      // mcpServer.maxRequestBytes (413), by the declared length or while streaming.
+      idleTimeout: 0,
+      async fetch(req) {
+        try {
+          return await handle(req);
+        } catch (e) {
+          log(`mcp server: ${req.method} failed: ${e instanceof Error ? e.message : String(e)}`);
+          return jsonRpcError(500, -32603, "internal error (see the gateway's log)");
+        }
+      },
+    });
+  } catch (e) {
+    undo();
+    throw new Error(
+      `mcpServer: cannot listen on ${settings.host}:${settings.port} (${e instanceof Error ? e.message : String(e)}); set mcpServer.port to a free port (0 picks one) or stop what uses it`,
+    );
+  }
 }
 
 /** No Origin (a non-browser client) or a loopback one. */
