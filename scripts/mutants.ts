@@ -4539,7 +4539,11 @@ export const MUTANTS: readonly Mutant[] = [
   // #34 mcp server
   ...m(
     "apps/gateway/src/mcp-server/tokens.ts",
-    ["apps/gateway/src/mcp-server/tokens.test.ts", "apps/gateway/src/mcp-server/mcp-server.e2e.test.ts"],
+    [
+      "apps/gateway/src/mcp-server/tokens.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server.e2e.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts",
+    ],
     [
       [
         "mcp-token-length-only",
@@ -4569,7 +4573,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "apps/gateway/src/mcp-server/server.ts",
-    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts"],
+    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts", "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts"],
     [
       [
         "mcp-server-no-token-check",
@@ -4587,7 +4591,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "apps/gateway/src/mcp-server/sessions.ts",
-    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts"],
+    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts", "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts"],
     [
       [
         "mcp-server-no-size-check",
@@ -4643,6 +4647,7 @@ export const MUTANTS: readonly Mutant[] = [
     "apps/gateway/src/mcp-server/tools.ts",
     [
       "apps/gateway/src/mcp-server/mcp-server.e2e.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts",
       "apps/gateway/src/mcp-server/mcp-server-project.e2e.test.ts",
     ],
     [
@@ -4662,7 +4667,7 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "packages/core/src/config/schema.ts",
-    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts"],
+    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts", "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts"],
     [
       [
         "mcp-server-on-by-default",
