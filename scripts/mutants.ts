@@ -4701,4 +4701,16 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "apps/gateway/src/surfaces/terminal/terminal-surface.ts",
+    ["apps/gateway/src/mcp-server/mcp-server-terminal.e2e.test.ts"],
+    [
+      [
+        "mcp-terminal-spinner-when-idle",
+        "if (busy && !approvals.length) spinner.set(`tools.${event.outcome.toolPath}",
+        "if (!approvals.length) spinner.set(`tools.${event.outcome.toolPath}",
+        "an MCP client's call starts the idle terminal's spinner (it never stops until the next turn)",
+      ],
+    ],
+  ),
 ];
