@@ -4758,4 +4758,181 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #34 mcp server
+  ...m(
+    "apps/gateway/src/mcp-server/tokens.ts",
+    [
+      "apps/gateway/src/mcp-server/tokens.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server.e2e.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts",
+    ],
+    [
+      [
+        "mcp-token-length-only",
+        "if (stored.length === given.length && crypto.timingSafeEqual(stored, given)) found = c;",
+        "if (stored.length === given.length) found = c;",
+        "any token of the right shape opens the MCP server (only the digest length compared)",
+      ],
+      [
+        "mcp-token-revoke-keeps",
+        "write(clients.filter((c) => c.name !== name));",
+        "write(clients);",
+        "a revoked token keeps working",
+      ],
+      [
+        "mcp-token-file-keeps-token",
+        'sha256: sha256(token).toString("hex"),',
+        'sha256: sha256(token).toString("hex"), token,',
+        "the token itself is written to the token file (readable by anyone who reads the data dir backup)",
+      ],
+      [
+        "mcp-token-any-name",
+        "if (!CLIENT_NAME.test(name))",
+        "if (name.length === 0)",
+        "a client name with markup or spaces is accepted (it names the caller on cards and receipts)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/mcp-server/server.ts",
+    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts", "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts"],
+    [
+      [
+        "mcp-server-no-token-check",
+        "if (!client) return unauthorized();",
+        'if (!client) return sessions.open(req, { name: "anonymous", sha256: "", createdAt: 0 });',
+        "a request without a valid token opens a session",
+      ],
+      [
+        "mcp-server-any-origin",
+        'if (!originAllowed(req.headers.get("origin"))) return',
+        "if (false) return",
+        "a page on another origin reaches the MCP server (DNS rebinding)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/mcp-server/sessions.ts",
+    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts", "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts"],
+    [
+      [
+        "mcp-server-no-size-check",
+        "const read = await readRequestBody(req, settings.maxRequestBytes);",
+        "const read = await readRequestBody(req, settings.maxRequestBytes * 1000);",
+        "a body over mcpServer.maxRequestBytes is read before a session exists",
+      ],
+      [
+        "mcp-session-no-size-check",
+        "maxRequestBodySize: settings.maxRequestBytes,",
+        "maxRequestBodySize: settings.maxRequestBytes * 1000,",
+        "a body over mcpServer.maxRequestBytes is read inside a session",
+      ],
+      [
+        "mcp-session-revoked-lives",
+        'for (const s of [...byId.values()]) if (!live.has(s.client.sha256)) end(s, "the client\'s token was revoked");',
+        "for (const s of [...byId.values()]) if (!live.has(s.client.sha256)) void s;",
+        "a revoked client's sessions live on: its call waiting for approval goes on (and runs if approved)",
+      ],
+      [
+        "mcp-session-any-client",
+        "if (!session || session.client.name !== client.name || session.client.sha256 !== client.sha256) return undefined;",
+        "if (!session) return undefined;",
+        "a client's token reaches another client's session",
+      ],
+      [
+        "mcp-session-unbounded",
+        "if (byId.size < settings.maxSessions) return true;",
+        "if (byId.size < Number.MAX_SAFE_INTEGER) return true;",
+        "sessions are never bounded by mcpServer.maxSessions",
+      ],
+      [
+        "mcp-session-evicts-busy",
+        "if (s.calls === 0 && (!oldest || s.lastUsed < oldest.lastUsed)) oldest = s;",
+        "if (!oldest || s.lastUsed < oldest.lastUsed) oldest = s;",
+        "a session with a call waiting for approval is ended to make room (its call denied under the client)",
+      ],
+      [
+        "mcp-call-not-scoped",
+        "if (!visible().has(path))",
+        "if (!deps.tools())",
+        "a client calls a tool outside its token's (or mcpServer.tools') patterns",
+      ],
+      [
+        "mcp-call-no-client-signal",
+        "signal: AbortSignal.any([extra.signal, session.ended.signal, stopping]),",
+        "signal: AbortSignal.any([session.ended.signal, stopping]),",
+        "a call the client cancelled keeps waiting for its approval (and may run after all)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/mcp-server/tools.ts",
+    [
+      "apps/gateway/src/mcp-server/mcp-server.e2e.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts",
+      "apps/gateway/src/mcp-server/mcp-server-project.e2e.test.ts",
+    ],
+    [
+      [
+        "mcp-denied-reads-as-success",
+        'if (call?.status === "denied") {',
+        'if (call?.status === "denied" && false) {',
+        "a denied call is not reported as an error",
+      ],
+      [
+        "mcp-served-patterns-ignored",
+        "if (!served.some((p) => matchToolPattern(p, path))) continue;",
+        "",
+        "mcpServer.tools does not limit what clients see and call",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/config/schema.ts",
+    ["apps/gateway/src/mcp-server/mcp-server.e2e.test.ts", "apps/gateway/src/mcp-server/mcp-server-access.e2e.test.ts"],
+    [
+      [
+        "mcp-server-on-by-default",
+        "enabled: z.boolean().default(false),",
+        "enabled: z.boolean().default(true),",
+        "the MCP server starts without being enabled",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/config/schema.ts",
+    ["apps/gateway/src/mcp-server/mcp-server-project.e2e.test.ts"],
+    [
+      [
+        "mcp-config-host-all",
+        "host: z.string().min(1).default(`127.0.0.1`),",
+        "host: z.string().min(1).default(`0.0.0.0`),",
+        "the MCP server's default listen address is every interface",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/config-adapter.ts",
+    ["apps/gateway/src/mcp-server/mcp-server-project.e2e.test.ts"],
+    [
+      [
+        "mcp-server-host-all",
+        "host: c.mcpServer.host,",
+        'host: "0.0.0.0",',
+        "the MCP server listens on every interface",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/terminal/terminal-surface.ts",
+    ["apps/gateway/src/mcp-server/mcp-server-terminal.e2e.test.ts"],
+    [
+      [
+        "mcp-terminal-spinner-when-idle",
+        "if (busy && !approvals.length) spinner.set(`tools.${event.outcome.toolPath}",
+        "if (!approvals.length) spinner.set(`tools.${event.outcome.toolPath}",
+        "an MCP client's call starts the idle terminal's spinner (it never stops until the next turn)",
+      ],
+    ],
+  ),
 ];

@@ -120,6 +120,18 @@ export async function loadGatewaySettings(
           }
         : undefined,
     clients: { graceMs: c.clients.graceSeconds * 1000 },
+    // #34: off unless enabled (docs/mcp-server.md).
+    ...(c.mcpServer.enabled
+      ? {
+          mcpServer: {
+            port: c.mcpServer.port,
+            host: c.mcpServer.host,
+            tools: c.mcpServer.tools,
+            maxRequestBytes: c.mcpServer.maxRequestBytes,
+            maxSessions: c.mcpServer.maxSessions,
+          },
+        }
+      : {}),
     secrets: [],
     alwaysAsk: c.workspace.allowAutoWrite ? [] : [...WORKSPACE_WRITE_TOOLS],
   };

@@ -63,6 +63,8 @@ export interface Gateway {
   readonly http?: GatewayHttp;
   /** The operator console (on with the HTTP API): receipt and login links. */
   readonly console?: Pick<GatewayConsole, "callLink" | "loginLink" | "baseUrl">;
+  /** #34: the gateway's tools served to MCP clients, when `mcpServer.enabled` (docs/mcp-server.md). */
+  readonly mcpServer?: { readonly url: string };
   tools(): ToolSnapshot;
   reloadTools(): Promise<ToolSnapshot>;
   /** True when some Anthropic credential (profile or env) is configured. */

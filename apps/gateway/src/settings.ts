@@ -46,12 +46,25 @@ export interface GatewaySettings {
     /** Who may use the console's approvals (default: what the configured surfaces say, surfaces/registry.ts). */
     readonly approvers?: readonly string[];
   };
+  /** #34: the gateway's tools served to MCP clients (docs/mcp-server.md); absent = off. */
+  readonly mcpServer?: McpServerSettings;
   /** Values to scrub from receipts, logs and prompts besides credentials (config secrets). */
   readonly secrets: readonly string[];
   /** #34: client sessions (docs/client-tools.md): how long a dropped client may take to come back. */
   readonly clients?: { readonly graceMs?: number };
   /** Tool path patterns that always need a person's approval (`workspace.*` writes unless allowAutoWrite). */
   readonly alwaysAsk?: readonly string[];
+}
+
+/** Config `mcpServer` when enabled. */
+export interface McpServerSettings {
+  /** 0 = a free port chosen at start. */
+  readonly port: number;
+  readonly host: string;
+  /** Tool path patterns MCP clients may see and call. */
+  readonly tools: readonly string[];
+  readonly maxRequestBytes: number;
+  readonly maxSessions: number;
 }
 
 export function defaultSettings(projectRoot: string): GatewaySettings {

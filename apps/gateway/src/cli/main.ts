@@ -59,6 +59,9 @@ export const main = defineCommand({
     connect: lazyCommand("Bridge this folder's tools and MCP servers to a remote gateway and chat there", () =>
       import("./commands/connect.ts").then((m) => m.connectCommand),
     ),
+    "mcp-server": lazyCommand("The gateway as an MCP server (mcpServer): `mcp-server token create|list|revoke`", () =>
+      import("./commands/mcp-server.ts").then((m) => m.mcpServerCommand),
+    ),
     plugins: lazyCommand("List tools and plugins; install what they import and the npm plugins in config.plugins", () =>
       import("./commands/plugins.ts").then((m) => m.pluginsCommand),
     ),

@@ -43,6 +43,7 @@ import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from ".
 import { httpAndConsole } from "./http-console.ts";
 import { openClientSessions } from "../clients/assemble.ts";
 import { toolsForSession } from "../clients/session-tools.ts";
+import { mcpServerService } from "./mcp-server.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
@@ -213,23 +214,27 @@ function openGateway(
           : { type: "approval.decided", callId: e.request.callId, decision: e.decision },
       ),
     );
+    // The MCP server's runner (#34) takes the same options, without the journal.
+    const runnerOptions = {
+      tools: () => toolSource.current().tree,
+      requestApproval: approvals.requestApproval,
+      receipts,
+      policy: settings.policy,
+      standing: approvals.rules,
+      alwaysAsk: settings.alwaysAsk,
+      limits: settings.sandboxLimits,
+      sandbox: pool,
+      redact,
+      approvalTimeoutMs: settings.approvalTimeoutMs,
+      toolTimeoutMs: settings.toolTimeoutMs,
+      hooks,
+      rolesOf,
+    } satisfies Parameters<typeof createCodeModeRunner>[0];
     const runner = yield* resource(
       "runner",
       () =>
         createCodeModeRunner({
-          tools: () => toolSource.current().tree,
-          requestApproval: approvals.requestApproval,
-          receipts,
-          policy: settings.policy,
-          standing: approvals.rules,
-          alwaysAsk: settings.alwaysAsk,
-          limits: settings.sandboxLimits,
-          sandbox: pool,
-          redact,
-          approvalTimeoutMs: settings.approvalTimeoutMs,
-          toolTimeoutMs: settings.toolTimeoutMs,
-          hooks,
-          rolesOf,
+          ...runnerOptions,
           // #30: each run's call order, answers and nondeterminism, so a run cut off by a restart can resume.
           journal,
         }),
@@ -325,6 +330,16 @@ function openGateway(
       log,
     });
 
+    // #34: the tools served to MCP clients (off unless mcpServer.enabled).
+    const mcpServer = yield* mcpServerService({
+      settings,
+      runnerOptions,
+      toolSource,
+      events,
+      closing: () => life.reason,
+      log,
+    });
+
     const resuming = new AbortController();
     let resumed: Promise<ResumeReport[]> | undefined;
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
@@ -400,6 +415,7 @@ function openGateway(
       secrets,
       http: surfacesOut.http,
       ...(surfacesOut.console ? { console: surfacesOut.console } : {}),
+      ...(mcpServer ? { mcpServer: { url: mcpServer.url } } : {}),
       tools: () => toolSource.current(),
       reloadTools: () => toolSource.reload(),
       hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,

@@ -128,6 +128,25 @@ export const configSchema = z.strictObject({
       approvers: z.array(z.string().min(1)).optional(),
     })
     .prefault({}),
+  /**
+   * #34: the gateway serves its tools as an MCP server (streamable HTTP) to MCP clients holding a
+   * token made by `openassistant mcp-server token create` (docs/mcp-server.md). Off by default.
+   */
+  mcpServer: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** 0 = a free port chosen at start (logged); set one for a client's config to keep working. */
+      port: z.number().int().min(0).max(65535).default(0),
+      /** Address to listen on (loopback by default); only change it behind a reverse proxy or tunnel you trust. */
+      host: z.string().min(1).default(`127.0.0.1`),
+      /** Tool path patterns MCP clients may list and call (a token may narrow them further). */
+      tools: z.array(z.string().min(1)).default(["**"]),
+      /** Largest request body accepted, in bytes (larger: 413, nothing parsed). */
+      maxRequestBytes: z.number().int().min(1024).max(16_777_216).default(1_048_576),
+      /** Most MCP sessions open at once (each token's sessions included); a new one past it is refused. */
+      maxSessions: z.number().int().positive().max(1000).default(16),
+    })
+    .prefault({}),
 });
 
 export type OpenAssistantConfig = z.output<typeof configSchema>;

@@ -5,3 +5,4 @@
 export { flattenToolTree } from "./flatten.ts";
 export { ownValue } from "./own-keys.ts";
 export { toolPathProblem } from "./names.ts";
+export { matchToolPattern } from "./pattern.ts";

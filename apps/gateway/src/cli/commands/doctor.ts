@@ -21,6 +21,7 @@ import { checkModelEndpoints } from "../doctor-models.ts";
 import { configuredTargets } from "../../model/targets.ts";
 import { formatDiagnostic } from "../../diagnostics.ts";
 import { PROJECT_ARG, resolveProject } from "../project.ts";
+import { mcpServerChecks } from "../../mcp-server/doctor.ts";
 
 const args = {
   project: PROJECT_ARG,
@@ -130,6 +131,7 @@ async function runDoctor(cwd: string, env: EnvLike): Promise<DoctorCheck[]> {
 
   // Each registered surface checks its own section (Discord: the token's shape, who can talk and approve).
   for (const surface of SURFACES) checks.push(...(surface.doctor?.(settings.surfaces?.[surface.id]) ?? []));
+  checks.push(...mcpServerChecks(settings));
   return checks;
 }
 

@@ -101,7 +101,8 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         if (!approvals.length) spinner.set("running code…");
         break;
       case "call.settled":
-        if (!approvals.length) spinner.set(`tools.${event.outcome.toolPath} ${event.outcome.status}…`);
+        // Only during a turn: an MCP client's call (#34) settles while the terminal may be idle.
+        if (busy && !approvals.length) spinner.set(`tools.${event.outcome.toolPath} ${event.outcome.status}…`);
         break;
       case "call.progress":
         if (!approvals.length) spinner.set(`${escapeControlChars(progressNote(event.progress))}…`);

@@ -1,0 +1,58 @@
+import { createCodeModeRunner } from "@openassistant/core/codemode";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
+import type { McpServer } from "../mcp-server/server.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { GatewaySettings } from "../settings.ts";
+import type { ToolSource } from "../tools-source.ts";
+import { resource } from "./resource.ts";
+
+/**
+ * #34: the gateway's tools served to MCP clients, when `mcpServer.enabled` (docs/mcp-server.md).
+ * Its calls run on a runner of their own, made from the model's runner's options without the run
+ * journal: a call cut off by a restart is not resumed, since the client that asked is gone (its
+ * approval is closed at start like any orphan's).
+ */
+export function mcpServerService(o: {
+  readonly settings: GatewaySettings;
+  readonly runnerOptions: Parameters<typeof createCodeModeRunner>[0];
+  readonly toolSource: ToolSource;
+  readonly events: Pick<EventBus, "emit">;
+  readonly closing: () => string;
+  readonly log: (line: string) => void;
+}): Effect.Effect<McpServer | undefined, unknown, Scope.Scope> {
+  return Effect.gen(function* () {
+    const settings = o.settings.mcpServer;
+    if (!settings) return undefined;
+    const runner = yield* resource(
+      "MCP server runner",
+      () => createCodeModeRunner(o.runnerOptions),
+      (r) => r.close({ reason: o.closing() }),
+      o.log,
+    );
+    // Imported only now: a gateway without the MCP server never loads the MCP SDK's server side.
+    const { startMcpServer } = yield* Effect.promise(() => import("../mcp-server/server.ts"));
+    const { openMcpTokens } = yield* Effect.promise(() => import("../mcp-server/tokens.ts"));
+    const server = yield* resource(
+      "MCP server",
+      () =>
+        startMcpServer({
+          settings,
+          tokens: openMcpTokens(o.settings.dataDir),
+          tools: () => o.toolSource.current().tree,
+          runner,
+          onCall: (runId, outcome) => o.events.emit({ type: "call.settled", runId, outcome }),
+          log: o.log,
+        }),
+      (s) => s.close(),
+      o.log,
+    );
+    yield* resource(
+      "MCP server tool list",
+      () => o.toolSource.subscribe(() => server.toolsChanged()),
+      (unsubscribe) => unsubscribe(),
+      o.log,
+    );
+    return server;
+  });
+}
