@@ -18,7 +18,9 @@ export function parseDuration(text: string, field: string): number {
   const parts = [...text.trim().matchAll(/(\d+)\s*([smhd])/g)];
   const consumed = parts.map((p) => p[0]).join("");
   if (parts.length === 0 || consumed.replace(/\s/g, "") !== text.replace(/\s/g, ""))
-    throw new ScheduleInputError(`${field}: "${text}" is not a duration; write e.g. "30s", "15m", "2h", "1d" or "1h30m"`);
+    throw new ScheduleInputError(
+      `${field}: "${text}" is not a duration; write e.g. "30s", "15m", "2h", "1d" or "1h30m"`,
+    );
   return parts.reduce((sum, [, n, unit]) => sum + Number(n) * UNIT_MS.get(unit!)!, 0);
 }
 
@@ -66,7 +68,9 @@ export function fireTimes(when: When, timeZone: string, createdAt: number): Fire
   }
   const every = parseDuration(when.every, "when.every");
   if (every < MIN_INTERVAL_MS)
-    throw new ScheduleInputError(`when.every: "${when.every}" is shorter than 10s; schedules fire at most every 10 seconds`);
+    throw new ScheduleInputError(
+      `when.every: "${when.every}" is shorter than 10s; schedules fire at most every 10 seconds`,
+    );
   return {
     next(after) {
       const k = Math.floor((after - createdAt) / every) + 1;

@@ -82,7 +82,14 @@ export function describeScheduleStoreContract(name: string, open: () => Promise<
         other.claim({ ...claim, runId: "run_b", claimedBy: "gw-b" }),
       ]);
       expect(won.filter(Boolean)).toHaveLength(1);
-      await b.first.claim({ ...claim, at: 120_000, status: "skipped", runId: "run_c", claimedBy: "gw-a", detail: "missed" });
+      await b.first.claim({
+        ...claim,
+        at: 120_000,
+        status: "skipped",
+        runId: "run_c",
+        claimedBy: "gw-a",
+        detail: "missed",
+      });
       await other.finish("sch_1", 60_000, { status: "succeeded", finishedAt: 61_000, turnId: "turn_1", detail: "ok" });
       await other.finish("sch_1", 60_000, { status: "failed", finishedAt: 62_000 }); // finished already: kept
       const h = await b.first.history("sch_1");

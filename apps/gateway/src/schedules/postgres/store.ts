@@ -62,11 +62,13 @@ export async function createPgScheduleStore(sql: Postgres): Promise<ScheduleStor
       return rows.map(scheduleOf);
     },
     async setPaused(id, paused) {
-      const rows = await sql`UPDATE schedules SET paused = ${paused} WHERE id = ${id} AND removed_at IS NULL RETURNING id`;
+      const rows =
+        await sql`UPDATE schedules SET paused = ${paused} WHERE id = ${id} AND removed_at IS NULL RETURNING id`;
       return rows.length > 0;
     },
     async remove(id, at) {
-      const rows = await sql`UPDATE schedules SET removed_at = ${at} WHERE id = ${id} AND removed_at IS NULL RETURNING id`;
+      const rows =
+        await sql`UPDATE schedules SET removed_at = ${at} WHERE id = ${id} AND removed_at IS NULL RETURNING id`;
       return rows.length > 0;
     },
     async claim(c) {
