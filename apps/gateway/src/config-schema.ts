@@ -7,10 +7,11 @@ import {
 } from "@openassistant/core/config";
 import type { z } from "zod";
 import { modelConfigSchema } from "./model/config-schema.ts";
+import { schedulesConfigSchema } from "./schedules/input.ts";
 import { SURFACES, surfaceConfigShape } from "./surfaces/registry.ts";
 import type { SurfaceDefinition } from "./surfaces/surface.ts";
 
-const gatewaySections = () => withConfigSections({ model: modelConfigSchema });
+const gatewaySections = () => withConfigSections({ model: modelConfigSchema, schedules: schedulesConfigSchema });
 
 /** The gateway's config with every default applied; each surface reads its own section (by its id). */
 export type GatewayConfig = z.output<ReturnType<typeof gatewaySections>> & { readonly [surface: string]: unknown };
@@ -19,6 +20,8 @@ export type GatewayConfig = z.output<ReturnType<typeof gatewaySections>> & { rea
 export function gatewayConfigSchema(surfaces: readonly SurfaceDefinition[] = SURFACES): ConfigSchema<GatewayConfig> {
   return withConfigSections({
     model: modelConfigSchema,
+    // #33: `schedules` (schedules/input.ts): each with a stable id.
+    schedules: schedulesConfigSchema,
     ...surfaceConfigShape(surfaces),
   }) as unknown as ConfigSchema<GatewayConfig>;
 }

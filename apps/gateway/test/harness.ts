@@ -9,7 +9,7 @@ import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { openAuthStore } from "../src/auth/store.ts";
 import type { AuthProfileType } from "../src/auth/types.ts";
 import { createTypechecker, type Typechecker } from "@openassistant/core/codemode";
-import { createGateway, type Gateway } from "../src/gateway.ts";
+import { createGateway, type Gateway, type GatewayOptions } from "../src/gateway.ts";
 import type { GatewaySettings } from "../src/settings.ts";
 
 export { terminalStreams } from "./terminal-streams.ts";
@@ -73,6 +73,8 @@ export interface HarnessOptions {
   readonly allowContractViolations?: boolean;
   /** Options of the fake Anthropic API (e.g. a small context window). */
   readonly api?: FakeAnthropicOptions;
+  /** #33: the schedules' controllable clock, and `tools.schedules.*` beside the fixed tree. */
+  readonly gateway?: Pick<GatewayOptions, "clock" | "scheduleTools">;
 }
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
@@ -115,6 +117,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       tools,
       configDir,
       typechecker: sharedChecker,
+      ...options.gateway,
       settings: {
         anthropic: { baseURL: api.url, profileOrder: options.profiles?.map((p) => `anthropic:${p.name}`) },
         approvalTimeoutMs: 30_000,

@@ -4,3 +4,4 @@
  */
 export { flattenToolTree } from "./flatten.ts";
 export { ownValue } from "./own-keys.ts";
+export { matchToolPattern } from "./pattern.ts";
