@@ -133,7 +133,7 @@ export async function loadGatewaySettings(
   const registry = createToolRegistry({
     config: loaded,
     // #33: the gateway's own `tools.schedules.*` (schedules/tools.ts).
-    bundled: [{ id: "schedules", tools: scheduleTools.tree, source: "built-in (schedules)" }],
+    bundled: [{ id: "schedules", tools: scheduleTools.namespace, source: "built-in (schedules)" }],
     // The gateway re-reads the config on every reload: tool keys apply, the others are named as needing a restart.
     reloadConfig: opts.watch === true,
     env,

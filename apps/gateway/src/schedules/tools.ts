@@ -16,7 +16,10 @@ export interface ScheduleToolDeps {
 /** The tools are part of the tool tree before the stores open (the tree is loaded first); the assembly binds them. */
 export interface ScheduleToolBinding {
   bind(deps: ScheduleToolDeps): void;
+  /** `{ schedules: { create, list, cancel } }`, to merge into a fixed tree. */
   readonly tree: ToolTree;
+  /** `{ create, list, cancel }`: the tools of the `schedules` namespace (a bundled entry's tools). */
+  readonly namespace: ToolTree;
 }
 
 /** Tools the schedules' own machinery calls, never part of a ceiling by default. */
@@ -43,41 +46,39 @@ export function scheduleToolBinding(): ScheduleToolBinding {
     return { conversation: session.key, createdBy: turn?.userId ?? "model", usedTools: [...new Set(used)] };
   }
 
-  const tree: ToolTree = {
-    schedules: {
-      create: defineTool({
-        description:
-          "Schedule the assistant to act later: a prompt run as a turn in this conversation at a time (`at`), on a cron pattern (`cron`) or every interval (`every`), in an IANA time zone. Its runs may call only the tools this turn used unless `tools` lists others. Needs a person's approval; returns the schedule with its next fire times.",
-        approval: "required",
-        args: z.object(scheduleInputShape),
-        previewInput: (input: ScheduleInput) => cardText(input, bound().schedules),
-        run: async (input, ctx) => {
-          const turn = await creatingTurn(ctx.sessionId);
-          const s = await bound().schedules.create(input, { origin: "model", ...turn, byCall: ctx.callId });
-          return summary(s);
-        },
-      }),
-      list: defineTool({
-        description: "List the schedules with their next fire times and last outcome.",
-        approval: "auto",
-        readOnly: true,
-        args: z.object({}),
-        run: async () => (await bound().schedules.list()).map(summary),
-      }),
-      cancel: defineTool({
-        description: "Cancel (remove) a schedule by its id; its history is kept.",
-        approval: "required",
-        args: z.object({ id: z.string().describe("The schedule's id (sch_…), from schedules.list") }),
-        run: async (input) => {
-          const s = await bound().schedules.get(input.id);
-          if (!s) throw new Error(`no schedule ${input.id}: schedules.list shows their ids`);
-          await bound().schedules.remove(input.id);
-          return { cancelled: input.id, name: s.name };
-        },
-      }),
-    },
+  const namespace: ToolTree = {
+    create: defineTool({
+      description:
+        "Schedule the assistant to act later: a prompt run as a turn in this conversation at a time (`at`), on a cron pattern (`cron`) or every interval (`every`), in an IANA time zone. Its runs may call only the tools this turn used unless `tools` lists others. Needs a person's approval; returns the schedule with its next fire times.",
+      approval: "required",
+      args: z.object(scheduleInputShape),
+      previewInput: (input: ScheduleInput) => cardText(input, bound().schedules),
+      run: async (input, ctx) => {
+        const turn = await creatingTurn(ctx.sessionId);
+        const s = await bound().schedules.create(input, { origin: "model", ...turn, byCall: ctx.callId });
+        return summary(s);
+      },
+    }),
+    list: defineTool({
+      description: "List the schedules with their next fire times and last outcome.",
+      approval: "auto",
+      readOnly: true,
+      args: z.object({}),
+      run: async () => (await bound().schedules.list()).map(summary),
+    }),
+    cancel: defineTool({
+      description: "Cancel (remove) a schedule by its id; its history is kept.",
+      approval: "required",
+      args: z.object({ id: z.string().describe("The schedule's id (sch_…), from schedules.list") }),
+      run: async (input) => {
+        const s = await bound().schedules.get(input.id);
+        if (!s) throw new Error(`no schedule ${input.id}: schedules.list shows their ids`);
+        await bound().schedules.remove(input.id);
+        return { cancelled: input.id, name: s.name };
+      },
+    }),
   };
-  return { bind: (d) => void (deps = d), tree };
+  return { bind: (d) => void (deps = d), tree: { schedules: namespace }, namespace };
 }
 
 /**
