@@ -9,7 +9,7 @@ import {
 import { createSecretRegistry, type SecretRegistry } from "@openassistant/core/receipts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
 import { createHookSet } from "@openassistant/core/hooks";
-import { scheduleToolBinding, type ScheduleToolBinding } from "./schedules/tools.ts";
+import { scheduleToolBinding, scheduleToolsEntry, type ScheduleToolBinding } from "./schedules/tools.ts";
 import { flattenToolTree } from "@openassistant/core/tools";
 import { WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
@@ -133,7 +133,7 @@ export async function loadGatewaySettings(
   const registry = createToolRegistry({
     config: loaded,
     // #33: the gateway's own `tools.schedules.*` (schedules/tools.ts).
-    bundled: [{ id: "schedules", tools: scheduleTools.namespace, source: "built-in (schedules)" }],
+    bundled: [scheduleToolsEntry(scheduleTools)],
     // The gateway re-reads the config on every reload: tool keys apply, the others are named as needing a restart.
     reloadConfig: opts.watch === true,
     env,

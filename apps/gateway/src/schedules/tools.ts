@@ -121,3 +121,8 @@ function summary(s: ScheduleView) {
     ...(s.lastOutcome ? { lastOutcome: s.lastOutcome } : {}),
   };
 }
+
+/** The gateway's own `tools.schedules.*` as a bundled source entry (the gateway, and `plugins list` to count the same). */
+export function scheduleToolsEntry(binding: ScheduleToolBinding) {
+  return { id: "schedules", tools: binding.namespace, source: "built-in (schedules)" } as const;
+}

@@ -340,6 +340,7 @@ function openGateway(
         leftAtStart: leftPending.map((r) => r.runId),
         resumed: resumable.map((r) => r.run.runId),
       }),
+      schedules: schedules.service,
       events,
       toolSource,
       redact,
