@@ -4621,7 +4621,7 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "schedules-ceiling-open",
-        "if (!ceiling || path.startsWith(\"$\") || ceiling.some((p) => matchToolPattern(p, path))) return undefined;",
+        'if (!ceiling || path.startsWith("$") || ceiling.some((p) => matchToolPattern(p, path))) return undefined;',
         "return undefined;",
         "a scheduled run calls a tool outside its ceiling",
       ],
@@ -4651,7 +4651,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "schedules-card-no-next-times",
-        "`Next fire times: ${next.length ? next.map((t) => formatInZone(t, d.timeZone)).join(\"; \") : \"none\"}`,",
+        '`Next fire times: ${next.length ? next.map((t) => formatInZone(t, d.timeZone)).join("; ") : "none"}`,',
         "",
         "the creation card does not show the next fire times",
       ],
