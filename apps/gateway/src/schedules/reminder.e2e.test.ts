@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { textTurn, toolUseTurn, type RecordedRequest } from "@openassistant/testkit";
 import {
   botTexts,
@@ -19,8 +19,14 @@ import {
 const T = (s: string) => Date.parse(s);
 const clock = { t: T("2026-11-26T12:00:00Z"), now: () => clock.t };
 
+setDefaultTimeout(30_000);
+
 let e: DiscordE2E;
 let threadId = "";
+// A test that fails half way leaves no schedule firing into the next one.
+afterEach(async () => {
+  for (const s of await schedules().service.list()) await schedules().service.remove(s.id);
+});
 beforeAll(async () => {
   e = await startDiscordE2E({ gateway: { clock, scheduleTools: true } });
 });
@@ -129,6 +135,42 @@ return await tools.schedules.create({ name: "notes reminder", at: "2026-11-27T09
     // A one-shot: nothing further is due.
     clock.t = T("2026-11-28T08:00:00Z");
     expect((await schedules().tick()).fired).toEqual([]);
+  }, 30_000);
+});
+
+describe("failures", () => {
+  test("three failures in a row alert the creator in the schedule's conversation, mentioning them; each failure is receipted", async () => {
+    const s = await schedules().service.create(
+      {
+        name: "flaky",
+        every: "1h",
+        timeZone: "UTC",
+        prompt: "check the build",
+        conversation: `discord:dm:${e.ids.alice}`,
+      },
+      { origin: "cli", createdBy: `discord:${e.ids.alice}` },
+    );
+    // Each occurrence's turn is refused by the model (stop reason "refusal"): not answered, so failed.
+    const refusal = () => textTurn("I will not", { stop_reason: "refusal" });
+    e.h.api.script([refusal(), refusal(), refusal()]);
+    for (let i = 1; i <= 3; i++) {
+      clock.t += 3_600_000;
+      await schedules().tick();
+      await schedules().idle();
+    }
+    const failed = await e.h.gateway.receipts.query({ tool: "schedule.failed" });
+    expect(failed.filter((r) => r.callId.startsWith(s.id)).map((r) => r.error?.split(":")[0])).toEqual([
+      "the turn ended refused",
+      "the turn ended refused",
+      "the turn ended refused",
+    ]);
+    const aliceDm = e.fake.dmChannelId(e.ids.alice);
+    const alert = await eventually(
+      () => e.fake.messages(aliceDm).find((m) => String(m.content ?? "").includes('Schedule "flaky"')),
+      "the alert in the schedule's conversation",
+    );
+    expect(alert.content).toStartWith(`<@${e.ids.alice}> ⚠️ Schedule "flaky" (${s.id}) failed 3 times in a row`);
+    await schedules().service.remove(s.id);
   }, 30_000);
 });
 
