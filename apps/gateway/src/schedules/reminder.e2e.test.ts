@@ -176,38 +176,34 @@ describe("failures", () => {
 
 describe("least privilege", () => {
   test("a scheduled call outside its tool ceiling is denied by the hooks pipeline and receipted", async () => {
-    const s = await schedules().service.create(
+    await schedules().service.create(
       {
-        name: "read only",
+        name: "writes only",
         every: "1h",
         timeZone: "UTC",
-        prompt: "remove the milk note",
+        prompt: "read the notes",
         conversation: `discord:dm:${e.ids.alice}`,
-        tools: ["notes.read"],
+        tools: ["notes.write"],
       },
       { origin: "cli", createdBy: "cli" },
     );
-    e.h.api.script(
-      toolThenAnswer(
-        'return await tools.notes.remove({ text: "buy milk" });',
-        (req) => `Result: ${lastToolResultText(req)}`,
-      ),
-    );
+    // notes.read needs no approval: only the ceiling stands between the run and the tool.
+    e.h.api.script(toolThenAnswer("return await tools.notes.read({});", (req) => `Result: ${lastToolResultText(req)}`));
+    const readsBefore = e.ran.filter((r) => r.what === "notes.read").length;
     clock.t += 3_600_000;
     expect((await schedules().tick()).fired).toHaveLength(1);
     await schedules().idle();
-    const denied = await e.h.gateway.receipts.query({ tool: "notes.remove", phase: "denied" });
+    const denied = await e.h.gateway.receipts.query({ tool: "notes.read", phase: "denied" });
     expect(denied).toHaveLength(1);
     expect(denied[0]!.decidedBy).toBe("plugin:schedules");
-    expect(denied[0]!.reason).toContain("notes.remove is outside the tools this schedule may call (notes.read)");
-    expect(e.ran.map((r) => r.what)).not.toContain("notes.remove:buy milk");
+    expect(denied[0]!.reason).toContain("notes.read is outside the tools this schedule may call (notes.write)");
+    expect(e.ran.filter((r) => r.what === "notes.read").length).toBe(readsBefore);
     const aliceDm = e.fake.dmChannelId(e.ids.alice);
     await eventually(
       () => botTexts(e.fake, aliceDm).find((t) => t.startsWith("Result:") && t.includes("outside the tools")),
       "the scheduled answer naming the denial in Alice's DM",
     );
-    await schedules().service.remove(s.id);
-  }, 30_000);
+  });
 
   test("an approval a scheduled run needs reaches the approvers' DMs naming the schedule; left unanswered, it ends at the next occurrence, which runs", async () => {
     const s = await schedules().service.create(
