@@ -6,7 +6,7 @@ import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { TEST_API_KEY } from "../../test/harness.ts";
 import { createGateway } from "../gateway.ts";
 
-test("a project's config.jsonc schedules are declared at start (a bad one logged, naming it), fire on the clock, and the model's tools.schedules.list sees them", async () => {
+test("a project's config.jsonc schedules are declared at start (a bad one logged, naming it), fire on the clock, and the model's tools.schedules.list sees them in their conversation only", async () => {
   const dir = makeTempDir("oa-config-schedules-");
   mkdirSync(join(dir, ".openassistant"), { recursive: true });
   writeFileSync(
@@ -50,6 +50,13 @@ test("a project's config.jsonc schedules are declared at start (a bad one logged
     ]);
     const listed = await gateway.handleMessage({ sessionKey: "terminal", surface: "terminal", text: "my schedules?" });
     expect(listed.text).toBe("One schedule.");
+    // Another conversation (of nobody who created it) does not see it.
+    api.script([
+      toolUseTurn({ id: "toolu_2", name: "execute", input: { code: "return await tools.schedules.list({});" } }),
+      (req) => textTurn(JSON.stringify(req.body.messages).includes("weekday check") ? "One schedule." : "None."),
+    ]);
+    const other = await gateway.handleMessage({ sessionKey: "terminal:other", surface: "terminal", text: "mine?" });
+    expect(other.text).toBe("None.");
 
     api.script([textTurn("The error rate is fine.")]);
     clock.t = Date.parse("2026-11-27T07:00:00Z");

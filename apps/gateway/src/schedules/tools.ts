@@ -46,6 +46,20 @@ export function scheduleToolBinding(): ScheduleToolBinding {
     return { conversation: session.key, createdBy: turn?.userId ?? "model", usedTools: [...new Set(used)] };
   }
 
+  /**
+   * What the model may see and cancel: the schedules that run in this conversation or that the
+   * person asking created (never another person's schedules elsewhere).
+   */
+  async function visibleSchedules(sessionId: string | undefined): Promise<ScheduleView[]> {
+    const turn = await creatingTurn(sessionId);
+    if (!turn.conversation) return [];
+    return (await bound().schedules.list()).filter(
+      (s) =>
+        ("prompt" in s.target && s.target.conversation === turn.conversation) ||
+        (turn.createdBy !== "model" && s.createdBy === turn.createdBy),
+    );
+  }
+
   const namespace: ToolTree = {
     create: defineTool({
       description:
@@ -60,19 +74,21 @@ export function scheduleToolBinding(): ScheduleToolBinding {
       },
     }),
     list: defineTool({
-      description: "List the schedules with their next fire times and last outcome.",
+      description:
+        "List the schedules of this conversation and those the person asking created, with their next fire times and last outcome.",
       approval: "auto",
       readOnly: true,
       args: z.object({}),
-      run: async () => (await bound().schedules.list()).map(summary),
+      run: async (_input, ctx) => (await visibleSchedules(ctx.sessionId)).map(summary),
     }),
     cancel: defineTool({
-      description: "Cancel (remove) a schedule by its id; its history is kept.",
+      description:
+        "Cancel (remove) a schedule of this conversation, or one the person asking created, by its id; its history is kept.",
       approval: "required",
       args: z.object({ id: z.string().describe("The schedule's id (sch_…), from schedules.list") }),
-      run: async (input) => {
-        const s = await bound().schedules.get(input.id);
-        if (!s) throw new Error(`no schedule ${input.id}: schedules.list shows their ids`);
+      run: async (input, ctx) => {
+        const s = (await visibleSchedules(ctx.sessionId)).find((v) => v.id === input.id);
+        if (!s) throw new Error(`no schedule ${input.id} in this conversation: schedules.list shows their ids`);
         await bound().schedules.remove(input.id);
         return { cancelled: input.id, name: s.name };
       },
