@@ -4560,6 +4560,12 @@ export const MUTANTS: readonly Mutant[] = [
         "the creator is never alerted after failures in a row",
       ],
       [
+        "schedules-paused-fires",
+        "if (s.paused) return deps.store.progress(s.id, { checkedThrough: due.at(-1)! });",
+        "",
+        "a paused schedule keeps firing",
+      ],
+      [
         "schedules-done-without-success",
         "if (result.ok) {",
         "if (result.ok || result.turnId) {",

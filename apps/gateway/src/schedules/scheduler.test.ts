@@ -234,3 +234,14 @@ test("a paused schedule does not fire; a one-shot `at` fires once", async () => 
   await runAt(w, [T("2026-11-26T10:03:00Z"), T("2026-11-26T10:05:00Z"), T("2026-11-26T10:06:00Z")]);
   expect(w.fired.map((f) => [f.id, f.at])).toEqual([["sch_once", "2026-11-26T10:05:00.000Z"]]);
 });
+
+test("occurrences while paused pass unrun and unreceipted; resumed, the next one runs on time, none is caught up", async () => {
+  const w = world();
+  await add(w, { when: { every: "1h" }, timeZone: "UTC", missed: "all", createdAt: T("2026-11-26T10:00:00Z") });
+  await w.store.setPaused("sch_1", true);
+  await runAt(w, [T("2026-11-26T11:00:00Z"), T("2026-11-26T12:00:00Z")]);
+  await w.store.setPaused("sch_1", false);
+  await runAt(w, [T("2026-11-26T12:30:00Z"), T("2026-11-26T13:00:00Z")]);
+  expect(w.fired.map((f) => f.at)).toEqual(["2026-11-26T13:00:00.000Z"]);
+  expect(await w.receipts.query({ tool: "schedule.skipped" })).toEqual([]);
+});

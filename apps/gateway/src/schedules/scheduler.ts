@@ -96,7 +96,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         r.controller.abort(`the next occurrence of the schedule is due (${key})`);
     if (closed) return { fired, skipped };
     for (const s of await deps.store.list()) {
-      if (s.paused || !("prompt" in s.target)) continue;
+      if (!("prompt" in s.target)) continue;
       try {
         await handleSchedule(s, now, fired, skipped);
       } catch (e) {
@@ -115,6 +115,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const times = fireTimes(s.when, s.timeZone, s.createdAt);
     const due = fireTimesBetween(times, s.checkedThrough, now, MAX_DUE_PER_TICK);
     if (due.length === 0) return;
+    // Paused: its occurrences pass unrun and unreceipted, so resuming it does not count them as missed.
+    if (s.paused) return deps.store.progress(s.id, { checkedThrough: due.at(-1)! });
     for (const d of decideDue(due, now, s)) {
       const runId = newId("run");
       const won = await deps.store.claim({
