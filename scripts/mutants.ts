@@ -4935,4 +4935,131 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #33 schedules
+  ...m(
+    "apps/gateway/src/schedules/scheduler.ts",
+    ["apps/gateway/src/schedules/scheduler.test.ts", "apps/gateway/src/schedules/two-gateways.test.ts"],
+    [
+      [
+        "schedules-occurrence-run-twice",
+        "if (!won) continue; // another gateway took it",
+        "// another gateway took it",
+        "a gateway that lost an occurrence's claim runs it anyway (two gateways run it twice)",
+      ],
+      [
+        "schedules-failure-no-backoff",
+        "backoffUntil: finishedAt + backoffAfter(failures),",
+        "backoffUntil: null,",
+        "a failing schedule retries at every occurrence (no backoff)",
+      ],
+      [
+        "schedules-no-alert",
+        "if (failures === ALERT_AFTER_FAILURES)",
+        "if (failures === ALERT_AFTER_FAILURES + 100)",
+        "the creator is never alerted after failures in a row",
+      ],
+      [
+        "schedules-paused-fires",
+        "if (s.paused) return deps.store.progress(s.id, { checkedThrough: due.at(-1)! });",
+        "",
+        "a paused schedule keeps firing",
+      ],
+      [
+        "schedules-done-without-success",
+        "if (result.ok) {",
+        "if (result.ok || result.turnId) {",
+        "an occurrence whose turn did not answer is recorded as succeeded",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/schedules/missed.ts",
+    ["apps/gateway/src/schedules/scheduler.test.ts"],
+    [
+      [
+        "schedules-missed-skip-runs",
+        'policy.missed === "all" ? inGrace : policy.missed === "once" && onTime.length === 0 ? inGrace.slice(-1) : []',
+        'policy.missed !== "once" ? inGrace : policy.missed === "once" && onTime.length === 0 ? inGrace.slice(-1) : []',
+        "missed occurrences run after downtime under the skip policy",
+      ],
+      [
+        "schedules-missed-once-runs-all",
+        "inGrace.slice(-1)",
+        "inGrace",
+        "policy once catches up every missed occurrence, not the newest",
+      ],
+      [
+        "schedules-grace-ignored",
+        "else if (late > policy.graceMs)",
+        "else if (late > policy.graceMs * 1000)",
+        "an occurrence missed past the grace window still runs",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/schedules/sqlite/store.ts",
+    ["apps/gateway/src/schedules/sqlite/store.test.ts", "apps/gateway/src/schedules/two-gateways.test.ts"],
+    [
+      [
+        "schedules-sqlite-claim-always-wins",
+        ".changes > 0\n      );",
+        ".changes >= 0\n      );",
+        "every claim of an occurrence wins on SQLite (no idempotency key)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/schedules/postgres/store.ts",
+    ["apps/gateway/src/schedules/postgres/store.test.ts", "apps/gateway/src/schedules/two-gateways.test.ts"],
+    [
+      [
+        "schedules-pg-claim-always-wins",
+        "ON CONFLICT (schedule_id, at) DO NOTHING RETURNING at`;\n      return rows.length > 0;",
+        "ON CONFLICT (schedule_id, at) DO NOTHING RETURNING at`;\n      return rows.length >= 0;",
+        "every claim of an occurrence wins on PostgreSQL (no idempotency key)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/schedules/ceiling.ts",
+    ["apps/gateway/src/schedules/reminder.e2e.test.ts"],
+    [
+      [
+        "schedules-ceiling-open",
+        'if (!ceiling || path.startsWith("$") || ceiling.some((p) => matchToolPattern(p, path))) return undefined;',
+        "return undefined;",
+        "a scheduled run calls a tool outside its ceiling",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/chat/conversations.ts",
+    ["apps/gateway/src/schedules/reminder.e2e.test.ts"],
+    [
+      [
+        "schedules-card-not-to-approver-dms",
+        'if (request.requestedBy?.startsWith("schedule:")) return false;',
+        "",
+        "a scheduled run's approval card reaches no approver's DM (only the conversation nobody watches)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/schedules/tools.ts",
+    ["apps/gateway/src/schedules/service.test.ts", "apps/gateway/src/schedules/reminder.e2e.test.ts"],
+    [
+      [
+        "schedules-create-auto",
+        'approval: "required",\n      args: z.object(scheduleInputShape),',
+        'approval: "auto",\n      args: z.object(scheduleInputShape),',
+        "the model creates a schedule without a person's approval",
+      ],
+      [
+        "schedules-card-no-next-times",
+        '`Next fire times: ${next.length ? next.map((t) => formatInZone(t, d.timeZone)).join("; ") : "none"}`,',
+        "",
+        "the creation card does not show the next fire times",
+      ],
+    ],
+  ),
 ];

@@ -9,6 +9,7 @@ import {
 import { createSecretRegistry, type SecretRegistry } from "@openassistant/core/receipts";
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
 import { createHookSet } from "@openassistant/core/hooks";
+import { scheduleToolBinding, scheduleToolsEntry, type ScheduleToolBinding } from "./schedules/tools.ts";
 import { flattenToolTree } from "@openassistant/core/tools";
 import { WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
@@ -28,6 +29,8 @@ export interface LoadedGatewayConfig {
   readonly config: LoadedConfig<GatewayConfig>;
   /** Every credential read so far (config, plugin configs, MCP logins); the gateway adds its own. */
   readonly secrets: SecretRegistry;
+  /** #33: `tools.schedules.*` in the loaded tree, bound by the gateway once its stores are open. */
+  readonly scheduleTools?: ScheduleToolBinding;
 }
 
 /**
@@ -146,8 +149,11 @@ export async function loadGatewaySettings(
   const { declaredPerSnippet } = await import("./tools-source.ts");
   const declarationCache = openDeclarationCache(declarationCacheFile(dataDir));
   const log = opts.log;
+  const scheduleTools = scheduleToolBinding();
   const registry = createToolRegistry({
     config: loaded,
+    // #33: the gateway's own `tools.schedules.*` (schedules/tools.ts).
+    bundled: [scheduleToolsEntry(scheduleTools)],
     // The gateway re-reads the config on every reload: tool keys apply, the others are named as needing a restart.
     reloadConfig: opts.watch === true,
     env,
@@ -202,7 +208,7 @@ export async function loadGatewaySettings(
     subscribe: (fn) => registry.subscribe((s) => fn(toSnapshot(s))),
     close: stopWatching,
   };
-  return { settings, tools, diagnostics: loaded.warnings, config: loaded, secrets };
+  return { settings, tools, diagnostics: loaded.warnings, config: loaded, secrets, scheduleTools };
 }
 
 /** For commands that use no tools (receipts): the empty tree, without importing TypeScript to declare it. */

@@ -8,10 +8,12 @@ import {
 import type { z } from "zod";
 import { modelConfigSchema } from "./model/config-schema.ts";
 import { clientsConfigSchema } from "./clients/config-schema.ts";
+import { schedulesConfigSchema } from "./schedules/input.ts";
 import { SURFACES, surfaceConfigShape } from "./surfaces/registry.ts";
 import type { SurfaceDefinition } from "./surfaces/surface.ts";
 
-const gatewaySections = () => withConfigSections({ model: modelConfigSchema, clients: clientsConfigSchema });
+const gatewaySections = () =>
+  withConfigSections({ model: modelConfigSchema, clients: clientsConfigSchema, schedules: schedulesConfigSchema });
 
 /** The gateway's config with every default applied; each surface reads its own section (by its id). */
 export type GatewayConfig = z.output<ReturnType<typeof gatewaySections>> & { readonly [surface: string]: unknown };
@@ -21,6 +23,8 @@ export function gatewayConfigSchema(surfaces: readonly SurfaceDefinition[] = SUR
   return withConfigSections({
     model: modelConfigSchema,
     clients: clientsConfigSchema,
+    // #33: `schedules` (schedules/input.ts): each with a stable id.
+    schedules: schedulesConfigSchema,
     ...surfaceConfigShape(surfaces),
   }) as unknown as ConfigSchema<GatewayConfig>;
 }

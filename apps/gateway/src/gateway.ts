@@ -40,6 +40,10 @@ export interface GatewayOptions {
   readonly watchTools?: boolean;
   /** Config already loaded by the caller (the CLI prints its tool table before starting). */
   readonly loaded?: LoadedGatewayConfig;
+  /** #33: the schedules' clock (tests move it and call `schedules.tick()`); default: the wall clock, ticking every second. */
+  readonly clock?: { now(): number };
+  /** #33: offer `tools.schedules.*` beside a fixed `tools` tree (with a loaded config they are always offered). */
+  readonly scheduleTools?: boolean;
   /** Operator-facing log lines (diagnostics, shutdown); default: none. */
   readonly log?: (line: string) => void;
 }
@@ -76,6 +80,8 @@ export interface Gateway {
    */
   resumeInterrupted(): Promise<import("./runs/resume.ts").ResumeReport[]>;
   /** Turns in progress. */
+  /** #33: the schedules: their service (create, list, pause, remove) and the scheduler's tick. */
+  readonly schedules: import("./schedules/gateway-schedules.ts").GatewaySchedules;
   readonly activeTurns: number;
   /** Resolves once the typechecker's process is warm as well (a first check before that waits for it). */
   readonly warm: Promise<void>;

@@ -26,7 +26,7 @@ describe("a spec of more than 10,000 operations in the gateway", () => {
     );
     const gateway = await startProjectGateway(dir, api.url);
     try {
-      expect(gateway.tools().count).toBe(10_005 + 2); // the operations, $search and $describe
+      expect(gateway.tools().count).toBe(10_005 + 2 + 3); // the operations, $search and $describe, tools.schedules.*
       expect(gateway.tools().diagnostics).toEqual([]);
       api.script([
         toolUseTurn({

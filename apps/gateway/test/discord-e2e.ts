@@ -5,7 +5,7 @@
 import { defineTool, z, type ToolTree } from "@openassistant/sdk";
 import { textTurn, toolUseTurn, type RecordedRequest, type ScriptedTurn } from "@openassistant/testkit";
 import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from "@openassistant/testkit";
-import { startHarness, type Harness } from "./harness.ts";
+import { startHarness, type Harness, type HarnessOptions } from "./harness.ts";
 import type { GatewaySettings } from "../src/settings.ts";
 import { startDiscordSurface, type DiscordSurface, type DiscordSurfaceOptions } from "../src/surfaces/discord/index.ts";
 import type { DiscordSurfaceConfig } from "../src/surfaces/discord/surface-config.ts";
@@ -145,6 +145,8 @@ export async function startDiscordE2E(
     fake?: FakeDiscordOptions;
     /** Options for the surface (e.g. `refusalWindowMs: 0` so every refusal is sent). */
     surface?: Partial<DiscordSurfaceOptions>;
+    /** Gateway options the harness passes on (#33: the schedules' clock and tools). */
+    gateway?: HarnessOptions["gateway"];
     /** Runs on the seeded fake before the bot connects (create roles, members…); returns config to add. */
     setup?: (
       fake: FakeDiscord,
@@ -153,7 +155,11 @@ export async function startDiscordE2E(
   } = {},
 ): Promise<DiscordE2E> {
   const ran: Array<{ what: string; at: number }> = [];
-  const h = await startHarness({ tools: opts.tools ?? notesTools(ran), settings: opts.settings });
+  const h = await startHarness({
+    tools: opts.tools ?? notesTools(ran),
+    settings: opts.settings,
+    ...(opts.gateway ? { gateway: opts.gateway } : {}),
+  });
   const fake = await startFakeDiscord({ heartbeatIntervalMs: 250, ...opts.fake });
   const d = fake.defaults!;
   const bob = fake.createUser({ username: "bob" }).id as string;

@@ -16,7 +16,7 @@ import type { ModelTarget, ToolCallMode } from "../src/model/provider.ts";
 import { openAuthStore } from "../src/auth/store.ts";
 import type { AuthProfileType } from "../src/auth/types.ts";
 import { createTypechecker, type Typechecker } from "@openassistant/core/codemode";
-import { createGateway, type Gateway } from "../src/gateway.ts";
+import { createGateway, type Gateway, type GatewayOptions } from "../src/gateway.ts";
 import type { GatewaySettings } from "../src/settings.ts";
 
 export { terminalStreams } from "./terminal-streams.ts";
@@ -92,6 +92,8 @@ export interface HarnessOptions {
     /** With `primary`: the configured fallbacks after it. */
     readonly fallbacks?: readonly ModelTarget[];
   };
+  /** #33: the schedules' controllable clock, and `tools.schedules.*` beside the fixed tree. */
+  readonly gateway?: Pick<GatewayOptions, "clock" | "scheduleTools">;
 }
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";
@@ -150,6 +152,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       tools,
       configDir,
       typechecker: sharedChecker,
+      ...options.gateway,
       settings: {
         anthropic: { baseURL: api.url, profileOrder: options.profiles?.map((p) => `anthropic:${p.name}`) },
         approvalTimeoutMs: 30_000,

@@ -33,6 +33,7 @@ test("db status shows each store behind, db migrate applies them, then status is
     "approvals  database 1  openassistant 1  current",
     "sessions  database 1  openassistant 1  current",
     "console  database 1  openassistant 1  current",
+    "schedules  database 1  openassistant 1  current",
     "discord  database 2  openassistant 2  current",
   ]);
   expect(after.code).toBe(0);

@@ -62,7 +62,7 @@ describe("openassistant doctor (real subprocesses)", () => {
     });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("✗ discord: discord.token does not look like a bot token");
-    expect(r.stdout).toMatch(/[✗⚠] tools: 4 loaded, \d+ problem/); // the built-in tools.workspace.*
+    expect(r.stdout).toMatch(/[✗⚠] tools: 7 loaded, \d+ problem/); // the built-in tools.workspace.* and tools.schedules.*
     expect(r.stdout).toContain("broken");
   }, 15_000);
 });
@@ -261,7 +261,7 @@ describe("doctor catches the mistakes people make (real subprocesses)", () => {
     const doctor = await cli(["doctor"], { cwd: dir, env: KEY });
     expect(doctor.stdout).toContain("✓ config");
     expect(doctor.stdout).toContain("VAULT_TOKEN_UNSET");
-    expect(doctor.stdout).toMatch(/tools: 5 loaded, 1 problem/); // clock + the built-in tools.workspace.*
+    expect(doctor.stdout).toMatch(/tools: 8 loaded, 1 problem/); // clock + the built-in tools.workspace.* and tools.schedules.*
     const receipts = await cli(["receipts"], { cwd: dir });
     expect(receipts.stderr).not.toContain("VAULT_TOKEN_UNSET");
     const start = await cli(["start"], { cwd: dir, env: KEY });

@@ -37,13 +37,13 @@ export const tools = {
 test("plugins list and start count the same tools with the same words", async () => {
   const dir = project(PLUGIN);
   const list = await cli(["plugins", "list"], { cwd: dir });
-  // clock, my_plugin.a, my_plugin.b and the built-in tools.workspace.* (4); "off" is disabled.
-  expect(list.stdout).toContain("7 tools available to the model.");
+  // clock, my_plugin.a, my_plugin.b, the built-in tools.workspace.* (4) and tools.schedules.* (3); "off" is disabled.
+  expect(list.stdout).toContain("10 tools available to the model.");
   const api = await startFakeAnthropic();
   const { proc, out } = startGatewayProcess({ cwd: dir, apiUrl: api.url });
   try {
     await out.waitFor(/Ready in \d+ ms/, 20_000);
-    expect(out.text).toContain("7 tools available to the model.");
+    expect(out.text).toContain("10 tools available to the model.");
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
   } finally {

@@ -34,6 +34,10 @@ export const main = defineCommand({
     runs: lazyCommand("Runs left pending by a stopped gateway: `runs list --pending`, `runs cancel <run id>`", () =>
       import("./commands/runs.ts").then((m) => m.runsCommand),
     ),
+    schedules: lazyCommand(
+      "Schedules: `schedules list`, `schedules add --name … --cron …`, `schedules pause|resume|remove <id>`",
+      () => import("./commands/schedules.ts").then((m) => m.schedulesCommand),
+    ),
     db: lazyCommand("The PostgreSQL database of storage.url: schema `status`, `migrate`", () =>
       import("./commands/db.ts").then((m) => m.dbCommand),
     ),

@@ -61,6 +61,6 @@ test("plugins list and doctor list an MCP server's and an OpenAPI spec's tools, 
     cwd: dir,
     env: { ANTHROPIC_API_KEY: "sk-ant-api03-doctor-test-0000000000", OPENASSISTANT_ANTHROPIC_BASE_URL: api.url },
   });
-  expect(doctor.stdout).toContain("✓ tools: 6 loaded");
+  expect(doctor.stdout).toContain("✓ tools: 9 loaded");
   expect(doctor.code).toBe(0);
 }, 40_000);

@@ -4,7 +4,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { GatewaySettings } from "../settings.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 import { consoleApproverCheck } from "./approvers.ts";
-import { createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
+import { createConsoleRoutes, type ConsoleDeps as ConsoleRoutesDeps, type ConsoleRoutes } from "./routes.ts";
 import type { RunCodeStore } from "./run-code.ts";
 import type { RunControl } from "../runs/operator-control.ts";
 import { createSigner, loadConsoleKey } from "./signing.ts";
@@ -23,6 +23,8 @@ export interface ConsoleOptions {
   readonly runCode: RunCodeStore;
   /** Pending runs and cancelling the ones this gateway does not run (`createRunControl`). */
   readonly runs: RunControl;
+  /** #33: the schedules the console lists. */
+  readonly schedules?: ConsoleRoutesDeps["schedules"];
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
   readonly tools: () => ToolSnapshot;
@@ -61,6 +63,7 @@ export function createConsole(o: ConsoleOptions): GatewayConsole {
     baseUrl,
     runCode,
     runs: o.runs,
+    ...(o.schedules ? { schedules: o.schedules } : {}),
   });
   return {
     ...routes,

@@ -14,6 +14,8 @@ import { messagePage, signedInPage, type Viewer } from "./pages/layout.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { PENDING_NOTICES, pendingRunsPage, type PendingNotice } from "./pages/pending-runs.ts";
 import { RULE_NOTICES, rulesPage, type RuleNotice } from "./pages/rules.ts";
+import { scheduleHistoryPage, schedulesPage } from "./pages/schedules.ts";
+import type { Schedules } from "../schedules/service.ts";
 import { runPage } from "./pages/run.ts";
 import { runsPage, runsTable, type RunsQuery } from "./pages/runs.ts";
 import { toolsPage, type ToolRow } from "./pages/tools.ts";
@@ -51,6 +53,8 @@ export interface ConsoleDeps {
   readonly runCode: RunCodeStore;
   /** Pending runs and cancelling those no process of this gateway runs (#30). */
   readonly runs: RunControl;
+  /** #33: the schedules page and each schedule's history. */
+  readonly schedules?: Pick<Schedules, "list" | "get" | "history">;
   readonly now?: () => number;
   readonly keepAliveMs?: number;
 }
@@ -301,6 +305,12 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     );
   }
 
+  async function scheduleRoute(id: string, operator: string): Promise<Response> {
+    const s = await d.schedules?.get(id);
+    if (!s) return page(messagePage("No such schedule", `There is no schedule ${id}.`, await viewer(operator)), 404);
+    return page(scheduleHistoryPage(await viewer(operator), s, await d.schedules!.history(id)));
+  }
+
   async function rulesRoute(url: URL, operator: string): Promise<Response> {
     const n = url.searchParams.get("notice");
     const notice = n && Object.hasOwn(RULE_NOTICES, n) ? (n as RuleNotice) : undefined;
@@ -381,6 +391,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
       }
       return cancel(req, operator, runId);
     }
+    const schedule = /^\/console\/schedules\/([A-Za-z0-9_-]+)$/.exec(path);
+    if (schedule && req.method === "GET") return scheduleRoute(schedule[1]!, operator);
     const decision = /^\/console\/approvals\/([^/]+)\/(approve|deny)$/.exec(path);
     if (decision && req.method === "POST") {
       let callId: string;
@@ -405,6 +417,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         const data = await d.receipts.overview(isPeriod(p) ? p : DEFAULT_PERIOD, now());
         return page(overviewPage(await viewer(operator), data, d.redact));
       }
+      case "/console/schedules":
+        return page(schedulesPage(await viewer(operator), (await d.schedules?.list()) ?? []));
       case "/console/rules":
         return rulesRoute(url, operator);
       case "/console/pending":

@@ -94,6 +94,30 @@ export type GatewayEvent =
       readonly summaryText: string;
       readonly unverified: boolean;
     }
+  | {
+      /** #33: a schedule's occurrence ran a turn in its conversation; its answer, for the surface of the session to deliver. */
+      readonly type: "turn.scheduled";
+      readonly turnId: string;
+      readonly sessionId: string;
+      readonly sessionKey: string;
+      readonly surface: string;
+      readonly scheduleId: string;
+      readonly scheduleName: string;
+      readonly text: string;
+      readonly summary: ActivitySummary;
+      readonly summaryText: string;
+      readonly unverified: boolean;
+    }
+  | {
+      /** #33: a schedule failed `ALERT_AFTER_FAILURES` times in a row: its creator is told, in its conversation. */
+      readonly type: "schedule.alert";
+      readonly scheduleId: string;
+      readonly sessionKey: string;
+      readonly surface: string;
+      /** Who created the schedule (`discord:<id>`, `cli`, `config`). */
+      readonly createdBy: string;
+      readonly text: string;
+    }
   | { readonly type: "error"; readonly turnId?: string; readonly code: string; readonly message: string };
 
 /** Why a turn ended. */

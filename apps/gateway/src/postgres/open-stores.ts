@@ -8,6 +8,8 @@ import {
 } from "@openassistant/core/receipts";
 import { createPgRunCodeStore } from "../console/postgres/run-code.ts";
 import type { RunCodeStore } from "../console/run-code.ts";
+import { createPgScheduleStore } from "../schedules/postgres/store.ts";
+import type { ScheduleStore } from "../schedules/store.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import { createPgSessionStore } from "../sessions/postgres/store.ts";
 
@@ -18,9 +20,11 @@ export interface PostgresStores {
   readonly sessions: SessionStore;
   /** The console's code of each run. */
   readonly runCode: RunCodeStore;
+  /** #33: schedules and their occurrences. */
+  readonly schedules: ScheduleStore;
   /** The connection pool the stores share (surfaces open their own stores on it). */
   readonly sql: Postgres;
-  /** Each store's schema version after migrating (`receipts`, `approvals`, `sessions`, `console`). */
+  /** Each store's schema version after migrating (`receipts`, `approvals`, `sessions`, `console`, `schedules`). */
   readonly versions: ReadonlyMap<string, number>;
   /** Commits staged receipts, then closes the connections. */
   close(): Promise<void>;
@@ -53,12 +57,14 @@ export async function openPostgresStores(
     const receipts = await openPostgresReceipts(sql, { keyDir: options.keyDir, secrets: options.secrets });
     const approvals = await openPostgresApprovals(sql);
     const runCode = await createPgRunCodeStore(sql, options.log);
+    const schedules = await createPgScheduleStore(sql);
     const versions = await schemaVersions(sql);
     return {
       receipts,
       approvals,
       sessions,
       runCode,
+      schedules,
       sql,
       versions,
       async close() {

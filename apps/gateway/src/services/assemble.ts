@@ -40,6 +40,10 @@ import { cutOffTurns, runsOfCutOffTurn } from "../runs/cut-off-turns.ts";
 import { createRunControl } from "../runs/operator-control.ts";
 import { pendingRuns } from "../runs/pending.ts";
 import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
+import { createHookSet } from "@openassistant/core/hooks";
+import { withCeilings } from "../schedules/ceiling.ts";
+import { openGatewaySchedules } from "../schedules/gateway-schedules.ts";
+import { scheduleToolBinding } from "../schedules/tools.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { openClientSessions } from "../clients/assemble.ts";
 import { toolsForSession } from "../clients/session-tools.ts";
@@ -105,11 +109,16 @@ function openGateway(
       ...options.settings,
       turn: { ...base.turn, ...options.settings?.turn },
     };
+    // #33: `tools.schedules.*`, bound to the schedules once the stores are open (below).
+    const scheduleTools = loaded?.scheduleTools ?? (options.scheduleTools ? scheduleToolBinding() : undefined);
     const toolSource: ToolSource = yield* resource(
       "tool sources",
       () =>
         options.tools
-          ? staticToolSource(options.tools, openDeclarationCache(declarationCacheFile(settings.dataDir)))
+          ? staticToolSource(
+              options.scheduleTools && scheduleTools ? { ...options.tools, ...scheduleTools.tree } : options.tools,
+              openDeclarationCache(declarationCacheFile(settings.dataDir)),
+            )
           : loaded!.tools,
       async (source) => {
         source.close();
@@ -122,7 +131,11 @@ function openGateway(
     // #29: a critical plugin that did not load stops the start (hooks/gateway-hooks.ts).
     yield* attempt(() => refuseWithoutCriticalPlugins(toolSource));
     // Runs read the hooks like their tools (a snapshot that cannot be built fails the run, never skips a hook).
-    const hooks = () => toolSource.current().hooks;
+    // #33: each schedule's tool ceiling is the first tool.before hook (schedules/ceiling.ts).
+    const ceilings = new Map<string, readonly string[] | undefined>();
+    const withScheduleCeilings = withCeilings(ceilings);
+    const noHooks = createHookSet([]);
+    const hooks = () => withScheduleCeilings(toolSource.current().hooks ?? noHooks);
     const rolesOf = rolesFrom(settings);
 
     const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
@@ -305,6 +318,26 @@ function openGateway(
       }),
     });
 
+    // #33: the config's schedules declared, the scheduler started; its fires are turns of `conversations`.
+    const schedules = yield* resource(
+      "schedules",
+      () =>
+        openGatewaySchedules({
+          store: stores.schedules,
+          receipts,
+          sessions,
+          conversations,
+          events,
+          ...(options.clock ? { clock: options.clock } : {}),
+          ceilings,
+          config: loaded?.config.config.schedules ?? [],
+          log,
+        }),
+      (s) => s.close(life.reason),
+      log,
+    );
+    scheduleTools?.bind({ schedules: schedules.service, sessions, receipts });
+
     const surfacesOut = yield* httpAndConsole({
       settings,
       stores,
@@ -316,6 +349,7 @@ function openGateway(
         leftAtStart: leftPending.map((r) => r.runId),
         resumed: resumable.map((r) => r.run.runId),
       }),
+      schedules: schedules.service,
       events,
       toolSource,
       redact,
@@ -390,9 +424,12 @@ function openGateway(
       resuming.abort(reason);
       // New messages are refused from the first moment; the gateway.stop hooks run while the turns
       // in progress are cancelled and record their outcome.
+      // #33: no occurrence fires from here on; fires in progress are cancelled with the turns.
+      const schedulesClosed = schedules.close(reason);
       const turnsClosed = conversations.close(reason, SHUTDOWN_GRACE_MS);
       await gatewayHook(observerHooks(toolSource)(), "gateway.stop");
       await turnsClosed;
+      await schedulesClosed;
       // Everything above, in reverse: HTTP and console, approvals, runner, checker and pool,
       // the stores (the database last of them), tool sources, the early processes.
       await Effect.runPromise(Scope.close(scope, Exit.void));
@@ -421,6 +458,7 @@ function openGateway(
       hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,
       handleMessage: conversations.handleMessage,
       resumeInterrupted,
+      schedules,
       get activeTurns() {
         return conversations.activeTurns;
       },

@@ -2,7 +2,7 @@ import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { SecretRegistry } from "@openassistant/core/receipts";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
-import { createConsole, type GatewayConsole } from "../console/index.ts";
+import { type ConsoleOptions, createConsole, type GatewayConsole } from "../console/index.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayHttp } from "../gateway.ts";
 import { startHttpApi } from "../http/server.ts";
@@ -20,6 +20,8 @@ export function httpAndConsole(o: {
   readonly stores: GatewayStores;
   readonly approvals: ApprovalBroker;
   readonly runs: RunControl;
+  /** #33: what the console lists of the schedules. */
+  readonly schedules?: ConsoleOptions["schedules"];
   readonly events: EventBus;
   readonly toolSource: ToolSource;
   readonly redact: (text: string) => string;
@@ -42,6 +44,7 @@ export function httpAndConsole(o: {
           receipts: o.stores.receipts,
           runCode: o.stores.runCode,
           runs: o.runs,
+          ...(o.schedules ? { schedules: o.schedules } : {}),
           approvals: o.approvals,
           events: o.events,
           tools: () => o.toolSource.current(),

@@ -2,6 +2,7 @@ import type { ApprovalRuleStore, ApprovalStore } from "@openassistant/core/appro
 import type { Database } from "@openassistant/core/db";
 import type { ReceiptLog, ReceiptReader, SecretRegistry } from "@openassistant/core/receipts";
 import type { RunCodeStore } from "../console/run-code.ts";
+import type { ScheduleStore } from "../schedules/store.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { SurfaceStoreBackends } from "../surfaces/port.ts";
 
@@ -39,6 +40,8 @@ export interface GatewayStores {
   /** `shared`: other gateways may use the same store (the broker's `shared` option). */
   readonly approvals: { readonly store: ApprovalStore; readonly rules: ApprovalRuleStore; readonly shared?: boolean };
   readonly sessions: SessionStore;
+  /** #33: schedules and their occurrences (one row per occurrence, shared by every gateway of the database). */
+  readonly schedules: ScheduleStore;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-export type { Receipt, ReceiptQuery } from "./types.ts";
+export type { Receipt, ReceiptDraft, ReceiptQuery } from "./types.ts";
 export type { Conversation, ReceiptLog, ReceiptReader, RunRow, RunTurn } from "./port.ts";
 export { DEFAULT_PERIOD, isPeriod, OUTCOMES, PERIODS, type Overview, type Period } from "./overview.ts";
 export { openSqliteReceipts } from "./sqlite/ports.ts";

@@ -48,6 +48,7 @@ describe("init / tools create / plugins list (real subprocesses)", () => {
       "clock:loaded",
       "github_issues:loaded",
       "workspace:loaded", // the gateway's own tools.workspace.*, listed as start counts them
+      "schedules:loaded", // #33: the gateway's own tools.schedules.*
     ]);
     expect(parsed.diagnostics[0]).toMatchObject({ level: "error", id: "broken" });
     expect(parsed.diagnostics[0].hint).toContain("export default defineTool");

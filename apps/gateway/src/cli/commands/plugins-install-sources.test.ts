@@ -89,7 +89,7 @@ describe("plugins list → the command it names → plugins install, for every k
     expect(install.stdout).not.toContain("up to date");
 
     const after = await cli(["plugins", "list"], { cwd: dir, env: e });
-    expect(after.stdout).toContain("8 tools available to the model."); // 4 + the built-in tools.workspace.*
+    expect(after.stdout).toContain("11 tools available to the model."); // 4 + the built-in tools.workspace.* and tools.schedules.*
     expect(after.code).toBe(0);
     for (const id of ["my_plugin", "ws_plugin", "oa_tar_plugin", "oa_git_plugin"])
       expect(after.stdout).toContain(`tools.${id}.pad  [auto]`);

@@ -4,6 +4,7 @@ import { loadGatewayConfig } from "../../config-schema.ts";
 import { workspaceDir } from "@openassistant/core/config";
 import { ensureWorkspaceDependencies } from "@openassistant/core/plugins";
 import { loadTools } from "@openassistant/core/plugins";
+import { scheduleToolBinding, scheduleToolsEntry } from "../../schedules/tools.ts";
 import { closeSourceKinds, SOURCE_KINDS } from "@openassistant/core/sources";
 import { installNpmPlugins } from "@openassistant/core/plugins";
 import { resolvePolicy } from "@openassistant/core/policy";
@@ -102,6 +103,8 @@ const listCommand = defineCommand({
           log: () => {},
           // With the gateway's own tools (tools.workspace.*): the count is the one `start` prints. No reload: listing never writes.
           host: {},
+          // #33: and the gateway's tools.schedules.* (listed, never run here).
+          bundled: [scheduleToolsEntry(scheduleToolBinding())],
         });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);

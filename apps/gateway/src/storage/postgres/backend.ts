@@ -40,6 +40,7 @@ export const postgresStorage: StorageBackend = {
       },
       sessions: stores.sessions,
       runCode: stores.runCode,
+      schedules: stores.schedules,
       openSurfaceStore(backends) {
         if (!backends.postgres)
           throw new Error(

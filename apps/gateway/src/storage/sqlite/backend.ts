@@ -3,6 +3,7 @@ import { openSqliteApprovals } from "@openassistant/core/approvals";
 import { hasTable, openDatabase, probeWritable } from "@openassistant/core/db";
 import { openSqliteReceipts } from "@openassistant/core/receipts";
 import { createRunCodeStore } from "../../console/sqlite/run-code.ts";
+import { createSqliteScheduleStore } from "../../schedules/sqlite/store.ts";
 import { createSessionStore } from "../../sessions/sqlite/store.ts";
 import type { GatewayStores, ReceiptsOnly, StorageBackend, StorageOptions } from "../backend.ts";
 
@@ -54,6 +55,7 @@ async function openSqliteStorage(options: StorageOptions): Promise<GatewayStores
       approvals,
       sessions,
       runCode: createRunCodeStore(db),
+      schedules: createSqliteScheduleStore(db),
       openSurfaceStore: (backends) => backends.sqlite(db),
       close: closing(db, async () => {
         await receipts.close();

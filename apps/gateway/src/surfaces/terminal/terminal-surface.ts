@@ -143,6 +143,18 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         write(formatAnswer({ ...event, runIds: event.runId ? [event.runId] : [] }));
         showPrompt();
         break;
+      case "turn.scheduled":
+        // #33: a schedule ran a turn in this conversation.
+        if (event.surface !== "terminal") break;
+        write(`(schedule "${event.scheduleName}" ran)`);
+        write(formatAnswer({ ...event, runIds: [] }));
+        showPrompt();
+        break;
+      case "schedule.alert":
+        if (event.surface !== "terminal") break;
+        write(`⚠ ${event.text}`);
+        showPrompt();
+        break;
     }
   };
   const unsubscribe = gateway.events.subscribe(onEvent);

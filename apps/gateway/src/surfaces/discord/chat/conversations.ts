@@ -78,6 +78,8 @@ export function createConversations(deps: {
 
   /** False when the requester of this (our) approval cannot decide it: approvers must be told elsewhere. */
   function requesterIsApprover(request: ApprovalRequest): boolean {
+    // #33: a schedule's run has nobody at the keyboard: its cards go to the approvers' DMs too.
+    if (request.requestedBy?.startsWith("schedule:")) return false;
     return (
       runRequesterApproves.get(request.runId) ??
       (request.sessionId ? sessionRequesterApproves.get(request.sessionId) : undefined) ??

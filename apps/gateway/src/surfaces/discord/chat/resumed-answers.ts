@@ -2,6 +2,7 @@ import type { Client } from "discord.js";
 import { safely, type SurfaceLog } from "../logger.ts";
 import { fitMessage } from "../render/fit.ts";
 import { renderActivity } from "../render/render-summary.ts";
+import type { GatewayEvent } from "../../../events/types.ts";
 import type { SurfacePort } from "../../port.ts";
 import { answerMessages } from "./conversations.ts";
 
@@ -28,17 +29,12 @@ export function placeOfSessionKey(key: string): ConversationPlace | undefined {
  */
 export function deliverResumedAnswers(client: Client, gateway: SurfacePort, log: SurfaceLog): () => void {
   return gateway.events.subscribe((e) => {
+    // #33: a scheduled turn's answer and a failing schedule's alert go to its conversation the same way.
+    if (e.type === "turn.scheduled" || e.type === "schedule.alert") return deliverScheduled(client, gateway, log, e);
     if (e.type !== "turn.resumed" || e.surface !== "discord") return;
     const what = e.runId ? `resumed run ${e.runId}` : "a turn cut off by a restart";
     void safely(log, `sending the answer of ${what} (${e.sessionKey})`, async () => {
-      const place = placeOfSessionKey(e.sessionKey);
-      if (!place) throw new Error(`the session key ${e.sessionKey} names no Discord conversation`);
-      const channel =
-        "dmUser" in place
-          ? await (await client.users.fetch(place.dmUser)).createDM()
-          : await client.channels.fetch(place.channelId);
-      if (!channel || !("send" in channel) || typeof channel.send !== "function")
-        throw new Error(`the conversation of ${e.sessionKey} cannot be written to`);
+      const channel = await conversationChannel(client, e.sessionKey);
       for (const part of answerMessages(
         e.text,
         renderActivity(e.summary, e.unverified, gateway.receiptLink),
@@ -46,5 +42,42 @@ export function deliverResumedAnswers(client: Client, gateway: SurfacePort, log:
       ))
         await channel.send(fitMessage(part));
     });
+  });
+}
+
+/** The channel a session key names (a DM opened when needed); throws saying why it cannot be written to. */
+async function conversationChannel(client: Client, sessionKey: string) {
+  const place = placeOfSessionKey(sessionKey);
+  if (!place) throw new Error(`the session key ${sessionKey} names no Discord conversation`);
+  const channel =
+    "dmUser" in place
+      ? await (await client.users.fetch(place.dmUser)).createDM()
+      : await client.channels.fetch(place.channelId);
+  if (!channel || !("send" in channel) || typeof channel.send !== "function")
+    throw new Error(`the conversation of ${sessionKey} cannot be written to`);
+  return channel;
+}
+
+/** #33: a scheduled turn's answer (with its activity block), or a failing schedule's alert mentioning its creator. */
+function deliverScheduled(
+  client: Client,
+  gateway: SurfacePort,
+  log: SurfaceLog,
+  e: Extract<GatewayEvent, { type: "turn.scheduled" | "schedule.alert" }>,
+): void {
+  if (e.surface !== "discord") return;
+  void safely(log, `sending ${e.type} of schedule ${e.scheduleId} (${e.sessionKey})`, async () => {
+    const channel = await conversationChannel(client, e.sessionKey);
+    if (e.type === "schedule.alert") {
+      const creator = /^discord:(\d+)$/.exec(e.createdBy)?.[1];
+      await channel.send(fitMessage({ content: `${creator ? `<@${creator}> ` : ""}⚠️ ${e.text}` }));
+      return;
+    }
+    for (const part of answerMessages(
+      e.text,
+      renderActivity(e.summary, e.unverified, gateway.receiptLink),
+      e.unverified,
+    ))
+      await channel.send(fitMessage(part));
   });
 }

@@ -1,0 +1,136 @@
+import { newId } from "@openassistant/core/db";
+import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
+import { cutText } from "@openassistant/core/text";
+import type { Conversations } from "../conversations/service.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { SessionStore } from "../sessions/store.ts";
+import { scheduleRequester } from "./ceiling.ts";
+import type { configScheduleSchema } from "./input.ts";
+import { createScheduler, type Scheduler } from "./scheduler.ts";
+import { createSchedules, type Schedules } from "./service.ts";
+import type { ScheduleStore } from "./store.ts";
+import type { Schedule } from "./types.ts";
+import { describeWhen, formatInZone } from "./when.ts";
+import type { z } from "zod";
+
+/** How often the scheduler looks for due occurrences (its clock is read at each tick). */
+export const TICK_MS = 1_000;
+
+/** The schedules as the gateway runs them. */
+export interface GatewaySchedules {
+  readonly service: Schedules;
+  /** Runs one tick now (tests with a controllable clock drive it; the gateway's timer does otherwise). */
+  tick: Scheduler["tick"];
+  /** Resolves when every fire started so far has recorded its outcome. */
+  idle: Scheduler["idle"];
+  /** Stops the timer, aborts fires in progress and waits for their outcome. */
+  close(reason: string): Promise<void>;
+}
+
+export interface GatewaySchedulesDeps {
+  readonly store: ScheduleStore;
+  readonly receipts: ReceiptLog & ReceiptReader;
+  readonly sessions: Pick<SessionStore, "getOrCreate">;
+  readonly conversations: Pick<Conversations, "handleMessage">;
+  readonly events: Pick<EventBus, "emit">;
+  /** The scheduler's clock (default `Date.now`); with one given, nothing ticks by itself. */
+  readonly clock?: { now(): number };
+  /** Each schedule whose turn starts here gets its ceiling set (ceiling.ts reads it). */
+  readonly ceilings: Map<string, readonly string[] | undefined>;
+  readonly config: ReadonlyArray<z.infer<typeof configScheduleSchema>>;
+  readonly log: (line: string) => void;
+}
+
+/** The surface a session key belongs to (`discord:thread:1` → `discord`). */
+function surfaceOf(key: string): string {
+  return key.split(":")[0] || key;
+}
+
+/**
+ * What the model is told at an occurrence: the gateway's words (a schedule fired, which, when,
+ * created by whom), then the prompt the schedule was created with.
+ */
+export function scheduledText(s: Schedule, at: number): string {
+  if (!("prompt" in s.target)) return "";
+  return `(Scheduled: "${s.name}" (${s.id}, ${describeWhen(s.when)}), the occurrence of ${formatInZone(at, s.timeZone)}, created by ${s.createdBy}. Nobody is waiting at the keyboard: answer in this conversation; you may call only the tools this schedule allows.)\n\n${s.target.prompt}`;
+}
+
+/** Opens the schedules: declares the config's, starts the scheduler (and its timer, unless a clock is given). */
+export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<GatewaySchedules> {
+  const now = deps.clock ? () => deps.clock!.now() : Date.now;
+  const service = createSchedules({ store: deps.store, receipts: deps.receipts, now });
+  for (const line of await service.declareConfig(deps.config)) deps.log(`config: ${line}; that schedule is left out`);
+  const scheduler = createScheduler({
+    store: deps.store,
+    receipts: deps.receipts,
+    now,
+    gatewayId: newId("gw"),
+    async sessionOf(s) {
+      if (!("prompt" in s.target)) return undefined;
+      return (await deps.sessions.getOrCreate(s.target.conversation, surfaceOf(s.target.conversation))).id;
+    },
+    async fire({ schedule: s, at, signal }) {
+      if (!("prompt" in s.target)) throw new Error("abilities are not available in this build");
+      deps.ceilings.set(s.id, s.ceiling);
+      const key = s.target.conversation;
+      const outcome = await deps.conversations.handleMessage({
+        sessionKey: key,
+        surface: surfaceOf(key),
+        userId: scheduleRequester(s.id),
+        text: scheduledText(s, at),
+        signal,
+      });
+      const sessionId = (await deps.sessions.getOrCreate(key, surfaceOf(key))).id;
+      deps.events.emit({
+        type: "turn.scheduled",
+        turnId: outcome.turnId,
+        sessionId,
+        sessionKey: key,
+        surface: surfaceOf(key),
+        scheduleId: s.id,
+        scheduleName: s.name,
+        text: outcome.text,
+        summary: outcome.summary,
+        summaryText: outcome.summaryText,
+        unverified: outcome.unverified,
+      });
+      const ok = outcome.stopReason === "answered";
+      return {
+        turnId: outcome.turnId,
+        runIds: outcome.runIds,
+        ok,
+        ...(ok ? {} : { error: `the turn ended ${outcome.stopReason}: ${cutText(outcome.text, 300)}` }),
+      };
+    },
+    async alert(s, text) {
+      if (!("prompt" in s.target)) return;
+      const key = s.target.conversation;
+      deps.events.emit({
+        type: "schedule.alert",
+        scheduleId: s.id,
+        sessionKey: key,
+        surface: surfaceOf(key),
+        createdBy: s.createdBy,
+        text,
+      });
+      deps.log(`schedule ${s.id}: ${text}`);
+    },
+    log: deps.log,
+  });
+  const timer = deps.clock
+    ? undefined
+    : setInterval(
+        () => void scheduler.tick().catch((e: unknown) => deps.log(`schedules: tick failed: ${(e as Error).message}`)),
+        TICK_MS,
+      );
+  timer?.unref?.();
+  return {
+    service,
+    tick: () => scheduler.tick(),
+    idle: () => scheduler.idle(),
+    async close(reason) {
+      if (timer) clearInterval(timer);
+      await scheduler.close(reason);
+    },
+  };
+}
