@@ -57,8 +57,3 @@ export function defineAbility<TInputs extends z.ZodObject<z.ZodRawShape> = z.Zod
     );
   return Object.freeze({ ...options, _tag: "AbilityDefinition" as const });
 }
-
-/** Whether a value is what `defineAbility` returned. */
-export function isAbilityDefinition(value: unknown): value is AbilityDefinition {
-  return typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "AbilityDefinition";
-}

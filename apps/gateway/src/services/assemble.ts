@@ -46,6 +46,8 @@ import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
 import { storageFor } from "../storage/index.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
+import { withHostHooks } from "@openassistant/core/hooks";
+import { type GatewayAbilities, openGatewayAbilities } from "../abilities/gateway-abilities.ts";
 
 /** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -119,7 +121,12 @@ function openGateway(
     // #29: a critical plugin that did not load stops the start (hooks/gateway-hooks.ts).
     yield* attempt(() => refuseWithoutCriticalPlugins(toolSource));
     // Runs read the hooks like their tools (a snapshot that cannot be built fails the run, never skips a hook).
-    const hooks = () => toolSource.current().hooks;
+    // #32: with the abilities' own hooks (enforcement, status in the prompt), set once the runner exists.
+    let abilities: GatewayAbilities | undefined;
+    const hooks = () => {
+      const set = toolSource.current().hooks;
+      return abilities ? withHostHooks(set, abilities.hooks) : set;
+    };
     const rolesOf = rolesFrom(settings);
 
     const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
@@ -235,6 +242,21 @@ function openGateway(
       (r) => r.close({ reason: life.reason }),
       log,
     );
+    // #32: abilities (docs/abilities.md): their steps run on this runner; runs left running are resumed below.
+    abilities = openGatewayAbilities({
+      projectRoot: settings.projectRoot,
+      openStore: stores.openSurfaceStore,
+      runner,
+      receipts,
+      journal,
+      tools: () => toolSource.current().tree,
+      sessions,
+      events,
+      log,
+    });
+    const abilitySteps = abilities ? yield* attempt(() => abilities!.service.stepRunsToResume()) : new Set<string>();
+    // The steps of ability runs left running are resumed by their ability (resumeAll), not as runs of their own.
+    const resumeHere = resumable.filter((r) => !abilitySteps.has(r.run.runId));
     // Before the runner closes: what still waits for a person is denied by "system".
     yield* onClose("approvals", () => approvals.close(), log);
 
@@ -324,8 +346,9 @@ function openGateway(
     let resumed: Promise<ResumeReport[]> | undefined;
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
     function resumeInterrupted(): Promise<ResumeReport[]> {
+      if (!resumed) void abilities?.service.resumeAll();
       resumed ??= Promise.all([
-        resumeRuns(resumable, {
+        resumeRuns(resumeHere, {
           runner,
           tools: () => toolSource.current().tree,
           signal: resuming.signal,
@@ -368,6 +391,7 @@ function openGateway(
       life.closing = true;
       life.reason = reason;
       resuming.abort(reason);
+      abilities?.service.close(reason);
       // New messages are refused from the first moment; the gateway.stop hooks run while the turns
       // in progress are cancelled and record their outcome.
       const turnsClosed = conversations.close(reason, SHUTDOWN_GRACE_MS);
@@ -398,7 +422,7 @@ function openGateway(
       tools: () => toolSource.current(),
       reloadTools: () => toolSource.reload(),
       hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,
-      handleMessage: conversations.handleMessage,
+      handleMessage: abilities ? abilities.withCommands(conversations.handleMessage) : conversations.handleMessage,
       resumeInterrupted,
       get activeTurns() {
         return conversations.activeTurns;

@@ -137,6 +137,12 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         write(formatAnswer({ ...event, runIds: event.runId ? [event.runId] : [] }));
         showPrompt();
         break;
+      case "ability.finished":
+        // #32: an ability run started in this conversation ended.
+        if (event.surface !== "terminal") break;
+        write(formatAnswer({ ...event, unverified: false, runIds: event.summary.runIds }));
+        showPrompt();
+        break;
     }
   };
   const unsubscribe = gateway.events.subscribe(onEvent);

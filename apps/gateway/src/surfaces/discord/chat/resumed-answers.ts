@@ -1,4 +1,5 @@
 import type { Client } from "discord.js";
+import type { ActivitySummary } from "@openassistant/core/receipts";
 import { safely, type SurfaceLog } from "../logger.ts";
 import { fitMessage } from "../render/fit.ts";
 import { renderActivity } from "../render/render-summary.ts";
@@ -28,23 +29,35 @@ export function placeOfSessionKey(key: string): ConversationPlace | undefined {
  */
 export function deliverResumedAnswers(client: Client, gateway: SurfacePort, log: SurfaceLog): () => void {
   return gateway.events.subscribe((e) => {
+    // #32: an ability run's end is told to the conversation it was started in, the same way.
+    if (e.type === "ability.finished" && e.surface === "discord")
+      return post(client, gateway, log, `the end of ability run ${e.abilityRunId}`, { ...e, unverified: false });
     if (e.type !== "turn.resumed" || e.surface !== "discord") return;
-    const what = e.runId ? `resumed run ${e.runId}` : "a turn cut off by a restart";
-    void safely(log, `sending the answer of ${what} (${e.sessionKey})`, async () => {
-      const place = placeOfSessionKey(e.sessionKey);
-      if (!place) throw new Error(`the session key ${e.sessionKey} names no Discord conversation`);
-      const channel =
-        "dmUser" in place
-          ? await (await client.users.fetch(place.dmUser)).createDM()
-          : await client.channels.fetch(place.channelId);
-      if (!channel || !("send" in channel) || typeof channel.send !== "function")
-        throw new Error(`the conversation of ${e.sessionKey} cannot be written to`);
-      for (const part of answerMessages(
-        e.text,
-        renderActivity(e.summary, e.unverified, gateway.receiptLink),
-        e.unverified,
-      ))
-        await channel.send(fitMessage(part));
-    });
+    post(client, gateway, log, e.runId ? `resumed run ${e.runId}` : "a turn cut off by a restart", e);
+  });
+}
+
+function post(
+  client: Client,
+  gateway: SurfacePort,
+  log: SurfaceLog,
+  what: string,
+  e: { sessionKey: string; text: string; summary: ActivitySummary; unverified: boolean },
+): void {
+  void safely(log, `sending the answer of ${what} (${e.sessionKey})`, async () => {
+    const place = placeOfSessionKey(e.sessionKey);
+    if (!place) throw new Error(`the session key ${e.sessionKey} names no Discord conversation`);
+    const channel =
+      "dmUser" in place
+        ? await (await client.users.fetch(place.dmUser)).createDM()
+        : await client.channels.fetch(place.channelId);
+    if (!channel || !("send" in channel) || typeof channel.send !== "function")
+      throw new Error(`the conversation of ${e.sessionKey} cannot be written to`);
+    for (const part of answerMessages(
+      e.text,
+      renderActivity(e.summary, e.unverified, gateway.receiptLink),
+      e.unverified,
+    ))
+      await channel.send(fitMessage(part));
   });
 }
