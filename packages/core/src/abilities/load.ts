@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { importFresh, nextGeneration } from "../plugins/import-module.ts";
+import { registerSdkModule } from "../plugins/sdk-module.ts";
 import { abilityFromModule, parseAbilityYaml, sha256 } from "./parse.ts";
 import type { Ability } from "./types.ts";
 
@@ -65,6 +66,8 @@ async function loadOne(folder: string, gen: number) {
   if (existsSync(yaml)) return parseAbilityYaml(readFileSync(yaml, "utf8"), yaml);
   if (!existsSync(ts)) return undefined;
   try {
+    // `@openassistant/sdk` in the file is the gateway's own (nothing installed), as for tool files.
+    registerSdkModule();
     const mod = await importFresh(ts, gen, folder);
     return abilityFromModule(mod.default, ts, sha256(readFileSync(ts, "utf8")));
   } catch (e) {

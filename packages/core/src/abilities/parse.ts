@@ -73,6 +73,17 @@ export function abilityFromModule(value: unknown, source: string, hash: string):
     line: 1,
     column: 1,
   });
+  if ((value as { _tag?: unknown } | null)?._tag !== "AbilityDefinition")
+    return {
+      ok: false,
+      diagnostics: [
+        diag({
+          path: [],
+          message:
+            "its default export is not an ability: export default defineAbility({ ... }) from @openassistant/sdk",
+        }),
+      ],
+    };
   const parsed = abilityModuleSchema.safeParse(value);
   if (!parsed.success) return { ok: false, diagnostics: zodProblems(parsed.error).map(diag) };
   const d = parsed.data;
