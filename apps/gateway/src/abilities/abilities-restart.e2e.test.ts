@@ -92,7 +92,7 @@ test("kill -9 at the gate, start again, approve: the ability completes with each
     if (e.type === "approval.requested" && e.request.callId === callId) askedAgain();
     if (e.type === "ability.finished") finished(e);
   });
-  void h.gateway.resumeInterrupted();
+  const resuming = h.gateway.resumeInterrupted();
   await asked;
   expect((await h.gateway.approvals.decide(callId!, { decision: "approved", by: "ann" })).outcome).toBe("decided");
   const end = await ended;
@@ -124,6 +124,7 @@ test("kill -9 at the gate, start again, approve: the ability completes with each
   expect(gate[3]!.reason).toContain("approval required by plugin abilities");
   expect(gate[0]!.runId).toBe(stepRunId!);
   expect((await h.gateway.receipts.verify()).ok).toBe(true);
-  // The gate's step run was resumed by its ability, not as a run of its own (no conversation turn).
+  // The gate's step run was resumed by its ability, not as a conversation's run of its own.
+  expect(await resuming).toEqual([]);
   expect(events.some((e) => e.type === "turn.resumed")).toBe(false);
 }, 30_000);
