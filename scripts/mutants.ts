@@ -5062,4 +5062,83 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #32 abilities
+  ...m(
+    "packages/core/src/abilities/enforce.ts",
+    ["packages/core/src/abilities/service.test.ts", "apps/gateway/src/abilities/abilities-restart.e2e.test.ts"],
+    [
+      [
+        "abilities-session-unenforced",
+        "if (allowed.some((p) => matchToolPattern(p, path))) return undefined;",
+        "return undefined;",
+        "while an ability runs in a conversation, the model's calls outside it run",
+      ],
+      [
+        "abilities-gate-rule-answers",
+        "if (path === GATE_PATH)",
+        "if (path === GATE_PATH && false)",
+        "an ability's gate is not held to a person's decision (an 'approve always' rule could answer it)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/abilities/engine.ts",
+    ["packages/core/src/abilities/service.test.ts"],
+    [
+      [
+        "abilities-when-ignored",
+        `if (state.status === "pending" && step.when !== undefined && !holds(step.when, scope)) {`,
+        `if (state.status === "pending" && step.when !== undefined && false) {`,
+        "a step whose when is false runs anyway",
+      ],
+      [
+        "abilities-finished-step-rerun",
+        `if (state.status === "completed" || state.status === "skipped") continue;`,
+        `if (state.status === "skipped") continue;`,
+        "a step finished before a restart is executed again when the run resumes",
+      ],
+      [
+        "abilities-validation-ignored",
+        `if (invalid) outcome = { status: "failed", error: invalid };`,
+        `if (invalid) void invalid;`,
+        "a step whose output fails its validation lets the run go on",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/abilities/runner-executor.ts",
+    ["packages/core/src/abilities/service.test.ts"],
+    [
+      [
+        "abilities-step-not-replayed",
+        "...(log ? { resume: log } : { runId }),",
+        "runId,",
+        "a step cut off by a restart runs fresh instead of by replay (its gate asked under a new call id, its card from before lost)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/abilities/service.ts",
+    ["packages/core/src/abilities/service.test.ts"],
+    [
+      [
+        "abilities-inputs-unchecked",
+        "const checked = checkInputs(ability.inputSchema, given);",
+        "const checked = { ok: true as const, inputs: { ...given } };",
+        "a run starts with inputs its definition refuses",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/services/assemble.ts",
+    ["apps/gateway/src/abilities/abilities-restart.e2e.test.ts"],
+    [
+      [
+        "abilities-step-resumed-twice",
+        "const resumeHere = resumable.filter((r) => !abilitySteps.has(r.run.runId));",
+        "const resumeHere = resumable;",
+        "an ability's step run is resumed by the gateway as a conversation run as well as by its ability",
+      ],
+    ],
+  ),
 ];

@@ -48,6 +48,7 @@ beforeAll(async () => {
           },
         ],
         files: { "README.md": "# App\nHello ✓\n" },
+        statuses: { "v1.2.3": "success", main: "failure" },
       },
     },
   });
@@ -68,6 +69,8 @@ describe("github plugin against a fake GitHub that validates every request again
     expect(r.diagnostics).toEqual([]);
     expect(r.entries[0]).toMatchObject({ id: "github", status: "loaded", name: "GitHub" });
     expect(Object.fromEntries(r.entries[0]!.tools.map((t) => [t.path, t.approval]))).toEqual({
+      "github.checks.status": "auto",
+      "github.releases.create": "required",
       "github.files.read": "auto",
       "github.issues.addLabels": "required",
       "github.issues.comment": "required",
@@ -118,6 +121,24 @@ describe("github plugin against a fake GitHub that validates every request again
 
     expect(gh.violations).toEqual([]);
     expect(gh.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
+  });
+
+  test("#32: CI status of a ref and creating a release (what the release ability uses)", async () => {
+    const { call } = await githubTools({ token: "${GITHUB_TOKEN}", baseUrl: gh.url, defaultRepo: "acme/app" });
+    expect(await call("checks.status", { ref: "v1.2.3" })).toEqual({
+      state: "success",
+      total: 1,
+      statuses: [{ context: "ci/test", state: "success", description: "CI success" }],
+    });
+    expect(await call("checks.status", { ref: "nothing-yet" })).toEqual({ state: "pending", total: 0, statuses: [] });
+    expect(await call("releases.create", { tag: "v1.2.3", name: "v1.2.3", notes: "Fixes" })).toEqual({
+      id: 1,
+      tag: "v1.2.3",
+      url: "https://github.com/acme/app/releases/tag/v1.2.3",
+      draft: false,
+    });
+    await expect(call("releases.create", { tag: "v1.2.3" })).rejects.toThrow(/Validation Failed/);
+    expect(gh.violations).toEqual([]);
   });
 
   test("the fake rejects what GitHub would reject: a request that breaks the API description fails", async () => {

@@ -198,6 +198,52 @@ function githubTools(config: GitHubConfig) {
         },
       }),
     },
+    checks: {
+      status: defineTool({
+        description:
+          "The combined CI status of a branch, tag or commit: success, pending (also when there are no checks), failure or error",
+        approval: "auto",
+        readOnly: true,
+        args: z.object({ repo: repoArg, ref: z.string().min(1).describe("Branch, tag or commit SHA") }),
+        run: async ({ repo, ref }, call) => {
+          const { data } = await octokit.rest.repos.getCombinedStatusForRef({
+            ...target(repo),
+            ref,
+            ...request(call?.signal),
+          });
+          return {
+            state: data.state,
+            total: data.total_count,
+            statuses: data.statuses.map((x) => ({ context: x.context, state: x.state, description: x.description })),
+          };
+        },
+      }),
+    },
+    releases: {
+      create: defineTool({
+        description: "Create a release (and its tag, from the default branch, when the tag does not exist)",
+        approval: "required",
+        args: z.object({
+          repo: repoArg,
+          tag: z.string().min(1).describe("The tag, e.g. v1.2.3"),
+          name: z.string().max(256).optional(),
+          notes: z.string().max(125000).optional().describe("The release notes (Markdown)"),
+          draft: z.boolean().default(false),
+        }),
+        previewInput: (i) => `${i.repo ?? config.defaultRepo}: release ${i.tag}${i.draft ? " (draft)" : ""}`,
+        run: async ({ repo, tag, name, notes, draft }, call) => {
+          const { data } = await octokit.rest.repos.createRelease({
+            ...target(repo),
+            tag_name: tag,
+            ...(name ? { name } : {}),
+            ...(notes ? { body: notes } : {}),
+            draft,
+            ...request(call?.signal),
+          });
+          return { id: data.id, tag: data.tag_name, url: data.html_url, draft: data.draft };
+        },
+      }),
+    },
     files: {
       read: defineTool({
         description: "Read a text file from a repository",

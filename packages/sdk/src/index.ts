@@ -28,3 +28,5 @@ export type {
   ToolBeforeAnswer,
 } from "./hooks.ts";
 export { z } from "zod";
+export { defineAbility } from "./define-ability.ts";
+export type { AbilityDefinition, AbilityOptions, AbilityStepOptions } from "./define-ability.ts";

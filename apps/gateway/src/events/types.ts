@@ -118,6 +118,19 @@ export type GatewayEvent =
       readonly createdBy: string;
       readonly text: string;
     }
+  | {
+      /** #32: an ability run ended (completed, failed, denied, cancelled); its conversation's surface tells the user. */
+      readonly type: "ability.finished";
+      readonly abilityRunId: string;
+      readonly ability: string;
+      readonly status: string;
+      readonly sessionId: string;
+      readonly sessionKey: string;
+      readonly surface: string;
+      readonly text: string;
+      readonly summary: ActivitySummary;
+      readonly summaryText: string;
+    }
   | { readonly type: "error"; readonly turnId?: string; readonly code: string; readonly message: string };
 
 /** Why a turn ended. */

@@ -53,6 +53,8 @@ import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
 import { storageFor } from "../storage/index.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
+import { withHostHooks } from "@openassistant/core/hooks";
+import { type GatewayAbilities, openGatewayAbilities } from "../abilities/gateway-abilities.ts";
 
 /** How long shutdown waits for cancelled turns to record their outcome before closing the DB. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -135,7 +137,12 @@ function openGateway(
     const ceilings = new Map<string, readonly string[] | undefined>();
     const withScheduleCeilings = withCeilings(ceilings);
     const noHooks = createHookSet([]);
-    const hooks = () => withScheduleCeilings(toolSource.current().hooks ?? noHooks);
+    // #32: with the abilities' own hooks (enforcement, status in the prompt), set once the runner exists.
+    let abilities: GatewayAbilities | undefined;
+    const hooks = () => {
+      const set = toolSource.current().hooks;
+      return withScheduleCeilings(abilities ? withHostHooks(set, abilities.hooks) : (set ?? noHooks));
+    };
     const rolesOf = rolesFrom(settings);
 
     const events = createEventBus((e) => log(`event listener failed: ${e instanceof Error ? e.message : String(e)}`));
@@ -255,6 +262,21 @@ function openGateway(
       (r) => r.close({ reason: life.reason }),
       log,
     );
+    // #32: abilities (docs/abilities.md): their steps run on this runner; runs left running are resumed below.
+    abilities = openGatewayAbilities({
+      projectRoot: settings.projectRoot,
+      openStore: stores.openSurfaceStore,
+      runner,
+      receipts,
+      journal,
+      tools: () => toolSource.current().tree,
+      sessions,
+      events,
+      log,
+    });
+    const abilitySteps = abilities ? yield* attempt(() => abilities!.service.stepRunsToResume()) : new Set<string>();
+    // The steps of ability runs left running are resumed by their ability (resumeAll), not as runs of their own.
+    const resumeHere = resumable.filter((r) => !abilitySteps.has(r.run.runId));
     // Before the runner closes: what still waits for a person is denied by "system".
     yield* onClose("approvals", () => approvals.close(), log);
 
@@ -378,8 +400,9 @@ function openGateway(
     let resumed: Promise<ResumeReport[]> | undefined;
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
     function resumeInterrupted(): Promise<ResumeReport[]> {
+      if (!resumed) void abilities?.service.resumeAll();
       resumed ??= Promise.all([
-        resumeRuns(resumable, {
+        resumeRuns(resumeHere, {
           runner,
           tools: () => toolSource.current().tree,
           signal: resuming.signal,
@@ -422,6 +445,7 @@ function openGateway(
       life.closing = true;
       life.reason = reason;
       resuming.abort(reason);
+      abilities?.service.close(reason);
       // New messages are refused from the first moment; the gateway.stop hooks run while the turns
       // in progress are cancelled and record their outcome.
       // #33: no occurrence fires from here on; fires in progress are cancelled with the turns.
@@ -456,7 +480,7 @@ function openGateway(
       tools: () => toolSource.current(),
       reloadTools: () => toolSource.reload(),
       hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,
-      handleMessage: conversations.handleMessage,
+      handleMessage: abilities ? abilities.withCommands(conversations.handleMessage) : conversations.handleMessage,
       resumeInterrupted,
       schedules,
       get activeTurns() {

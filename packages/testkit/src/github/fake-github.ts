@@ -28,6 +28,10 @@ export interface FakeRepo {
   issues: FakeIssue[];
   files: Record<string, string>;
   defaultBranch?: string;
+  /** The combined commit status by ref (branch, tag or sha); a ref without one is "pending" with no statuses. */
+  statuses?: Record<string, "success" | "pending" | "failure" | "error">;
+  /** Releases created (repos/create-release), oldest first. */
+  releases?: Array<{ id: number; tag_name: string; name: string | null; body: string | null; draft: boolean }>;
 }
 
 export interface RecordedGitHubRequest {
@@ -207,6 +211,38 @@ function serve(
         body: body.body,
         html_url: `https://github.com/${fullName}/issues/${target.number}#issuecomment-${target.comments.length}`,
       });
+    }
+    case "repos/get-combined-status-for-ref": {
+      // https://docs.github.com/rest/commits/statuses#get-the-combined-status-for-a-specific-reference:
+      // "pending" when there are no statuses or a context is pending.
+      const state = repo!.statuses?.[op.pathParams.ref ?? ""] ?? "pending";
+      const total = repo!.statuses?.[op.pathParams.ref ?? ""] ? 1 : 0;
+      return json(200, {
+        state,
+        sha: "0".repeat(40),
+        total_count: total,
+        statuses: total ? [{ state, context: "ci/test", description: `CI ${state}` }] : [],
+        commit_url: `${base}/repos/${fullName}/commits/${op.pathParams.ref}`,
+        url: `${base}/repos/${fullName}/commits/${op.pathParams.ref}/status`,
+      });
+    }
+    case "repos/create-release": {
+      // https://docs.github.com/rest/releases/releases#create-a-release: a tag that has a release already is 422 "already_exists".
+      repo!.releases ??= [];
+      if (repo!.releases.some((r) => r.tag_name === body.tag_name))
+        return json(422, {
+          message: "Validation Failed",
+          errors: [{ resource: "Release", code: "already_exists", field: "tag_name" }],
+        });
+      const release = {
+        id: repo!.releases.length + 1,
+        tag_name: body.tag_name as string,
+        name: (body.name as string | undefined) ?? null,
+        body: (body.body as string | undefined) ?? null,
+        draft: body.draft === true,
+      };
+      repo!.releases.push(release);
+      return json(201, { ...release, html_url: `https://github.com/${fullName}/releases/tag/${release.tag_name}` });
     }
     case "issues/add-labels": {
       const target = issue();

@@ -155,6 +155,12 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
         write(`⚠ ${event.text}`);
         showPrompt();
         break;
+      case "ability.finished":
+        // #32: an ability run started in this conversation ended.
+        if (event.surface !== "terminal") break;
+        write(formatAnswer({ ...event, unverified: false, runIds: event.summary.runIds }));
+        showPrompt();
+        break;
     }
   };
   const unsubscribe = gateway.events.subscribe(onEvent);

@@ -1,4 +1,5 @@
 import type { Client } from "discord.js";
+import type { ActivitySummary } from "@openassistant/core/receipts";
 import { safely, type SurfaceLog } from "../logger.ts";
 import { fitMessage } from "../render/fit.ts";
 import { renderActivity } from "../render/render-summary.ts";
@@ -31,17 +32,29 @@ export function deliverResumedAnswers(client: Client, gateway: SurfacePort, log:
   return gateway.events.subscribe((e) => {
     // #33: a scheduled turn's answer and a failing schedule's alert go to its conversation the same way.
     if (e.type === "turn.scheduled" || e.type === "schedule.alert") return deliverScheduled(client, gateway, log, e);
+    // #32: an ability run's end is told to the conversation it was started in, the same way.
+    if (e.type === "ability.finished" && e.surface === "discord")
+      return post(client, gateway, log, `the end of ability run ${e.abilityRunId}`, { ...e, unverified: false });
     if (e.type !== "turn.resumed" || e.surface !== "discord") return;
-    const what = e.runId ? `resumed run ${e.runId}` : "a turn cut off by a restart";
-    void safely(log, `sending the answer of ${what} (${e.sessionKey})`, async () => {
-      const channel = await conversationChannel(client, e.sessionKey);
-      for (const part of answerMessages(
-        e.text,
-        renderActivity(e.summary, e.unverified, gateway.receiptLink),
-        e.unverified,
-      ))
-        await channel.send(fitMessage(part));
-    });
+    post(client, gateway, log, e.runId ? `resumed run ${e.runId}` : "a turn cut off by a restart", e);
+  });
+}
+
+function post(
+  client: Client,
+  gateway: SurfacePort,
+  log: SurfaceLog,
+  what: string,
+  e: { sessionKey: string; text: string; summary: ActivitySummary; unverified: boolean },
+): void {
+  void safely(log, `sending the answer of ${what} (${e.sessionKey})`, async () => {
+    const channel = await conversationChannel(client, e.sessionKey);
+    for (const part of answerMessages(
+      e.text,
+      renderActivity(e.summary, e.unverified, gateway.receiptLink),
+      e.unverified,
+    ))
+      await channel.send(fitMessage(part));
   });
 }
 

@@ -1,0 +1,171 @@
+import { join } from "node:path";
+import {
+  ABILITIES_HOOK_ID,
+  abilityHooks,
+  type AbilityRun,
+  type AbilityService,
+  createAbilityService,
+  createSqliteAbilityRunStore,
+  loadAbilities,
+} from "@openassistant/core/abilities";
+import type { CodeModeRunner } from "@openassistant/core/codemode";
+import { workspaceDir } from "@openassistant/core/config";
+import { newId } from "@openassistant/core/db";
+import {
+  type ActivitySummary,
+  formatSummaryForModel,
+  type ReceiptReader,
+  type RunJournal,
+  summarizeRun,
+} from "@openassistant/core/receipts";
+import type { PluginHooks, ToolTree } from "@openassistant/sdk";
+import type { TurnOutcome } from "../agent/run-turn.ts";
+import type { IncomingMessage } from "../conversations/service.ts";
+import type { EventBus } from "../events/bus.ts";
+import type { SessionStore } from "../sessions/store.ts";
+import type { GatewayStores } from "../storage/backend.ts";
+import { ABILITY_USAGE, isAbilityCommand, parseAbilityCommand } from "./commands.ts";
+import { describeAbilityRun } from "./describe.ts";
+
+export interface GatewayAbilities {
+  readonly service: AbilityService;
+  /** The host's own hooks (id `abilities`): enforcement, status in the prompt, trigger suggestions. */
+  readonly hooks: { readonly pluginId: string; readonly hooks: PluginHooks };
+  /** `/ability …` typed in any conversation is answered here; every other message goes to `next`. */
+  withCommands(next: (m: IncomingMessage) => Promise<TurnOutcome>): (m: IncomingMessage) => Promise<TurnOutcome>;
+}
+
+export interface GatewayAbilitiesDeps {
+  readonly projectRoot: string;
+  readonly openStore: GatewayStores["openSurfaceStore"];
+  readonly runner: Pick<CodeModeRunner, "runPromise">;
+  readonly receipts: Pick<ReceiptReader, "byRun">;
+  readonly journal: RunJournal;
+  readonly tools: () => ToolTree;
+  readonly sessions: Pick<SessionStore, "getOrCreate" | "get">;
+  readonly events: Pick<EventBus, "emit">;
+  readonly log: (line: string) => void;
+}
+
+/**
+ * Abilities in the gateway (docs/abilities.md): `.openassistant/abilities/`, runs in the gateway's
+ * store (SQLite; on PostgreSQL abilities are off, said once in the log), their steps run by the
+ * gateway's runner. Undefined when the store cannot be opened.
+ */
+export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbilities | undefined {
+  let store: ReturnType<typeof createSqliteAbilityRunStore>;
+  try {
+    store = deps.openStore({ sqlite: createSqliteAbilityRunStore });
+  } catch (e) {
+    deps.log(`abilities are off: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+  const dir = join(workspaceDir(deps.projectRoot), "abilities");
+  const service = createAbilityService({
+    store,
+    runner: deps.runner,
+    receipts: deps.receipts,
+    journal: deps.journal,
+    tools: deps.tools,
+    load: () => loadAbilities([dir]),
+    log: deps.log,
+    onFinished: (run) => void announce(run),
+  });
+
+  /** A run that ended is told to its conversation (`ability.finished`: Discord posts it, the terminal prints it). */
+  async function announce(run: AbilityRun): Promise<void> {
+    try {
+      const session = run.sessionId ? await deps.sessions.get(run.sessionId) : undefined;
+      if (!session) return;
+      const summary = await summaryOf(run);
+      deps.events.emit({
+        type: "ability.finished",
+        abilityRunId: run.id,
+        ability: run.ability.name,
+        status: run.status,
+        sessionId: session.id,
+        sessionKey: session.key,
+        surface: session.surface,
+        text: describeAbilityRun(run),
+        summary,
+        summaryText: formatSummaryForModel(summary),
+      });
+    } catch (e) {
+      deps.log(`announcing ability run ${run.id} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  async function summaryOf(run: AbilityRun): Promise<ActivitySummary> {
+    const ids = run.steps.flatMap((s) =>
+      s.runId && run.ability.steps.find((d) => d.id === s.id)?.type !== "ability" ? [s.runId] : [],
+    );
+    const receipts = (await Promise.all(ids.map((id) => deps.receipts.byRun(id)))).flat();
+    return summarizeRun(receipts);
+  }
+
+  async function answer(m: IncomingMessage): Promise<{ text: string; run?: AbilityRun }> {
+    const command = parseAbilityCommand(m.text);
+    const session = await deps.sessions.getOrCreate(m.sessionKey, m.surface);
+    switch (command.kind) {
+      case "usage":
+        return { text: command.error };
+      case "list": {
+        const loaded = await service.list();
+        const lines = [...loaded.abilities.values()].map((a) => `• ${a.name} — ${a.description}`);
+        const problems = loaded.diagnostics.map((d) => `⚠️ ${d.source}:${d.line ?? 1}:${d.column ?? 1}: ${d.message}`);
+        return {
+          text: [
+            ...(lines.length ? lines : ["No abilities (add .openassistant/abilities/<name>/ability.yaml)."]),
+            ...problems,
+          ].join("\n"),
+        };
+      }
+      case "run": {
+        const started = await service.start(command.name, command.inputs, {
+          sessionId: session.id,
+          ...(m.userId ? { requestedBy: m.userId } : {}),
+        });
+        if (!started.ok) return { text: started.error };
+        const run = await service.settledOrWaiting(started.run.id);
+        return { text: describeAbilityRun(run), run };
+      }
+      case "status":
+      case "cancel": {
+        const run = command.runId ? await service.get(command.runId) : await service.ofSession(session.id);
+        if (!run)
+          return {
+            text: command.runId
+              ? `No ability run ${command.runId}.`
+              : `No ability has run in this conversation. ${ABILITY_USAGE}`,
+          };
+        if (command.kind === "status") return { text: describeAbilityRun(run), run };
+        if (run.status !== "running") return { text: `Nothing to cancel: ${describeAbilityRun(run)}`, run };
+        const ended = (await service.cancel(run.id, `cancelled by ${m.userId ?? "the user"} (/ability cancel)`)) ?? run;
+        return { text: describeAbilityRun(ended), run: ended };
+      }
+    }
+  }
+
+  return {
+    service,
+    hooks: { pluginId: ABILITIES_HOOK_ID, hooks: abilityHooks(service.enforcement) },
+    withCommands: (next) => async (m) => {
+      if (!isAbilityCommand(m.text)) return next(m);
+      const { text, run } = await answer(m);
+      const summary = run ? await summaryOf(run) : { runIds: [], items: [], omittedReads: 0 };
+      return {
+        turnId: newId("turn"),
+        text,
+        summary,
+        summaryText: formatSummaryForModel(summary),
+        unverified: false,
+        runIds: summary.runIds,
+        events: [],
+        stopReason: "answered",
+        messages: [],
+        usage: { inputTokens: 0, outputTokens: 0, rounds: 0 },
+        omittedHistory: 0,
+      };
+    },
+  };
+}

@@ -1,0 +1,246 @@
+import type { ToolTree } from "@openassistant/sdk";
+import type { CodeModeRunner } from "../codemode/runner.ts";
+import { newId } from "../db/new-id.ts";
+import type { ReceiptReader } from "../receipts/port.ts";
+import type { RunJournal } from "../receipts/replay/port.ts";
+import { AbilityEnforcement } from "./enforce.ts";
+import { driveAbilityRun, newAbilityRun, type StepResult } from "./engine.ts";
+import { checkInputs } from "./inputs.ts";
+import type { LoadedAbilities } from "./load.ts";
+import { isFinished, type AbilityRun, type AbilityRunStore } from "./run.ts";
+import { createRunnerStepExecutor } from "./runner-executor.ts";
+import type { Ability } from "./types.ts";
+
+export interface AbilityServiceOptions {
+  readonly store: AbilityRunStore;
+  readonly runner: Pick<CodeModeRunner, "runPromise">;
+  readonly receipts: Pick<ReceiptReader, "byRun">;
+  readonly journal: Pick<RunJournal, "read">;
+  readonly tools: () => ToolTree;
+  /** Reads the definitions (again: an edit applies to the next run). */
+  readonly load: () => Promise<LoadedAbilities>;
+  /** A run ended (completed, failed, denied, cancelled): tell its session. */
+  readonly onFinished?: (run: AbilityRun) => void;
+  readonly log?: (line: string) => void;
+  readonly now?: () => number;
+}
+
+export interface StartOptions {
+  readonly sessionId?: string;
+  readonly requestedBy?: string;
+}
+
+export type StartResult =
+  | { readonly ok: true; readonly run: AbilityRun; readonly done: Promise<AbilityRun> }
+  | { readonly ok: false; readonly error: string };
+
+/** Abilities for the gateway: definitions, runs (driven, cancelled, resumed after a restart) and their enforcement. */
+export interface AbilityService {
+  readonly enforcement: AbilityEnforcement;
+  /** The abilities that load, and the diagnostics of those that do not. */
+  list(): Promise<LoadedAbilities>;
+  /** Starts a run of `name` with inputs checked against its definition; `done` resolves when it ends. */
+  start(name: string, inputs: Readonly<Record<string, unknown>>, options?: StartOptions): Promise<StartResult>;
+  /** Resolves when the run ended or waits at an approval step (what `/ability run` answers with). */
+  settledOrWaiting(runId: string): Promise<AbilityRun>;
+  /** Resolves when a run this process drives ends (a run not driven here: as stored). */
+  done(runId: string): Promise<AbilityRun | undefined>;
+  get(runId: string): Promise<AbilityRun | undefined>;
+  /** The run of a session: the one running, else its latest. */
+  ofSession(sessionId: string): Promise<AbilityRun | undefined>;
+  /** Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted). */
+  cancel(runId: string, reason: string): Promise<AbilityRun | undefined>;
+  /** The runs the store shows running (a previous process stopped): driven on from where they were. */
+  resumeAll(): Promise<AbilityRun[]>;
+  /** The code-mode run ids of the steps of runs left running (the gateway's own resume leaves them to `resumeAll`). */
+  stepRunsToResume(): Promise<Set<string>>;
+  /** Stops driving runs (shutdown): they stay `running` in the store, to be resumed at the next start. */
+  close(reason: string): void;
+}
+
+export function createAbilityService(o: AbilityServiceOptions): AbilityService {
+  const log = o.log ?? (() => {});
+  const now = o.now ?? Date.now;
+  let known = new Map<string, Ability>();
+  const enforcement = new AbilityEnforcement(() => known);
+  const driving = new Map<string, { controller: AbortController; done: Promise<AbilityRun> }>();
+  const watchers = new Map<string, Set<(run: AbilityRun) => void>>();
+  let closing = false;
+
+  const executor = createRunnerStepExecutor({
+    runner: o.runner,
+    receipts: o.receipts,
+    journal: o.journal,
+    tools: o.tools,
+    enforcement,
+    nested: async (parent, step, rendered, signal) => {
+      const childId = parent.steps.find((s) => s.id === step.id)!.runId!;
+      const child =
+        (await o.store.get(childId)) ?? (await createRun(rendered.ability, rendered.inputs, parent, childId));
+      if (typeof child === "string") return { status: "failed", error: child };
+      const onAbort = () => void cancel(child.id, typeof signal.reason === "string" ? signal.reason : "cancelled");
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        const ended = isFinished(child) ? child : await drive(child);
+        return resultOf(ended);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
+    },
+  });
+
+  async function list(): Promise<LoadedAbilities> {
+    const loaded = await o.load();
+    known = new Map(loaded.abilities);
+    return loaded;
+  }
+
+  /** A new run's record, saved; or why not. */
+  async function createRun(
+    name: string,
+    given: Readonly<Record<string, unknown>>,
+    parent: AbilityRun | StartOptions | undefined,
+    id?: string,
+  ): Promise<AbilityRun | string> {
+    const ability = (await list()).abilities.get(name);
+    if (!ability)
+      return `no ability "${name}" (abilities: ${[...known.keys()].join(", ") || "none"}; see docs/abilities.md)`;
+    const checked = checkInputs(ability.inputSchema, given);
+    if (!checked.ok) return `ability "${name}": ${checked.problems.join("; ")}`;
+    const isRun = parent && "ability" in parent;
+    const run = newAbilityRun({
+      id: id ?? newId("ability"),
+      ability: { name: ability.name, description: ability.description, hash: ability.hash, steps: ability.steps },
+      inputs: checked.inputs,
+      ...(parent?.sessionId ? { sessionId: parent.sessionId } : {}),
+      ...(parent?.requestedBy ? { requestedBy: parent.requestedBy } : {}),
+      ...(isRun ? { parentRunId: (parent as AbilityRun).id } : {}),
+      now: now(),
+    });
+    await o.store.save(run);
+    return run;
+  }
+
+  function drive(run: AbilityRun): Promise<AbilityRun> {
+    const current = driving.get(run.id);
+    if (current) return current.done;
+    const controller = new AbortController();
+    const done = driveAbilityRun(run, {
+      store: o.store,
+      executor,
+      newRunId: () => newId("run"),
+      signal: controller.signal,
+      now,
+      onChange: (r) => notify(r),
+    })
+      .catch(async (e: unknown) => {
+        // The store failed: the run is left as it was saved last, to be resumed.
+        log(`ability run ${run.id} (${run.ability.name}) stopped: ${e instanceof Error ? e.message : String(e)}`);
+        return run;
+      })
+      .then((ended) => {
+        driving.delete(run.id);
+        enforcement.finish(ended);
+        notify(ended);
+        if (isFinished(ended) && !ended.parentRunId) o.onFinished?.(ended);
+        return ended;
+      });
+    driving.set(run.id, { controller, done });
+    return done;
+  }
+
+  function notify(run: AbilityRun): void {
+    for (const w of watchers.get(run.id) ?? []) w(run);
+  }
+
+  function waitingAtGate(run: AbilityRun): boolean {
+    const step = run.ability.steps.find((s) => s.id === run.currentStep);
+    const state = run.steps.find((s) => s.id === run.currentStep);
+    return step?.type === "approval" && state?.status === "running";
+  }
+
+  async function cancel(runId: string, reason: string): Promise<AbilityRun | undefined> {
+    const active = driving.get(runId);
+    if (active) {
+      active.controller.abort(reason);
+      return active.done;
+    }
+    const run = await o.store.get(runId);
+    if (!run || isFinished(run)) return run;
+    run.status = "cancelled";
+    run.error = reason;
+    run.updatedAt = now();
+    await o.store.save(run);
+    return run;
+  }
+
+  return {
+    enforcement,
+    list,
+    async start(name, inputs, options = {}) {
+      if (closing) return { ok: false, error: "the gateway is stopping" };
+      if (options.sessionId) {
+        const runs = await o.store.list({ status: "running", sessionId: options.sessionId, limit: 20 });
+        const running = runs.find((r) => !r.parentRunId);
+        if (running)
+          return {
+            ok: false,
+            error: `ability "${running.ability.name}" (run ${running.id}) is still running in this conversation; /ability cancel stops it`,
+          };
+      }
+      const run = await createRun(name, inputs, options);
+      if (typeof run === "string") return { ok: false, error: run };
+      return { ok: true, run, done: drive(run) };
+    },
+    settledOrWaiting(runId) {
+      return new Promise((resolve) => {
+        const check = (run: AbilityRun) => {
+          if (!isFinished(run) && !waitingAtGate(run)) return;
+          watchers.get(runId)?.delete(check);
+          resolve(run);
+        };
+        watchers.set(runId, (watchers.get(runId) ?? new Set()).add(check));
+        void o.store.get(runId).then((run) => run && check(run));
+      });
+    },
+    done: (runId) => driving.get(runId)?.done ?? o.store.get(runId),
+    get: (runId) => o.store.get(runId),
+    async ofSession(sessionId) {
+      const runs = await o.store.list({ sessionId, limit: 20 });
+      return runs.find((r) => !isFinished(r) && !r.parentRunId) ?? runs.find((r) => !r.parentRunId);
+    },
+    cancel,
+    async resumeAll() {
+      await list();
+      const runs = (await o.store.list({ status: "running", limit: 1000 })).filter((r) => !r.parentRunId);
+      for (const run of runs) {
+        log(`resuming ability run ${run.id} (${run.ability.name}) at step ${run.currentStep ?? "(first)"}`);
+        void drive(run);
+      }
+      return runs;
+    },
+    async stepRunsToResume() {
+      const ids = new Set<string>();
+      for (const run of await o.store.list({ status: "running", limit: 1000 }))
+        for (const s of run.steps) if (s.status === "running" && s.runId) ids.add(s.runId);
+      return ids;
+    },
+    close(reason) {
+      closing = true;
+      for (const w of watchers.values()) w.clear();
+      void reason;
+    },
+  };
+}
+
+function resultOf(run: AbilityRun): StepResult {
+  if (run.status === "completed") {
+    const outputs: Record<string, unknown> = {};
+    for (const s of run.steps)
+      if (s.status === "completed") Object.defineProperty(outputs, s.id, { value: s.output ?? null, enumerable: true });
+    return { status: "completed", output: outputs };
+  }
+  if (run.status === "denied")
+    return { status: "denied", reason: `nested ability ${run.ability.name}: ${run.error ?? "denied"}` };
+  return { status: "failed", error: `nested ability ${run.ability.name} ${run.status}: ${run.error ?? ""}` };
+}
