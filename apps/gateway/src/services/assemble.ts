@@ -43,6 +43,7 @@ import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from ".
 import { httpAndConsole } from "./http-console.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
+import { shareConsoleEvents } from "./console-signals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
 import { storageFor } from "../storage/index.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
@@ -296,8 +297,11 @@ function openGateway(
       }),
     });
 
+    // #31: on a shared database, the consoles of every gateway see each other's live events.
+    const otherGateways = yield* shareConsoleEvents({ stores, events, log });
     const surfacesOut = yield* httpAndConsole({
       settings,
+      otherGateways,
       stores,
       approvals,
       // The console cancels only what no process of this gateway runs: runs left pending at start, not resumed.

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import { createConsole, type GatewayConsole } from "../console/index.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { OtherGatewaysEvents } from "../events/other-gateways.ts";
 import type { GatewayHttp } from "../gateway.ts";
 import { startHttpApi } from "../http/server.ts";
 import type { resolveHttpToken } from "../http/token.ts";
@@ -20,6 +21,8 @@ export function httpAndConsole(o: {
   readonly approvals: ApprovalBroker;
   readonly runs: RunControl;
   readonly events: EventBus;
+  /** The live events of the other gateways on a shared database, for the console's stream. */
+  readonly otherGateways?: OtherGatewaysEvents;
   readonly toolSource: ToolSource;
   readonly redact: (text: string) => string;
   readonly secrets: SecretRegistry;
@@ -41,6 +44,7 @@ export function httpAndConsole(o: {
           runs: o.runs,
           approvals: o.approvals,
           events: o.events,
+          ...(o.otherGateways ? { otherGateways: o.otherGateways } : {}),
           tools: () => o.toolSource.current(),
           redact: o.redact,
           secrets: o.secrets,
