@@ -4536,4 +4536,47 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 console events across gateways
+  ...m(
+    "apps/gateway/src/events/other-gateways.ts",
+    ["apps/gateway/src/events/other-gateways.test.ts", "apps/gateway/src/postgres/console-events.e2e.test.ts"],
+    [
+      [
+        "console-signal-before-durable",
+        "await o.durable().catch(() => {}); // a refused commit",
+        "o.durable().catch(() => {}); // a refused commit",
+        "a console is told of a call before its receipts are committed (its refresh reads the store without them)",
+      ],
+      [
+        "console-signal-every-kind",
+        "if (!isLiveType(e.type)) return;\n    seen.add(e.type);",
+        "seen.add(e.type as ConsoleLiveType);",
+        "every kind of event (each streamed text delta) goes out on the database",
+      ],
+      [
+        "console-signal-unknown-kinds-pass",
+        "new Set(signal.types.filter(isLiveType))",
+        "new Set(signal.types)",
+        "a signal from the database passes kinds no gateway sends to the console streams",
+      ],
+      [
+        "console-signal-one-per-event",
+        "(sending ??= (async () => {",
+        "(sending = (async () => {",
+        "a busy gateway sends a signal per event instead of one at a time",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/postgres/console-events.e2e.test.ts"],
+    [
+      [
+        "console-stream-without-other-gateways",
+        "const others = d.otherGateways?.subscribe((type) => listener({ type }));",
+        "const others = undefined as (() => void) | undefined;",
+        "a gateway's console does not show what the other gateways do",
+      ],
+    ],
+  ),
 ];
