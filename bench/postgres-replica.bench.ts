@@ -71,11 +71,12 @@ const url = await server.freshDatabase();
 const database = new URL(url).pathname.slice(1);
 const connections = async () =>
   (await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${database}`)[0].n as number;
-const statements = async () =>
+type Statement = { calls: number; query: string };
+const statements = async (): Promise<Statement[]> =>
   (
     await admin`SELECT calls::int AS calls, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ${database})`
-  ).map((r: { calls: number; query: string }) => r);
+  ).map((r: Statement) => r);
 
 type Reply = { ready?: boolean; ms?: number; cpuMs?: number; failed?: number; stopped?: boolean };
 async function replica(name: string, storage: string) {
@@ -152,7 +153,7 @@ try {
   const perStatement = new Map<string, number>();
   for (let r = 0; r < ROUNDS; r++)
     for (const s of r % 2 ? [...sides].reverse() : sides) {
-      const before = s === postgres ? await statements() : [];
+      const before: Statement[] = s === postgres ? await statements() : [];
       const { result, peak } = await peakDuring(
         () => s.burst(),
         () => rssKb(s.pid).tree,
@@ -209,7 +210,9 @@ try {
   console.log(
     `postgres / sqlite turns/s: median of the rounds' ratios ${median(ratios).toFixed(2)} (${ratios.map((x) => x.toFixed(2)).join(", ")})`,
   );
-  console.log(`statements (round trips) per PostgreSQL turn: ${(pgStatements / pgTurns).toFixed(1)}`);
+  console.log(
+    `statements per PostgreSQL turn (a receipt commit sends three in one message): ${(pgStatements / pgTurns).toFixed(1)}`,
+  );
   if (args.includes("--statements"))
     printTable(
       "Statements per PostgreSQL turn",
