@@ -4579,4 +4579,51 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "apps/gateway/src/sessions/postgres/store.ts",
+    ["apps/gateway/src/sessions/postgres/contract.test.ts"],
+    [
+      [
+        "pg-append-no-retry",
+        "const APPEND_TRIES = 20;",
+        "const APPEND_TRIES = 1;",
+        "two appends at once on one session: the later one fails instead of taking the next seqs",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/chain.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-chain-commit-unlocked",
+        "const BEGIN_LOCKED = `BEGIN; SELECT pg_advisory_xact_lock(${CHAIN_LOCK});",
+        "const BEGIN_LOCKED = `BEGIN; SELECT 1;",
+        "two gateways' commits read the same chain end (no chain lock)",
+      ],
+    ],
+  ),
+  {
+    ...eq(
+      "packages/core/src/receipts/postgres/chain.ts",
+      ["packages/core/src/receipts/postgres/store.test.ts"],
+      "pg-chain-no-rollback",
+      "await tx`ROLLBACK`.catch(() => {});",
+      "await Promise.resolve();",
+    ),
+    description:
+      "a refused commit skips its ROLLBACK. Equivalent under Bun 1.4.5: releasing a reserved connection ends its aborted transaction (store.test.ts: on a pool of one, the commit after a refused one goes through either way); the ROLLBACK stays so that does not depend on the client",
+  },
+  ...m(
+    "apps/gateway/src/cli/serve.ts",
+    ["apps/gateway/src/postgres/discord-lease.e2e.test.ts"],
+    [
+      [
+        "start-prints-sqlite-path-on-postgres",
+        "gateway.settings.storageUrl ? storageFor(gateway.settings).described : gateway.settings.databasePath",
+        "gateway.settings.databasePath",
+        "start on storage.url names the unused SQLite file as its database",
+      ],
+    ],
+  ),
 ];

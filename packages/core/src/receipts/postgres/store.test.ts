@@ -164,6 +164,31 @@ describe("postgres receipts keep their promises", () => {
     }
   });
 
+  test("a refused commit gives its connection back clean: on a pool of one, the next commit goes through", async () => {
+    const url = await pg.freshDatabase();
+    const sql = connectPostgres(url, { max: 1 });
+    const ports = await openPostgresReceipts(sql, { keyDir: join(makeTempDir("oa-pg-key-"), "config") });
+    const server = await pg.server();
+    const name = url.split("/").pop()!;
+    try {
+      server.psql(
+        `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$;
+         CREATE TRIGGER refuse BEFORE INSERT ON receipts FOR EACH ROW EXECUTE FUNCTION refuse();`,
+        name,
+      );
+      ports.stage(draft());
+      await expect(ports.durable()).rejects.toThrow(/disk on fire/);
+      server.psql("DROP TRIGGER refuse ON receipts", name);
+      ports.stage(draft({ phase: "started" }));
+      await ports.durable();
+      expect(await count(sql)).toBe(2);
+      expect(await ports.verify()).toMatchObject({ ok: true, keyed: 2 });
+    } finally {
+      await ports.close();
+      await sql.close();
+    }
+  });
+
   test("two gateways on one database write one chain that verifies", async () => {
     const a = await opened();
     const b = await opened(a.url, a.keyDir);
