@@ -78,7 +78,15 @@ const statements = async (): Promise<Statement[]> =>
       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ${database})`
   ).map((r: Statement) => r);
 
-type Reply = { ready?: boolean; ms?: number; cpuMs?: number; failed?: number; stopped?: boolean };
+type Reply = {
+  ready?: boolean;
+  ms?: number;
+  cpuMs?: number;
+  failed?: number;
+  errors?: string[];
+  phases?: Record<string, number>;
+  stopped?: boolean;
+};
 async function replica(name: string, storage: string) {
   const api = await startFakeAnthropic();
   let calls = 0;
@@ -102,13 +110,14 @@ async function replica(name: string, storage: string) {
   return {
     name,
     pid: child.pid,
-    async burst(): Promise<{ turnsPerS: number; cpuMsPerTurn: number }> {
+    async burst(): Promise<{ turnsPerS: number; cpuMsPerTurn: number; phases: Record<string, number> }> {
       api.script(Array.from({ length: 2 * AT_ONCE }, () => step));
       const answer = reply();
       child.send({ burst: AT_ONCE });
       const r = await answer;
-      if (r.failed) throw new Error(`${name}: ${r.failed} turns of the burst did not answer`);
-      return { turnsPerS: AT_ONCE / (r.ms! / 1000), cpuMsPerTurn: r.cpuMs! / AT_ONCE };
+      if (r.failed)
+        throw new Error(`${name}: ${r.failed} turns of the burst did not answer ${r.errors?.join("; ") ?? ""}`);
+      return { turnsPerS: AT_ONCE / (r.ms! / 1000), cpuMsPerTurn: r.cpuMs! / AT_ONCE, phases: r.phases ?? {} };
     },
     async stop() {
       const answer = reply();
@@ -146,6 +155,7 @@ try {
   for (const s of sides) await s.burst(); // first turns: lazy loads
   const rates = new Map<string, number[]>(sides.map((s) => [s.name, []]));
   const cpu = new Map<string, number[]>(sides.map((s) => [s.name, []]));
+  const phases = new Map<string, Map<string, number[]>>(sides.map((s) => [s.name, new Map()]));
   const peakRss = new Map<string, number>(sides.map((s) => [s.name, 0]));
   let connectionsPeak = 0;
   let pgStatements = 0;
@@ -161,6 +171,8 @@ try {
       peakRss.set(s.name, Math.max(peakRss.get(s.name)!, peak));
       rates.get(s.name)!.push(result.turnsPerS);
       cpu.get(s.name)!.push(result.cpuMsPerTurn);
+      for (const [phase, ms] of Object.entries(result.phases))
+        phases.get(s.name)!.set(phase, [...(phases.get(s.name)!.get(phase) ?? []), ms]);
       if (s === postgres) {
         const was = new Map(before.map((b) => [b.query, b.calls]));
         for (const a of await statements()) {
@@ -204,6 +216,14 @@ try {
       "median turns/s": median(rates.get(s.name)!).toFixed(1),
       "min–max": `${Math.min(...rates.get(s.name)!).toFixed(1)}–${Math.max(...rates.get(s.name)!).toFixed(1)}`,
       "gateway CPU per turn": `${median(cpu.get(s.name)!).toFixed(1)} ms`,
+    })),
+  );
+  printTable(
+    `Where a turn's time goes, ${AT_ONCE} at once (each phase's median over a burst's turns; the median over the bursts)`,
+    [...phases.get("sqlite")!.keys()].map((phase) => ({
+      phase,
+      sqlite: `${median(phases.get("sqlite")!.get(phase)!).toFixed(0)} ms`,
+      postgres: `${median(phases.get("postgres")!.get(phase) ?? [Number.NaN]).toFixed(0)} ms`,
     })),
   );
   const ratios = rates.get("postgres")!.map((p, i) => p / rates.get("sqlite")![i]!);
