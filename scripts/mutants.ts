@@ -4626,4 +4626,28 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "packages/core/src/receipts/postgres/ports.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-read-waits-for-quiet",
+        "      await log.durable();\n      return read(...args);",
+        "      await log.settled();\n      return read(...args);",
+        "a read waits until nothing at all is staged (with many runs staging, each read of a turn waits for the others)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/store.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-durable-waits-for-loop",
+        "if (pending.length === 0) return inFlight ?? Promise.resolve();",
+        "if (pending.length === 0) return committing ?? Promise.resolve();",
+        "durable() with nothing staged waits for every later batch the commit loop takes, not the one in flight",
+      ],
+    ],
+  ),
 ];
