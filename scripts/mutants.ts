@@ -5141,4 +5141,118 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 console events across gateways
+  ...m(
+    "apps/gateway/src/events/other-gateways.ts",
+    ["apps/gateway/src/events/other-gateways.test.ts", "apps/gateway/src/postgres/console-events.e2e.test.ts"],
+    [
+      [
+        "console-signal-before-durable",
+        "await o.durable().catch(() => {}); // a refused commit",
+        "o.durable().catch(() => {}); // a refused commit",
+        "a console is told of a call before its receipts are committed (its refresh reads the store without them)",
+      ],
+      [
+        "console-signal-every-kind",
+        "if (!isLiveType(e.type)) return;\n    seen.add(e.type);",
+        "seen.add(e.type as ConsoleLiveType);",
+        "every kind of event (each streamed text delta) goes out on the database",
+      ],
+      [
+        "console-signal-unknown-kinds-pass",
+        "new Set(signal.types.filter(isLiveType))",
+        "new Set(signal.types)",
+        "a signal from the database passes kinds no gateway sends to the console streams",
+      ],
+      [
+        "console-signal-one-per-event",
+        "(sending ??= (async () => {",
+        "(sending = (async () => {",
+        "a busy gateway sends a signal per event instead of one at a time",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/console/routes.ts",
+    ["apps/gateway/src/postgres/console-events.e2e.test.ts"],
+    [
+      [
+        "console-stream-without-other-gateways",
+        "const others = d.otherGateways?.subscribe((type) => listener({ type }));",
+        "const others = undefined as (() => void) | undefined;",
+        "a gateway's console does not show what the other gateways do",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/sessions/postgres/store.ts",
+    ["apps/gateway/src/sessions/postgres/contract.test.ts"],
+    [
+      [
+        "pg-append-no-retry",
+        "const APPEND_TRIES = 20;",
+        "const APPEND_TRIES = 1;",
+        "two appends at once on one session: the later one fails instead of taking the next seqs",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/chain.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-chain-commit-unlocked",
+        "const BEGIN_LOCKED = `BEGIN; SELECT pg_advisory_xact_lock(${CHAIN_LOCK});",
+        "const BEGIN_LOCKED = `BEGIN; SELECT 1;",
+        "two gateways' commits read the same chain end (no chain lock)",
+      ],
+    ],
+  ),
+  {
+    ...eq(
+      "packages/core/src/receipts/postgres/chain.ts",
+      ["packages/core/src/receipts/postgres/store.test.ts"],
+      "pg-chain-no-rollback",
+      "await tx`ROLLBACK`.catch(() => {});",
+      "await Promise.resolve();",
+    ),
+    description:
+      "a refused commit skips its ROLLBACK. Equivalent under Bun 1.4.5: releasing a reserved connection ends its aborted transaction (store.test.ts: on a pool of one, the commit after a refused one goes through either way); the ROLLBACK stays so that does not depend on the client",
+  },
+  ...m(
+    "apps/gateway/src/cli/serve.ts",
+    ["apps/gateway/src/postgres/discord-lease.e2e.test.ts"],
+    [
+      [
+        "start-prints-sqlite-path-on-postgres",
+        "gateway.settings.storageUrl ? storageFor(gateway.settings).described : gateway.settings.databasePath",
+        "gateway.settings.databasePath",
+        "start on storage.url names the unused SQLite file as its database",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/ports.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-read-waits-for-quiet",
+        "      await log.durable();\n      return read(...args);",
+        "      await log.settled();\n      return read(...args);",
+        "a read waits until nothing at all is staged (with many runs staging, each read of a turn waits for the others)",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/store.ts",
+    ["packages/core/src/receipts/postgres/store.test.ts"],
+    [
+      [
+        "pg-durable-waits-for-loop",
+        "if (pending.length === 0) return inFlight ?? Promise.resolve();",
+        "if (pending.length === 0) return committing ?? Promise.resolve();",
+        "durable() with nothing staged waits for every later batch the commit loop takes, not the one in flight",
+      ],
+    ],
+  ),
 ];

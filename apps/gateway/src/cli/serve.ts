@@ -4,6 +4,7 @@ import { createRedactor } from "@openassistant/core/receipts";
 import type { EnvLike } from "../auth/types.ts";
 import { loadGatewaySettings } from "../config-adapter.ts";
 import { createGateway, startGatewayProcesses, type Gateway, type GatewayProcesses } from "../gateway.ts";
+import { storageFor } from "../storage/index.ts";
 import { startLeasedSurface } from "../surfaces/leased.ts";
 import { surfaceToRun } from "../surfaces/registry.ts";
 import { installCrashGuard } from "./crash-guard.ts";
@@ -132,7 +133,10 @@ async function serveWith(
   const gateway = await createGateway({ cwd: options.cwd, env: options.env, loaded, processes, log: (l) => err(l) });
   handedOver.done = true;
   guard.setRedact(gateway.redact);
-  out(`Database: ${gateway.settings.databasePath}`);
+  // With storage.url, the PostgreSQL database (never its password), not the unused SQLite path.
+  out(
+    `Database: ${gateway.settings.storageUrl ? storageFor(gateway.settings).described : gateway.settings.databasePath}`,
+  );
   out(modelLine(gateway.settings, targets, creds.ok ? creds.ids : []));
   if (gateway.http) {
     out(`HTTP API: ${gateway.http.url} (bearer token in ${gateway.http.tokenPath ?? "config http.token"})`);

@@ -1,6 +1,7 @@
 import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import type { EventBus } from "../events/bus.ts";
+import type { OtherGatewaysEvents } from "../events/other-gateways.ts";
 import type { GatewaySettings } from "../settings.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 import { consoleApproverCheck } from "./approvers.ts";
@@ -27,6 +28,8 @@ export interface ConsoleOptions {
   readonly schedules?: ConsoleRoutesDeps["schedules"];
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
+  /** The live events of the other gateways on a shared database (PostgreSQL), streamed with this one's. */
+  readonly otherGateways?: OtherGatewaysEvents;
   readonly tools: () => ToolSnapshot;
   readonly redact: (text: string) => string;
   /** Where the console key is registered for redaction. */
@@ -55,6 +58,7 @@ export function createConsole(o: ConsoleOptions): GatewayConsole {
     receipts: o.receipts,
     approvals: o.approvals,
     events: o.events,
+    ...(o.otherGateways ? { otherGateways: o.otherGateways } : {}),
     tools: o.tools,
     policy: o.settings.policy,
     redact: o.redact,

@@ -6,6 +6,7 @@ import { RUN_STATUSES, type CallStatus } from "@openassistant/core/receipts";
 import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import { flattenToolTree } from "@openassistant/core/tools";
 import type { EventBus } from "../events/bus.ts";
+import type { OtherGatewaysEvents } from "../events/other-gateways.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 import { normalizeOperator } from "./approvers.ts";
 import type { SafeHtml } from "./html.ts";
@@ -42,6 +43,8 @@ export interface ConsoleDeps {
     Pick<ReceiptLog, "verifyRun">;
   readonly approvals: Pick<ApprovalBroker, "pending" | "get" | "decide" | "rules">;
   readonly events: Pick<EventBus, "subscribe">;
+  /** Live kinds of event from the other gateways on a shared database: streamed like this gateway's own. */
+  readonly otherGateways?: OtherGatewaysEvents;
   readonly tools: () => ToolSnapshot;
   readonly policy: readonly PolicyRule[];
   readonly redact: (text: string) => string;
@@ -325,10 +328,20 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     );
   }
 
+  /** This gateway's events and the other gateways' live kinds, as one stream of kinds. */
+  function liveKinds(listener: (e: { readonly type: string }) => void): () => void {
+    const own = d.events.subscribe(listener);
+    const others = d.otherGateways?.subscribe((type) => listener({ type }));
+    return () => {
+      own();
+      others?.();
+    };
+  }
+
   function events(req: Request): Response {
     // Only which kind of thing changed: pages fetch what they show through their own (authorized) routes.
     return eventStreamResponse(req, {
-      events: d.events,
+      events: { subscribe: liveKinds },
       frame: (e) => `event: ${e.type}\ndata: {}\n\n`,
       keepAliveMs: d.keepAliveMs ?? 15_000,
       open: streams,

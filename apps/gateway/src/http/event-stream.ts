@@ -1,15 +1,12 @@
-import type { EventBus } from "../events/bus.ts";
-import type { GatewayEvent } from "../events/types.ts";
-
 /**
  * A server-sent-events response that forwards gateway events as `frame(e)` text, with a
  * keep-alive comment. `open` tracks the live streams so the server can end them on close.
  */
-export function eventStreamResponse(
+export function eventStreamResponse<E extends { readonly type: string }>(
   req: Request,
   opts: {
-    readonly events: Pick<EventBus, "subscribe">;
-    readonly frame: (e: GatewayEvent) => string;
+    readonly events: { subscribe(listener: (e: E) => void): () => void };
+    readonly frame: (e: E) => string;
     readonly keepAliveMs: number;
     readonly open: Set<() => void>;
   },
@@ -26,7 +23,7 @@ export function eventStreamResponse(
         }
       };
       send(": connected\n\n");
-      const unsubscribe = opts.events.subscribe((e: GatewayEvent) => send(opts.frame(e)));
+      const unsubscribe = opts.events.subscribe((e) => send(opts.frame(e)));
       const keepAlive = setInterval(() => send(": keep-alive\n\n"), opts.keepAliveMs);
       cleanup = () => {
         clearInterval(keepAlive);

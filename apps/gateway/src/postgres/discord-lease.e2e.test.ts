@@ -60,6 +60,10 @@ test("two gateways on one database: one holds the Discord connection; kill -9 it
   const [dirA, dirB] = [project(alice), project(alice)];
   const a = startGateway(dirA, url);
   await a.out.waitFor(/Discord: connected as/, 15_000);
+  // The database it uses, not the SQLite path it does not (and never the password).
+  expect(a.out.text).toContain(
+    `Database: the PostgreSQL database ${new URL(url).host}${new URL(url).pathname} (storage.url)`,
+  );
   // Every gateway on one database signs receipts with the same key (docs/scaling.md).
   mkdirSync(join(dirB, "config"), { recursive: true });
   copyFileSync(receiptKeyPath(join(dirA, "config")), receiptKeyPath(join(dirB, "config")));

@@ -50,6 +50,7 @@ import { toolsForSession } from "../clients/session-tools.ts";
 import { mcpServerService } from "./mcp-server.ts";
 import { modelsByProfile } from "./models.ts";
 import { closeOrphanedApprovals } from "./orphaned-approvals.ts";
+import { shareConsoleEvents } from "./console-signals.ts";
 import { attempt, onClose, resource } from "./resource.ts";
 import { storageFor } from "../storage/index.ts";
 import { openStores, storageLayer } from "./storage-layer.ts";
@@ -360,8 +361,11 @@ function openGateway(
     );
     scheduleTools?.bind({ schedules: schedules.service, sessions, receipts });
 
+    // #31: on a shared database, the consoles of every gateway see each other's live events.
+    const otherGateways = yield* shareConsoleEvents({ stores, events, log });
     const surfacesOut = yield* httpAndConsole({
       settings,
+      otherGateways,
       stores,
       approvals,
       // The console cancels only what no process of this gateway runs: runs left pending at start, not resumed.

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import { type ConsoleOptions, createConsole, type GatewayConsole } from "../console/index.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { OtherGatewaysEvents } from "../events/other-gateways.ts";
 import type { GatewayHttp } from "../gateway.ts";
 import { startHttpApi } from "../http/server.ts";
 import type { resolveHttpToken } from "../http/token.ts";
@@ -23,6 +24,8 @@ export function httpAndConsole(o: {
   /** #33: what the console lists of the schedules. */
   readonly schedules?: ConsoleOptions["schedules"];
   readonly events: EventBus;
+  /** The live events of the other gateways on a shared database, for the console's stream. */
+  readonly otherGateways?: OtherGatewaysEvents;
   readonly toolSource: ToolSource;
   readonly redact: (text: string) => string;
   readonly secrets: SecretRegistry;
@@ -47,6 +50,7 @@ export function httpAndConsole(o: {
           ...(o.schedules ? { schedules: o.schedules } : {}),
           approvals: o.approvals,
           events: o.events,
+          ...(o.otherGateways ? { otherGateways: o.otherGateways } : {}),
           tools: () => o.toolSource.current(),
           redact: o.redact,
           secrets: o.secrets,

@@ -2,6 +2,7 @@ import type { ApprovalRuleStore, ApprovalStore } from "@openassistant/core/appro
 import type { Database } from "@openassistant/core/db";
 import type { ReceiptLog, ReceiptReader, SecretRegistry } from "@openassistant/core/receipts";
 import type { RunCodeStore } from "../console/run-code.ts";
+import type { LiveSignalChannel } from "../events/other-gateways.ts";
 import type { ScheduleStore } from "../schedules/store.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { SurfaceStoreBackends } from "../surfaces/port.ts";
@@ -34,6 +35,11 @@ export interface GatewayStores {
   readonly approvalDecisions?: {
     subscribe(onDecided: (callId: string) => void): Promise<() => Promise<void>>;
   };
+  /**
+   * The console's live signals between the gateways of one database (PostgreSQL's LISTEN/NOTIFY,
+   * `events/other-gateways.ts`): which kinds of event happened elsewhere. Absent on SQLite.
+   */
+  readonly consoleSignals?: LiveSignalChannel;
   /** The code the model wrote for each run, for the console's run page. */
   readonly runCode: RunCodeStore;
   readonly receipts: ReceiptLog & ReceiptReader;

@@ -43,6 +43,28 @@ export function describeSessionStoreContract(name: string, make: MakeSessionBack
       });
     });
 
+    test("appends at once to one session keep every message, each append's messages together and in order", async () => {
+      await withBackend(make, async (sessions) => {
+        const s = await sessions.getOrCreate("busy", "terminal");
+        await Promise.all(
+          Array.from({ length: 10 }, (_, a) =>
+            sessions.appendMessages(s.id, null, [
+              { role: "user", content: text(`${a}:1`) },
+              { role: "assistant", content: text(`${a}:2`) },
+              { role: "user", content: text(`${a}:3`) },
+            ]),
+          ),
+        );
+        const history = await sessions.history(s.id);
+        expect(history.map((m) => m.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+        const texts = history.map((m) => (m.content as Array<{ text: string }>)[0]!.text);
+        for (let i = 0; i < 30; i += 3) {
+          const append = texts[i]!.split(":")[0];
+          expect(texts.slice(i, i + 3)).toEqual([`${append}:1`, `${append}:2`, `${append}:3`]);
+        }
+      });
+    });
+
     test("messages in order with their turn and run ids; an empty append stores nothing", async () => {
       await withBackend(make, async (sessions) => {
         const s = await sessions.getOrCreate("terminal", "terminal");

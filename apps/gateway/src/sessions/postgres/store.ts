@@ -5,6 +5,10 @@ import type { SessionSettings } from "../types.ts";
 import { SESSION_MIGRATIONS } from "./schema.ts";
 import { sessionFromRow, storedMessagesFromRows, turnFromRow } from "../rows.ts";
 
+/** PostgreSQL's SQLSTATE for a duplicate key (Appendix A, "PostgreSQL Error Codes"). */
+const UNIQUE_VIOLATION = "23505";
+/** Appends to one session from several gateways at the same moment: each try loses to one that committed. */
+const APPEND_TRIES = 20;
 const capped = (text: string | undefined, cap: number) => (text === undefined ? null : cutText(text, cap));
 const SESSION_COLUMNS = "id, surface, external_key, created_at::float8 AS created_at, settings";
 const MESSAGE_COLUMNS = "seq, role, content, turn_id, run_ids, at::float8 AS at";
@@ -12,7 +16,7 @@ const MESSAGE_COLUMNS = "seq, role, content, turn_id, run_ids, at::float8 AS at"
 /**
  * Sessions, their messages, turns and turn events on PostgreSQL (migrated first; the caller closes
  * `sql`). Several gateways may share it: a key's session is created once (`ON CONFLICT DO NOTHING`),
- * and an append locks its session's row so two appends never take the same message seq.
+ * and two appends never keep the same message seq (the primary key; the later one tries again).
  */
 export async function createPgSessionStore(sql: Postgres): Promise<SessionStore> {
   await migrate(sql, "sessions", SESSION_MIGRATIONS);
@@ -69,23 +73,31 @@ export async function createPgSessionStore(sql: Postgres): Promise<SessionStore>
     },
     async appendMessages(sessionId, turnId, messages) {
       if (messages.length === 0) return;
-      await sql.begin(async (tx) => {
-        await tx`SELECT id FROM sessions WHERE id = ${sessionId} FOR UPDATE`;
-        const [last] = await tx`SELECT MAX(seq) AS seq FROM messages WHERE session_id = ${sessionId}`;
-        let seq = (last?.seq ?? 0) + 1;
-        const now = Date.now();
-        const rows = messages.map((m) => ({
-          session_id: sessionId,
-          seq: seq++,
-          role: m.role,
-          content: JSON.stringify(m.content),
-          turn_id: turnId,
-          run_ids: JSON.stringify(m.runIds ?? []),
-          at: now,
-        }));
-        await tx`INSERT INTO messages ${tx(rows, "session_id", "seq", "role", "content", "turn_id", "run_ids", "at")}`;
-        await tx`UPDATE sessions SET updated_at = ${now} WHERE id = ${sessionId}`;
-      });
+      const now = Date.now();
+      const rows = messages.map((m, i) => ({
+        n: i + 1,
+        role: m.role,
+        content: JSON.stringify(m.content),
+        run_ids: JSON.stringify(m.runIds ?? []),
+      }));
+      // One statement, one round trip: the seqs after the session's last message, the rows, the
+      // session's updated_at. Two gateways appending to one session at once read the same last seq:
+      // the second's INSERT meets the primary key once the first commits, and tries again on a
+      // fresh snapshot (the statement is the whole transaction, so nothing of it was kept).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await sql`WITH last AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE session_id = ${sessionId}),
+            added AS (
+              INSERT INTO messages (session_id, seq, role, content, turn_id, run_ids, at)
+              SELECT ${sessionId}, last.seq + r.n, r.role, r.content, ${turnId}, r.run_ids, ${now}
+              FROM last, json_to_recordset(${rows}::json) AS r(n INTEGER, role TEXT, content TEXT, run_ids TEXT)
+            )
+            UPDATE sessions SET updated_at = ${now} WHERE id = ${sessionId}`;
+          return;
+        } catch (e) {
+          if ((e as { errno?: string }).errno !== UNIQUE_VIOLATION || attempt >= APPEND_TRIES) throw e;
+        }
+      }
     },
     async startTurn(turn) {
       await sql`INSERT INTO turns (id, session_id, user_id, started_at, request, model)

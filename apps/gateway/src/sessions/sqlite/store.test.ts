@@ -4,7 +4,36 @@ import { openDatabase } from "@openassistant/core/db";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { createSessionStore } from "./store.ts";
 
+const HOLD_WRITE = join(import.meta.dir, "..", "..", "..", "test", "hold-sqlite-write.child.ts");
+
 describe("session store (SQLite file)", () => {
+  test("an append while another connection holds the write lock waits for it, never fails on a stale read", async () => {
+    const path = join(makeTempDir(), "oa.sqlite");
+    const db = openDatabase(path);
+    try {
+      const store = createSessionStore(db);
+      const s = await store.getOrCreate("busy", "terminal");
+      const say = (text: string) => [{ role: "user" as const, content: [{ type: "text" as const, text }] }];
+      await store.appendMessages(s.id, null, say("first"));
+      const writer = Bun.spawn(["bun", HOLD_WRITE, path, "300"], { stdout: "pipe", stderr: "inherit" });
+      const reader = writer.stdout.getReader();
+      let out = "";
+      while (!out.includes("locked")) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the writer ended before it took the lock: ${out}`);
+        out += new TextDecoder().decode(value);
+      }
+      // The writer commits while this append waits: a transaction that read first (DEFERRED) would
+      // then hold a stale snapshot and fail with SQLITE_BUSY_SNAPSHOT, which no busy timeout retries.
+      await store.appendMessages(s.id, null, say("second"));
+      expect((await store.history(s.id)).map((m) => m.seq)).toEqual([1, 2]);
+      expect(await writer.exited).toBe(0);
+      expect((await store.turnEvents({ type: "other-writer" })).length).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
   test("sessions by external key, ordered messages, turns and settings survive reopening", async () => {
     const path = join(makeTempDir(), "oa.sqlite");
     let db = openDatabase(path);

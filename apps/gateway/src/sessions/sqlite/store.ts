@@ -103,7 +103,10 @@ export function createSessionStore(db: Database): SessionStore {
       return storedMessagesFromRows(selectModelHistory.all(sessionId));
     },
     async appendMessages(sessionId, turnId, messages) {
-      if (messages.length) append(sessionId, turnId, messages);
+      // IMMEDIATE: the write lock first (waiting busy_timeout for another writer, such as the receipt
+      // journal's fold worker), then the read of the last seq. A DEFERRED transaction reads first and
+      // fails at its first write when another connection writes meanwhile (SQLITE_BUSY, not retried).
+      if (messages.length) append.immediate(sessionId, turnId, messages);
     },
     async startTurn(turn) {
       db.query("INSERT INTO turns (id, session_id, user_id, started_at, request, model) VALUES (?, ?, ?, ?, ?, ?)").run(

@@ -8,6 +8,7 @@ import {
   schemaVersions,
 } from "@openassistant/core/db";
 import { openPostgresReceipts } from "@openassistant/core/receipts";
+import type { LiveSignal } from "../../events/other-gateways.ts";
 import { openPostgresStores } from "../../postgres/open-stores.ts";
 import { postgresHealth } from "./health.ts";
 import type { GatewayStores, ReceiptsOnly, StorageBackend } from "../backend.ts";
@@ -25,6 +26,7 @@ export const postgresStorage: StorageBackend = {
       log: options.log,
     });
     const decisions = openEventBus<{ callId: string }>(stores.sql, DECISIONS_CHANNEL);
+    const signals = openEventBus<LiveSignal>(stores.sql, CONSOLE_SIGNALS_CHANNEL);
     return {
       receipts: stores.receipts,
       approvals: {
@@ -35,6 +37,13 @@ export const postgresStorage: StorageBackend = {
       approvalDecisions: {
         async subscribe(onDecided) {
           const subscription = await decisions.subscribe((event) => onDecided(event.callId));
+          return () => subscription.close();
+        },
+      },
+      consoleSignals: {
+        publish: (signal) => signals.publish(signal),
+        async subscribe(onSignal) {
+          const subscription = await signals.subscribe((signal) => onSignal(signal));
           return () => subscription.close();
         },
       },
@@ -89,6 +98,9 @@ export const postgresStorage: StorageBackend = {
 
 /** Where a gateway tells the others that it recorded an approval decision (LISTEN/NOTIFY). */
 const DECISIONS_CHANNEL = "openassistant_approval_decided";
+
+/** Where a gateway tells the others' consoles which kinds of event it produced (`events/other-gateways.ts`). */
+export const CONSOLE_SIGNALS_CHANNEL = "openassistant_console_events";
 
 /**
  * The approval store, announcing each decision it recorded first (compare-and-set won) to the

@@ -36,9 +36,18 @@ export function storableDraft(d: ReceiptDraft): ReceiptDraft {
 }
 
 /**
- * Appends a batch to the chain in one transaction: the chain lock (so seq and prev are ours even
- * with other gateways writing), the chain's end, then each row's seq, prev and MAC, inserted in one
- * statement. Resolves only after COMMIT; on any error nothing of the batch is written.
+ * The transaction's start, the chain lock (so seq and prev are ours even with other gateways
+ * writing) and the chain's end, sent as one simple-protocol message: one round trip. Each statement
+ * of such a message takes its own snapshot under READ COMMITTED, so the SELECT, run after the lock
+ * was granted, sees the rows of the gateway that held the lock before us.
+ */
+const BEGIN_LOCKED = `BEGIN; SELECT pg_advisory_xact_lock(${CHAIN_LOCK}); SELECT seq::float8 AS seq, hash FROM receipts ORDER BY seq DESC LIMIT 1`;
+
+/**
+ * Appends a batch to the chain in one transaction on a connection of its own: BEGIN with the chain
+ * lock and the chain's end (one round trip), then each row's seq, prev and MAC, inserted in one
+ * statement, then COMMIT: three round trips. Resolves only after COMMIT; on any error the
+ * transaction is rolled back and nothing of the batch is written.
  */
 export async function appendBatch(
   sql: Postgres,
@@ -46,13 +55,15 @@ export async function appendBatch(
   dbId: string,
   batch: readonly StagedReceipt[],
 ): Promise<Receipt[]> {
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${CHAIN_LOCK})`;
-    // A statement of its own, after the lock: under READ COMMITTED each statement takes a new
-    // snapshot, so this one sees the rows of the gateway that held the lock before us (read in the
-    // same statement as the lock, the snapshot would predate the wait).
-    const [last] = await tx`SELECT seq::float8 AS seq, hash FROM receipts ORDER BY seq DESC LIMIT 1`;
-    let seq: number = last ? last.seq : 0;
+  const tx = await sql.reserve();
+  try {
+    const [, , ends] = (await tx.unsafe(BEGIN_LOCKED).simple()) as unknown as [
+      unknown,
+      unknown,
+      Array<{ seq: number; hash: string }>,
+    ];
+    const last = ends[0];
+    let seq: number = last ? Number(last.seq) : 0;
     let prev: string = last ? last.hash : pgGenesis(key, dbId);
     const out: Receipt[] = [];
     const rows: Array<Record<string, unknown>> = [];
@@ -66,6 +77,12 @@ export async function appendBatch(
       prev = hash;
     }
     await tx`INSERT INTO receipts ${tx(rows, ...PG_INSERT_COLUMNS)}`;
+    await tx`COMMIT`;
     return out;
-  });
+  } catch (e) {
+    await tx`ROLLBACK`.catch(() => {}); // a dropped connection rolled it back already
+    throw e;
+  } finally {
+    tx.release();
+  }
 }

@@ -14,7 +14,7 @@ import { openPostgresReceiptLog, type PostgresReceiptOptions } from "./store.ts"
 
 /**
  * The PostgreSQL backend of the receipt ports on `sql` (the caller closes `sql`): migrates the
- * receipts schema, then every read first waits for what this process staged to be committed.
+ * receipts schema, then every read first waits for what this process staged before it to be committed.
  */
 export async function openPostgresReceipts(
   sql: Postgres,
@@ -24,7 +24,9 @@ export async function openPostgresReceipts(
   const synced =
     <A extends unknown[], T>(read: (...args: A) => Promise<T>) =>
     async (...args: A): Promise<T> => {
-      await log.settled();
+      // What was staged before this read, committed (not "nothing staged at all": with many runs
+      // staging, that moment may not come for a long while, and each read of a turn waited for it).
+      await log.durable();
       return read(...args);
     };
   return {

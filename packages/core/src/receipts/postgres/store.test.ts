@@ -4,6 +4,7 @@ import { usePostgres } from "@openassistant/testkit/postgres.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { connectPostgres, type Postgres } from "../../db/postgres/connect.ts";
 import type { ReceiptDraft } from "../types.ts";
+import { CHAIN_LOCK } from "./chain.ts";
 import { openPostgresReceipts } from "./ports.ts";
 
 const pg = usePostgres();
@@ -159,6 +160,69 @@ describe("postgres receipts keep their promises", () => {
       expect((await db.ports.byRun("run_1")).map((r) => r.phase)).toEqual(["requested", "started", "succeeded"]);
       expect(await db.ports.verify()).toMatchObject({ ok: true, keyed: 3 });
     } finally {
+      await observer.close();
+      await db.close();
+    }
+  });
+
+  test("a refused commit gives its connection back clean: on a pool of one, the next commit goes through", async () => {
+    const url = await pg.freshDatabase();
+    const sql = connectPostgres(url, { max: 1 });
+    const ports = await openPostgresReceipts(sql, { keyDir: join(makeTempDir("oa-pg-key-"), "config") });
+    const server = await pg.server();
+    const name = url.split("/").pop()!;
+    try {
+      server.psql(
+        `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END $$;
+         CREATE TRIGGER refuse BEFORE INSERT ON receipts FOR EACH ROW EXECUTE FUNCTION refuse();`,
+        name,
+      );
+      ports.stage(draft());
+      await expect(ports.durable()).rejects.toThrow(/disk on fire/);
+      server.psql("DROP TRIGGER refuse ON receipts", name);
+      ports.stage(draft({ phase: "started" }));
+      await ports.durable();
+      expect(await count(sql)).toBe(2);
+      expect(await ports.verify()).toMatchObject({ ok: true, keyed: 2 });
+    } finally {
+      await ports.close();
+      await sql.close();
+    }
+  });
+
+  test("a read waits for what was staged before it, not for receipts staged after it", async () => {
+    const db = await opened();
+    const server = await pg.server();
+    const blocker = connectPostgres(db.url, { max: 1 });
+    const observer = connectPostgres(db.url, { max: 1 });
+    try {
+      // Receipts of run_2 are refused: a read of run_1 that waited for them too would fail.
+      server.psql(
+        `CREATE FUNCTION refuse_run_2() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN IF NEW.run_id = 'run_2' THEN RAISE EXCEPTION 'run_2 refused'; END IF; RETURN NEW; END $$;
+         CREATE TRIGGER refuse_run_2 BEFORE INSERT ON receipts FOR EACH ROW EXECUTE FUNCTION refuse_run_2();`,
+        db.name,
+      );
+      const locked = await blocker.reserve();
+      await locked`SELECT pg_advisory_lock(${CHAIN_LOCK})`;
+      db.ports.stage(draft());
+      // run_1's commit waits for the chain lock, in flight.
+      const waiting = async () =>
+        Number(
+          (await observer`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)[0].n,
+        );
+      while ((await waiting()) === 0) await Bun.sleep(10);
+      const read = db.ports.byRun("run_1");
+      db.ports.stage(draft({ runId: "run_2", callId: "call_2" }));
+      await locked`SELECT pg_advisory_unlock(${CHAIN_LOCK})`;
+      locked.release();
+      expect((await read).map((r) => r.runId)).toEqual(["run_1"]);
+      await expect(db.ports.durable()).rejects.toThrow(/run_2 refused/);
+      server.psql("DROP TRIGGER refuse_run_2 ON receipts", db.name);
+      await db.ports.durable();
+      expect(await count(observer)).toBe(2);
+    } finally {
+      await blocker.close();
       await observer.close();
       await db.close();
     }

@@ -61,6 +61,8 @@ export async function openPostgresReceiptLog(
   let pending: StagedReceipt[] = [];
   let waiters: Waiter[] = [];
   let committing: Promise<void> | undefined;
+  /** The batch being committed: settles with its COMMIT (the loop above may go on with later batches). */
+  let inFlight: Promise<void> | undefined;
   let deferTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** Commits batches until nothing is staged; one at a time, so the chain's order is the staging order. */
@@ -75,8 +77,11 @@ export async function openPostgresReceiptLog(
           const ws = waiters;
           pending = [];
           waiters = [];
+          const attempt = appendBatch(sql, key, dbId, batch);
+          inFlight = attempt.then(() => {});
+          inFlight.catch(() => {}); // its waiters and the loop report the failure
           try {
-            const written = await appendBatch(sql, key, dbId, batch);
+            const written = await attempt;
             const last = written.at(-1)!;
             head.committed({ seq: last.seq, mac: last.hash });
           } catch (e) {
@@ -114,7 +119,8 @@ export async function openPostgresReceiptLog(
   }
 
   function durable(): Promise<void> {
-    if (pending.length === 0) return committing ?? Promise.resolve();
+    // Nothing staged since: what was staged before is in the batch being committed, if any.
+    if (pending.length === 0) return inFlight ?? Promise.resolve();
     const done = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }));
     commitSoon().catch(() => {});
     return done;
