@@ -1,6 +1,7 @@
 import type { ApprovalRuleStore, ApprovalStore } from "@openassistant/core/approvals";
 import type { Database } from "@openassistant/core/db";
 import type { ReceiptLog, ReceiptReader, SecretRegistry } from "@openassistant/core/receipts";
+import type { SharedRuns } from "../runs/jobs/postgres-runs.ts";
 import type { RunCodeStore } from "../console/run-code.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { SurfaceStoreBackends } from "../surfaces/port.ts";
@@ -39,6 +40,11 @@ export interface GatewayStores {
   /** `shared`: other gateways may use the same store (the broker's `shared` option). */
   readonly approvals: { readonly store: ApprovalStore; readonly rules: ApprovalRuleStore; readonly shared?: boolean };
   readonly sessions: SessionStore;
+  /**
+   * #31: the run journal on the shared database and each run as a job (PostgreSQL), so another
+   * gateway resumes the runs of one that died. Absent on SQLite: the journal is a file per run.
+   */
+  readonly runs?: Pick<SharedRuns, "journal" | "jobs">;
   close(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ import {
 } from "@openassistant/core/db";
 import { openPostgresReceipts } from "@openassistant/core/receipts";
 import { openPostgresStores } from "../../postgres/open-stores.ts";
+import { openSharedRuns } from "../../runs/jobs/postgres-runs.ts";
 import { postgresHealth } from "./health.ts";
 import type { GatewayStores, ReceiptsOnly, StorageBackend } from "../backend.ts";
 
@@ -25,6 +26,11 @@ export const postgresStorage: StorageBackend = {
       log: options.log,
     });
     const decisions = openEventBus<{ callId: string }>(stores.sql, DECISIONS_CHANNEL);
+    // #31: the run journal on the database and each run a job (runs/jobs/).
+    const runs = await openSharedRuns(options.location, stores.sql, options.log ?? (() => {})).catch(async (e) => {
+      await stores.close();
+      throw e;
+    });
     return {
       receipts: stores.receipts,
       approvals: {
@@ -40,6 +46,7 @@ export const postgresStorage: StorageBackend = {
       },
       sessions: stores.sessions,
       runCode: stores.runCode,
+      runs,
       openSurfaceStore(backends) {
         if (!backends.postgres)
           throw new Error(
@@ -47,7 +54,13 @@ export const postgresStorage: StorageBackend = {
           );
         return backends.postgres(stores.sql);
       },
-      close: once(() => stores.close()),
+      close: once(async () => {
+        try {
+          await runs.close();
+        } finally {
+          await stores.close();
+        }
+      }),
     };
   },
   async probeWritable(location) {
