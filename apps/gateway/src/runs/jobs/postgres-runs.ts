@@ -1,5 +1,5 @@
-import { connectPostgres, migrate, type Postgres } from "@openassistant/core/db";
-import { openPostgresRunJournal, RUN_JOURNAL_MIGRATIONS, type RunJournal } from "@openassistant/core/receipts";
+import { connectPostgres, type Postgres } from "@openassistant/core/db";
+import { openPostgresRunJournal, type RunJournal } from "@openassistant/core/receipts";
 import { openRunJobs, type RunJobs } from "./run-jobs.ts";
 
 /** The runs of gateways sharing one PostgreSQL database: their journal there, and each run a job. */
@@ -14,12 +14,11 @@ export interface SharedRuns {
 const JOB_CONNECTIONS = 3;
 
 /**
- * Migrates the run journal's table, starts the jobs (pg-boss on its own Bun.SQL pool) and opens
- * the journal on the stores' pool, each new run's job sent and claimed in its first journal
+ * Starts the jobs (pg-boss on its own Bun.SQL pool) and opens the journal on the stores' pool (its
+ * table migrated with the other stores, `open-stores.ts`), each new run's job sent and claimed in its first journal
  * transaction (`run-jobs.ts`).
  */
 export async function openSharedRuns(url: string, sql: Postgres, log: (line: string) => void): Promise<SharedRuns> {
-  await migrate(sql, "runs", RUN_JOURNAL_MIGRATIONS);
   const jobs = await openRunJobs(url, (u) => connectPostgres(u, { max: JOB_CONNECTIONS }), { log });
   const journal = openPostgresRunJournal(sql, { onBegin: jobs.onBegin });
   return {
