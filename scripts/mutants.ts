@@ -4536,4 +4536,47 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 runs across replicas
+  ...m(
+    "apps/gateway/src/runs/jobs/run-jobs.ts",
+    ["apps/gateway/src/runs/jobs/run-jobs.test.ts"],
+    [
+      [
+        "run-job-claimed-outside-tx",
+        "const claimed = await boss.fetch<{ runId: string }>(RUNS_QUEUE, { batchSize: runs.length, db });",
+        "const claimed = await boss.fetch<{ runId: string }>(RUNS_QUEUE, { batchSize: runs.length });",
+        "a new run's job is claimed outside the transaction that sends it (another gateway could take a live run)",
+      ],
+      [
+        "run-job-no-dead-letter",
+        "{ ...common, retryLimit: 0, deadLetter: ORPHANED_QUEUE }",
+        "{ ...common, retryLimit: 0 }",
+        "a dead gateway's runs are failed and never handed to another gateway",
+      ],
+      [
+        "run-job-lost-claim-runs-on",
+        "watched.get(runId)?.abort(`the gateway lost its claim on run ${runId}`);",
+        "",
+        "a gateway that lost a run's claim keeps running it while another resumes it",
+      ],
+      [
+        "run-job-takeover-not-completed",
+        "if (!closing) this.finished(runId);",
+        "",
+        "a taken-over run's job is never completed: it is handed over again when its gateway stops",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/run-journal.ts",
+    ["packages/core/src/receipts/postgres/run-journal.test.ts"],
+    [
+      [
+        "run-journal-begin-without-job",
+        "if (begins.length > 0 && options.onBegin) {",
+        "if (begins.length < 0 && options.onBegin) {",
+        "a new run's journal commits without its job (no other gateway would ever resume it)",
+      ],
+    ],
+  ),
 ];
