@@ -3911,8 +3911,8 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "replay-journal-behind-receipts",
-        `        replay.flush();`,
-        ``,
+        `flushed = replay.flush();`,
+        `flushed = undefined;`,
         "a commit point does not first write the run journal: a tool can act before the entry a resume needs is stored",
       ],
       [
@@ -3966,7 +3966,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/replay/file-journal.ts",
+    "packages/core/src/receipts/replay/journal-lines.ts",
     ["packages/core/src/receipts/replay/file-journal.test.ts", "packages/core/src/codemode/resume.test.ts"],
     [
       [
@@ -4324,7 +4324,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/replay/file-journal.ts",
+    "packages/core/src/receipts/replay/journal-lines.ts",
     ["packages/core/src/codemode/resume.test.ts", "apps/gateway/src/runs/resume.e2e.test.ts"],
     [
       [
