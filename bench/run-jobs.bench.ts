@@ -85,7 +85,9 @@ rows.push(await perRun("later commit point, file journal", () => laterCommit(fil
 const pgRun = firstCommit(plain);
 await pgRun.done;
 let pgPosition = 0;
-rows.push(await perRun("later commit point, PostgreSQL journal", () => laterCommit(plain, pgRun.runId, ++pgPosition), 1));
+rows.push(
+  await perRun("later commit point, PostgreSQL journal", () => laterCommit(plain, pgRun.runId, ++pgPosition), 1),
+);
 
 printTable(
   `Runs across replicas: journal commits and the run's job (${RUNS} runs; load ${loadavg()[0]!.toFixed(1)}, ${new Date().toISOString()})`,

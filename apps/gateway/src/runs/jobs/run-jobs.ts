@@ -55,8 +55,6 @@ export interface RunJobs {
 
 export interface RunJobsOptions {
   readonly log: (line: string) => void;
-  /** Called when this gateway claims a dead gateway's run (before resuming it). */
-  readonly onTakeOver?: (runId: string) => void;
 }
 
 /** Starts pg-boss on its own small Bun.SQL pool (`url`), creates the two queues, starts touching. */
@@ -174,7 +172,6 @@ function runJobs(
         for (const j of jobs) {
           const { runId } = j.data;
           held.set(runId, { queue: ORPHANED_QUEUE, job: { id: j.id, retryCount: j.retryCount } });
-          options.onTakeOver?.(runId);
           const signal = this.watch(runId);
           const done = resume(runId, signal)
             .catch((e: unknown) => options.log(`taking over run ${runId} failed: ${(e as Error).message}`))
