@@ -4568,6 +4568,18 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
+    "apps/gateway/src/runs/jobs/take-over.ts",
+    ["apps/gateway/src/runs/jobs/take-over.test.ts"],
+    [
+      [
+        "takeover-ended-run-resumed",
+        "  if (calls.length === 0) return undefined;\n",
+        "",
+        "a run that ended before its job was completed is resumed by the gateway that claims it: its conversation is answered twice",
+      ],
+    ],
+  ),
+  ...m(
     "packages/core/src/receipts/postgres/run-journal.ts",
     ["packages/core/src/receipts/postgres/run-journal.test.ts"],
     [
