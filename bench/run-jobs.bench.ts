@@ -5,7 +5,8 @@
  *   same commit with the run's pg-boss job sent and claimed in its transaction (the cost of a job
  *   per run), plus completing the job when the run ends; one run at a time and 50 at once;
  * - a later commit point (a call's entry and the previous answer): the PostgreSQL journal against
- *   the file journal the gateway uses without storage.url.
+ *   the file journal the gateway uses without storage.url;
+ * - what starting the jobs adds to a gateway's start (pg-boss's schema installed, or checked).
  * Wall-clock times on a shared machine: compare within one run. Run: bun bench/run-jobs.bench.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -29,7 +30,14 @@ const server = await startPostgres({ settings: { fsync: "on", synchronous_commit
 const url = await server.freshDatabase();
 const sql = connectPostgres(url, { max: 10 });
 await migrate(sql, "runs", RUN_JOURNAL_MIGRATIONS);
+// A gateway's start on a shared database: pg-boss installs its schema on the first, checks it after.
+let t0 = performance.now();
+const first = await openSharedRuns(url, sql, () => {});
+const firstStartMs = performance.now() - t0;
+await first.close();
+t0 = performance.now();
 const shared = await openSharedRuns(url, sql, () => {});
+const laterStartMs = performance.now() - t0;
 const plain = openPostgresRunJournal(sql);
 const file = openFileRunJournal(join(dir, "runs"));
 
@@ -89,6 +97,16 @@ rows.push(
   await perRun("later commit point, PostgreSQL journal", () => laterCommit(plain, pgRun.runId, ++pgPosition), 1),
 );
 
+rows.push({
+  commit: "a gateway's start: pg-boss's schema installed (first gateway)",
+  "runs at once": "-",
+  "per run (wall / runs)": fmtMs(firstStartMs),
+});
+rows.push({
+  commit: "a gateway's start: pg-boss on an installed schema",
+  "runs at once": "-",
+  "per run (wall / runs)": fmtMs(laterStartMs),
+});
 printTable(
   `Runs across replicas: journal commits and the run's job (${RUNS} runs; load ${loadavg()[0]!.toFixed(1)}, ${new Date().toISOString()})`,
   rows,
