@@ -4561,7 +4561,7 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "run-job-takeover-not-completed",
-        "if (!closing) this.finished(runId);",
+        "if (!closing) finished(runId);",
         "",
         "a taken-over run's job is never completed: it is handed over again when its gateway stops",
       ],

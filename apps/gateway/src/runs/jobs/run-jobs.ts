@@ -102,8 +102,22 @@ function runJobs(
 ): RunJobs {
   const held = new Map<string, Held>();
   const watched = new Map<string, AbortController>();
-  const takeovers = new Set<Promise<void>>();
   let closing = false;
+
+  const watch = (runId: string) => {
+    let c = watched.get(runId);
+    if (!c) watched.set(runId, (c = new AbortController()));
+    return c.signal;
+  };
+  const finished = (runId: string) => {
+    watched.delete(runId);
+    const h = held.get(runId);
+    if (!h) return;
+    held.delete(runId);
+    boss
+      .complete(h.queue, h.job)
+      .catch((e: unknown) => options.log(`run ${runId}: could not complete its job: ${(e as Error).message}`));
+  };
 
   const lose = (runId: string, why: string) => {
     held.delete(runId);
@@ -152,34 +166,21 @@ function runJobs(
       for (const j of claimed)
         held.set(j.data.runId, { queue: RUNS_QUEUE, job: { id: j.id, retryCount: j.retryCount } });
     },
-    watch(runId) {
-      let c = watched.get(runId);
-      if (!c) watched.set(runId, (c = new AbortController()));
-      return c.signal;
-    },
-    finished(runId) {
-      watched.delete(runId);
-      const h = held.get(runId);
-      if (!h) return;
-      held.delete(runId);
-      boss
-        .complete(h.queue, h.job)
-        .catch((e: unknown) => options.log(`run ${runId}: could not complete its job: ${(e as Error).message}`));
-    },
+    watch,
+    finished,
     takeOver(resume) {
       const poll = async () => {
         const jobs = await boss.fetch<{ runId: string }>(ORPHANED_QUEUE, { batchSize: 10 });
         for (const j of jobs) {
           const { runId } = j.data;
           held.set(runId, { queue: ORPHANED_QUEUE, job: { id: j.id, retryCount: j.retryCount } });
-          const signal = this.watch(runId);
-          const done = resume(runId, signal)
+          // Not awaited: a resumed run may wait for a person; the next poll goes on meanwhile. A run
+          // cut short by this gateway's stop keeps its job, which another gateway claims later.
+          void resume(runId, watch(runId))
             .catch((e: unknown) => options.log(`taking over run ${runId} failed: ${(e as Error).message}`))
             .finally(() => {
-              takeovers.delete(done);
-              if (!closing) this.finished(runId);
+              if (!closing) finished(runId);
             });
-          takeovers.add(done);
         }
       };
       let polling = false;
