@@ -3911,8 +3911,8 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "replay-journal-behind-receipts",
-        `        replay.flush();`,
-        ``,
+        `flushed = replay.flush();`,
+        `flushed = undefined;`,
         "a commit point does not first write the run journal: a tool can act before the entry a resume needs is stored",
       ],
       [
@@ -3966,7 +3966,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/replay/file-journal.ts",
+    "packages/core/src/receipts/replay/journal-lines.ts",
     ["packages/core/src/receipts/replay/file-journal.test.ts", "packages/core/src/codemode/resume.test.ts"],
     [
       [
@@ -4324,7 +4324,7 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "packages/core/src/receipts/replay/file-journal.ts",
+    "packages/core/src/receipts/replay/journal-lines.ts",
     ["packages/core/src/codemode/resume.test.ts", "apps/gateway/src/runs/resume.e2e.test.ts"],
     [
       [
@@ -5252,6 +5252,61 @@ export const MUTANTS: readonly Mutant[] = [
         "if (pending.length === 0) return inFlight ?? Promise.resolve();",
         "if (pending.length === 0) return committing ?? Promise.resolve();",
         "durable() with nothing staged waits for every later batch the commit loop takes, not the one in flight",
+      ],
+    ],
+  ),
+  // #31 runs across replicas
+  ...m(
+    "apps/gateway/src/runs/jobs/run-jobs.ts",
+    ["apps/gateway/src/runs/jobs/run-jobs.test.ts"],
+    [
+      [
+        "run-job-claimed-outside-tx",
+        "const claimed = await boss.fetch<{ runId: string }>(RUNS_QUEUE, { batchSize: runs.length, db });",
+        "const claimed = await boss.fetch<{ runId: string }>(RUNS_QUEUE, { batchSize: runs.length });",
+        "a new run's job is claimed outside the transaction that sends it (another gateway could take a live run)",
+      ],
+      [
+        "run-job-no-dead-letter",
+        "{ ...common, retryLimit: 0, deadLetter: ORPHANED_QUEUE }",
+        "{ ...common, retryLimit: 0 }",
+        "a dead gateway's runs are failed and never handed to another gateway",
+      ],
+      [
+        "run-job-lost-claim-runs-on",
+        "watched.get(runId)?.abort(`the gateway lost its claim on run ${runId}`);",
+        "",
+        "a gateway that lost a run's claim keeps running it while another resumes it",
+      ],
+      [
+        "run-job-takeover-not-completed",
+        "if (!closing) finished(runId);",
+        "",
+        "a taken-over run's job is never completed: it is handed over again when its gateway stops",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/runs/jobs/take-over.ts",
+    ["apps/gateway/src/runs/jobs/take-over.test.ts"],
+    [
+      [
+        "takeover-ended-run-resumed",
+        "  if (calls.length === 0) return undefined;\n",
+        "",
+        "a run that ended before its job was completed is resumed by the gateway that claims it: its conversation is answered twice",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/postgres/run-journal.ts",
+    ["packages/core/src/receipts/postgres/run-journal.test.ts"],
+    [
+      [
+        "run-journal-begin-without-job",
+        "if (begins.length > 0 && options.onBegin) {",
+        "if (begins.length < 0 && options.onBegin) {",
+        "a new run's journal commits without its job (no other gateway would ever resume it)",
       ],
     ],
   ),

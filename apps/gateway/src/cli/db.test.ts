@@ -27,6 +27,7 @@ test("db status shows each store behind, db migrate applies them, then status is
   expect(migrated.code).toBe(0);
   expect(migrated.stdout).toContain("receipts: migrated 0 → 1");
   expect(migrated.stdout).toContain("sessions: migrated 0 → 1");
+  expect(migrated.stdout).toContain("runs: migrated 0 → 1");
   const after = await cli(["db", "status"], { cwd, env });
   expect(after.stdout.trim().split("\n")).toEqual([
     "receipts  database 1  openassistant 1  current",
@@ -34,6 +35,7 @@ test("db status shows each store behind, db migrate applies them, then status is
     "sessions  database 1  openassistant 1  current",
     "console  database 1  openassistant 1  current",
     "schedules  database 1  openassistant 1  current",
+    "runs  database 1  openassistant 1  current",
     "discord  database 2  openassistant 2  current",
   ]);
   expect(after.code).toBe(0);

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { receiptKeyPath } from "@openassistant/core/receipts";
 import { startFakeAnthropic, textTurn, type FakeAnthropic } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { usePostgres } from "@openassistant/testkit/postgres.ts";
-import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { startFakeDiscord, type FakeDiscord } from "@openassistant/testkit";
-import { cli, startGatewayProcess } from "../../test/cli.ts";
+import { cli } from "../../test/cli.ts";
+import { identifies, replicaProjects, type ReplicaProcess, startReplica } from "../../test/replicas.ts";
 import { botTexts, eventually } from "../../test/discord-e2e.ts";
 
 /** The issue's bound on a takeover of the Discord connection after its holder dies. */
@@ -15,7 +12,7 @@ const TAKEOVER_BOUND_MS = 15_000;
 const pg = usePostgres();
 let fake: FakeDiscord;
 let api: FakeAnthropic;
-const gateways: Array<ReturnType<typeof startGatewayProcess>> = [];
+const gateways: ReplicaProcess[] = [];
 beforeAll(async () => {
   fake = await startFakeDiscord({ heartbeatIntervalMs: 250 });
   api = await startFakeAnthropic();
@@ -26,48 +23,26 @@ afterAll(async () => {
   await api.close();
 });
 
-/** A project folder of one gateway: the shared database and the Discord bot. */
-function project(alice: string): string {
-  const dir = makeTempDir("oa-discord-lease-");
-  mkdirSync(join(dir, ".openassistant"), { recursive: true });
-  writeFileSync(join(dir, "package.json"), "{}");
-  writeFileSync(
-    join(dir, ".openassistant", "config.jsonc"),
-    JSON.stringify({
-      storage: { url: "${DATABASE_URL}" },
-      discord: { token: "${DISCORD_TOKEN}", allowedUsers: [alice] },
-    }),
-  );
-  return dir;
-}
-
 function startGateway(dir: string, url: string) {
-  const g = startGatewayProcess({
-    cwd: dir,
-    apiUrl: api.url,
-    env: { DATABASE_URL: url, DISCORD_TOKEN: fake.token, OPENASSISTANT_DISCORD_API: fake.apiUrl },
-  });
+  const g = startReplica(dir, { url, apiUrl: api.url, discord: fake });
   gateways.push(g);
   return g;
 }
-
-const identifies = () => fake.frames.filter((f) => f.direction === "in" && f.op === 2);
 
 test("two gateways on one database: one holds the Discord connection; kill -9 it, the other connects within 15 s; each DM answered once; receipts verify", async () => {
   const url = await pg.freshDatabase();
   const alice = fake.defaults!.userId;
   const dm = fake.dmChannelId(alice);
-  const [dirA, dirB] = [project(alice), project(alice)];
-  const a = startGateway(dirA, url);
+  const [dirA, dirB] = replicaProjects(2, {
+    config: { discord: { token: "${DISCORD_TOKEN}", allowedUsers: [alice] } },
+  });
+  const a = startGateway(dirA!, url);
   await a.out.waitFor(/Discord: connected as/, 15_000);
   // The database it uses, not the SQLite path it does not (and never the password).
   expect(a.out.text).toContain(
     `Database: the PostgreSQL database ${new URL(url).host}${new URL(url).pathname} (storage.url)`,
   );
-  // Every gateway on one database signs receipts with the same key (docs/scaling.md).
-  mkdirSync(join(dirB, "config"), { recursive: true });
-  copyFileSync(receiptKeyPath(join(dirA, "config")), receiptKeyPath(join(dirB, "config")));
-  const b = startGateway(dirB, url);
+  const b = startGateway(dirB!, url);
   await b.out.waitFor(/taking the lease "discord"/, 15_000);
   // B has tried the lease (its lease connection's last query) while A holds it: A's and B's.
   await eventually(
@@ -78,7 +53,7 @@ test("two gateways on one database: one holds the Discord connection; kill -9 it
       ) === "2",
     "the second gateway to have tried the lease",
   );
-  expect(identifies()).toHaveLength(1);
+  expect(identifies(fake)).toHaveLength(1);
   expect(fake.connectedSessions).toBe(1);
   expect(b.out.text).not.toContain("Discord: connected as");
 
@@ -90,12 +65,12 @@ test("two gateways on one database: one holds the Discord connection; kill -9 it
   a.proc.kill("SIGKILL");
   await a.proc.exited;
   await b.out.waitFor(/Discord: connected as/, 15_000);
-  const second = identifies()[1];
+  const second = identifies(fake)[1];
   expect(second).toBeDefined();
   const takeoverMs = second!.time - killedAt;
   console.log(`takeover: B identified ${takeoverMs} ms after A was killed (bound ${TAKEOVER_BOUND_MS} ms)`);
   expect(takeoverMs).toBeLessThan(TAKEOVER_BOUND_MS);
-  expect(identifies()).toHaveLength(2);
+  expect(identifies(fake)).toHaveLength(2);
   await eventually(() => fake.connectedSessions === 1, "only B's connection to be open");
 
   api.script([textTurn("Second answer.")]);
@@ -107,7 +82,7 @@ test("two gateways on one database: one holds the Discord connection; kill -9 it
 
   b.proc.kill("SIGTERM");
   expect(await b.proc.exited).toBe(0);
-  const verify = await cli(["receipts", "verify"], { cwd: dirB, env: { DATABASE_URL: url } });
+  const verify = await cli(["receipts", "verify"], { cwd: dirB!, env: { DATABASE_URL: url } });
   expect(verify.stderr).toBe("");
   expect(verify.code).toBe(0);
 }, 30_000);

@@ -1,6 +1,6 @@
 import { APPROVAL_MIGRATIONS } from "@openassistant/core/approvals";
 import { migrate, type Postgres, schemaVersions } from "@openassistant/core/db";
-import { RECEIPT_MIGRATIONS } from "@openassistant/core/receipts";
+import { RECEIPT_MIGRATIONS, RUN_JOURNAL_MIGRATIONS } from "@openassistant/core/receipts";
 import { CONSOLE_MIGRATIONS } from "../console/postgres/run-code.ts";
 import { SCHEDULE_MIGRATIONS } from "../schedules/postgres/store.ts";
 import { DISCORD_MIGRATIONS } from "../surfaces/discord/postgres/surface-store.ts";
@@ -13,6 +13,8 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ readonly store: string; readon
   { store: "sessions", migrations: SESSION_MIGRATIONS },
   { store: "console", migrations: CONSOLE_MIGRATIONS },
   { store: "schedules", migrations: SCHEDULE_MIGRATIONS },
+  // #31: the run journal (runs/jobs/postgres-runs.ts); pg-boss keeps its jobs in its own schema `pgboss`.
+  { store: "runs", migrations: RUN_JOURNAL_MIGRATIONS },
   // Migrated by the Discord surface when it first starts, or by `db migrate`.
   { store: "discord", migrations: DISCORD_MIGRATIONS },
 ];

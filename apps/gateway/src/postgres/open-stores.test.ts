@@ -15,6 +15,7 @@ test("every store opens on one database, migrated to a recorded version; the rea
       ["approvals", 1],
       ["console", 1],
       ["receipts", 1],
+      ["runs", 1],
       ["schedules", 1],
       ["sessions", 1],
     ]);

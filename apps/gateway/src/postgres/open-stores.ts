@@ -1,7 +1,8 @@
 import { openPostgresApprovals } from "@openassistant/core/approvals";
-import { checkPostgres, connectPostgres, type Postgres, schemaVersions } from "@openassistant/core/db";
+import { checkPostgres, connectPostgres, migrate, type Postgres, schemaVersions } from "@openassistant/core/db";
 import {
   openPostgresReceipts,
+  RUN_JOURNAL_MIGRATIONS,
   type ReceiptLog,
   type ReceiptReader,
   type SecretSink,
@@ -58,6 +59,8 @@ export async function openPostgresStores(
     const approvals = await openPostgresApprovals(sql);
     const runCode = await createPgRunCodeStore(sql, options.log);
     const schedules = await createPgScheduleStore(sql);
+    // #31: the run journal's table (the journal itself opens with the runs' jobs, runs/jobs/).
+    await migrate(sql, "runs", RUN_JOURNAL_MIGRATIONS);
     const versions = await schemaVersions(sql);
     return {
       receipts,

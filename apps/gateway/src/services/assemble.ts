@@ -39,7 +39,8 @@ import { openGatewayRunJournal } from "../runs/journal.ts";
 import { cutOffTurns, runsOfCutOffTurn } from "../runs/cut-off-turns.ts";
 import { createRunControl } from "../runs/operator-control.ts";
 import { pendingRuns } from "../runs/pending.ts";
-import { approvalsToKeep, findResumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
+import { claimingRuns, takenOverRun } from "../runs/jobs/take-over.ts";
+import { approvalsToKeep, findResumable, type Resumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
 import { createHookSet } from "@openassistant/core/hooks";
 import { withCeilings } from "../schedules/ceiling.ts";
 import { openGatewaySchedules } from "../schedules/gateway-schedules.ts";
@@ -206,12 +207,18 @@ function openGateway(
     const approvals = createApprovalBroker({ ...stores.approvals, defaultTimeoutMs: settings.approvalTimeoutMs });
     // #30: runs a previous process left pending are resumed (`resumeInterrupted`); the approvals they
     // will ask again stay open (their cards live), every other orphan is closed as before.
-    const journal = openGatewayRunJournal(settings.dataDir);
+    // #31: on a shared database the journal is there, and a run is resumed by the gateway that claims
+    // its job once its gateway died (runs/jobs/), never by a start: the run may be live on another one.
+    const shared = stores.runs;
+    const journal = shared?.journal ?? openGatewayRunJournal(settings.dataDir);
     const leftPending = yield* attempt(() => pendingRuns(receipts, journal));
-    const resumable = yield* attempt(() => findResumable(receipts, journal, leftPending));
+    const resumable = shared ? [] : yield* attempt(() => findResumable(receipts, journal, leftPending));
     const releaseKept = approvals.hold(approvalsToKeep(resumable));
     // #30: turns a kill cut off with no run to resume, found before any surface takes a message.
-    const cutOff = cutOffTurns(yield* attempt(() => sessions.unfinishedTurns()), resumable, Date.now());
+    // #31: not on a shared database: an unfinished turn there may be in progress on another gateway.
+    const cutOff = shared
+      ? { answer: [], tooOld: [] }
+      : cutOffTurns(yield* attempt(() => sessions.unfinishedTurns()), resumable, Date.now());
     yield* attempt(() => closeOrphanedApprovals(approvals, receipts, log));
     yield* resource(
       "approval.decided hooks",
@@ -251,7 +258,7 @@ function openGateway(
       hooks,
       rolesOf,
     } satisfies Parameters<typeof createCodeModeRunner>[0];
-    const runner = yield* resource(
+    const ownRunner = yield* resource(
       "runner",
       () =>
         createCodeModeRunner({
@@ -263,11 +270,13 @@ function openGateway(
       (r) => r.close({ reason: life.reason }),
       log,
     );
-    // #32: abilities (docs/abilities.md): their steps run on this runner; runs left running are resumed below.
+    // #31: on a shared database each new run is held as a job, completed when it ends.
+    const runner = shared ? claimingRuns(ownRunner, shared.jobs) : ownRunner;
+    // #32: abilities (docs/abilities.md): their steps run on this gateway's runner (not as jobs); runs left running are resumed below.
     abilities = openGatewayAbilities({
       projectRoot: settings.projectRoot,
       openStore: stores.openSurfaceStore,
-      runner,
+      runner: ownRunner,
       receipts,
       journal,
       tools: () => toolSource.current().tree,
@@ -404,26 +413,52 @@ function openGateway(
     let resumed: Promise<ResumeReport[]> | undefined;
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
     function resumeInterrupted(): Promise<ResumeReport[]> {
-      if (!resumed) void abilities?.service.resumeAll();
-      resumed ??= Promise.all([
+      if (resumed) return resumed;
+      void abilities?.service.resumeAll();
+      resumed = Promise.all([
         resumeRuns(resumeHere, {
           runner,
           tools: () => toolSource.current().tree,
           signal: resuming.signal,
           log,
-          continueTurn: async (r, result) => {
-            if (!r.context.sessionId) return;
-            await conversations.continueResumed({
-              runId: r.run.runId,
-              sessionId: r.context.sessionId,
-              ...(r.context.requestedBy ? { requestedBy: r.context.requestedBy } : {}),
-              resultText: formatRunResultForModel(result),
-            });
-          },
+          continueTurn: continueResumedTurn,
         }).finally(releaseKept),
         answerCutOffTurns(),
       ]).then(([reports]) => reports);
+      // #31: from now on, this gateway claims and resumes the runs of gateways that died.
+      shared?.jobs.takeOver(resumeTakenOver);
       return resumed;
+    }
+
+    async function continueResumedTurn(r: Resumable, result: Awaited<ReturnType<typeof runner.runPromise>>) {
+      if (!r.context.sessionId) return;
+      await conversations.continueResumed({
+        runId: r.run.runId,
+        sessionId: r.context.sessionId,
+        ...(r.context.requestedBy ? { requestedBy: r.context.requestedBy } : {}),
+        resultText: formatRunResultForModel(result),
+      });
+    }
+
+    /** #31: a run whose gateway died, claimed here through its job: resumed by replay like one found at start. */
+    async function resumeTakenOver(runId: string, signal: AbortSignal): Promise<void> {
+      const run = await takenOverRun(receipts, journal, runId);
+      if (!run) {
+        log(`run ${runId} of a stopped gateway: nothing to resume (every call has an outcome, or no snippet was kept)`);
+        return;
+      }
+      const release = approvals.hold(approvalsToKeep([run]));
+      try {
+        await resumeRuns([run], {
+          runner: ownRunner,
+          tools: () => toolSource.current().tree,
+          signal: AbortSignal.any([signal, resuming.signal]),
+          log,
+          continueTurn: continueResumedTurn,
+        });
+      } finally {
+        release();
+      }
     }
 
     /** #30: answers again the turns a kill cut off while the model answered (each in its session's queue). */

@@ -1,6 +1,7 @@
 import type { ApprovalRuleStore, ApprovalStore } from "@openassistant/core/approvals";
 import type { Database } from "@openassistant/core/db";
 import type { ReceiptLog, ReceiptReader, SecretRegistry } from "@openassistant/core/receipts";
+import type { SharedRuns } from "../runs/jobs/postgres-runs.ts";
 import type { RunCodeStore } from "../console/run-code.ts";
 import type { LiveSignalChannel } from "../events/other-gateways.ts";
 import type { ScheduleStore } from "../schedules/store.ts";
@@ -48,6 +49,11 @@ export interface GatewayStores {
   readonly sessions: SessionStore;
   /** #33: schedules and their occurrences (one row per occurrence, shared by every gateway of the database). */
   readonly schedules: ScheduleStore;
+  /**
+   * #31: the run journal on the shared database and each run as a job (PostgreSQL), so another
+   * gateway resumes the runs of one that died. Absent on SQLite: the journal is a file per run.
+   */
+  readonly runs?: Pick<SharedRuns, "journal" | "jobs">;
   close(): Promise<void>;
 }
 

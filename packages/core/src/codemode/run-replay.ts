@@ -53,18 +53,23 @@ export class RunReplay {
    * outcome receipt the store's own timer commits before the next flush may lack its answer; the
    * call then counts as cut off on resume, see `admit`.)
    */
-  readonly flush = (): void => {
+  readonly flush = (): void | Promise<void> => {
     if (this.pending.length === 0) return;
     const writes = this.pending;
     this.pending = [];
-    try {
-      this.journal.batch(() => {
-        for (const w of writes) w();
-      });
-    } catch (e) {
-      // Kept for the next commit point, which fails (and its tool does not run) while they cannot be written.
+    // Kept for the next commit point, which fails (and its tool does not run) while they cannot be written.
+    const keep = (e: unknown) => {
       this.pending = [...writes, ...this.pending];
       throw e;
+    };
+    try {
+      return this.journal
+        .batch(() => {
+          for (const w of writes) w();
+        })
+        ?.catch(keep);
+    } catch (e) {
+      keep(e);
     }
   };
 

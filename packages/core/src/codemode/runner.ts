@@ -351,12 +351,14 @@ function journalFirst(receipts: ReceiptStaging, replay: RunReplay | undefined): 
   return {
     stage: receipts.stage,
     durable: () => {
+      let flushed: void | Promise<void>;
       try {
-        replay.flush();
+        flushed = replay.flush();
       } catch (e) {
         return Promise.reject(e);
       }
-      return receipts.durable();
+      // A journal on a server commits asynchronously: the receipts' commit waits for it.
+      return flushed ? flushed.then(() => receipts.durable()) : receipts.durable();
     },
   };
 }

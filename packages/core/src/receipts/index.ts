@@ -10,5 +10,6 @@ export { formatSummaryForModel, summarizeRun, type ActivityItem, type ActivitySu
 export { openPostgresReceipts } from "./postgres/ports.ts";
 export { RECEIPT_MIGRATIONS } from "./postgres/schema.ts";
 export { openFileRunJournal } from "./replay/file-journal.ts";
+export { openPostgresRunJournal, RUN_JOURNAL_MIGRATIONS } from "./postgres/run-journal.ts";
 export { readReplayLog, type ReplayLog } from "./replay/replay-log.ts";
-export { OUTCOME_UNKNOWN, type RunContext, type RunJournal } from "./replay/port.ts";
+export { OUTCOME_UNKNOWN, type RunContext, type RunJournal, type RunStart } from "./replay/port.ts";

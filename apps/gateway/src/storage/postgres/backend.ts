@@ -10,6 +10,7 @@ import {
 import { openPostgresReceipts } from "@openassistant/core/receipts";
 import type { LiveSignal } from "../../events/other-gateways.ts";
 import { openPostgresStores } from "../../postgres/open-stores.ts";
+import { openSharedRuns } from "../../runs/jobs/postgres-runs.ts";
 import { postgresHealth } from "./health.ts";
 import type { GatewayStores, ReceiptsOnly, StorageBackend } from "../backend.ts";
 
@@ -27,6 +28,11 @@ export const postgresStorage: StorageBackend = {
     });
     const decisions = openEventBus<{ callId: string }>(stores.sql, DECISIONS_CHANNEL);
     const signals = openEventBus<LiveSignal>(stores.sql, CONSOLE_SIGNALS_CHANNEL);
+    // #31: the run journal on the database and each run a job (runs/jobs/).
+    const runs = await openSharedRuns(options.location, stores.sql, options.log ?? (() => {})).catch(async (e) => {
+      await stores.close();
+      throw e;
+    });
     return {
       receipts: stores.receipts,
       approvals: {
@@ -50,6 +56,7 @@ export const postgresStorage: StorageBackend = {
       sessions: stores.sessions,
       runCode: stores.runCode,
       schedules: stores.schedules,
+      runs,
       openSurfaceStore(backends) {
         if (!backends.postgres)
           throw new Error(
@@ -57,7 +64,13 @@ export const postgresStorage: StorageBackend = {
           );
         return backends.postgres(stores.sql);
       },
-      close: once(() => stores.close()),
+      close: once(async () => {
+        try {
+          await runs.close();
+        } finally {
+          await stores.close();
+        }
+      }),
     };
   },
   async probeWritable(location) {

@@ -2,7 +2,18 @@ import { describe, expect, test } from "bun:test";
 import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
+import { describeRunJournalContract } from "../../../test/contracts/run-journal.ts";
 import { openFileRunJournal } from "./file-journal.ts";
+
+function fileBackend(dir = makeTempDir()) {
+  return Promise.resolve({
+    journal: openFileRunJournal(dir),
+    reopen: () => fileBackend(dir),
+    close: async () => {},
+  });
+}
+
+describeRunJournalContract("file per run", () => fileBackend());
 
 describe("the run journal as a file per run", () => {
   test("what a batch wrote is read back; a last line cut short by a crash is ignored", async () => {
@@ -34,35 +45,6 @@ describe("the run journal as a file per run", () => {
       ],
     });
     expect(await again.read("run_2")).toBeUndefined();
-  });
-
-  test("a recorded answer, seed or clock value is never replaced; a position without an answer is taken over", async () => {
-    const journal = openFileRunJournal(makeTempDir());
-    journal.begin({ runId: "r", seed: [1, 1, 1, 1] });
-    journal.begin({ runId: "r", seed: [2, 2, 2, 2] });
-    journal.call({ runId: "r", position: 0, callId: "c0", toolPath: "t", inputHash: "h" });
-    journal.answer("r", 0, { ok: true, json: "1" }, 1);
-    journal.answer("r", 0, { ok: true, json: "2" }, 2);
-    journal.call({ runId: "r", position: 0, callId: "c0-again", toolPath: "t", inputHash: "h" });
-    journal.call({ runId: "r", position: 1, callId: "c1", toolPath: "t", inputHash: "h" });
-    journal.call({ runId: "r", position: 1, callId: "c1-again", toolPath: "t", inputHash: "h" });
-    journal.clock("r", 0, [[7, 2]]);
-    journal.clock("r", 0, [
-      [8, 2],
-      [9, 1],
-    ]);
-    journal.resumed("r");
-    const run = (await journal.read("r"))!;
-    expect(run.seed).toEqual([1, 1, 1, 1]);
-    expect(run.calls.map((c) => [c.callId, c.result])).toEqual([
-      ["c0", { ok: true, json: "1" }],
-      ["c1-again", undefined],
-    ]);
-    expect(run.clock).toEqual([
-      [7, 2],
-      [9, 1],
-    ]);
-    expect(run.resumes).toBe(1);
   });
 
   test("a run id that is not a plain name becomes a hashed file name inside the folder", async () => {

@@ -5,13 +5,18 @@ import type { ClockRun, HostCallResult } from "../../sandbox/types.ts";
  * hash of its exact input, the whole answer it got (receipts keep a cut preview), and the values
  * the sandbox's nondeterminism took (the `Math.random` seed, the clock). The receipts stay the
  * authority on what happened to a call (`readReplayLog` joins the two); this journal only lets the
- * answer be given again. A backend is one file (`receipts/sqlite/run-journal.ts` today). Writes
- * are synchronous; the runner groups a run's writes into one `batch` right before each receipts
- * commit point, so a call's entry is on disk before the commit that precedes its tool's effect.
+ * answer be given again. Backends: a file per run (`replay/file-journal.ts`), SQLite
+ * (`sqlite/run-journal.ts`), PostgreSQL (`postgres/run-journal.ts`). The runner groups a run's
+ * writes into one `batch` right before each receipts commit point, and waits for that batch before
+ * the commit, so a call's entry is stored before the commit that precedes its tool's effect.
  */
 export interface RunJournal {
-  /** Runs the writes `work` makes as one transaction (one commit). */
-  batch(work: () => void): void;
+  /**
+   * Runs the writes `work` makes as one transaction (one commit). The local backends write before
+   * returning; a backend on a server (PostgreSQL) returns the commit's promise (rejected when the
+   * database refused it), and commits batches in the order they were made.
+   */
+  batch(work: () => void): void | Promise<void>;
   /** The run's nondeterminism inputs, written once when it starts (a resumed run keeps the first). */
   begin(run: RunStart): void;
   /** A call crossed from the sandbox: its place in the run's call order. */
