@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeAnthropicErrors, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { chatText, chatToolCall, fakeChatErrors } from "@openassistant/testkit/openai/fake-server.ts";
 import type { GatewayEvent } from "./events/types.ts";
 import { startHarness, TEST_MODEL, type Harness } from "../test/harness.ts";
+
+// Gateways with a real checker and fake servers on a busy machine: the limit `bun run check` uses.
+setDefaultTimeout(30_000);
 
 // #35: the fallback chain end to end: Claude (fake Anthropic, real SDK) and an OpenAI-compatible
 // endpoint (fake Chat Completions, real openai client), one configured after the other.
