@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { textTurn, toolUseTurn, type ScriptedTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import {
   chatText,
@@ -8,6 +8,9 @@ import {
 } from "@openassistant/testkit/openai/fake-server.ts";
 import type { GatewayEvent } from "./events/types.ts";
 import { lastToolResult, startHarness, type Harness } from "../test/harness.ts";
+
+// Gateways with a real checker and fake servers on a busy machine: the limit `bun run check` uses.
+setDefaultTimeout(30_000);
 
 /**
  * #35 conformance: the same turn scenarios through the whole gateway (real sandbox, real SQLite,

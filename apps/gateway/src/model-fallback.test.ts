@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeAnthropicErrors, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { chatText, chatToolCall, fakeChatErrors } from "@openassistant/testkit/openai/fake-server.ts";
 import type { GatewayEvent } from "./events/types.ts";
 import { startHarness, TEST_MODEL, type Harness } from "../test/harness.ts";
+
+// Gateways with a real checker and fake servers on a busy machine: the limit `bun run check` uses.
+setDefaultTimeout(30_000);
 
 // #35: the fallback chain end to end: Claude (fake Anthropic, real SDK) and an OpenAI-compatible
 // endpoint (fake Chat Completions, real openai client), one configured after the other.
@@ -93,6 +96,25 @@ describe("model fallbacks", () => {
     expect(outcome.summaryText).toContain(`fallback: openai-compatible:${CHAT_MODEL} overloaded`);
     expect(h.api.messageRequests().map((r) => r.body.model)).toEqual([TEST_MODEL, TEST_MODEL]);
     expect(h.chat!.completionRequests()).toHaveLength(2);
+  });
+
+  test("Claude to another Claude model: an internal error moves the turn, with the request made valid for that model", async () => {
+    const fallback = TEST_MODEL === "claude-haiku-4-5" ? "claude-sonnet-5" : "claude-haiku-4-5";
+    h = await startHarness({
+      settings: {
+        models: { primary: { provider: "anthropic" }, fallbacks: [{ provider: "anthropic", name: fallback }] },
+        turn: { effort: "high" } as never,
+      },
+    });
+    // An internal error, and again on the client's one retry; then the fallback answers.
+    h.api.script([fakeAnthropicErrors.apiError(500), fakeAnthropicErrors.apiError(500), textTurn("from the fallback")]);
+    const outcome = await h.gateway.handleMessage({ sessionKey: "c2c", surface: "terminal", text: "hi" });
+    expect(outcome.text).toBe("from the fallback");
+    expect(outcome.answeredBy).toBe(fallback);
+    const last = h.api.messageRequests().at(-1)!.body;
+    expect(last.model).toBe(fallback);
+    // The first model's settings are not carried over (the fake rejects what the model does not accept).
+    expect(last.output_config).toBeUndefined();
   });
 
   test("every configured model down: the last one's error is the turn's", async () => {

@@ -273,6 +273,23 @@ describe("fake Chat Completions: what it answers", () => {
     expect(api!.violations).toHaveLength(0);
   });
 
+  test("a mid-stream error: the reply begins, then an error chunk, and no [DONE]", async () => {
+    await start();
+    api!.script([{ error: { ...fakeChatErrors.overloaded().error, midStream: { partialText: "The answer" } } }]);
+    const res = await post({ model: MODEL, messages: HI, stream: true });
+    expect(res.status).toBe(200);
+    const lines = dataLines(res.text);
+    expect(lines).not.toContain("[DONE]");
+    const chunks = lines.map((l) => JSON.parse(l));
+    expect(
+      chunks
+        .slice(0, -1)
+        .map((c) => c.choices[0].delta.content ?? "")
+        .join(""),
+    ).toBe("The answer");
+    expect(chunks.at(-1).error).toMatchObject({ type: "server_error", message: expect.stringContaining("overloaded") });
+  });
+
   test("lists its models at GET /v1/models", async () => {
     await start({ models: [{ id: "qwen2.5-coder:7b" }, { id: "gemma:2b", tools: false }] });
     const list = (await (await fetch(`${api!.url}/models`)).json()) as any;

@@ -1,8 +1,11 @@
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeAnthropicErrors, textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { chatText } from "@openassistant/testkit/openai/fake-server.ts";
 import { startHarness, terminalStreams, TEST_MODEL, type Harness } from "../../../test/harness.ts";
 import { startTerminalSurface } from "./terminal-surface.ts";
+
+// Gateways with a real checker and fake servers on a busy machine: the limit `bun run check` uses.
+setDefaultTimeout(30_000);
 
 // #35: `/model` with a Claude model and an OpenAI-compatible endpoint configured.
 let h: Harness | undefined;
