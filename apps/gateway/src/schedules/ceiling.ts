@@ -8,6 +8,11 @@ export function scheduleRequester(scheduleId: string): string {
 
 const SCHEDULE_REQUESTER = /^schedule:(.+)$/;
 
+/** The schedule a requester (`schedule:<id>`) is, if it is one. */
+export function scheduleOf(userId: string | undefined): string | undefined {
+  return SCHEDULE_REQUESTER.exec(userId ?? "")?.[1];
+}
+
 /** The hook's owner as receipts name it (`decidedBy: plugin:schedules`). */
 export const CEILING_HOOK_ID = "schedules";
 
@@ -27,12 +32,16 @@ export function outsideCeiling(path: string, ceiling: readonly string[] | undefi
 /**
  * The hook set with the schedules' ceiling first among `tool.before` (the highest priority): a
  * call made by a schedule's turn to a tool outside its ceiling is denied by `plugin:schedules`
- * (the call's `denied` receipt names it). A schedule that runs here and is unknown to `ceilings`
- * (removed meanwhile) is denied everything. Built once per hook set.
+ * (the call's `denied` receipt names it). A schedule's run unknown to `ceilings` is denied
+ * everything. The hook is in the set only while `ceilings` has an entry: while an occurrence's
+ * turn runs here, and for the runs resumed at start that a schedule asked for (pinned). Built once
+ * per hook set.
  */
 export function withCeilings(ceilings: Ceilings): (set: HookSet) => HookSet {
   const built = new WeakMap<HookSet, HookSet>();
   return (set) => {
+    // No schedule runs here: no hook, so the crossing path pays nothing for it (a hook costs each call a wait).
+    if (ceilings.size === 0) return set;
     let out = built.get(set);
     if (out) return out;
     const hook = {
@@ -40,7 +49,7 @@ export function withCeilings(ceilings: Ceilings): (set: HookSet) => HookSet {
       priority: Number.POSITIVE_INFINITY,
       timeoutMs: 5_000,
       fn: ((call, ctx) => {
-        const id = SCHEDULE_REQUESTER.exec(ctx.requestedBy?.userId ?? "")?.[1];
+        const id = scheduleOf(ctx.requestedBy?.userId);
         if (id === undefined) return undefined;
         if (!ceilings.has(id)) return { deny: `schedule ${id} is not running in this gateway` };
         const why = outsideCeiling(call.path, ceilings.get(id));

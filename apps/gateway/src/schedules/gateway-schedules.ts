@@ -4,7 +4,7 @@ import { cutText } from "@openassistant/core/text";
 import type { Conversations } from "../conversations/service.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { SessionStore } from "../sessions/store.ts";
-import { scheduleRequester } from "./ceiling.ts";
+import { scheduleOf, scheduleRequester } from "./ceiling.ts";
 import type { configScheduleSchema } from "./input.ts";
 import { createScheduler, type Scheduler } from "./scheduler.ts";
 import { createSchedules, type Schedules } from "./service.ts";
@@ -35,8 +35,10 @@ export interface GatewaySchedulesDeps {
   readonly events: Pick<EventBus, "emit">;
   /** The scheduler's clock (default `Date.now`); with one given, nothing ticks by itself. */
   readonly clock?: { now(): number };
-  /** Each schedule whose turn starts here gets its ceiling set (ceiling.ts reads it). */
+  /** Each schedule whose turn runs here has its ceiling set while it runs (ceiling.ts reads it). */
   readonly ceilings: Map<string, readonly string[] | undefined>;
+  /** Schedules whose ceilings stay set (their runs resumed at start: `holdResumedCeilings`). */
+  readonly pinned?: ReadonlySet<string>;
   readonly config: ReadonlyArray<z.infer<typeof configScheduleSchema>>;
   readonly log: (line: string) => void;
 }
@@ -60,6 +62,22 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
   const now = deps.clock ? () => deps.clock!.now() : Date.now;
   const service = createSchedules({ store: deps.store, receipts: deps.receipts, now });
   for (const line of await service.declareConfig(deps.config)) deps.log(`config: ${line}; that schedule is left out`);
+  // The ceiling is in the hook set only while an occurrence's turn runs (ceiling.ts): counted per schedule.
+  const firing = new Map<string, number>();
+  async function withCeiling<T>(s: Schedule, work: () => Promise<T>): Promise<T> {
+    firing.set(s.id, (firing.get(s.id) ?? 0) + 1);
+    deps.ceilings.set(s.id, s.ceiling);
+    try {
+      return await work();
+    } finally {
+      const left = (firing.get(s.id) ?? 1) - 1;
+      if (left > 0) firing.set(s.id, left);
+      else {
+        firing.delete(s.id);
+        if (!deps.pinned?.has(s.id)) deps.ceilings.delete(s.id);
+      }
+    }
+  }
   const scheduler = createScheduler({
     store: deps.store,
     receipts: deps.receipts,
@@ -71,15 +89,16 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
     },
     async fire({ schedule: s, at, signal }) {
       if (!("prompt" in s.target)) throw new Error("abilities are not available in this build");
-      deps.ceilings.set(s.id, s.ceiling);
       const key = s.target.conversation;
-      const outcome = await deps.conversations.handleMessage({
-        sessionKey: key,
-        surface: surfaceOf(key),
-        userId: scheduleRequester(s.id),
-        text: scheduledText(s, at),
-        signal,
-      });
+      const outcome = await withCeiling(s, () =>
+        deps.conversations.handleMessage({
+          sessionKey: key,
+          surface: surfaceOf(key),
+          userId: scheduleRequester(s.id),
+          text: scheduledText(s, at),
+          signal,
+        }),
+      );
       const sessionId = (await deps.sessions.getOrCreate(key, surfaceOf(key))).id;
       deps.events.emit({
         type: "turn.scheduled",
@@ -133,4 +152,24 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
       await scheduler.close(reason);
     },
   };
+}
+
+/**
+ * The runs resumed at start that a schedule asked for (`schedule:<id>`) keep its ceiling: it is
+ * set (and pinned) from the store, `[]` (no tool) for a schedule that no longer exists.
+ */
+export async function holdResumedCeilings(
+  requesters: ReadonlyArray<string | undefined>,
+  store: Pick<ScheduleStore, "get">,
+  ceilings: Map<string, readonly string[] | undefined>,
+): Promise<Set<string>> {
+  const pinned = new Set<string>();
+  for (const requester of requesters) {
+    const id = scheduleOf(requester);
+    if (id === undefined || pinned.has(id)) continue;
+    const s = await store.get(id);
+    ceilings.set(id, s && s.removedAt === undefined ? s.ceiling : []);
+    pinned.add(id);
+  }
+  return pinned;
 }

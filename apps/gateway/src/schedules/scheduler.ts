@@ -4,7 +4,7 @@ import { ALERT_AFTER_FAILURES, backoffAfter, decideDue } from "./missed.ts";
 import { failedReceipt, firedReceipt, skippedReceipt, succeededReceipt } from "./receipts.ts";
 import type { ScheduleStore } from "./store.ts";
 import type { Schedule } from "./types.ts";
-import { fireTimes, fireTimesBetween, formatInZone } from "./when.ts";
+import { type FireTimes, fireTimes, fireTimesBetween, formatInZone } from "./when.ts";
 
 /** The most occurrences one schedule handles in a tick (after a long downtime the oldest are left unreceipted past this). */
 export const MAX_DUE_PER_TICK = 100;
@@ -73,6 +73,19 @@ interface Running {
  */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const running = new Map<string, Running>();
+  /** Each schedule's fire times (a cron parsed once per definition) and its next one after `checkedThrough`. */
+  const parsed = new Map<string, { readonly def: string; readonly times: FireTimes }>();
+  const nextAfter = new Map<string, { readonly key: string; readonly at: number | undefined }>();
+  function timesOf(s: Schedule): FireTimes {
+    const def = JSON.stringify([s.when, s.timeZone, s.createdAt]);
+    let t = parsed.get(s.id);
+    if (t?.def !== def) {
+      t = { def, times: fireTimes(s.when, s.timeZone, s.createdAt) };
+      parsed.set(s.id, t);
+      nextAfter.delete(s.id);
+    }
+    return t.times;
+  }
   let ticking: Promise<TickReport> | undefined;
   let closed = false;
 
@@ -112,7 +125,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     fired: Array<{ scheduleId: string; at: number }>,
     skipped: Array<{ scheduleId: string; at: number; why: string }>,
   ): Promise<void> {
-    const times = fireTimes(s.when, s.timeZone, s.createdAt);
+    const times = timesOf(s);
+    // Most ticks find nothing due: the next fire time after what was handled is remembered.
+    const key = `${s.checkedThrough}`;
+    let next = nextAfter.get(s.id);
+    if (next?.key !== key) nextAfter.set(s.id, (next = { key, at: times.next(s.checkedThrough) }));
+    if (next.at === undefined || next.at > now) return;
     const due = fireTimesBetween(times, s.checkedThrough, now, MAX_DUE_PER_TICK);
     if (due.length === 0) return;
     // Paused: its occurrences pass unrun and unreceipted, so resuming it does not count them as missed.

@@ -43,7 +43,7 @@ import { claimingRuns, takenOverRun } from "../runs/jobs/take-over.ts";
 import { approvalsToKeep, findResumable, type Resumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
 import { createHookSet } from "@openassistant/core/hooks";
 import { withCeilings } from "../schedules/ceiling.ts";
-import { openGatewaySchedules } from "../schedules/gateway-schedules.ts";
+import { holdResumedCeilings, openGatewaySchedules } from "../schedules/gateway-schedules.ts";
 import { scheduleToolBinding } from "../schedules/tools.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { openClientSessions } from "../clients/assemble.ts";
@@ -350,6 +350,14 @@ function openGateway(
       }),
     });
 
+    // #33: runs a schedule asked for that resume here keep its ceiling (schedules/ceiling.ts).
+    const pinned = yield* attempt(() =>
+      holdResumedCeilings(
+        resumable.map((r) => r.context.requestedBy),
+        stores.schedules,
+        ceilings,
+      ),
+    );
     // #33: the config's schedules declared, the scheduler started; its fires are turns of `conversations`.
     const schedules = yield* resource(
       "schedules",
@@ -362,6 +370,7 @@ function openGateway(
           events,
           ...(options.clock ? { clock: options.clock } : {}),
           ceilings,
+          pinned,
           config: loaded?.config.config.schedules ?? [],
           log,
         }),
