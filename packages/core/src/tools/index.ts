@@ -4,4 +4,4 @@
  */
 export { flattenToolTree } from "./flatten.ts";
 export { ownValue } from "./own-keys.ts";
-export { toolPathProblem } from "./names.ts";
+export { isBuiltinNamespace, toolPathProblem } from "./names.ts";
