@@ -1,5 +1,6 @@
 import type { ToolTree } from "@openassistant/sdk";
 import type { DeclarationsForCode } from "@openassistant/core/codemode";
+import { isBuiltinNamespace } from "@openassistant/core/tools";
 import { snapshotOf, type ToolSnapshot } from "../tools-source.ts";
 import { CLIENT_NAMESPACE } from "./registration.ts";
 
@@ -34,7 +35,10 @@ export function toolsForSession(
   if (!perSession) views.set(snapshot, (perSession = new Map()));
   const cached = perSession.get(sessionKey);
   if (cached?.version === client.version) return cached.view;
-  const merged = snapshotOf({ ...snapshot.tree, [CLIENT_NAMESPACE]: client.tree } as ToolTree);
+  // A tree too large to declare whole carries its discovery tools (`$search`, `$describe`) over the
+  // gateway's tools only: they are made again over the merged tree.
+  const own = Object.fromEntries(Object.entries(snapshot.tree).filter(([name]) => !isBuiltinNamespace(name)));
+  const merged = snapshotOf({ ...own, [CLIENT_NAMESPACE]: client.tree } as ToolTree);
   const view = plain(merged);
   perSession.set(sessionKey, { version: client.version, view });
   return view;

@@ -4,5 +4,5 @@
  */
 export { flattenToolTree } from "./flatten.ts";
 export { ownValue } from "./own-keys.ts";
-export { toolPathProblem } from "./names.ts";
+export { isBuiltinNamespace, toolPathProblem } from "./names.ts";
 export { matchToolPattern } from "./pattern.ts";
