@@ -12,6 +12,8 @@ export interface McpServerOptions {
   readonly tools: () => ToolTree;
   /** Runs each call's one-line snippet: the model's invocation path (validation, hooks, policy, approval, receipts). */
   readonly runner: Pick<CodeModeRunner, "runPromise">;
+  /** The gateway's redactor: tool descriptions pass it (results and errors pass the runner's, the same one). */
+  readonly redact: (text: string) => string;
   /** Each call's outcome as it settles (the gateway announces it as `call.settled`). */
   readonly onCall?: (runId: string, outcome: CallOutcome) => void;
   readonly log: (line: string) => void;

@@ -52,12 +52,13 @@ export function inputSchemaOf(definition: ToolDefinition): McpListedTool["inputS
   return schema;
 }
 
-export function listedTool(path: string, definition: ToolDefinition): McpListedTool {
+/** A tool as `tools/list` shows it; its description passes the gateway's redactor like everything that leaves. */
+export function listedTool(path: string, definition: ToolDefinition, redact: (text: string) => string): McpListedTool {
   const approval =
     definition.approval === "required" ? "\n\n(Each call waits for an operator's approval on the gateway.)" : "";
   return {
     name: path,
-    description: cutText(definition.description, MAX_DESCRIPTION_CHARS) + approval,
+    description: cutText(redact(definition.description), MAX_DESCRIPTION_CHARS) + approval,
     inputSchema: inputSchemaOf(definition),
     annotations: { readOnlyHint: definition.readOnly, idempotentHint: definition.idempotent },
   };
