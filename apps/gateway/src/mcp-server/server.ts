@@ -5,7 +5,7 @@ import { jsonRpcError, unauthorized } from "./responses.ts";
 import { createSessions } from "./sessions.ts";
 import type { McpTokens } from "./tokens.ts";
 
-export interface McpServerOptions {
+interface McpServerOptions {
   readonly settings: McpServerSettings;
   readonly tokens: McpTokens;
   /** The tools now (a reload is picked up by the next listing and call). */
@@ -29,7 +29,7 @@ export interface McpServer {
 }
 
 /** The MCP endpoint's path; everything else is 404. */
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 /**
  * The gateway's tools as an MCP server (streamable HTTP, MCP 2025-11-25 transport): every request

@@ -33,7 +33,7 @@ interface Session {
   lastUsed: number;
 }
 
-export interface SessionDeps {
+interface SessionDeps {
   readonly settings: McpServerSettings;
   readonly tokens: McpTokens;
   readonly tools: () => ToolTree;
@@ -169,9 +169,6 @@ export function createSessions(deps: SessionDeps) {
     toolsChanged(): void {
       for (const s of byId.values()) void s.server.sendToolListChanged().catch(() => undefined);
     },
-    get size(): number {
-      return byId.size;
-    },
     async close(): Promise<void> {
       clearInterval(sweep);
       stopping.abort("the gateway is shutting down");
@@ -179,8 +176,6 @@ export function createSessions(deps: SessionDeps) {
     },
   };
 }
-
-export type McpSessions = ReturnType<typeof createSessions>;
 
 function registerHandlers(session: Session, deps: SessionDeps, stopping: AbortSignal): void {
   const visible = () => visibleTools(deps.tools(), deps.settings.tools, session.client.tools);
