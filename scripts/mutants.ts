@@ -4880,6 +4880,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a denied call is not reported as an error",
       ],
       [
+        "mcp-description-unredacted",
+        "description: cutText(redact(definition.description), MAX_DESCRIPTION_CHARS) + approval,",
+        "description: cutText(definition.description, MAX_DESCRIPTION_CHARS) + approval,",
+        "a secret in a tool's description reaches the MCP client",
+      ],
+      [
         "mcp-served-patterns-ignored",
         "if (!served.some((p) => matchToolPattern(p, path))) continue;",
         "",

@@ -6,6 +6,7 @@ import { afterEach } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { ToolTree } from "@openassistant/sdk";
 import { openMcpTokens } from "../src/mcp-server/tokens.ts";
 import type { McpServerSettings } from "../src/settings.ts";
 import { startHarness, type Harness } from "./harness.ts";
@@ -28,8 +29,12 @@ export function mcpTestbed() {
     h = undefined;
   });
   return {
-    async start(settings: Partial<McpServerSettings> = {}) {
-      h = await startHarness({ settings: { mcpServer: { ...MCP_TEST_SETTINGS, ...settings } } });
+    /** A harness gateway serving over MCP; `tools` (default: the harness's fixture tools). */
+    async start(settings: Partial<McpServerSettings> = {}, tools?: ToolTree) {
+      h = await startHarness({
+        settings: { mcpServer: { ...MCP_TEST_SETTINGS, ...settings } },
+        ...(tools ? { tools } : {}),
+      });
       const tokens = openMcpTokens(join(h.dir, ".openassistant", "data"));
       return { h, tokens, url: h.gateway.mcpServer!.url };
     },

@@ -146,6 +146,10 @@ async function serveWith(
         `Console: ${gateway.console.baseUrl()}/console (sign in: openassistant console login <operator-id>; docs/console.md)`,
       );
   }
+  if (gateway.mcpServer)
+    out(
+      `MCP server: ${gateway.mcpServer.url} (client tokens: openassistant mcp-server token create <name>; docs/mcp-server.md)`,
+    );
   out(`Ready in ${Math.round(performance.now() - t0)} ms.`);
 
   const early = guard.fatal();

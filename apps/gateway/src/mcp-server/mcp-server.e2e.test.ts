@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { defineTool, z } from "@openassistant/sdk";
 import { mcpTestbed, resultText as text } from "../../test/mcp-clients.ts";
 
 // The gateway as an MCP server, end to end: the official SDK's client over streamable HTTP, the
@@ -29,6 +30,37 @@ describe("the gateway's tools over MCP", () => {
     const receipts = await h.gateway.receipts.query({ tool: "reminders.list" });
     expect(receipts.map((r) => r.phase)).toEqual(["requested", "started", "succeeded"]);
     expect(receipts[0]!.sessionId).toMatch(/^mcp:editor:[0-9a-f-]{36}$/);
+  });
+
+  test("a secret the gateway knows never crosses: not in a description, a result or an error", async () => {
+    const secret = "sk-live-0123456789abcdefSECRET";
+    const { h, tokens, url } = await start(
+      {},
+      {
+        leaky: {
+          echo: defineTool({
+            description: `Echo (uses key ${secret})`,
+            approval: "auto",
+            args: z.object({ fail: z.boolean() }),
+            run: async ({ fail }) => {
+              if (fail) throw new Error(`upstream refused key ${secret}`);
+              return { key: secret };
+            },
+          }),
+        },
+      },
+    );
+    h.gateway.secrets.add("config-field", [secret]);
+    const client = await connect(url, tokens.create("editor"));
+    const listed = JSON.stringify(await client.listTools());
+    expect(listed).toContain("Echo (uses key");
+    expect(listed).not.toContain(secret);
+    const ok = await client.callTool({ name: "leaky.echo", arguments: { fail: false } });
+    const failed = await client.callTool({ name: "leaky.echo", arguments: { fail: true } });
+    expect(failed.isError).toBe(true);
+    expect(text(failed)).toContain("upstream refused key");
+    for (const crossed of [text(ok), text(failed)]) expect(crossed).not.toContain(secret);
+    expect(JSON.stringify(await h.gateway.receipts.query({ tool: "leaky.echo" }))).not.toContain(secret);
   });
 
   test("a required tool waits for an operator: the client gets the result once approved", async () => {

@@ -5,13 +5,15 @@ import { jsonRpcError, unauthorized } from "./responses.ts";
 import { createSessions } from "./sessions.ts";
 import type { McpTokens } from "./tokens.ts";
 
-export interface McpServerOptions {
+interface McpServerOptions {
   readonly settings: McpServerSettings;
   readonly tokens: McpTokens;
   /** The tools now (a reload is picked up by the next listing and call). */
   readonly tools: () => ToolTree;
   /** Runs each call's one-line snippet: the model's invocation path (validation, hooks, policy, approval, receipts). */
   readonly runner: Pick<CodeModeRunner, "runPromise">;
+  /** The gateway's redactor: tool descriptions pass it (results and errors pass the runner's, the same one). */
+  readonly redact: (text: string) => string;
   /** Each call's outcome as it settles (the gateway announces it as `call.settled`). */
   readonly onCall?: (runId: string, outcome: CallOutcome) => void;
   readonly log: (line: string) => void;
@@ -27,7 +29,7 @@ export interface McpServer {
 }
 
 /** The MCP endpoint's path; everything else is 404. */
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 /**
  * The gateway's tools as an MCP server (streamable HTTP, MCP 2025-11-25 transport): every request

@@ -33,11 +33,13 @@ interface Session {
   lastUsed: number;
 }
 
-export interface SessionDeps {
+interface SessionDeps {
   readonly settings: McpServerSettings;
   readonly tokens: McpTokens;
   readonly tools: () => ToolTree;
   readonly runner: Pick<CodeModeRunner, "runPromise">;
+  /** The gateway's redactor: tool descriptions pass it (results and errors pass the runner's, the same one). */
+  readonly redact: (text: string) => string;
   /** Each call's outcome as it settles (the gateway announces it as `call.settled`). */
   readonly onCall?: (runId: string, outcome: CallOutcome) => void;
   readonly log: (line: string) => void;
@@ -167,9 +169,6 @@ export function createSessions(deps: SessionDeps) {
     toolsChanged(): void {
       for (const s of byId.values()) void s.server.sendToolListChanged().catch(() => undefined);
     },
-    get size(): number {
-      return byId.size;
-    },
     async close(): Promise<void> {
       clearInterval(sweep);
       stopping.abort("the gateway is shutting down");
@@ -178,12 +177,10 @@ export function createSessions(deps: SessionDeps) {
   };
 }
 
-export type McpSessions = ReturnType<typeof createSessions>;
-
 function registerHandlers(session: Session, deps: SessionDeps, stopping: AbortSignal): void {
   const visible = () => visibleTools(deps.tools(), deps.settings.tools, session.client.tools);
   session.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...visible()].map(([path, definition]) => listedTool(path, definition)),
+    tools: [...visible()].map(([path, definition]) => listedTool(path, definition, deps.redact)),
   }));
   session.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const path = request.params.name;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { writePrivateFile } from "@openassistant/core/config";
 
 /** Where the MCP clients' tokens live: hashes only, 0600, in the data dir. */
-export const MCP_TOKENS_FILE = "mcp-server-tokens.json";
+const MCP_TOKENS_FILE = "mcp-server-tokens.json";
 
 /** What `create` hands out once: `oamcp_` and 32 random bytes, base64url. */
 const TOKEN_SHAPE = /^oamcp_[A-Za-z0-9_-]{43}$/;

@@ -6,7 +6,7 @@ import { flattenToolTree, matchToolPattern } from "@openassistant/core/tools";
 import { z } from "zod";
 
 /** A tool as an MCP client lists it (the `tools/list` result's entries). */
-export interface McpListedTool {
+interface McpListedTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: { readonly type: "object"; readonly [key: string]: unknown };
@@ -14,10 +14,10 @@ export interface McpListedTool {
 }
 
 /** What a call answers to the MCP client. */
-export type McpCallResult = CallToolResult;
+type McpCallResult = CallToolResult;
 
 /** The text of one result crosses at most this many characters (the sandbox already caps a return value at 256 KiB). */
-export const MAX_RESULT_CHARS = 100_000;
+const MAX_RESULT_CHARS = 100_000;
 /** Descriptions are the tool authors' text; long ones are cut like the model's declarations would be unreadable. */
 const MAX_DESCRIPTION_CHARS = 4_000;
 
@@ -39,7 +39,7 @@ export function visibleTools(
 const schemas = new WeakMap<object, McpListedTool["inputSchema"]>();
 
 /** The JSON Schema of a tool's input, generated from its zod schema (what the invoker validates against). */
-export function inputSchemaOf(definition: ToolDefinition): McpListedTool["inputSchema"] {
+function inputSchemaOf(definition: ToolDefinition): McpListedTool["inputSchema"] {
   let schema = schemas.get(definition.args);
   if (!schema) {
     const { $schema: _, ...json } = z.toJSONSchema(definition.args, { io: "input", unrepresentable: "any" }) as Record<
@@ -52,12 +52,13 @@ export function inputSchemaOf(definition: ToolDefinition): McpListedTool["inputS
   return schema;
 }
 
-export function listedTool(path: string, definition: ToolDefinition): McpListedTool {
+/** A tool as `tools/list` shows it; its description passes the gateway's redactor like everything that leaves. */
+export function listedTool(path: string, definition: ToolDefinition, redact: (text: string) => string): McpListedTool {
   const approval =
     definition.approval === "required" ? "\n\n(Each call waits for an operator's approval on the gateway.)" : "";
   return {
     name: path,
-    description: cutText(definition.description, MAX_DESCRIPTION_CHARS) + approval,
+    description: cutText(redact(definition.description), MAX_DESCRIPTION_CHARS) + approval,
     inputSchema: inputSchemaOf(definition),
     annotations: { readOnlyHint: definition.readOnly, idempotentHint: definition.idempotent },
   };

@@ -15,7 +15,8 @@ import { resource } from "./resource.ts";
  */
 export function mcpServerService(o: {
   readonly settings: GatewaySettings;
-  readonly runnerOptions: Parameters<typeof createCodeModeRunner>[0];
+  /** The model's runner's options (the redactor given: descriptions pass it too). */
+  readonly runnerOptions: Parameters<typeof createCodeModeRunner>[0] & { readonly redact: (text: string) => string };
   readonly toolSource: ToolSource;
   readonly events: Pick<EventBus, "emit">;
   readonly closing: () => string;
@@ -41,6 +42,7 @@ export function mcpServerService(o: {
           tokens: openMcpTokens(o.settings.dataDir),
           tools: () => o.toolSource.current().tree,
           runner,
+          redact: o.runnerOptions.redact,
           onCall: (runId, outcome) => o.events.emit({ type: "call.settled", runId, outcome }),
           log: o.log,
         }),
