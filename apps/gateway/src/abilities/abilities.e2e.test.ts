@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineTool, type ToolTree, z } from "@openassistant/sdk";
+import { DEPLOY, deployTools } from "../../test/abilities-deploy.ts";
 import {
   botTexts,
   cardCallId,
@@ -19,53 +19,6 @@ import {
  * approval card clicked by alice, its end posted in the DM.
  */
 setDefaultTimeout(30_000);
-
-const DEPLOY = `name: deploy
-description: Deploy a version after CI passed and a person approved
-triggers: { keywords: [deploy] }
-inputs:
-  version: { type: string, required: true, pattern: '^v\\d+\\.\\d+\\.\\d+$' }
-  environment: { type: string, enum: [staging, prod], default: staging }
-steps:
-  - id: ci
-    type: tool
-    tool: ci.status
-    input: { ref: "{{inputs.version}}" }
-    validation: { expression: output.state == "success" }
-  - id: approve
-    type: approval
-    needs: [ci]
-    prompt: "Deploy {{inputs.version}} to {{inputs.environment}}? CI is {{steps.ci.output.state}}."
-  - id: deploy
-    type: tool
-    needs: [approve]
-    tool: deploy.run
-    input: { version: "{{inputs.version}}", env: "{{inputs.environment}}" }
-  - id: announce
-    type: tool
-    needs: [deploy]
-    when: inputs.environment == "prod"
-    tool: chat.post
-    input: { text: "Deployed {{inputs.version}}" }
-`;
-
-function deployTools(ran: Array<{ what: string; at: number }>): ToolTree {
-  const tool = (path: string, result: (i: Record<string, unknown>) => unknown) =>
-    defineTool({
-      description: `${path} (test)`,
-      approval: "auto",
-      args: z.object({}).catchall(z.unknown()),
-      run: async (input) => {
-        ran.push({ what: `${path}:${JSON.stringify(input)}`, at: performance.now() });
-        return result(input);
-      },
-    });
-  return {
-    ci: { status: tool("ci.status", () => ({ state: "success" })) },
-    deploy: { run: tool("deploy.run", (i) => ({ url: `https://${String(i.env)}.example.com` })) },
-    chat: { post: tool("chat.post", () => ({ ok: true })) },
-  };
-}
 
 let e: DiscordE2E;
 let dm: string;

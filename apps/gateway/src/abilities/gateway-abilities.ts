@@ -5,6 +5,7 @@ import {
   type AbilityRun,
   type AbilityService,
   createAbilityService,
+  createPgAbilityRunStore,
   createSqliteAbilityRunStore,
   loadAbilities,
 } from "@openassistant/core/abilities";
@@ -49,13 +50,13 @@ export interface GatewayAbilitiesDeps {
 
 /**
  * Abilities in the gateway (docs/abilities.md): `.openassistant/abilities/`, runs in the gateway's
- * store (SQLite; on PostgreSQL abilities are off, said once in the log), their steps run by the
- * gateway's runner. Undefined when the store cannot be opened.
+ * store (SQLite, or PostgreSQL with storage.url), their steps run by the gateway's runner.
+ * Undefined when the store cannot be opened (said in the log).
  */
 export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbilities | undefined {
   let store: ReturnType<typeof createSqliteAbilityRunStore>;
   try {
-    store = deps.openStore({ sqlite: createSqliteAbilityRunStore });
+    store = deps.openStore({ sqlite: createSqliteAbilityRunStore, postgres: createPgAbilityRunStore });
   } catch (e) {
     deps.log(`abilities are off: ${e instanceof Error ? e.message : String(e)}`);
     return undefined;

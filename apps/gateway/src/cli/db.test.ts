@@ -37,6 +37,7 @@ test("db status shows each store behind, db migrate applies them, then status is
     "schedules  database 1  openassistant 1  current",
     "runs  database 1  openassistant 1  current",
     "discord  database 2  openassistant 2  current",
+    "abilities  database 1  openassistant 1  current",
   ]);
   expect(after.code).toBe(0);
   (await pg.server()).psql("UPDATE schema_versions SET version = 3 WHERE store = 'approvals'", url.split("/").pop());

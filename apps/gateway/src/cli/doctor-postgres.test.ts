@@ -50,7 +50,9 @@ test("doctor with storage.url checks the connection, the schema, the append-only
   const ok = await doctor(cwd, url);
   expect(ok.stdout).toContain(`✓ database: PostgreSQL ${where} answers (storage.url)`);
   // The Discord surface's tables come with its first start (or `db migrate`).
-  expect(ok.stdout).toContain("⚠ schema: discord at version 0 of 2: run `openassistant db migrate`");
+  expect(ok.stdout).toContain(
+    "⚠ schema: discord at version 0 of 2; abilities at version 0 of 1: run `openassistant db migrate`",
+  );
   const migrated = await cli(["db", "migrate"], { cwd, env: { DATABASE_URL: url } });
   expect(migrated.code).toBe(0);
   const current = await doctor(cwd, url);

@@ -1,3 +1,4 @@
+import { ABILITY_MIGRATIONS } from "@openassistant/core/abilities";
 import { APPROVAL_MIGRATIONS } from "@openassistant/core/approvals";
 import { migrate, type Postgres, schemaVersions } from "@openassistant/core/db";
 import { RECEIPT_MIGRATIONS, RUN_JOURNAL_MIGRATIONS } from "@openassistant/core/receipts";
@@ -17,6 +18,8 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ readonly store: string; readon
   { store: "runs", migrations: RUN_JOURNAL_MIGRATIONS },
   // Migrated by the Discord surface when it first starts, or by `db migrate`.
   { store: "discord", migrations: DISCORD_MIGRATIONS },
+  // #32: migrated by the gateway's abilities when first used, or by `db migrate`.
+  { store: "abilities", migrations: ABILITY_MIGRATIONS },
 ];
 
 export interface StoreSchema {

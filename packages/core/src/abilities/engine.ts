@@ -9,7 +9,7 @@ import type { AbilityStep } from "./types.ts";
 /** A step with its templates filled in, as the executor runs it. */
 export type RenderedStep =
   | { readonly type: "tool"; readonly tool: string; readonly input: unknown }
-  | { readonly type: "code"; readonly code: string }
+  | { readonly type: "code"; readonly code: string; readonly scope: RunScope }
   | {
       readonly type: "approval";
       readonly prompt: string;
@@ -136,7 +136,7 @@ function render(step: AbilityStep, scope: RunScope, run: AbilityRun): RenderedSt
     case "tool":
       return { type: "tool", tool: step.tool, input: renderTemplates(step.input, scope) };
     case "code":
-      return { type: "code", code: step.code };
+      return { type: "code", code: step.code, scope };
     case "approval": {
       const outputs: Record<string, unknown> = {};
       for (const s of run.steps)

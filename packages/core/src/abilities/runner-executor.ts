@@ -79,7 +79,9 @@ export function snippetOf(
   run: AbilityRun,
   step: AbilityStep,
 ): string {
-  if (rendered.type === "code") return rendered.code;
+  // The snippet reads the run's inputs and finished steps as `inputs` and `steps` (the same on a replay).
+  if (rendered.type === "code")
+    return `const { inputs, steps } = ${JSON.stringify({ inputs: rendered.scope.inputs, steps: rendered.scope.steps })};\n${rendered.code}`;
   if (rendered.type === "tool")
     return `return await tools${accessOf(rendered.tool)}(${JSON.stringify(rendered.input ?? {})});`;
   const input = {
