@@ -332,7 +332,7 @@ function openGateway(
     const resuming = new AbortController();
     let resumed: Promise<ResumeReport[]> | undefined;
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
-    function resumeInterrupted(): Promise<ResumeReport[]> {
+    function resumeInterrupted(options: { readonly takeOverWhile?: () => boolean } = {}): Promise<ResumeReport[]> {
       if (resumed) return resumed;
       resumed = Promise.all([
         resumeRuns(resumable, {
@@ -345,7 +345,7 @@ function openGateway(
         answerCutOffTurns(),
       ]).then(([reports]) => reports);
       // #31: from now on, this gateway claims and resumes the runs of gateways that died.
-      shared?.jobs.takeOver(resumeTakenOver);
+      shared?.jobs.takeOver(resumeTakenOver, options.takeOverWhile);
       return resumed;
     }
 
