@@ -77,8 +77,13 @@ export interface Gateway {
   /**
    * #30: resumes, by replay, the runs a previous process left pending (a card waiting, a call cut
    * off) and continues their conversations; the start calls it once the surfaces are up. Runs once.
+   * #31: on a shared database it starts claiming dead gateways' runs instead, only while
+   * `takeOverWhile` holds (the start passes "this gateway holds the Discord connection", which
+   * delivers their answers and cards).
    */
-  resumeInterrupted(): Promise<import("./runs/resume.ts").ResumeReport[]>;
+  resumeInterrupted(options?: {
+    readonly takeOverWhile?: () => boolean;
+  }): Promise<import("./runs/resume.ts").ResumeReport[]>;
   /** Turns in progress. */
   /** #33: the schedules: their service (create, list, pause, remove) and the scheduler's tick. */
   readonly schedules: import("./schedules/gateway-schedules.ts").GatewaySchedules;

@@ -213,12 +213,14 @@ async function startSurface(
     });
   // #31: on a shared database, only the lease holder runs a one-connection surface (Discord).
   const url = gateway.settings.storageUrl;
-  const running =
+  const leased =
     url && surface.oneAcrossGateways
       ? startLeasedSurface({ url, name: surface.id, start, out: options.out })
-      : await start();
+      : undefined;
+  const running = leased ?? (await start());
   onStop(() => running.stop());
   // #30: the surface is up (it shows the resumed runs' cards and answers): runs a previous process left pending resume now.
-  void gateway.resumeInterrupted();
+  // #31: a dead gateway's runs are taken over by the gateway holding the surface that answers them.
+  void gateway.resumeInterrupted(leased ? { takeOverWhile: leased.holding } : {});
   await running.done;
 }

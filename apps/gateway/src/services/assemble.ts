@@ -421,7 +421,7 @@ function openGateway(
     const resuming = new AbortController();
     let resumed: Promise<ResumeReport[]> | undefined;
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
-    function resumeInterrupted(): Promise<ResumeReport[]> {
+    function resumeInterrupted(options: { readonly takeOverWhile?: () => boolean } = {}): Promise<ResumeReport[]> {
       if (resumed) return resumed;
       void abilities?.service.resumeAll();
       resumed = Promise.all([
@@ -435,7 +435,7 @@ function openGateway(
         answerCutOffTurns(),
       ]).then(([reports]) => reports);
       // #31: from now on, this gateway claims and resumes the runs of gateways that died.
-      shared?.jobs.takeOver(resumeTakenOver);
+      shared?.jobs.takeOver(resumeTakenOver, options.takeOverWhile);
       return resumed;
     }
 

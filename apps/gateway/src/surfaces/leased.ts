@@ -20,15 +20,18 @@ export interface LeasedSurfaceOptions {
  * lease the gateway serves everything else (HTTP API, console). `done` rejects when the surface
  * fails to start (a bad token), as an unleased start would.
  */
-export function startLeasedSurface(options: LeasedSurfaceOptions): RunningSurface {
+export function startLeasedSurface(options: LeasedSurfaceOptions): RunningSurface & { holding(): boolean } {
   const { name, out } = options;
   let stopping = false;
   let fail: (e: unknown) => void = () => {};
   const done = new Promise<void>((_, reject) => void (fail = reject));
   // Starts and stops run one after another: a lease lost while the surface starts stops it once started.
   let current: Promise<RunningSurface | undefined> = Promise.resolve(undefined);
+  /** The surface started under the lease and not stopped since. */
+  let live = false;
   const stopCurrent = () =>
     (current = current.then(async (running) => {
+      live = false;
       await running?.stop();
       return undefined;
     }));
@@ -39,7 +42,9 @@ export function startLeasedSurface(options: LeasedSurfaceOptions): RunningSurfac
         if (running || stopping || !lease.held()) return running;
         out(`${name}: this gateway holds the lease "${name}": connecting.`);
         try {
-          return await options.start();
+          const started = await options.start();
+          live = lease.held();
+          return started;
         } catch (e) {
           fail(e);
           return undefined;
@@ -54,6 +59,7 @@ export function startLeasedSurface(options: LeasedSurfaceOptions): RunningSurfac
   out(`${name}: one gateway of ${describeUrl(options.url)} at a time runs it; taking the lease "${name}"…`);
   return {
     done,
+    holding: () => live && lease.held(),
     async stop() {
       stopping = true;
       // The surface closes before the lease is let go: the next holder never overlaps with it.

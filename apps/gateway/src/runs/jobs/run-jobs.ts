@@ -48,8 +48,11 @@ export interface RunJobs {
   watch(runId: string): AbortSignal;
   /** The run ended here: its job is completed (not awaited by the run; a failure is logged). */
   finished(runId: string): void;
-  /** Starts claiming dead replicas' runs: `takeOver` resumes one and resolves when it is done. */
-  takeOver(resume: (runId: string, signal: AbortSignal) => Promise<void>): void;
+  /**
+   * Starts claiming dead gateways' runs, while `when` holds (always without it): `resume` resumes
+   * one and resolves when it is done.
+   */
+  takeOver(resume: (runId: string, signal: AbortSignal) => Promise<void>, when?: () => boolean): void;
   close(): Promise<void>;
 }
 
@@ -168,7 +171,7 @@ function runJobs(
     },
     watch,
     finished,
-    takeOver(resume) {
+    takeOver(resume, when = () => true) {
       const poll = async () => {
         const jobs = await boss.fetch<{ runId: string }>(ORPHANED_QUEUE, { batchSize: 10 });
         for (const j of jobs) {
@@ -185,7 +188,7 @@ function runJobs(
       };
       let polling = false;
       pollTimer = setInterval(() => {
-        if (polling || closing) return;
+        if (polling || closing || !when()) return;
         polling = true;
         poll()
           .catch((e: unknown) => options.log(`run jobs: could not look for runs to take over: ${(e as Error).message}`))
