@@ -56,7 +56,9 @@ test("doctor with storage.url checks the connection, the schema, the append-only
   const migrated = await cli(["db", "migrate"], { cwd, env: { DATABASE_URL: url } });
   expect(migrated.code).toBe(0);
   const current = await doctor(cwd, url);
-  expect(current.stdout).toContain("✓ schema: receipts 1, approvals 1, sessions 1, console 1, schedules 1, runs 1, discord 2");
+  expect(current.stdout).toContain(
+    "✓ schema: receipts 1, approvals 1, sessions 1, console 1, schedules 1, runs 1, discord 2",
+  );
   expect(ok.stdout).toContain("✓ append-only: receipts and receipt_meta refuse UPDATE, DELETE and TRUNCATE");
   expect(ok.stdout).toContain("✓ receipts: 1 receipt(s) verify");
   expect(ok.stdout).not.toContain("openassistant.sqlite");
