@@ -3784,8 +3784,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "pg-durable-before-commit",
-        "await appendBatch(sql, key, dbId, batch);",
-        "void appendBatch(sql, key, dbId, batch).catch(() => {});",
+        "const ws = waiters;",
+        "const ws: Waiter[] = [];\n          for (const w of waiters) w.resolve();",
         "durable() resolves before the COMMIT: a tool runs although its receipts were never stored",
       ],
       [
@@ -3844,8 +3844,8 @@ export const MUTANTS: readonly Mutant[] = [
     [
       [
         "pg-chain-unlocked",
-        "await tx`SELECT pg_advisory_xact_lock(${CHAIN_LOCK})`;",
-        "",
+        "const BEGIN_LOCKED = `BEGIN; SELECT pg_advisory_xact_lock(${CHAIN_LOCK});",
+        "const BEGIN_LOCKED = `BEGIN; SELECT 1;",
         "two gateways read the same chain end and append over each other (a commit fails, or the chain forks)",
       ],
     ],
@@ -5199,18 +5199,6 @@ export const MUTANTS: readonly Mutant[] = [
         "const APPEND_TRIES = 20;",
         "const APPEND_TRIES = 1;",
         "two appends at once on one session: the later one fails instead of taking the next seqs",
-      ],
-    ],
-  ),
-  ...m(
-    "packages/core/src/receipts/postgres/chain.ts",
-    ["packages/core/src/receipts/postgres/store.test.ts"],
-    [
-      [
-        "pg-chain-commit-unlocked",
-        "const BEGIN_LOCKED = `BEGIN; SELECT pg_advisory_xact_lock(${CHAIN_LOCK});",
-        "const BEGIN_LOCKED = `BEGIN; SELECT 1;",
-        "two gateways' commits read the same chain end (no chain lock)",
       ],
     ],
   ),
