@@ -5281,6 +5281,18 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
+    "apps/gateway/src/surfaces/leased.ts",
+    ["apps/gateway/src/surfaces/leased.test.ts"],
+    [
+      [
+        "leased-holding-always",
+        "holding: () => live && lease.held(),",
+        "holding: () => true,",
+        "a gateway without the Discord connection takes dead gateways' runs over: their answers never reach Discord",
+      ],
+    ],
+  ),
+  ...m(
     "apps/gateway/src/runs/jobs/take-over.ts",
     ["apps/gateway/src/runs/jobs/take-over.test.ts"],
     [

@@ -135,7 +135,7 @@ test(`three gateways on one PostgreSQL: ${N} conversations with approvals; kill 
   await eventually(() => identifies(fake).length >= 2, "a survivor's Discord connection", WAIT_MS);
   const discordBack = identifies(fake)[1]!.time - killedAt;
   // The new Discord holder takes the runs over (it delivers their answers); the other one does not.
-  const next = survivors.find((p) => connected(p) > 0)!;
+  const next = await eventually(() => survivors.find((p) => connected(p) > 0), "the new Discord holder", WAIT_MS);
   const last = survivors.find((p) => p !== next)!;
   await eventually(
     () => taken(next) >= N - BEFORE_KILL,

@@ -54,9 +54,14 @@ test("of two gateways one runs the surface; when it stops, the other takes the l
       "both gateways to have tried the lease",
     );
     expect(b.seen.starts).toBe(0);
+    // #31: the holder's `holding()` lets it take dead gateways' runs over; the waiter's does not.
+    await eventually(() => first.holding(), "the first gateway to hold its started surface");
+    expect(second.holding()).toBe(false);
     await first.stop();
     expect(a.seen).toEqual({ starts: 1, stops: 1, running: 0 });
+    expect(first.holding()).toBe(false);
     await eventually(() => b.seen.starts === 1, "the second gateway to take over");
+    await eventually(() => second.holding(), "the second gateway to hold its started surface");
   } finally {
     await second.stop();
   }
