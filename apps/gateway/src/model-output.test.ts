@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import type { TurnSettings } from "./agent/settings.ts";
+import { eventually } from "../test/discord-e2e.ts";
 import { lastToolResult, startHarness, type Harness } from "../test/harness.ts";
 import { requestViolations } from "../test/request-rules.ts";
 
@@ -211,10 +212,12 @@ describe("unusual usage", () => {
 
   test("a message while the gateway shuts down is refused with the shutting-down error", async () => {
     h = await startHarness();
-    h.api.script([textTurn("slow", { delayMs: 300 })]);
+    // The model answers only after 1.5 s: the shutdown below always finds the first turn at the model.
+    h.api.script([textTurn("slow", { delayMs: 1500 })]);
     const running = h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "one" });
     const queued = h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "two" });
-    await Bun.sleep(50);
+    // Waits for the first turn to reach the model (not a guessed delay: a busy machine may take longer).
+    await eventually(() => h.api.messageRequests().length > 0, "the first turn's model request");
     const stopping = h.gateway.shutdown();
     await expect(h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "three" })).rejects.toThrow(
       /shutting down/,
