@@ -77,7 +77,8 @@ return { a, b };`,
   const sink = proc.stdin as import("bun").FileSink;
   sink.write("greet Ada and echo\n");
   sink.flush();
-  await eventually(() => out.includes("Result:"), "the answer in the terminal");
+  // The answer and its activity block (which names the client's tool) may arrive in separate chunks.
+  await eventually(() => out.includes("Result:") && out.includes("client.hello"), "the answer and its activity");
   expect(out).toContain("hello Ada");
   expect(out).toContain("from afar");
   // The tool ran in the CLI's process, not the gateway's.
