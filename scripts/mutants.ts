@@ -4612,6 +4612,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a revoked client's sessions live on: its call waiting for approval goes on (and runs if approved)",
       ],
       [
+        "mcp-approval-wait-silent",
+        "if (!waiting) return;\n                  tellWaiting();",
+        "return;",
+        "a client that asked for progress hears nothing while its call waits for an operator (and times out)",
+      ],
+      [
         "mcp-session-any-client",
         "if (!session || session.client.name !== client.name || session.client.sha256 !== client.sha256) return undefined;",
         "if (!session) return undefined;",
