@@ -4625,8 +4625,8 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "mcp-session-unbounded",
-        "if (byId.size < settings.maxSessions) return true;",
-        "if (byId.size < Number.MAX_SAFE_INTEGER) return true;",
+        "if (byId.size + opening < settings.maxSessions) return true;",
+        "if (byId.size + opening < Number.MAX_SAFE_INTEGER) return true;",
         "sessions are never bounded by mcpServer.maxSessions",
       ],
       [
