@@ -4834,6 +4834,12 @@ export const MUTANTS: readonly Mutant[] = [
         "a revoked client's sessions live on: its call waiting for approval goes on (and runs if approved)",
       ],
       [
+        "mcp-approval-wait-silent",
+        "if (!waiting) return;\n                  tellWaiting();",
+        "return;",
+        "a client that asked for progress hears nothing while its call waits for an operator (and times out)",
+      ],
+      [
         "mcp-session-any-client",
         "if (!session || session.client.name !== client.name || session.client.sha256 !== client.sha256) return undefined;",
         "if (!session) return undefined;",
@@ -4841,8 +4847,8 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "mcp-session-unbounded",
-        "if (byId.size < settings.maxSessions) return true;",
-        "if (byId.size < Number.MAX_SAFE_INTEGER) return true;",
+        "if (byId.size + opening < settings.maxSessions) return true;",
+        "if (byId.size + opening < Number.MAX_SAFE_INTEGER) return true;",
         "sessions are never bounded by mcpServer.maxSessions",
       ],
       [

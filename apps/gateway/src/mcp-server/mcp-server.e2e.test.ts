@@ -85,6 +85,23 @@ describe("the gateway's tools over MCP", () => {
     expect(receipts[0]!.sessionId).toMatch(/^mcp:editor:/);
   });
 
+  test("a client that asks for progress hears that its call waits for an operator (its timeout can reset on it)", async () => {
+    const { h, tokens, url } = await start();
+    const client = await connect(url, tokens.create("editor"));
+    const asked = new Promise<{ callId: string }>((resolve) =>
+      h.gateway.events.subscribe((e) => e.type === "approval.requested" && resolve(e.request)),
+    );
+    let heard: (message: string | undefined) => void = () => {};
+    const waiting = new Promise<string | undefined>((resolve) => (heard = resolve));
+    const call = client.callTool({ name: "reminders.create", arguments: { text: "x", at: "1" } }, undefined, {
+      onprogress: (p) => heard(p.message),
+      resetTimeoutOnProgress: true,
+    });
+    expect(await waiting).toBe("waiting for an operator's approval of reminders.create");
+    await h.gateway.approvals.decide((await asked).callId, { decision: "approved", by: "operator-1" });
+    expect((await call).isError).toBeFalsy();
+  });
+
   test("a denied call is a tool error saying who denied it and why; a failing tool's error crosses too", async () => {
     const { h, tokens, url } = await start();
     const client = await connect(url, tokens.create("editor"));

@@ -54,6 +54,8 @@ interface SessionDeps {
 export function createSessions(deps: SessionDeps) {
   const { settings } = deps;
   const byId = new Map<string, Session>();
+  /** Sessions being opened (their `initialize` in progress): they count against the limit too. */
+  let opening = 0;
   const stopping = new AbortController();
 
   function end(session: Session, reason: string): void {
@@ -69,7 +71,7 @@ export function createSessions(deps: SessionDeps) {
   }
 
   function makeRoom(): boolean {
-    if (byId.size < settings.maxSessions) return true;
+    if (byId.size + opening < settings.maxSessions) return true;
     let oldest: Session | undefined;
     for (const s of byId.values()) if (s.calls === 0 && (!oldest || s.lastUsed < oldest.lastUsed)) oldest = s;
     if (!oldest) return false;
@@ -163,8 +165,13 @@ export function createSessions(deps: SessionDeps) {
           `every MCP session (mcpServer.maxSessions = ${settings.maxSessions}) has a call running; try again when one ends`,
         );
       const session = build(client);
-      await session.server.connect(session.transport);
-      return session.transport.handleRequest(req, { parsedBody: body });
+      opening++;
+      try {
+        await session.server.connect(session.transport);
+        return await session.transport.handleRequest(req, { parsedBody: body });
+      } finally {
+        opening--;
+      }
     },
     toolsChanged(): void {
       for (const s of byId.values()) void s.server.sendToolListChanged().catch(() => undefined);
