@@ -217,7 +217,8 @@ describe("unusual usage", () => {
     const running = h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "one" });
     const queued = h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "two" });
     // Waits for the first turn to reach the model (not a guessed delay: a busy machine may take longer).
-    await eventually(() => h.api.messageRequests().length > 0, "the first turn's model request");
+    const api = h.api;
+    await eventually(() => api.messageRequests().length > 0, "the first turn's model request");
     const stopping = h.gateway.shutdown();
     await expect(h.gateway.handleMessage({ sessionKey: "sd", surface: "terminal", text: "three" })).rejects.toThrow(
       /shutting down/,

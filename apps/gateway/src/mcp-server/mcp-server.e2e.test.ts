@@ -51,7 +51,10 @@ describe("the gateway's tools over MCP", () => {
       },
     );
     h.gateway.secrets.add("config-field", [secret]);
-    const client = await connect(url, tokens.create("editor"));
+    const token = tokens.create("editor");
+    const client = await connect(url, token);
+    // The token the client presented is a secret from then on (redacted wherever it would appear).
+    expect(h.gateway.redact(`token ${token}`)).not.toContain(token);
     const listed = JSON.stringify(await client.listTools());
     expect(listed).toContain("Echo (uses key");
     expect(listed).not.toContain(secret);

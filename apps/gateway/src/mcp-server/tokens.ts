@@ -100,7 +100,7 @@ export function openMcpTokens(dataDir: string) {
 
 export type McpTokens = ReturnType<typeof openMcpTokens>;
 
-function bearerToken(header: string | null): string | undefined {
+export function bearerToken(header: string | null): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
   return m?.[1];

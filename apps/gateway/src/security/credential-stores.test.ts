@@ -29,6 +29,8 @@ const STORES: Record<string, { source: CredentialSource; registeredIn: string }>
 const NOT_CREDENTIALS: Record<string, string> = {
   "apps/gateway/src/clients/tokens.ts":
     "client tokens' SHA-256 digests only (a digest opens nothing); the tokens clients present are registered as http-token by clients/hub.ts",
+  "apps/gateway/src/mcp-server/tokens.ts":
+    "MCP client tokens' SHA-256 digests only; the tokens clients present are registered as http-token by services/mcp-server.ts",
   "packages/core/src/config/private-file.ts": "the helper that writes private files for the stores above",
   "packages/core/src/receipts/head.ts": "the receipt chain's head: a sequence number and a MAC, public by design",
   "packages/core/src/receipts/sqlite/journal.ts":

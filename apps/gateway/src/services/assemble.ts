@@ -413,6 +413,7 @@ function openGateway(
       settings,
       runnerOptions,
       toolSource,
+      secrets,
       events,
       closing: () => life.reason,
       log,

@@ -6,6 +6,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { GatewaySettings } from "../settings.ts";
 import type { ToolSource } from "../tools-source.ts";
 import { resource } from "./resource.ts";
+import type { SecretRegistry } from "@openassistant/core/receipts";
 
 /**
  * #34: the gateway's tools served to MCP clients, when `mcpServer.enabled` (docs/mcp-server.md).
@@ -18,6 +19,8 @@ export function mcpServerService(o: {
   /** The model's runner's options (the redactor given: descriptions pass it too). */
   readonly runnerOptions: Parameters<typeof createCodeModeRunner>[0] & { readonly redact: (text: string) => string };
   readonly toolSource: ToolSource;
+  /** The gateway's secret registry: a token a client presents is redacted everywhere from then on. */
+  readonly secrets: Pick<SecretRegistry, "add">;
   readonly events: Pick<EventBus, "emit">;
   readonly closing: () => string;
   readonly log: (line: string) => void;
@@ -33,13 +36,23 @@ export function mcpServerService(o: {
     );
     // Imported only now: a gateway without the MCP server never loads the MCP SDK's server side.
     const { startMcpServer } = yield* Effect.promise(() => import("../mcp-server/server.ts"));
-    const { openMcpTokens } = yield* Effect.promise(() => import("../mcp-server/tokens.ts"));
+    const { bearerToken, openMcpTokens } = yield* Effect.promise(() => import("../mcp-server/tokens.ts"));
+    const stored = openMcpTokens(o.settings.dataDir);
+    const tokens: typeof stored = {
+      ...stored,
+      clientFor(header) {
+        const client = stored.clientFor(header);
+        const token = bearerToken(header);
+        if (client && token) o.secrets.add("http-token", [token]);
+        return client;
+      },
+    };
     const server = yield* resource(
       "MCP server",
       () =>
         startMcpServer({
           settings,
-          tokens: openMcpTokens(o.settings.dataDir),
+          tokens,
           tools: () => o.toolSource.current().tree,
           runner,
           redact: o.runnerOptions.redact,
