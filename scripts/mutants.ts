@@ -4601,6 +4601,12 @@ export const MUTANTS: readonly Mutant[] = [
         "const checked = { ok: true as const, inputs: { ...given } };",
         "a run starts with inputs its definition refuses",
       ],
+      [
+        "abilities-inputs-unredacted",
+        "inputs: o.redact ? redactDeep(checked.inputs, o.redact) : checked.inputs,",
+        "inputs: checked.inputs,",
+        "a secret typed into /ability run is stored whole and used in steps, cards and prompts",
+      ],
     ],
   ),
   ...m(

@@ -46,6 +46,8 @@ export interface GatewayAbilitiesDeps {
   readonly sessions: Pick<SessionStore, "getOrCreate" | "get">;
   readonly events: Pick<EventBus, "emit">;
   readonly log: (line: string) => void;
+  /** The gateway's redactor: inputs typed into `/ability run` are stored and used redacted. */
+  readonly redact: (text: string) => string;
 }
 
 /**
@@ -70,6 +72,7 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
     tools: deps.tools,
     load: () => loadAbilities([dir]),
     log: deps.log,
+    redact: deps.redact,
     onFinished: (run) => void announce(run),
   });
 

@@ -253,6 +253,7 @@ function openGateway(
       sessions,
       events,
       log,
+      redact,
     });
     const abilitySteps = abilities ? yield* attempt(() => abilities!.service.stepRunsToResume()) : new Set<string>();
     // The steps of ability runs left running are resumed by their ability (resumeAll), not as runs of their own.

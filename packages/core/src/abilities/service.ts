@@ -2,6 +2,7 @@ import type { ToolTree } from "@openassistant/sdk";
 import type { CodeModeRunner } from "../codemode/runner.ts";
 import { newId } from "../db/new-id.ts";
 import type { ReceiptReader } from "../receipts/port.ts";
+import { redactDeep } from "../receipts/redact.ts";
 import type { RunJournal } from "../receipts/replay/port.ts";
 import { AbilityEnforcement } from "./enforce.ts";
 import { driveAbilityRun, newAbilityRun, type StepResult } from "./engine.ts";
@@ -22,6 +23,11 @@ export interface AbilityServiceOptions {
   /** A run ended (completed, failed, denied, cancelled): tell its session. */
   readonly onFinished?: (run: AbilityRun) => void;
   readonly log?: (line: string) => void;
+  /**
+   * Scrubs secrets (the gateway's redactor): a run's inputs are stored and used redacted, so a
+   * secret typed into `/ability run` never reaches the store, a card or a prompt.
+   */
+  readonly redact?: (text: string) => string;
   readonly now?: () => number;
 }
 
@@ -111,7 +117,7 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     const run = newAbilityRun({
       id: id ?? newId("ability"),
       ability: { name: ability.name, description: ability.description, hash: ability.hash, steps: ability.steps },
-      inputs: checked.inputs,
+      inputs: o.redact ? redactDeep(checked.inputs, o.redact) : checked.inputs,
       ...(parent?.sessionId ? { sessionId: parent.sessionId } : {}),
       ...(parent?.requestedBy ? { requestedBy: parent.requestedBy } : {}),
       ...(isRun ? { parentRunId: (parent as AbilityRun).id } : {}),
