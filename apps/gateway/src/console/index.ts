@@ -4,7 +4,7 @@ import type { EventBus } from "../events/bus.ts";
 import type { GatewaySettings } from "../settings.ts";
 import type { ToolSnapshot } from "../tools-source.ts";
 import { consoleApproverCheck } from "./approvers.ts";
-import { createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
+import { type ConsoleDeps, createConsoleRoutes, type ConsoleRoutes } from "./routes.ts";
 import type { RunCodeStore } from "./run-code.ts";
 import type { RunControl } from "../runs/operator-control.ts";
 import { createSigner, loadConsoleKey } from "./signing.ts";
@@ -31,6 +31,8 @@ export interface ConsoleOptions {
   readonly secrets: SecretSink;
   /** The server's own address, used for links when `http.publicUrl` is not set (known once it listens). */
   readonly localUrl: () => string;
+  /** #32: ability runs, for `/console/abilities`. */
+  readonly abilities?: ConsoleDeps["abilities"];
 }
 
 export interface GatewayConsole extends ConsoleRoutes {
@@ -50,6 +52,7 @@ export function createConsole(o: ConsoleOptions): GatewayConsole {
   const publicUrl = o.settings.http?.publicUrl?.replace(/\/+$/, "");
   const baseUrl = () => publicUrl ?? o.localUrl();
   const routes = createConsoleRoutes({
+    ...(o.abilities ? { abilities: o.abilities } : {}),
     receipts: o.receipts,
     approvals: o.approvals,
     events: o.events,

@@ -330,6 +330,7 @@ function openGateway(
         leftAtStart: leftPending.map((r) => r.runId),
         resumed: resumable.map((r) => r.run.runId),
       }),
+      ...(abilities ? { abilities: abilities.service } : {}),
       events,
       toolSource,
       redact,

@@ -2,7 +2,7 @@ import type { ApprovalBroker } from "@openassistant/core/approvals";
 import type { SecretRegistry } from "@openassistant/core/receipts";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
-import { createConsole, type GatewayConsole } from "../console/index.ts";
+import { type ConsoleOptions, createConsole, type GatewayConsole } from "../console/index.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { GatewayHttp } from "../gateway.ts";
 import { startHttpApi } from "../http/server.ts";
@@ -19,6 +19,8 @@ export function httpAndConsole(o: {
   readonly stores: GatewayStores;
   readonly approvals: ApprovalBroker;
   readonly runs: RunControl;
+  /** #32: ability runs, for the console's pages. */
+  readonly abilities?: ConsoleOptions["abilities"];
   readonly events: EventBus;
   readonly toolSource: ToolSource;
   readonly redact: (text: string) => string;
@@ -39,6 +41,7 @@ export function httpAndConsole(o: {
           receipts: o.stores.receipts,
           runCode: o.stores.runCode,
           runs: o.runs,
+          ...(o.abilities ? { abilities: o.abilities } : {}),
           approvals: o.approvals,
           events: o.events,
           tools: () => o.toolSource.current(),

@@ -52,6 +52,8 @@ export interface AbilityService {
   /** Resolves when a run this process drives ends (a run not driven here: as stored). */
   done(runId: string): Promise<AbilityRun | undefined>;
   get(runId: string): Promise<AbilityRun | undefined>;
+  /** The latest runs, newest first (the console's list). */
+  recent(limit: number): Promise<AbilityRun[]>;
   /** The run of a session: the one running, else its latest. */
   ofSession(sessionId: string): Promise<AbilityRun | undefined>;
   /** Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted). */
@@ -211,6 +213,7 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     },
     done: (runId) => driving.get(runId)?.done ?? o.store.get(runId),
     get: (runId) => o.store.get(runId),
+    recent: (limit) => o.store.list({ limit }),
     async ofSession(sessionId) {
       const runs = await o.store.list({ sessionId, limit: 20 });
       return runs.find((r) => !isFinished(r) && !r.parentRunId) ?? runs.find((r) => !r.parentRunId);

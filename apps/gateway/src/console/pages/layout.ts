@@ -12,7 +12,7 @@ export interface LayoutOptions {
   readonly title: string;
   /** The signed-in operator; absent for a read-only receipt link (no navigation, no live updates). */
   readonly operator?: string;
-  readonly active?: "overview" | "runs" | "pending" | "approvals" | "rules" | "tools";
+  readonly active?: "overview" | "runs" | "pending" | "approvals" | "rules" | "tools" | "abilities";
   /** Approvals waiting for a decision, shown in the header of every signed-in page. */
   readonly pending?: number;
 }
@@ -31,6 +31,7 @@ export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/console/approvals" class="${o.active === "approvals" ? "on" : ""}">Approvals${pendingBadge(o.pending)}</a>
         <a href="/console/rules" class="${o.active === "rules" ? "on" : ""}">Rules</a>
         <a href="/console/tools" class="${o.active === "tools" ? "on" : ""}">Tools</a>
+        <a href="/console/abilities" class="${o.active === "abilities" ? "on" : ""}">Abilities</a>
         <span class="who">signed in as <code>${o.operator}</code></span>
       </nav>`
     : html`<nav><strong>OpenAssistant console</strong><span class="who">read-only receipt link</span></nav>`;
