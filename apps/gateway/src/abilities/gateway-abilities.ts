@@ -20,6 +20,7 @@ import {
   summarizeRun,
 } from "@openassistant/core/receipts";
 import type { PluginHooks, ToolTree } from "@openassistant/sdk";
+import type { LoadEntry } from "@openassistant/core/plugins";
 import type { TurnOutcome } from "../agent/run-turn.ts";
 import type { IncomingMessage } from "../conversations/service.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -43,6 +44,8 @@ export interface GatewayAbilitiesDeps {
   readonly receipts: Pick<ReceiptReader, "byRun">;
   readonly journal: RunJournal;
   readonly tools: () => ToolTree;
+  /** The loaded tool files and plugins: a plugin (folder or npm package) ships abilities in its `abilities/` folder. */
+  readonly entries: () => readonly LoadEntry[];
   readonly sessions: Pick<SessionStore, "getOrCreate" | "get">;
   readonly events: Pick<EventBus, "emit">;
   readonly log: (line: string) => void;
@@ -70,7 +73,7 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
     receipts: deps.receipts,
     journal: deps.journal,
     tools: deps.tools,
-    load: () => loadAbilities([dir]),
+    load: () => loadAbilities([dir, ...pluginAbilityDirs(deps.entries())]),
     log: deps.log,
     redact: deps.redact,
     onFinished: (run) => void announce(run),
@@ -172,4 +175,13 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
       };
     },
   };
+}
+
+/**
+ * Where loaded plugins keep their abilities: `<plugin dir>/abilities/<name>/ability.yaml` (a folder
+ * plugin, a workspace `plugins/<dir>`, an npm package). The workspace's own come first: a plugin's
+ * ability of the same name is left out with a warning.
+ */
+export function pluginAbilityDirs(entries: readonly LoadEntry[]): string[] {
+  return entries.filter((e) => e.kind === "plugin" && e.status === "loaded").map((e) => join(e.source, "abilities"));
 }

@@ -250,6 +250,7 @@ function openGateway(
       receipts,
       journal,
       tools: () => toolSource.current().tree,
+      entries: () => toolSource.current().entries ?? [],
       sessions,
       events,
       log,
