@@ -41,7 +41,11 @@ export class AbilityEnforcement {
   private readonly byStepRun = new Map<string, Active>();
   private readonly bySession = new Map<string, Active>();
 
-  constructor(private readonly abilities: () => ReadonlyMap<string, Ability>) {}
+  constructor(
+    private readonly abilities: () => ReadonlyMap<string, Ability>,
+    /** Reads the definitions when they were never read in this process (triggers need them). */
+    private readonly loaded: () => Promise<unknown> = async () => {},
+  ) {}
 
   /** A step starts (its code-mode run id known): from now its run may call only its allowed tools. */
   enter(run: AbilityRun, step: AbilityStep, stepRunId: string, prompt?: string): void {
@@ -105,8 +109,9 @@ export class AbilityEnforcement {
   }
 
   /** A suggestion for the model when the message matches an ability's triggers (never a start). */
-  suggestion(text: string, sessionId: string): string | undefined {
+  async suggestion(text: string, sessionId: string): Promise<string | undefined> {
     if (this.bySession.has(sessionId)) return undefined;
+    await this.loaded();
     const hits = [...this.abilities().values()].filter((a) => triggered(a, text));
     if (hits.length === 0) return undefined;
     return hits
@@ -125,8 +130,8 @@ export function abilityHooks(enforcement: AbilityEnforcement): PluginHooks {
     priority: 1_000,
     tool: { before: (call, ctx) => enforcement.toolBefore(call.path, ctx.runId, ctx.sessionId) },
     chat: {
-      message: (message) => {
-        const context = enforcement.suggestion(message.text, message.sessionId);
+      message: async (message) => {
+        const context = await enforcement.suggestion(message.text, message.sessionId);
         return context ? { context } : undefined;
       },
     },

@@ -265,7 +265,7 @@ describe("an ability run on the runner", () => {
     expect(g.service.enforcement.statusText("s1")).toContain(
       "Current step: approve (approval) — waiting for a person's approval",
     );
-    expect(g.service.enforcement.suggestion("please deploy v1", "s2")).toContain('matches ability "deploy"');
+    expect(await g.service.enforcement.suggestion("please deploy v1", "s2")).toContain('matches ability "deploy"');
     await g.service.cancel(started.run.id, "test over");
   }, 30_000);
 
@@ -363,4 +363,14 @@ describe("an ability run on the runner", () => {
     expect(stored.length).toBeGreaterThan(0);
     for (const row of stored) expect(row.record).not.toContain(SECRET);
   }, 30_000);
+
+  test("triggers suggest an ability (never start one) from the first message after a start", async () => {
+    const ws = workspace();
+    const g = gateway(ws, toolsCounting(new Map()), cards().requestApproval);
+    expect(await g.service.enforcement.suggestion("can you deploy v1.2.3?", "s1")).toContain(
+      'matches ability "deploy" (Deploy a version after CI passed and a person approved). If it fits, suggest that they run it with `/ability run deploy version=… environment=…`',
+    );
+    expect(await g.service.enforcement.suggestion("what's the weather", "s1")).toBeUndefined();
+    expect(await g.store.list()).toEqual([]);
+  });
 });

@@ -70,7 +70,11 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
   const log = o.log ?? (() => {});
   const now = o.now ?? Date.now;
   let known = new Map<string, Ability>();
-  const enforcement = new AbilityEnforcement(() => known);
+  let loadedOnce: Promise<unknown> | undefined;
+  const enforcement = new AbilityEnforcement(
+    () => known,
+    () => (loadedOnce ??= list().catch(() => undefined)),
+  );
   const driving = new Map<string, { controller: AbortController; done: Promise<AbilityRun> }>();
   const watchers = new Map<string, Set<(run: AbilityRun) => void>>();
   let closing = false;
@@ -100,6 +104,7 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
   async function list(): Promise<LoadedAbilities> {
     const loaded = await o.load();
     known = new Map(loaded.abilities);
+    loadedOnce ??= Promise.resolve(loaded);
     return loaded;
   }
 
@@ -220,7 +225,6 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     },
     cancel,
     async resumeAll() {
-      await list();
       const runs = (await o.store.list({ status: "running", limit: 1000 })).filter((r) => !r.parentRunId);
       for (const run of runs) {
         log(`resuming ability run ${run.id} (${run.ability.name}) at step ${run.currentStep ?? "(first)"}`);
