@@ -29,6 +29,9 @@ import type { GatewayStores } from "../storage/backend.ts";
 import { ABILITY_USAGE, isAbilityCommand, parseAbilityCommand } from "./commands.ts";
 import { describeAbilityRun } from "./describe.ts";
 
+type AgentTurnRequest = Parameters<NonNullable<Parameters<typeof createAbilityService>[0]["agentTurn"]>>[0];
+type StepResult = Awaited<ReturnType<NonNullable<Parameters<typeof createAbilityService>[0]["agentTurn"]>>>;
+
 export interface GatewayAbilities {
   readonly service: AbilityService;
   /** The host's own hooks (id `abilities`): enforcement, status in the prompt, trigger suggestions. */
@@ -49,6 +52,8 @@ export interface GatewayAbilitiesDeps {
   readonly sessions: Pick<SessionStore, "getOrCreate" | "get">;
   readonly events: Pick<EventBus, "emit">;
   readonly log: (line: string) => void;
+  /** `agent` steps: a model turn in a conversation of the step's own (the conversations' handleMessage). */
+  readonly agentTurn?: (m: IncomingMessage) => Promise<TurnOutcome>;
   /** The gateway's redactor: inputs typed into `/ability run` are stored and used redacted. */
   readonly redact: (text: string) => string;
 }
@@ -76,8 +81,32 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
     load: () => loadAbilities([dir, ...pluginAbilityDirs(deps.entries())]),
     log: deps.log,
     redact: deps.redact,
+    ...(deps.agentTurn ? { agentTurn: (a: AgentTurnRequest) => agentStep(a) } : {}),
     onFinished: (run) => void announce(run),
   });
+
+  /** An `agent` step: the goal as a message in the step's own conversation; its answer is the output. */
+  async function agentStep(a: AgentTurnRequest): Promise<StepResult> {
+    const session = await deps.sessions.getOrCreate(a.sessionKey, "ability");
+    const leave = a.enter(session.id);
+    try {
+      const outcome = await deps.agentTurn!({
+        sessionKey: a.sessionKey,
+        surface: "ability",
+        text: a.text,
+        signal: a.signal,
+        ...(a.requestedBy ? { userId: a.requestedBy } : {}),
+      });
+      if (outcome.stopReason !== "answered")
+        return { status: "failed", error: `the model's turn ended ${outcome.stopReason}: ${outcome.text}` };
+      return {
+        status: "completed",
+        output: { text: outcome.text, unverified: outcome.unverified, runIds: outcome.runIds },
+      };
+    } finally {
+      leave();
+    }
+  }
 
   /** A run that ended is told to its conversation (`ability.finished`: Discord posts it, the terminal prints it). */
   async function announce(run: AbilityRun): Promise<void> {

@@ -251,6 +251,8 @@ function openGateway(
       journal,
       tools: () => toolSource.current().tree,
       entries: () => toolSource.current().entries ?? [],
+      // `agent` steps: a turn of the conversations service (created below; called only once running).
+      agentTurn: (m) => conversations.handleMessage(m),
       sessions,
       events,
       log,

@@ -54,6 +54,15 @@ export class AbilityEnforcement {
     if (run.sessionId) this.bySession.set(run.sessionId, active);
   }
 
+  /** An `agent` step's own conversation: its model turn may call only the step's tools. */
+  enterSession(sessionId: string, run: AbilityRun, step: AbilityStep): void {
+    this.bySession.set(sessionId, { run, step });
+  }
+
+  leaveSession(sessionId: string): void {
+    this.bySession.delete(sessionId);
+  }
+
   /** A step ended. */
   leave(stepRunId: string): void {
     this.byStepRun.delete(stepRunId);
@@ -99,6 +108,8 @@ export class AbilityEnforcement {
     const active = sessionId ? this.bySession.get(sessionId) : undefined;
     if (!active) return undefined;
     const { run, step } = active;
+    if (step.type === "agent")
+      return `## Ability ${run.ability.name}, step ${step.id} (run ${run.id})\nThis conversation is that step: do its goal with only these tools: ${list(step.tools)}. Other calls are denied.`;
     const done = run.steps.filter((s) => s.status === "completed" || s.status === "skipped").length;
     const waiting = step.type === "approval" ? " — waiting for a person's approval on its card" : "";
     return [

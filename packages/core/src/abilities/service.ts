@@ -10,7 +10,7 @@ import { checkInputs } from "./inputs.ts";
 import type { LoadedAbilities } from "./load.ts";
 import { isFinished, type AbilityRun, type AbilityRunStore } from "./run.ts";
 import { createRunnerStepExecutor } from "./runner-executor.ts";
-import type { Ability } from "./types.ts";
+import type { Ability, AbilityStep } from "./types.ts";
 
 export interface AbilityServiceOptions {
   readonly store: AbilityRunStore;
@@ -20,6 +20,18 @@ export interface AbilityServiceOptions {
   readonly tools: () => ToolTree;
   /** Reads the definitions (again: an edit applies to the next run). */
   readonly load: () => Promise<LoadedAbilities>;
+  /**
+   * `agent` steps: one model turn in a conversation of the step's own (`sessionKey`), with the goal
+   * as its message; `enter` is called with that conversation's id before the turn starts (its calls
+   * are then held to the step's tools). Absent: an agent step fails, saying so.
+   */
+  readonly agentTurn?: (o: {
+    readonly sessionKey: string;
+    readonly text: string;
+    readonly requestedBy?: string;
+    readonly signal: AbortSignal;
+    readonly enter: (sessionId: string) => () => void;
+  }) => Promise<StepResult>;
   /** A run ended (completed, failed, denied, cancelled): tell its session. */
   readonly onFinished?: (run: AbilityRun) => void;
   readonly log?: (line: string) => void;
@@ -85,6 +97,21 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     journal: o.journal,
     tools: o.tools,
     enforcement,
+    ...(o.agentTurn
+      ? {
+          agent: (run: AbilityRun, step: AbilityStep, goal: string, signal: AbortSignal) =>
+            o.agentTurn!({
+              sessionKey: `ability:${run.id}:${step.id}`,
+              text: `${goal}\n\n(This is step "${step.id}" of ability "${run.ability.name}". Use only these tools: ${step.type === "agent" ? step.tools.join(", ") || "none" : "none"}. Answer with what you found or did.)`,
+              ...(run.requestedBy ? { requestedBy: run.requestedBy } : {}),
+              signal,
+              enter: (sessionId) => {
+                enforcement.enterSession(sessionId, run, step);
+                return () => enforcement.leaveSession(sessionId);
+              },
+            }),
+        }
+      : {}),
     nested: async (parent, step, rendered, signal) => {
       const childId = parent.steps.find((s) => s.id === step.id)!.runId!;
       const child =
