@@ -73,6 +73,12 @@ export interface Gateway {
    * off) and continues their conversations; the start calls it once the surfaces are up. Runs once.
    */
   resumeInterrupted(): Promise<import("./runs/resume.ts").ResumeReport[]>;
+  /**
+   * #32: abilities (docs/abilities.md); absent when their store could not be opened. For other
+   * parts of the gateway (schedules): `abilities.start(name, inputs, { sessionId?, requestedBy? })`
+   * starts a run by name, its inputs checked; `done` resolves when it ends.
+   */
+  readonly abilities?: import("@openassistant/core/abilities").AbilityService;
   /** Turns in progress. */
   readonly activeTurns: number;
   /** Resolves once the typechecker's process is warm as well (a first check before that waits for it). */

@@ -65,3 +65,25 @@ test("console: /console/abilities lists runs; a run's page shows each step, its 
   expect(page.text).toMatch(/href="\/console\/runs\/run_[^"]+"/);
   expect((await get("/console/abilities/ability_nope")).status).toBe(404);
 }, 30_000);
+
+test("gateway.abilities.start (what schedules call): by name with inputs, checked; done resolves at the end", async () => {
+  h = await startHarness({ tools: deployTools([]) });
+  const harness = h;
+  mkdirSync(join(harness.dir, ".openassistant", "abilities", "deploy"), { recursive: true });
+  writeFileSync(join(harness.dir, ".openassistant", "abilities", "deploy", "ability.yaml"), DEPLOY);
+  harness.gateway.events.subscribe((e) => {
+    if (e.type === "approval.requested")
+      void harness.gateway.approvals.decide(e.request.callId, { decision: "approved", by: "scheduler-test" });
+  });
+  const refused = await harness.gateway.abilities!.start("deploy", { version: "latest" });
+  expect(refused.ok ? "" : refused.error).toContain("version: must match");
+  const started = await harness.gateway.abilities!.start(
+    "deploy",
+    { version: "v6.0.0" },
+    { requestedBy: "schedule:nightly" },
+  );
+  if (!started.ok) throw new Error(started.error);
+  const run = await started.done;
+  expect(run.status).toBe("completed");
+  expect(run.requestedBy).toBe("schedule:nightly");
+}, 30_000);

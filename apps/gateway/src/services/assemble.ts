@@ -429,6 +429,7 @@ function openGateway(
       hasCredentials: () => Boolean(options.model) || credentialSecrets(auth).length > 0,
       handleMessage: abilities ? abilities.withCommands(conversations.handleMessage) : conversations.handleMessage,
       resumeInterrupted,
+      ...(abilities ? { abilities: abilities.service } : {}),
       get activeTurns() {
         return conversations.activeTurns;
       },
