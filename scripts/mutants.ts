@@ -5131,13 +5131,25 @@ export const MUTANTS: readonly Mutant[] = [
   ),
   ...m(
     "packages/core/src/abilities/service.ts",
-    ["packages/core/src/abilities/service.test.ts"],
+    ["packages/core/src/abilities/service.test.ts", "apps/gateway/src/abilities/abilities-agent.test.ts"],
     [
       [
         "abilities-inputs-unchecked",
         "const checked = checkInputs(ability.inputSchema, given);",
         "const checked = { ok: true as const, inputs: { ...given } };",
         "a run starts with inputs its definition refuses",
+      ],
+      [
+        "abilities-agent-unenforced",
+        "enforcement.enterSession(sessionId, run, step);",
+        "void sessionId;",
+        "an agent step's model turn may call any tool, not only the step's",
+      ],
+      [
+        "abilities-inputs-unredacted",
+        "inputs: o.redact ? redactDeep(checked.inputs, o.redact) : checked.inputs,",
+        "inputs: checked.inputs,",
+        "a secret typed into /ability run is stored whole and used in steps, cards and prompts",
       ],
     ],
   ),

@@ -84,9 +84,15 @@ export interface Gateway {
   resumeInterrupted(options?: {
     readonly takeOverWhile?: () => boolean;
   }): Promise<import("./runs/resume.ts").ResumeReport[]>;
-  /** Turns in progress. */
+  /**
+   * #32: abilities (docs/abilities.md); absent when their store could not be opened. For other
+   * parts of the gateway (schedules): `abilities.start(name, inputs, { sessionId?, requestedBy? })`
+   * starts a run by name, its inputs checked; `done` resolves when it ends.
+   */
+  readonly abilities?: import("@openassistant/core/abilities").AbilityService;
   /** #33: the schedules: their service (create, list, pause, remove) and the scheduler's tick. */
   readonly schedules: import("./schedules/gateway-schedules.ts").GatewaySchedules;
+  /** Turns in progress. */
   readonly activeTurns: number;
   /** Resolves once the typechecker's process is warm as well (a first check before that waits for it). */
   readonly warm: Promise<void>;

@@ -15,6 +15,8 @@ const LAZY = [
   "typescript", // the checker's own process, or a declaration-cache miss
   "discord.js", // a configured Discord token
   "effect", // the runner's Effect form (`run`); turns use `runPromise`
+  "yaml", // the first ability definition read (docs/abilities.md)
+  "jexl", // the first ability expression checked or evaluated
 ];
 
 describe("gateway start-up imports", () => {

@@ -20,6 +20,7 @@ import {
   summarizeRun,
 } from "@openassistant/core/receipts";
 import type { PluginHooks, ToolTree } from "@openassistant/sdk";
+import type { LoadEntry } from "@openassistant/core/plugins";
 import type { TurnOutcome } from "../agent/run-turn.ts";
 import type { IncomingMessage } from "../conversations/service.ts";
 import type { EventBus } from "../events/bus.ts";
@@ -27,6 +28,9 @@ import type { SessionStore } from "../sessions/store.ts";
 import type { GatewayStores } from "../storage/backend.ts";
 import { ABILITY_USAGE, isAbilityCommand, parseAbilityCommand } from "./commands.ts";
 import { describeAbilityRun } from "./describe.ts";
+
+type AgentTurnRequest = Parameters<NonNullable<Parameters<typeof createAbilityService>[0]["agentTurn"]>>[0];
+type StepResult = Awaited<ReturnType<NonNullable<Parameters<typeof createAbilityService>[0]["agentTurn"]>>>;
 
 export interface GatewayAbilities {
   readonly service: AbilityService;
@@ -43,9 +47,15 @@ export interface GatewayAbilitiesDeps {
   readonly receipts: Pick<ReceiptReader, "byRun">;
   readonly journal: RunJournal;
   readonly tools: () => ToolTree;
+  /** The loaded tool files and plugins: a plugin (folder or npm package) ships abilities in its `abilities/` folder. */
+  readonly entries: () => readonly LoadEntry[];
   readonly sessions: Pick<SessionStore, "getOrCreate" | "get">;
   readonly events: Pick<EventBus, "emit">;
   readonly log: (line: string) => void;
+  /** `agent` steps: a model turn in a conversation of the step's own (the conversations' handleMessage). */
+  readonly agentTurn?: (m: IncomingMessage) => Promise<TurnOutcome>;
+  /** The gateway's redactor: inputs typed into `/ability run` are stored and used redacted. */
+  readonly redact: (text: string) => string;
 }
 
 /**
@@ -68,10 +78,35 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
     receipts: deps.receipts,
     journal: deps.journal,
     tools: deps.tools,
-    load: () => loadAbilities([dir]),
+    load: () => loadAbilities([dir, ...pluginAbilityDirs(deps.entries())]),
     log: deps.log,
+    redact: deps.redact,
+    ...(deps.agentTurn ? { agentTurn: (a: AgentTurnRequest) => agentStep(a) } : {}),
     onFinished: (run) => void announce(run),
   });
+
+  /** An `agent` step: the goal as a message in the step's own conversation; its answer is the output. */
+  async function agentStep(a: AgentTurnRequest): Promise<StepResult> {
+    const session = await deps.sessions.getOrCreate(a.sessionKey, "ability");
+    const leave = a.enter(session.id);
+    try {
+      const outcome = await deps.agentTurn!({
+        sessionKey: a.sessionKey,
+        surface: "ability",
+        text: a.text,
+        signal: a.signal,
+        ...(a.requestedBy ? { userId: a.requestedBy } : {}),
+      });
+      if (outcome.stopReason !== "answered")
+        return { status: "failed", error: `the model's turn ended ${outcome.stopReason}: ${outcome.text}` };
+      return {
+        status: "completed",
+        output: { text: outcome.text, unverified: outcome.unverified, runIds: outcome.runIds },
+      };
+    } finally {
+      leave();
+    }
+  }
 
   /** A run that ended is told to its conversation (`ability.finished`: Discord posts it, the terminal prints it). */
   async function announce(run: AbilityRun): Promise<void> {
@@ -169,4 +204,13 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
       };
     },
   };
+}
+
+/**
+ * Where loaded plugins keep their abilities: `<plugin dir>/abilities/<name>/ability.yaml` (a folder
+ * plugin, a workspace `plugins/<dir>`, an npm package). The workspace's own come first: a plugin's
+ * ability of the same name is left out with a warning.
+ */
+export function pluginAbilityDirs(entries: readonly LoadEntry[]): string[] {
+  return entries.filter((e) => e.kind === "plugin" && e.status === "loaded").map((e) => join(e.source, "abilities"));
 }

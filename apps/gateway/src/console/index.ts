@@ -36,6 +36,8 @@ export interface ConsoleOptions {
   readonly secrets: SecretSink;
   /** The server's own address, used for links when `http.publicUrl` is not set (known once it listens). */
   readonly localUrl: () => string;
+  /** #32: ability runs, for `/console/abilities`. */
+  readonly abilities?: ConsoleRoutesDeps["abilities"];
 }
 
 export interface GatewayConsole extends ConsoleRoutes {
@@ -55,6 +57,7 @@ export function createConsole(o: ConsoleOptions): GatewayConsole {
   const publicUrl = o.settings.http?.publicUrl?.replace(/\/+$/, "");
   const baseUrl = () => publicUrl ?? o.localUrl();
   const routes = createConsoleRoutes({
+    ...(o.abilities ? { abilities: o.abilities } : {}),
     receipts: o.receipts,
     approvals: o.approvals,
     events: o.events,

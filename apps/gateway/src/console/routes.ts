@@ -25,6 +25,9 @@ import type { RunCodeStore } from "./run-code.ts";
 import type { Signer } from "./signing.ts";
 import { eventStreamResponse } from "../http/event-stream.ts";
 import type { RunControl } from "../runs/operator-control.ts";
+import type { AbilityService } from "@openassistant/core/abilities";
+import type { Receipt } from "@openassistant/core/receipts";
+import { abilityRunPage, abilityRunsPage } from "./pages/abilities.ts";
 
 /** How long links stay valid. A receipt link is read-only; a login link only starts a session. */
 export const RECEIPT_LINK_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -58,6 +61,8 @@ export interface ConsoleDeps {
   readonly runs: RunControl;
   /** #33: the schedules page and each schedule's history. */
   readonly schedules?: Pick<Schedules, "list" | "get" | "history">;
+  /** #32: ability runs, for their pages (absent: the pages say abilities are off). */
+  readonly abilities?: Pick<AbilityService, "get" | "recent">;
   readonly now?: () => number;
   readonly keepAliveMs?: number;
 }
@@ -297,6 +302,20 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     return redirect(`/console/pending?notice=${result.outcome}`);
   }
 
+  /** #32: an ability run as its steps, each with its run and receipts. */
+  async function abilityRunRoute(id: string, operator: string): Promise<Response> {
+    const run = await d.abilities?.get(id);
+    if (!run) return page(messagePage("Not found", `No ability run ${id}.`, await viewer(operator)), 404);
+    const receipts = new Map<string, Receipt[]>();
+    for (const s of run.steps)
+      if (s.runId && run.ability.steps.find((x) => x.id === s.id)?.type !== "ability")
+        receipts.set(
+          s.id,
+          (await d.receipts.byRun(s.runId)).sort((a, b) => a.seq - b.seq),
+        );
+    return page(abilityRunPage(await viewer(operator), { run, receipts }));
+  }
+
   async function pendingRoute(url: URL, operator: string): Promise<Response> {
     const n = url.searchParams.get("notice");
     const notice = n && Object.hasOwn(PENDING_NOTICES, n) ? (n as PendingNotice) : undefined;
@@ -421,6 +440,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
     }
     if (req.method !== "GET")
       return page(messagePage("Not allowed", `${req.method} ${path} is not supported.`, await viewer(operator)), 405);
+    const abilityRun = /^\/console\/abilities\/([^/]+)$/.exec(path);
+    if (abilityRun) return abilityRunRoute(decodeURIComponent(abilityRun[1]!), operator);
     switch (path) {
       case "/console":
       case "/console/":
@@ -436,6 +457,8 @@ export function createConsoleRoutes(d: ConsoleDeps): ConsoleRoutes {
         return rulesRoute(url, operator);
       case "/console/pending":
         return pendingRoute(url, operator);
+      case "/console/abilities":
+        return page(abilityRunsPage(await viewer(operator), (await d.abilities?.recent(100)) ?? []));
       case "/console/runs": {
         const q = runsQuery(url);
         const [rows, conversations] = await Promise.all([runRows(q), d.receipts.conversations()]);

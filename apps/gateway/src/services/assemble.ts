@@ -280,9 +280,13 @@ function openGateway(
       receipts,
       journal,
       tools: () => toolSource.current().tree,
+      entries: () => toolSource.current().entries ?? [],
+      // `agent` steps: a turn of the conversations service (created below; called only once running).
+      agentTurn: (m) => conversations.handleMessage(m),
       sessions,
       events,
       log,
+      redact,
     });
     const abilitySteps = abilities ? yield* attempt(() => abilities!.service.stepRunsToResume()) : new Set<string>();
     // The steps of ability runs left running are resumed by their ability (resumeAll), not as runs of their own.
@@ -394,6 +398,7 @@ function openGateway(
         resumed: resumable.map((r) => r.run.runId),
       }),
       schedules: schedules.service,
+      ...(abilities ? { abilities: abilities.service } : {}),
       events,
       toolSource,
       redact,
@@ -532,6 +537,7 @@ function openGateway(
       handleMessage: abilities ? abilities.withCommands(conversations.handleMessage) : conversations.handleMessage,
       resumeInterrupted,
       schedules,
+      ...(abilities ? { abilities: abilities.service } : {}),
       get activeTurns() {
         return conversations.activeTurns;
       },

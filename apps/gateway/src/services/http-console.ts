@@ -23,6 +23,8 @@ export function httpAndConsole(o: {
   readonly runs: RunControl;
   /** #33: what the console lists of the schedules. */
   readonly schedules?: ConsoleOptions["schedules"];
+  /** #32: ability runs, for the console's pages. */
+  readonly abilities?: ConsoleOptions["abilities"];
   readonly events: EventBus;
   /** The live events of the other gateways on a shared database, for the console's stream. */
   readonly otherGateways?: OtherGatewaysEvents;
@@ -48,6 +50,7 @@ export function httpAndConsole(o: {
           runCode: o.stores.runCode,
           runs: o.runs,
           ...(o.schedules ? { schedules: o.schedules } : {}),
+          ...(o.abilities ? { abilities: o.abilities } : {}),
           approvals: o.approvals,
           events: o.events,
           ...(o.otherGateways ? { otherGateways: o.otherGateways } : {}),

@@ -41,13 +41,26 @@ export class AbilityEnforcement {
   private readonly byStepRun = new Map<string, Active>();
   private readonly bySession = new Map<string, Active>();
 
-  constructor(private readonly abilities: () => ReadonlyMap<string, Ability>) {}
+  constructor(
+    private readonly abilities: () => ReadonlyMap<string, Ability>,
+    /** Reads the definitions when they were never read in this process (triggers need them). */
+    private readonly loaded: () => Promise<unknown> = async () => {},
+  ) {}
 
   /** A step starts (its code-mode run id known): from now its run may call only its allowed tools. */
   enter(run: AbilityRun, step: AbilityStep, stepRunId: string, prompt?: string): void {
     const active = { run, step, ...(prompt ? { prompt } : {}) };
     this.byStepRun.set(stepRunId, active);
     if (run.sessionId) this.bySession.set(run.sessionId, active);
+  }
+
+  /** An `agent` step's own conversation: its model turn may call only the step's tools. */
+  enterSession(sessionId: string, run: AbilityRun, step: AbilityStep): void {
+    this.bySession.set(sessionId, { run, step });
+  }
+
+  leaveSession(sessionId: string): void {
+    this.bySession.delete(sessionId);
   }
 
   /** A step ended. */
@@ -95,6 +108,8 @@ export class AbilityEnforcement {
     const active = sessionId ? this.bySession.get(sessionId) : undefined;
     if (!active) return undefined;
     const { run, step } = active;
+    if (step.type === "agent")
+      return `## Ability ${run.ability.name}, step ${step.id} (run ${run.id})\nThis conversation is that step: do its goal with only these tools: ${list(step.tools)}. Other calls are denied.`;
     const done = run.steps.filter((s) => s.status === "completed" || s.status === "skipped").length;
     const waiting = step.type === "approval" ? " — waiting for a person's approval on its card" : "";
     return [
@@ -105,8 +120,9 @@ export class AbilityEnforcement {
   }
 
   /** A suggestion for the model when the message matches an ability's triggers (never a start). */
-  suggestion(text: string, sessionId: string): string | undefined {
+  async suggestion(text: string, sessionId: string): Promise<string | undefined> {
     if (this.bySession.has(sessionId)) return undefined;
+    await this.loaded();
     const hits = [...this.abilities().values()].filter((a) => triggered(a, text));
     if (hits.length === 0) return undefined;
     return hits
@@ -125,8 +141,8 @@ export function abilityHooks(enforcement: AbilityEnforcement): PluginHooks {
     priority: 1_000,
     tool: { before: (call, ctx) => enforcement.toolBefore(call.path, ctx.runId, ctx.sessionId) },
     chat: {
-      message: (message) => {
-        const context = enforcement.suggestion(message.text, message.sessionId);
+      message: async (message) => {
+        const context = await enforcement.suggestion(message.text, message.sessionId);
         return context ? { context } : undefined;
       },
     },

@@ -1,4 +1,4 @@
-import jexl from "jexl";
+import type jexlModule from "jexl";
 import { plainScope, type RunScope } from "./context.ts";
 
 /**
@@ -6,12 +6,14 @@ import { plainScope, type RunScope } from "./context.ts";
  * evaluated on the gateway's thread by walking its syntax tree, never by `eval`: an expression can
  * read the scope but cannot call anything (no functions or transforms are registered).
  */
-const engine = new jexl.Jexl();
+let jexl: InstanceType<typeof jexlModule.Jexl> | undefined;
+/** Loaded on first use (~20–30 ms to import): a gateway without abilities never pays for it. */
+const engine = () => (jexl ??= new (require("jexl") as typeof jexlModule).Jexl());
 
 /** Why an expression does not parse, or undefined when it does. */
 export function expressionProblem(expression: string): string | undefined {
   try {
-    engine.compile(expression);
+    engine().compile(expression);
     return undefined;
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
@@ -22,7 +24,7 @@ export function expressionProblem(expression: string): string | undefined {
 export function evaluate(expression: string, scope: RunScope, output?: unknown): unknown {
   const context = plainScope(scope);
   if (output !== undefined) context.output = JSON.parse(JSON.stringify(output)) as unknown;
-  return engine.evalSync(expression, context);
+  return engine().evalSync(expression, context);
 }
 
 /** Whether a condition holds (Jexl's value, taken as true or false the way JavaScript does). */

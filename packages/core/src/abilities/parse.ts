@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { isMap, isSeq, LineCounter, parseDocument, type Node } from "yaml";
+import type * as Yaml from "yaml";
+import type { Node } from "yaml";
 import type { z } from "zod";
 import type { Diagnostic } from "../config/diagnostic.ts";
 import { formatPath } from "../config/positions.ts";
@@ -14,6 +15,7 @@ const HINT = "fix the field named, then save: abilities are read again on the ne
 
 /** `ability.yaml`'s text → a checked ability, or one diagnostic per problem with its line and column. */
 export function parseAbilityYaml(text: string, file: string): ParsedAbility {
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const diag = (message: string, offset: number | undefined): Diagnostic => {
@@ -138,8 +140,14 @@ function zodProblems(error: z.ZodError): DefinitionProblem[] {
   });
 }
 
+/** The `yaml` library, loaded on first use (~40–60 ms to import): a gateway without abilities never pays for it. */
+function yaml(): typeof Yaml {
+  return require("yaml") as typeof Yaml;
+}
+
 /** The character offset of a path in the YAML document: a map entry's key, a list item, or the nearest parent. */
 function offsetOf(root: unknown, path: readonly (string | number)[]): number | undefined {
+  const { isMap, isSeq } = yaml();
   let node = root as Node | null | undefined;
   let offset = node?.range?.[0];
   for (const seg of path) {

@@ -9,6 +9,7 @@ import { openDatabase } from "../db/open.ts";
 import { withHostHooks } from "../hooks/merge.ts";
 import { openFileRunJournal } from "../receipts/replay/file-journal.ts";
 import { openSqliteReceipts } from "../receipts/sqlite/ports.ts";
+import { createRedactor } from "../receipts/redact.ts";
 import { createSandboxPool } from "../sandbox/pool.ts";
 import { abilityHooks, ABILITIES_HOOK_ID } from "./enforce.ts";
 import { loadAbilities } from "./load.ts";
@@ -55,6 +56,8 @@ steps:
 `;
 
 type Executions = Map<string, unknown[]>;
+
+const SECRET = "vault-token-4f9a2c7e1b";
 
 function toolsCounting(executions: Executions, ciState = "success"): ToolTree {
   const counted = (path: string, result: (input: Record<string, unknown>) => unknown) =>
@@ -126,6 +129,7 @@ function gateway(ws: { dir: string; file: string }, tools: ToolTree, requestAppr
     hooks: () => withHostHooks(undefined, { pluginId: ABILITIES_HOOK_ID, hooks: abilityHooks(service.enforcement) }),
   });
   service = createAbilityService({
+    redact: createRedactor([SECRET]),
     store,
     runner,
     receipts,
@@ -261,7 +265,7 @@ describe("an ability run on the runner", () => {
     expect(g.service.enforcement.statusText("s1")).toContain(
       "Current step: approve (approval) — waiting for a person's approval",
     );
-    expect(g.service.enforcement.suggestion("please deploy v1", "s2")).toContain('matches ability "deploy"');
+    expect(await g.service.enforcement.suggestion("please deploy v1", "s2")).toContain('matches ability "deploy"');
     await g.service.cancel(started.run.id, "test over");
   }, 30_000);
 
@@ -346,4 +350,27 @@ describe("an ability run on the runner", () => {
     );
     expect(executions.get("shell.exec")).toBeUndefined();
   }, 30_000);
+
+  test("a secret typed as an input is stored and used redacted: it reaches no store, step or output", async () => {
+    const ws = workspace();
+    const g = gateway(ws, toolsCounting(new Map()), cards().requestApproval);
+    const started = await g.service.start("checked", { version: `v-${SECRET}` });
+    if (!started.ok) throw new Error(started.error);
+    const run = await started.done;
+    expect(run.inputs).toEqual({ version: "v-[redacted]", sneak: false });
+    expect(run.steps[0]!.output).toEqual({ states: ["success", "success"], version: "v-[redacted]" });
+    const stored = g.db.query("SELECT record FROM ability_runs").all() as Array<{ record: string }>;
+    expect(stored.length).toBeGreaterThan(0);
+    for (const row of stored) expect(row.record).not.toContain(SECRET);
+  }, 30_000);
+
+  test("triggers suggest an ability (never start one) from the first message after a start", async () => {
+    const ws = workspace();
+    const g = gateway(ws, toolsCounting(new Map()), cards().requestApproval);
+    expect(await g.service.enforcement.suggestion("can you deploy v1.2.3?", "s1")).toContain(
+      'matches ability "deploy" (Deploy a version after CI passed and a person approved). If it fits, suggest that they run it with `/ability run deploy version=… environment=…`',
+    );
+    expect(await g.service.enforcement.suggestion("what's the weather", "s1")).toBeUndefined();
+    expect(await g.store.list()).toEqual([]);
+  });
 });

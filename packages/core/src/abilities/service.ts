@@ -2,6 +2,7 @@ import type { ToolTree } from "@openassistant/sdk";
 import type { CodeModeRunner } from "../codemode/runner.ts";
 import { newId } from "../db/new-id.ts";
 import type { ReceiptReader } from "../receipts/port.ts";
+import { redactDeep } from "../receipts/redact.ts";
 import type { RunJournal } from "../receipts/replay/port.ts";
 import { AbilityEnforcement } from "./enforce.ts";
 import { driveAbilityRun, newAbilityRun, type StepResult } from "./engine.ts";
@@ -9,7 +10,7 @@ import { checkInputs } from "./inputs.ts";
 import type { LoadedAbilities } from "./load.ts";
 import { isFinished, type AbilityRun, type AbilityRunStore } from "./run.ts";
 import { createRunnerStepExecutor } from "./runner-executor.ts";
-import type { Ability } from "./types.ts";
+import type { Ability, AbilityStep } from "./types.ts";
 
 export interface AbilityServiceOptions {
   readonly store: AbilityRunStore;
@@ -19,9 +20,26 @@ export interface AbilityServiceOptions {
   readonly tools: () => ToolTree;
   /** Reads the definitions (again: an edit applies to the next run). */
   readonly load: () => Promise<LoadedAbilities>;
+  /**
+   * `agent` steps: one model turn in a conversation of the step's own (`sessionKey`), with the goal
+   * as its message; `enter` is called with that conversation's id before the turn starts (its calls
+   * are then held to the step's tools). Absent: an agent step fails, saying so.
+   */
+  readonly agentTurn?: (o: {
+    readonly sessionKey: string;
+    readonly text: string;
+    readonly requestedBy?: string;
+    readonly signal: AbortSignal;
+    readonly enter: (sessionId: string) => () => void;
+  }) => Promise<StepResult>;
   /** A run ended (completed, failed, denied, cancelled): tell its session. */
   readonly onFinished?: (run: AbilityRun) => void;
   readonly log?: (line: string) => void;
+  /**
+   * Scrubs secrets (the gateway's redactor): a run's inputs are stored and used redacted, so a
+   * secret typed into `/ability run` never reaches the store, a card or a prompt.
+   */
+  readonly redact?: (text: string) => string;
   readonly now?: () => number;
 }
 
@@ -46,6 +64,8 @@ export interface AbilityService {
   /** Resolves when a run this process drives ends (a run not driven here: as stored). */
   done(runId: string): Promise<AbilityRun | undefined>;
   get(runId: string): Promise<AbilityRun | undefined>;
+  /** The latest runs, newest first (the console's list). */
+  recent(limit: number): Promise<AbilityRun[]>;
   /** The run of a session: the one running, else its latest. */
   ofSession(sessionId: string): Promise<AbilityRun | undefined>;
   /** Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted). */
@@ -62,7 +82,11 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
   const log = o.log ?? (() => {});
   const now = o.now ?? Date.now;
   let known = new Map<string, Ability>();
-  const enforcement = new AbilityEnforcement(() => known);
+  let loadedOnce: Promise<unknown> | undefined;
+  const enforcement = new AbilityEnforcement(
+    () => known,
+    () => (loadedOnce ??= list().catch(() => undefined)),
+  );
   const driving = new Map<string, { controller: AbortController; done: Promise<AbilityRun> }>();
   const watchers = new Map<string, Set<(run: AbilityRun) => void>>();
   let closing = false;
@@ -73,6 +97,21 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     journal: o.journal,
     tools: o.tools,
     enforcement,
+    ...(o.agentTurn
+      ? {
+          agent: (run: AbilityRun, step: AbilityStep, goal: string, signal: AbortSignal) =>
+            o.agentTurn!({
+              sessionKey: `ability:${run.id}:${step.id}`,
+              text: `${goal}\n\n(This is step "${step.id}" of ability "${run.ability.name}". Use only these tools: ${step.type === "agent" ? step.tools.join(", ") || "none" : "none"}. Answer with what you found or did.)`,
+              ...(run.requestedBy ? { requestedBy: run.requestedBy } : {}),
+              signal,
+              enter: (sessionId) => {
+                enforcement.enterSession(sessionId, run, step);
+                return () => enforcement.leaveSession(sessionId);
+              },
+            }),
+        }
+      : {}),
     nested: async (parent, step, rendered, signal) => {
       const childId = parent.steps.find((s) => s.id === step.id)!.runId!;
       const child =
@@ -92,6 +131,7 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
   async function list(): Promise<LoadedAbilities> {
     const loaded = await o.load();
     known = new Map(loaded.abilities);
+    loadedOnce ??= Promise.resolve(loaded);
     return loaded;
   }
 
@@ -111,7 +151,7 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     const run = newAbilityRun({
       id: id ?? newId("ability"),
       ability: { name: ability.name, description: ability.description, hash: ability.hash, steps: ability.steps },
-      inputs: checked.inputs,
+      inputs: o.redact ? redactDeep(checked.inputs, o.redact) : checked.inputs,
       ...(parent?.sessionId ? { sessionId: parent.sessionId } : {}),
       ...(parent?.requestedBy ? { requestedBy: parent.requestedBy } : {}),
       ...(isRun ? { parentRunId: (parent as AbilityRun).id } : {}),
@@ -205,13 +245,13 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     },
     done: (runId) => driving.get(runId)?.done ?? o.store.get(runId),
     get: (runId) => o.store.get(runId),
+    recent: (limit) => o.store.list({ limit }),
     async ofSession(sessionId) {
       const runs = await o.store.list({ sessionId, limit: 20 });
       return runs.find((r) => !isFinished(r) && !r.parentRunId) ?? runs.find((r) => !r.parentRunId);
     },
     cancel,
     async resumeAll() {
-      await list();
       const runs = (await o.store.list({ status: "running", limit: 1000 })).filter((r) => !r.parentRunId);
       for (const run of runs) {
         log(`resuming ability run ${run.id} (${run.ability.name}) at step ${run.currentStep ?? "(first)"}`);

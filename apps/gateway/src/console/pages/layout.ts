@@ -12,7 +12,7 @@ export interface LayoutOptions {
   readonly title: string;
   /** The signed-in operator; absent for a read-only receipt link (no navigation, no live updates). */
   readonly operator?: string;
-  readonly active?: "overview" | "runs" | "pending" | "approvals" | "rules" | "tools" | "schedules";
+  readonly active?: "overview" | "runs" | "pending" | "approvals" | "rules" | "tools" | "schedules" | "abilities";
   /** Approvals waiting for a decision, shown in the header of every signed-in page. */
   readonly pending?: number;
 }
@@ -32,6 +32,7 @@ export function layout(o: LayoutOptions, body: SafeHtml): SafeHtml {
         <a href="/console/rules" class="${o.active === "rules" ? "on" : ""}">Rules</a>
         <a href="/console/tools" class="${o.active === "tools" ? "on" : ""}">Tools</a>
         <a href="/console/schedules" class="${o.active === "schedules" ? "on" : ""}">Schedules</a>
+        <a href="/console/abilities" class="${o.active === "abilities" ? "on" : ""}">Abilities</a>
         <span class="who">signed in as <code>${o.operator}</code></span>
       </nav>`
     : html`<nav><strong>OpenAssistant console</strong><span class="who">read-only receipt link</span></nav>`;

@@ -113,6 +113,7 @@ export function formatHelp(models: readonly string[]): string {
     "  /model           the model of this conversation; /model <name> switches it, /model default goes back",
     `                   (known: ${models.join(", ")})`,
     "  /reload          reload tools and config now (a saved file reloads by itself)",
+    "  /ability         run list | run <name> key=value … | status | cancel (docs/abilities.md)",
     "  /exit, /quit     quit (Ctrl-D too)",
     "  //text           send a message that starts with /",
     "While an approval waits: a approve, d deny, r <reason> deny with a reason, i the whole input.",

@@ -316,7 +316,8 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     }
     // A word after a slash is a command: one this terminal does not know is answered here, never sent.
     const command = /^\/[A-Za-z][\w-]*(?=\s|$)/.exec(line)?.[0];
-    if (command) {
+    // #32: `/ability …` is the gateway's (docs/abilities.md), answered like a message.
+    if (command && command !== "/ability") {
       write(
         `Unknown command ${command}${command === "/reload" ? " here (this chat cannot reload tools)" : ""}: /help lists the commands. To send a message that starts with /, write //.`,
       );
