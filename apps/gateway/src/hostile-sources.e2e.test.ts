@@ -53,7 +53,8 @@ describe("the gateway reloads a source that turned hostile", () => {
           .tools()
           .entries?.flatMap((e) => e.tools.map((t) => t.path))
           ?.sort();
-      expect(paths()).toEqual(["evil.echo", "spec.listPets"]);
+      // The gateway's own schedules tools are there too (#33).
+      expect(paths()).toEqual(["evil.echo", "schedules.cancel", "schedules.create", "schedules.list", "spec.listPets"]);
 
       // The server's list and the spec turn hostile; the reload runs while /health is polled.
       tools.push(...hostile());
@@ -77,7 +78,8 @@ describe("the gateway reloads a source that turned hostile", () => {
       });
       await poller;
 
-      expect(paths()).toEqual(["evil.echo", "spec.listPets"]);
+      // The gateway's own schedules tools are there too (#33).
+      expect(paths()).toEqual(["evil.echo", "schedules.cancel", "schedules.create", "schedules.list", "spec.listPets"]);
       const errors = snapshot.diagnostics.filter((d) => d.level === "error").map((d) => [d.id, d.message]);
       expect(errors).toEqual(
         expect.arrayContaining(

@@ -28,7 +28,7 @@ test("a config change applies on reload (tools) or the gateway names the key tha
     );
     proc.stdin.write("/reload\n");
     // The restart warning stays until the restart (beside the info that clock is disabled).
-    await out.waitFor(/Reloaded: 4 tools, no changes; 2 problems/);
+    await out.waitFor(/Reloaded: 7 tools, no changes; 2 problems/);
     expect(err.text).not.toContain("model.name");
     proc.stdin.end();
     expect(await proc.exited).toBe(0);

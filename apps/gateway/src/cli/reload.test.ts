@@ -51,13 +51,13 @@ describe("reloads in a running gateway (real subprocess, file watching on)", () 
       expect(JSON.stringify(api.messageRequests()[3]!.body)).toContain("sunny v1");
 
       proc.stdin.write("/reload\n");
-      await out.waitFor(/Reloaded: 6 tools, no changes; 1 problem/);
+      await out.waitFor(/Reloaded: 9 tools, no changes; 1 problem/);
 
       // Fixed: the gateway says so, not only when something breaks.
       writeFileSync(join(tools, "weather.ts"), weather("v2"));
       await err.waitFor(/✓ weather is fine again \(.*weather\.ts\)/);
       proc.stdin.write("/reload\n");
-      await out.waitFor(/Reloaded: 6 tools, no changes\./);
+      await out.waitFor(/Reloaded: 9 tools, no changes\./);
       proc.stdin.end();
       expect(await proc.exited).toBe(0);
     } finally {

@@ -65,9 +65,12 @@ export default defineTool({
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
       }),
     );
-    // Every tool by default: the project's and the gateway's own workspace tools (whose writes always ask a person).
+    // Every tool by default: the project's and the gateway's own schedules and workspace tools (whose writes always ask a person).
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
       "remind",
+      "schedules.cancel",
+      "schedules.create",
+      "schedules.list",
       "workspace.listTools",
       "workspace.readTool",
       "workspace.removeTool",
