@@ -5,8 +5,11 @@ import { offerLines } from "./offers.ts";
 /** What `/model` needs of the gateway (every surface's port has it). */
 export type ModelCommandPort = Pick<SurfacePort, "sessions" | "defaultModel" | "models">;
 
-/** Letters, digits and `. _ - : @`: every name the capability table or an endpoint's list uses. */
-const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
+/**
+ * Letters, digits and `. _ - : @ /`: every name the capability table or an endpoint's list uses
+ * (OpenRouter's and vLLM's carry the vendor: `qwen/qwen-2.5-coder-32b-instruct`).
+ */
+const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:@/-]*$/;
 
 /**
  * `/model` on every surface (terminal, Discord): no argument shows the conversation's model and what
@@ -32,7 +35,7 @@ export async function modelCommand(
   }
   if (!MODEL_NAME.test(arg))
     return [
-      `"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`,
+      `"${arg}" is not a model name: use letters, digits, . _ - : @ / (e.g. /model claude-sonnet-5-5), or /model default.`,
     ];
   const known = port.models ? (await port.models.resolve(arg)) !== undefined : knownModels().includes(arg);
   if (!known && arg !== configured) {
