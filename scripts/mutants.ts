@@ -5338,7 +5338,14 @@ export const MUTANTS: readonly Mutant[] = [
   ...m(
     "packages/core/src/receipts/sqlite/chain-writer.ts",
     ["packages/core/src/receipts/sqlite/contract.test.ts"],
-    [["receipt-model-not-stored", "        content.model ?? null,\n", "        null,\n", "the store drops the model a receipt names"]],
+    [
+      [
+        "receipt-model-not-stored",
+        "        content.model ?? null,\n",
+        "        null,\n",
+        "the store drops the model a receipt names",
+      ],
+    ],
   ),
   ...m(
     "packages/core/src/codemode/runner.ts",
@@ -5387,7 +5394,12 @@ export const MUTANTS: readonly Mutant[] = [
     ["apps/gateway/src/cli/terminal-commands.test.ts"],
     [
       // Moved from the terminal's block: /model's logic is model/model-command.ts now (#35 follow-up).
-      ["setup-terminal-model-unchecked", "  if (!known && arg !== configured) {", "  if (!arg) {", "/model accepts any name"],
+      [
+        "setup-terminal-model-unchecked",
+        "  if (!known && arg !== configured) {",
+        "  if (!arg) {",
+        "/model accepts any name",
+      ],
     ],
   ),
   ...m(
