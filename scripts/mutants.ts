@@ -5432,4 +5432,16 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/render/render-lists.ts",
+    ["apps/gateway/src/surfaces/discord/render/render-lists.test.ts"],
+    [
+      [
+        "discord-receipts-no-model",
+        'const writer = r.model && r.phase === "requested" ? ` (code by \\`${echo(escapeInvisible(r.model), 128)}\\`)` : "";',
+        'const writer = "";',
+        "Discord's /receipts does not say which model wrote the code",
+      ],
+    ],
+  ),
 ];
