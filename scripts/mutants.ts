@@ -3044,12 +3044,6 @@ export const MUTANTS: readonly Mutant[] = [
     ["apps/gateway/src/cli/terminal-commands.test.ts"],
     [
       [
-        "setup-terminal-model-unchecked",
-        `    if (!known && arg !== configured) {`,
-        `    if (!arg) {`,
-        "/model accepts any name",
-      ],
-      [
         "setup-terminal-unknown-command-sent",
         "    const command = /^\\/[A-Za-z][\\w-]*(?=\\s|$)/.exec(line)?.[0];",
         "    const command = undefined as string | undefined;",
@@ -5331,6 +5325,140 @@ export const MUTANTS: readonly Mutant[] = [
         "if (begins.length > 0 && options.onBegin) {",
         "if (begins.length < 0 && options.onBegin) {",
         "a new run's journal commits without its job (no other gateway would ever resume it)",
+      ],
+    ],
+  ),
+  // #35 models follow-up
+  ...m(
+    "packages/core/src/receipts/mac.ts",
+    ["packages/core/src/receipts/sqlite/store.test.ts"],
+    [
+      [
+        "receipt-mac-null-model-encoded",
+        "if (!MAC_COLUMNS_ABSENT_WHEN_NULL.has(col)) text += `${col}=-\\n`;",
+        "text += `${col}=-\\n`;",
+        "a receipt without a model is encoded with an empty model line: every row written before #35 fails verify",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/sqlite/schema.ts",
+    ["packages/core/src/receipts/sqlite/store.test.ts"],
+    [
+      [
+        "receipt-model-outside-mac",
+        '  "error",\n  "model",\n] as const;',
+        '  "error",\n] as const;',
+        "the model a receipt names is not covered by its MAC: it can be changed without verify seeing it",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/receipts/sqlite/chain-writer.ts",
+    ["packages/core/src/receipts/sqlite/contract.test.ts"],
+    [
+      [
+        "receipt-model-not-stored",
+        "        content.model ?? null,\n",
+        "        null,\n",
+        "the store drops the model a receipt names",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/codemode/runner.ts",
+    ["packages/core/src/codemode/resume.test.ts"],
+    [
+      [
+        "run-receipts-without-model",
+        "return { stage: (draft, o) => receipts.stage({ ...draft, model }, o), durable: receipts.durable };",
+        "return receipts;",
+        "a run's receipts do not name the model that wrote its code",
+      ],
+      [
+        "resumed-run-forgets-model",
+        "namingModel(options.receipts, opts.model ?? opts.resume?.context?.model)",
+        "namingModel(options.receipts, opts.model)",
+        "a run resumed after a restart writes receipts that no longer name the model that wrote its code",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/agent/run-turn.ts",
+    ["apps/gateway/src/model-fallback.test.ts"],
+    [
+      [
+        "run-model-ignores-fallback",
+        "state.writtenBy = answering ?? `anthropic:${request.model}`;",
+        "state.writtenBy = `anthropic:${request.model}`;",
+        "after a fallback, the receipts name the model that failed, not the one that wrote the code",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/chain.ts",
+    ["apps/gateway/src/model-fallback.test.ts"],
+    [
+      [
+        "chain-answer-names-asked-model",
+        "opts.onAnswer?.(targetLabel(target));",
+        "opts.onAnswer?.(targetLabel(asked));",
+        "the chain says the asked model answered when a fallback did",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/model-command.ts",
+    ["apps/gateway/src/cli/terminal-commands.test.ts"],
+    [
+      // Moved from the terminal's block: /model's logic is model/model-command.ts now (#35 follow-up).
+      [
+        "setup-terminal-model-unchecked",
+        "  if (!known && arg !== configured) {",
+        "  if (!arg) {",
+        "/model accepts any name",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/model/model-command.ts",
+    ["apps/gateway/src/surfaces/discord/commands/model-command.e2e.test.ts"],
+    [
+      [
+        "model-command-accepts-unknown",
+        "if (!known && arg !== configured) {",
+        "if (!known && arg === configured) {",
+        "/model switches to a name no configured provider offers (the next turn fails)",
+      ],
+      [
+        "model-command-refuses-vendor-names",
+        "const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:@/-]*$/;",
+        "const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;",
+        "/model refuses OpenRouter's and vLLM's vendor-prefixed names (qwen/…)",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/chat/conversations.ts",
+    ["apps/gateway/src/surfaces/discord/commands/model-command.e2e.test.ts"],
+    [
+      [
+        "discord-model-other-session",
+        "if (channel.type === ChannelType.DM) return store.sessionKey(`dm:${userId}`);",
+        "if (channel.type === ChannelType.DM) return store.sessionKey(`thread:${userId}`);",
+        "Discord's /model switches a session that is not the DM's conversation",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/surfaces/discord/render/render-lists.ts",
+    ["apps/gateway/src/surfaces/discord/render/render-lists.test.ts"],
+    [
+      [
+        "discord-receipts-no-model",
+        'const writer = r.model && r.phase === "requested" ? ` (code by \\`${echo(escapeInvisible(r.model), 128)}\\`)` : "";',
+        'const writer = "";',
+        "Discord's /receipts does not say which model wrote the code",
       ],
     ],
   ),

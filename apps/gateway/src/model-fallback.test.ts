@@ -54,6 +54,15 @@ describe("model fallbacks", () => {
     const session = await h.gateway.sessions.getOrCreate("fb", "terminal");
     const [turn] = await h.gateway.sessions.turns(session.id);
     expect(turn!.model).toBe(CHAT_MODEL);
+    // #35: the run's receipts name the model that wrote its code (the fallback), and still verify.
+    const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
+    expect(receipts.map((r) => [r.phase, r.model])).toEqual([
+      ["requested", `openai-compatible:${CHAT_MODEL}`],
+      ["started", `openai-compatible:${CHAT_MODEL}`],
+      ["succeeded", `openai-compatible:${CHAT_MODEL}`],
+    ]);
+    expect(await h.gateway.receipts.verifyRun(outcome.runIds[0]!)).toEqual({ ok: true });
+    expect(await h.gateway.receipts.verify()).toMatchObject({ ok: true, keyed: 3 });
   });
 
   test("the next turn, while the failed model cools down, goes to the fallback at once and says why", async () => {
@@ -89,13 +98,20 @@ describe("model fallbacks", () => {
     h = await startHarness({ chat: { as: "primary", fallbacks: [{ provider: "anthropic", name: TEST_MODEL }] } });
     // Overloaded, and again on the client's one retry.
     h.chat!.script([fakeChatErrors.overloaded(), fakeChatErrors.overloaded()]);
-    h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return 1;" } }), textTurn("It is 1.")]);
+    h.api.script([
+      toolUseTurn({ id: "toolu_1", name: "execute", input: { code: "return await tools.reminders.list({});" } }),
+      textTurn("It is 1."),
+    ]);
     const outcome = await h.gateway.handleMessage({ sessionKey: "down", surface: "terminal", text: "one?" });
     expect(outcome.text).toBe("It is 1.");
     expect(outcome.answeredBy).toBe(TEST_MODEL);
     expect(outcome.summaryText).toContain(`fallback: openai-compatible:${CHAT_MODEL} overloaded`);
     expect(h.api.messageRequests().map((r) => r.body.model)).toEqual([TEST_MODEL, TEST_MODEL]);
     expect(h.chat!.completionRequests()).toHaveLength(2);
+    // #35: Claude wrote the run's code: its receipts say so.
+    const receipts = await h.gateway.receipts.byRun(outcome.runIds[0]!);
+    expect(receipts.length).toBeGreaterThan(0);
+    expect(new Set(receipts.map((r) => r.model))).toEqual(new Set([`anthropic:${TEST_MODEL}`]));
   });
 
   test("Claude to another Claude model: an internal error moves the turn, with the request made valid for that model", async () => {

@@ -147,6 +147,8 @@ export async function startDiscordE2E(
     surface?: Partial<DiscordSurfaceOptions>;
     /** Gateway options the harness passes on (#33: the schedules' clock and tools). */
     gateway?: HarnessOptions["gateway"];
+    /** #35: a fake Chat Completions API beside the fake Claude API (see the harness). */
+    chat?: HarnessOptions["chat"];
     /** Runs on the seeded fake before the bot connects (create roles, members…); returns config to add. */
     setup?: (
       fake: FakeDiscord,
@@ -159,6 +161,7 @@ export async function startDiscordE2E(
     tools: opts.tools ?? notesTools(ran),
     settings: opts.settings,
     ...(opts.gateway ? { gateway: opts.gateway } : {}),
+    ...(opts.chat ? { chat: opts.chat } : {}),
   });
   const fake = await startFakeDiscord({ heartbeatIntervalMs: 250, ...opts.fake });
   const d = fake.defaults!;

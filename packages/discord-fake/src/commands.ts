@@ -209,6 +209,25 @@ function validateOptions(options: Json[] | undefined, at: string, depth: number)
         "Required options must be placed before non-required options",
       );
     if (!o.required) optionalSeen = true;
+    // …option structure: min_length 0–6000 and max_length 1–6000, on string options only.
+    for (const [k, lo] of [
+      ["min_length", 0],
+      ["max_length", 1],
+    ] as const) {
+      if (o[k] === undefined) continue;
+      if (o.type !== 3)
+        throw invalidFormBody(
+          `${f}.${k}`,
+          "APPLICATION_COMMAND_OPTION_INVALID",
+          `${k} is only valid on string options`,
+        );
+      if (!Number.isInteger(o[k]) || o[k] < lo || o[k] > 6000)
+        throw invalidFormBody(
+          `${f}.${k}`,
+          o[k] > 6000 ? "NUMBER_TYPE_MAX" : "NUMBER_TYPE_MIN",
+          `Must be between ${lo} and 6000.`,
+        );
+    }
     if ((o.choices?.length ?? 0) > 25)
       throw invalidFormBody(`${f}.choices`, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
     (o.choices ?? []).forEach((c: Json, j: number) => {

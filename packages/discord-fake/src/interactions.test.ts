@@ -222,6 +222,27 @@ describe("slash commands", () => {
 });
 
 describe("more interaction shapes", () => {
+  test("a string option's max_length is 1–6000 at registration, and a longer value cannot be sent", async () => {
+    const { fake, client, seed } = await setup();
+    const guild = client.guilds.cache.get(seed.guildId)!;
+    const model = (max_length: number) => ({
+      name: "model",
+      description: "Switch the model",
+      options: [{ type: 3, name: "name", description: "Model name", required: false, max_length }],
+    });
+    await expect(guild.commands.set([model(6001)] as never)).rejects.toThrow(/Invalid Form Body/);
+    await expect(guild.commands.set([model(0)] as never)).rejects.toThrow(/Invalid Form Body/);
+    await guild.commands.set([model(10)] as never);
+    expect(() =>
+      fake.runSlashCommand({
+        name: "model",
+        options: { name: "x".repeat(11) },
+        userId: seed.userId,
+        guildId: seed.guildId,
+      }),
+    ).toThrow(/longer than its max_length 10/);
+  });
+
   test("subcommands with user options are resolved; a label modal shown from a command round-trips", async () => {
     const { fake, client, seed } = await setup();
     await client.guilds.cache.get(seed.guildId)!.commands.set([

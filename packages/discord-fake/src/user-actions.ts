@@ -303,6 +303,14 @@ function toOptions(
       def?.type ??
       (typeof value === "boolean" ? 5 : typeof value === "number" ? (Number.isInteger(value) ? 4 : 10) : 3);
     const id = String(value);
+    // https://docs.discord.com/developers/interactions/application-commands#application-command-object-application-command-option-structure
+    // — a string option's min_length/max_length bound what the client lets a user send.
+    if (type === 3 && def && typeof value === "string") {
+      if (def.max_length !== undefined && value.length > def.max_length)
+        throw new Error(`fake-discord: ${label} option "${name}" is longer than its max_length ${def.max_length}`);
+      if (def.min_length !== undefined && value.length < def.min_length)
+        throw new Error(`fake-discord: ${label} option "${name}" is shorter than its min_length ${def.min_length}`);
+    }
     if (type === 6 || (type === 9 && world.users.has(id))) {
       (resolved.users ??= {})[id] = world.apiUser(id);
       const member = guildId ? world.apiMember(guildId, id, false) : null;

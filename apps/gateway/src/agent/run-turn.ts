@@ -43,6 +43,8 @@ export interface ModelStreamer {
       onDiscard?: (info: { reason: string }) => void;
       /** #35: the model failed with an outage or a rate limit and the next configured model takes the call (model/chain.ts). */
       onFallback?: (info: { from: string; to: string; reason: string; message: string }) => void;
+      /** #35: the configured model (`provider:name`) whose answer this is (the chain says; a lone Claude client does not). */
+      onAnswer?: (label: string) => void;
     },
   ): Promise<Message>;
 }
@@ -182,6 +184,8 @@ interface TurnState {
   lastPrompt?: { readonly tokens: number; readonly estimate: number };
   /** The model named by the last response (what answered, as the API reports it). */
   answeredBy?: string;
+  /** #35: `provider:name` of the model that gave the last response: the receipts of the runs it wrote name it. */
+  writtenBy?: string;
   /** #35: the configured models that gave way to the next one this turn (model/chain.ts). */
   readonly fallbacks: Array<{ readonly from: string; readonly to: string; readonly reason: string }>;
 }
@@ -328,8 +332,12 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
   usage.rounds++;
   emit({ type: "model.request", turnId, round: usage.rounds });
   let message: Message;
+  let answering: string | undefined;
   try {
     message = await state.deps.model.streamMessage(request, {
+      onAnswer: (label) => {
+        answering = label;
+      },
       signal: state.signal,
       onText: (text) => emit({ type: "model.text", turnId, text }),
       onRotate: (r) =>
@@ -367,6 +375,8 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
     state.lastPrompt = { tokens, estimate };
   }
   if (typeof message.model === "string") state.answeredBy = message.model;
+  // Without a chain only the Claude client serves (services/models.ts).
+  state.writtenBy = answering ?? `anthropic:${request.model}`;
   const thinking = thinkingTextOf(message.content);
   if (thinking) emit({ type: "model.thinking", turnId, text: thinking });
   return readResponse(state, message, final);
@@ -605,6 +615,7 @@ async function executeToolUse(state: TurnState, use: ToolUseBlock, roundRuns: st
     tools: state.tree,
     sessionId: state.session.id,
     requestedBy: state.session.requestedBy,
+    ...(state.writtenBy ? { model: state.writtenBy } : {}),
     signal,
     onCall: (outcome) => emit({ type: "call.settled", turnId, runId, outcome }),
     onProgress: (progress) => emit({ type: "call.progress", turnId, runId, progress }),

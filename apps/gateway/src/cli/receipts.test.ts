@@ -4,7 +4,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { cli } from "../../test/cli.ts";
-import { startHarness } from "../../test/harness.ts";
+import { startHarness, TEST_MODEL } from "../../test/harness.ts";
 
 describe("openassistant receipts (real subprocesses)", () => {
   test("receipts lists, filters by status/tool and prints a run's summary as JSON", async () => {
@@ -28,6 +28,8 @@ describe("openassistant receipts (real subprocesses)", () => {
     expect(table.stdout).toMatch(/mail\.send {2}failed {2}SMTP server refused/);
     expect(table.stdout).toContain("❌ mail.send failed");
     expect(table.stdout).toContain("Hash chain: intact");
+    // #35: the model that wrote the run's code, on each call's first row.
+    expect(table.stdout).toContain(`reminders.list  requested (code by anthropic:${TEST_MODEL})`);
 
     const failed = await cli(["receipts", "--status", "failed", "--json"], { cwd: h.dir });
     const parsed = JSON.parse(failed.stdout);

@@ -82,7 +82,9 @@ export function createModelChain(o: ModelChainOptions): ChainStreamer {
         };
         try {
           const request = target === asked ? params : retarget(params, target, asked);
-          return await o.providerOf(target).streamMessage(request, { ...opts, onText });
+          const answer = await o.providerOf(target).streamMessage(request, { ...opts, onText });
+          opts.onAnswer?.(targetLabel(target));
+          return answer;
         } catch (err) {
           const kind = err instanceof ModelError ? err.kind : undefined;
           const next = order[i + 1];

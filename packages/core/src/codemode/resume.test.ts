@@ -70,6 +70,7 @@ function gateway(file: string, tools: ToolTree, requestApproval: RequestApproval
 }
 
 const SECRET = "vault-token-4f9a2c7e1b";
+const WRITER = "openai-compatible:llama3.1:8b";
 
 const approve: RequestApproval = async () => ({ decision: "approved", by: "operator" });
 
@@ -101,7 +102,7 @@ for (const backend of BACKENDS)
         const code = `const a = await tools.ledger.add({ n: 1 }); const b = await tools.ledger.add({ n: 2 });
         const sent = await tools.mail.send({ n: a.at + b.at }); return { a, b, sent };`;
         const before = waitingForApproval(file, toolsCounting(executions), backend);
-        void before.runner.runPromise(code);
+        void before.runner.runPromise(code, { model: WRITER });
         const card = await before.card; // the card is out: its receipts are committed; the gateway dies here
         expect(executions.get("ledger.add")).toEqual([1, 2]);
 
@@ -135,6 +136,11 @@ for (const backend of BACKENDS)
         // The snippet a resume at start runs again: kept by the file backend (the gateway's), not by SQLite's.
         const kept = (await after.journal.read(card.runId))!.context?.code;
         expect(kept).toBe(backend.name === "SQLite" ? undefined : code);
+        // #35: the model that wrote the code is named by every receipt, the resumed run's too where
+        // the journal keeps the run's context (the file backend, the gateway's).
+        const named = rows.map((r) => r.model);
+        if (backend.name === "SQLite") expect(named.slice(0, 4)).toEqual(Array(4).fill(WRITER));
+        else expect(named).toEqual(Array(rows.length).fill(WRITER));
       }, 30_000);
 
       test("calls made together (Promise.all) replay from their record by the order they crossed", async () => {

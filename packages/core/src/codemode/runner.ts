@@ -62,6 +62,8 @@ export interface RunOptions {
   readonly tools?: ToolTree;
   readonly sessionId?: string;
   readonly requestedBy?: string;
+  /** #35: the model that wrote the code (`provider:name`): every receipt of the run names it. */
+  readonly model?: string;
   readonly signal?: AbortSignal;
   /** Called as each tool call settles (for live status on surfaces). */
   readonly onCall?: (outcome: CallOutcome) => void;
@@ -227,7 +229,8 @@ export function createCodeModeRunner(options: CodeModeRunnerOptions): CodeModeRu
       requestedBy: opts.requestedBy,
       code,
       tools,
-      receipts: replay ? journalFirst(options.receipts, replay) : options.receipts,
+      // A resumed run's receipts name the model its journal recorded.
+      receipts: journalFirst(namingModel(options.receipts, opts.model ?? opts.resume?.context?.model), replay),
       requestApproval: options.requestApproval,
       policy: currentPolicy(),
       standing: options.standing,
@@ -324,6 +327,7 @@ function runContext(code: string, opts: RunOptions, redact: (text: string) => st
     code: redact(code),
     ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
     ...(opts.requestedBy ? { requestedBy: opts.requestedBy } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
   };
 }
 
@@ -339,6 +343,12 @@ function journalRun(
   const replay = new RunReplay(journal, runId, resume, (message) => controller.abort(message), redact);
   replay.write(resume ? () => journal.resumed(runId) : () => journal.begin({ runId, ...start }));
   return replay;
+}
+
+/** #35: the receipts as the run's calls see them: each names the model that wrote the code, when one did. */
+function namingModel(receipts: ReceiptStaging, model: string | undefined): ReceiptStaging {
+  if (!model) return receipts;
+  return { stage: (draft, o) => receipts.stage({ ...draft, model }, o), durable: receipts.durable };
 }
 
 /**

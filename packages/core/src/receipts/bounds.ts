@@ -11,6 +11,7 @@ export const RECEIPT_FIELD_CAPS = {
   sessionId: 128,
   toolPath: 128,
   decidedBy: 128,
+  model: 128,
   reason: 2_000,
   error: 4_000,
   inputPreview: 4_000,
@@ -19,7 +20,7 @@ export const RECEIPT_FIELD_CAPS = {
 
 /** The free-text fields a run's budget covers (the others are short by their caps). */
 const BUDGETED = ["reason", "error", "inputPreview", "outputPreview"] as const;
-const ID_FIELDS = ["runId", "callId", "sessionId", "toolPath", "decidedBy"] as const;
+const ID_FIELDS = ["runId", "callId", "sessionId", "toolPath", "decidedBy", "model"] as const;
 
 /** Free text one run may store across its receipts before each field is held to RUN_SPENT_CAP. */
 export const RUN_TEXT_BUDGET = 200_000;

@@ -13,7 +13,8 @@ import { createSqliteReceiptStore } from "./sqlite/store.ts";
 import type { Receipt, ReceiptDraft } from "./types.ts";
 
 // The legacy (pre-HMAC) scheme: rows written before the keyed chain still verify under it.
-type Content = Omit<Receipt, "hash" | "prevHash" | "legacy">;
+// Legacy rows predate `model` (#35): it is never part of their hash.
+type Content = Omit<Receipt, "hash" | "prevHash" | "legacy" | "model">;
 
 const FULL: Content = {
   id: "r_000007",

@@ -1,6 +1,7 @@
 import type { Receipt } from "./types.ts";
 
-type Hashable = Omit<Receipt, "hash" | "prevHash">;
+/** Legacy rows were written before receipts named a model (#35). */
+type Hashable = Omit<Receipt, "hash" | "prevHash" | "model">;
 
 /**
  * Canonical JSON of a receipt's content: every content field, keys sorted, absent values as null.

@@ -1,10 +1,11 @@
-import { MAC_TEXT_COLUMNS, type MacTextColumn } from "./sqlite/schema.ts";
+import { MAC_COLUMNS_ABSENT_WHEN_NULL, MAC_TEXT_COLUMNS, type MacTextColumn } from "./sqlite/schema.ts";
 
 /**
  * The keyed chain (scheme 2): mac = HMAC-SHA256(key, encoding), hex, where the encoding is
  *
  *   "oa-receipt/v2\n" prev "\n" "seq=" seq "\n" "at=" at "\n" "duration_ms=" (n | "-") "\n"
  *   then for each text column in MAC_TEXT_COLUMNS: name "=" ("-" | "#" byteLength ":" bytes) "\n"
+ *   (a column added later, MAC_COLUMNS_ABSENT_WHEN_NULL, only when not NULL: older rows keep their MACs)
  *
  * `bytes` are the column's stored UTF-8 bytes exactly (the verifier reads them with
  * `CAST(col AS BLOB)`), length-prefixed so no choice of content can shift a field boundary.
@@ -25,8 +26,9 @@ export function receiptMac(key: Uint8Array, prev: string, f: MacFields): string 
   let text = `oa-receipt/v2\n${prev}\nseq=${f.seq}\nat=${f.at}\nduration_ms=${f.durationMs === null ? "-" : String(f.durationMs)}\n`;
   for (const col of MAC_TEXT_COLUMNS) {
     const v = f.text[col];
-    if (v === null) text += `${col}=-\n`;
-    else if (typeof v === "string") text += `${col}=#${Buffer.byteLength(v, "utf8")}:${v}\n`;
+    if (v === null) {
+      if (!MAC_COLUMNS_ABSENT_WHEN_NULL.has(col)) text += `${col}=-\n`;
+    } else if (typeof v === "string") text += `${col}=#${Buffer.byteLength(v, "utf8")}:${v}\n`;
     else {
       h.update(text);
       h.update(`${col}=#${v.length}:`);

@@ -21,6 +21,7 @@ export interface ReceiptRowFields {
   readonly at: number;
   readonly prev_hash: string | null;
   readonly hash: string;
+  readonly model: string | null;
 }
 
 /** Drops absent (undefined/null) fields so stored and read-back receipts compare equal. */
@@ -48,6 +49,7 @@ export function receiptFromRow(row: ReceiptRowFields, legacy = false): Receipt {
     inputPreview: row.input_preview,
     outputPreview: row.output_preview,
     error: row.error,
+    model: row.model,
     durationMs: row.duration_ms,
     at: row.at,
     hash: row.hash,

@@ -28,6 +28,8 @@ export interface ReceiptDraft {
   readonly outputPreview?: string;
   readonly error?: string;
   readonly durationMs?: number;
+  /** #35: the model that wrote the run's code, `provider:name` (e.g. `openai-compatible:llama3.1:8b`); absent for runs no model wrote and for receipts written before. */
+  readonly model?: string;
 }
 
 export interface Receipt extends ReceiptDraft {

@@ -131,6 +131,24 @@ export function describeReceiptLogContract(name: string, make: MakeReceiptBacken
       });
     });
 
+    test("#35 the model a run names is stored and read back; runs with and without one verify in one chain", async () => {
+      await withBackend(make, async ({ log, reader }) => {
+        stageCall(log, "run_1", "call_1", "notes.read", ["requested", "started", "succeeded"]);
+        stageCall(log, "run_2", "call_2", "notes.read", ["requested", "started", "succeeded"], {
+          model: "openai-compatible:llama3.1:8b",
+        });
+        expect((await reader.byRun("run_2")).map((r) => r.model)).toEqual([
+          "openai-compatible:llama3.1:8b",
+          "openai-compatible:llama3.1:8b",
+          "openai-compatible:llama3.1:8b",
+        ]);
+        expect((await reader.byRun("run_1")).some((r) => "model" in r)).toBe(false);
+        expect((await reader.query({ runId: "run_2", limit: 1 }))[0]?.model).toBe("openai-compatible:llama3.1:8b");
+        expect(await log.verifyRun("run_2")).toEqual({ ok: true });
+        expect(await log.verify()).toMatchObject({ ok: true, keyed: 6 });
+      });
+    });
+
     test("what was staged survives close(); a reopened log continues the same chain", async () => {
       const first = await make({ now: () => 1_700_000_000_000 });
       stageCall(first.log, "run_1", "call_1", "notes.read", ["requested", "started"]);

@@ -174,8 +174,10 @@ function formatRow(r: Receipt): string {
   // The decider belongs to the decision rows; later phases carry it only for the record.
   const who =
     r.decidedBy && (r.phase === "approved" || r.phase === "denied") ? ` by ${escapeInvisible(r.decidedBy)}` : "";
+  // #35: each call's first row says which model wrote the code (every row of the run records it).
+  const writer = r.model && r.phase === "requested" ? ` (code by ${escapeInvisible(r.model)})` : "";
   const detail = escapeInvisible(r.error ?? r.reason ?? r.outputPreview ?? r.inputPreview ?? "").replace(/\s+/g, " ");
-  return `${r.id}  ${when}  ${escapeInvisible(r.runId)}  ${r.callId}  ${escapeInvisible(r.toolPath)}  ${r.phase}${who}${detail ? `  ${cutText(detail, 120)}` : ""}${r.legacy ? "  (legacy hash)" : ""}`;
+  return `${r.id}  ${when}  ${escapeInvisible(r.runId)}  ${r.callId}  ${escapeInvisible(r.toolPath)}  ${r.phase}${who}${writer}${detail ? `  ${cutText(detail, 120)}` : ""}${r.legacy ? "  (legacy hash)" : ""}`;
 }
 
 /** With --run: the row, then the call's input one field per line (each cut on its own). */

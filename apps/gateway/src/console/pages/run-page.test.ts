@@ -40,6 +40,14 @@ describe("run page", () => {
     expect(page).toContain('<a href="#call-call_150"><code>mail.send</code></a>');
   });
 
+  test("#35 the model that wrote the run's code is shown from its receipts; a run from before has no model line", () => {
+    const named = receipts(2).map((r) => ({ ...r, model: "openai-compatible:llama3.1:8b" }));
+    expect(runPage({ ...base, receipts: named }).value).toContain(
+      '<dt>Model</dt><dd id="model"><code>openai-compatible:llama3.1:8b</code> </dd>',
+    );
+    expect(runPage({ ...base, receipts: receipts(2) }).value).not.toContain('id="model"');
+  });
+
   test("a page number out of range shows the nearest page; a small run has no pager", () => {
     const last = runPage({ ...base, receipts: receipts(250), page: 99 }).value;
     expect(last).toContain("Calls 201–250 of 250");

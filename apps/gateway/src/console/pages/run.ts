@@ -142,6 +142,8 @@ export function runPage(d: RunPageData): SafeHtml {
       : "";
   const first = d.receipts[0];
   const last = d.receipts.at(-1);
+  // #35: the model that wrote the code, as the receipts record it (runs from before #35 do not).
+  const models = [...new Set(d.receipts.flatMap((r) => (r.model ? [r.model] : [])))];
   const title = d.turn?.request !== undefined ? firstWords(d.redact(d.turn.request), 100) : undefined;
   const body = html`<h1>${title ? html`${title} <small class="muted">run <code>${d.runId}</code></small>` : html`Run <code>${d.runId}</code>`}</h1>
     <dl class="meta">
@@ -149,6 +151,7 @@ export function runPage(d: RunPageData): SafeHtml {
       <dt>Started</dt><dd>${formatTime(first?.at)}</dd>
       <dt>Duration</dt><dd>${first && last ? formatDuration(last.at - first.at) : ""}</dd>
       <dt>Calls</dt><dd>${byCall.size}</dd>
+      ${models.length ? html`<dt>Model</dt><dd id="model">${models.map((m) => html`<code>${m}</code> `)}</dd>` : ""}
       <dt>Integrity</dt><dd id="integrity">${integrity}</dd>
       ${
         d.receipts.some((r) => r.reason === RESUMED)

@@ -15,7 +15,7 @@ import {
   formatTypecheckFailure,
 } from "./format.ts";
 import { knownModels } from "../../model/capabilities.ts";
-import { offerLines } from "../../model/offers.ts";
+import { modelCommand } from "../../model/model-command.ts";
 import { createSpinner } from "./spinner.ts";
 import { cutText } from "@openassistant/core/text";
 
@@ -211,33 +211,9 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     } else write("Answer a (approve), d (deny) or r (deny with a reason).");
   };
 
-  /** `/model` shows the session's model, `/model <name>` sets it for the next messages, `/model default` clears it. */
-  const modelCommand = async (arg: string) => {
-    const session = await gateway.sessions.getOrCreate(sessionKey, "terminal");
-    const configured = gateway.defaultModel;
-    const defaultText = configured ? `the configured default (${configured})` : "the configured default";
-    if (!arg) {
-      write(`model: ${session.settings.model ? `${session.settings.model} (this session)` : defaultText}`);
-      if (gateway.models) for (const line of offerLines(await gateway.models.offers())) write(line);
-      return;
-    }
-    if (arg === "default") {
-      await gateway.sessions.setSettings(session.id, { model: null });
-      return write(`model: back to ${defaultText} from the next message`);
-    }
-    if (!/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/.test(arg))
-      return write(
-        `"${arg}" is not a model name: use letters, digits, . _ - : @ (e.g. /model claude-sonnet-5-5), or /model default.`,
-      );
-    const known = gateway.models ? (await gateway.models.resolve(arg)) !== undefined : knownModels().includes(arg);
-    if (!known && arg !== configured) {
-      const offered = gateway.models ? (await gateway.models.offers()).flatMap((o) => o.models) : knownModels();
-      return write(
-        `"${arg}" is not a model the gateway knows; nothing changed. Known models: ${offered.join(", ")} (or /model default).`,
-      );
-    }
-    await gateway.sessions.setSettings(session.id, { model: arg });
-    write(`model: ${arg} for this session from the next message (/model default to go back)`);
+  /** `/model` (model/model-command.ts, shared with Discord's). */
+  const runModelCommand = async (arg: string) => {
+    for (const line of await modelCommand(gateway, { key: sessionKey, surface: "terminal" }, arg)) write(line);
   };
 
   const runNext = async () => {
@@ -290,7 +266,7 @@ export function startTerminalSurface(options: TerminalSurfaceOptions): TerminalS
     if (approvals.length) return answerApproval(line);
     if (!line) return showPrompt();
     if (line === "/model" || line.startsWith("/model ")) {
-      void modelCommand(line.slice("/model".length).trim())
+      void runModelCommand(line.slice("/model".length).trim())
         .catch((e) => write(`/model failed: ${e instanceof Error ? e.message : String(e)}`))
         .finally(showPrompt);
       return;

@@ -53,6 +53,8 @@ export const RECEIPT_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER receipt_meta_no_truncate BEFORE TRUNCATE ON receipt_meta
     FOR EACH STATEMENT EXECUTE FUNCTION receipts_append_only();
   `,
+  // #35: the model that wrote a run's code (NULL in older rows, which leaves it out of their MAC).
+  "ALTER TABLE receipts ADD COLUMN model TEXT",
 ];
 
 /** Columns the store writes (`id` is generated from `seq`). */
@@ -76,8 +78,9 @@ export const PG_INSERT_COLUMNS = [
   "prev_hash",
   "hash",
   "scheme",
+  "model",
 ] as const;
 
 /** What the reads select, numbers as numbers (BIGINT comes back as text otherwise). */
 export const PG_RECEIPT_COLUMNS =
-  "id, seq::float8 AS seq, run_id, call_id, session_id, tool_path, phase, approval, policy, decision, decided_by, reason, input_preview, output_preview, error, duration_ms, at::float8 AS at, prev_hash, hash, scheme";
+  "id, seq::float8 AS seq, run_id, call_id, session_id, tool_path, phase, approval, policy, decision, decided_by, reason, input_preview, output_preview, error, duration_ms, at::float8 AS at, prev_hash, hash, scheme, model";

@@ -274,7 +274,7 @@ describe("postgres receipts keep their promises", () => {
     await db.close();
     (await pg.server()).psql("UPDATE schema_versions SET version = 99 WHERE store = 'receipts'", db.name);
     await expect(opened(db.url)).rejects.toThrow(
-      "the PostgreSQL database's receipts schema is at version 99, but this openassistant knows versions up to 1: a newer openassistant migrated it. Upgrade openassistant on this machine to the version the other gateways run (or point storage.url at another database)",
+      "the PostgreSQL database's receipts schema is at version 99, but this openassistant knows versions up to 2: a newer openassistant migrated it. Upgrade openassistant on this machine to the version the other gateways run (or point storage.url at another database)",
     );
   });
 });

@@ -43,6 +43,8 @@ export interface RunContext {
   readonly code: string;
   readonly sessionId?: string;
   readonly requestedBy?: string;
+  /** #35: the model that wrote the code (`provider:name`), so a resumed run's receipts name it too. */
+  readonly model?: string;
 }
 
 export interface JournalCall {

@@ -111,6 +111,7 @@ export function createChainWriter(db: Database, o: ChainWriterOptions): ChainWri
         prev,
         hash,
         SCHEME_KEYED,
+        content.model ?? null,
       );
       out.push({ ...content, prevHash: prev, hash } as Receipt);
       prev = hash;
@@ -178,6 +179,7 @@ export const DRAFT_TEXT_FIELDS = [
   "inputPreview",
   "outputPreview",
   "error",
+  "model",
 ] as const;
 
 /** The draft's fields plus id/seq/at; absent (undefined/null) fields are left out. */
@@ -218,6 +220,7 @@ export function macFields(c: Omit<Receipt, "hash" | "prevHash">) {
       input_preview: c.inputPreview ?? null,
       output_preview: c.outputPreview ?? null,
       error: c.error ?? null,
+      model: c.model ?? null,
     },
   };
 }

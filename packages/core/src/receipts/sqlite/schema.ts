@@ -39,13 +39,16 @@ export function ensureReceiptSchema(db: Database): void {
       at INTEGER NOT NULL,
       prev_hash TEXT,
       hash TEXT NOT NULL,
-      scheme INTEGER NOT NULL DEFAULT ${SCHEME_LEGACY}
+      scheme INTEGER NOT NULL DEFAULT ${SCHEME_LEGACY},
+      model TEXT
     );
   `);
   // Databases made before the keyed chain: their rows stay, marked legacy by the column's default.
   const columns = db.prepare("SELECT name FROM pragma_table_info('receipts')").all() as Array<{ name: string }>;
   if (!columns.some((c) => c.name === "scheme"))
     db.exec(`ALTER TABLE receipts ADD COLUMN scheme INTEGER NOT NULL DEFAULT ${SCHEME_LEGACY}`);
+  // #35: databases made before receipts named the model; their rows keep NULL (outside their MAC).
+  if (!columns.some((c) => c.name === "model")) db.exec("ALTER TABLE receipts ADD COLUMN model TEXT");
   db.exec(`
     CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id, seq);
     CREATE INDEX IF NOT EXISTS receipts_tool ON receipts (tool_path, seq);
@@ -95,12 +98,16 @@ export function readMeta(db: Database, name: string): string | undefined {
 
 /** Columns the store writes (`id` is generated from `seq`). */
 export const RECEIPT_INSERT_COLUMNS =
-  "seq, run_id, call_id, session_id, tool_path, phase, approval, policy, decision, decided_by, reason, input_preview, output_preview, error, duration_ms, at, prev_hash, hash, scheme";
+  "seq, run_id, call_id, session_id, tool_path, phase, approval, policy, decision, decided_by, reason, input_preview, output_preview, error, duration_ms, at, prev_hash, hash, scheme, model";
 
 /** Columns the store selects. */
 export const RECEIPT_COLUMNS = `id, ${RECEIPT_INSERT_COLUMNS}`;
 
-/** Text columns covered by the keyed MAC, in MAC order (numbers: seq, at, duration_ms). */
+/**
+ * Text columns covered by the keyed MAC, in MAC order (numbers: seq, at, duration_ms). The ones in
+ * MAC_COLUMNS_ABSENT_WHEN_NULL were added later: NULL leaves them out of the encoding, so rows
+ * written before they existed keep their MACs.
+ */
 export const MAC_TEXT_COLUMNS = [
   "run_id",
   "call_id",
@@ -115,8 +122,10 @@ export const MAC_TEXT_COLUMNS = [
   "input_preview",
   "output_preview",
   "error",
+  "model",
 ] as const;
 export type MacTextColumn = (typeof MAC_TEXT_COLUMNS)[number];
+export const MAC_COLUMNS_ABSENT_WHEN_NULL: ReadonlySet<MacTextColumn> = new Set(["model"]);
 
 export interface ReceiptRow {
   seq: number;
@@ -139,4 +148,5 @@ export interface ReceiptRow {
   prev_hash: string | null;
   hash: string;
   scheme: number;
+  model: string | null;
 }

@@ -355,6 +355,7 @@ function tampered(tamper: (raw: Database, rows: Receipt[]) => void) {
         decidedBy: "bob",
         error: "denied",
         durationMs: 1.5,
+        model: "openai-compatible:llama3.1:8b",
       }),
     );
   }
@@ -393,6 +394,8 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     ["output_preview", "'sent'"],
     ["error", "NULL"],
     ["duration_ms", "2.5"],
+    ["model", "'anthropic:claude-sonnet-5-5'"],
+    ["model", "NULL"],
     ["at", "at + 1"],
     ["prev_hash", "hash"],
     ["hash", "prev_hash"],
@@ -400,8 +403,8 @@ describe("sqlite receipt store: the keyed chain shows every change (triggers dro
     ["seq", "100"],
   ];
   test.each(FIELDS)("changing %s of one receipt to %s is found at that receipt", (column, value) => {
-    // Row 5 (the denial of c2) for most fields; row 6 has error/duration_ms set.
-    const target = column === "error" || column === "duration_ms" ? 6 : 5;
+    // Row 5 (the denial of c2) for most fields; row 6 has error/duration_ms/model set.
+    const target = column === "error" || column === "duration_ms" || (column === "model" && value === "NULL") ? 6 : 5;
     const { result, runs } = tampered((raw) =>
       raw.exec(`UPDATE receipts SET ${column} = ${value} WHERE seq = ${target}`),
     );
@@ -585,6 +588,8 @@ describe("sqlite receipt store: exact for any text", () => {
       input_preview: '{"to":"a@b.c"}',
       output_preview: null,
       error: null,
+      // #35: a NULL model is left out of the encoding, so this vector (from before) still holds.
+      model: null,
     };
     const expected = "7a7d0657a74519df9eccf1e10fad63abf102a20216c6e9f36ceba58511fa75ed";
     expect(receiptMac(key, "0".repeat(64), { seq: 7, at: 1_700_000_000_000, durationMs: null, text })).toBe(expected);
@@ -605,6 +610,37 @@ describe("sqlite receipt store: exact for any text", () => {
         text: { ...text, reason: "not today é" },
       }),
     ).not.toBe(expected);
+  });
+
+  test("#35 fixed test vector with a model: the column is encoded after the others (openssl, as above)", () => {
+    const key = Uint8Array.from({ length: 32 }, (_, i) => i);
+    const text = {
+      run_id: "run_1",
+      call_id: "call_1",
+      session_id: null,
+      tool_path: "mail.send",
+      phase: "denied",
+      approval: "required",
+      policy: "required",
+      decision: "denied",
+      decided_by: "bob",
+      reason: "not today",
+      input_preview: '{"to":"a@b.c"}',
+      output_preview: null,
+      error: null,
+      model: "openai-compatible:llama3.1:8b",
+    };
+    const fields = { seq: 7, at: 1_700_000_000_000, durationMs: null, text };
+    expect(receiptMac(key, "0".repeat(64), fields)).toBe(
+      "6d2a223721fcea31775a04844a0e212e57eae60122fe8e6513ea2689001a49d1",
+    );
+    // Removing the model, or naming another, changes the MAC.
+    expect(receiptMac(key, "0".repeat(64), { ...fields, text: { ...text, model: null } })).not.toBe(
+      "6d2a223721fcea31775a04844a0e212e57eae60122fe8e6513ea2689001a49d1",
+    );
+    expect(
+      receiptMac(key, "0".repeat(64), { ...fields, text: { ...text, model: "anthropic:claude-sonnet-5-5" } }),
+    ).not.toBe("6d2a223721fcea31775a04844a0e212e57eae60122fe8e6513ea2689001a49d1");
   });
 
   test("lone surrogates, NUL, bidi and an emoji cut at the field cap verify from a fresh store; cuts keep graphemes whole", () => {
@@ -785,6 +821,7 @@ describe("sqlite receipt store: bounds", () => {
         inputPreview: huge,
         outputPreview: huge,
         error: huge,
+        model: huge,
       }),
     );
     for (const [field, cap] of Object.entries(RECEIPT_FIELD_CAPS)) {

@@ -147,6 +147,16 @@ export function createConversations(deps: {
     return "Mention me in this channel to start a new conversation: each one gets its own thread.";
   }
 
+  /** #35: the session `/model` sets in this DM or bot thread; none in a plain channel (each mention starts a thread). */
+  async function sessionKeyOf(
+    channel: { id: string; type: ChannelType; isThread(): boolean },
+    userId: string,
+  ): Promise<string | undefined> {
+    if (channel.type === ChannelType.DM) return store.sessionKey(`dm:${userId}`);
+    if (channel.isThread()) return store.sessionKey(`thread:${channel.id}`);
+    return undefined;
+  }
+
   /** Where a message belongs, or null when it is not for us. */
   function route(message: Message, botId: string): { scope: string; needsThread: boolean } | null {
     const ch = message.channel;
@@ -309,6 +319,7 @@ export function createConversations(deps: {
     channelFor,
     requesterIsApprover,
     newConversation: newConversationText,
+    sessionKeyOf,
     /** Stops taking messages, lets running turns finish for `graceMs`, then aborts them. */
     async stop(graceMs = 5_000): Promise<void> {
       accepting = false;

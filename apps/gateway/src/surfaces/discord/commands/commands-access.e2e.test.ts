@@ -35,6 +35,7 @@ describe("slash commands without a guildId", () => {
     expect((put.body as Array<{ name: string }>).map((c) => c.name).sort()).toEqual([
       "approvals",
       "approve",
+      "model",
       "new",
       "receipts",
       "reload",
@@ -46,7 +47,7 @@ describe("slash commands without a guildId", () => {
         .commands()
         .map((c) => c.name)
         .sort(),
-    ).toEqual(["approvals", "approve", "new", "receipts", "reload", "rules", "tools"]);
+    ).toEqual(["approvals", "approve", "model", "new", "receipts", "reload", "rules", "tools"]);
     expect(e.fake.commands(e.ids.guildId)).toEqual([]);
     expect(e.fake.calls.some((c) => /\/guilds\/[^/]+\/commands/.test(c.path))).toBe(false);
   });

@@ -1,4 +1,5 @@
 import {
+  escapeMarkdown,
   MessageFlags,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -17,6 +18,7 @@ import { STOPPING_TEXT, type SurfaceLife } from "../life.ts";
 import { safely, type SurfaceLog } from "../logger.ts";
 import { discordOperatorId } from "../operator-id.ts";
 import type { SurfacePort } from "../../port.ts";
+import { modelCommand } from "../../../model/model-command.ts";
 import type { ApprovalRecord } from "@openassistant/core/approvals";
 import { isLockedThread, unarchiveForEdit } from "../archived-threads.ts";
 import { echo, fitMessage, fitModal } from "../render/fit.ts";
@@ -284,6 +286,21 @@ export function createInteractionHandler(deps: {
           : await conversations.newConversation({ id: i.channelId, type: 1, isThread: () => false }, i.user.id);
         await answer(i, fitMessage({ content: text }));
         return;
+      }
+      case "model": {
+        const ch = i.channel ?? { id: i.channelId, type: 1, isThread: () => false };
+        const key = await conversations.sessionKeyOf(ch as never, i.user.id);
+        if (!key)
+          return replyLong(
+            i,
+            "Use `/model` in the assistant's thread or in a DM with it: each conversation has its own model.",
+          );
+        const lines = await modelCommand(
+          gateway,
+          { key, surface: "discord" },
+          i.options.getString("name")?.trim() ?? "",
+        );
+        return replyLong(i, lines.map((l) => escapeMarkdown(l)).join("\n"));
       }
       case "approve": {
         const callId = i.options.getString("id", true).trim();

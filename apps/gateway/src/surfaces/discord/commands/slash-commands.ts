@@ -1,5 +1,9 @@
 import type { Client } from "discord.js";
 
+// https://docs.discord.com/developers/interactions/application-commands#application-command-object-application-command-option-structure
+// — a string option's max_length is 1–6000; model ids (OpenRouter's `vendor/name:tag`) stay well under 200.
+const MODEL_NAME_MAX = 200;
+
 /** Application command JSON (type 1 = chat input). Option types: 1 subcommand, 3 string, 4 integer. */
 const SLASH_COMMANDS = [
   { name: "tools", description: "List loaded tools, their approval modes and load problems", type: 1 },
@@ -48,10 +52,26 @@ const SLASH_COMMANDS = [
       },
     ],
   },
+  {
+    // #35: like the terminal's /model. No fixed choices: the endpoints' lists change and can pass
+    // Discord's 25-choice limit, so the name is free text checked against them when it arrives.
+    name: "model",
+    description: "Show this conversation's model and what the providers offer, or switch it",
+    type: 1,
+    options: [
+      {
+        type: 3,
+        name: "name",
+        description: "A model name to switch to, or default (leave out to list the models)",
+        required: false,
+        max_length: MODEL_NAME_MAX,
+      },
+    ],
+  },
 ] as const;
 
 /** Commands that also work in DMs with the bot (everything except server-only needs; all of ours do). */
-const DM_COMMANDS = new Set(["tools", "receipts", "rules", "approvals", "new", "approve", "reload"]);
+const DM_COMMANDS = new Set(["tools", "receipts", "rules", "approvals", "new", "approve", "reload", "model"]);
 
 // https://docs.discord.com/developers/interactions/application-commands#interaction-contexts —
 // contexts 0 GUILD, 1 BOT_DM; integration_types 0 GUILD_INSTALL. Only global commands carry them:

@@ -2,7 +2,7 @@ import type { ApprovalRule } from "@openassistant/core/approvals";
 import type { Receipt } from "@openassistant/core/receipts";
 import { escapeInvisible } from "@openassistant/core/text";
 import type { ToolReport } from "../../port.ts";
-import { fitText } from "./fit.ts";
+import { echo, fitText } from "./fit.ts";
 import { renderOperator } from "../operator-id.ts";
 
 export const RECEIPTS_PAGE_SIZE = 15;
@@ -66,8 +66,10 @@ export function renderReceipts(
     // Reasons and errors can hold model text: invisible and bidi characters are shown escaped.
     const text = r.reason ?? r.error;
     const why = text ? `: ${fitText(escapeInvisible(text).replace(/\s+/g, " "), 80)}` : "";
+    // #35: each call's first receipt says which model wrote the code.
+    const writer = r.model && r.phase === "requested" ? ` (code by \`${echo(escapeInvisible(r.model), 128)}\`)` : "";
     lines.push(
-      `${PHASE_ICON[r.phase] ?? "•"} \`${r.id}\` ${t(r.at)} \`${escapeInvisible(r.toolPath)}\` ${r.phase}${by}${why}${opts.runId ? "" : ` · \`${escapeInvisible(r.runId)}\``}`,
+      `${PHASE_ICON[r.phase] ?? "•"} \`${r.id}\` ${t(r.at)} \`${escapeInvisible(r.toolPath)}\` ${r.phase}${writer}${by}${why}${opts.runId ? "" : ` · \`${escapeInvisible(r.runId)}\``}`,
     );
   }
   if (opts.hasMore) lines.push(`-# More: \`/receipts${opts.runId ? ` run:${opts.runId}` : ""} page:${opts.page + 1}\``);
