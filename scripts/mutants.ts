@@ -5462,4 +5462,29 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #31 grants: pg-boss's schema installed by `db migrate`, a gateway role without DDL rights
+  ...m(
+    "apps/gateway/src/postgres/migrations.ts",
+    ["apps/gateway/src/cli/db.test.ts", "apps/gateway/src/postgres/gateway-role.e2e.test.ts"],
+    [
+      [
+        "db-migrate-without-pgboss",
+        "  out.push({ store: PGBOSS_SCHEMA, ...(await installRunJobs(sql)) });\n",
+        "",
+        "`db migrate` leaves pg-boss's schema to the gateway's start: a least-privilege gateway role cannot start",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/runs/jobs/run-jobs.ts",
+    ["apps/gateway/src/runs/jobs/run-jobs.test.ts"],
+    [
+      [
+        "run-jobs-denied-without-advice",
+        '${denied ? `: ${INSTALL_AS_OWNER}` : ""}',
+        "",
+        "a gateway role that may not install pg-boss's schema is refused without saying to run `db migrate` as the owner",
+      ],
+    ],
+  ),
 ];

@@ -93,7 +93,7 @@ export interface HarnessOptions {
     readonly fallbacks?: readonly ModelTarget[];
   };
   /** #33: the schedules' controllable clock, and `tools.schedules.*` beside the fixed tree. */
-  readonly gateway?: Pick<GatewayOptions, "clock" | "scheduleTools">;
+  readonly gateway?: Pick<GatewayOptions, "clock" | "scheduleTools" | "log">;
 }
 
 export const TEST_API_KEY = "sk-ant-api03-test-key-0123456789abcdef";

@@ -21,6 +21,7 @@ test("db status shows each store behind, db migrate applies them, then status is
   const env = { DATABASE_URL: url };
   const before = await cli(["db", "status"], { cwd, env });
   expect(before.stdout).toContain("receipts  database 0  openassistant 1  behind: run `openassistant db migrate`");
+  expect(before.stdout).toContain("pgboss  database 0  openassistant 46  behind: run `openassistant db migrate`");
   expect(before.code).toBe(2);
   const migrated = await cli(["db", "migrate"], { cwd, env });
   expect(migrated.stderr).toBe("");
@@ -28,6 +29,8 @@ test("db status shows each store behind, db migrate applies them, then status is
   expect(migrated.stdout).toContain("receipts: migrated 0 → 1");
   expect(migrated.stdout).toContain("sessions: migrated 0 → 1");
   expect(migrated.stdout).toContain("runs: migrated 0 → 1");
+  // pg-boss's schema and the runs' queues, so that a gateway's role needs no DDL (docs/scaling.md).
+  expect(migrated.stdout).toContain("pgboss: migrated 0 → 46");
   const after = await cli(["db", "status"], { cwd, env });
   expect(after.stdout.trim().split("\n")).toEqual([
     "receipts  database 1  openassistant 1  current",
@@ -38,6 +41,7 @@ test("db status shows each store behind, db migrate applies them, then status is
     "runs  database 1  openassistant 1  current",
     "discord  database 2  openassistant 2  current",
     "abilities  database 1  openassistant 1  current",
+    "pgboss  database 46  openassistant 46  current",
   ]);
   expect(after.code).toBe(0);
   (await pg.server()).psql("UPDATE schema_versions SET version = 3 WHERE store = 'approvals'", url.split("/").pop());

@@ -51,13 +51,13 @@ test("doctor with storage.url checks the connection, the schema, the append-only
   expect(ok.stdout).toContain(`✓ database: PostgreSQL ${where} answers (storage.url)`);
   // The Discord surface's tables come with its first start (or `db migrate`).
   expect(ok.stdout).toContain(
-    "⚠ schema: discord at version 0 of 2; abilities at version 0 of 1: run `openassistant db migrate`",
+    "⚠ schema: discord at version 0 of 2; abilities at version 0 of 1; pgboss at version 0 of 46: run `openassistant db migrate`",
   );
   const migrated = await cli(["db", "migrate"], { cwd, env: { DATABASE_URL: url } });
   expect(migrated.code).toBe(0);
   const current = await doctor(cwd, url);
   expect(current.stdout).toContain(
-    "✓ schema: receipts 1, approvals 1, sessions 1, console 1, schedules 1, runs 1, discord 2",
+    "✓ schema: receipts 1, approvals 1, sessions 1, console 1, schedules 1, runs 1, discord 2, abilities 1, pgboss 46",
   );
   expect(ok.stdout).toContain("✓ append-only: receipts and receipt_meta refuse UPDATE, DELETE and TRUNCATE");
   expect(ok.stdout).toContain("✓ receipts: 1 receipt(s) verify");
@@ -73,6 +73,9 @@ test("doctor with storage.url checks the connection, the schema, the append-only
   const limited = await doctor(cwd, limitedUrl);
   expect(limited.stdout).toContain("✓ grants: the role doctor_gw neither owns the receipts table nor is a superuser");
   expect(limited.stdout).toContain("✓ receipts: 1 receipt(s) verify");
+  // Without the grants on pg-boss's schema its gateway could not start the run jobs: doctor says what to do.
+  expect(limited.stdout).toContain(`✗ schema: ${where}: this role may not read pg-boss's schema "pgboss"`);
+  expect(limited.stdout).toContain("run `openassistant db migrate` once as the database's owner");
   server.psql("ALTER TABLE receipts DISABLE TRIGGER receipts_append_only", db);
   server.psql("UPDATE schema_versions SET version = 9 WHERE store = 'sessions'", db);
   const bad = await doctor(cwd, url);

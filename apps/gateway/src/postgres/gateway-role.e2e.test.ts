@@ -37,7 +37,11 @@ test("a gateway connected as a role with exactly the documented grants runs a tu
   server.psql(`CREATE ROLE oa_gateway LOGIN; ${documentedGrants()}`, database);
   const asGateway = url.replace("postgres://postgres@", "postgres://oa_gateway@");
 
-  h = await startHarness({ settings: { storageUrl: asGateway, http: { port: 0, approvers: [OPS] } } });
+  const logs: string[] = [];
+  h = await startHarness({
+    settings: { storageUrl: asGateway, http: { port: 0, approvers: [OPS] } },
+    gateway: { log: (line) => logs.push(line) },
+  });
   h.api.script([
     toolUseTurn({
       id: "toolu_1",
@@ -55,6 +59,8 @@ test("a gateway connected as a role with exactly the documented grants runs a tu
   expect(outcome.stopReason).toBe("answered");
   expect(h.calls).toEqual(["reminders.create:granted"]);
   expect(await gateway.receipts.verify()).toMatchObject({ ok: true, keyed: 4 });
+  // pg-boss's own work (its instance registry, the runs' jobs) needed nothing the grants left out.
+  expect(logs.filter((l) => /pg-boss|permission denied/i.test(l))).toEqual([]);
 
   const login = await fetch(gateway.console!.loginLink(OPS), { redirect: "manual" });
   const cookie = /oa_console=[^;]+/.exec(login.headers.get("set-cookie") ?? "")![0];

@@ -2,6 +2,8 @@ import { ABILITY_MIGRATIONS } from "@openassistant/core/abilities";
 import { APPROVAL_MIGRATIONS } from "@openassistant/core/approvals";
 import { migrate, type Postgres, schemaVersions } from "@openassistant/core/db";
 import { RECEIPT_MIGRATIONS, RUN_JOURNAL_MIGRATIONS } from "@openassistant/core/receipts";
+import { installRunJobs } from "../runs/jobs/run-jobs.ts";
+import { PGBOSS_SCHEMA, pgBossSchema } from "../runs/jobs/pgboss-schema.ts";
 import { CONSOLE_MIGRATIONS } from "../console/postgres/run-code.ts";
 import { SCHEDULE_MIGRATIONS } from "../schedules/postgres/store.ts";
 import { DISCORD_MIGRATIONS } from "../surfaces/discord/postgres/surface-store.ts";
@@ -31,19 +33,28 @@ export interface StoreSchema {
   readonly state: "current" | "behind" | "ahead";
 }
 
-/** Each store's schema in the database against what this code knows. */
+/** Each store's schema in the database against what this code knows, then pg-boss's (the runs' jobs). */
 export async function schemaStatus(sql: Postgres): Promise<StoreSchema[]> {
   const recorded = await schemaVersions(sql);
-  return POSTGRES_MIGRATIONS.map(({ store, migrations }) => {
-    const database = recorded.get(store) ?? 0;
-    const known = migrations.length;
-    return { store, database, known, state: database === known ? "current" : database < known ? "behind" : "ahead" };
-  });
+  const stores = POSTGRES_MIGRATIONS.map(({ store, migrations }) =>
+    storeSchema(store, recorded.get(store) ?? 0, migrations.length),
+  );
+  const jobs = await pgBossSchema(sql);
+  return [...stores, storeSchema(PGBOSS_SCHEMA, jobs.database, jobs.known)];
 }
 
-/** Applies every store's missing migrations (refusing a store newer than this code). */
+function storeSchema(store: string, database: number, known: number): StoreSchema {
+  return { store, database, known, state: database === known ? "current" : database < known ? "behind" : "ahead" };
+}
+
+/**
+ * Applies every store's missing migrations (refusing a store newer than this code), then installs
+ * or migrates pg-boss's schema and creates the runs' queues: all the DDL a gateway needs, so its
+ * own role may have none (docs/scaling.md, "Three replicas, end to end").
+ */
 export async function migrateAll(sql: Postgres): Promise<Array<{ store: string; from: number; to: number }>> {
   const out = [];
   for (const { store, migrations } of POSTGRES_MIGRATIONS) out.push(await migrate(sql, store, migrations));
+  out.push({ store: PGBOSS_SCHEMA, ...(await installRunJobs(sql)) });
   return out;
 }

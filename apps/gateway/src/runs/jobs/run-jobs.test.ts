@@ -4,7 +4,8 @@ import { RUN_JOURNAL_MIGRATIONS } from "@openassistant/core/receipts";
 import { usePostgres } from "@openassistant/testkit/postgres.ts";
 import { eventually } from "../../../test/discord-e2e.ts";
 import { openSharedRuns, type SharedRuns } from "./postgres-runs.ts";
-import { ORPHANED_QUEUE, RUNS_QUEUE } from "./run-jobs.ts";
+import { pgBossSchema } from "./pgboss-schema.ts";
+import { installRunJobs, ORPHANED_QUEUE, RUNS_QUEUE } from "./run-jobs.ts";
 
 /**
  * The runs' jobs on a real PostgreSQL, each "gateway" a `SharedRuns` of its own on the same
@@ -124,4 +125,43 @@ test("a gateway whose claim lapsed (it stalled) stops the run: its watch is abor
   await new Promise<void>((resolve) => lost.addEventListener("abort", () => resolve(), { once: true }));
   expect(String(lost.reason)).toContain("lost its claim on run run_stalled");
   expect(log.join("\n")).toContain("run run_stalled: its job's heartbeat lapsed");
+}, 30_000);
+
+test("a role that may not install pg-boss's schema is told to run `db migrate` as the owner; after it, the role runs the jobs", async () => {
+  const url = await pg.freshDatabase();
+  const owner = connectPostgres(url, { max: 1 });
+  open.push({ runs: { close: async () => {} } as SharedRuns, sql: owner });
+  await migrate(owner, "runs", RUN_JOURNAL_MIGRATIONS);
+  const server = await pg.server();
+  const database = new URL(url).pathname.slice(1);
+  server.psql(
+    "CREATE ROLE jobs_gw LOGIN; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO jobs_gw; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO jobs_gw;",
+    database,
+  );
+  const asRole = url.replace("postgres://postgres@", "postgres://jobs_gw@");
+  const roleSql = connectPostgres(asRole, { max: 2 });
+  open.push({ runs: { close: async () => {} } as SharedRuns, sql: roleSql });
+  const refused = await openSharedRuns(asRole, roleSql, () => {}).then(
+    () => "started",
+    (e: Error) => e.message,
+  );
+  expect(refused).toContain("could not start the run jobs (pg-boss) on storage.url: permission denied for database");
+  expect(refused).toContain("run `openassistant db migrate` once as the database's owner");
+
+  // The owner installs pg-boss's schema and the queues (what `db migrate` does); a second time, nothing.
+  const { known } = await pgBossSchema(owner);
+  expect(await installRunJobs(owner)).toEqual({ from: 0, to: known });
+  expect(await installRunJobs(owner)).toEqual({ from: known, to: known });
+  expect((await owner`SELECT name FROM pgboss.queue ORDER BY name`).map((q: { name: string }) => q.name)).toEqual([
+    RUNS_QUEUE,
+    ORPHANED_QUEUE,
+  ]);
+  server.psql(
+    "GRANT USAGE ON SCHEMA pgboss TO jobs_gw; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA pgboss TO jobs_gw;",
+    database,
+  );
+  const runs = await openSharedRuns(asRole, roleSql, () => {});
+  open.push({ runs, sql: roleSql });
+  await begin({ runs }, "run_granted");
+  expect(await jobsOf(owner, "run_granted")).toEqual([{ name: RUNS_QUEUE, state: "active" }]);
 }, 30_000);

@@ -2,6 +2,7 @@ import type { TransactionSQL } from "bun";
 import type { Postgres } from "@openassistant/core/db";
 import type { RunStart } from "@openassistant/core/receipts";
 import type { PgBoss } from "pg-boss";
+import { INSTALL_AS_OWNER, PGBOSS_SCHEMA, pgBossMigrationPlans, pgBossSchema } from "./pgboss-schema.ts";
 
 /**
  * Runs as jobs on a shared PostgreSQL (docs/scaling.md, "Runs across replicas"), with pg-boss:
@@ -60,16 +61,19 @@ export interface RunJobsOptions {
   readonly log: (line: string) => void;
 }
 
-/** Starts pg-boss on its own small Bun.SQL pool (`url`), creates the two queues, starts touching. */
+/**
+ * Starts pg-boss on its own small Bun.SQL pool (`url`) and starts touching. pg-boss installs its
+ * schema and the gateway creates the two queues when missing (a role that owns the database: dev
+ * setups); finding them current, both only read, so a gateway role without DDL rights starts once
+ * `openassistant db migrate` installed them as the owner (`installRunJobs`).
+ */
 export async function openRunJobs(url: string, connect: (url: string) => Postgres, options: RunJobsOptions) {
   const { PgBoss, fromBunSql } = await import("pg-boss");
   const sql = connect(url);
   const boss = new PgBoss({
-    db: fromBunSql(sql),
-    schema: "pgboss",
+    ...bossOptions(fromBunSql(sql)),
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
-    schedule: false,
   });
   boss.on("error", (e: Error) => options.log(`run jobs (pg-boss): ${e.message}`));
   try {
@@ -78,9 +82,36 @@ export async function openRunJobs(url: string, connect: (url: string) => Postgre
   } catch (e) {
     await boss.stop({ graceful: false }).catch(() => {});
     await sql.close();
-    throw new Error(`could not start the run jobs (pg-boss) on storage.url: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    const denied = /permission denied|must be owner/i.test(message);
+    throw new Error(
+      `could not start the run jobs (pg-boss) on storage.url: ${message}${denied ? `: ${INSTALL_AS_OWNER}` : ""}`,
+    );
   }
   return runJobs(boss, sql, fromBunSql, options);
+}
+
+/**
+ * As the database's owner (`openassistant db migrate`): installs pg-boss's schema or migrates it
+ * (index builds inline), and creates the runs' queues. `from`/`to`: its version before and after.
+ */
+export async function installRunJobs(sql: Postgres): Promise<{ from: number; to: number }> {
+  const { PgBoss, fromBunSql } = await import("pg-boss");
+  const { database: from, known } = await pgBossSchema(sql);
+  const db = fromBunSql(sql);
+  if (from > 0 && from < known) await db.executeSql(await pgBossMigrationPlans(from));
+  const boss = new PgBoss({ ...bossOptions(db), migrate: true, supervise: false, registerInstance: false });
+  try {
+    await boss.start();
+    await ensureQueues(boss);
+  } finally {
+    await boss.stop({ graceful: false }).catch(() => {});
+  }
+  return { from, to: (await pgBossSchema(sql)).database };
+}
+
+function bossOptions(db: ReturnType<typeof import("pg-boss").fromBunSql>) {
+  return { db, schema: PGBOSS_SCHEMA, schedule: false };
 }
 
 async function ensureQueues(boss: PgBoss): Promise<void> {

@@ -45,7 +45,13 @@ export async function postgresHealth(url: string): Promise<StorageCheck[]> {
 }
 
 async function schemaCheck(sql: Postgres, where: string): Promise<StorageCheck> {
-  const status = await schemaStatus(sql);
+  let status: Awaited<ReturnType<typeof schemaStatus>>;
+  try {
+    status = await schemaStatus(sql);
+  } catch (e) {
+    // e.g. a role without USAGE on pg-boss's schema: its message says what to grant.
+    return { name: "schema", level: "fail", detail: `${where}: ${errorText(e)}` };
+  }
   const ahead = status.filter((s) => s.state === "ahead");
   if (ahead.length)
     return {
