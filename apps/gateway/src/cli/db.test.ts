@@ -20,20 +20,20 @@ test("db status shows each store behind, db migrate applies them, then status is
   const cwd = project({ storage: { url: "${DATABASE_URL}" } });
   const env = { DATABASE_URL: url };
   const before = await cli(["db", "status"], { cwd, env });
-  expect(before.stdout).toContain("receipts  database 0  openassistant 1  behind: run `openassistant db migrate`");
+  expect(before.stdout).toContain("receipts  database 0  openassistant 2  behind: run `openassistant db migrate`");
   expect(before.stdout).toContain("pgboss  database 0  openassistant 46  behind: run `openassistant db migrate`");
   expect(before.code).toBe(2);
   const migrated = await cli(["db", "migrate"], { cwd, env });
   expect(migrated.stderr).toBe("");
   expect(migrated.code).toBe(0);
-  expect(migrated.stdout).toContain("receipts: migrated 0 → 1");
+  expect(migrated.stdout).toContain("receipts: migrated 0 → 2");
   expect(migrated.stdout).toContain("sessions: migrated 0 → 1");
   expect(migrated.stdout).toContain("runs: migrated 0 → 1");
   // pg-boss's schema and the runs' queues, so that a gateway's role needs no DDL (docs/scaling.md).
   expect(migrated.stdout).toContain("pgboss: migrated 0 → 46");
   const after = await cli(["db", "status"], { cwd, env });
   expect(after.stdout.trim().split("\n")).toEqual([
-    "receipts  database 1  openassistant 1  current",
+    "receipts  database 2  openassistant 2  current",
     "approvals  database 1  openassistant 1  current",
     "sessions  database 1  openassistant 1  current",
     "console  database 1  openassistant 1  current",

@@ -57,7 +57,7 @@ test("doctor with storage.url checks the connection, the schema, the append-only
   expect(migrated.code).toBe(0);
   const current = await doctor(cwd, url);
   expect(current.stdout).toContain(
-    "✓ schema: receipts 1, approvals 1, sessions 1, console 1, schedules 1, runs 1, discord 2, abilities 1, pgboss 46",
+    "✓ schema: receipts 2, approvals 1, sessions 1, console 1, schedules 1, runs 1, discord 2, abilities 1, pgboss 46",
   );
   expect(ok.stdout).toContain("✓ append-only: receipts and receipt_meta refuse UPDATE, DELETE and TRUNCATE");
   expect(ok.stdout).toContain("✓ receipts: 1 receipt(s) verify");
