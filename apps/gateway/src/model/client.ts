@@ -4,6 +4,7 @@ import { AuthError, type AuthResolver } from "../auth/resolve.ts";
 import type { FailureReason, ResolvedCredential, RotationEvent } from "../auth/types.ts";
 import { classifyModelError, ModelError } from "./errors.ts";
 import { buildSdkClient, DEFAULT_ANTHROPIC_BASE_URL, OAUTH_BETA } from "./sdk-client.ts";
+import { sleepUnlessAborted } from "./sleep.ts";
 
 /**
  * Transport to the Anthropic Messages API with auth profiles: picks a credential, streams the
@@ -173,7 +174,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
               seconds: Math.ceil(waitMs / 1000),
               reason: c.rotate === "overloaded" ? "Anthropic is overloaded" : "rate limited",
             });
-            await sleep(waitMs, opts.signal);
+            await sleepUnlessAborted(waitMs, opts.signal);
             if (opts.signal?.aborted)
               throw new ModelError("aborted", "The model call was cancelled.", {
                 profileId: cred.profileId,
@@ -206,7 +207,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
         if (c.transient && transientLeft > 0 && attempt < maxAttempts) {
           transientLeft--;
           discardPartial();
-          await sleep(transientDelayMs, opts.signal);
+          await sleepUnlessAborted(transientDelayMs, opts.signal);
           continue;
         }
         throw new ModelError(c.kind, c.message + attemptsNote(attempt), details);
@@ -222,17 +223,3 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 
 /** Told with the final error when the call was retried: the user knows it was not a first failure. */
 const attemptsNote = (attempts: number): string => (attempts > 1 ? ` (gave up after ${attempts} attempts)` : "");
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}

@@ -2,6 +2,7 @@ import type OpenAI from "openai";
 import type { Message } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ModelRequest } from "../../agent/request.ts";
 import { ModelError } from "../errors.ts";
+import { sleepUnlessAborted } from "../sleep.ts";
 import { targetLabel, type ModelProvider, type ModelTarget } from "../provider.ts";
 import { toChatRequest } from "./chat-request.ts";
 import { collectChatStream } from "./chat-response.ts";
@@ -91,7 +92,7 @@ export function createChatCompletionsProvider(target: ModelTarget, options: Chat
           if (!c?.transient || retriesLeft <= 0) return fail(err, opts.signal);
           // Made again whole: nothing ran from a reply that never completed; its text is withdrawn first.
           if (streamed) opts.onDiscard?.({ reason: c.message });
-          await sleep(options.transientDelayMs ?? 1000, opts.signal);
+          await sleepUnlessAborted(options.transientDelayMs ?? 1000, opts.signal);
           if (opts.signal?.aborted) return fail(err, opts.signal);
         }
       }
@@ -105,18 +106,4 @@ export function createChatCompletionsProvider(target: ModelTarget, options: Chat
       }
     },
   };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }
