@@ -79,7 +79,7 @@ test("bad input names the field and says what to write; an ability target is ref
     await schedules
       .create({ name: "release", cron: "0 16 * * 5", ability: "release", inputs: {} }, ctx)
       .catch((e: Error) => e.message),
-  ).toBe("ability: abilities are not available in this build; schedule a prompt instead");
+  ).toBe("ability: abilities are not available in this gateway; schedule a prompt instead");
   expect(await schedules.list()).toEqual([]);
   db.close();
 });

@@ -1,0 +1,100 @@
+import { afterEach, expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEPLOY, deployTools } from "../../test/abilities-deploy.ts";
+import { type Harness, startHarness } from "../../test/harness.ts";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const FRIDAY_16_OSLO = Date.parse("2026-11-27T15:00:00Z");
+const WEEK = 7 * 24 * 3600_000;
+
+test("an ability schedule (every Friday 16:00 Oslo): bad inputs and an unknown ability refused at creation naming them; each occurrence starts one run as schedule:<id> in its conversation, done only when it completed; denied and a missing ability are schedule.failed", async () => {
+  const clock = { t: Date.parse("2026-11-26T12:00:00Z"), now: () => clock.t };
+  const ran: Array<{ what: string; at: number }> = [];
+  h = await startHarness({ tools: deployTools(ran), gateway: { clock } });
+  const gateway = h.gateway;
+  const folder = join(h.dir, ".openassistant", "abilities", "deploy");
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, "ability.yaml"), DEPLOY);
+  const service = gateway.schedules.service;
+  const ctx = { origin: "cli", createdBy: "cli" } as const;
+  const input = { name: "release", cron: "0 16 * * 5", timeZone: "Europe/Oslo", conversation: "terminal" };
+  const refused = (extra: Record<string, unknown>) =>
+    service.create({ ...input, ...extra }, ctx).then(
+      () => "created",
+      (e: Error) => e.message,
+    );
+
+  expect(await refused({ ability: "deploy", inputs: { version: "1.0" } })).toBe(
+    'inputs: ability "deploy": version: must match ^v\\d+\\.\\d+\\.\\d+$',
+  );
+  expect(await refused({ ability: "deploy", inputs: { version: "v1.0.0", colour: "red" } })).toBe(
+    'inputs: ability "deploy": unknown input(s): colour',
+  );
+  expect(await refused({ ability: "nope", inputs: {} })).toBe(
+    'ability: no ability "nope" (abilities: deploy; see docs/abilities.md)',
+  );
+  expect(await refused({ ability: "deploy", prompt: "p" })).toBe("ability: give a prompt or an ability, not both");
+  expect(await service.list()).toEqual([]);
+
+  const s = await service.create({ ...input, ability: "deploy", inputs: { version: "v1.2.3" } }, ctx);
+  expect(s.target).toEqual({ ability: "deploy", inputs: { version: "v1.2.3" }, conversation: "terminal" });
+  expect(s.ceiling).toBeUndefined(); // the ability's own enforcement holds its steps to their tools
+  expect(s.next[0]).toBe(FRIDAY_16_OSLO);
+
+  // The gate: approved the first week, denied the second.
+  const gates: Array<{ requestedBy: string | undefined; summary: string }> = [];
+  let answer: "approved" | "denied" = "approved";
+  gateway.approvals.subscribe((e) => {
+    if (e.type !== "requested") return;
+    gates.push({ requestedBy: e.request.requestedBy, summary: e.request.summary });
+    void gateway.approvals.decide(e.request.callId, {
+      decision: answer,
+      by: "operator-1",
+      ...(answer === "denied" ? { reason: "not this week" } : {}),
+    });
+  });
+
+  clock.t = FRIDAY_16_OSLO;
+  expect((await gateway.schedules.tick()).fired).toEqual([{ scheduleId: s.id, at: FRIDAY_16_OSLO }]);
+  expect((await gateway.schedules.tick()).fired).toEqual([]); // one run per occurrence
+  await gateway.schedules.idle();
+  const [first] = await service.history(s.id);
+  expect(first?.status).toBe("succeeded");
+  const run = (await gateway.abilities!.get(first!.turnId!))!;
+  expect([run.status, run.requestedBy, run.inputs.version]).toEqual(["completed", `schedule:${s.id}`, "v1.2.3"]);
+  const session = await gateway.sessions.getOrCreate("terminal", "terminal");
+  expect(run.sessionId).toBe(session!.id);
+  expect(gates).toEqual([{ requestedBy: `schedule:${s.id}`, summary: expect.stringContaining("Deploy v1.2.3") }]);
+  expect(ran.filter((r) => r.what.startsWith("deploy.run"))).toHaveLength(1);
+  const [succeeded] = await gateway.receipts.query({ tool: "schedule.fired", phase: "succeeded" });
+  const stepRuns = run.steps.flatMap((st) => (st.runId ? [st.runId] : []));
+  expect(stepRuns.length).toBeGreaterThan(0);
+  expect(succeeded?.outputPreview).toBe(`ability run ${run.id} completed; step runs: ${stepRuns.join(", ")}`);
+  expect(succeeded?.sessionId).toBe(session!.id);
+
+  answer = "denied";
+  clock.t = FRIDAY_16_OSLO + WEEK;
+  expect((await gateway.schedules.tick()).fired).toHaveLength(1);
+  await gateway.schedules.idle();
+  const [deniedFail] = await gateway.receipts.query({ tool: "schedule.failed" });
+  expect(deniedFail?.error).toStartWith("ability deploy run ability_");
+  expect(deniedFail?.error).toContain(" denied: ");
+  expect(ran.filter((r) => r.what.startsWith("deploy.run"))).toHaveLength(1);
+
+  // The ability is gone by the next occurrence: failed, naming it.
+  rmSync(folder, { recursive: true });
+  clock.t = FRIDAY_16_OSLO + 2 * WEEK;
+  expect((await gateway.schedules.tick()).fired).toHaveLength(1);
+  await gateway.schedules.idle();
+  const failed = await gateway.receipts.query({ tool: "schedule.failed" });
+  expect(failed.map((r) => r.error)).toContain('no ability "deploy" (abilities: none; see docs/abilities.md)');
+  const history = await service.history(s.id);
+  expect(history.map((o) => o.status)).toEqual(["failed", "failed", "succeeded"]);
+  expect((await service.get(s.id))?.failures).toBe(2);
+}, 30_000);
