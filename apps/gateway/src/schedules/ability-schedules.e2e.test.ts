@@ -1,6 +1,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { textTurn, toolUseTurn } from "@openassistant/testkit";
+import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { DEPLOY, deployTools } from "../../test/abilities-deploy.ts";
 import { type Harness, startHarness } from "../../test/harness.ts";
 
@@ -97,4 +99,42 @@ test("an ability schedule (every Friday 16:00 Oslo): bad inputs and an unknown a
   const history = await service.history(s.id);
   expect(history.map((o) => o.status)).toEqual(["failed", "failed", "succeeded"]);
   expect((await service.get(s.id))?.failures).toBe(2);
+}, 30_000);
+
+test("the model's tools.schedules.create of an ability: the card shows the ability and its inputs; no ceiling from the creating turn (the ability's own limit), so its steps run at the occurrence", async () => {
+  const clock = { t: Date.parse("2026-11-26T12:00:00Z"), now: () => clock.t };
+  const ran: Array<{ what: string; at: number }> = [];
+  const dir = makeTempDir("oa-ability-schedule-");
+  mkdirSync(join(dir, ".openassistant", "abilities", "deploy"), { recursive: true });
+  writeFileSync(join(dir, ".openassistant", "abilities", "deploy", "ability.yaml"), DEPLOY);
+  h = await startHarness({ dir, tools: deployTools(ran), gateway: { clock, scheduleTools: true } });
+  const gateway = h.gateway;
+  const cards: Array<{ tool: string; summary: string }> = [];
+  gateway.approvals.subscribe((e) => {
+    if (e.type !== "requested") return;
+    cards.push({ tool: e.request.toolPath, summary: e.request.summary });
+    void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+  });
+  const code = `await tools.ci.status({ ref: "main" });
+return await tools.schedules.create({ name: "release", cron: "0 16 * * 5", timeZone: "Europe/Oslo", ability: "deploy", inputs: { version: "v1.2.3" } });`;
+  h.api.script([toolUseTurn({ id: "toolu_1", name: "execute", input: { code } }), textTurn("Scheduled.")]);
+  const created = await gateway.handleMessage({
+    sessionKey: "terminal",
+    surface: "terminal",
+    userId: "ann",
+    text: "release every Friday",
+  });
+  expect(created.text).toBe("Scheduled.");
+  const card = cards.find((c) => c.tool === "schedules.create")!;
+  expect(card.summary).toContain('Runs: the ability deploy with inputs {"version":"v1.2.3"} in this conversation');
+  expect(card.summary).toContain("Tools it may call: its steps' tools (the ability's own limit)");
+  expect(card.summary).toContain("Next fire times: Fri 2026-11-27 16:00 (Europe/Oslo, UTC+01:00)");
+  const [s] = await gateway.schedules.service.list();
+  expect([s?.createdBy, s?.ceiling]).toEqual(["ann", undefined]);
+
+  clock.t = FRIDAY_16_OSLO;
+  expect((await gateway.schedules.tick()).fired).toHaveLength(1);
+  await gateway.schedules.idle();
+  expect((await gateway.schedules.service.history(s!.id)).map((o) => o.status)).toEqual(["succeeded"]);
+  expect(ran.filter((r) => r.what.startsWith("deploy.run"))).toHaveLength(1);
 }, 30_000);
