@@ -1,10 +1,11 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { textTurn, toolUseTurn } from "@openassistant/testkit";
+import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { DEPLOY, deployTools } from "../../test/abilities-deploy.ts";
-import { type Harness, startHarness } from "../../test/harness.ts";
+import { type Harness, startHarness, TEST_API_KEY } from "../../test/harness.ts";
+import { createGateway } from "../gateway.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -137,4 +138,44 @@ return await tools.schedules.create({ name: "release", cron: "0 16 * * 5", timeZ
   await gateway.schedules.idle();
   expect((await gateway.schedules.service.history(s!.id)).map((o) => o.status)).toEqual(["succeeded"]);
   expect(ran.filter((r) => r.what.startsWith("deploy.run"))).toHaveLength(1);
+}, 30_000);
+
+test("config.jsonc: an ability schedule is declared at start; one naming an unknown ability or bad inputs is logged naming it and left out", async () => {
+  const dir = makeTempDir("oa-config-ability-schedules-");
+  mkdirSync(join(dir, ".openassistant", "abilities", "deploy"), { recursive: true });
+  writeFileSync(join(dir, ".openassistant", "abilities", "deploy", "ability.yaml"), DEPLOY);
+  writeFileSync(
+    join(dir, ".openassistant", "config.jsonc"),
+    `{
+      "schedules": [
+        { "id": "release", "name": "release", "cron": "0 16 * * 5", "timeZone": "Europe/Oslo",
+          "ability": "deploy", "inputs": { "version": "v1.2.3" }, "conversation": "terminal" },
+        { "id": "ghost", "name": "ghost", "every": "1h", "ability": "ghost", "conversation": "terminal" },
+        { "id": "bad", "name": "bad", "every": "1h", "ability": "deploy", "inputs": { "version": "x" }, "conversation": "terminal" }
+      ]
+    }`,
+  );
+  const api = await startFakeAnthropic();
+  const logs: string[] = [];
+  const gateway = await createGateway({
+    cwd: dir,
+    env: { ANTHROPIC_API_KEY: TEST_API_KEY, OPENASSISTANT_ANTHROPIC_BASE_URL: api.url },
+    configDir: join(dir, "config"),
+    clock: { now: () => Date.parse("2026-11-26T12:00:00Z") },
+    log: (line) => logs.push(line),
+  });
+  try {
+    const listed = await gateway.schedules.service.list();
+    expect(listed.map((s) => [s.id, s.target])).toEqual([
+      ["release", { ability: "deploy", inputs: { version: "v1.2.3" }, conversation: "terminal" }],
+    ]);
+    const refused = logs.filter((l) => l.startsWith("config: schedules["));
+    expect(refused).toEqual([
+      'config: schedules[1] (ghost).ability: no ability "ghost" (abilities: deploy; see docs/abilities.md); that schedule is left out',
+      'config: schedules[2] (bad).inputs: ability "deploy": version: must match ^v\\d+\\.\\d+\\.\\d+$; that schedule is left out',
+    ]);
+  } finally {
+    await gateway.shutdown();
+    await api.close();
+  }
 }, 30_000);
