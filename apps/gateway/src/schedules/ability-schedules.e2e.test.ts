@@ -55,7 +55,7 @@ test("an ability schedule (every Friday 16:00 Oslo): bad inputs and an unknown a
   let answer: "approved" | "denied" = "approved";
   gateway.approvals.subscribe((e) => {
     if (e.type !== "requested") return;
-    gates.push({ requestedBy: e.request.requestedBy, summary: e.request.summary });
+    gates.push({ requestedBy: e.request.requestedBy, summary: e.request.summary ?? "" });
     void gateway.approvals.decide(e.request.callId, {
       decision: answer,
       by: "operator-1",
@@ -113,7 +113,7 @@ test("the model's tools.schedules.create of an ability: the card shows the abili
   const cards: Array<{ tool: string; summary: string }> = [];
   gateway.approvals.subscribe((e) => {
     if (e.type !== "requested") return;
-    cards.push({ tool: e.request.toolPath, summary: e.request.summary });
+    cards.push({ tool: e.request.toolPath, summary: e.request.summary ?? "" });
     void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
   });
   const code = `await tools.ci.status({ ref: "main" });
