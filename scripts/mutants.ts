@@ -5351,6 +5351,12 @@ export const MUTANTS: readonly Mutant[] = [
         "",
         "an ability schedule's run is asked for by nobody: its cards do not name the schedule and its ceiling never applies",
       ],
+      [
+        "ability-schedule-not-cancelled",
+        'else signal.addEventListener("abort", cancel, { once: true });',
+        "",
+        "an ability schedule's run waiting at its gate is not cancelled at the next occurrence: the occurrence never ends",
+      ],
     ],
   ),
   ...m(

@@ -179,3 +179,65 @@ test("config.jsonc: an ability schedule is declared at start; one naming an unkn
     await api.close();
   }
 }, 30_000);
+
+test("an ability run still waiting at its gate is cancelled at the schedule's next occurrence (schedule.failed); a `tools` given limits the steps too (denied by plugin:schedules)", async () => {
+  const clock = { t: Date.parse("2026-11-26T12:00:00Z"), now: () => clock.t };
+  const ran: Array<{ what: string; at: number }> = [];
+  h = await startHarness({ tools: deployTools(ran), gateway: { clock } });
+  const gateway = h.gateway;
+  mkdirSync(join(h.dir, ".openassistant", "abilities", "deploy"), { recursive: true });
+  writeFileSync(join(h.dir, ".openassistant", "abilities", "deploy", "ability.yaml"), DEPLOY);
+  const ctx = { origin: "cli", createdBy: "cli" } as const;
+  const hourly = await gateway.schedules.service.create(
+    {
+      name: "hourly",
+      cron: "0 * * * *",
+      timeZone: "UTC",
+      ability: "deploy",
+      inputs: { version: "v1.0.0" },
+      conversation: "terminal",
+    },
+    ctx,
+  );
+  let approving = false;
+  const firstGate = Promise.withResolvers<void>();
+  gateway.approvals.subscribe((e) => {
+    if (e.type !== "requested") return;
+    firstGate.resolve();
+    if (approving) void gateway.approvals.decide(e.request.callId, { decision: "approved", by: "operator-1" });
+  });
+  clock.t = Date.parse("2026-11-26T13:00:00Z");
+  await gateway.schedules.tick();
+  await firstGate.promise; // nobody answers it
+  approving = true;
+  await gateway.schedules.service.remove(hourly.id); // the next occurrence only ends this one
+  clock.t = Date.parse("2026-11-26T14:00:00Z");
+  await gateway.schedules.tick();
+  await gateway.schedules.idle();
+  const [occurrence] = await gateway.schedules.service.history(hourly.id);
+  expect(occurrence?.status).toBe("failed");
+  expect(occurrence?.detail).toContain(" cancelled: step approve: the next occurrence of the schedule is due");
+  expect((await gateway.abilities!.get(occurrence!.turnId!))?.status).toBe("cancelled");
+  expect(ran.filter((r) => r.what.startsWith("deploy.run"))).toHaveLength(0);
+
+  // Limited to CI and the gate: the deploy step is denied by the schedule's ceiling.
+  const limited = await gateway.schedules.service.create(
+    {
+      name: "limited",
+      at: "2026-11-26T15:00:00Z",
+      ability: "deploy",
+      inputs: { version: "v1.0.0" },
+      conversation: "terminal",
+      tools: ["ci.*", "abilities.gate"],
+    },
+    ctx,
+  );
+  clock.t = Date.parse("2026-11-26T15:00:00Z");
+  await gateway.schedules.tick();
+  await gateway.schedules.idle();
+  const [limitedRun] = await gateway.schedules.service.history(limited.id);
+  expect(limitedRun?.status).toBe("failed");
+  const denied = await gateway.receipts.query({ tool: "deploy.run", phase: "denied" });
+  expect(denied.map((r) => r.decidedBy)).toEqual(["plugin:schedules"]);
+  expect(ran.filter((r) => r.what.startsWith("deploy.run"))).toHaveLength(0);
+}, 30_000);
