@@ -5487,4 +5487,59 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #33 ability schedules
+  ...m(
+    "apps/gateway/src/schedules/ability-fire.ts",
+    ["apps/gateway/src/schedules/ability-schedules.e2e.test.ts"],
+    [
+      [
+        "ability-schedule-denied-counts-done",
+        'const ok = run.status === "completed";',
+        'const ok = run.status !== "failed";',
+        "an ability schedule's occurrence whose gate was denied is recorded done (schedule.fired succeeded) instead of failed",
+      ],
+      [
+        "ability-schedule-run-anonymous",
+        "requestedBy: scheduleRequester(s.id),",
+        "",
+        "an ability schedule's run is asked for by nobody: its cards do not name the schedule and its ceiling never applies",
+      ],
+      [
+        "ability-schedule-not-cancelled",
+        'else signal.addEventListener("abort", cancel, { once: true });',
+        "",
+        "an ability schedule's run waiting at its gate is not cancelled at the next occurrence: the occurrence never ends",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/schedules/input.ts",
+    ["apps/gateway/src/schedules/ability-schedules.e2e.test.ts"],
+    [
+      [
+        "ability-schedule-unchecked",
+        "abilityProblem(input.ability!, inputs, ctx.abilities, field);",
+        "",
+        "an ability schedule naming an unknown ability or bad inputs is created; it fails at every occurrence",
+      ],
+      [
+        "ability-schedule-turn-ceiling",
+        '("ability" in target ? undefined : ctx.usedTools)',
+        "ctx.usedTools",
+        "a model's ability schedule takes the creating turn's tools as its ceiling: the ability's steps are denied at every occurrence",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/schedules/receipts.ts",
+    ["apps/gateway/src/schedules/ability-schedules.e2e.test.ts"],
+    [
+      [
+        "ability-schedule-receipt-no-run",
+        "outputPreview: turn.abilityRunId",
+        "outputPreview: false",
+        "an ability schedule's success receipt names no ability run or step runs (it says a turn answered)",
+      ],
+    ],
+  ),
 ];

@@ -1,9 +1,11 @@
 import { newId } from "@openassistant/core/db";
 import type { ReceiptLog, ReceiptReader } from "@openassistant/core/receipts";
 import { cutText } from "@openassistant/core/text";
+import type { AbilityService } from "@openassistant/core/abilities";
 import type { Conversations } from "../conversations/service.ts";
 import type { EventBus } from "../events/bus.ts";
 import type { SessionStore } from "../sessions/store.ts";
+import { fireAbility } from "./ability-fire.ts";
 import { scheduleOf, scheduleRequester } from "./ceiling.ts";
 import type { configScheduleSchema } from "./input.ts";
 import { createScheduler, type Scheduler } from "./scheduler.ts";
@@ -40,6 +42,8 @@ export interface GatewaySchedulesDeps {
   /** Schedules whose ceilings stay set (their runs resumed at start: `holdResumedCeilings`). */
   readonly pinned?: ReadonlySet<string>;
   readonly config: ReadonlyArray<z.infer<typeof configScheduleSchema>>;
+  /** #32: the abilities an ability schedule starts (absent: ability schedules are refused, and fail at fire time). */
+  readonly abilities?: Pick<AbilityService, "list" | "start" | "cancel">;
   readonly log: (line: string) => void;
 }
 
@@ -60,8 +64,16 @@ export function scheduledText(s: Schedule, at: number): string {
 /** Opens the schedules: declares the config's, starts the scheduler (and its timer, unless a clock is given). */
 export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<GatewaySchedules> {
   const now = deps.clock ? () => deps.clock!.now() : Date.now;
-  const service = createSchedules({ store: deps.store, receipts: deps.receipts, now });
+  const abilities = deps.abilities;
+  const service = createSchedules({
+    store: deps.store,
+    receipts: deps.receipts,
+    now,
+    ...(abilities ? { abilities: async () => (await abilities.list()).abilities } : {}),
+  });
   for (const line of await service.declareConfig(deps.config)) deps.log(`config: ${line}; that schedule is left out`);
+  // The model's card of an ability schedule checks against the abilities read here (and at each creation).
+  await service.loadAbilities().catch((e: unknown) => deps.log(`schedules: reading abilities failed: ${String(e)}`));
   // The ceiling is in the hook set only while an occurrence's turn runs (ceiling.ts): counted per schedule.
   const firing = new Map<string, number>();
   async function withCeiling<T>(s: Schedule, work: () => Promise<T>): Promise<T> {
@@ -84,12 +96,14 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
     now,
     gatewayId: newId("gw"),
     async sessionOf(s) {
-      if (!("prompt" in s.target)) return undefined;
       return (await deps.sessions.getOrCreate(s.target.conversation, surfaceOf(s.target.conversation))).id;
     },
     async fire({ schedule: s, at, signal }) {
-      if (!("prompt" in s.target)) throw new Error("abilities are not available in this build");
       const key = s.target.conversation;
+      if (!("prompt" in s.target)) {
+        const sessionId = (await deps.sessions.getOrCreate(key, surfaceOf(key))).id;
+        return withCeiling(s, () => fireAbility(abilities, s, sessionId, signal));
+      }
       const outcome = await withCeiling(s, () =>
         deps.conversations.handleMessage({
           sessionKey: key,
@@ -122,7 +136,6 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
       };
     },
     async alert(s, text) {
-      if (!("prompt" in s.target)) return;
       const key = s.target.conversation;
       deps.events.emit({
         type: "schedule.alert",

@@ -1,3 +1,4 @@
+import { checkAbilityInputs } from "@openassistant/core/abilities";
 import { z } from "zod";
 import { MISSED_POLICIES, type ScheduleDefinition, type ScheduleOrigin, type Target, type When } from "./types.ts";
 import { fireTimes, parseDuration, ScheduleInputError } from "./when.ts";
@@ -20,8 +21,11 @@ export const scheduleInputShape = {
     .string()
     .optional()
     .describe("The conversation the prompt runs in (session key); default: this conversation"),
-  ability: z.string().optional().describe("An ability to run instead of a prompt (not available in this build)"),
-  inputs: z.record(z.string(), z.unknown()).optional().describe("The ability's inputs"),
+  ability: z
+    .string()
+    .optional()
+    .describe("An ability to run instead of a prompt (its run starts in the conversation; see abilities)"),
+  inputs: z.record(z.string(), z.unknown()).optional().describe("The ability's inputs (checked against its schema)"),
   missed: z
     .enum(["skip", "once", "all"])
     .optional()
@@ -54,8 +58,11 @@ export function hostTimeZone(): string {
 
 export const DEFAULT_GRACE = "1h";
 
-/** Text abilities are refused with until abilities (#32) exist in this build. */
-export const NO_ABILITIES = "abilities are not available in this build; schedule a prompt instead";
+/** Text an ability target is refused with where the gateway has no abilities (their store could not be opened). */
+export const NO_ABILITIES = "abilities are not available in this gateway; schedule a prompt instead";
+
+/** The abilities a schedule may name, as last loaded (name → its input schema): the checks are synchronous, like the card. */
+export type AbilityCatalog = ReadonlyMap<string, { readonly inputSchema: z.ZodObject }>;
 
 export interface DefinitionContext {
   readonly id: string;
@@ -66,6 +73,8 @@ export interface DefinitionContext {
   readonly conversation?: string;
   /** The tools the creating turn used: the ceiling when the input gives none (model-created schedules). */
   readonly usedTools?: readonly string[];
+  /** The abilities an ability target may name; absent: ability targets are refused (`NO_ABILITIES`). */
+  readonly abilities?: AbilityCatalog;
 }
 
 /**
@@ -79,7 +88,9 @@ export function toDefinition(input: ScheduleInput, ctx: DefinitionContext, where
     const timeZone = input.timeZone ?? hostTimeZone();
     const target = targetOf(input, ctx, field);
     const graceMs = parseDuration(input.grace ?? DEFAULT_GRACE, field("grace"));
-    const ceiling = input.tools ?? ctx.usedTools;
+    // An ability's run is held to its steps' tools by the ability's own enforcement: no default
+    // ceiling from the creating turn (it would deny the steps); `tools`, when given, limits it further.
+    const ceiling = input.tools ?? ("ability" in target ? undefined : ctx.usedTools);
     const definition: ScheduleDefinition = {
       id: ctx.id,
       name: input.name,
@@ -119,14 +130,35 @@ function whenOf(input: ScheduleInput, field: (n: string) => string): When {
 function targetOf(input: ScheduleInput, ctx: DefinitionContext, field: (n: string) => string): Target {
   if (input.ability !== undefined && input.prompt !== undefined)
     throw new ScheduleInputError(`${field("ability")}: give a prompt or an ability, not both`);
-  if (input.ability !== undefined) throw new ScheduleInputError(`${field("ability")}: ${NO_ABILITIES}`);
-  if (input.prompt === undefined) throw new ScheduleInputError(`${field("prompt")}: say what runs: a prompt`);
+  if (input.ability === undefined && input.prompt === undefined)
+    throw new ScheduleInputError(`${field("prompt")}: say what runs: a prompt or an ability`);
   const conversation = input.conversation ?? ctx.conversation;
   if (!conversation)
     throw new ScheduleInputError(
-      `${field("conversation")}: name the conversation the prompt runs in (a session key such as discord:dm:<user id>, discord:thread:<id> or terminal)`,
+      `${field("conversation")}: name the conversation the ${input.ability === undefined ? "prompt" : "ability"} runs in (a session key such as discord:dm:<user id>, discord:thread:<id> or terminal)`,
     );
-  return { prompt: input.prompt, conversation };
+  if (input.prompt !== undefined) return { prompt: input.prompt, conversation };
+  const inputs = input.inputs ?? {};
+  abilityProblem(input.ability!, inputs, ctx.abilities, field);
+  return { ability: input.ability!, inputs, conversation };
+}
+
+/** An ability target must name a loaded ability and give inputs its schema accepts (the error names the input). */
+function abilityProblem(
+  name: string,
+  inputs: Readonly<Record<string, unknown>>,
+  abilities: AbilityCatalog | undefined,
+  field: (n: string) => string,
+): void {
+  if (!abilities) throw new ScheduleInputError(`${field("ability")}: ${NO_ABILITIES}`);
+  const ability = abilities.get(name);
+  if (!ability)
+    throw new ScheduleInputError(
+      `${field("ability")}: no ability "${name}" (abilities: ${[...abilities.keys()].join(", ") || "none"}; see docs/abilities.md)`,
+    );
+  const checked = checkAbilityInputs(ability.inputSchema, inputs);
+  if (!checked.ok)
+    throw new ScheduleInputError(`${field("inputs")}: ability "${name}": ${checked.problems.join("; ")}`);
 }
 
 export { MISSED_POLICIES };

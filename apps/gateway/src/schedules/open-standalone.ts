@@ -2,6 +2,7 @@ import { connectPostgres, checkPostgres, openDatabase } from "@openassistant/cor
 import type { ReceiptLog } from "@openassistant/core/receipts";
 import type { ChosenStorage } from "../storage/index.ts";
 import { createPgScheduleStore } from "./postgres/store.ts";
+import type { AbilityCatalog } from "./input.ts";
 import { createSchedules, type Schedules } from "./service.ts";
 import { createSqliteScheduleStore } from "./sqlite/store.ts";
 
@@ -13,6 +14,8 @@ import { createSqliteScheduleStore } from "./sqlite/store.ts";
 export async function openStandaloneSchedules(
   storage: ChosenStorage,
   keyDir: string,
+  /** The abilities an ability schedule may name (the project's); absent: ability targets are refused. */
+  abilities?: () => Promise<AbilityCatalog>,
 ): Promise<{ schedules: Schedules; close(): Promise<void> }> {
   const receipts = await storage.backend.openReceipts(storage.location, keyDir);
   const log: Pick<ReceiptLog, "stage" | "durable"> = receipts.receipts;
@@ -22,7 +25,7 @@ export async function openStandaloneSchedules(
       await checkPostgres(sql, storage.location);
       const store = await createPgScheduleStore(sql);
       return {
-        schedules: createSchedules({ store, receipts: log, now: Date.now }),
+        schedules: createSchedules({ store, receipts: log, now: Date.now, ...(abilities ? { abilities } : {}) }),
         async close() {
           await receipts.close();
           await sql.close();
@@ -31,7 +34,12 @@ export async function openStandaloneSchedules(
     }
     const db = openDatabase(storage.location);
     return {
-      schedules: createSchedules({ store: createSqliteScheduleStore(db), receipts: log, now: Date.now }),
+      schedules: createSchedules({
+        store: createSqliteScheduleStore(db),
+        receipts: log,
+        now: Date.now,
+        ...(abilities ? { abilities } : {}),
+      }),
       async close() {
         await receipts.close();
         db.close();

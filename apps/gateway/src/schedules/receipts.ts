@@ -14,7 +14,7 @@ export function occurrenceCallId(scheduleId: string, at: number): string {
 export function describeTarget(s: Pick<ScheduleDefinition, "target">): string {
   const t = s.target;
   if ("prompt" in t) return `the prompt "${t.prompt}" in ${t.conversation}`;
-  return `the ability ${t.ability}`;
+  return `the ability ${t.ability} with inputs ${JSON.stringify(t.inputs)} in ${t.conversation}`;
 }
 
 const base = (kind: ScheduleReceiptKind) =>
@@ -67,20 +67,26 @@ export function firedReceipt(s: Schedule, at: number, runId: string, sessionId: 
   } satisfies ReceiptDraft;
 }
 
-/** `schedule.fired` (succeeded): the success receipt that makes an occurrence done, naming the turn and the runs it started. */
+/**
+ * `schedule.fired` (succeeded): the success receipt that makes an occurrence done, naming the turn
+ * and the runs it started, or the ability run and its step runs.
+ */
 export function succeededReceipt(
   s: Schedule,
   at: number,
   runId: string,
   sessionId: string | undefined,
-  turn: { turnId: string; runIds: readonly string[] },
+  turn: { turnId: string; abilityRunId?: string; runIds: readonly string[] },
   durationMs: number,
 ) {
+  const runs = turn.runIds.length ? turn.runIds.join(", ") : "none";
   return {
     ...base("fired"),
     ...occurrence(s, at, runId, sessionId),
     phase: "succeeded",
-    outputPreview: `turn ${turn.turnId} answered; runs: ${turn.runIds.length ? turn.runIds.join(", ") : "none"}`,
+    outputPreview: turn.abilityRunId
+      ? `ability run ${turn.abilityRunId} completed; step runs: ${runs}`
+      : `turn ${turn.turnId} answered; runs: ${runs}`,
     durationMs,
   } satisfies ReceiptDraft;
 }

@@ -17,11 +17,15 @@ export interface FireRequest {
   readonly signal: AbortSignal;
 }
 
-/** How the occurrence's turn ended. */
+/** How the occurrence's turn (or ability run) ended. */
 export interface FireResult {
+  /** The prompt's turn ("" for an ability target). */
   readonly turnId: string;
+  /** An ability target's run. */
+  readonly abilityRunId?: string;
+  /** The code runs the turn started, or the ability's step runs. */
   readonly runIds: readonly string[];
-  /** The turn answered (its stop reason `answered`). */
+  /** The turn answered (its stop reason `answered`), or the ability's run completed. */
   readonly ok: boolean;
   /** Why not, when not. */
   readonly error?: string;
@@ -109,7 +113,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         r.controller.abort(`the next occurrence of the schedule is due (${key})`);
     if (closed) return { fired, skipped };
     for (const s of await deps.store.list()) {
-      if (!("prompt" in s.target)) continue;
       try {
         await handleSchedule(s, now, fired, skipped);
       } catch (e) {
@@ -184,7 +187,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (result.ok) {
         deps.receipts.stage(succeededReceipt(s, at, runId, sessionId, result, took));
         await deps.receipts.durable();
-        await deps.store.finish(s.id, at, { status: "succeeded", finishedAt, turnId: result.turnId });
+        await deps.store.finish(s.id, at, {
+          status: "succeeded",
+          finishedAt,
+          turnId: result.turnId || result.abilityRunId!,
+        });
         await deps.store.progress(s.id, { failures: 0, backoffUntil: null, lastOutcome: "succeeded", lastAt: at });
         return;
       }
@@ -194,7 +201,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       await deps.store.finish(s.id, at, {
         status: "failed",
         finishedAt,
-        ...(result.turnId ? { turnId: result.turnId } : {}),
+        ...(result.turnId || result.abilityRunId ? { turnId: result.turnId || result.abilityRunId! } : {}),
         detail: error,
       });
       const latest = (await deps.store.get(s.id)) ?? s;

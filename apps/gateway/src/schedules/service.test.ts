@@ -48,7 +48,7 @@ test("the card's text: cron, time zone, the next three fire times in that zone, 
   db.close();
 });
 
-test("bad input names the field and says what to write; an ability target is refused in this build", async () => {
+test("bad input names the field and says what to write; an ability target is refused without abilities", async () => {
   const { schedules, db } = open();
   const bad = (input: Record<string, unknown>) =>
     schedules.create({ name: "x", prompt: "p", conversation: "terminal", ...input }, ctx).then(
@@ -77,9 +77,9 @@ test("bad input names the field and says what to write; an ability target is ref
   );
   expect(
     await schedules
-      .create({ name: "release", cron: "0 16 * * 5", ability: "release", inputs: {} }, ctx)
+      .create({ name: "release", cron: "0 16 * * 5", ability: "release", inputs: {}, conversation: "terminal" }, ctx)
       .catch((e: Error) => e.message),
-  ).toBe("ability: abilities are not available in this build; schedule a prompt instead");
+  ).toBe("ability: abilities are not available in this gateway; schedule a prompt instead");
   expect(await schedules.list()).toEqual([]);
   db.close();
 });

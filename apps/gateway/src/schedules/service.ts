@@ -1,6 +1,12 @@
 import { newId } from "@openassistant/core/db";
 import type { ReceiptLog } from "@openassistant/core/receipts";
-import { type configScheduleSchema, type DefinitionContext, type ScheduleInput, toDefinition } from "./input.ts";
+import {
+  type AbilityCatalog,
+  type configScheduleSchema,
+  type DefinitionContext,
+  type ScheduleInput,
+  toDefinition,
+} from "./input.ts";
 import { createdReceipt } from "./receipts.ts";
 import type { ScheduleStore } from "./store.ts";
 import type { Occurrence, Schedule, ScheduleDefinition } from "./types.ts";
@@ -15,7 +21,7 @@ export interface ScheduleView extends Schedule {
   readonly next: readonly number[];
 }
 
-export type CreateContext = Omit<DefinitionContext, "id" | "createdAt"> & {
+export type CreateContext = Omit<DefinitionContext, "id" | "createdAt" | "abilities"> & {
   /** The tool call that created it (the model's `schedules.create`), named in its `schedule.created` receipt. */
   readonly byCall?: string;
 };
@@ -24,6 +30,8 @@ export type CreateContext = Omit<DefinitionContext, "id" | "createdAt"> & {
 export interface Schedules {
   /** What `create` would make, with its next fire times (the approval card shows them); throws a `ScheduleInputError`. */
   preview(input: ScheduleInput, ctx: CreateContext): { definition: ScheduleDefinition; next: readonly number[] };
+  /** Reads the abilities again (the card of an ability schedule checks against the last read). */
+  loadAbilities(): Promise<void>;
   /** Creates it and records `schedule.created`. */
   create(input: ScheduleInput, ctx: CreateContext): Promise<ScheduleView>;
   list(options?: { readonly removed?: boolean }): Promise<ScheduleView[]>;
@@ -42,20 +50,34 @@ export interface SchedulesDeps {
   readonly store: ScheduleStore;
   readonly receipts: Pick<ReceiptLog, "stage" | "durable">;
   readonly now: () => number;
+  /**
+   * Loads the abilities an ability target may name (read again at each creation and config
+   * declaration; the card reads the last load). Absent: ability targets are refused.
+   */
+  readonly abilities?: () => Promise<AbilityCatalog>;
 }
 
 export function createSchedules(deps: SchedulesDeps): Schedules {
   const { store, receipts, now } = deps;
+  let catalog: AbilityCatalog | undefined = deps.abilities ? new Map() : undefined;
+  async function loadCatalog(): Promise<void> {
+    if (deps.abilities) catalog = await deps.abilities();
+  }
 
   function view(s: Schedule): ScheduleView {
-    if (s.paused || s.removedAt !== undefined || !("prompt" in s.target)) return { ...s, next: [] };
+    if (s.paused || s.removedAt !== undefined) return { ...s, next: [] };
     const times = fireTimes(s.when, s.timeZone, s.createdAt);
     return { ...s, next: nextFireTimes(times, Math.max(now(), s.checkedThrough), NEXT_SHOWN) };
   }
 
   function preview(input: ScheduleInput, ctx: CreateContext) {
     const createdAt = now();
-    const definition = toDefinition(input, { ...ctx, id: newId("sch"), createdAt });
+    const definition = toDefinition(input, {
+      ...ctx,
+      id: newId("sch"),
+      createdAt,
+      ...(catalog ? { abilities: catalog } : {}),
+    });
     const next = nextFireTimes(fireTimes(definition.when, definition.timeZone, createdAt), createdAt, NEXT_SHOWN);
     return { definition, next };
   }
@@ -67,7 +89,9 @@ export function createSchedules(deps: SchedulesDeps): Schedules {
 
   return {
     preview,
+    loadAbilities: loadCatalog,
     async create(input, ctx) {
+      if (input.ability !== undefined) await loadCatalog();
       const { definition } = preview(input, ctx);
       await store.add(definition);
       await record(definition, ctx.byCall);
@@ -85,6 +109,7 @@ export function createSchedules(deps: SchedulesDeps): Schedules {
     remove: (id) => store.remove(id, now()),
     async declareConfig(entries) {
       const refused: string[] = [];
+      if (entries.some((e) => e.ability !== undefined)) await loadCatalog();
       const declared = new Set<string>();
       for (const [i, entry] of entries.entries()) {
         const { id, paused, ...input } = entry;
@@ -92,7 +117,13 @@ export function createSchedules(deps: SchedulesDeps): Schedules {
         try {
           const definition = toDefinition(
             input,
-            { id, createdBy: "config", origin: "config", createdAt: existing?.createdAt ?? now() },
+            {
+              id,
+              createdBy: "config",
+              origin: "config",
+              createdAt: existing?.createdAt ?? now(),
+              ...(catalog ? { abilities: catalog } : {}),
+            },
             `schedules[${i}] (${id})`,
           );
           await store.declare(definition);

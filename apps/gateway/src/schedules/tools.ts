@@ -55,15 +55,14 @@ export function scheduleToolBinding(): ScheduleToolBinding {
     if (!turn.conversation) return [];
     return (await bound().schedules.list()).filter(
       (s) =>
-        ("prompt" in s.target && s.target.conversation === turn.conversation) ||
-        (turn.createdBy !== "model" && s.createdBy === turn.createdBy),
+        s.target.conversation === turn.conversation || (turn.createdBy !== "model" && s.createdBy === turn.createdBy),
     );
   }
 
   const namespace: ToolTree = {
     create: defineTool({
       description:
-        "Schedule the assistant to act later: a prompt run as a turn in this conversation at a time (`at`), on a cron pattern (`cron`) or every interval (`every`), in an IANA time zone. Its runs may call only the tools this turn used unless `tools` lists others. Needs a person's approval; returns the schedule with its next fire times.",
+        "Schedule the assistant to act later: a prompt run as a turn in this conversation (or an `ability` run with its `inputs`) at a time (`at`), on a cron pattern (`cron`) or every interval (`every`), in an IANA time zone. A prompt's runs may call only the tools this turn used unless `tools` lists others. Needs a person's approval; returns the schedule with its next fire times.",
       approval: "required",
       args: z.object(scheduleInputShape),
       previewInput: (input: ScheduleInput) => cardText(input, bound().schedules),
@@ -115,12 +114,19 @@ export function cardText(input: ScheduleInput, schedules: Pick<Schedules, "previ
       `Time zone: ${d.timeZone}`,
       `Next fire times: ${next.length ? next.map((t) => formatInZone(t, d.timeZone)).join("; ") : "none"}`,
       `Runs: ${describeTarget(d)}`,
-      `Tools it may call: ${input.tools ? input.tools.join(", ") || "none" : "the tools this turn used"}`,
+      `Tools it may call: ${toolsLine(input, "ability" in d.target)}`,
       `Missed while down: ${d.missed} (grace ${input.grace ?? "1h"})`,
     ].join("\n");
   } catch (e) {
     return `This schedule is not valid: ${e instanceof Error ? e.message : String(e)}`;
   }
+}
+
+/** The card's ceiling line: an ability's run is held to its steps' tools, and to `tools` when given. */
+function toolsLine(input: ScheduleInput, ability: boolean): string {
+  const listed = input.tools ? input.tools.join(", ") || "none" : undefined;
+  if (!ability) return listed ?? "the tools this turn used";
+  return listed ? `its steps' tools, only among ${listed}` : "its steps' tools (the ability's own limit)";
 }
 
 /** What the model sees of a schedule. */

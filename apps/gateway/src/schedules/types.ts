@@ -1,7 +1,7 @@
 /**
  * Schedules (#33, docs/schedules.md): the assistant acts at a time. A schedule says *when*
  * (`cron`, a one-shot `at`, or an interval `every`) in an IANA time zone, *what* runs (a prompt in a
- * conversation; abilities are designed for but refused in this build), what happens to occurrences
+ * conversation, or an ability run started there), what happens to occurrences
  * missed while no gateway ran, and which tools its runs may call.
  */
 
@@ -14,14 +14,19 @@ export type When =
   /** Every interval (`30s`, `15m`, `2h`, `1d`), counted from the schedule's creation. */
   | { readonly every: string };
 
-/** What a fire runs: a prompt as a turn in a conversation, or (designed, not in this build) an ability. */
+/** What a fire runs: a prompt as a turn in a conversation, or an ability's run in a conversation (#32). */
 export type Target =
   | {
       readonly prompt: string;
       /** The conversation's session key (`discord:thread:<id>`, `discord:dm:<user>`, `terminal`). */
       readonly conversation: string;
     }
-  | { readonly ability: string; readonly inputs?: Readonly<Record<string, unknown>> };
+  | {
+      readonly ability: string;
+      readonly inputs: Readonly<Record<string, unknown>>;
+      /** The conversation the run belongs to (its end is posted there; alerts go there). */
+      readonly conversation: string;
+    };
 
 /** Occurrences missed while no gateway ran: skip them all, run the newest once, or run each. */
 export type MissedPolicy = "skip" | "once" | "all";
@@ -80,7 +85,7 @@ export interface Occurrence {
   readonly claimedBy: string;
   readonly claimedAt: number;
   readonly finishedAt?: number;
-  /** The turn it started, when it fired. */
+  /** The turn it started, when it fired (an ability schedule: the ability run). */
   readonly turnId?: string;
   /** Why it was skipped or failed, or what the turn answered (cut). */
   readonly detail?: string;

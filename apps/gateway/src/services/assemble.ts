@@ -376,6 +376,8 @@ function openGateway(
           ceilings,
           pinned,
           config: loaded?.config.config.schedules ?? [],
+          // #33: ability schedules start their runs here (schedules/ability-fire.ts).
+          ...(abilities ? { abilities: abilities.service } : {}),
           log,
         }),
       (s) => s.close(life.reason),

@@ -1,5 +1,8 @@
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { defineCommand } from "citty";
+import { loadAbilities, parseKeyValues } from "@openassistant/core/abilities";
+import { workspaceDir } from "@openassistant/core/config";
 import { receiptKeyPath } from "@openassistant/core/receipts";
 import { escapeInvisible } from "@openassistant/core/text";
 import { resolveConfigDir } from "../../auth/paths.ts";
@@ -24,6 +27,8 @@ const args = {
   every: { type: "string", description: 'add: an interval ("15m", "2h", "1d")' },
   tz: { type: "string", description: 'add: an IANA time zone ("Europe/Oslo"; default: this machine\'s)' },
   prompt: { type: "string", description: "add: what the assistant is asked at each occurrence" },
+  ability: { type: "string", description: "add: an ability to run instead of a prompt (.openassistant/abilities/)" },
+  input: { type: "string", description: "add: an input of the ability, name=value (repeat --input for each)" },
   conversation: {
     type: "string",
     description: "add: the conversation it runs in (discord:dm:<user id>, discord:thread:<id>, terminal)",
@@ -64,10 +69,16 @@ export const schedulesCommand = defineCommand({
         throw new CliError(
           `No receipt key at ${receiptKeyPath(configDir)}: run this with the same OPENASSISTANT_CONFIG_DIR as the gateway.`,
         );
-      const opened = await openStandaloneSchedules(storage, configDir);
+      // Ability targets are checked against the project's abilities (a plugin's are the running gateway's).
+      const abilitiesDir = join(workspaceDir(cwd), "abilities");
+      const opened = await openStandaloneSchedules(
+        storage,
+        configDir,
+        async () => (await loadAbilities([abilitiesDir])).abilities,
+      );
       try {
         if (action === "list") return await list(opened.schedules, a.json === true);
-        if (action === "add") return await add(opened.schedules, a, a.json === true);
+        if (action === "add") return await add(opened.schedules, { ...a, input: inputsOf(rawArgs) }, a.json === true);
         const changed =
           action === "remove"
             ? await opened.schedules.remove(a.id!)
@@ -98,6 +109,8 @@ async function add(schedules: Schedules, a: Record<string, unknown>, json: boole
     every: a.every,
     timeZone: a.tz,
     prompt: a.prompt,
+    ability: a.ability,
+    inputs: a.input,
     conversation: a.conversation,
     missed: a.missed,
     grace: a.grace,
@@ -124,7 +137,20 @@ async function add(schedules: Schedules, a: Record<string, unknown>, json: boole
   }
 }
 
-const flagOf = (field: string) => (field === "timeZone" ? "tz" : field);
+const flagOf = (field: string) => (field === "timeZone" ? "tz" : field === "inputs" ? "input" : field);
+
+/** Every `--input name=value` (the flag repeats; citty keeps one), as the ability's inputs; undefined without any. */
+function inputsOf(rawArgs: readonly string[]): Record<string, string> | undefined {
+  const words: string[] = [];
+  for (const [i, raw] of rawArgs.entries()) {
+    if (raw.startsWith("--input=")) words.push(raw.slice("--input=".length));
+    else if (raw === "--input" && rawArgs[i + 1] !== undefined) words.push(rawArgs[i + 1]!);
+  }
+  if (words.length === 0) return undefined;
+  const { inputs, problems } = parseKeyValues(words);
+  if (problems.length) throw new CliError(`--input: ${problems.join("; ")}; write --input name=value`);
+  return inputs;
+}
 
 /** One schedule: id, name, when, zone, state, what runs, next fire times, last outcome. */
 export function formatSchedule(s: ScheduleView): string {

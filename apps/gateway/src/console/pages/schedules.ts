@@ -54,7 +54,7 @@ export function scheduleHistoryPage(viewer: Viewer, s: ScheduleView, history: re
     <p>Next fire times: ${s.next.length ? s.next.map((t) => formatInZone(t, s.timeZone)).join("; ") : "none"}</p>
     ${
       rows.length
-        ? html`<table id="history-table"><thead><tr><th>Occurrence</th><th>Outcome</th><th>Receipts' run</th><th>Turn</th><th>Why</th><th>Gateway</th></tr></thead><tbody>${rows}</tbody></table>`
+        ? html`<table id="history-table"><thead><tr><th>Occurrence</th><th>Outcome</th><th>Receipts' run</th><th>Turn / ability run</th><th>Why</th><th>Gateway</th></tr></thead><tbody>${rows}</tbody></table>`
         : html`<p class="muted" id="no-history">No occurrence yet.</p>`
     }`;
   return layout({ title: `Schedule ${s.name}`, ...viewer, active: "schedules" }, body);
