@@ -8,7 +8,7 @@ import { AbilityEnforcement } from "./enforce.ts";
 import { driveAbilityRun, newAbilityRun, type StepResult } from "./engine.ts";
 import { checkInputs } from "./inputs.ts";
 import type { LoadedAbilities } from "./load.ts";
-import { isFinished, type AbilityRun, type AbilityRunStore } from "./run.ts";
+import { isFinished, type AbilityRun, type AbilityRunClaims, type AbilityRunStore } from "./run.ts";
 import { createRunnerStepExecutor } from "./runner-executor.ts";
 import type { Ability, AbilityStep } from "./types.ts";
 
@@ -41,6 +41,13 @@ export interface AbilityServiceOptions {
    */
   readonly redact?: (text: string) => string;
   readonly now?: () => number;
+  /**
+   * Several gateways on one database: a run is driven only by the gateway holding its claim, and
+   * every `takeOverEveryMs` (after `resumeAll`) this one takes the runs whose holder died.
+   */
+  readonly claims?: AbilityRunClaims;
+  /** How often runs nobody holds are looked for (default 2 s; only with `claims`). */
+  readonly takeOverEveryMs?: number;
 }
 
 export interface StartOptions {
@@ -70,7 +77,11 @@ export interface AbilityService {
   ofSession(sessionId: string): Promise<AbilityRun | undefined>;
   /** Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted). */
   cancel(runId: string, reason: string): Promise<AbilityRun | undefined>;
-  /** The runs the store shows running (a previous process stopped): driven on from where they were. */
+  /**
+   * The runs the store shows running (a previous process stopped): driven on from where they were;
+   * with claims, only those nobody holds, and from then on those whose holder died. Returns the
+   * runs this call took.
+   */
   resumeAll(): Promise<AbilityRun[]>;
   /** The code-mode run ids of the steps of runs left running (the gateway's own resume leaves them to `resumeAll`). */
   stepRunsToResume(): Promise<Set<string>>;
@@ -90,6 +101,7 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
   const driving = new Map<string, { controller: AbortController; done: Promise<AbilityRun> }>();
   const watchers = new Map<string, Set<(run: AbilityRun) => void>>();
   let closing = false;
+  let sweeper: ReturnType<typeof setInterval> | undefined;
 
   const executor = createRunnerStepExecutor({
     runner: o.runner,
@@ -178,8 +190,10 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
         log(`ability run ${run.id} (${run.ability.name}) stopped: ${e instanceof Error ? e.message : String(e)}`);
         return run;
       })
-      .then((ended) => {
+      .then(async (ended) => {
         driving.delete(run.id);
+        // Let go before the end is told: whoever learns of it finds the run free.
+        if (!run.parentRunId) await o.claims?.release(run.id).catch(() => {});
         enforcement.finish(ended);
         notify(ended);
         if (isFinished(ended) && !ended.parentRunId) o.onFinished?.(ended);
@@ -214,6 +228,39 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     return run;
   }
 
+  /** The running runs not driven here that this gateway may take (all of them on one gateway), driven on. */
+  async function takeUnheld(): Promise<AbilityRun[]> {
+    const runs = (await o.store.list({ status: "running", limit: 1000 })).filter(
+      (r) => !r.parentRunId && !driving.has(r.id),
+    );
+    const taken: AbilityRun[] = [];
+    for (const listed of runs) {
+      if (closing || (o.claims && !(await o.claims.take(listed.id)))) continue;
+      // Read again under the claim: the last holder may have saved it since the list.
+      const run = o.claims ? await o.store.get(listed.id) : listed;
+      if (!run || isFinished(run)) {
+        await o.claims?.release(listed.id);
+        continue;
+      }
+      log(`resuming ability run ${run.id} (${run.ability.name}) at step ${run.currentStep ?? "(first)"}`);
+      void drive(run);
+      taken.push(run);
+    }
+    return taken;
+  }
+
+  /** Resolves when a run driven elsewhere ends (watched through its saves here, or read at its end). */
+  function settled(runId: string): Promise<AbilityRun> {
+    return new Promise((resolve) => {
+      const check = (run: AbilityRun) => {
+        if (!isFinished(run)) return;
+        watchers.get(runId)?.delete(check);
+        resolve(run);
+      };
+      watchers.set(runId, (watchers.get(runId) ?? new Set()).add(check));
+    });
+  }
+
   return {
     enforcement,
     list,
@@ -230,6 +277,8 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
       }
       const run = await createRun(name, inputs, options);
       if (typeof run === "string") return { ok: false, error: run };
+      // A new run's id is new: only a hash collision with a run held elsewhere delays it (the sweep takes it then).
+      if (o.claims && !(await o.claims.take(run.id))) return { ok: true, run, done: settled(run.id) };
       return { ok: true, run, done: drive(run) };
     },
     settledOrWaiting(runId) {
@@ -252,12 +301,18 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     },
     cancel,
     async resumeAll() {
-      const runs = (await o.store.list({ status: "running", limit: 1000 })).filter((r) => !r.parentRunId);
-      for (const run of runs) {
-        log(`resuming ability run ${run.id} (${run.ability.name}) at step ${run.currentStep ?? "(first)"}`);
-        void drive(run);
+      const taken = await takeUnheld();
+      if (o.claims && !sweeper && !closing) {
+        let sweeping = false;
+        sweeper = setInterval(() => {
+          if (sweeping || closing) return;
+          sweeping = true;
+          takeUnheld()
+            .catch((e: unknown) => log(`ability runs: could not look for runs to take over: ${(e as Error).message}`))
+            .finally(() => (sweeping = false));
+        }, o.takeOverEveryMs ?? 2_000);
       }
-      return runs;
+      return taken;
     },
     async stepRunsToResume() {
       const ids = new Set<string>();
@@ -267,6 +322,11 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     },
     close(reason) {
       closing = true;
+      if (sweeper) clearInterval(sweeper);
+      // The claims are let go once this gateway's drives stopped (never while one could still save).
+      const claims = o.claims;
+      if (claims)
+        void Promise.allSettled([...driving.values()].map((d) => d.done)).then(() => claims.close().catch(() => {}));
       for (const w of watchers.values()) w.clear();
       void reason;
     },
