@@ -202,6 +202,11 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
         if (command.kind === "status") return { text: describeAbilityRun(run), run };
         if (run.status !== "running") return { text: `Nothing to cancel: ${describeAbilityRun(run)}`, run };
         const ended = (await service.cancel(run.id, `cancelled by ${m.userId ?? "the user"} (/ability cancel)`)) ?? run;
+        if (ended.status === "running")
+          return {
+            text: `Not cancelled: another gateway of the database drives this run; /ability cancel reaches it through the surface that gateway serves, or here once it stopped. ${describeAbilityRun(ended)}`,
+            run: ended,
+          };
         return { text: describeAbilityRun(ended), run: ended };
       }
     }

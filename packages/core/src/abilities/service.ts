@@ -75,7 +75,10 @@ export interface AbilityService {
   recent(limit: number): Promise<AbilityRun[]>;
   /** The run of a session: the one running, else its latest. */
   ofSession(sessionId: string): Promise<AbilityRun | undefined>;
-  /** Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted). */
+  /**
+   * Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted).
+   * A run another gateway of the database drives is returned still `running` (not cancelled here).
+   */
   cancel(runId: string, reason: string): Promise<AbilityRun | undefined>;
   /**
    * The runs the store shows running (a previous process stopped): driven on from where they were;
@@ -221,10 +224,16 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     }
     const run = await o.store.get(runId);
     if (!run || isFinished(run)) return run;
+    // Another gateway drives it: it is left to that one (its own record would overwrite ours).
+    if (o.claims && !run.parentRunId && !(await o.claims.take(run.id))) return run;
     run.status = "cancelled";
     run.error = reason;
     run.updatedAt = now();
-    await o.store.save(run);
+    try {
+      await o.store.save(run);
+    } finally {
+      if (o.claims && !run.parentRunId) await o.claims.release(run.id);
+    }
     return run;
   }
 
