@@ -431,7 +431,7 @@ function openGateway(
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
     function resumeInterrupted(options: { readonly takeOverWhile?: () => boolean } = {}): Promise<ResumeReport[]> {
       if (resumed) return resumed;
-      void abilities?.service.resumeAll();
+      void abilities?.service.resumeAll(options);
       resumed = Promise.all([
         resumeRuns(resumeHere, {
           runner,

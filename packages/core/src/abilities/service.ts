@@ -83,9 +83,10 @@ export interface AbilityService {
   /**
    * The runs the store shows running (a previous process stopped): driven on from where they were;
    * with claims, only those nobody holds, and from then on those whose holder died. Returns the
-   * runs this call took.
+   * runs this call took. `takeOverWhile`: runs are taken (at start and after) only while it holds
+   * (the gateway's: while it holds the Discord connection, as for #31's runs).
    */
-  resumeAll(): Promise<AbilityRun[]>;
+  resumeAll(options?: { readonly takeOverWhile?: () => boolean }): Promise<AbilityRun[]>;
   /** The code-mode run ids of the steps of runs left running (the gateway's own resume leaves them to `resumeAll`). */
   stepRunsToResume(): Promise<Set<string>>;
   /** Stops driving runs (shutdown): they stay `running` in the store, to be resumed at the next start. */
@@ -309,12 +310,12 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
       return runs.find((r) => !isFinished(r) && !r.parentRunId) ?? runs.find((r) => !r.parentRunId);
     },
     cancel,
-    async resumeAll() {
-      const taken = await takeUnheld();
+    async resumeAll({ takeOverWhile = () => true } = {}) {
+      const taken = takeOverWhile() ? await takeUnheld() : [];
       if (o.claims && !sweeper && !closing) {
         let sweeping = false;
         sweeper = setInterval(() => {
-          if (sweeping || closing) return;
+          if (sweeping || closing || !takeOverWhile()) return;
           sweeping = true;
           takeUnheld()
             .catch((e: unknown) => log(`ability runs: could not look for runs to take over: ${(e as Error).message}`))
