@@ -7,6 +7,7 @@ import { startFakeAnthropic } from "@openassistant/testkit/anthropic/fake-server
 import { usePostgres } from "@openassistant/testkit/postgres.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import type { GatewayEvent } from "../events/types.ts";
+import { eventually } from "../../test/discord-e2e.ts";
 import { type Harness, startHarness } from "../../test/harness.ts";
 import { PAYOUT } from "../../test/abilities-payout.ts";
 import { ledgerTools } from "../runs/fixtures/ledger-tools.ts";
@@ -99,6 +100,20 @@ test("two gateways: B leaves A's run at its gate while A lives; kill -9 A; B tak
 
   await asked; // B's sweep took the run over and asked its gate again
   expect(await locksOn(url, run!.id)).toBe(1); // now B's
+  // The gate's step run has a #31 run job A held: once its heartbeat lapses (dated back here, as in
+  // run-jobs.test.ts), B claims it as a dead gateway's run, and leaves it to the ability (completed,
+  // not resumed a second time beside the ability's own replay).
+  const sql = connectPostgres(url, { max: 1 });
+  try {
+    await sql`UPDATE pgboss.job SET heartbeat_on = now() - interval '1 minute' WHERE data->>'runId' = ${stepRunId!} AND state = 'active'`;
+    await eventually(async () => {
+      const rows: unknown[] =
+        await sql`SELECT 1 FROM pgboss.job WHERE name = 'openassistant-runs-orphaned' AND data->>'runId' = ${stepRunId!} AND state = 'completed'`;
+      return rows.length > 0;
+    }, "the step run's orphaned job claimed by B and completed");
+  } finally {
+    await sql.end();
+  }
   expect((await h.gateway.approvals.decide(callId!, { decision: "approved", by: "ann" })).outcome).toBe("decided");
   const end = await ended;
   expect(end).toMatchObject({ type: "ability.finished", ability: "payout", status: "completed" });
@@ -123,4 +138,16 @@ test("two gateways: B leaves A's run at its gate while A lives; kill -9 A; B tak
   expect(gate[0]!.runId).toBe(stepRunId!);
   expect((await h.gateway.receipts.verify()).ok).toBe(true);
   expect(await locksOn(url, run!.id)).toBe(0); // let go when the run ended
+  // The step B ran anew (pay) completed its run job when its run ended (not left active, touched forever).
+  const payRun = (await abilities.get(run!.id))!.steps.find((s) => s.id === "pay")!.runId!;
+  const jobs = connectPostgres(url, { max: 1 });
+  try {
+    await eventually(async () => {
+      const rows: unknown[] =
+        await jobs`SELECT 1 FROM pgboss.job WHERE name = 'openassistant-runs' AND data->>'runId' = ${payRun} AND state = 'completed'`;
+      return rows.length > 0;
+    }, "the pay step's run job completed");
+  } finally {
+    await jobs.end();
+  }
 }, 30_000);
