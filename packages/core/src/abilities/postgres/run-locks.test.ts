@@ -52,7 +52,8 @@ test("a holder's connection ended: its runs are free at once; it takes them agai
     let gotOne: boolean;
     try {
       // A's backend ended from outside, and B tries before A's reconnection retakes: B gets what it tries.
-      await sql`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${0x6162}`;
+      // With a timeout it returns once the backend is gone (its locks dropped), not when signalled (PostgreSQL 14+).
+      await sql`SELECT pg_terminate_backend(pid, 10000) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${0x6162}`;
       gotOne = await b.take("r1");
     } finally {
       await sql.end();
