@@ -5347,8 +5347,8 @@ export const MUTANTS: readonly Mutant[] = [
       ],
       [
         "ability-start-unclaimed",
-        "      if (o.claims && !(await o.claims.take(run.id))) return { ok: true, run, done: settled(run.id) };\n",
-        "",
+        "      if (o.claims && !(await o.claims.take(id)))\n",
+        "      if (false)\n",
         "a new ability run is driven without its claim: another gateway's start or sweep drives it too",
       ],
       [

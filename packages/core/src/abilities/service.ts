@@ -259,18 +259,6 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     return taken;
   }
 
-  /** Resolves when a run driven elsewhere ends (watched through its saves here, or read at its end). */
-  function settled(runId: string): Promise<AbilityRun> {
-    return new Promise((resolve) => {
-      const check = (run: AbilityRun) => {
-        if (!isFinished(run)) return;
-        watchers.get(runId)?.delete(check);
-        resolve(run);
-      };
-      watchers.set(runId, (watchers.get(runId) ?? new Set()).add(check));
-    });
-  }
-
   return {
     enforcement,
     list,
@@ -285,10 +273,18 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
             error: `ability "${running.ability.name}" (run ${running.id}) is still running in this conversation; /ability cancel stops it`,
           };
       }
-      const run = await createRun(name, inputs, options);
-      if (typeof run === "string") return { ok: false, error: run };
-      // A new run's id is new: only a hash collision with a run held elsewhere delays it (the sweep takes it then).
-      if (o.claims && !(await o.claims.take(run.id))) return { ok: true, run, done: settled(run.id) };
+      // Claimed before its record is saved: another gateway's sweep never finds it running and free.
+      const id = newId("ability");
+      if (o.claims && !(await o.claims.take(id)))
+        return { ok: false, error: "another gateway holds this run's lock (a hash collision): run it again" };
+      const run = await createRun(name, inputs, options, id).catch(async (e: unknown) => {
+        await o.claims?.release(id);
+        throw e;
+      });
+      if (typeof run === "string") {
+        await o.claims?.release(id);
+        return { ok: false, error: run };
+      }
       return { ok: true, run, done: drive(run) };
     },
     settledOrWaiting(runId) {
