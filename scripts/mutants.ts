@@ -5384,18 +5384,6 @@ export const MUTANTS: readonly Mutant[] = [
     ],
   ),
   ...m(
-    "apps/gateway/src/services/assemble.ts",
-    ["apps/gateway/src/abilities/abilities-replicas.e2e.test.ts"],
-    [
-      [
-        "ability-step-resumed-as-job",
-        "      if (abilities && (await abilities.service.stepRunsToResume()).has(runId)) return;\n",
-        "",
-        "a dead gateway's ability step run is resumed as a run of its own beside its ability's replay: the gate is asked twice",
-      ],
-    ],
-  ),
-  ...m(
     "apps/gateway/src/abilities/gateway-abilities.ts",
     ["apps/gateway/src/abilities/abilities-replicas.e2e.test.ts"],
     [

@@ -459,7 +459,8 @@ function openGateway(
 
     /** #31: a run whose gateway died, claimed here through its job: resumed by replay like one found at start. */
     async function resumeTakenOver(runId: string, signal: AbortSignal): Promise<void> {
-      // #32: an ability step's run is resumed by its ability (the gateway that claims the ability run), never on its own.
+      // #32: an ability step's run is resumed by its ability (the gateway that claims the ability run), never on its own
+      // (a step's run has no turn context today, so it would find nothing to resume anyway: this keeps it so).
       if (abilities && (await abilities.service.stepRunsToResume()).has(runId)) return;
       const run = await takenOverRun(receipts, journal, runId);
       if (!run) {
