@@ -5542,4 +5542,65 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #32 ability replicas
+  ...m(
+    "packages/core/src/abilities/service.ts",
+    ["apps/gateway/src/abilities/abilities-replicas.e2e.test.ts"],
+    [
+      [
+        "ability-resume-ignores-claims",
+        "if (closing || (o.claims && !(await o.claims.take(listed.id)))) continue;",
+        "if (closing) continue;",
+        "a gateway starting beside a live one drives the live one's ability runs too: two gateways drive one run",
+      ],
+      [
+        "ability-start-unclaimed",
+        "      if (o.claims && !(await o.claims.take(id)))\n",
+        "      if (false)\n",
+        "a new ability run is driven without its claim: another gateway's start or sweep drives it too",
+      ],
+      [
+        "ability-claim-kept-after-end",
+        "if (!run.parentRunId) await o.claims?.release(run.id).catch(() => {});",
+        "void 0;",
+        "an ended run's claim is never let go: the gateway's lock connection piles up one lock per run",
+      ],
+      [
+        "ability-no-takeover",
+        "if (sweeping || closing || !takeOverWhile()) return;",
+        "if (sweeping || closing || takeOverWhile()) return;",
+        "a run whose gateway died is never taken over by a live gateway: it waits at its gate until some gateway restarts",
+      ],
+    ],
+  ),
+  ...m(
+    "packages/core/src/abilities/postgres/run-locks.ts",
+    ["packages/core/src/abilities/postgres/run-locks.test.ts"],
+    [
+      [
+        "ability-claim-always-granted",
+        "    return Boolean(row.got);",
+        "    return true;",
+        "every gateway believes it holds every run: two gateways drive one ability run",
+      ],
+      [
+        "ability-claim-no-retake",
+        "        void retake(kept);",
+        "        void kept;",
+        "a gateway whose lock connection dropped no longer holds its runs but keeps driving them: another takes them too",
+      ],
+    ],
+  ),
+  ...m(
+    "apps/gateway/src/abilities/gateway-abilities.ts",
+    ["apps/gateway/src/abilities/abilities-replicas.e2e.test.ts"],
+    [
+      [
+        "ability-step-job-never-completed",
+        "      jobs.finished(result.runId);\n",
+        "",
+        "an ability step's run job stays active forever (touched every 2 s), and is claimed as a dead run when its gateway stops",
+      ],
+    ],
+  ),
 ];

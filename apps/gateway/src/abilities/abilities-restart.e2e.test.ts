@@ -7,6 +7,7 @@ import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import type { GatewayEvent } from "../events/types.ts";
 import { type Harness, startHarness } from "../../test/harness.ts";
 import { ledgerTools } from "../runs/fixtures/ledger-tools.ts";
+import { PAYOUT } from "../../test/abilities-payout.ts";
 
 /**
  * #32: an ability run waiting at its gate survives kill -9. The first gateway is a child process
@@ -14,30 +15,6 @@ import { ledgerTools } from "../runs/fixtures/ledger-tools.ts";
  * card is out; the next gateway on the same files resumes the run, the old card's call decides it,
  * and each step ran exactly once (the ledger file counts executions across processes).
  */
-const PAYOUT = `name: payout
-description: Pay an amount out of the ledger once a person approved
-inputs:
-  amount: { type: number, required: true }
-steps:
-  - id: check
-    type: tool
-    tool: ledger.read
-  - id: approve
-    type: approval
-    needs: [check]
-    prompt: "Transfer {{inputs.amount}}? The ledger has {{steps.check.output.entries}} entries."
-  - id: pay
-    type: tool
-    needs: [approve]
-    tool: ledger.transfer
-    input: { amount: "{{inputs.amount}}" }
-  - id: raise_limit
-    type: tool
-    needs: [pay]
-    when: inputs.amount > 100
-    tool: ledger.setLimit
-    input: { limit: "{{inputs.amount}}" }
-`;
 
 let h: Harness | undefined;
 let child: ReturnType<typeof Bun.spawn> | undefined;

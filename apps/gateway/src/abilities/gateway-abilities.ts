@@ -8,6 +8,7 @@ import {
   createPgAbilityRunStore,
   createSqliteAbilityRunStore,
   loadAbilities,
+  openPgAbilityRunClaims,
 } from "@openassistant/core/abilities";
 import type { CodeModeRunner } from "@openassistant/core/codemode";
 import { workspaceDir } from "@openassistant/core/config";
@@ -24,6 +25,7 @@ import type { LoadEntry } from "@openassistant/core/plugins";
 import type { TurnOutcome } from "../agent/run-turn.ts";
 import type { IncomingMessage } from "../conversations/service.ts";
 import type { EventBus } from "../events/bus.ts";
+import type { RunJobs } from "../runs/jobs/run-jobs.ts";
 import type { SessionStore } from "../sessions/store.ts";
 import type { GatewayStores } from "../storage/backend.ts";
 import { ABILITY_USAGE, isAbilityCommand, parseAbilityCommand } from "./commands.ts";
@@ -56,6 +58,18 @@ export interface GatewayAbilitiesDeps {
   readonly agentTurn?: (m: IncomingMessage) => Promise<TurnOutcome>;
   /** The gateway's redactor: inputs typed into `/ability run` are stored and used redacted. */
   readonly redact: (text: string) => string;
+  /**
+   * `storage.url`: the gateways of that database each drive only the runs they claim there
+   * (`openPgAbilityRunClaims`, one connection), taking over those of a gateway that died.
+   */
+  readonly sharedUrl?: string;
+  /**
+   * #31's run jobs (storage.url): the shared journal gives every new run a job, a step's run too;
+   * it is completed when the step's run ends (its ability, not the job, decides who resumes it).
+   */
+  readonly jobs?: Pick<RunJobs, "finished">;
+  /** How often runs of a dead gateway are looked for (default 2 s). */
+  readonly takeOverEveryMs?: number;
 }
 
 /**
@@ -74,7 +88,7 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
   const dir = join(workspaceDir(deps.projectRoot), "abilities");
   const service = createAbilityService({
     store,
-    runner: deps.runner,
+    runner: deps.jobs ? stepRunsCompletingJobs(deps.runner, deps.jobs) : deps.runner,
     receipts: deps.receipts,
     journal: deps.journal,
     tools: deps.tools,
@@ -83,6 +97,17 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
     redact: deps.redact,
     ...(deps.agentTurn ? { agentTurn: (a: AgentTurnRequest) => agentStep(a) } : {}),
     onFinished: (run) => void announce(run),
+    ...(deps.sharedUrl
+      ? {
+          claims: openPgAbilityRunClaims(deps.sharedUrl, {
+            onLost: (ids) =>
+              deps.log(
+                `ability runs ${ids.join(", ")}: this gateway's claim was lost (its database connection dropped) and another gateway took them`,
+              ),
+          }),
+        }
+      : {}),
+    ...(deps.takeOverEveryMs !== undefined ? { takeOverEveryMs: deps.takeOverEveryMs } : {}),
   });
 
   /** An `agent` step: the goal as a message in the step's own conversation; its answer is the output. */
@@ -177,6 +202,11 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
         if (command.kind === "status") return { text: describeAbilityRun(run), run };
         if (run.status !== "running") return { text: `Nothing to cancel: ${describeAbilityRun(run)}`, run };
         const ended = (await service.cancel(run.id, `cancelled by ${m.userId ?? "the user"} (/ability cancel)`)) ?? run;
+        if (ended.status === "running")
+          return {
+            text: `Not cancelled: another gateway of the database drives this run; /ability cancel reaches it through the surface that gateway serves, or here once it stopped. ${describeAbilityRun(ended)}`,
+            run: ended,
+          };
         return { text: describeAbilityRun(ended), run: ended };
       }
     }
@@ -202,6 +232,20 @@ export function openGatewayAbilities(deps: GatewayAbilitiesDeps): GatewayAbiliti
         usage: { inputTokens: 0, outputTokens: 0, rounds: 0 },
         omittedHistory: 0,
       };
+    },
+  };
+}
+
+/** The runner whose step runs complete their job when they end (a kill leaves it, and `resumeTakenOver` skips ability steps). */
+function stepRunsCompletingJobs(
+  runner: Pick<CodeModeRunner, "runPromise">,
+  jobs: Pick<RunJobs, "finished">,
+): Pick<CodeModeRunner, "runPromise"> {
+  return {
+    runPromise: async (code, opts) => {
+      const result = await runner.runPromise(code, opts);
+      jobs.finished(result.runId);
+      return result;
     },
   };
 }

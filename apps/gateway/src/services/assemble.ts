@@ -287,6 +287,8 @@ function openGateway(
       events,
       log,
       redact,
+      ...(settings.storageUrl ? { sharedUrl: settings.storageUrl } : {}),
+      ...(shared ? { jobs: shared.jobs } : {}),
     });
     const abilitySteps = abilities ? yield* attempt(() => abilities!.service.stepRunsToResume()) : new Set<string>();
     // The steps of ability runs left running are resumed by their ability (resumeAll), not as runs of their own.
@@ -431,7 +433,7 @@ function openGateway(
     /** #30: resumes the runs found at start and continues their conversations (once; after the surfaces started). */
     function resumeInterrupted(options: { readonly takeOverWhile?: () => boolean } = {}): Promise<ResumeReport[]> {
       if (resumed) return resumed;
-      void abilities?.service.resumeAll();
+      void abilities?.service.resumeAll(options);
       resumed = Promise.all([
         resumeRuns(resumeHere, {
           runner,
@@ -459,6 +461,9 @@ function openGateway(
 
     /** #31: a run whose gateway died, claimed here through its job: resumed by replay like one found at start. */
     async function resumeTakenOver(runId: string, signal: AbortSignal): Promise<void> {
+      // #32: an ability step's run is resumed by its ability (the gateway that claims the ability run), never on its own
+      // (a step's run has no turn context today, so it would find nothing to resume anyway: this keeps it so).
+      if (abilities && (await abilities.service.stepRunsToResume()).has(runId)) return;
       const run = await takenOverRun(receipts, journal, runId);
       if (!run) {
         log(`run ${runId} of a stopped gateway: nothing to resume (every call has an outcome, or no snippet was kept)`);

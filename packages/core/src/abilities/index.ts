@@ -5,5 +5,6 @@ export { checkInputs as checkAbilityInputs } from "./inputs.ts";
 export type { AbilityRun } from "./run.ts";
 export { createSqliteAbilityRunStore } from "./sqlite/store.ts";
 export { ABILITY_MIGRATIONS, createPgAbilityRunStore } from "./postgres/store.ts";
+export { openPgAbilityRunClaims } from "./postgres/run-locks.ts";
 export { createAbilityService, type AbilityService } from "./service.ts";
 export { abilityHooks, ABILITIES_HOOK_ID } from "./enforce.ts";

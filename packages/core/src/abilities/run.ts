@@ -49,3 +49,14 @@ export interface AbilityRunStore {
 export function isFinished(run: Pick<AbilityRun, "status">): boolean {
   return run.status !== "running";
 }
+
+/**
+ * Which gateway drives a run, when several share one database (`postgres/run-locks.ts`). Absent
+ * on SQLite: one gateway owns the file, and drives every run it finds.
+ */
+export interface AbilityRunClaims {
+  /** True when this gateway now holds the run (and may drive it); false while another one does. */
+  take(runId: string): Promise<boolean>;
+  release(runId: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -8,7 +8,7 @@ import { AbilityEnforcement } from "./enforce.ts";
 import { driveAbilityRun, newAbilityRun, type StepResult } from "./engine.ts";
 import { checkInputs } from "./inputs.ts";
 import type { LoadedAbilities } from "./load.ts";
-import { isFinished, type AbilityRun, type AbilityRunStore } from "./run.ts";
+import { isFinished, type AbilityRun, type AbilityRunClaims, type AbilityRunStore } from "./run.ts";
 import { createRunnerStepExecutor } from "./runner-executor.ts";
 import type { Ability, AbilityStep } from "./types.ts";
 
@@ -41,6 +41,13 @@ export interface AbilityServiceOptions {
    */
   readonly redact?: (text: string) => string;
   readonly now?: () => number;
+  /**
+   * Several gateways on one database: a run is driven only by the gateway holding its claim, and
+   * every `takeOverEveryMs` (after `resumeAll`) this one takes the runs whose holder died.
+   */
+  readonly claims?: AbilityRunClaims;
+  /** How often runs nobody holds are looked for (default 2 s; only with `claims`). */
+  readonly takeOverEveryMs?: number;
 }
 
 export interface StartOptions {
@@ -68,10 +75,18 @@ export interface AbilityService {
   recent(limit: number): Promise<AbilityRun[]>;
   /** The run of a session: the one running, else its latest. */
   ofSession(sessionId: string): Promise<AbilityRun | undefined>;
-  /** Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted). */
+  /**
+   * Cancels a running run (its current step's run is aborted: a waiting card is closed, receipted).
+   * A run another gateway of the database drives is returned still `running` (not cancelled here).
+   */
   cancel(runId: string, reason: string): Promise<AbilityRun | undefined>;
-  /** The runs the store shows running (a previous process stopped): driven on from where they were. */
-  resumeAll(): Promise<AbilityRun[]>;
+  /**
+   * The runs the store shows running (a previous process stopped): driven on from where they were;
+   * with claims, only those nobody holds, and from then on those whose holder died. Returns the
+   * runs this call took. `takeOverWhile`: runs are taken (at start and after) only while it holds
+   * (the gateway's: while it holds the Discord connection, as for #31's runs).
+   */
+  resumeAll(options?: { readonly takeOverWhile?: () => boolean }): Promise<AbilityRun[]>;
   /** The code-mode run ids of the steps of runs left running (the gateway's own resume leaves them to `resumeAll`). */
   stepRunsToResume(): Promise<Set<string>>;
   /** Stops driving runs (shutdown): they stay `running` in the store, to be resumed at the next start. */
@@ -90,6 +105,7 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
   const driving = new Map<string, { controller: AbortController; done: Promise<AbilityRun> }>();
   const watchers = new Map<string, Set<(run: AbilityRun) => void>>();
   let closing = false;
+  let sweeper: ReturnType<typeof setInterval> | undefined;
 
   const executor = createRunnerStepExecutor({
     runner: o.runner,
@@ -178,8 +194,10 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
         log(`ability run ${run.id} (${run.ability.name}) stopped: ${e instanceof Error ? e.message : String(e)}`);
         return run;
       })
-      .then((ended) => {
+      .then(async (ended) => {
         driving.delete(run.id);
+        // Let go before the end is told: whoever learns of it finds the run free.
+        if (!run.parentRunId) await o.claims?.release(run.id).catch(() => {});
         enforcement.finish(ended);
         notify(ended);
         if (isFinished(ended) && !ended.parentRunId) o.onFinished?.(ended);
@@ -207,11 +225,38 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     }
     const run = await o.store.get(runId);
     if (!run || isFinished(run)) return run;
+    // Another gateway drives it: it is left to that one (its own record would overwrite ours).
+    if (o.claims && !run.parentRunId && !(await o.claims.take(run.id))) return run;
     run.status = "cancelled";
     run.error = reason;
     run.updatedAt = now();
-    await o.store.save(run);
+    try {
+      await o.store.save(run);
+    } finally {
+      if (o.claims && !run.parentRunId) await o.claims.release(run.id);
+    }
     return run;
+  }
+
+  /** The running runs not driven here that this gateway may take (all of them on one gateway), driven on. */
+  async function takeUnheld(): Promise<AbilityRun[]> {
+    const runs = (await o.store.list({ status: "running", limit: 1000 })).filter(
+      (r) => !r.parentRunId && !driving.has(r.id),
+    );
+    const taken: AbilityRun[] = [];
+    for (const listed of runs) {
+      if (closing || (o.claims && !(await o.claims.take(listed.id)))) continue;
+      // Read again under the claim: the last holder may have saved it since the list.
+      const run = o.claims ? await o.store.get(listed.id) : listed;
+      if (!run || isFinished(run)) {
+        await o.claims?.release(listed.id);
+        continue;
+      }
+      log(`resuming ability run ${run.id} (${run.ability.name}) at step ${run.currentStep ?? "(first)"}`);
+      void drive(run);
+      taken.push(run);
+    }
+    return taken;
   }
 
   return {
@@ -228,8 +273,18 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
             error: `ability "${running.ability.name}" (run ${running.id}) is still running in this conversation; /ability cancel stops it`,
           };
       }
-      const run = await createRun(name, inputs, options);
-      if (typeof run === "string") return { ok: false, error: run };
+      // Claimed before its record is saved: another gateway's sweep never finds it running and free.
+      const id = newId("ability");
+      if (o.claims && !(await o.claims.take(id)))
+        return { ok: false, error: "another gateway holds this run's lock (a hash collision): run it again" };
+      const run = await createRun(name, inputs, options, id).catch(async (e: unknown) => {
+        await o.claims?.release(id);
+        throw e;
+      });
+      if (typeof run === "string") {
+        await o.claims?.release(id);
+        return { ok: false, error: run };
+      }
       return { ok: true, run, done: drive(run) };
     },
     settledOrWaiting(runId) {
@@ -251,13 +306,19 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
       return runs.find((r) => !isFinished(r) && !r.parentRunId) ?? runs.find((r) => !r.parentRunId);
     },
     cancel,
-    async resumeAll() {
-      const runs = (await o.store.list({ status: "running", limit: 1000 })).filter((r) => !r.parentRunId);
-      for (const run of runs) {
-        log(`resuming ability run ${run.id} (${run.ability.name}) at step ${run.currentStep ?? "(first)"}`);
-        void drive(run);
+    async resumeAll({ takeOverWhile = () => true } = {}) {
+      const taken = takeOverWhile() ? await takeUnheld() : [];
+      if (o.claims && !sweeper && !closing) {
+        let sweeping = false;
+        sweeper = setInterval(() => {
+          if (sweeping || closing || !takeOverWhile()) return;
+          sweeping = true;
+          takeUnheld()
+            .catch((e: unknown) => log(`ability runs: could not look for runs to take over: ${(e as Error).message}`))
+            .finally(() => (sweeping = false));
+        }, o.takeOverEveryMs ?? 2_000);
       }
-      return runs;
+      return taken;
     },
     async stepRunsToResume() {
       const ids = new Set<string>();
@@ -267,6 +328,11 @@ export function createAbilityService(o: AbilityServiceOptions): AbilityService {
     },
     close(reason) {
       closing = true;
+      if (sweeper) clearInterval(sweeper);
+      // The claims are let go once this gateway's drives stopped (never while one could still save).
+      const claims = o.claims;
+      if (claims)
+        void Promise.allSettled([...driving.values()].map((d) => d.done)).then(() => claims.close().catch(() => {}));
       for (const w of watchers.values()) w.clear();
       void reason;
     },
