@@ -5,6 +5,7 @@ import { flattenToolTree } from "@openassistant/core/tools";
 import { startFakeAnthropic, textTurn, toolUseTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { DEPLOY, deployTools } from "../../test/abilities-deploy.ts";
+import { cli } from "../../test/cli.ts";
 import { type Harness, lastToolResult, startHarness, startProjectGateway } from "../../test/harness.ts";
 import type { Gateway } from "../gateway.ts";
 
@@ -192,4 +193,13 @@ test("a project without abilities has no `abilities` namespace; a workspace or a
     for (const g of open) await g.shutdown();
     await api.close();
   }
+}, 30_000);
+
+test("`plugins list` counts tools.abilities.* as `start` does when the workspace defines an ability", async () => {
+  const r = await cli(["plugins", "list"], { cwd: withDeployAbility(makeTempDir("oa-abilities-list-")) });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/^abilities +plugin +loaded +bundled +built-in \(abilities\)/m);
+  expect(r.stdout).toContain("tools.abilities.run  [auto]");
+  // tools.workspace.* (4), tools.schedules.* (3), tools.abilities.* (4)
+  expect(r.stdout).toContain("11 tools available to the model.");
 }, 30_000);
