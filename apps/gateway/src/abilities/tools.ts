@@ -63,7 +63,7 @@ export function workspaceDefinesAbilities(projectRoot: string): boolean {
 }
 
 /**
- * Whether any of these folders defines an ability (`<name>/ability.yaml|yml|ts`, names not starting
+ * Whether any of these folders defines an ability (`<name>/ability.yaml|ts`, names not starting
  * with `.` or `_`, as the loader reads them): the `abilities` namespace is offered only then.
  */
 export function definesAbilities(dirs: readonly string[]): boolean {
@@ -74,7 +74,7 @@ export function definesAbilities(dirs: readonly string[]): boolean {
         (e) =>
           e.isDirectory() &&
           !/^[._]/.test(e.name) &&
-          ["ability.yaml", "ability.yml", "ability.ts"].some((f) => existsSync(join(dir, e.name, f))),
+          ["ability.yaml", "ability.ts"].some((f) => existsSync(join(dir, e.name, f))),
       );
     } catch {
       return false;
