@@ -5603,4 +5603,59 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #32 ability tools
+  ...m(
+    "apps/gateway/src/abilities/tools.ts",
+    ["apps/gateway/src/abilities/ability-tools.test.ts"],
+    [
+      [
+        "ability-tools-foreign-run",
+        "if (run && (!sessionId || run.sessionId === sessionId)) return run;",
+        "if (run) return run;",
+        "the model sees and cancels another conversation's ability run by its id",
+      ],
+      [
+        "ability-tools-run-without-conversation",
+        "          ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),\n",
+        "",
+        "an ability the model starts is not its conversation's: its end is never posted there and status/cancel cannot find it",
+      ],
+      [
+        "ability-tools-requested-by-lost",
+        "          ...(requestedBy ? { requestedBy } : {}),\n",
+        "",
+        "a run the model starts forgets the person who asked (its gates and receipts name nobody)",
+      ],
+      [
+        "ability-tools-no-waiting",
+        "...(atGate ? { waiting:",
+        "...(false ? { waiting:",
+        "status does not say the run waits for a person at its gate",
+      ],
+      [
+        "ability-tools-cancel-noop",
+        'if (run.status !== "running") return { ...statusOf(run), note:',
+        'if (run.status === "running") return { ...statusOf(run), note:',
+        "abilities.cancel leaves the running ability running",
+      ],
+      [
+        "ability-tools-required-lost",
+        "required: json.required?.includes(name) ?? false,",
+        "required: false,",
+        "abilities.list says every input is optional",
+      ],
+      [
+        "ability-tools-always-offered",
+        "  if (offered) bundled.push(abilityToolsEntry(binding));",
+        "  bundled.push(abilityToolsEntry(binding));",
+        "a project without abilities gets tools.abilities.* (every tool count changes)",
+      ],
+      [
+        "ability-tools-plugin-abilities-missed",
+        "if (!offered && definesAbilities(pluginAbilityDirs(",
+        "if (false && definesAbilities(pluginAbilityDirs(",
+        "abilities shipped by a plugin are not offered to the model",
+      ],
+    ],
+  ),
 ];

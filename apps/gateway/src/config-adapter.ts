@@ -10,6 +10,8 @@ import { createSecretRegistry, type SecretRegistry } from "@openassistant/core/r
 import { createToolRegistry, type LoadedSnapshot } from "@openassistant/core/plugins";
 import { createHookSet } from "@openassistant/core/hooks";
 import { scheduleToolBinding, scheduleToolsEntry, type ScheduleToolBinding } from "./schedules/tools.ts";
+import { abilityToolsWhenDefined, type AbilityToolBinding } from "./abilities/tools.ts";
+import type { BuiltInToolsEntry } from "./built-in/late-bound.ts";
 import { flattenToolTree } from "@openassistant/core/tools";
 import { WORKSPACE_WRITE_TOOLS } from "@openassistant/core/workspace";
 import type { EnvLike } from "./auth/types.ts";
@@ -31,6 +33,8 @@ export interface LoadedGatewayConfig {
   readonly secrets: SecretRegistry;
   /** #33: `tools.schedules.*` in the loaded tree, bound by the gateway once its stores are open. */
   readonly scheduleTools?: ScheduleToolBinding;
+  /** #32: `tools.abilities.*`, in the tree only when an ability is defined (abilities/tools.ts). */
+  readonly abilityTools?: AbilityToolBinding;
 }
 
 /**
@@ -150,10 +154,12 @@ export async function loadGatewaySettings(
   const declarationCache = openDeclarationCache(declarationCacheFile(dataDir));
   const log = opts.log;
   const scheduleTools = scheduleToolBinding();
+  // #33: the gateway's own `tools.schedules.*` (schedules/tools.ts); #32: `tools.abilities.*` when an ability is defined.
+  const bundled: BuiltInToolsEntry[] = [scheduleToolsEntry(scheduleTools)];
+  const abilities = abilityToolsWhenDefined(projectRoot, bundled);
   const registry = createToolRegistry({
     config: loaded,
-    // #33: the gateway's own `tools.schedules.*` (schedules/tools.ts).
-    bundled: [scheduleToolsEntry(scheduleTools)],
+    bundled,
     // The gateway re-reads the config on every reload: tool keys apply, the others are named as needing a restart.
     reloadConfig: opts.watch === true,
     env,
@@ -165,6 +171,7 @@ export async function loadGatewaySettings(
     ...(log ? { log: (level, message, details) => log([`${level}: ${message}`, ...details].join(" ")) } : {}),
   });
   await registry.ready;
+  const abilityTools = await abilities.afterLoad(registry);
   const stopWatching = opts.watch ? registry.watch() : () => {};
   const hookLog = log ? (line: string) => log(`warn: ${line}`) : undefined;
   const toSnapshot = memoize((s: LoadedSnapshot): ToolSnapshot => {
@@ -208,7 +215,15 @@ export async function loadGatewaySettings(
     subscribe: (fn) => registry.subscribe((s) => fn(toSnapshot(s))),
     close: stopWatching,
   };
-  return { settings, tools, diagnostics: loaded.warnings, config: loaded, secrets, scheduleTools };
+  return {
+    settings,
+    tools,
+    diagnostics: loaded.warnings,
+    config: loaded,
+    secrets,
+    scheduleTools,
+    ...(abilityTools ? { abilityTools } : {}),
+  };
 }
 
 /** For commands that use no tools (receipts): the empty tree, without importing TypeScript to declare it. */

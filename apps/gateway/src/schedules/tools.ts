@@ -1,4 +1,5 @@
 import { defineTool, z, type ToolTree } from "@openassistant/sdk";
+import { builtInToolsEntry, lateBoundTools, type LateBoundTools } from "../built-in/late-bound.ts";
 import type { ReceiptReader } from "@openassistant/core/receipts";
 import type { SessionStore } from "../sessions/store.ts";
 import { scheduleInputShape, type ScheduleInput } from "./input.ts";
@@ -13,25 +14,17 @@ export interface ScheduleToolDeps {
   readonly receipts: Pick<ReceiptReader, "query">;
 }
 
-/** The tools are part of the tool tree before the stores open (the tree is loaded first); the assembly binds them. */
-export interface ScheduleToolBinding {
-  bind(deps: ScheduleToolDeps): void;
-  /** `{ schedules: { create, list, cancel } }`, to merge into a fixed tree. */
-  readonly tree: ToolTree;
-  /** `{ create, list, cancel }`: the tools of the `schedules` namespace (a bundled entry's tools). */
-  readonly namespace: ToolTree;
-}
+/** `tools.schedules.{create,list,cancel}`, bound once the stores are open (built-in/late-bound.ts). */
+export type ScheduleToolBinding = LateBoundTools<ScheduleToolDeps>;
 
 /** Tools the schedules' own machinery calls, never part of a ceiling by default. */
 const NOT_IN_CEILING = /^(schedules\.|\$)/;
 
 export function scheduleToolBinding(): ScheduleToolBinding {
-  let deps: ScheduleToolDeps | undefined;
-  const bound = () => {
-    if (!deps) throw new Error("schedules are not available: the gateway's stores are not open yet");
-    return deps;
-  };
+  return lateBoundTools("schedules", scheduleTools);
+}
 
+function scheduleTools(bound: () => ScheduleToolDeps): ToolTree {
   /** The conversation, who asked and the tools used so far, of the turn this call belongs to. */
   async function creatingTurn(sessionId: string | undefined) {
     const d = bound();
@@ -59,7 +52,7 @@ export function scheduleToolBinding(): ScheduleToolBinding {
     );
   }
 
-  const namespace: ToolTree = {
+  return {
     create: defineTool({
       description:
         "Schedule the assistant to act later: a prompt run as a turn in this conversation (or an `ability` run with its `inputs`) at a time (`at`), on a cron pattern (`cron`) or every interval (`every`), in an IANA time zone. A prompt's runs may call only the tools this turn used unless `tools` lists others. Needs a person's approval; returns the schedule with its next fire times.",
@@ -93,7 +86,6 @@ export function scheduleToolBinding(): ScheduleToolBinding {
       },
     }),
   };
-  return { bind: (d) => void (deps = d), tree: { schedules: namespace }, namespace };
 }
 
 /**
@@ -146,5 +138,5 @@ function summary(s: ScheduleView) {
 
 /** The gateway's own `tools.schedules.*` as a bundled source entry (the gateway, and `plugins list` to count the same). */
 export function scheduleToolsEntry(binding: ScheduleToolBinding) {
-  return { id: "schedules", tools: binding.namespace, source: "built-in (schedules)" } as const;
+  return builtInToolsEntry("schedules", binding);
 }

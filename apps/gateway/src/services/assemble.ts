@@ -45,6 +45,7 @@ import { createHookSet } from "@openassistant/core/hooks";
 import { withCeilings } from "../schedules/ceiling.ts";
 import { holdResumedCeilings, openGatewaySchedules } from "../schedules/gateway-schedules.ts";
 import { scheduleToolBinding } from "../schedules/tools.ts";
+import { abilityToolBinding, workspaceDefinesAbilities } from "../abilities/tools.ts";
 import { httpAndConsole } from "./http-console.ts";
 import { openClientSessions } from "../clients/assemble.ts";
 import { toolsForSession } from "../clients/session-tools.ts";
@@ -115,12 +116,20 @@ function openGateway(
     };
     // #33: `tools.schedules.*`, bound to the schedules once the stores are open (below).
     const scheduleTools = loaded?.scheduleTools ?? (options.scheduleTools ? scheduleToolBinding() : undefined);
+    // #32: `tools.abilities.*` when an ability is defined (abilities/tools.ts); bound once abilities are open.
+    const abilityTools =
+      loaded?.abilityTools ??
+      (options.tools && workspaceDefinesAbilities(settings.projectRoot) ? abilityToolBinding() : undefined);
     const toolSource: ToolSource = yield* resource(
       "tool sources",
       () =>
         options.tools
           ? staticToolSource(
-              options.scheduleTools && scheduleTools ? { ...options.tools, ...scheduleTools.tree } : options.tools,
+              {
+                ...options.tools,
+                ...(options.scheduleTools && scheduleTools ? scheduleTools.tree : {}),
+                ...abilityTools?.tree,
+              },
               openDeclarationCache(declarationCacheFile(settings.dataDir)),
             )
           : loaded!.tools,
@@ -290,6 +299,7 @@ function openGateway(
       ...(settings.storageUrl ? { sharedUrl: settings.storageUrl } : {}),
       ...(shared ? { jobs: shared.jobs } : {}),
     });
+    if (abilities) abilityTools?.bind({ service: abilities.service, sessions });
     const abilitySteps = abilities ? yield* attempt(() => abilities!.service.stepRunsToResume()) : new Set<string>();
     // The steps of ability runs left running are resumed by their ability (resumeAll), not as runs of their own.
     const resumeHere = resumable.filter((r) => !abilitySteps.has(r.run.runId));

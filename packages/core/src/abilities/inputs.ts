@@ -15,6 +15,8 @@ export function inputSchemaOf(specs: Readonly<Record<string, InputSpec>>): z.Zod
   const shape: Record<string, z.ZodType> = {};
   for (const [name, spec] of Object.entries(specs)) {
     let field: z.ZodType = fieldOf(spec);
+    // The enum is checked by a refine; its values are kept for the input's JSON Schema (`abilities.list`).
+    if (spec.enum) field = field.meta({ enum: [...spec.enum] });
     if (spec.description) field = field.describe(spec.description);
     if (spec.default !== undefined) field = field.default(spec.default as never);
     else if (!spec.required) field = field.optional();

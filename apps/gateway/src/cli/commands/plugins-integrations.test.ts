@@ -61,7 +61,8 @@ describe("plugins list with the GitHub and PostHog integrations (real subprocess
       "tools.posthog.events.capture  [required]",
     ])
       expect(r.stdout).toContain(line);
-    expect(r.stdout).toContain("22 tools available to the model."); // 15 (github 10, posthog 5) + the built-in tools.workspace.* and tools.schedules.*
+    // 15 (GitHub gained checks.status and releases.create for #32's release ability) + the built-in tools.workspace.* and tools.schedules.*
+    expect(r.stdout).toContain("22 tools available to the model.");
     // Loaded means imported: the markers prove the check below is able to see an import.
     expect(existsSync(p.github.marker)).toBe(true);
     expect(existsSync(p.posthog.marker)).toBe(true);

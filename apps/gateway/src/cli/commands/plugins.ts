@@ -1,3 +1,4 @@
+import { abilityToolBinding, abilityToolsEntry, workspaceDefinesAbilities } from "../../abilities/tools.ts";
 import { defineCommand } from "citty";
 import { ConfigError } from "@openassistant/core/config";
 import { loadGatewayConfig } from "../../config-schema.ts";
@@ -104,7 +105,11 @@ const listCommand = defineCommand({
           // With the gateway's own tools (tools.workspace.*): the count is the one `start` prints. No reload: listing never writes.
           host: {},
           // #33: and the gateway's tools.schedules.* (listed, never run here).
-          bundled: [scheduleToolsEntry(scheduleToolBinding())],
+          bundled: [
+            scheduleToolsEntry(scheduleToolBinding()),
+            // #32: and tools.abilities.* when the workspace defines an ability (a plugin's alone: not counted here).
+            ...(workspaceDefinesAbilities(config.projectRoot) ? [abilityToolsEntry(abilityToolBinding())] : []),
+          ],
         });
       } catch (err) {
         if (err instanceof ConfigError) throw new Error(`invalid config: ${err.message}`);
