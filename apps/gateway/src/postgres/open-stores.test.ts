@@ -14,7 +14,7 @@ test("every store opens on one database, migrated to a recorded version; the rea
     expect([...stores.versions].sort()).toEqual([
       ["approvals", 1],
       ["console", 1],
-      ["receipts", 1],
+      ["receipts", 2],
       ["runs", 1],
       ["schedules", 1],
       ["sessions", 1],
