@@ -228,6 +228,13 @@ function validateOptions(options: Json[] | undefined, at: string, depth: number)
           `Must be between ${lo} and 6000.`,
         );
     }
+    // …option structure: autocomplete only on string, integer and number options, and never with choices.
+    if (o.autocomplete && (![3, 4, 10].includes(o.type) || (o.choices?.length ?? 0) > 0))
+      throw invalidFormBody(
+        `${f}.autocomplete`,
+        "APPLICATION_COMMAND_OPTION_INVALID",
+        "Autocomplete is only valid on string, integer and number options without choices",
+      );
     if ((o.choices?.length ?? 0) > 25)
       throw invalidFormBody(`${f}.choices`, "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.");
     (o.choices ?? []).forEach((c: Json, j: number) => {

@@ -402,6 +402,11 @@ export class FakeDiscord {
     return actions.runSlashCommand(this.services, input);
   }
 
+  /** A user typing `value` into an autocomplete option; the bot's choices are the callback's `data.choices`. */
+  runAutocomplete(input: actions.RunAutocompleteInput): FakeInteraction {
+    return actions.runAutocomplete(this.services, input);
+  }
+
   // ---------------------------------------------------------------- inspection
 
   /** Current messages of a channel, oldest first, including components, edits and ephemeral replies. */

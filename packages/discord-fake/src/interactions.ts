@@ -263,6 +263,7 @@ export class InteractionService {
       case CallbackType.Autocomplete:
         if (record.type !== InteractionType.Autocomplete)
           throw new DiscordHttpError(400, 50035, "Interaction callback type 8 is only valid for autocomplete");
+        validateAutocompleteChoices(data);
         return;
       default:
         throw new DiscordHttpError(400, 50035, `Invalid interaction callback type ${type}`);
@@ -385,4 +386,21 @@ export class InteractionService {
 function describe(record: InteractionRecord): string {
   const data = record.payload.data ?? {};
   return data.name ? `command /${data.name}` : `custom_id ${data.custom_id}`;
+}
+
+// https://docs.discord.com/developers/interactions/receiving-and-responding#interaction-response-object-autocomplete
+// — an autocomplete result carries at most 25 choices; each choice's name is 1–100 characters and a
+// string value at most 100 (application-commands#application-command-object-application-command-option-choice-structure).
+function validateAutocompleteChoices(data: Json | null): void {
+  const choices = data?.choices;
+  if (!Array.isArray(choices))
+    throw new DiscordHttpError(400, 50035, "Invalid Form Body: data.choices must be a list of choices");
+  if (choices.length > 25)
+    throw new DiscordHttpError(400, 50035, "Invalid Form Body: data.choices must be 25 or fewer in length");
+  choices.forEach((c: Json, j: number) => {
+    if (typeof c?.name !== "string" || c.name.length < 1 || c.name.length > 100)
+      throw new DiscordHttpError(400, 50035, `Invalid Form Body: data.choices.${j}.name must be 1–100 in length`);
+    if (typeof c.value === "string" ? c.value.length > 100 : typeof c.value !== "number")
+      throw new DiscordHttpError(400, 50035, `Invalid Form Body: data.choices.${j}.value is invalid`);
+  });
 }

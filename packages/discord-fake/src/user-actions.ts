@@ -51,6 +51,18 @@ export interface RunSlashCommandInput {
   guildId?: string;
 }
 
+export interface RunAutocompleteInput {
+  name: string;
+  /** `"run"` or `["group", "run"]`. */
+  subcommand?: string | [string, string];
+  /** The string option being typed in (it must be registered with `autocomplete: true`). */
+  focused: string;
+  /** What the user has typed so far. */
+  value: string;
+  userId: string;
+  channelId: string;
+}
+
 export function sendUserMessage(services: Services, input: SendUserMessageInput): Json {
   const { world, messages, config } = services;
   const authorId = input.dmFrom ?? input.authorId;
@@ -278,6 +290,38 @@ export function runSlashCommand(services: Services, input: RunSlashCommandInput)
       ...(options.length ? { options } : {}),
       ...(Object.keys(resolved).length ? { resolved } : {}),
     },
+  });
+}
+
+/**
+ * A user typing in an autocomplete option: an APPLICATION_COMMAND_AUTOCOMPLETE interaction whose
+ * focused option carries the partial text. The answer is the callback's `data.choices`.
+ * https://docs.discord.com/developers/interactions/application-commands#autocomplete — only options
+ * registered with `autocomplete: true` send it.
+ */
+export function runAutocomplete(services: Services, input: RunAutocompleteInput): FakeInteraction {
+  const channel = services.world.channel(input.channelId);
+  const command = services.commands.find(input.name, channel.guild_id ?? null);
+  if (!command) throw new Error(`fake-discord: no command /${input.name} is registered here`);
+  const path = typeof input.subcommand === "string" ? [input.subcommand] : (input.subcommand ?? []);
+  let defs: Json[] | undefined = command.options;
+  const wrappers: Json[] = [];
+  for (const name of path) {
+    const def = defs?.find((d) => d.name === name && (d.type === 1 || d.type === 2));
+    if (!def) throw new Error(`fake-discord: /${input.name} has no subcommand "${name}"`);
+    wrappers.push({ name, type: def.type });
+    defs = def.options;
+  }
+  const def = defs?.find((d) => d.name === input.focused);
+  if (!def?.autocomplete)
+    throw new Error(`fake-discord: option "${input.focused}" of /${input.name} does not ask for autocomplete`);
+  let options: Json[] = [{ name: input.focused, type: def.type, value: input.value, focused: true }];
+  for (const wrapper of wrappers.reverse()) options = [{ ...wrapper, options }];
+  return services.interactions.create({
+    type: InteractionType.Autocomplete,
+    channelId: input.channelId,
+    userId: input.userId,
+    data: { id: command.id, name: command.name, type: 1, options },
   });
 }
 

@@ -66,6 +66,11 @@ function reportOf(
   return { tools, diagnostics, ...(versions.length ? { versions } : {}) };
 }
 
+/** The names of the abilities defined now (loaded afresh, like `/ability list`). */
+function abilityNamesOf(service: NonNullable<Gateway["abilities"]>): () => Promise<string[]> {
+  return async () => [...(await service.list()).abilities.keys()];
+}
+
 function isPort(g: unknown): g is SurfacePort {
   return typeof (g as SurfacePort).listTools === "function" && "broker" in (g as object);
 }
@@ -89,5 +94,6 @@ export function surfacePort(gateway: Gateway | SurfacePort): SurfacePort {
     sessions: g.sessions,
     defaultModel: g.settings.turn.model,
     models: createModelCatalog(configuredTargets(g.settings), (t, signal) => chatProviders(t).listModels(signal)),
+    ...(g.abilities ? { abilityNames: abilityNamesOf(g.abilities) } : {}),
   };
 }

@@ -92,4 +92,6 @@ export interface SurfacePort {
   readonly defaultModel: string;
   /** #35: what the configured model providers offer; `/model` lists it and refuses a name none offers. */
   readonly models?: ModelCatalog;
+  /** #32: the defined abilities' names (Discord's `/ability run` autocomplete); absent when abilities are off. */
+  readonly abilityNames?: () => Promise<string[]>;
 }

@@ -1,4 +1,5 @@
 import {
+  type AutocompleteInteraction,
   escapeMarkdown,
   MessageFlags,
   type ButtonInteraction,
@@ -19,6 +20,7 @@ import { safely, type SurfaceLog } from "../logger.ts";
 import { discordOperatorId } from "../operator-id.ts";
 import type { SurfacePort } from "../../port.ts";
 import { modelCommand } from "../../../model/model-command.ts";
+import { ABILITIES_OFF_TEXT, abilityCommandAnswer, respondAbilityNames } from "./ability-command.ts";
 import type { ApprovalRecord } from "@openassistant/core/approvals";
 import { isLockedThread, unarchiveForEdit } from "../archived-threads.ts";
 import { echo, fitMessage, fitModal } from "../render/fit.ts";
@@ -302,6 +304,21 @@ export function createInteractionHandler(deps: {
         );
         return replyLong(i, lines.map((l) => escapeMarkdown(l)).join("\n"));
       }
+      case "ability": {
+        const ch = i.channel ?? { id: i.channelId, type: 1, isThread: () => false };
+        const key = await conversations.sessionKeyOf(ch as never, i.user.id);
+        if (!key)
+          return replyLong(
+            i,
+            "Use `/ability` in the assistant's thread or in a DM with it: each conversation has its own ability runs.",
+          );
+        if (!gateway.abilityNames) return replyLong(i, ABILITIES_OFF_TEXT);
+        // A run may take its first steps before it answers: acknowledge within Discord's 3 s first.
+        // `run` and `cancel` are shown to the conversation, like their typed form; the others privately.
+        const shown = i.options.getSubcommand(false) === "run" || i.options.getSubcommand(false) === "cancel";
+        if (!i.deferred) await i.deferReply(shown ? {} : { flags: EPHEMERAL });
+        return replyLong(i, await abilityCommandAnswer(gateway, key, i), !shown);
+      }
       case "approve": {
         const callId = i.options.getString("id", true).trim();
         const verb = i.options.getString("decision", true);
@@ -343,6 +360,13 @@ export function createInteractionHandler(deps: {
     }
   }
 
+  /** Autocomplete (only `/ability run`'s name asks for it): offered to those allowed to chat, else nothing. */
+  async function onAutocomplete(i: AutocompleteInteraction): Promise<void> {
+    // No role lookup here: an autocomplete must be answered within 3 s and cannot be deferred.
+    if (i.commandName !== "ability" || !authorizeChat(config, actorOfInteraction(i)).ok) return i.respond([]);
+    await respondAbilityNames(gateway, i);
+  }
+
   return async function onInteraction(i: Interaction): Promise<void> {
     await safely(
       log,
@@ -359,8 +383,7 @@ export function createInteractionHandler(deps: {
         else if (i.isChatInputCommand()) await onCommand(i);
         else if (i.isMessageComponent())
           await i.deferUpdate(); // a select menu: never ours
-        // No option of ours asks for autocomplete; should one arrive anyway, it is offered nothing.
-        else if (i.isAutocomplete()) await i.respond([]);
+        else if (i.isAutocomplete()) await onAutocomplete(i);
       },
     );
   };

@@ -3,6 +3,8 @@ import type { Client } from "discord.js";
 // https://docs.discord.com/developers/interactions/application-commands#application-command-object-application-command-option-structure
 // — a string option's max_length is 1–6000; model ids (OpenRouter's `vendor/name:tag`) stay well under 200.
 const MODEL_NAME_MAX = 200;
+// The same page: an ability's inputs ("k=v k2=v2") in one string option, within its 6000.
+const ABILITY_INPUTS_MAX = 2000;
 
 /** Application command JSON (type 1 = chat input). Option types: 1 subcommand, 3 string, 4 integer. */
 const SLASH_COMMANDS = [
@@ -68,10 +70,58 @@ const SLASH_COMMANDS = [
       },
     ],
   },
+  {
+    // #32: the typed `/ability …` as an application command, answered by the same parser
+    // (abilities/commands.ts). The name autocompletes from the defined abilities (which change, so no
+    // fixed choices); `run` is deferred at once, its answer may wait on the run's first steps.
+    name: "ability",
+    description: "Run a defined ability, see its status, cancel it, or list the abilities",
+    type: 1,
+    options: [
+      {
+        type: 1,
+        name: "run",
+        description: "Start a run of an ability in this conversation",
+        options: [
+          { type: 3, name: "name", description: "The ability's name", required: true, autocomplete: true },
+          {
+            type: 3,
+            name: "inputs",
+            description: "Its inputs as key=value pairs separated by spaces",
+            required: false,
+            max_length: ABILITY_INPUTS_MAX,
+          },
+        ],
+      },
+      {
+        type: 1,
+        name: "status",
+        description: "This conversation's latest ability run, or the run named",
+        options: [{ type: 3, name: "run_id", description: "A run id (ability_…)", required: false }],
+      },
+      {
+        type: 1,
+        name: "cancel",
+        description: "Cancel this conversation's running ability, or the run named",
+        options: [{ type: 3, name: "run_id", description: "A run id (ability_…)", required: false }],
+      },
+      { type: 1, name: "list", description: "The defined abilities and their load problems" },
+    ],
+  },
 ] as const;
 
 /** Commands that also work in DMs with the bot (everything except server-only needs; all of ours do). */
-const DM_COMMANDS = new Set(["tools", "receipts", "rules", "approvals", "new", "approve", "reload", "model"]);
+const DM_COMMANDS = new Set([
+  "tools",
+  "receipts",
+  "rules",
+  "approvals",
+  "new",
+  "approve",
+  "reload",
+  "model",
+  "ability",
+]);
 
 // https://docs.discord.com/developers/interactions/application-commands#interaction-contexts —
 // contexts 0 GUILD, 1 BOT_DM; integration_types 0 GUILD_INSTALL. Only global commands carry them:
