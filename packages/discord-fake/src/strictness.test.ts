@@ -132,6 +132,48 @@ describe("strict fake: what real Discord rejects is rejected", () => {
     ).toThrow(/no command \/ok/);
   });
 
+  test("autocomplete: only on string/number options without choices; at most 25 choices of ≤ 100 characters", async () => {
+    const base = `/applications/${fake.applicationId}/commands`;
+    fake.expectErrors({ status: 400 });
+    const option = (o: Record<string, unknown>) => ({
+      name: "x",
+      description: "d",
+      options: [{ name: "o", description: "o", ...o }],
+    });
+    expect((await rest("POST", base, option({ type: 5, autocomplete: true }))).status).toBe(400);
+    const withChoices = option({ type: 3, autocomplete: true, choices: [{ name: "a", value: "a" }] });
+    expect((await rest("POST", base, withChoices)).status).toBe(400);
+    expect((await rest("POST", base, option({ type: 3, autocomplete: true }))).status).toBe(201);
+    const userId = fake.defaults!.userId;
+    const channelId = fake.defaults!.channelId;
+    expect(() => fake.runAutocomplete({ name: "x", focused: "nope", value: "", userId, channelId })).toThrow(
+      /does not ask for autocomplete/,
+    );
+    const answer = async (choices: unknown) => {
+      const i = fake.runAutocomplete({ name: "x", focused: "o", value: "a", userId, channelId });
+      expect(i.payload.data.options).toEqual([{ name: "o", type: 3, value: "a", focused: true }]);
+      const res = await fetch(`${fake.apiUrl}/v10/interactions/${i.id}/${i.token}/callback`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: 8, data: { choices } }),
+      });
+      return res.status;
+    };
+    const many = Array.from({ length: 26 }, (_, n) => ({ name: `c${n}`, value: `c${n}` }));
+    expect(await answer(many)).toBe(400);
+    expect(await answer([{ name: "x".repeat(101), value: "x" }])).toBe(400);
+    expect(await answer([{ name: "x", value: "x".repeat(101) }])).toBe(400);
+    expect(await answer(many.slice(0, 25))).toBe(204);
+    // An autocomplete answer to a slash command is refused.
+    const slash = fake.runSlashCommand({ name: "x", userId, channelId });
+    const res = await fetch(`${fake.apiUrl}/v10/interactions/${slash.id}/${slash.token}/callback`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ type: 8, data: { choices: [] } }),
+    });
+    expect(res.status).toBe(400);
+  });
+
   test("unexpected 4xx are listed by assertNoUnexpectedErrors", async () => {
     await rest("GET", "/channels/1/messages");
     expect(() => fake.assertNoUnexpectedErrors()).toThrow(/GET \/channels\/1\/messages → 404/);

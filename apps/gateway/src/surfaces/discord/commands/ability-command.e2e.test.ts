@@ -30,12 +30,14 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => e?.close(), 30_000);
 
-/** Runs `/ability <subcommand>` in alice's DM and waits for its answer (the edit of the deferred reply). */
+/** Runs `/ability <subcommand>` in the user's DM (alice's by default) and waits for its answer (the edit of the deferred reply). */
 async function ability(
   subcommand: string,
   options: Record<string, string> = {},
+  userId = e.ids.alice,
 ): Promise<{ text: string; flags: number }> {
-  const i = e.fake.runSlashCommand({ name: "ability", subcommand, options, userId: e.ids.alice, channelId: dm });
+  const channelId = e.fake.dmChannelId(userId);
+  const i = e.fake.runSlashCommand({ name: "ability", subcommand, options, userId, channelId });
   const first = await i.callback();
   expect(first.type).toBe(5); // deferred: the answer may wait on the run's first steps
   return eventually(() => {
@@ -103,6 +105,22 @@ describe("/ability on Discord", () => {
     const refused = await ability("run", { name: "deplyo" });
     expect(refused.text).toContain('no ability "deplyo" (abilities: deploy; see docs/abilities.md)');
     expect(e.h.api.requests.length).toBe(asked);
+  });
+
+  test("who may chat may use it; anyone else is refused and offered no names", async () => {
+    expect((await ability("list", {}, e.ids.bob)).text).toContain("• deploy");
+    const refused = await ability("run", { name: "deploy", inputs: "version=v9.9.9" }, e.ids.mallory);
+    expect(refused.text).toContain("Sorry, I can only help");
+    const i = e.fake.runAutocomplete({
+      name: "ability",
+      subcommand: "run",
+      focused: "name",
+      value: "",
+      userId: e.ids.mallory,
+      channelId: e.fake.dmChannelId(e.ids.mallory),
+    });
+    expect((await i.callback()).data?.choices).toEqual([]);
+    expect(ran.filter((r) => r.what.startsWith("ci."))).toHaveLength(1); // the one run above only
   });
 
   test("list shows the defined abilities; the typed form still answers in the DM", async () => {

@@ -33,6 +33,7 @@ describe("slash commands without a guildId", () => {
     const put = await e.fake.waitFor({ method: "PUT", path: `/applications/${e.fake.applicationId}/commands` });
     expect(put.status).toBe(200);
     expect((put.body as Array<{ name: string }>).map((c) => c.name).sort()).toEqual([
+      "ability",
       "approvals",
       "approve",
       "model",
@@ -47,7 +48,7 @@ describe("slash commands without a guildId", () => {
         .commands()
         .map((c) => c.name)
         .sort(),
-    ).toEqual(["approvals", "approve", "model", "new", "receipts", "reload", "rules", "tools"]);
+    ).toEqual(["ability", "approvals", "approve", "model", "new", "receipts", "reload", "rules", "tools"]);
     expect(e.fake.commands(e.ids.guildId)).toEqual([]);
     expect(e.fake.calls.some((c) => /\/guilds\/[^/]+\/commands/.test(c.path))).toBe(false);
   });

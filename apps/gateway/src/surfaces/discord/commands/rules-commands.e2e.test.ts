@@ -52,7 +52,7 @@ describe("approve always and /rules", () => {
         .commands(e.ids.guildId)
         .map((c) => c.name)
         .sort(),
-    ).toEqual(["approvals", "approve", "model", "new", "receipts", "reload", "rules", "tools"]);
+    ).toEqual(["ability", "approvals", "approve", "model", "new", "receipts", "reload", "rules", "tools"]);
   });
 
   test("Approve always skips the next card for that tool in this conversation; /rules lists and revokes it", async () => {
