@@ -5658,4 +5658,17 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #32 ability slash
+  ...m(
+    "apps/gateway/src/surfaces/discord/commands/interactions.ts",
+    ["apps/gateway/src/surfaces/discord/commands/ability-command.e2e.test.ts"],
+    [
+      [
+        "ability-slash-autocomplete-unchecked",
+        'if (i.commandName !== "ability" || !authorizeChat(config, actorOfInteraction(i)).ok) return i.respond([]);',
+        'if (i.commandName !== "ability") return i.respond([]);',
+        "/ability run's autocomplete lists the abilities to a stranger",
+      ],
+    ],
+  ),
 ];
