@@ -48,9 +48,14 @@ async function ability(
 
 describe("/ability on Discord", () => {
   test("is registered with run (name autocompleted, inputs), status, cancel and list, also for DMs", () => {
-    for (const where of [e.ids.guildId, null]) {
+    for (const where of [e.ids.guildId, undefined]) {
       const command = e.fake.commands(where).find((c) => c.name === "ability");
-      expect(command?.options?.map((o) => `${o.type}:${o.name}`)).toEqual(["1:run", "1:status", "1:cancel", "1:list"]);
+      expect(command?.options?.map((o: { type: number; name: string }) => `${o.type}:${o.name}`)).toEqual([
+        "1:run",
+        "1:status",
+        "1:cancel",
+        "1:list",
+      ]);
       const run = command?.options?.[0]?.options;
       expect(run).toMatchObject([
         { type: 3, name: "name", required: true, autocomplete: true },
