@@ -117,3 +117,14 @@ test("the OpenAI-compatible provider carries the updated status too (after the t
   await h.gateway.approvals.decide(await card, { decision: "approved", by: "test:cy" });
   expect((await ended)?.status).toBe("completed");
 }, 30_000);
+
+test("a gateway with no prompt.system hook: the system prompt is the stable blocks only, each round", async () => {
+  h = await startHarness();
+  expect(h.gateway.tools().tree).not.toHaveProperty("abilities");
+  h.api.script([exec("toolu_1", "return 1;"), textTurn("One.")]);
+  await h.gateway.handleMessage({ sessionKey: "dm:dee", surface: "terminal", userId: "dee", text: "one?" });
+  const [first, second] = bodies(h);
+  expect(first!.system).toHaveLength(1);
+  expect(second!.system).toEqual(first!.system);
+  expect(second!.messages.at(-1)!.content.map((b) => b.type)).toEqual(["tool_result"]);
+}, 30_000);
