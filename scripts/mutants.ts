@@ -5671,4 +5671,17 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #32 round status
+  ...m(
+    "apps/gateway/src/agent/run-turn.ts",
+    ["apps/gateway/src/abilities/round-status.test.ts"],
+    [
+      [
+        "round-status-not-retold",
+        "  if (text === state.roundText) return;\n  state.roundText = text;",
+        "  if (text !== undefined || text === state.roundText) return;\n  state.roundText = text;",
+        "a round that started an ability is not told its new status: the next round still sees the old one",
+      ],
+    ],
+  ),
 ];

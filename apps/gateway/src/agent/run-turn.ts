@@ -25,6 +25,7 @@ import { textOf, thinkingTextOf, toParams } from "./messages.ts";
 import { buildRequest, type ModelRequest } from "./request.ts";
 import type { TurnSettings } from "./settings.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
+import { askRoundText, roundTextUpdate, withRoundText } from "./round-text.ts";
 import { startTurnClock, type TurnClock } from "./turn-clock.ts";
 
 export type { ModelRequest } from "./request.ts";
@@ -66,6 +67,11 @@ export interface TurnDeps {
     readonly declarationsFor?: (code: string) => DeclarationsForCode;
   };
   readonly settings: TurnSettings;
+  /**
+   * #32: the `prompt.system` hooks' text, asked before each model round (round-text.ts). Absent when
+   * there are no such hooks: nothing is asked and the request is as without.
+   */
+  readonly roundSystem?: () => Promise<string | undefined>;
 }
 
 export interface TurnSession {
@@ -184,6 +190,9 @@ interface TurnState {
   lastPrompt?: { readonly tokens: number; readonly estimate: number };
   /** The model named by the last response (what answered, as the API reports it). */
   answeredBy?: string;
+  /** #32: the `prompt.system` text the system prompt carries, and the one the model was last told. */
+  readonly systemRoundText?: string;
+  roundText?: string;
   /** #35: `provider:name` of the model that gave the last response: the receipts of the runs it wrote name it. */
   writtenBy?: string;
   /** #35: the configured models that gave way to the next one this turn (model/chain.ts). */
@@ -253,6 +262,7 @@ export async function startTurn(
     { type: "text", text: userMessage.trim() ? userMessage : EMPTY_USER_MESSAGE },
   ];
   const history = session.history;
+  const systemRoundText = await askRoundText(deps);
   return {
     ...ctx,
     session,
@@ -261,10 +271,14 @@ export async function startTurn(
     tree,
     declarations,
     // Too many declarations for the prompt: it lists namespaces, the model uses tools.$search.
-    system: buildSystemPrompt(
-      promptToolListing(tree, declarations, s.toolPromptTokens ?? DEFAULT_TOOL_PROMPT_TOKENS).text,
-      s.system,
+    system: withRoundText(
+      buildSystemPrompt(
+        promptToolListing(tree, declarations, s.toolPromptTokens ?? DEFAULT_TOOL_PROMPT_TOKENS).text,
+        s.system,
+      ),
+      systemRoundText,
     ),
+    ...(systemRoundText ? { systemRoundText, roundText: systemRoundText } : {}),
     userContent,
     history,
     historyTokens: s.historyTokens,
@@ -305,6 +319,20 @@ const requestInput = (state: TurnState, messages: MessageParam[], final = false)
 const contextWindowOf = (s: TurnSettings): number | undefined =>
   s.contextWindowTokens ?? modelCapabilities(s.model)?.contextWindow;
 
+/**
+ * #32: the `prompt.system` text asked again before a round after the first. Changed, it is told as a
+ * text block after the round's tool results: the system prompt (and every earlier message) stays as
+ * sent, since it is the prefix of the loop's thinking blocks and of the prompt cache.
+ */
+async function tellRoundText(state: TurnState): Promise<void> {
+  const last = state.added.at(-1);
+  if (!state.deps.roundSystem || state.added.length <= state.tailFrom || last?.role !== "user") return;
+  const text = await askRoundText(state.deps);
+  if (text === state.roundText) return;
+  state.roundText = text;
+  state.added[state.added.length - 1] = { ...last, content: [...last.content, roundTextUpdate(text)] };
+}
+
 /** Asks the model for one round and decides what its answer means. */
 export async function requestRound(state: TurnState): Promise<TurnStep> {
   const { s, usage, turnId, emit } = state;
@@ -312,6 +340,7 @@ export async function requestRound(state: TurnState): Promise<TurnStep> {
   if (usage.rounds >= s.maxRounds) return { kind: "finish", stopReason: "max_rounds" };
   // The last allowed round (or after too many failed repairs) must answer in text.
   const final = usage.rounds === s.maxRounds - 1 || state.typecheckFailures > s.maxRepairRounds;
+  await tellRoundText(state);
   const request = buildRequest(
     requestInput(state, [...state.trimmed.messages, ...turnTail(state)], final && usage.rounds > 0),
   );
@@ -441,6 +470,8 @@ async function compact(state: TurnState, reason: CompactReason): Promise<boolean
     leftOutRuns: state.session.leftOutRuns,
   });
   state.lastPrompt = undefined;
+  // The updates told in the folded loop are gone: the next round tells the status again if it differs.
+  state.roundText = state.systemRoundText;
   state.emit({ type: "history.compacted", turnId: state.turnId, omitted: state.trimmed.omitted, reason });
   return true;
 }

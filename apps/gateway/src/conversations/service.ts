@@ -40,12 +40,17 @@ export interface ConversationDeps {
   readonly turnSettings: TurnSettings;
   /** What a turn runs with (model for the session's pinned profile, runner, checker, tools). */
   readonly turnDeps: (session: Session) => Omit<TurnDeps, "settings">;
-  /** What plugin hooks add to this turn's system prompt (`chat.message`, `prompt.system`), if any. */
+  /** What plugin hooks add to this turn's system prompt (`chat.message`), if any. */
   readonly hookText?: (message: {
     readonly text: string;
     readonly userId?: string;
     readonly sessionId: string;
   }) => Promise<string | undefined>;
+  /** #32: what asks the `prompt.system` hooks before each model round; undefined when there are none. */
+  readonly roundText?: (message: {
+    readonly userId?: string;
+    readonly sessionId: string;
+  }) => (() => Promise<string | undefined>) | undefined;
   readonly log: (line: string) => void;
 }
 
@@ -121,10 +126,11 @@ export function createConversations(deps: ConversationDeps): Conversations {
     const leftOutRuns = (await sessions.turns(session.id))
       .filter((t) => t.stopReason === "refused")
       .flatMap((t) => t.runIds);
+    const roundSystem = deps.roundText?.({ userId: message.userId, sessionId: session.id });
     const raw = await runTurn(
       { id: session.id, history, leftOutRuns, requestedBy: message.userId, ...(resumedRuns ? { resumedRuns } : {}) },
       message.text,
-      { ...deps.turnDeps(fresh), settings },
+      { ...deps.turnDeps(fresh), settings, ...(roundSystem ? { roundSystem } : {}) },
       { turnId, signal, onEvent },
     );
     // What is stored and shown is scrubbed too: a user may paste a secret, and the model may repeat it.

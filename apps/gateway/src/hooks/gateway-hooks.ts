@@ -76,28 +76,51 @@ export function observeApprovals(approvals: Pick<ApprovalBroker, "subscribe">, h
 }
 
 /**
- * What the hooks add to a turn's system prompt: each `chat.message` hook's context for this
- * message (named by plugin), then each `prompt.system` hook's text. Undefined when none adds any.
+ * What the hooks add to a turn's system prompt once, for the whole turn: each `chat.message` hook's
+ * context for this message (named by plugin). Undefined when none adds any. The `prompt.system`
+ * text is asked before each model round instead (roundSystemText).
  */
 export async function turnHookText(
   set: HookSet | undefined,
   message: { readonly text: string; readonly userId?: string; readonly sessionId: string },
   rolesOf: (userId: string) => readonly string[],
 ): Promise<string | undefined> {
-  if (!set || (set.byEvent["chat.message"].length === 0 && set.byEvent["prompt.system"].length === 0)) return undefined;
-  const { userId } = message;
-  const scope = {
-    sessionId: message.sessionId,
-    ...(userId ? { requestedBy: { userId, roles: rolesOf(userId) } } : {}),
-  };
-  const contexts = await runObservers(set, "chat.message", scope, (fn, ctx) => fn(message, ctx));
+  if (!set || set.byEvent["chat.message"].length === 0) return undefined;
+  const contexts = await runObservers(set, "chat.message", hookScope(message, rolesOf), (fn, ctx) => fn(message, ctx));
   const parts = contexts.flatMap(({ pluginId, value }) =>
     value && typeof value.context === "string" && value.context.trim()
       ? [`Context from plugin ${pluginId}:\n${value.context.trim()}`]
       : [],
   );
-  parts.push(...(await systemPromptAdditions(set, scope)));
   return parts.length ? parts.join("\n\n") : undefined;
+}
+
+/**
+ * #32: the `prompt.system` text of a turn, asked again before each model round (so a status a round
+ * changed shows in the next one). Undefined (nothing asked, ever) when the set has no such hook.
+ */
+export function roundSystemText(
+  set: HookSet | undefined,
+  message: { readonly userId?: string; readonly sessionId: string },
+  rolesOf: (userId: string) => readonly string[],
+): (() => Promise<string | undefined>) | undefined {
+  if (!set || set.byEvent["prompt.system"].length === 0) return undefined;
+  const scope = hookScope(message, rolesOf);
+  return async () => {
+    const parts = await systemPromptAdditions(set, scope);
+    return parts.length ? parts.join("\n\n") : undefined;
+  };
+}
+
+function hookScope(
+  message: { readonly userId?: string; readonly sessionId: string },
+  rolesOf: (userId: string) => readonly string[],
+) {
+  const { userId } = message;
+  return {
+    sessionId: message.sessionId,
+    ...(userId ? { requestedBy: { userId, roles: rolesOf(userId) } } : {}),
+  };
 }
 
 /** `gateway.start` / `gateway.stop`: observers, awaited (each within its time limit), failures logged. */

@@ -33,6 +33,7 @@ import {
   refuseWithoutCriticalPlugins,
   rolesFrom,
   turnHookText,
+  roundSystemText,
 } from "../hooks/gateway-hooks.ts";
 import { formatRunResultForModel } from "@openassistant/core/codemode";
 import { openGatewayRunJournal } from "../runs/journal.ts";
@@ -356,6 +357,8 @@ function openGateway(
       turnSettings: settings.turn,
       // #29: chat.message context and prompt.system text (hooks/gateway-hooks.ts).
       hookText: (message) => turnHookText(hooks(), message, rolesOf),
+      // #32: prompt.system text, asked before each model round (hooks/gateway-hooks.ts).
+      roundText: (message) => roundSystemText(hooks(), message, rolesOf),
       log,
       turnDeps: (session) => ({
         model: modelFor(session.settings.profile),
