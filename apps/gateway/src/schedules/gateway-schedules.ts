@@ -44,6 +44,11 @@ export interface GatewaySchedulesDeps {
   readonly config: ReadonlyArray<z.infer<typeof configScheduleSchema>>;
   /** #32: the abilities an ability schedule starts (absent: ability schedules are refused, and fail at fire time). */
   readonly abilities?: Pick<AbilityService, "list" | "start" | "cancel">;
+  /**
+   * One gateway owns the database (SQLite): an occurrence another gateway left `running` was cut
+   * off by its stop, and is settled at start (`Scheduler.settleStranded`).
+   */
+  readonly settleStranded?: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -149,6 +154,7 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
     },
     log: deps.log,
   });
+  if (deps.settleStranded) await scheduler.settleStranded(() => true);
   const timer = deps.clock
     ? undefined
     : setInterval(

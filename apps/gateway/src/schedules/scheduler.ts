@@ -3,11 +3,14 @@ import type { ReceiptLog } from "@openassistant/core/receipts";
 import { ALERT_AFTER_FAILURES, backoffAfter, decideDue } from "./missed.ts";
 import { failedReceipt, firedReceipt, skippedReceipt, succeededReceipt } from "./receipts.ts";
 import type { ScheduleStore } from "./store.ts";
-import type { Schedule } from "./types.ts";
+import type { Occurrence, Schedule } from "./types.ts";
 import { type FireTimes, fireTimes, fireTimesBetween, formatInZone } from "./when.ts";
 
 /** The most occurrences one schedule handles in a tick (after a long downtime the oldest are left unreceipted past this). */
 export const MAX_DUE_PER_TICK = 100;
+
+/** Why an occurrence left `running` by a gateway that stopped failed (its `schedule.failed` receipt). */
+export const STOPPED_WHILE_RUNNING = "the gateway stopped while it ran";
 
 /** What a fire asks the gateway to run. */
 export interface FireRequest {
@@ -55,6 +58,12 @@ export interface TickReport {
 export interface Scheduler {
   /** Handles every occurrence due by `now()`: claims it (one gateway wins), fires or skips it with its receipt. */
   tick(): Promise<TickReport>;
+  /**
+   * Settles the occurrences left `running` by gateways that stopped (`isGone` says which: their
+   * `claimedBy`): each gets its `schedule.failed` receipt, then is fired again here under the same
+   * occurrence key when its missed-run policy is `once`/`all` and it is within the grace window.
+   */
+  settleStranded(isGone: (claimedBy: string) => boolean): Promise<void>;
   /** Resolves when every fire started so far has finished and recorded its outcome. */
   idle(): Promise<void>;
   /** Aborts the fires in progress with `reason` and waits for them to record their outcome. */
@@ -224,6 +233,50 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     }
   }
 
+  async function settleStranded(isGone: (claimedBy: string) => boolean): Promise<void> {
+    for (const o of await deps.store.running()) {
+      if (o.claimedBy === deps.gatewayId || !isGone(o.claimedBy)) continue;
+      try {
+        await settleOne(o);
+      } catch (e) {
+        deps.log(`schedule ${o.scheduleId}: settling ${new Date(o.at).toISOString()} failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  async function settleOne(o: Occurrence): Promise<void> {
+    const now = deps.now();
+    const s = await deps.store.get(o.scheduleId);
+    const again =
+      s !== undefined &&
+      s.removedAt === undefined &&
+      !s.paused &&
+      s.missed !== "skip" &&
+      now - o.at <= s.graceMs &&
+      !closed;
+    const runId = again ? newId("run") : o.runId;
+    const won = await deps.store.retake(
+      o.scheduleId,
+      o.at,
+      o.runId,
+      again
+        ? { status: "running", runId, claimedBy: deps.gatewayId, claimedAt: now }
+        : { status: "failed", finishedAt: now, detail: STOPPED_WHILE_RUNNING },
+    );
+    if (!won || s === undefined) return;
+    const sessionId = await deps.sessionOf(s).catch(() => undefined);
+    deps.receipts.stage(
+      failedReceipt(s, o.at, o.runId, sessionId, STOPPED_WHILE_RUNNING, Math.max(0, now - o.claimedAt)),
+    );
+    await deps.receipts.durable();
+    if (!again) {
+      await deps.store.progress(s.id, { lastOutcome: "failed", lastAt: o.at });
+      return;
+    }
+    const why = `fired again: ${STOPPED_WHILE_RUNNING} (missed-run policy ${s.missed})`;
+    start(s, o.at, runId, why, timesOf(s).next(Math.max(o.at, now)));
+  }
+
   async function idle(): Promise<void> {
     while (running.size) await Promise.all([...running.values()].map((r) => r.done));
   }
@@ -235,5 +288,5 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     await idle();
   }
 
-  return { tick, idle, close };
+  return { tick, settleStranded, idle, close };
 }

@@ -390,6 +390,8 @@ function openGateway(
           config: loaded?.config.config.schedules ?? [],
           // #33: ability schedules start their runs here (schedules/ability-fire.ts).
           ...(abilities ? { abilities: abilities.service } : {}),
+          // #33 crash mid-fire: on SQLite this gateway owns the file, so a `running` occurrence is a stopped one's.
+          settleStranded: !shared,
           log,
         }),
       (s) => s.close(life.reason),
