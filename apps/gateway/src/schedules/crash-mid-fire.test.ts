@@ -4,6 +4,7 @@ import { openSqliteReceipts } from "@openassistant/core/receipts";
 import { makeTempDir } from "@openassistant/testkit/temp.ts";
 import { join } from "node:path";
 import { definition } from "../../test/contracts/schedule-store.ts";
+import { resumedSchedules } from "./gateway-schedules.ts";
 import { createScheduler, STOPPED_WHILE_RUNNING } from "./scheduler.ts";
 import { createSqliteScheduleStore } from "./sqlite/store.ts";
 import type { MissedPolicy } from "./types.ts";
@@ -83,11 +84,11 @@ test("killed mid-fire, missed-run policy once: failed receipt, fired again once 
   try {
     const [left] = await g.store.history("sch_1");
     expect(left).toMatchObject({ at: AT, status: "running", claimedBy: "gw-dead" });
-    await g.scheduler.settleStranded(() => true);
+    await g.scheduler.settleStranded({ isGone: () => true });
     await g.scheduler.idle();
     expect(g.fired).toEqual([AT]);
     // Settled once: a second settling (or a tick) fires nothing more.
-    await g.scheduler.settleStranded(() => true);
+    await g.scheduler.settleStranded({ isGone: () => true });
     await g.scheduler.tick();
     await g.scheduler.idle();
     expect(g.fired).toEqual([AT]);
@@ -115,7 +116,7 @@ test("killed mid-fire, missed-run policy skip: failed receipt, not fired again",
   const g = restart(paths, AT + 30_000);
   try {
     const [left] = await g.store.history("sch_1");
-    await g.scheduler.settleStranded(() => true);
+    await g.scheduler.settleStranded({ isGone: () => true });
     await g.scheduler.idle();
     expect(g.fired).toEqual([]);
     const [occurrence] = await g.store.history("sch_1");
@@ -136,10 +137,42 @@ test("an occurrence another live gateway is firing is left alone", async () => {
   const paths = await killMidFire(makeTempDir("oa-crash-live-"), "once");
   const g = restart(paths, AT + 30_000);
   try {
-    await g.scheduler.settleStranded((by) => by !== "gw-dead");
+    await g.scheduler.settleStranded({ isGone: (by) => by !== "gw-dead" });
     await g.scheduler.idle();
     expect(g.fired).toEqual([]);
     expect((await g.store.history("sch_1"))[0]).toMatchObject({ status: "running", claimedBy: "gw-dead" });
+  } finally {
+    await g.close();
+  }
+}, 30_000);
+
+test("killed mid-fire, its turn resumed by the restart (#30): failed receipt, not fired again (no second answer)", async () => {
+  const paths = await killMidFire(makeTempDir("oa-crash-resumed-"), "once");
+  const g = restart(paths, AT + 30_000);
+  try {
+    await g.scheduler.settleStranded({
+      isGone: () => true,
+      resumed: resumedSchedules(["ann", "schedule:sch_1", null]),
+    });
+    await g.scheduler.idle();
+    expect(g.fired).toEqual([]);
+    expect((await g.store.history("sch_1"))[0]).toMatchObject({
+      status: "failed",
+      detail: `${STOPPED_WHILE_RUNNING}; its turn is resumed`,
+    });
+  } finally {
+    await g.close();
+  }
+}, 30_000);
+
+test("killed mid-fire and restarted past the grace window (policy once): failed receipt, not fired again", async () => {
+  const paths = await killMidFire(makeTempDir("oa-crash-late-"), "once");
+  const g = restart(paths, AT + 3_600_001);
+  try {
+    await g.scheduler.settleStranded({ isGone: () => true });
+    await g.scheduler.idle();
+    expect(g.fired.includes(AT)).toBe(false);
+    expect((await g.store.history("sch_1", 100)).find((o) => o.at === AT)).toMatchObject({ status: "failed" });
   } finally {
     await g.close();
   }

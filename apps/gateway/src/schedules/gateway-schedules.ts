@@ -46,9 +46,10 @@ export interface GatewaySchedulesDeps {
   readonly abilities?: Pick<AbilityService, "list" | "start" | "cancel">;
   /**
    * One gateway owns the database (SQLite): an occurrence another gateway left `running` was cut
-   * off by its stop, and is settled at start (`Scheduler.settleStranded`).
+   * off by its stop, and is settled at start (`Scheduler.settleStranded`); `resumed`: the schedules
+   * whose cut-off turns or runs this start resumes (`resumedSchedules`).
    */
-  readonly settleStranded?: boolean;
+  readonly settleStranded?: { readonly resumed: ReadonlySet<string> };
   readonly log: (line: string) => void;
 }
 
@@ -154,7 +155,7 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
     },
     log: deps.log,
   });
-  if (deps.settleStranded) await scheduler.settleStranded(() => true);
+  if (deps.settleStranded) await scheduler.settleStranded({ isGone: () => true, ...deps.settleStranded });
   const timer = deps.clock
     ? undefined
     : setInterval(
@@ -191,4 +192,10 @@ export async function holdResumedCeilings(
     pinned.add(id);
   }
   return pinned;
+}
+
+/** The schedules (`schedule:<id>` requesters) whose cut-off turns or runs a start resumes (#30). */
+export function resumedSchedules(requesters: ReadonlyArray<string | null | undefined>): Set<string> {
+  const ids = requesters.map((r) => scheduleOf(r ?? undefined));
+  return new Set(ids.filter((id): id is string => id !== undefined));
 }

@@ -61,13 +61,21 @@ export interface Scheduler {
   /**
    * Settles the occurrences left `running` by gateways that stopped (`isGone` says which: their
    * `claimedBy`): each gets its `schedule.failed` receipt, then is fired again here under the same
-   * occurrence key when its missed-run policy is `once`/`all` and it is within the grace window.
+   * occurrence key when its missed-run policy is `once`/`all`, it is within the grace window and its
+   * turn is not resumed by the restart (#30).
    */
-  settleStranded(isGone: (claimedBy: string) => boolean): Promise<void>;
+  settleStranded(options: StrandedOptions): Promise<void>;
   /** Resolves when every fire started so far has finished and recorded its outcome. */
   idle(): Promise<void>;
   /** Aborts the fires in progress with `reason` and waits for them to record their outcome. */
   close(reason: string): Promise<void>;
+}
+
+export interface StrandedOptions {
+  /** Whether the gateway that claimed an occurrence (`claimedBy`) has stopped. */
+  readonly isGone: (claimedBy: string) => boolean;
+  /** Schedules whose cut-off turn or run this start resumes (#30): not fired again, it would answer twice. */
+  readonly resumed?: ReadonlySet<string>;
 }
 
 interface Running {
@@ -233,18 +241,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     }
   }
 
-  async function settleStranded(isGone: (claimedBy: string) => boolean): Promise<void> {
+  async function settleStranded(options: StrandedOptions): Promise<void> {
     for (const o of await deps.store.running()) {
-      if (o.claimedBy === deps.gatewayId || !isGone(o.claimedBy)) continue;
+      if (o.claimedBy === deps.gatewayId || !options.isGone(o.claimedBy)) continue;
       try {
-        await settleOne(o);
+        await settleOne(o, options.resumed?.has(o.scheduleId) ?? false);
       } catch (e) {
         deps.log(`schedule ${o.scheduleId}: settling ${new Date(o.at).toISOString()} failed: ${(e as Error).message}`);
       }
     }
   }
 
-  async function settleOne(o: Occurrence): Promise<void> {
+  async function settleOne(o: Occurrence, resumed: boolean): Promise<void> {
     const now = deps.now();
     const s = await deps.store.get(o.scheduleId);
     const again =
@@ -253,7 +261,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       !s.paused &&
       s.missed !== "skip" &&
       now - o.at <= s.graceMs &&
+      !resumed &&
       !closed;
+    const detail = resumed ? `${STOPPED_WHILE_RUNNING}; its turn is resumed` : STOPPED_WHILE_RUNNING;
     const runId = again ? newId("run") : o.runId;
     const won = await deps.store.retake(
       o.scheduleId,
@@ -261,13 +271,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       o.runId,
       again
         ? { status: "running", runId, claimedBy: deps.gatewayId, claimedAt: now }
-        : { status: "failed", finishedAt: now, detail: STOPPED_WHILE_RUNNING },
+        : { status: "failed", finishedAt: now, detail },
     );
     if (!won || s === undefined) return;
     const sessionId = await deps.sessionOf(s).catch(() => undefined);
-    deps.receipts.stage(
-      failedReceipt(s, o.at, o.runId, sessionId, STOPPED_WHILE_RUNNING, Math.max(0, now - o.claimedAt)),
-    );
+    deps.receipts.stage(failedReceipt(s, o.at, o.runId, sessionId, detail, Math.max(0, now - o.claimedAt)));
     await deps.receipts.durable();
     if (!again) {
       await deps.store.progress(s.id, { lastOutcome: "failed", lastAt: o.at });
