@@ -5658,4 +5658,23 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #33 crash mid-fire
+  ...m(
+    "apps/gateway/src/schedules/scheduler.ts",
+    ["apps/gateway/src/schedules/crash-mid-fire.test.ts"],
+    [
+      [
+        "schedule-crash-refire-ignores-skip",
+        '      s.missed !== "skip" &&',
+        "      true &&",
+        "an occurrence cut off by a crash is fired again under the missed-run policy skip",
+      ],
+      [
+        "schedule-crash-no-failed-receipt",
+        "    deps.receipts.stage(failedReceipt(s, o.at, o.runId, sessionId, detail,",
+        "    void (failedReceipt(s, o.at, o.runId, sessionId, detail,",
+        "an occurrence cut off by a crash is settled without its schedule.failed receipt (its fired receipt stays started)",
+      ],
+    ],
+  ),
 ];

@@ -7,7 +7,7 @@ import { definition } from "../../test/contracts/schedule-store.ts";
 import { resumedSchedules } from "./gateway-schedules.ts";
 import { createScheduler, STOPPED_WHILE_RUNNING } from "./scheduler.ts";
 import { createSqliteScheduleStore } from "./sqlite/store.ts";
-import type { MissedPolicy } from "./types.ts";
+import type { MissedPolicy, ScheduleDefinition } from "./types.ts";
 
 /**
  * #33 crash mid-fire: a gateway process killed (SIGKILL) while an occurrence's turn waits leaves it
@@ -17,12 +17,12 @@ const START = Date.parse("2026-11-26T10:00:00Z");
 const AT = START + 60_000;
 
 /** Runs hang-child.ts until its occurrence's turn has started, then kills it with SIGKILL. */
-async function killMidFire(dir: string, missed: MissedPolicy) {
+async function killMidFire(dir: string, missed: MissedPolicy, over: Partial<ScheduleDefinition> = {}) {
   const schedulesPath = join(dir, "schedules.sqlite");
   const receiptsPath = join(dir, "receipts.sqlite");
   const db = openDatabase(schedulesPath);
   await createSqliteScheduleStore(db).add(
-    definition({ when: { every: "1m" }, timeZone: "UTC", createdAt: START, missed }),
+    definition({ when: { every: "1m" }, timeZone: "UTC", createdAt: START, missed, ...over }),
   );
   db.close();
   const child = Bun.spawn(
@@ -173,6 +173,23 @@ test("killed mid-fire and restarted past the grace window (policy once): failed 
     await g.scheduler.idle();
     expect(g.fired.includes(AT)).toBe(false);
     expect((await g.store.history("sch_1", 100)).find((o) => o.at === AT)).toMatchObject({ status: "failed" });
+  } finally {
+    await g.close();
+  }
+}, 30_000);
+
+test("an ability schedule killed mid-fire is not fired again: the abilities resume its run", async () => {
+  const target = { ability: "deploy", inputs: {}, conversation: "terminal" };
+  const paths = await killMidFire(makeTempDir("oa-crash-ability-"), "all", { target });
+  const g = restart(paths, AT + 30_000);
+  try {
+    await g.scheduler.settleStranded({ isGone: () => true });
+    await g.scheduler.idle();
+    expect(g.fired).toEqual([]);
+    expect((await g.store.history("sch_1"))[0]).toMatchObject({
+      status: "failed",
+      detail: `${STOPPED_WHILE_RUNNING}; its ability run is resumed by the abilities`,
+    });
   } finally {
     await g.close();
   }

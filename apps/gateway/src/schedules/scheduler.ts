@@ -255,15 +255,22 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   async function settleOne(o: Occurrence, resumed: boolean): Promise<void> {
     const now = deps.now();
     const s = await deps.store.get(o.scheduleId);
+    // An ability run is resumed by the abilities (`resumeAll`): a second one would run its steps twice.
+    const ability = s !== undefined && !("prompt" in s.target);
     const again =
       s !== undefined &&
+      !ability &&
       s.removedAt === undefined &&
       !s.paused &&
       s.missed !== "skip" &&
       now - o.at <= s.graceMs &&
       !resumed &&
       !closed;
-    const detail = resumed ? `${STOPPED_WHILE_RUNNING}; its turn is resumed` : STOPPED_WHILE_RUNNING;
+    const detail = resumed
+      ? `${STOPPED_WHILE_RUNNING}; its turn is resumed`
+      : ability
+        ? `${STOPPED_WHILE_RUNNING}; its ability run is resumed by the abilities`
+        : STOPPED_WHILE_RUNNING;
     const runId = again ? newId("run") : o.runId;
     const won = await deps.store.retake(
       o.scheduleId,
