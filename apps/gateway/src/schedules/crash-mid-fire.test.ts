@@ -137,7 +137,7 @@ test("an occurrence another live gateway is firing is left alone", async () => {
   const paths = await killMidFire(makeTempDir("oa-crash-live-"), "once");
   const g = restart(paths, AT + 30_000);
   try {
-    await g.scheduler.settleStranded({ isGone: (by) => by !== "gw-dead" });
+    await g.scheduler.settleStranded({ isGone: (o) => o.claimedBy !== "gw-dead" });
     await g.scheduler.idle();
     expect(g.fired).toEqual([]);
     expect((await g.store.history("sch_1"))[0]).toMatchObject({ status: "running", claimedBy: "gw-dead" });

@@ -44,6 +44,7 @@ import { approvalsToKeep, findResumable, type Resumable, resumeRuns, type Resume
 import { createHookSet } from "@openassistant/core/hooks";
 import { withCeilings } from "../schedules/ceiling.ts";
 import { holdResumedCeilings, openGatewaySchedules, resumedSchedules } from "../schedules/gateway-schedules.ts";
+import { openPgAbilityRunClaims } from "@openassistant/core/abilities";
 import { scheduleToolBinding } from "../schedules/tools.ts";
 import { abilityToolBinding, workspaceDefinesAbilities } from "../abilities/tools.ts";
 import { httpAndConsole } from "./http-console.ts";
@@ -392,7 +393,7 @@ function openGateway(
           ...(abilities ? { abilities: abilities.service } : {}),
           // #33 crash mid-fire: on SQLite this gateway owns the file, so a `running` occurrence is a stopped one's.
           ...(shared
-            ? {}
+            ? { firing: openPgAbilityRunClaims(settings.storageUrl!) }
             : {
                 settleStranded: {
                   resumed: resumedSchedules([
