@@ -175,10 +175,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         claimedAt: now,
         ...(d.fire ? {} : { detail: d.why }),
       });
-      if (!won) {
-        if (d.fire) await deps.firing?.release(lock);
-        continue; // another gateway took it
-      }
+      if (!won && d.fire) await deps.firing?.release(lock);
+      if (!won) continue; // another gateway took it
       if (!d.fire) {
         deps.receipts.stage(skippedReceipt(s, d.at, runId, d.by, d.why));
         skipped.push({ scheduleId: s.id, at: d.at, why: d.why });
