@@ -5684,4 +5684,29 @@ export const MUTANTS: readonly Mutant[] = [
       ],
     ],
   ),
+  // #33 crash mid-fire
+  ...m(
+    "apps/gateway/src/schedules/scheduler.ts",
+    ["apps/gateway/src/schedules/crash-mid-fire.test.ts", "apps/gateway/src/schedules/crash-mid-fire-pg.test.ts"],
+    [
+      [
+        "schedule-crash-refire-ignores-skip",
+        '      s.missed !== "skip" &&',
+        "      true &&",
+        "an occurrence cut off by a crash is fired again under the missed-run policy skip",
+      ],
+      [
+        "schedule-crash-no-failed-receipt",
+        "    deps.receipts.stage(failedReceipt(s, o.at, o.runId, sessionId, detail,",
+        "    void (failedReceipt(s, o.at, o.runId, sessionId, detail,",
+        "an occurrence cut off by a crash is settled without its schedule.failed receipt (its fired receipt stays started)",
+      ],
+      [
+        "schedule-crash-pg-no-lock",
+        "if (d.fire && deps.firing && !(await deps.firing.take(lock))) continue;",
+        "if (false) continue;",
+        "on PostgreSQL a firing occurrence holds no lock: another gateway settles a live gateway's occurrence as dead",
+      ],
+    ],
+  ),
 ];

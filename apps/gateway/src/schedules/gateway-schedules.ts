@@ -8,6 +8,7 @@ import type { SessionStore } from "../sessions/store.ts";
 import { fireAbility } from "./ability-fire.ts";
 import { scheduleOf, scheduleRequester } from "./ceiling.ts";
 import type { configScheduleSchema } from "./input.ts";
+import { occurrenceCallId } from "./receipts.ts";
 import { createScheduler, type Scheduler } from "./scheduler.ts";
 import { createSchedules, type Schedules } from "./service.ts";
 import type { ScheduleStore } from "./store.ts";
@@ -17,6 +18,9 @@ import type { z } from "zod";
 
 /** How often the scheduler looks for due occurrences (its clock is read at each tick). */
 export const TICK_MS = 1_000;
+
+/** How often a gateway on PostgreSQL looks for occurrences a dead gateway left `running`. */
+export const SETTLE_EVERY_MS = 10_000;
 
 /** The schedules as the gateway runs them. */
 export interface GatewaySchedules {
@@ -44,7 +48,27 @@ export interface GatewaySchedulesDeps {
   readonly config: ReadonlyArray<z.infer<typeof configScheduleSchema>>;
   /** #32: the abilities an ability schedule starts (absent: ability schedules are refused, and fail at fire time). */
   readonly abilities?: Pick<AbilityService, "list" | "start" | "cancel">;
+  /**
+   * One gateway owns the database (SQLite): an occurrence another gateway left `running` was cut
+   * off by its stop, and is settled at start (`Scheduler.settleStranded`); `resumed`: the schedules
+   * whose cut-off turns or runs this start resumes (`resumedSchedules`).
+   */
+  readonly settleStranded?: { readonly resumed: ReadonlySet<string> };
+  /**
+   * Several gateways on PostgreSQL: a session-level advisory lock per firing occurrence
+   * (`openPgAbilityRunClaims`, one connection; closed with the schedules). An occurrence `running`
+   * whose lock another gateway can take was a dead gateway's: settled at start and every
+   * `SETTLE_EVERY_MS`.
+   */
+  readonly firing?: OccurrenceLocks;
   readonly log: (line: string) => void;
+}
+
+/** Locks by key (`openPgAbilityRunClaims` is one): held by this gateway's session. */
+export interface OccurrenceLocks {
+  take(key: string): Promise<boolean>;
+  release(key: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** The surface a session key belongs to (`discord:thread:1` → `discord`). */
@@ -148,7 +172,23 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
       deps.log(`schedule ${s.id}: ${text}`);
     },
     log: deps.log,
+    ...(deps.firing ? { firing: deps.firing } : {}),
   });
+  if (deps.settleStranded) await scheduler.settleStranded({ isGone: () => true, ...deps.settleStranded });
+  const locks = deps.firing;
+  const settleDead = locks
+    ? () => scheduler.settleStranded({ isGone: (o) => locks.take(occurrenceCallId(o.scheduleId, o.at)) })
+    : undefined;
+  await settleDead?.();
+  const sweeper =
+    settleDead && !deps.clock
+      ? setInterval(
+          () =>
+            void settleDead().catch((e: unknown) => deps.log(`schedules: settling failed: ${(e as Error).message}`)),
+          SETTLE_EVERY_MS,
+        )
+      : undefined;
+  sweeper?.unref?.();
   const timer = deps.clock
     ? undefined
     : setInterval(
@@ -162,7 +202,9 @@ export async function openGatewaySchedules(deps: GatewaySchedulesDeps): Promise<
     idle: () => scheduler.idle(),
     async close(reason) {
       if (timer) clearInterval(timer);
+      if (sweeper) clearInterval(sweeper);
       await scheduler.close(reason);
+      await deps.firing?.close();
     },
   };
 }
@@ -185,4 +227,10 @@ export async function holdResumedCeilings(
     pinned.add(id);
   }
   return pinned;
+}
+
+/** The schedules (`schedule:<id>` requesters) whose cut-off turns or runs a start resumes (#30). */
+export function resumedSchedules(requesters: ReadonlyArray<string | null | undefined>): Set<string> {
+  const ids = requesters.map((r) => scheduleOf(r ?? undefined));
+  return new Set(ids.filter((id): id is string => id !== undefined));
 }

@@ -1,13 +1,16 @@
 import { newId } from "@openassistant/core/db";
 import type { ReceiptLog } from "@openassistant/core/receipts";
 import { ALERT_AFTER_FAILURES, backoffAfter, decideDue } from "./missed.ts";
-import { failedReceipt, firedReceipt, skippedReceipt, succeededReceipt } from "./receipts.ts";
+import { failedReceipt, firedReceipt, occurrenceCallId, skippedReceipt, succeededReceipt } from "./receipts.ts";
 import type { ScheduleStore } from "./store.ts";
-import type { Schedule } from "./types.ts";
+import type { Occurrence, Schedule } from "./types.ts";
 import { type FireTimes, fireTimes, fireTimesBetween, formatInZone } from "./when.ts";
 
 /** The most occurrences one schedule handles in a tick (after a long downtime the oldest are left unreceipted past this). */
 export const MAX_DUE_PER_TICK = 100;
+
+/** Why an occurrence left `running` by a gateway that stopped failed (its `schedule.failed` receipt). */
+export const STOPPED_WHILE_RUNNING = "the gateway stopped while it ran";
 
 /** What a fire asks the gateway to run. */
 export interface FireRequest {
@@ -44,6 +47,12 @@ export interface SchedulerDeps {
   /** Tells the schedule's creator it failed `ALERT_AFTER_FAILURES` times in a row. */
   readonly alert: (schedule: Schedule, text: string) => Promise<void>;
   readonly log: (line: string) => void;
+  /**
+   * On a shared database: a lock per firing occurrence (its call id), taken before its claim and
+   * released once its outcome is recorded; a gateway that dies loses its locks (PostgreSQL ends its
+   * session), which is how `settleStranded` knows it is gone (`openPgAbilityRunClaims`).
+   */
+  readonly firing?: { take(key: string): Promise<boolean>; release(key: string): Promise<void> };
 }
 
 /** What one tick did (tests and logs read it). */
@@ -55,10 +64,24 @@ export interface TickReport {
 export interface Scheduler {
   /** Handles every occurrence due by `now()`: claims it (one gateway wins), fires or skips it with its receipt. */
   tick(): Promise<TickReport>;
+  /**
+   * Settles the occurrences left `running` by gateways that stopped (`isGone` says which: their
+   * `claimedBy`): each gets its `schedule.failed` receipt, then is fired again here under the same
+   * occurrence key when its missed-run policy is `once`/`all`, it is within the grace window and its
+   * turn is not resumed by the restart (#30).
+   */
+  settleStranded(options: StrandedOptions): Promise<void>;
   /** Resolves when every fire started so far has finished and recorded its outcome. */
   idle(): Promise<void>;
   /** Aborts the fires in progress with `reason` and waits for them to record their outcome. */
   close(reason: string): Promise<void>;
+}
+
+export interface StrandedOptions {
+  /** Whether the gateway that claimed an occurrence (`claimedBy`) has stopped. */
+  readonly isGone: (o: Occurrence) => boolean | Promise<boolean>;
+  /** Schedules whose cut-off turn or run this start resumes (#30): not fired again, it would answer twice. */
+  readonly resumed?: ReadonlySet<string>;
 }
 
 interface Running {
@@ -140,6 +163,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     if (s.paused) return deps.store.progress(s.id, { checkedThrough: due.at(-1)! });
     for (const d of decideDue(due, now, s)) {
       const runId = newId("run");
+      const lock = occurrenceCallId(s.id, d.at);
+      // Held before the row exists, so a `running` row whose lock is free is a dead gateway's.
+      if (d.fire && deps.firing && !(await deps.firing.take(lock))) continue; // another gateway fires it
       const won = await deps.store.claim({
         scheduleId: s.id,
         at: d.at,
@@ -149,6 +175,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         claimedAt: now,
         ...(d.fire ? {} : { detail: d.why }),
       });
+      if (!won && d.fire) await deps.firing?.release(lock);
       if (!won) continue; // another gateway took it
       if (!d.fire) {
         deps.receipts.stage(skippedReceipt(s, d.at, runId, d.by, d.why));
@@ -165,7 +192,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   function start(s: Schedule, at: number, runId: string, why: string, deadline: number | undefined): void {
     const key = `${s.id}@${new Date(at).toISOString()}`;
     const controller = new AbortController();
-    const done = fireOne(s, at, runId, why, controller.signal).finally(() => running.delete(key));
+    const done = fireOne(s, at, runId, why, controller.signal).finally(() => {
+      running.delete(key);
+      return deps.firing?.release(key).catch(() => {});
+    });
     running.set(key, { controller, deadline, done });
   }
 
@@ -224,6 +254,63 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     }
   }
 
+  async function settleStranded(options: StrandedOptions): Promise<void> {
+    for (const o of await deps.store.running()) {
+      if (o.claimedBy === deps.gatewayId || !(await options.isGone(o))) continue;
+      // `isGone` may have taken the occurrence's lock: kept while it fires again here, else released.
+      let again = false;
+      try {
+        again = await settleOne(o, options.resumed?.has(o.scheduleId) ?? false);
+      } catch (e) {
+        deps.log(`schedule ${o.scheduleId}: settling ${new Date(o.at).toISOString()} failed: ${(e as Error).message}`);
+      } finally {
+        if (!again) await deps.firing?.release(occurrenceCallId(o.scheduleId, o.at)).catch(() => {});
+      }
+    }
+  }
+
+  /** True when it fires again here. */
+  async function settleOne(o: Occurrence, resumed: boolean): Promise<boolean> {
+    const now = deps.now();
+    const s = await deps.store.get(o.scheduleId);
+    // An ability run is resumed by the abilities (`resumeAll`): a second one would run its steps twice.
+    const ability = s !== undefined && !("prompt" in s.target);
+    const again =
+      s !== undefined &&
+      !ability &&
+      s.removedAt === undefined &&
+      !s.paused &&
+      s.missed !== "skip" &&
+      now - o.at <= s.graceMs &&
+      !resumed &&
+      !closed;
+    const detail = resumed
+      ? `${STOPPED_WHILE_RUNNING}; its turn is resumed`
+      : ability
+        ? `${STOPPED_WHILE_RUNNING}; its ability run is resumed by the abilities`
+        : STOPPED_WHILE_RUNNING;
+    const runId = again ? newId("run") : o.runId;
+    const won = await deps.store.retake(
+      o.scheduleId,
+      o.at,
+      o.runId,
+      again
+        ? { status: "running", runId, claimedBy: deps.gatewayId, claimedAt: now }
+        : { status: "failed", finishedAt: now, detail },
+    );
+    if (!won || s === undefined) return false;
+    const sessionId = await deps.sessionOf(s).catch(() => undefined);
+    deps.receipts.stage(failedReceipt(s, o.at, o.runId, sessionId, detail, Math.max(0, now - o.claimedAt)));
+    await deps.receipts.durable();
+    if (!again) {
+      await deps.store.progress(s.id, { lastOutcome: "failed", lastAt: o.at });
+      return false;
+    }
+    const why = `fired again: ${STOPPED_WHILE_RUNNING} (missed-run policy ${s.missed})`;
+    start(s, o.at, runId, why, timesOf(s).next(Math.max(o.at, now)));
+    return true;
+  }
+
   async function idle(): Promise<void> {
     while (running.size) await Promise.all([...running.values()].map((r) => r.done));
   }
@@ -235,5 +322,5 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     await idle();
   }
 
-  return { tick, idle, close };
+  return { tick, settleStranded, idle, close };
 }

@@ -19,6 +19,14 @@ export interface OccurrenceEnd {
   readonly detail?: string;
 }
 
+/**
+ * How a `running` occurrence whose gateway stopped is settled: fired again here (a new run id,
+ * under the same occurrence key) or failed.
+ */
+export type OccurrenceRetake =
+  | { readonly status: "running"; readonly runId: string; readonly claimedBy: string; readonly claimedAt: number }
+  | { readonly status: "failed"; readonly finishedAt: number; readonly detail: string };
+
 /** The state a schedule's occurrences leave (each field only when given). */
 export interface ScheduleProgress {
   /** Raised only: a lower value (another gateway's older tick) changes nothing. */
@@ -56,6 +64,10 @@ export interface ScheduleStore {
   /** Records how a running occurrence ended (a finished one is left as it is). */
   finish(scheduleId: string, at: number, end: OccurrenceEnd): Promise<void>;
   progress(scheduleId: string, progress: ScheduleProgress): Promise<void>;
+  /** Every occurrence still `running` (any gateway's), oldest first. */
+  running(): Promise<Occurrence[]>;
+  /** Settles a `running` occurrence fired as `fromRunId`: true only for the caller who moved it. */
+  retake(scheduleId: string, at: number, fromRunId: string, next: OccurrenceRetake): Promise<boolean>;
   /** The newest `limit` (default 50) occurrences of a schedule, newest first. */
   history(scheduleId: string, limit?: number): Promise<Occurrence[]>;
 }

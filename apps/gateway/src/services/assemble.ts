@@ -44,7 +44,8 @@ import { claimingRuns, takenOverRun } from "../runs/jobs/take-over.ts";
 import { approvalsToKeep, findResumable, type Resumable, resumeRuns, type ResumeReport } from "../runs/resume.ts";
 import { createHookSet } from "@openassistant/core/hooks";
 import { withCeilings } from "../schedules/ceiling.ts";
-import { holdResumedCeilings, openGatewaySchedules } from "../schedules/gateway-schedules.ts";
+import { holdResumedCeilings, openGatewaySchedules, resumedSchedules } from "../schedules/gateway-schedules.ts";
+import { openPgAbilityRunClaims } from "@openassistant/core/abilities";
 import { scheduleToolBinding } from "../schedules/tools.ts";
 import { abilityToolBinding, workspaceDefinesAbilities } from "../abilities/tools.ts";
 import { httpAndConsole } from "./http-console.ts";
@@ -393,6 +394,17 @@ function openGateway(
           config: loaded?.config.config.schedules ?? [],
           // #33: ability schedules start their runs here (schedules/ability-fire.ts).
           ...(abilities ? { abilities: abilities.service } : {}),
+          // #33 crash mid-fire: on SQLite this gateway owns the file, so a `running` occurrence is a stopped one's.
+          ...(shared
+            ? { firing: openPgAbilityRunClaims(settings.storageUrl!) }
+            : {
+                settleStranded: {
+                  resumed: resumedSchedules([
+                    ...resumable.map((r) => r.context.requestedBy),
+                    ...cutOff.answer.map((t) => t.userId),
+                  ]),
+                },
+              }),
           log,
         }),
       (s) => s.close(life.reason),

@@ -104,6 +104,41 @@ export function describeScheduleStoreContract(name: string, open: () => Promise<
     }
   });
 
+  test(`${name}: a running occurrence left by a stopped gateway is listed and retaken once, by its old run id`, async () => {
+    const b = await open();
+    try {
+      await b.first.add(definition());
+      const other = await b.second();
+      const claim = { scheduleId: "sch_1", status: "running" as const, claimedBy: "gw-dead", claimedAt: 1 };
+      await b.first.claim({ ...claim, at: 60_000, runId: "run_a" });
+      await b.first.claim({ ...claim, at: 120_000, runId: "run_b" });
+      await b.first.claim({ ...claim, at: 180_000, status: "skipped", runId: "run_c" });
+      expect((await other.running()).map((o) => [o.at, o.runId, o.claimedBy])).toEqual([
+        [60_000, "run_a", "gw-dead"],
+        [120_000, "run_b", "gw-dead"],
+      ]);
+      const again = { status: "running" as const, claimedAt: 5 };
+      const won = await Promise.all([
+        b.first.retake("sch_1", 60_000, "run_a", { ...again, runId: "run_x", claimedBy: "gw-x" }),
+        other.retake("sch_1", 60_000, "run_a", { ...again, runId: "run_y", claimedBy: "gw-y" }),
+      ]);
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const failed = { status: "failed" as const, finishedAt: 6, detail: "stopped" };
+      expect(await other.retake("sch_1", 120_000, "run_wrong", failed)).toBe(false);
+      expect(await other.retake("sch_1", 120_000, "run_b", failed)).toBe(true);
+      expect(await other.retake("sch_1", 120_000, "run_b", failed)).toBe(false);
+      expect(await other.retake("sch_1", 180_000, "run_c", failed)).toBe(false); // not running
+      const h = await b.first.history("sch_1");
+      expect(h.map((o) => [o.at, o.status, o.runId, o.claimedBy, o.finishedAt, o.detail])).toEqual([
+        [180_000, "skipped", "run_c", "gw-dead", 1, undefined],
+        [120_000, "failed", "run_b", "gw-dead", 6, "stopped"],
+        [60_000, "running", won[0] ? "run_x" : "run_y", won[0] ? "gw-x" : "gw-y", undefined, undefined],
+      ]);
+    } finally {
+      await b.close();
+    }
+  });
+
   test(`${name}: progress raises checkedThrough only, sets failures, backoff and the last outcome`, async () => {
     const b = await open();
     try {

@@ -96,6 +96,19 @@ export async function createPgScheduleStore(sql: Postgres): Promise<ScheduleStor
           await tx`UPDATE schedules SET last_outcome = ${p.lastOutcome}, last_at = ${p.lastAt ?? null} WHERE id = ${id}`;
       });
     },
+    async running() {
+      const rows: OccurrenceRow[] = await sql`SELECT * FROM schedule_occurrences WHERE status = 'running' ORDER BY at`;
+      return rows.map(occurrenceOf);
+    },
+    async retake(scheduleId, at, fromRunId, n) {
+      const rows =
+        n.status === "running"
+          ? await sql`UPDATE schedule_occurrences SET run_id = ${n.runId}, claimed_by = ${n.claimedBy}, claimed_at = ${n.claimedAt}
+              WHERE schedule_id = ${scheduleId} AND at = ${at} AND run_id = ${fromRunId} AND status = 'running' RETURNING at`
+          : await sql`UPDATE schedule_occurrences SET status = 'failed', finished_at = ${n.finishedAt}, detail = ${pgText(n.detail)}
+              WHERE schedule_id = ${scheduleId} AND at = ${at} AND run_id = ${fromRunId} AND status = 'running' RETURNING at`;
+      return rows.length > 0;
+    },
     async history(scheduleId, limit = 50) {
       const rows: OccurrenceRow[] =
         await sql`SELECT * FROM schedule_occurrences WHERE schedule_id = ${scheduleId} ORDER BY at DESC LIMIT ${limit}`;

@@ -48,6 +48,15 @@ export function createSqliteScheduleStore(db: Database): ScheduleStore {
     `UPDATE schedule_occurrences SET status = ?, finished_at = ?, turn_id = ?, detail = ?
      WHERE schedule_id = ? AND at = ? AND status = 'running'`,
   );
+  const running = db.prepare("SELECT * FROM schedule_occurrences WHERE status = 'running' ORDER BY at");
+  const refire = db.prepare(
+    `UPDATE schedule_occurrences SET run_id = ?, claimed_by = ?, claimed_at = ?
+     WHERE schedule_id = ? AND at = ? AND run_id = ? AND status = 'running'`,
+  );
+  const strand = db.prepare(
+    `UPDATE schedule_occurrences SET status = 'failed', finished_at = ?, detail = ?
+     WHERE schedule_id = ? AND at = ? AND run_id = ? AND status = 'running'`,
+  );
   const history = db.prepare("SELECT * FROM schedule_occurrences WHERE schedule_id = ? ORDER BY at DESC LIMIT ?");
   return {
     async add(d) {
@@ -93,6 +102,16 @@ export function createSqliteScheduleStore(db: Database): ScheduleStore {
             id,
           ]);
       })();
+    },
+    async running() {
+      return (running.all() as OccurrenceRow[]).map(occurrenceOf);
+    },
+    async retake(scheduleId, at, fromRunId, n) {
+      const changed =
+        n.status === "running"
+          ? refire.run(n.runId, n.claimedBy, n.claimedAt, scheduleId, at, fromRunId)
+          : strand.run(n.finishedAt, n.detail, scheduleId, at, fromRunId);
+      return changed.changes > 0;
     },
     async history(scheduleId, limit = 50) {
       return (history.all(scheduleId, limit) as OccurrenceRow[]).map(occurrenceOf);
