@@ -46,7 +46,8 @@ export function collect(stream: ReadableStream<Uint8Array>) {
     get text() {
       return text;
     },
-    async waitFor(re: RegExp, timeoutMs = 8000): Promise<void> {
+    /** The bound only turns a hang into a failure (a process that ends fails at once): generous for a busy machine. */
+    async waitFor(re: RegExp, timeoutMs = 20_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!re.test(text)) {
         if (ended || Date.now() > deadline) throw new Error(`no ${re} in:\n${text}`);

@@ -19,7 +19,7 @@ import { createTypechecker, type Typechecker } from "@openassistant/core/codemod
 import { createGateway, type Gateway, type GatewayOptions } from "../src/gateway.ts";
 import type { GatewaySettings } from "../src/settings.ts";
 
-export { terminalStreams } from "./terminal-streams.ts";
+export { startTestTerminal, terminalStreams } from "./terminal-streams.ts";
 
 /** Tools used by the gateway's end-to-end tests. */
 export function fixtureTools(calls: string[] = []): ToolTree {

@@ -1,4 +1,5 @@
 import { PassThrough } from "node:stream";
+import { startTerminalSurface, type TerminalSurfaceOptions } from "../src/surfaces/terminal/terminal-surface.ts";
 
 /** In-memory streams for the terminal surface, with a way to wait for output. */
 export function terminalStreams() {
@@ -26,7 +27,8 @@ export function terminalStreams() {
       input.write(`${line}\n`);
     },
     /** Resolves when output written after `from` (default: anything so far) matches. */
-    waitFor(re: RegExp, timeoutMs = 5000, from = 0): Promise<string> {
+    /** The bound only turns a hang into a failure: generous for a busy machine. */
+    waitFor(re: RegExp, timeoutMs = 20_000, from = 0): Promise<string> {
       const m = re.exec(text.slice(from));
       if (m) return Promise.resolve(m[0]);
       return new Promise((resolve, reject) => {
@@ -38,4 +40,20 @@ export function terminalStreams() {
       });
     },
   };
+}
+
+/** The terminal surface on in-memory streams, as a person (`userId`) at a non-TTY terminal uses it. */
+export function startTestTerminal(
+  gateway: TerminalSurfaceOptions["gateway"],
+  options: { userId?: string; tty?: boolean } = {},
+) {
+  const io = terminalStreams();
+  const surface = startTerminalSurface({
+    gateway,
+    input: io.input,
+    output: io.output,
+    tty: options.tty ?? false,
+    userId: options.userId ?? "ann",
+  });
+  return { io, surface };
 }

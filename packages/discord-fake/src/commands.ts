@@ -209,7 +209,8 @@ function validateOptions(options: Json[] | undefined, at: string, depth: number)
         "Required options must be placed before non-required options",
       );
     if (!o.required) optionalSeen = true;
-    // …option structure: min_length 0–6000 and max_length 1–6000, on string options only.
+    // https://docs.discord.com/developers/interactions/application-commands#application-command-object-application-command-option-structure:
+    // min_length 0–6000 and max_length 1–6000, on string options only.
     for (const [k, lo] of [
       ["min_length", 0],
       ["max_length", 1],
@@ -228,7 +229,7 @@ function validateOptions(options: Json[] | undefined, at: string, depth: number)
           `Must be between ${lo} and 6000.`,
         );
     }
-    // …option structure: autocomplete only on string, integer and number options, and never with choices.
+    // (the same option structure page): autocomplete only on string, integer and number options, and never with choices.
     if (o.autocomplete && (![3, 4, 10].includes(o.type) || (o.choices?.length ?? 0) > 0))
       throw invalidFormBody(
         `${f}.autocomplete`,

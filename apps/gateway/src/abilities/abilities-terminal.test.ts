@@ -2,8 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEPLOY, deployTools } from "../../test/abilities-deploy.ts";
-import { type Harness, startHarness, terminalStreams } from "../../test/harness.ts";
-import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
+import { type Harness, startHarness, startTestTerminal } from "../../test/harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -16,14 +15,7 @@ test("terminal: /ability run reaches the gate, the approval is answered here, th
   h = await startHarness({ tools: deployTools(ran) });
   mkdirSync(join(h.dir, ".openassistant", "abilities", "deploy"), { recursive: true });
   writeFileSync(join(h.dir, ".openassistant", "abilities", "deploy", "ability.yaml"), DEPLOY);
-  const io = terminalStreams();
-  const surface = startTerminalSurface({
-    gateway: h.gateway,
-    input: io.input,
-    output: io.output,
-    tty: false,
-    userId: "ann",
-  });
+  const { io, surface } = startTestTerminal(h.gateway);
   io.send("/ability run deploy version=1.0");
   expect(await io.waitFor(/ability "deploy": version: must match[^\n]*\n/)).toContain(
     'ability "deploy": version: must match ^v\\d+\\.\\d+\\.\\d+$',

@@ -29,7 +29,6 @@ test("start with only an OpenAI-compatible model configured: no Claude credentia
     (req) => chatText(JSON.stringify(req.body.messages.at(-1)).includes("noon") ? "It is noon." : "??"),
   ]);
   const { proc, out } = startGatewayProcess({ cwd: dir, apiUrl: claude.url, env: { ANTHROPIC_API_KEY: "" } });
-  const killer = setTimeout(() => proc.kill("SIGKILL"), 25_000);
   try {
     await out.waitFor(/Ready in \d+ ms/);
     expect(out.text).toContain(`Model: qwen2.5-coder:7b (openai-compatible at ${chat.url}, code-block tool calls)`);
@@ -41,8 +40,7 @@ test("start with only an OpenAI-compatible model configured: no Claude credentia
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
   } finally {
-    clearTimeout(killer);
-    proc.kill();
+    proc.kill("SIGKILL");
     await chat.close();
     await claude.close();
   }

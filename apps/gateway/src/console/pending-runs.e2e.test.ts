@@ -59,8 +59,16 @@ async function liveRun(harness: Harness) {
     }),
     textTurn("Done."),
   ]);
+  // The approval's own event, not a bounded poll: a busy machine may take longer than any guess.
+  const asked = new Promise<void>((resolve) => {
+    const stop = harness.gateway.events.subscribe((e) => {
+      if (e.type !== "approval.requested") return;
+      stop();
+      resolve();
+    });
+  });
   const turn = harness.gateway.handleMessage({ sessionKey: "t", surface: "terminal", text: "remind me" });
-  for (let i = 0; i < 400 && (await harness.gateway.approvals.pending()).length === 0; i++) await Bun.sleep(25);
+  await asked;
   const [request] = await harness.gateway.approvals.pending();
   if (!request) throw new Error("no approval was requested");
   return { request, turn };

@@ -4,21 +4,13 @@
  */
 import { expect, test } from "bun:test";
 import { mcpTestbed, resultText } from "../../test/mcp-clients.ts";
-import { terminalStreams } from "../../test/harness.ts";
-import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
+import { startTestTerminal } from "../../test/harness.ts";
 
 const { start, connect } = mcpTestbed();
 
 test("an MCP call is approved at the terminal prompt; the idle terminal draws no spinner for it", async () => {
   const { h, tokens, url } = await start();
-  const io = terminalStreams();
-  const surface = startTerminalSurface({
-    gateway: h.gateway,
-    input: io.input,
-    output: io.output,
-    tty: true,
-    userId: "ann",
-  });
+  const { io, surface } = startTestTerminal(h.gateway, { tty: true });
   await io.waitFor(/you › /);
   const client = await connect(url, tokens.create("editor"));
   const call = client.callTool({ name: "reminders.create", arguments: { text: "call mom", at: "9:00" } });

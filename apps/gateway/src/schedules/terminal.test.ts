@@ -1,7 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
-import { startHarness, terminalStreams, type Harness } from "../../test/harness.ts";
-import { startTerminalSurface } from "../surfaces/terminal/terminal-surface.ts";
+import { startHarness, startTestTerminal, type Harness } from "../../test/harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -12,14 +11,7 @@ afterEach(async () => {
 test("the terminal prints a scheduled turn's answer, saying which schedule ran", async () => {
   const clock = { t: Date.parse("2026-11-26T12:00:00Z"), now: () => clock.t };
   h = await startHarness({ gateway: { clock } });
-  const io = terminalStreams();
-  const surface = startTerminalSurface({
-    gateway: h.gateway,
-    input: io.input,
-    output: io.output,
-    tty: false,
-    userId: "ann",
-  });
+  const { io, surface } = startTestTerminal(h.gateway);
   await h.gateway.schedules.service.create(
     { name: "stretch", every: "1h", timeZone: "UTC", prompt: "remind ann to stretch", conversation: "terminal" },
     { origin: "cli", createdBy: "terminal:ann" },

@@ -1,8 +1,7 @@
 import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { fakeAnthropicErrors, textTurn } from "@openassistant/testkit/anthropic/fake-server.ts";
 import { chatText } from "@openassistant/testkit/openai/fake-server.ts";
-import { startHarness, terminalStreams, TEST_MODEL, type Harness } from "../../../test/harness.ts";
-import { startTerminalSurface } from "./terminal-surface.ts";
+import { startHarness, startTestTerminal, TEST_MODEL, type Harness } from "../../../test/harness.ts";
 
 // Gateways with a real checker and fake servers on a busy machine: the limit `bun run check` uses.
 setDefaultTimeout(30_000);
@@ -18,14 +17,7 @@ test("/model lists what each configured endpoint offers, switches to a model an 
   h = await startHarness({ chat: { as: "fallback", models: [{ id: "llama3.1:8b" }, { id: "qwen2.5-coder:7b" }] } });
   h.api.script([textTurn("from Claude")]);
   h.chat!.script([chatText("from qwen")]);
-  const io = terminalStreams();
-  const surface = startTerminalSurface({
-    gateway: h.gateway,
-    input: io.input,
-    output: io.output,
-    tty: false,
-    userId: "ann",
-  });
+  const { io, surface } = startTestTerminal(h.gateway);
   io.send("/model");
   await io.waitFor(new RegExp(`model: the configured default \\(${TEST_MODEL}\\)`));
   await io.waitFor(/anthropic at http:\/\/127\.0\.0\.1:\d+: .*claude-sonnet-5-5/);
@@ -48,14 +40,7 @@ test("/model lists what each configured endpoint offers, switches to a model an 
 test("/model says when an endpoint cannot be reached, and still lists the others", async () => {
   h = await startHarness({ chat: { as: "fallback" } });
   await h.chat!.close();
-  const io = terminalStreams();
-  const surface = startTerminalSurface({
-    gateway: h.gateway,
-    input: io.input,
-    output: io.output,
-    tty: false,
-    userId: "ann",
-  });
+  const { io, surface } = startTestTerminal(h.gateway);
   io.send("/model");
   await io.waitFor(/openai-compatible at http:\/\/127\.0\.0\.1:\d+\/v1: could not list its models \(Could not reach/);
   expect(io.text).toMatch(/anthropic at .*claude-sonnet-5-5/);
@@ -67,14 +52,7 @@ test("the terminal says when a fallback takes the turn", async () => {
   h = await startHarness({ chat: { as: "fallback" } });
   h.api.script([fakeAnthropicErrors.rateLimited(600)]);
   h.chat!.script([chatText("from the fallback")]);
-  const io = terminalStreams();
-  const surface = startTerminalSurface({
-    gateway: h.gateway,
-    input: io.input,
-    output: io.output,
-    tty: false,
-    userId: "ann",
-  });
+  const { io, surface } = startTestTerminal(h.gateway);
   io.send("hi");
   await io.waitFor(/assistant › from the fallback/);
   expect(io.text).toContain(
